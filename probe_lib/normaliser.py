@@ -1,0 +1,205 @@
+"""A Python model of how ``@mastra/core`` turns the keys of a tools record into the names on the wire.
+
+The real normaliser is ``Agent.formatTools()`` (identical in 1.0.4, 1.67.0 and 1.71.0), running in V8 over a
+plain object built from the caller's record. Four JavaScript facts shape its output, and this model
+reproduces each:
+
+* **Strings are UTF-16.** ``key.length`` and ``/[^a-zA-Z0-9_\\-]/g`` work per code unit, so an astral character
+  (an emoji) counts as two and becomes two underscores; a lone surrogate counts as one.
+* **Object key order.** ``Object.keys`` lists array-index keys ("0" … "4294967294") first, in ascending numeric
+  order, then the other keys in insertion order. Valid keys stay where they are; each rewritten key is deleted
+  and re-added, so rewritten names move to the end, in that enumeration order.
+* **Property lookup walks the prototype.** The collision test is ``if (tools[newKey])``, so a rewrite onto a
+  name that ``Object.prototype`` carries (``__proto__``, ``__defineGetter__`` …) is a collision with no second tool.
+* **An empty key crashes.** ``key[0]`` is ``undefined`` and ``undefined.match`` throws a ``TypeError``.
+
+The model is proven equal to the real package by ``tests/test_differential.py``; if they ever disagree, the
+model is wrong.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Iterable, Sequence
+
+#: formatTools cuts every rewritten name to this many UTF-16 code units (providers document 64).
+MAX_NAME_LENGTH = 63
+
+#: A key that formatTools leaves alone: legal characters, legal first character, at most 63 long.
+_UNTOUCHED_KEY = re.compile(r"[a-zA-Z_][a-zA-Z0-9_\-]{0,62}")
+_ILLEGAL_CHAR = re.compile(r"[^a-zA-Z0-9_\-]")
+_LEGAL_FIRST_CHAR = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+
+#: Names on ``Object.prototype`` that a rewrite can produce (a rewrite always holds or starts with ``_``).
+INHERITED_NAMES = frozenset(
+    {"__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"}
+)
+
+#: What V8 says when formatTools reads ``key[0].match`` of the empty key.
+EMPTY_KEY_CRASH = "Cannot read properties of undefined (reading 'match')"
+
+_MAX_ARRAY_INDEX = 2**32 - 2
+
+
+def js_length(text: str) -> int:
+    """Length in UTF-16 code units, as JavaScript's ``String.prototype.length`` counts it."""
+    if text.isascii():
+        return len(text)
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+
+
+def is_array_index(key: str) -> bool:
+    """True when V8 enumerates ``key`` before string keys: a canonical integer from 0 to 2**32 - 2."""
+    return (
+        key.isascii()
+        and key.isdigit()
+        and (key == "0" or key[0] != "0")
+        and int(key) <= _MAX_ARRAY_INDEX
+    )
+
+
+def enumeration_order(keys: Sequence[str]) -> list[str]:
+    """The order ``Object.keys`` returns for a record whose keys were inserted in ``keys`` order."""
+    indices = sorted((key for key in keys if is_array_index(key)), key=int)
+    if not indices:
+        return list(keys)
+    return indices + [key for key in keys if not is_array_index(key)]
+
+
+def _substitute(key: str) -> str:
+    """Replace each illegal UTF-16 code unit with ``_`` (so an astral character becomes ``__``)."""
+    if key.isascii():
+        return _ILLEGAL_CHAR.sub("_", key)
+    return _ILLEGAL_CHAR.sub(lambda match: "__" if ord(match.group()) > 0xFFFF else "_", key)
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """How one registered key became (or would have become) a wire name, and which rules did it."""
+
+    key: str
+    name: str
+    substituted: bool
+    prefixed: bool
+    truncated: bool
+    #: Characters the 63-unit cut removed from the end (after substitution and prefix).
+    lost: str
+    #: Index in the caller's registration order.
+    position_before: int
+    #: Index in the tools list on the wire (``None`` when the normaliser raised).
+    position_after: int | None
+
+    @property
+    def rewritten(self) -> bool:
+        return self.name != self.key
+
+
+@dataclass(frozen=True, slots=True)
+class Collision:
+    """``AGENT_TOOL_NAME_COLLISION``: ``key`` rewrites onto ``name``, which is already taken.
+
+    ``holder`` is the key that holds ``name`` already, or ``None`` when ``Object.prototype`` does.
+    """
+
+    name: str
+    key: str
+    holder: str | None
+
+    kind = "collision"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "name": self.name}
+
+
+@dataclass(frozen=True, slots=True)
+class Crash:
+    """The normaliser threw something other than a collision (``message`` as JavaScript reports it)."""
+
+    message: str
+    key: str
+
+    kind = "crash"
+
+    def to_json(self) -> dict:
+        return {"kind": self.kind, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """What the real normaliser makes of one tools record: wire names, or the error it raises."""
+
+    keys: tuple[str, ...]
+    #: One row per key, in registration order (rows after an error describe the rewrite that would have run).
+    rows: tuple[Row, ...]
+    error: Collision | Crash | None
+
+    @property
+    def names(self) -> list[str] | None:
+        """Tool names in wire order, or ``None`` when the normaliser raised."""
+        if self.error is not None:
+            return None
+        by_position = sorted(self.rows, key=lambda row: row.position_after)
+        return [row.name for row in by_position]
+
+    def to_json(self) -> dict:
+        """The CLI's result object: ``{"names": [...]}`` or ``{"error": {...}}``."""
+        if self.error is not None:
+            return {"error": self.error.to_json()}
+        return {"names": self.names}
+
+
+def rewrite(key: str) -> str:
+    """The name formatTools gives ``key`` on its own (no collision check; ``""`` has no rewrite)."""
+    if not key:
+        raise ValueError("the empty key has no rewrite: formatTools crashes on it")
+    return _apply_rules(key)[0]
+
+
+def normalise(keys: Iterable[str]) -> Result:
+    """Model ``Agent.formatTools()`` on a tools record whose keys were registered in ``keys`` order.
+
+    Raises ``ValueError`` for a repeated key: a JavaScript object cannot hold one key twice.
+    """
+    keys = tuple(keys)
+    registration = {key: position for position, key in enumerate(keys)}
+    if len(registration) != len(keys):
+        seen: set[str] = set()
+        repeated = next(key for key in keys if key in seen or seen.add(key))
+        raise ValueError(f"key {repeated!r} is registered twice; a tools record holds each key once")
+
+    taken = {key: key for key in keys}  # the live record: name -> the key that holds it
+    rules = {key: _apply_rules(key) for key in keys}
+    moved: list[str] = []
+    error: Collision | Crash | None = None
+    for key in enumeration_order(keys):
+        if not key:
+            error = Crash(EMPTY_KEY_CRASH, key)
+            break
+        name = rules[key][0]
+        if name == key:
+            continue
+        if name in taken or name in INHERITED_NAMES:
+            error = Collision(name, key, taken.get(name))
+            break
+        del taken[key]
+        taken[name] = key
+        moved.append(key)
+
+    wire_order = [] if error else [key for key in keys if rules[key][0] == key] + moved
+    wire_position = {key: position for position, key in enumerate(wire_order)}
+    return Result(
+        keys,
+        tuple(Row(key, *rules[key], registration[key], wire_position.get(key)) for key in keys),
+        error,
+    )
+
+
+def _apply_rules(key: str) -> tuple[str, bool, bool, bool, str]:
+    """``(name, substituted, prefixed, truncated, lost)`` for one key, as formatTools would rewrite it alone."""
+    if not key or _UNTOUCHED_KEY.fullmatch(key):
+        return key, False, False, False, ""
+    substituted = _substitute(key)
+    prefixed = substituted[0] not in _LEGAL_FIRST_CHAR
+    full = "_" + substituted if prefixed else substituted
+    return full[:MAX_NAME_LENGTH], substituted != key, prefixed, len(full) > MAX_NAME_LENGTH, full[MAX_NAME_LENGTH:]

@@ -1,0 +1,20 @@
+"""Every path the kit reads or writes, built from this file's location (never the working folder)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent
+ROOT = PACKAGE.parent
+
+DATA = ROOT / "data"
+CAPTURES = DATA / "captures"
+NOTEBOOKS = ROOT / "notebooks"
+HARNESS = PACKAGE / "harness"
+
+#: Where ``reproduce`` writes executed notebooks, figures, the ledger CSV and the HTML report (git-ignored).
+REPORT = Path(os.environ.get("PROBE_LIB_REPORT", ROOT / "report"))
+
+#: Where ``setup`` installs the pinned Node packages: outside the source tree, keyed by the lockfile's hash.
+CACHE = Path(os.environ.get("PROBE_LIB_CACHE", Path.home() / ".cache" / "probe_lib"))
