@@ -1,0 +1,3 @@
+from probe_lib.cli import main
+
+raise SystemExit(main())

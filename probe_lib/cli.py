@@ -1,0 +1,85 @@
+"""``python -m probe_lib`` (also ``probe-lib``): one subcommand per job, each a thin call into its module.
+
+Exit codes: 0 done, 1 the command found what it looks for (``lint``: a request a provider would refuse),
+2 bad input or a missing prerequisite (one line on stderr, nothing half-printed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Callable, Sequence
+
+from probe_lib.errors import InputError
+from probe_lib.normaliser import normalise
+from probe_lib.records import parse_records, check_record
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
+    """Keys from the command line, else a JSON record or batch from stdin."""
+    if args.keys:
+        check_record(args.keys, "the keys given as arguments")
+        return [args.keys], False
+    return parse_records(sys.stdin.read())
+
+
+def _emit(results: list[dict], is_batch: bool) -> None:
+    print(json.dumps(results if is_batch else results[0], ensure_ascii=False))
+
+
+def _print_rows(result) -> None:
+    """A readable table of one record: key, wire name, rules that fired, positions."""
+    header = f"{'before':>6} {'after':>5}  {'rules':<9} {'key':<32} wire name"
+    print(header)
+    for row in result.rows:
+        rules = "".join(flag for flag, on in zip("SPT", (row.substituted, row.prefixed, row.truncated)) if on) or "-"
+        after = "" if row.position_after is None else row.position_after
+        print(f"{row.position_before:>6} {after:>5}  {rules:<9} {json.dumps(row.key, ensure_ascii=False):<32} {row.name}")
+    if result.error is not None:
+        print(f"error: {json.dumps(result.error.to_json(), ensure_ascii=False)}")
+    print("rules: S substituted, P prefixed with _, T truncated to 63")
+
+
+def cmd_normalise(args: argparse.Namespace) -> int:
+    records, is_batch = _read_keys(args)
+    results = [normalise(keys) for keys in records]
+    if args.json:
+        _emit([result.to_json() for result in results], is_batch)
+    else:
+        for number, result in enumerate(results):
+            if is_batch:
+                print(f"# record {number}")
+            _print_rows(result)
+    return 0
+
+
+def _add_normalise(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("normalise", help="what the Python model of formatTools makes of tool keys")
+    parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
+    parser.add_argument("--json", action="store_true", help="print result objects as JSON")
+    parser.set_defaults(handler=cmd_normalise)
+
+
+#: Each adds one subcommand; keep one entry per concern.
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_normalise]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="probe-lib", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(required=True, metavar="COMMAND")
+    for add in SUBCOMMANDS:
+        add(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    handler: Handler = args.handler
+    try:
+        return handler(args)
+    except InputError as error:
+        print(f"probe-lib {args.handler.__name__.removeprefix('cmd_')}: {error}", file=sys.stderr)
+        return 2

@@ -1,0 +1,39 @@
+"""Reading tools records (lists of keys) from JSON, shared by every command that takes them."""
+
+from __future__ import annotations
+
+import json
+
+from probe_lib.errors import InputError
+
+
+def parse_records(text: str) -> tuple[list[list[str]], bool]:
+    """Parse a JSON array of keys (one record) or an array of such arrays (a batch).
+
+    Returns ``(records, is_batch)``. Raises ``InputError`` naming the first thing that is wrong.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InputError(f"input is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+    if not isinstance(data, list):
+        raise InputError(f"input must be a JSON array of keys or of arrays of keys, not {type(data).__name__}")
+    is_batch = bool(data) and all(isinstance(item, list) for item in data)
+    records = data if is_batch else [data]
+    for number, record in enumerate(records):
+        where = f"record {number}" if is_batch else "the record"
+        if not isinstance(record, list):
+            raise InputError(f"{where} is {type(record).__name__}; a batch must hold only arrays of keys")
+        check_record(record, where)
+    return records, is_batch
+
+
+def check_record(keys: list, where: str = "the record") -> None:
+    """Raise ``InputError`` unless ``keys`` are distinct strings (a JavaScript object holds each key once)."""
+    seen: set[str] = set()
+    for position, key in enumerate(keys):
+        if not isinstance(key, str):
+            raise InputError(f"{where}: key {position} is {json.dumps(key)}, not a string")
+        if key in seen:
+            raise InputError(f"{where}: key {json.dumps(key)} appears twice; a tools record holds each key once")
+        seen.add(key)
