@@ -63,8 +63,51 @@ def _add_normalise(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_normalise)
 
 
+def cmd_setup(args: argparse.Namespace) -> int:
+    from probe_lib import install
+
+    modules = install.install(quiet=not args.verbose)
+    print(f"@mastra/core {', '.join(install.pinned_versions())} installed in {modules}")
+    return 0
+
+
+def _add_setup(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("setup", help="install the pinned @mastra/core versions (npm ci into a cache)")
+    parser.add_argument("--verbose", action="store_true", help="show npm's output")
+    parser.set_defaults(handler=cmd_setup)
+
+
+def cmd_probe(args: argparse.Namespace) -> int:
+    from probe_lib import mastra, scenarios
+
+    records, is_batch = _read_keys(args)
+    tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
+    batch = [scenarios.for_keys(f"probe-{number}", keys, tool_choice) for number, keys in enumerate(records)]
+    outcomes = mastra.run(batch, args.mastra, workers=args.workers)
+    if args.json:
+        _emit([outcome.result_json() for outcome in outcomes], is_batch)
+    else:
+        for number, outcome in enumerate(outcomes):
+            print(f"# record {number} on @mastra/core {outcome.version}")
+            print(json.dumps(outcome.result_json(), ensure_ascii=False, indent=2))
+    return 0
+
+
+def _add_probe(sub: argparse._SubParsersAction) -> None:
+    from probe_lib import install
+
+    parser = sub.add_parser("probe", help="what the real @mastra/core sends for tool keys (one generate() turn each)")
+    parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
+    parser.add_argument("--mastra", default="1.67.0", metavar="VERSION",
+                        help=f"pinned @mastra/core version ({', '.join(install.pinned_versions())})")
+    parser.add_argument("--tool-choice", metavar="NAME", help="force a tool by this name (toolChoice {type:'tool'})")
+    parser.add_argument("--workers", type=int, default=2, help="Node processes sharing the batch (default 2)")
+    parser.add_argument("--json", action="store_true", help="print result objects as JSON")
+    parser.set_defaults(handler=cmd_probe)
+
+
 #: Each adds one subcommand; keep one entry per concern.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_normalise]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_normalise, _add_probe]
 
 
 def build_parser() -> argparse.ArgumentParser:

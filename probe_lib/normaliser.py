@@ -12,6 +12,9 @@ reproduces each:
 * **Property lookup walks the prototype.** The collision test is ``if (tools[newKey])``, so a rewrite onto a
   name that ``Object.prototype`` carries (``__proto__``, ``__defineGetter__`` …) is a collision with no second tool.
 * **An empty key crashes.** ``key[0]`` is ``undefined`` and ``undefined.match`` throws a ``TypeError``.
+* **``__proto__`` vanishes.** A key ``__proto__`` is legal, so formatTools keeps it, but the record is later
+  copied by assignment, where ``copy["__proto__"] = tool`` sets a prototype instead of a key: the tool never
+  reaches the wire (measured on every pinned version).
 
 The model is proven equal to the real package by ``tests/test_differential.py``; if they ever disagree, the
 model is wrong.
@@ -35,6 +38,9 @@ _LEGAL_FIRST_CHAR = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW
 INHERITED_NAMES = frozenset(
     {"__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__"}
 )
+
+#: Legal keys that formatTools keeps but that never reach the wire (see the module docstring).
+VANISHING_KEYS = frozenset({"__proto__"})
 
 #: What V8 says when formatTools reads ``key[0].match`` of the empty key.
 EMPTY_KEY_CRASH = "Cannot read properties of undefined (reading 'match')"
@@ -87,7 +93,7 @@ class Row:
     lost: str
     #: Index in the caller's registration order.
     position_before: int
-    #: Index in the tools list on the wire (``None`` when the normaliser raised).
+    #: Index in the tools list on the wire (``None`` when the normaliser raised or the key vanished).
     position_after: int | None
 
     @property
@@ -139,8 +145,8 @@ class Result:
         """Tool names in wire order, or ``None`` when the normaliser raised."""
         if self.error is not None:
             return None
-        by_position = sorted(self.rows, key=lambda row: row.position_after)
-        return [row.name for row in by_position]
+        on_wire = sorted((row for row in self.rows if row.position_after is not None), key=lambda row: row.position_after)
+        return [row.name for row in on_wire]
 
     def to_json(self) -> dict:
         """The CLI's result object: ``{"names": [...]}`` or ``{"error": {...}}``."""
@@ -186,7 +192,8 @@ def normalise(keys: Iterable[str]) -> Result:
         taken[name] = key
         moved.append(key)
 
-    wire_order = [] if error else [key for key in keys if rules[key][0] == key] + moved
+    kept = [key for key in keys if rules[key][0] == key and key not in VANISHING_KEYS]
+    wire_order = [] if error else kept + moved
     wire_position = {key: position for position, key in enumerate(wire_order)}
     return Result(
         keys,
