@@ -266,7 +266,13 @@ def mcp_sets() -> list[KeySet]:
         KeySet(
             "mcp-mixed-separators",
             "one record mixing separators whose rewrites stay distinct",
-            ("github.create_issue", "slack:post_message", "filesystem/read_file", "linear_create_issue", "notion__search"),
+            (
+                "github.create_issue",
+                "slack:post_message",
+                "filesystem/read_file",
+                "linear_create_issue",
+                "notion__search",
+            ),
         ),
         KeySet(
             "mcp-long-prefix",
@@ -288,8 +294,8 @@ def integer_sets() -> list[KeySet]:
     return [
         KeySet(
             "integer-like",
-            "integer-like keys: array indices 0, 42, 4294967294; not indices 4294967295, 007, -1, 1.5",
-            ("0", "42", "4294967294", "4294967295", "007", "-1", "1.5"),
+            "integer-like keys out of numeric order; only the indices 0, 42, 4294967294 are enumerated first",
+            ("4294967295", "42", "007", "0", "-1", "4294967294", "1.5"),
         ),
         KeySet(
             "integer-like-interleaved",
