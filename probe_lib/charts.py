@@ -1,0 +1,110 @@
+"""Small matplotlib charts of the :mod:`probe_lib.tables` DataFrames, each returned as a Figure.
+
+Figures are built with ``matplotlib.figure.Figure`` rather than pyplot, so this module never selects, forces
+or queries a backend: a notebook's own backend displays them, and ``fig.savefig`` renders them headless (Agg
+for raster formats). Nothing here calls ``show()`` or keeps figures alive in pyplot's registry.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from matplotlib.figure import Figure
+
+from probe_lib import tables as t
+from probe_lib.normaliser import MAX_NAME_LENGTH
+
+#: The limit the providers document (issue 6302's error says 64); formatTools cuts at MAX_NAME_LENGTH.
+PROVIDER_NAME_LIMIT = 64
+
+#: The rules :func:`rules_fired` draws, in bar order, with their colours.
+RULES = ((t.SUBSTITUTED, "tab:blue"), (t.PREFIXED, "tab:orange"), (t.TRUNCATED, "tab:red"))
+
+_LABEL_WIDTH = 32
+
+
+def key_label(key: str) -> str:
+    """A key as a chart label: characters the default font lacks (CJK, emoji, surrogates) and control
+    characters as escapes, long keys cut. Escaping keeps distinct keys distinguishable and avoids missing-glyph
+    boxes and warnings.
+    """
+    shown = "".join(
+        char if char.isprintable() and ord(char) < 0x0530 else f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF
+        else f"\\U{ord(char):08x}"
+        for char in key
+    )  # fmt: skip
+    if not shown or shown != shown.strip():
+        shown = f'"{shown}"'  # make the empty key and edge spaces visible
+    return shown if len(shown) <= _LABEL_WIDTH else shown[: _LABEL_WIDTH - 1] + "…"
+
+
+def rules_fired(summary: pd.DataFrame) -> Figure:
+    """Horizontal grouped bars: for each key set (a :func:`tables.summary` row), how many keys each rule touched.
+
+    One bar per set and rule, so ``3 * len(summary)`` bars.
+    """
+    count = len(summary)
+    fig = Figure(figsize=(8, 1.2 + 0.32 * max(count, 1)), layout="constrained")
+    ax = fig.add_subplot()
+    height = 0.8 / len(RULES)
+    for offset, (rule, colour) in enumerate(RULES):
+        positions = [row + (offset - 1) * height for row in range(count)]
+        ax.barh(positions, summary[rule].to_numpy(), height=height, color=colour, label=rule)
+    ax.set_yticks(range(count), summary[t.SET].tolist())
+    ax.invert_yaxis()
+    ax.set_xlabel("keys")
+    ax.set_title("Rules fired per key set")
+    ax.legend(loc="lower right")
+    return fig
+
+
+def lengths(rewrites: pd.DataFrame) -> Figure:
+    """Scatter of key length against wire-name length (:func:`tables.rewrites`), with the 63 cut and 64 limit.
+
+    Two point groups (kept whole, truncated) and three reference lines (name = key, cut at 63, limit 64).
+    """
+    fig = Figure(figsize=(6, 5), layout="constrained")
+    ax = fig.add_subplot()
+    truncated = rewrites[t.TRUNCATED].to_numpy(dtype=bool)
+    for label, mask, colour in (("kept whole", ~truncated, "tab:blue"), ("truncated", truncated, "tab:red")):
+        ax.scatter(rewrites[t.KEY_LENGTH][mask], rewrites[t.NAME_LENGTH][mask], s=14, color=colour, label=label)
+    longest = max(int(rewrites[t.KEY_LENGTH].max()) if len(rewrites) else 0, PROVIDER_NAME_LIMIT) + 2
+    ax.plot([0, longest], [0, longest], color="grey", linewidth=0.8, linestyle=":", label="name = key")
+    ax.axhline(MAX_NAME_LENGTH, color="tab:red", linewidth=1, label=f"formatTools cut ({MAX_NAME_LENGTH})")
+    ax.axhline(PROVIDER_NAME_LIMIT, color="black", linewidth=1, linestyle="--",
+               label=f"provider limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
+    ax.set_xlabel("key length (UTF-16 units)")
+    ax.set_ylabel("wire name length")
+    ax.set_title("Key length before and after formatTools")
+    ax.legend(loc="upper left")
+    return fig
+
+
+def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
+    """Slope chart of one set's tools: registration position (left) to wire position (right), one line per key.
+
+    Rewritten keys are drawn in colour, untouched ones in grey. Raises ``ValueError`` for a set with no wire
+    order (it raised) or a name the table does not hold.
+    """
+    rows = rewrites[rewrites[t.SET] == keyset]
+    if rows.empty:
+        raise ValueError(f"the table holds no key set {keyset!r}")
+    if rows[t.POSITION_AFTER].isna().any():
+        raise ValueError(f"key set {keyset!r} makes formatTools raise, so it has no wire order")
+    fig = Figure(figsize=(7, 1 + 0.3 * len(rows)), layout="constrained")
+    ax = fig.add_subplot()
+    for row in rows.itertuples(index=False):
+        before, after = getattr(row, t.POSITION_BEFORE), int(getattr(row, t.POSITION_AFTER))
+        rewritten = getattr(row, t.REWRITTEN)
+        ax.plot([0, 1], [before, after], marker="o", color="tab:orange" if rewritten else "grey")
+        ax.annotate(key_label(getattr(row, t.KEY)), (0, before), xytext=(-6, 0), textcoords="offset points",
+                    ha="right", va="center", fontsize=8)  # fmt: skip
+        ax.annotate(key_label(getattr(row, t.WIRE_NAME)), (1, after), xytext=(6, 0), textcoords="offset points",
+                    ha="left", va="center", fontsize=8)  # fmt: skip
+    ax.set_xlim(-0.05, 1.05)
+    ax.set_xticks([0, 1], ["registered", "on the wire"])
+    ax.set_yticks([])
+    ax.invert_yaxis()
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
+    ax.set_title(f"Tool order: {keyset}", pad=12)
+    return fig
