@@ -1,0 +1,65 @@
+"""The Python model against the real @mastra/core: any disagreement means the model is wrong.
+
+Two levels, on every pinned version:
+* the wire: 1,000 adversarial tools records per version, each a real ``generate()`` turn whose request the
+  capture server records (names in wire order, or the collision / crash that ``generate()`` raised);
+* the function: ``Agent.formatTools`` itself on 20,000 more records, where the one wire-only rule
+  (a ``__proto__`` key vanishes later) is applied to the real output before comparing.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from differential_keys import random_records
+
+from probe_lib import install, mastra, normalise, scenarios
+from probe_lib.normaliser import VANISHING_KEYS
+
+VERSIONS = install.pinned_versions()
+
+
+def _disagreements(records, real_results):
+    return [
+        (keys, model, real)
+        for keys, real in zip(records, real_results)
+        if (model := normalise(keys).to_json()) != real
+    ]
+
+
+def _describe(disagreements) -> str:
+    keys, model, real = disagreements[0]
+    return f"{len(disagreements)} records differ; first: keys={json.dumps(keys)} model={model} real={real}"
+
+
+@pytest.mark.node
+@pytest.mark.parametrize("version", VERSIONS)
+def test_model_equals_the_wire(version, node_modules, capture_server):
+    records = random_records(seed=VERSIONS.index(version), count=1000)
+    assert sum(map(len, records)) >= 10_000
+    outcomes = mastra.run(
+        [scenarios.for_keys(f"diff-{n}", keys) for n, keys in enumerate(records)],
+        version, server=capture_server, workers=2,
+    )
+    real = []
+    for outcome in outcomes:
+        result = outcome.result_json()
+        result.pop("tool_choice", None)
+        real.append(result)
+    kinds = {next(iter(r)) if "names" in r else r["error"]["kind"] for r in real}
+    assert kinds == {"names", "collision", "crash"}, "the generated records must reach every outcome"
+    disagreements = _disagreements(records, real)
+    assert not disagreements, _describe(disagreements)
+
+
+@pytest.mark.node
+@pytest.mark.parametrize("version", VERSIONS)
+def test_model_equals_format_tools(version, node_modules):
+    records = random_records(seed=100 + VERSIONS.index(version), count=20_000)
+    real = mastra.format_records(records, version)
+    for result in real:
+        if "names" in result:
+            result["names"] = [name for name in result["names"] if name not in VANISHING_KEYS]
+    disagreements = _disagreements(records, real)
+    assert not disagreements, _describe(disagreements)
