@@ -21,7 +21,7 @@ from typing import Callable
 from probe_lib.normaliser import INHERITED_NAMES, MAX_NAME_LENGTH, js_length, rewrite
 
 #: Name prefixes, in catalogue order.
-FAMILIES = ("article", "ascii", "unicode", "length", "mcp", "integer", "collision", "crash", "random")
+FAMILIES = ("article", "ascii", "unicode", "length", "mcp", "integer", "prototype", "collision", "crash", "random")
 
 _SET_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
 _ERROR_WORDS = frozenset({"collision", "crash"})
@@ -305,6 +305,22 @@ def integer_sets() -> list[KeySet]:
     ]
 
 
+# -- Object.prototype names ------------------------------------------------------------------------------------
+
+
+def prototype_sets() -> list[KeySet]:
+    """Legal keys named like ``Object.prototype`` properties: formatTools keeps them all, yet ``__proto__``
+    never reaches the wire (the record is copied by assignment, which sets a prototype instead of a key).
+    """
+    return [
+        KeySet(
+            "prototype-names",
+            "legal keys that Object.prototype also carries; __proto__ vanishes from the wire",
+            ("search", "__proto__", "constructor", "toString", "hasOwnProperty", "__defineGetter__", "valueOf"),
+        ),
+    ]
+
+
 # -- records that raise -----------------------------------------------------------------------------------------
 
 
@@ -447,6 +463,7 @@ _FIXED: tuple[Callable[[], list[KeySet]], ...] = (
     length_sets,
     mcp_sets,
     integer_sets,
+    prototype_sets,
     collision_sets,
     crash_sets,
 )
