@@ -82,22 +82,24 @@ def lengths(rewrites: pd.DataFrame) -> Figure:
 def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
     """Slope chart of one set's tools: registration position (left) to wire position (right), one line per key.
 
-    Rewritten keys are drawn in colour, untouched ones in grey. Raises ``ValueError`` for a set with no wire
-    order (it raised) or a name the table does not hold.
+    Rewritten keys are drawn in colour, untouched ones in grey; a key that vanishes from the wire is a lone
+    cross on the left. Raises ``ValueError`` for a set with no wire order (it raised) or one the table lacks.
     """
     rows = rewrites[rewrites[t.SET] == keyset]
     if rows.empty:
         raise ValueError(f"the table holds no key set {keyset!r}")
-    if rows[t.POSITION_AFTER].isna().any():
+    if (rows[t.POSITION_AFTER].isna() & ~rows[t.VANISHED]).any():
         raise ValueError(f"key set {keyset!r} makes formatTools raise, so it has no wire order")
     fig = Figure(figsize=(7, 1 + 0.3 * len(rows)), layout="constrained")
     ax = fig.add_subplot()
     for row in rows.itertuples(index=False):
-        before, after = getattr(row, t.POSITION_BEFORE), int(getattr(row, t.POSITION_AFTER))
-        rewritten = getattr(row, t.REWRITTEN)
-        ax.plot([0, 1], [before, after], marker="o", color="tab:orange" if rewritten else "grey")
-        ax.annotate(key_label(getattr(row, t.KEY)), (0, before), xytext=(-6, 0), textcoords="offset points",
-                    ha="right", va="center", fontsize=8)  # fmt: skip
+        before, key = getattr(row, t.POSITION_BEFORE), key_label(getattr(row, t.KEY))
+        ax.annotate(key, (0, before), xytext=(-6, 0), textcoords="offset points", ha="right", va="center", fontsize=8)
+        if getattr(row, t.VANISHED):
+            ax.plot([0], [before], marker="x", color="tab:red")
+            continue
+        after = int(getattr(row, t.POSITION_AFTER))
+        ax.plot([0, 1], [before, after], marker="o", color="tab:orange" if getattr(row, t.REWRITTEN) else "grey")
         ax.annotate(key_label(getattr(row, t.WIRE_NAME)), (1, after), xytext=(6, 0), textcoords="offset points",
                     ha="left", va="center", fontsize=8)  # fmt: skip
     ax.set_xlim(-0.05, 1.05)

@@ -5,7 +5,8 @@ DataFrame whose columns are named by the constants below (documented in :data:`S
 :mod:`probe_lib.charts` never spell a column name themselves.
 
 Rule flags and names describe each key's own rewrite even in a set that raises, because formatTools' rewrite of
-one key does not depend on the others; wire positions exist only for sets that do not raise.
+one key does not depend on the others; wire positions exist only for sets that do not raise, and only for keys
+that reach the wire (a ``__proto__`` key is kept by formatTools but vanishes later: ``vanished``).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ NAME_LENGTH = "name_length"
 POSITION_BEFORE = "position_before"
 POSITION_AFTER = "position_after"
 MOVED_BY = "moved_by"
+VANISHED = "vanished"
 LOST_LENGTH = "lost_length"
 PREFIX_CAUSED = "prefix_caused"
 DISTINGUISHING = "distinguishing"
@@ -66,14 +68,15 @@ SCHEMA: dict[str, str] = {
     KEY_LENGTH: "key length in UTF-16 code units",
     NAME_LENGTH: "wire name length",
     POSITION_BEFORE: "index in registration order",
-    POSITION_AFTER: "index in the tools list on the wire (<NA> when the set raises)",
-    MOVED_BY: "position_after - position_before (<NA> when the set raises)",
+    POSITION_AFTER: "index in the tools list on the wire (<NA> when the set raises or the key vanished)",
+    MOVED_BY: "position_after - position_before (<NA> when the set raises or the key vanished)",
+    VANISHED: "kept by formatTools but absent from the wire (__proto__) (per-set tables: how many keys)",
     LOST_LENGTH: "number of characters the cut removed",
     PREFIX_CAUSED: f"cut only because the _ prefix pushed a key of at most {MAX_NAME_LENGTH} units over",
     DISTINGUISHING: "another key of the set has the same wire name, so the cut (or rewrite) merged them",
     TOOLS: "number of keys in the set",
     UNTOUCHED: "keys sent as registered",
-    DISPLACED: "tools whose wire position differs from their registration position (<NA> when the set raises)",
+    DISPLACED: "tools on the wire whose position differs from their registration position (<NA> if it raises)",
     DISCORDANT_PAIRS: "pairs of tools whose relative order the wire reverses",
     KENDALL_DISTANCE: "discordant pairs / all pairs (0 = same order, 1 = reversed)",
     ERROR: "'collision' or 'crash' when formatTools raises, else <NA>",
@@ -88,13 +91,13 @@ PROTOTYPE_HOLDER = "Object.prototype"
 
 REWRITES_COLUMNS = (
     SET, KEY, WIRE_NAME, REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, LOST,
-    KEY_LENGTH, NAME_LENGTH, POSITION_BEFORE, POSITION_AFTER, MOVED_BY,
+    KEY_LENGTH, NAME_LENGTH, POSITION_BEFORE, POSITION_AFTER, MOVED_BY, VANISHED,
 )  # fmt: skip
 TRUNCATION_COLUMNS = (SET, KEY, WIRE_NAME, KEY_LENGTH, LOST, LOST_LENGTH, PREFIX_CAUSED, DISTINGUISHING)
-ORDERING_COLUMNS = (SET, TOOLS, REWRITTEN, DISPLACED, DISCORDANT_PAIRS, KENDALL_DISTANCE)
+ORDERING_COLUMNS = (SET, TOOLS, REWRITTEN, VANISHED, DISPLACED, DISCORDANT_PAIRS, KENDALL_DISTANCE)
 COLLISIONS_COLUMNS = (SET, ERROR, WIRE_NAME, KEY, HOLDER, MESSAGE)
 SUMMARY_COLUMNS = (
-    SET, FAMILY, DESCRIPTION, TOOLS, UNTOUCHED, REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED,
+    SET, FAMILY, DESCRIPTION, TOOLS, UNTOUCHED, REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, VANISHED,
     DISPLACED, MAX_KEY_LENGTH, MAX_NAME_LENGTH_COLUMN, ERROR,
 )  # fmt: skip
 
@@ -102,7 +105,7 @@ SUMMARY_COLUMNS = (
 _TEXT = pd.StringDtype("python", na_value=float("nan"))
 _DTYPES: dict[str, object] = {
     **dict.fromkeys((SET, FAMILY, DESCRIPTION, KEY, WIRE_NAME, LOST, ERROR, HOLDER, MESSAGE), _TEXT),
-    **dict.fromkeys((REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, PREFIX_CAUSED, DISTINGUISHING), "bool"),
+    **dict.fromkeys((REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, VANISHED, PREFIX_CAUSED, DISTINGUISHING), "bool"),
     **dict.fromkeys(
         (KEY_LENGTH, NAME_LENGTH, POSITION_BEFORE, LOST_LENGTH, TOOLS, UNTOUCHED, DISCORDANT_PAIRS,
          MAX_KEY_LENGTH, MAX_NAME_LENGTH_COLUMN),
@@ -126,7 +129,7 @@ def _result(keys: tuple[str, ...]) -> Result:
 
 
 #: Flag columns that per-set tables hold as counts of keys.
-_COUNTED_FLAGS = frozenset({REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED})
+_COUNTED_FLAGS = frozenset({REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, VANISHED})
 
 
 def _frame(rows: list[dict], columns: tuple[str, ...], per_set: bool = False) -> pd.DataFrame:
@@ -143,7 +146,8 @@ def rewrites(keysets: KeySets) -> pd.DataFrame:
     """One row per key of each set, in registration order: its wire name, the rules that fired, its positions."""
     rows = []
     for keyset in _as_list(keysets):
-        for row in _result(keyset.keys).rows:
+        result = _result(keyset.keys)
+        for row in result.rows:
             after = row.position_after
             rows.append({
                 SET: keyset.name,
@@ -159,6 +163,7 @@ def rewrites(keysets: KeySets) -> pd.DataFrame:
                 POSITION_BEFORE: row.position_before,
                 POSITION_AFTER: after,
                 MOVED_BY: None if after is None else after - row.position_before,
+                VANISHED: result.error is None and after is None,
             })  # fmt: skip
     return _frame(rows, REWRITES_COLUMNS)
 
@@ -185,21 +190,26 @@ def _discordant_pairs(wire_order: list[int]) -> int:
 def ordering_shift(keysets: KeySets) -> pd.DataFrame:
     """One row per set that formatTools accepts: how far the wire order strays from registration order.
 
-    Sets that raise have no wire order and are left out (see :func:`collisions`).
+    Order is compared over the tools that reach the wire; vanished keys are counted apart. Sets that raise
+    have no wire order and are left out (see :func:`collisions`).
     """
     rows = []
     for keyset in _as_list(keysets):
         result = _result(keyset.keys)
         if result.error is not None:
             continue
-        wire_order = [row.position_before for row in sorted(result.rows, key=lambda row: row.position_after)]
+        on_wire = sorted(
+            (row for row in result.rows if row.position_after is not None), key=lambda row: row.position_after
+        )
+        wire_order = [row.position_before for row in on_wire]
         pairs = len(wire_order) * (len(wire_order) - 1) // 2
         discordant = _discordant_pairs(wire_order)
         rows.append({
             SET: keyset.name,
-            TOOLS: len(wire_order),
+            TOOLS: len(result.rows),
             REWRITTEN: sum(row.rewritten for row in result.rows),
-            DISPLACED: sum(row.position_after != row.position_before for row in result.rows),
+            VANISHED: len(result.rows) - len(on_wire),
+            DISPLACED: sum(row.position_after != row.position_before for row in on_wire),
             DISCORDANT_PAIRS: discordant,
             KENDALL_DISTANCE: discordant / pairs if pairs else 0.0,
         })  # fmt: skip
@@ -240,7 +250,8 @@ def summary(keysets: KeySets) -> pd.DataFrame:
             SUBSTITUTED: int(table[SUBSTITUTED].sum()),
             PREFIXED: int(table[PREFIXED].sum()),
             TRUNCATED: int(table[TRUNCATED].sum()),
-            DISPLACED: None if result.error else int((table[MOVED_BY] != 0).sum()),
+            VANISHED: int(table[VANISHED].sum()),
+            DISPLACED: None if result.error else int((table[MOVED_BY].dropna() != 0).sum()),
             MAX_KEY_LENGTH: int(table[KEY_LENGTH].max()) if len(table) else 0,
             MAX_NAME_LENGTH_COLUMN: int(table[NAME_LENGTH].max()) if len(table) else 0,
             ERROR: result.error.kind if result.error else None,
