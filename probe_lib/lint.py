@@ -1,0 +1,311 @@
+"""Find, in captured LLM requests, the tool names a provider would refuse and forced tools that are not sent.
+
+Mastra's ``formatTools()`` rewrites tool keys but passes a named ``toolChoice`` through untouched, so a request
+can force a function that is absent from its ``tools``. The linter reads request bodies from a file and reports,
+per request:
+
+* ``refused-name`` (severity ``refused``): a tool name the chosen provider rule would refuse, and why;
+* ``duplicate-name`` (``refused``): a name listed twice (Anthropic answers "tools: Tool names must be unique.");
+* ``choice-not-in-tools`` (``mismatch``): ``tool_choice`` names a function absent from ``tools``, with the tool
+  Mastra most likely renamed it to (the one named ``rewrite(choice)``);
+* ``maybe-rewritten`` (``hint``): a name that looks like a formatTools rewrite of some other key.
+
+Both wire shapes are read: Chat Completions (``{"type":"function","function":{"name":...}}``) and Responses
+(``{"type":"function","name":...}``), for tools and for ``tool_choice``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Iterator, Literal, Mapping, TextIO
+
+from probe_lib.errors import InputError
+from probe_lib.normaliser import MAX_NAME_LENGTH, js_length, rewrite
+from probe_lib.providers import Rule, get_rule
+
+Severity = Literal["refused", "mismatch", "hint"]
+
+#: Severities that make ``lint`` exit 1: the provider would refuse the request, or the forced tool is not sent.
+FAILING: frozenset[Severity] = frozenset({"refused", "mismatch"})
+
+#: Keys of which at least one marks a dict as an LLM request body (Chat Completions or Responses).
+_BODY_KEYS = frozenset({"model", "messages", "input", "tools", "tool_choice"})
+
+#: formatTools prefixes ``_`` to a key whose first character (after substitution) is not a letter or ``_``.
+_PREFIXED = re.compile(r"_[0-9-]")
+#: formatTools writes one ``_`` per illegal UTF-16 unit, so punctuation runs and astral characters become ``__``.
+_UNDERSCORE_RUN = re.compile(r"__+")
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing wrong (or suspicious) in one request."""
+
+    severity: Severity
+    code: str
+    #: Position of the request in the file: array element, JSON line (counting non-blank lines) or HAR entry.
+    request: int
+    name: str
+    message: str
+    #: The tool name the request most likely meant (only for ``choice-not-in-tools``).
+    suggestion: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """All findings in a file, and how many request bodies were read."""
+
+    rule: Rule
+    requests: int
+    findings: tuple[Finding, ...]
+
+    @property
+    def failed(self) -> bool:
+        """True when some request would be refused or forces a tool it does not send."""
+        return any(finding.severity in FAILING for finding in self.findings)
+
+    def counts(self) -> dict[Severity, int]:
+        counted = Counter(finding.severity for finding in self.findings)
+        return {severity: counted[severity] for severity in ("refused", "mismatch", "hint")}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "provider": self.rule.provider,
+            "variant": self.rule.variant,
+            "requests": self.requests,
+            "counts": self.counts(),
+            "findings": [finding.to_json() for finding in self.findings],
+        }
+
+    def to_text(self) -> str:
+        """Readable report: one line per finding, then a summary line."""
+        lines = [
+            f"request {finding.request}: {finding.severity:<8} {finding.code:<19} {finding.message}"
+            for finding in self.findings
+        ]
+        counts = self.counts()
+        summary = ", ".join(f"{count} {severity}" for severity, count in counts.items())
+        lines.append(f"{self.requests} request(s) checked against {self.rule.label}: {summary}")
+        return "\n".join(lines)
+
+
+def tool_names(body: Mapping[str, Any]) -> list[str]:
+    """Function names in ``body["tools"]``, in order (tools of other types, such as web search, have none)."""
+    tools = body.get("tools")
+    if not isinstance(tools, list):
+        return []
+    names = []
+    for tool in tools:
+        name = _function_name(tool)
+        if name is not None:
+            names.append(name)
+    return names
+
+
+def forced_name(body: Mapping[str, Any]) -> str | None:
+    """The function ``body["tool_choice"]`` forces, or ``None`` for ``"auto"``, ``"required"`` and the like."""
+    return _function_name(body.get("tool_choice"))
+
+
+def _function_name(item: Any) -> str | None:
+    """The name in ``{"type":"function","function":{"name":..}}`` (Chat) or ``{"type":"function","name":..}``."""
+    if not isinstance(item, dict):
+        return None
+    function = item.get("function")
+    if isinstance(function, dict):
+        name = function.get("name")
+    elif item.get("type") == "function":
+        name = item.get("name")
+    else:
+        return None
+    return name if isinstance(name, str) else None
+
+
+def lint_body(body: Mapping[str, Any], rule: Rule, request: int = 0) -> list[Finding]:
+    """Findings for one request body, checked against ``rule``."""
+    names = tool_names(body)
+    findings: list[Finding] = []
+    for name in dict.fromkeys(names):
+        reasons = rule.reasons(name)
+        if reasons:
+            message = f"{json.dumps(name, ensure_ascii=False)}: {rule.label} would refuse it: {'; '.join(reasons)}"
+            findings.append(Finding("refused", "refused-name", request, name, message))
+
+    for name, count in Counter(names).items():
+        if count > 1:
+            message = (f"{json.dumps(name, ensure_ascii=False)} is listed {count} times; Anthropic refuses this "
+                       "(\"Tool names must be unique\") and a model cannot tell the copies apart")
+            findings.append(Finding("refused", "duplicate-name", request, name, message))
+
+    choice = forced_name(body)
+    if choice is not None and choice not in names:
+        findings.append(_mismatch(choice, names, rule, request))
+
+    for name in dict.fromkeys(names):
+        hint = _rewrite_hint(name)
+        if hint:
+            findings.append(Finding("hint", "maybe-rewritten", request, name,
+                                    f"{json.dumps(name, ensure_ascii=False)} may be a formatTools rewrite: {hint}"))
+    return findings
+
+
+def _mismatch(choice: str, names: list[str], rule: Rule, request: int) -> Finding:
+    """``tool_choice`` forces ``choice``, which ``tools`` does not list."""
+    suggestion = rewrite(choice) if choice else None
+    if suggestion not in names:
+        suggestion = None
+    message = f"tool_choice forces {json.dumps(choice, ensure_ascii=False)}, which is not in tools"
+    if suggestion is not None:
+        message += (f"; the tool sent as {json.dumps(suggestion, ensure_ascii=False)} is its formatTools rewrite "
+                    "(Mastra renames tool keys but not toolChoice): force that name instead")
+    elif not names:
+        message += "; the request sends no function tools at all (an activeTools list naming the old key does this)"
+    reasons = rule.reasons(choice)
+    if reasons:
+        message += f"; the forced name itself breaks {rule.label}: {'; '.join(reasons)}"
+    return Finding("mismatch", "choice-not-in-tools", request, choice, message, suggestion)
+
+
+def _rewrite_hint(name: str) -> str | None:
+    """Why ``name`` looks like formatTools output, or ``None``.
+
+    Only names formatTools would leave alone can be its output (every rewrite is a fixed point), so other names
+    get no hint. The signs are the rules' traces: a cut at exactly 63 units, a ``_`` prefix before a digit or a
+    dash, and runs of underscores where illegal characters were.
+    """
+    if not name or rewrite(name) != name:
+        return None
+    signs = []
+    if js_length(name) == MAX_NAME_LENGTH:
+        signs.append(f"exactly {MAX_NAME_LENGTH} units long, the length formatTools cuts longer keys to")
+    if _PREFIXED.match(name):
+        signs.append("'_' before a digit or '-', the prefix formatTools adds to keys that start with one")
+    if _UNDERSCORE_RUN.search(name.strip("_")):
+        signs.append("a run of '_', which formatTools writes for each illegal character (two for an emoji)")
+    return "; ".join(signs) or None
+
+
+def read_requests(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Yield ``(position, request body)`` from a file, streaming JSON lines so a huge capture is read once.
+
+    Accepted: one request body, a JSON array of bodies (or of capture records), JSON lines of capture records
+    (the ``body`` field) or of bodies, and a HAR export (``log.entries[].request.postData.text``). Raises
+    ``InputError`` for a missing, empty or non-JSON file; yields nothing when no body is found.
+    """
+    try:
+        with path.open(encoding="utf-8") as handle:
+            yield from _read_documents(handle, path)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise InputError(f"{path}: is a directory; give a request file") from None
+    except PermissionError:
+        raise InputError(f"{path}: permission denied") from None
+    except UnicodeDecodeError as error:
+        raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); give a JSON file") from None
+
+
+def _read_documents(handle: TextIO, path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    first = handle.readline()
+    while first and not first.strip():
+        first = handle.readline()
+    if not first:
+        raise InputError(f"{path}: is empty; give a request body, a JSON array, JSON lines or a HAR export")
+    start = first.lstrip()[:1]
+    if start not in ("{", "["):
+        raise InputError(f"{path}: is not JSON (it starts with {start!r}); give a request body, JSON lines or HAR")
+    document = _loads(first) if start == "{" else None
+    if document is None:
+        # Not one object on the first line: the whole file is one JSON document (an array, a HAR, a pretty body).
+        handle.seek(0)
+        try:
+            data = json.load(handle)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path}: is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+        yield from _bodies(data)
+        return
+    # JSON lines (or a single one-line document): parse one line at a time.
+    yield from _bodies(document, 0)
+    position = 0
+    for number, line in enumerate(handle, start=2):
+        if not line.strip():
+            continue
+        position += 1
+        try:
+            document = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise InputError(f"{path}: line {number} is not JSON ({error.msg} at column {error.colno})") from None
+        yield from _bodies(document, position)
+
+
+def _loads(line: str) -> Any:
+    try:
+        return json.loads(line)
+    except json.JSONDecodeError:
+        return None
+
+
+def _bodies(document: Any, position: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Request bodies in one top-level document; ``position`` is its place in the file (``None``: the whole file)."""
+    if isinstance(document, list):
+        for index, item in enumerate(document):
+            body = _as_body(item)
+            if body is not None:
+                yield (index if position is None else position), body
+        return
+    if isinstance(document, dict) and isinstance(document.get("log"), dict):
+        entries = document["log"].get("entries")
+        for index, entry in enumerate(entries if isinstance(entries, list) else []):
+            body = _as_body(_har_body(entry))
+            if body is not None:
+                yield index, body
+        return
+    body = _as_body(document)
+    if body is not None:
+        yield position or 0, body
+
+
+def _har_body(entry: Any) -> Any:
+    """The parsed ``request.postData.text`` of a HAR entry, or ``None``."""
+    try:
+        text = entry["request"]["postData"]["text"]
+    except (KeyError, TypeError):
+        return None
+    return _loads(text) if isinstance(text, str) else None
+
+
+def _as_body(item: Any) -> dict[str, Any] | None:
+    """``item`` if it is a request body, the body of a capture record, else ``None``."""
+    if not isinstance(item, dict):
+        return None
+    if _BODY_KEYS.intersection(item):
+        return item
+    body = item.get("body")
+    if isinstance(body, dict) and _BODY_KEYS.intersection(body):
+        return body
+    return None
+
+
+def lint_file(path: Path, provider: str = "openai", variant: str | None = None) -> Report:
+    """Lint every request body in ``path`` against one provider rule.
+
+    Raises ``InputError`` for an unknown provider or variant (before reading), and for a file that is missing,
+    empty, not JSON, or holds no request body.
+    """
+    rule = get_rule(provider, variant)
+    findings: list[Finding] = []
+    requests = 0
+    for position, body in read_requests(path):
+        requests += 1
+        findings.extend(lint_body(body, rule, position))
+    if not requests:
+        raise InputError(f"{path}: no request bodies found; expected objects with 'tools', 'messages' or 'input', "
+                         "capture records with a 'body' field, or a HAR export with request postData")
+    return Report(rule, requests, tuple(findings))
