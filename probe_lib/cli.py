@@ -106,8 +106,70 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_probe)
 
 
+def _read_replies(path: str) -> list:
+    """The reply forms of a ``--replies`` file, checked; every fault is an ``InputError`` naming the file."""
+    from probe_lib.capture import replies_from_json
+
+    try:
+        with open(path, encoding="utf-8") as file:
+            data = json.load(file)
+    except OSError as error:
+        raise InputError(f"cannot read --replies {path}: {error.strerror}") from None
+    except ValueError as error:
+        raise InputError(f"--replies {path} is not JSON ({error})") from None
+    try:
+        return replies_from_json(data)
+    except InputError as error:
+        raise InputError(f"--replies {path}: {error}") from None
+
+
+def cmd_capture(args: argparse.Namespace) -> int:
+    import signal
+
+    from probe_lib.capture import Capture, CaptureServer
+
+    replies = _read_replies(args.replies) if args.replies else []
+    try:
+        out = open(args.out, "a", encoding="utf-8") if args.out else sys.stdout
+    except OSError as error:
+        raise InputError(f"cannot open --out {args.out}: {error.strerror}") from None
+
+    def write(record: Capture) -> None:
+        out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        out.flush()
+
+    stops = {signal.SIGINT, signal.SIGTERM}
+    # Blocked before the server thread starts, which inherits the mask, so only sigwait below receives them.
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    server = CaptureServer(port=args.port, on_record=write)
+    try:
+        try:
+            server.start()
+        except OSError as error:
+            raise InputError(f"cannot listen on port {args.port}: {error.strerror}; choose another --port") from None
+        server.script("default", replies)
+        base = server.base_url
+        print(f"probe-lib capture: listening on {base}; give Mastra url {base}/v1 "
+              f"(or {base}/s/<scenario>/v1); Ctrl-C stops", file=sys.stderr, flush=True)
+        signal.sigwait(stops)
+    finally:
+        server.close()
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+        if out is not sys.stdout:
+            out.close()
+    return 0
+
+
+def _add_capture(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("capture", help="serve a recording OpenAI-compatible endpoint on loopback until Ctrl-C")
+    parser.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
+    parser.add_argument("--replies", metavar="FILE", help="JSON array of replies for scenario default, in order")
+    parser.add_argument("--out", metavar="FILE", help="append each record as a JSON line (default stdout)")
+    parser.set_defaults(handler=cmd_capture)
+
+
 #: Each adds one subcommand; keep one entry per concern.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_normalise, _add_probe]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_normalise, _add_probe, _add_capture]
 
 
 def build_parser() -> argparse.ArgumentParser:
