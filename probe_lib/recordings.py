@@ -1,0 +1,71 @@
+"""Recorded outcomes of the catalogue, one JSON file per pinned version, so the kit runs where Node is missing.
+
+``record()`` reruns the whole catalogue live and rewrites ``data/captures/mastra-<version>.json``; ``load()``
+reads a recording back as ``Outcome`` objects equal to what a live run returns (timings excepted). The files
+are deterministic: keys sorted, timings dropped, so a re-recording that changes nothing changes no byte.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Sequence
+
+from probe_lib import catalogue, install, mastra, paths
+from probe_lib.errors import InputError
+from probe_lib.mastra import Outcome
+
+_TUPLE_FIELDS = ("requests", "error", "executions", "tool_names", "result_tool_names", "keys_after", "ids_before", "ids_after")
+
+
+def recording_path(version: str) -> Path:
+    return paths.CAPTURES / f"mastra-{version}.json"
+
+
+def outcome_to_json(outcome: Outcome) -> dict:
+    """A recording entry: every measured field, the scenario by name, no timing."""
+    data = {field.name: getattr(outcome, field.name) for field in dataclasses.fields(outcome)}
+    data["scenario"] = outcome.scenario.name
+    del data["elapsed_ms"]
+    return json.loads(json.dumps(data))  # tuples become lists, as they read back
+
+
+def outcome_from_json(data: dict, scenarios: dict) -> Outcome:
+    fields = dict(data)
+    name = fields.pop("scenario")
+    if name not in scenarios:
+        raise InputError(f"the recording names scenario {name!r}, which the catalogue no longer has: run `probe-lib record`")
+    for field in _TUPLE_FIELDS:
+        fields[field] = tuple(fields[field])
+    fields["stream_errors"] = tuple(tuple(chain) for chain in fields["stream_errors"])
+    return Outcome(scenario=scenarios[name], **fields)
+
+
+def record(versions: Sequence[str] | None = None) -> list[Path]:
+    """Run the catalogue live on each version and write its recording; returns the files written."""
+    written = []
+    for version in versions or install.pinned_versions():
+        outcomes = mastra.run(catalogue.scenarios(), version)
+        document = {"mastra": version, "outcomes": [outcome_to_json(outcome) for outcome in outcomes]}
+        path = recording_path(version)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+        written.append(path)
+    return written
+
+
+def load(version: str) -> list[Outcome]:
+    """The recorded outcomes of ``version``, in catalogue order."""
+    path = recording_path(install.check_version(version))
+    if not path.exists():
+        raise InputError(f"no recording for @mastra/core {version} at {path}: run `probe-lib record` where Node is installed")
+    document = json.loads(path.read_text(encoding="utf-8"))
+    scenarios = catalogue.by_name()
+    return [outcome_from_json(entry, scenarios) for entry in document["outcomes"]]
+
+
+def outcomes(version: str, *, live: bool) -> dict[str, Outcome]:
+    """The catalogue's outcomes on ``version`` by scenario name: measured now (``live``) or recorded."""
+    measured = mastra.run(catalogue.scenarios(), version) if live else load(version)
+    return {outcome.scenario.name: outcome for outcome in measured}
