@@ -52,6 +52,7 @@ def scenarios() -> list[Scenario]:
         Scenario("collision-long", tools=tools("t" * 63 + "_one", "t" * 63 + "_two")),
         Scenario("collision-proto", tools=tools("..proto..")),
         Scenario("empty-key", tools=tools("", "ok")),
+        Scenario("proto-key", tools=tools("__proto__", "plain")),
         # toolChoice and activeTools.
         *(Scenario(f"choice-{mode}", tools=(WEATHER,), tool_choice=mode) for mode in ("auto", "required", "none")),
         Scenario("choice-by-key", tools=(WEATHER,), tool_choice=named("search.web")),
