@@ -1,0 +1,220 @@
+"""Real tool names (``data/mcp_tool_names.csv``) run through client prefixing, provider rules and formatTools.
+
+The corpus holds 3,336 tool names from public MCP servers and 9,998 Composio action slugs (provenance in
+``data/mcp_tool_names.README.md``). Clients that load MCP tools prefix each name with its server, in one of a few
+styles (:data:`STYLES`); the measures below count, per style, how many prefixed names each provider rule would
+refuse as they are, how many Mastra's ``formatTools()`` rewrites, how many lose their distinguishing end to the
+63-unit cut, and how many server tool sets make formatTools throw ``AGENT_TOOL_NAME_COLLISION``.
+
+Every measure returns a tidy DataFrame (one row per style, subset and, where it applies, provider rule) with the
+stable columns listed in its docstring, so a notebook can chart it directly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable
+
+import pandas as pd
+
+from probe_lib import paths
+from probe_lib.errors import InputError
+from probe_lib.normaliser import Collision, normalise
+from probe_lib.providers import Rule, rules
+
+CORPUS_PATH = paths.DATA / "mcp_tool_names.csv"
+COLUMNS = ("server", "tool", "source_repo", "source_path", "source_commit")
+
+#: Counts the README states for the shipped file; the loader refuses a file that no longer has them.
+EXPECTED_ROWS = 13_334
+EXPECTED_MCP_ROWS = 3_336
+EXPECTED_COMPOSIO_ROWS = 9_998
+EXPECTED_MCP_SERVERS = 145
+COMPOSIO = "composio"
+
+SUBSETS = ("mcp", "composio", "all")
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixStyle:
+    """How a client joins a server label and a tool name into the name it registers."""
+
+    name: str
+    separator: str | None
+    #: Who uses it, as ``shared/research/frameworks.md`` and ``mastra-source.md`` record.
+    used_by: str
+
+    def apply(self, server: str, tool: str) -> str:
+        return tool if self.separator is None else f"{server}{self.separator}{tool}"
+
+
+STYLES: tuple[PrefixStyle, ...] = (
+    PrefixStyle("none", None, "a tool registered under its own name"),
+    PrefixStyle("mastra", "_", "@mastra/mcp ${serverName}_${toolName}; VoltAgent ${server}_${tool}"),
+    PrefixStyle("double-underscore", "__", "MCP adapters (@langchain/mcp-adapters, langchain-mcp-adapters)"),
+    PrefixStyle("dot", ".", "server.tool namespacing; MCP names allow '.'"),
+    PrefixStyle("colon", ":", "server_id:tool_name (e.g. zeph before its fix)"),
+    PrefixStyle("slash", "/", "{server}/{tool} (e.g. netclaw before its fix)"),
+)
+
+
+def load_corpus(path: Path = CORPUS_PATH) -> pd.DataFrame:
+    """The corpus as a DataFrame of strings, checked against the README's schema and counts.
+
+    Raises ``InputError`` when the file is missing or has drifted (columns, row counts, server labels, empty or
+    repeated names), naming what changed.
+    """
+    try:
+        # keep_default_na=False: a tool could be named "null" or "NA", which must stay a string.
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False, encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file; copy it from shared/data/mcp_tool_names.csv") from None
+    except (UnicodeDecodeError, pd.errors.ParserError) as error:
+        raise InputError(f"{path}: not a readable UTF-8 CSV ({error})") from None
+    _check(frame, path)
+    return frame
+
+
+def _check(frame: pd.DataFrame, path: Path) -> None:
+    fix = "restore the shipped file, or update the expected counts together with its README"
+    if tuple(frame.columns) != COLUMNS:
+        raise InputError(f"{path}: columns are {list(frame.columns)}; expected {list(COLUMNS)}; {fix}")
+    is_composio = frame["server"] == COMPOSIO
+    counts = {
+        "rows": (len(frame), EXPECTED_ROWS),
+        "MCP rows": (int((~is_composio).sum()), EXPECTED_MCP_ROWS),
+        "Composio rows": (int(is_composio.sum()), EXPECTED_COMPOSIO_ROWS),
+        "distinct MCP server labels": (frame.loc[~is_composio, "server"].nunique(), EXPECTED_MCP_SERVERS),
+    }
+    for what, (found, expected) in counts.items():
+        if found != expected:
+            raise InputError(f"{path}: {found:,} {what}, expected {expected:,}; {fix}")
+    if (frame["tool"] == "").any() or (frame["server"] == "").any():
+        raise InputError(f"{path}: has rows with an empty server or tool; {fix}")
+    repeated = frame.duplicated(["server", "tool", "source_repo"])
+    if repeated.any():
+        first = frame.loc[repeated.idxmax()]
+        raise InputError(f"{path}: ({first.server}, {first.tool}, {first.source_repo}) appears twice; {fix}")
+
+
+def subset_of(frame: pd.DataFrame) -> pd.Series:
+    """``"mcp"`` or ``"composio"`` for each row."""
+    return frame["server"].eq(COMPOSIO).map({True: "composio", False: "mcp"})
+
+
+def record_of(frame: pd.DataFrame) -> pd.Series:
+    """The tool set each row is registered with: one per ``(server, source_repo)``, one per Composio toolkit.
+
+    The README warns that one server label can name two implementations, so the repo is part of an MCP record.
+    Composio is a registry, not a server: a user loads a toolkit, which is the slug's first ``_``-separated part
+    (``GITHUB_CREATE_ISSUE`` is in ``GITHUB``), an approximation that can only merge toolkits, never split one.
+    """
+    toolkit = frame["tool"].str.split("_", n=1).str[0]
+    mcp_record = frame["server"] + " " + frame["source_repo"]
+    return mcp_record.where(frame["server"] != COMPOSIO, COMPOSIO + " " + toolkit).rename("record")
+
+
+def prefixed(frame: pd.DataFrame, style: PrefixStyle) -> pd.Series:
+    """The name each row is registered under in ``style``."""
+    return pd.Series(
+        [style.apply(server, tool) for server, tool in zip(frame["server"], frame["tool"])],
+        index=frame.index,
+        name="name",
+    )
+
+
+def _by_subset(frame: pd.DataFrame) -> Iterable[tuple[str, pd.Series]]:
+    """A boolean row mask per subset, in :data:`SUBSETS` order."""
+    subsets = subset_of(frame)
+    for subset in SUBSETS:
+        yield subset, (subsets == subset) if subset != "all" else pd.Series(True, index=frame.index)
+
+
+def refusals(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = STYLES,
+             provider_rules: Iterable[Rule] | None = None) -> pd.DataFrame:
+    """How many names each provider rule would refuse as registered (before any rewriting).
+
+    Columns: ``style, subset, provider, variant, names, refused, share`` (``share`` = refused / names).
+    """
+    chosen = tuple(rules() if provider_rules is None else provider_rules)
+    rows = []
+    for style in styles:
+        names = prefixed(frame, style)
+        for rule in chosen:
+            refused = names.map(lambda name: not rule.accepts(name))
+            for subset, mask in _by_subset(frame):
+                rows.append({"style": style.name, "subset": subset, "provider": rule.provider,
+                             "variant": rule.variant, "names": int(mask.sum()), "refused": int(refused[mask].sum())})
+    return _with_share(pd.DataFrame(rows), "refused")
+
+
+def rewrites(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = STYLES) -> pd.DataFrame:
+    """What formatTools does to each prefixed name on its own.
+
+    Columns: ``style, subset, names, rewritten, substituted, prefixed, truncated, suffix_lost, share``.
+    ``suffix_lost`` counts truncated names whose 63-unit rewrite equals that of another name in the same server
+    tool set: the cut removed what told them apart. ``share`` = rewritten / names.
+    """
+    rows = []
+    for style in styles:
+        flags = _rule_flags(frame, style)
+        for subset, mask in _by_subset(frame):
+            part = flags[mask]
+            rows.append({
+                "style": style.name, "subset": subset, "names": len(part),
+                "rewritten": int(part["rewritten"].sum()), "substituted": int(part["substituted"].sum()),
+                "prefixed": int(part["prefixed"].sum()), "truncated": int(part["truncated"].sum()),
+                "suffix_lost": int(part["suffix_lost"].sum()),
+            })
+    return _with_share(pd.DataFrame(rows), "rewritten")
+
+
+def _rule_flags(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
+    """Per row: the rewritten name and which formatTools rules fired (from ``normalise()`` of the name alone)."""
+    names = prefixed(frame, style)
+    found = [normalise([name]).rows[0] for name in names]
+    flags = pd.DataFrame(
+        {
+            "name": names,
+            "wire": [row.name for row in found],
+            "rewritten": [row.rewritten for row in found],
+            "substituted": [row.substituted for row in found],
+            "prefixed": [row.prefixed for row in found],
+            "truncated": [row.truncated for row in found],
+        },
+        index=frame.index,
+    )
+    sharing = flags.groupby([record_of(frame), flags["wire"]])["name"].transform("nunique")
+    flags["suffix_lost"] = flags["truncated"] & (sharing > 1)
+    return flags
+
+
+def collisions(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = STYLES) -> pd.DataFrame:
+    """How many tool sets make formatTools throw ``AGENT_TOOL_NAME_COLLISION`` when registered whole, per style.
+
+    Each record of :func:`record_of` is one tools record, run through ``normalise()``. Columns:
+    ``style, subset, records, failing, tools_in_failing, share`` (``share`` = failing / records).
+    """
+    groups = list(frame.groupby(record_of(frame), sort=True))
+    rows = []
+    for style in styles:
+        outcome = []
+        for _record, group in groups:
+            keys = [style.apply(server, tool) for server, tool in zip(group["server"], group["tool"])]
+            failed = isinstance(normalise(keys).error, Collision)
+            outcome.append((subset_of(group).iloc[0], failed, len(keys)))
+        table = pd.DataFrame(outcome, columns=["subset", "failed", "tools"])
+        for subset in SUBSETS:
+            part = table if subset == "all" else table[table["subset"] == subset]
+            rows.append({"style": style.name, "subset": subset, "records": len(part),
+                         "failing": int(part["failed"].sum()),
+                         "tools_in_failing": int(part.loc[part["failed"], "tools"].sum())})
+    result = pd.DataFrame(rows)
+    result["share"] = result["failing"] / result["records"]
+    return result
+
+
+def _with_share(table: pd.DataFrame, counted: str) -> pd.DataFrame:
+    table["share"] = table[counted] / table["names"]
+    return table
