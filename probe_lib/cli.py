@@ -168,8 +168,26 @@ def _add_capture(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_capture)
 
 
+def cmd_record(args: argparse.Namespace) -> int:
+    from probe_lib import install, recordings
+
+    versions = [install.check_version(version) for version in args.mastra or install.pinned_versions()]
+    for path in recordings.record(versions):
+        print(path)
+    return 0
+
+
+def _add_record(sub: argparse._SubParsersAction) -> None:
+    from probe_lib import install
+
+    parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
+    parser.add_argument("--mastra", action="append", metavar="VERSION",
+                        help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(install.pinned_versions())})")
+    parser.set_defaults(handler=cmd_record)
+
+
 #: Each adds one subcommand; keep one entry per concern.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_normalise, _add_probe, _add_capture]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_normalise, _add_probe, _add_capture, _add_record]
 
 
 def build_parser() -> argparse.ArgumentParser:
