@@ -30,9 +30,12 @@ class ToolSpec:
     id: str | None = None
     #: The export name of a built-in tool (``askUserTool`` …); ``id`` is then the built-in's own.
     builtin: str | None = None
+    #: A probe tool whose ``execute`` never returns, so a turn that calls it can only end by its timeout.
+    hang: bool = False
 
     def to_json(self) -> dict:
-        return {name: value for name, value in (("key", self.key), ("id", self.id), ("builtin", self.builtin)) if value is not None}
+        fields = (("key", self.key), ("id", self.id), ("builtin", self.builtin), ("hang", self.hang or None))
+        return {name: value for name, value in fields if value is not None}
 
 
 def named(tool_name: str) -> dict[str, str]:

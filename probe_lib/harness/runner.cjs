@@ -31,7 +31,7 @@ function modelConfig(url) {
   return { id: 'openai/gpt-4o-mini', url, apiKey: 'sk-probe-not-a-secret' };
 }
 
-// A tool that records its executions into `log` under its registered key.
+// A tool that records its executions into `log` under its registered key (and never returns if `spec.hang`).
 function makeTool(spec, log) {
   if (spec.builtin) {
     const tool = mastraTools[spec.builtin];
@@ -45,6 +45,7 @@ function makeTool(spec, log) {
     execute: async (input) => {
       const args = input && input.context !== undefined && version === '1.0.4' ? input.context : input;
       log.push({ key: spec.key, id: spec.id ?? spec.key, args: plain(args) });
+      if (spec.hang) return new Promise(() => {}); // never settles: the scenario's timeout must end the turn
       return { tempC: 20 };
     },
   });
@@ -61,7 +62,7 @@ function buildAgent(scenario, log) {
   let mapping = null;
   if (scenario.remedy) {
     mapping = require('./remedy.cjs').safeToolNames(keys);
-    keys = keys.map((key) => mapping[key]);
+    keys = keys.map((key) => mapping.get(key));
   }
   const tools = record(toolSpecs.map((spec, i) => [keys[i], makeTool(spec, log)]));
   const config = {
@@ -102,7 +103,7 @@ function callOptions(scenario, log, mapping) {
   if (mapping) {
     const remedy = require('./remedy.cjs');
     toolChoice = remedy.applyToToolChoice(toolChoice, mapping);
-    activeTools = remedy.applyToActiveTools(activeTools, mapping);
+    if (activeTools) activeTools = remedy.applyToActiveTools(activeTools, mapping);
   }
   if (toolChoice !== undefined && toolChoice !== null) options.toolChoice = toolChoice;
   if (activeTools) options.activeTools = activeTools;
@@ -181,7 +182,7 @@ async function runScenario(scenario) {
     } catch (error) {
       result.error = describeError(error);
     }
-    result.mapping = mapping;
+    result.mapping = mapping && Object.fromEntries(mapping);
     result.keysAfter = Object.keys(tools);
     result.idsBefore = idsBefore;
     result.idsAfter = Object.values(tools).map((tool) => tool.id);

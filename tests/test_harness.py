@@ -1,0 +1,125 @@
+"""The real-@mastra/core harness as an instrument: one bad scenario never costs the batch, bad input is one line.
+
+Everything runs the real Node runner against the real capture server; the only stand-ins are an empty ``PATH``
+and an empty install folder, which is how a machine without Node or without ``probe-lib setup`` looks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+from differential_keys import random_records
+
+from probe_lib import install, mastra
+from probe_lib.capture import TextReply, ToolCall, ToolCallsReply
+from probe_lib.errors import InputError
+from probe_lib.install import NodeMissing
+from probe_lib.mastra import Runner
+from probe_lib.scenarios import Scenario, ToolSpec, tools
+
+VERSION = install.pinned_versions()[-1]
+HANG_MS = 1500
+
+
+def _cli(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``python -m probe_lib ARGS`` as a user runs it: a separate process, text in and out."""
+    return subprocess.run(
+        [sys.executable, "-m", "probe_lib", *args], input=stdin, capture_output=True, text=True,
+        env=env, timeout=120,
+    )
+
+
+@pytest.mark.node
+def test_a_throwing_and_a_hanging_scenario_leave_the_batch_intact(node_modules, capture_server):
+    batch = [
+        Scenario("before", tools=tools("search.web")),
+        Scenario("throws", tools=(ToolSpec("x", builtin="noSuchTool"),)),
+        Scenario(
+            "hangs", tools=(ToolSpec("stuck", hang=True),), max_steps=2, timeout_ms=HANG_MS,
+            replies=(ToolCallsReply((ToolCall("stuck", {"city": "Paris"}),)), TextReply("never reached")),
+        ),
+        Scenario("after", tools=tools("plain", "a b")),
+    ]
+    started = time.perf_counter()
+    # One turn at a time: "after" can only run once the hanging turn has given its slot back.
+    outcomes = {o.scenario.name: o for o in mastra.run(batch, VERSION, server=capture_server, concurrency=1)}
+    elapsed = time.perf_counter() - started
+
+    assert outcomes["before"].result_json() == {"names": ["search_web"], "tool_choice": "auto"}
+    assert outcomes["after"].result_json() == {"names": ["plain", "a_b"], "tool_choice": "auto"}
+    thrown = outcomes["throws"]
+    assert thrown.requests == ()
+    assert "does not export the built-in tool noSuchTool" in thrown.error[0]["message"]
+    hung = outcomes["hangs"]
+    assert [e["args"] for e in hung.executions] == [{"city": "Paris"}], "the hanging tool must have been called"
+    assert len(hung.requests) == 1, "the turn never got to send the tool result back"
+    assert hung.error[0]["message"] == f"scenario timed out after {HANG_MS} ms"
+    assert elapsed < HANG_MS / 1000 + 8, f"the batch took {elapsed:.1f} s: the hang was not cut at its timeout"
+
+
+def test_an_unknown_version_lists_the_pinned_ones():
+    with pytest.raises(InputError) as raised:
+        mastra.run([Scenario("any")], "0.0.1")
+    message = str(raised.value)
+    assert "0.0.1 is not pinned" in message
+    assert all(version in message for version in install.pinned_versions())
+
+
+def test_runner_without_node_says_how_to_get_it(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(NodeMissing, match=r"node was not found on PATH\. Node\.js 20\+ and npm are needed.*install"):
+        Runner(VERSION).start()
+
+
+def test_runner_without_setup_says_to_run_it(monkeypatch, tmp_path):
+    if shutil.which("node") is None:
+        pytest.skip("needs node on PATH to get past the node check")
+    monkeypatch.setattr(install, "install_dir", lambda: tmp_path / "empty")
+    with pytest.raises(NodeMissing, match=r"not installed in .*empty.*: run `probe-lib setup`"):
+        with Runner(VERSION):
+            pass
+
+
+@pytest.mark.node
+def test_probe_cli_batch_matches_normalise_plus_tool_choice(node_modules):
+    records = random_records(seed=7, count=60) + [["search.web", "plain"], ["", "x"], ["a b", "a.b"]]
+    batch = json.dumps(records)
+    probed = _cli("probe", "--json", "--mastra", VERSION, stdin=batch)
+    assert probed.returncode == 0, probed.stderr
+    modelled = _cli("normalise", "--json", stdin=batch)
+    assert modelled.returncode == 0, modelled.stderr
+
+    real, model = json.loads(probed.stdout), json.loads(modelled.stdout)
+    assert len(real) == len(model) == len(records)
+    for keys, real_result, model_result in zip(records, real, model):
+        expected = {**model_result, "tool_choice": "auto"} if "names" in model_result else model_result
+        assert real_result == expected, f"keys={json.dumps(keys)}"
+    assert {next(iter(result)) for result in real} == {"names", "error"}
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "names"),
+    [
+        (("probe", "--json", "--mastra", VERSION), "not json", "JSON"),
+        (("probe", "--json", "--mastra", "0.0.1", "a"), "", "0.0.1 is not pinned"),
+    ],
+    ids=["malformed-stdin", "unknown-version"],
+)
+def test_probe_cli_bad_input_is_one_line_and_exit_2(args, stdin, names):
+    completed = _cli(*args, stdin=stdin)
+    assert completed.returncode == 2
+    assert completed.stdout == ""
+    assert len(completed.stderr.splitlines()) == 1 and completed.stderr.startswith("probe-lib probe: ")
+    assert names in completed.stderr
+
+
+def test_probe_cli_without_node_is_one_line_and_exit_2(tmp_path):
+    completed = _cli("probe", "--json", "a.b", env={**os.environ, "PATH": str(tmp_path)})
+    assert (completed.returncode, completed.stdout) == (2, "")
+    assert completed.stderr.startswith("probe-lib probe: node was not found on PATH") and completed.stderr.count("\n") == 1
