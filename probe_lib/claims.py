@@ -403,6 +403,11 @@ def _fingerprint(outcome: Outcome) -> str:
 def _remedy(e: Evidence) -> tuple[Status, str]:
     choice, active = e["remedy-choice-by-key"], e["remedy-active-tools"]
     forced, names = _forced(choice), _names(choice)
-    if forced is not None and forced in names and _names(active) == [choice.mapping["search.web"]]:
+    selected = active.mapping["search.web"]
+    if forced is None or forced not in names:
+        return "refuted", f"remedied: tools {names}, tool_choice {choice.tool_choice}"
+    if _names(active) == [selected]:
         return "confirmed", f"remedied: tools {names}, tool_choice {forced!r}; activeTools sent {_names(active)}"
-    return "refuted", f"remedied: tools {names}, tool_choice {forced!r}; activeTools sent {_names(active)}"
+    if selected in _names(active):
+        return "refined", f"remedied: tool_choice {forced!r} is offered; activeTools is ignored on {e.version} (sent {_names(active)})"
+    return "refuted", f"remedied activeTools sent {_names(active)}"

@@ -42,27 +42,40 @@ def outcome_from_json(data: dict, scenarios: dict) -> Outcome:
     return Outcome(scenario=scenarios[name], **fields)
 
 
+def write(path: Path, version: str, outcomes: Sequence[Outcome], source: str) -> Path:
+    """Write a measurement file: ``source`` says whether it was measured live or copied from a recording."""
+    document = {"mastra": version, "source": source, "outcomes": [outcome_to_json(outcome) for outcome in outcomes]}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    return path
+
+
 def record(versions: Sequence[str] | None = None) -> list[Path]:
     """Run the catalogue live on each version and write its recording; returns the files written."""
-    written = []
-    for version in versions or install.pinned_versions():
-        outcomes = mastra.run(catalogue.scenarios(), version)
-        document = {"mastra": version, "outcomes": [outcome_to_json(outcome) for outcome in outcomes]}
-        path = recording_path(version)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-        written.append(path)
-    return written
+    return [
+        write(recording_path(version), version, mastra.run(catalogue.scenarios(), version), "live")
+        for version in versions or install.pinned_versions()
+    ]
 
 
-def load(version: str) -> list[Outcome]:
-    """The recorded outcomes of ``version``, in catalogue order."""
-    path = recording_path(install.check_version(version))
-    if not path.exists():
-        raise InputError(f"no recording for @mastra/core {version} at {path}: run `probe-lib record` where Node is installed")
+def read(path: Path) -> list[Outcome]:
+    """The outcomes in a measurement file, in catalogue order."""
     document = json.loads(path.read_text(encoding="utf-8"))
     scenarios = catalogue.by_name()
     return [outcome_from_json(entry, scenarios) for entry in document["outcomes"]]
+
+
+def load(version: str) -> list[Outcome]:
+    """The recorded outcomes of ``version`` (``data/captures/``), in catalogue order."""
+    path = recording_path(install.check_version(version))
+    if not path.exists():
+        raise InputError(f"no recording for @mastra/core {version} at {path}: run `probe-lib record` where Node is installed")
+    return read(path)
+
+
+def outcomes_from_file(path: Path) -> dict[str, Outcome]:
+    """A measurement file's outcomes by scenario name."""
+    return {outcome.scenario.name: outcome for outcome in read(path)}
 
 
 def outcomes(version: str, *, live: bool) -> dict[str, Outcome]:
