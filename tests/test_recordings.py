@@ -1,0 +1,72 @@
+"""The recordings in data/captures/ are what the real @mastra/core does today, and they stand alone without Node."""
+
+from __future__ import annotations
+
+import difflib
+import json
+import subprocess
+import sys
+
+import pytest
+
+from probe_lib import catalogue, install, mastra, paths, recordings
+from probe_lib.errors import InputError
+
+VERSIONS = install.pinned_versions()
+
+
+def _pretty(entry: dict) -> list[str]:
+    return json.dumps(entry, indent=1, sort_keys=True, ensure_ascii=False).splitlines()
+
+
+@pytest.mark.node
+@pytest.mark.parametrize("version", VERSIONS)
+def test_live_catalogue_equals_its_recording(version, node_modules, capture_server):
+    recorded = [recordings.outcome_to_json(outcome) for outcome in recordings.load(version)]
+    live = [recordings.outcome_to_json(outcome) for outcome in mastra.run(catalogue.scenarios(), version, server=capture_server)]
+    assert [entry["scenario"] for entry in live] == [entry["scenario"] for entry in recorded], (
+        "the catalogue and the recording list different scenarios: run `probe-lib record`"
+    )
+    diffs = [
+        "\n".join(difflib.unified_diff(_pretty(old), _pretty(new), f"recorded {old['scenario']}", "live", lineterm=""))
+        for old, new in zip(recorded, live)
+        if old != new
+    ]
+    assert not diffs, f"{len(diffs)} scenarios changed on {version} (`probe-lib record` if intended):\n" + "\n".join(diffs)
+
+
+def test_recordings_load_without_node():
+    """In a process whose PATH has no node at all, every pinned version's recording loads in catalogue order."""
+    script = (
+        "import shutil; assert shutil.which('node') is None\n"
+        "from probe_lib import catalogue, install, recordings\n"
+        "names = [s.name for s in catalogue.scenarios()]\n"
+        "for version in install.pinned_versions():\n"
+        "    outcomes = recordings.load(version)\n"
+        "    assert [o.scenario.name for o in outcomes] == names, version\n"
+        "    assert all(o.version == version for o in outcomes)\n"
+        "print('ok')\n"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script], env={"PATH": "/nonexistent"}, cwd=paths.ROOT, capture_output=True, text=True,
+        timeout=60,
+    )
+    assert (completed.returncode, completed.stdout) == (0, "ok\n"), completed.stderr
+
+
+def test_recorded_outcomes_round_trip():
+    for version in VERSIONS:
+        for outcome in recordings.load(version):
+            entry = recordings.outcome_to_json(outcome)
+            assert recordings.outcome_to_json(recordings.outcome_from_json(entry, catalogue.by_name())) == entry
+
+
+def test_a_missing_recording_says_how_to_make_it(monkeypatch, tmp_path):
+    monkeypatch.setattr(paths, "CAPTURES", tmp_path)
+    with pytest.raises(InputError, match=r"no recording for @mastra/core 1\.67\.0 at .*: run `probe-lib record`"):
+        recordings.load("1.67.0")
+
+
+def test_an_unpinned_version_has_no_recording():
+    with pytest.raises(InputError, match="0.0.1 is not pinned; choose one of " + ", ".join(VERSIONS)):
+        recordings.load("0.0.1")
