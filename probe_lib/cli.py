@@ -63,6 +63,23 @@ def _add_normalise(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_normalise)
 
 
+def cmd_lint(args: argparse.Namespace) -> int:
+    from probe_lib.lint import lint_file
+
+    report = lint_file(args.file, args.provider, args.variant)
+    print(json.dumps(report.to_json(), ensure_ascii=False) if args.json else report.to_text())
+    return 1 if report.failed else 0
+
+
+def _add_lint(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("lint", help="find tool names a provider would refuse and forced tools missing from tools")
+    parser.add_argument("file", help="a request body, a JSON array of them, capture JSON lines or a HAR export")
+    parser.add_argument("--provider", default="openai", help="provider rule to check (default openai; see data/provider_rules.csv)")
+    parser.add_argument("--variant", help="rule variant such as documented or observed (default: documented)")
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.set_defaults(handler=cmd_lint)
+
+
 def cmd_setup(args: argparse.Namespace) -> int:
     from probe_lib import install
 
@@ -187,7 +204,7 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
 
 
 #: Each adds one subcommand; keep one entry per concern.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_normalise, _add_probe, _add_capture, _add_record]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -293,13 +293,14 @@ def _as_body(item: Any) -> dict[str, Any] | None:
     return None
 
 
-def lint_file(path: Path, provider: str = "openai", variant: str | None = None) -> Report:
+def lint_file(path: str | Path, provider: str = "openai", variant: str | None = None) -> Report:
     """Lint every request body in ``path`` against one provider rule.
 
     Raises ``InputError`` for an unknown provider or variant (before reading), and for a file that is missing,
     empty, not JSON, or holds no request body.
     """
     rule = get_rule(provider, variant)
+    path = Path(path)
     findings: list[Finding] = []
     requests = 0
     for position, body in read_requests(path):
