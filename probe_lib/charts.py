@@ -110,3 +110,26 @@ def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
         ax.spines[side].set_visible(False)
     ax.set_title(f"Tool order: {keyset}", pad=12)
     return fig
+
+
+#: One colour per ledger status, shared by this chart and the HTML report.
+STATUS_COLOURS = {
+    "confirmed": "#8fd18f", "refined": "#f5d76e", "refuted": "#e57373", "not testable": "#c8c8c8", "failed": "#b71c1c",
+}
+
+
+def ledger_statuses(ledger: pd.DataFrame) -> Figure:
+    """Stacked bars: how many claims each status has, per version (a ``claims.ledger`` table)."""
+    counts = ledger.groupby(["version", "status"]).size().unstack(fill_value=0)
+    figure = Figure(figsize=(7, 2.6), layout="constrained")
+    axes = figure.subplots()
+    left = pd.Series(0, index=counts.index)
+    for status, colour in STATUS_COLOURS.items():
+        if status in counts:
+            axes.barh(counts.index, counts[status], left=left, color=colour, label=status)
+            left = left + counts[status]
+    axes.set_xlabel("claims")
+    axes.set_ylabel("@mastra/core")
+    axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncols=len(STATUS_COLOURS), frameon=False)
+    axes.set_title("Claims ledger: status per version")
+    return figure

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import Callable, Sequence
 
 from probe_lib.errors import InputError
@@ -203,8 +204,28 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_record)
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    from probe_lib import install, report
+
+    install.check_version(args.mastra)
+    result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra)
+    print(report.summary(result))
+    return 1 if result.failed else 0
+
+
+def _add_reproduce(sub: argparse._SubParsersAction) -> None:
+    from probe_lib import paths, report
+
+    parser = sub.add_parser("reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report")
+    parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder, emptied first (default {paths.REPORT})")
+    parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
+    parser.add_argument("--jobs", type=int, help="notebooks executed at once (default: one per core)")
+    parser.add_argument("--mastra", default=report.DEFAULT_VERSION, metavar="VERSION", help="version the finding notebooks show")
+    parser.set_defaults(handler=cmd_reproduce)
+
+
 #: Each adds one subcommand; keep one entry per concern.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_reproduce, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint]
 
 
 def build_parser() -> argparse.ArgumentParser:
