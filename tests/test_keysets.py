@@ -38,7 +38,7 @@ def test_the_seed_changes_only_the_random_sets():
 
 
 def test_random_sets_do_not_depend_on_the_interpreters_hash_seed():
-    script = "import json; from probe_lib.keysets import random_sets; print(json.dumps([k.keys for k in random_sets(3)]))"
+    script = "import json; from probe_lib.keysets import random_sets as r; print(json.dumps([k.keys for k in r(3)]))"
     outputs = {
         subprocess.run(
             [sys.executable, "-c", script], capture_output=True, check=True, cwd=ROOT, env={"PYTHONHASHSEED": seed}
@@ -149,7 +149,13 @@ def test_the_sweep_variants_differ_in_the_way_their_names_say():
 
 @pytest.mark.parametrize(
     ("name", "separator"),
-    [("mcp-dot", "."), ("mcp-colon", ":"), ("mcp-slash", "/"), ("mcp-underscore", "_"), ("mcp-double-underscore", "__")],
+    [
+        ("mcp-dot", "."),
+        ("mcp-colon", ":"),
+        ("mcp-slash", "/"),
+        ("mcp-underscore", "_"),
+        ("mcp-double-underscore", "__"),
+    ],
 )
 def test_mcp_sets_use_one_separator_each(name, separator):
     assert keys_of(name)[0] == f"server{separator}tool"

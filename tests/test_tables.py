@@ -1,0 +1,190 @@
+"""Tables keep their column names and agree with each other; charts return Figures with the expected artists."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from matplotlib.collections import PathCollection
+from matplotlib.figure import Figure
+
+from probe_lib import charts, tables
+from probe_lib.keysets import by_name, catalogue
+from probe_lib.paths import ROOT
+
+CATALOGUE = catalogue()
+REWRITES = tables.rewrites(CATALOGUE)
+SUMMARY = tables.summary(CATALOGUE)
+
+# Spelled out on purpose: notebooks depend on these exact names and orders.
+EXPECTED_COLUMNS = {
+    tables.rewrites: [
+        "set", "key", "wire_name", "rewritten", "substituted", "prefixed", "truncated", "lost",
+        "key_length", "name_length", "position_before", "position_after", "moved_by", "vanished",
+    ],
+    tables.truncation: [
+        "set", "key", "wire_name", "key_length", "lost", "lost_length", "prefix_caused", "distinguishing",
+    ],
+    tables.ordering_shift: [
+        "set", "tools", "rewritten", "vanished", "displaced", "discordant_pairs", "kendall_distance",
+    ],
+    tables.collisions: ["set", "error", "wire_name", "key", "holder", "message"],
+    tables.summary: [
+        "set", "family", "description", "tools", "untouched", "rewritten", "substituted", "prefixed", "truncated",
+        "vanished", "displaced", "max_key_length", "max_name_length", "error",
+    ],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("table", EXPECTED_COLUMNS, ids=lambda table: table.__name__)
+def test_columns_are_stable_and_documented_even_for_no_sets(table):
+    expected = EXPECTED_COLUMNS[table]
+    assert list(table(CATALOGUE).columns) == expected
+    empty = table([])
+    assert list(empty.columns) == expected and empty.empty
+    assert (empty.dtypes == table(CATALOGUE).dtypes).all()
+    assert set(expected) <= set(tables.SCHEMA)
+
+
+def test_one_set_or_a_list_of_one_give_the_same_table():
+    keyset = by_name("article-rewrites")
+    pd.testing.assert_frame_equal(tables.rewrites(keyset), tables.rewrites([keyset]))
+
+
+def test_rewrites_has_one_row_per_key_in_registration_order():
+    assert len(REWRITES) == sum(len(keyset.keys) for keyset in CATALOGUE)
+    assert REWRITES[tables.KEY].tolist() == [key for keyset in CATALOGUE for key in keyset.keys]
+    assert "\ud800" in set(REWRITES[tables.KEY])  # lone surrogates survive the string dtype
+
+
+def test_the_article_spread_is_described_row_by_row():
+    table = tables.rewrites(by_name("article-rewrites")).set_index(tables.KEY)
+    assert table.loc["weather-EU", tables.POSITION_AFTER] == 0
+    assert table.loc["weather-EU", tables.MOVED_BY] == -2
+    assert not table.loc["weather-EU", tables.REWRITTEN]
+    assert table.loc["search.web", tables.WIRE_NAME] == "search_web"
+    assert table.loc["2fa-check", tables.WIRE_NAME] == "_2fa-check"
+    digit_key = next(key for key in table.index if key.startswith("3d_"))
+    assert table.loc[digit_key, [tables.KEY_LENGTH, tables.NAME_LENGTH, tables.LOST]].tolist() == [63, 63, digit_key[-1]]
+
+
+def test_a_set_that_raises_has_names_but_no_positions():
+    table = tables.rewrites(by_name("article-collision-dot-space"))
+    assert table[tables.WIRE_NAME].tolist() == ["search_web", "search_web"]
+    assert table[tables.POSITION_AFTER].isna().all() and not table[tables.VANISHED].any()
+
+
+def test_summary_counts_match_the_rows():
+    per_set = REWRITES.groupby(tables.SET, sort=False)
+    summary = SUMMARY.set_index(tables.SET)
+    for column in (tables.REWRITTEN, tables.SUBSTITUTED, tables.PREFIXED, tables.TRUNCATED, tables.VANISHED):
+        assert (summary[column] == per_set[column].sum()).all(), column
+    assert (summary[tables.TOOLS] == per_set.size()).all()
+    assert (summary[tables.UNTOUCHED] + summary[tables.REWRITTEN] == summary[tables.TOOLS]).all()
+    assert summary.loc["article-rewrites", [tables.TOOLS, tables.REWRITTEN, tables.DISPLACED]].tolist() == [5, 4, 3]
+    assert summary.loc["prototype-names", tables.VANISHED] == 1
+
+
+def test_summary_errors_match_the_collisions_table():
+    collisions = tables.collisions(CATALOGUE)
+    raising = SUMMARY[SUMMARY[tables.ERROR].notna()]
+    assert raising[tables.SET].tolist() == collisions[tables.SET].tolist()
+    assert raising[tables.DISPLACED].isna().all()
+    assert set(raising[tables.SET]) == {keyset.name for keyset in CATALOGUE if keyset.expects_error}
+
+
+def test_collisions_name_the_holder_or_object_prototype():
+    table = tables.collisions(CATALOGUE).set_index(tables.SET)
+    assert table.loc["article-collision-dot-space", [tables.WIRE_NAME, tables.KEY, tables.HOLDER]].tolist() == [
+        "search_web", "search web", "search.web",
+    ]  # fmt: skip
+    assert table.loc["collision-proto", tables.HOLDER] == tables.PROTOTYPE_HOLDER == "Object.prototype"
+    assert table.loc["crash-empty-key", tables.ERROR] == "crash"
+    assert pd.isna(table.loc["crash-empty-key", tables.HOLDER])
+    assert table.loc["crash-empty-key", tables.KEY] == ""
+
+
+def test_truncation_lists_exactly_the_cut_keys_and_what_they_lost():
+    table = tables.truncation(CATALOGUE)
+    assert len(table) == int(REWRITES[tables.TRUNCATED].sum())
+    prefix = REWRITES.set_index([tables.SET, tables.KEY])[tables.PREFIXED]
+    for row in table.itertuples(index=False):
+        assert row.lost_length == row.key_length + prefix[(row.set, row.key)] - 63
+    by_set = table.groupby(tables.SET)[tables.DISTINGUISHING].all()
+    assert by_set["article-collision-long"] and by_set["collision-prefix-cut"]
+    assert not by_set["mcp-long-prefix"] and not by_set["length-sweep"]
+    prefix_caused = set(table.loc[table[tables.PREFIX_CAUSED], tables.SET])
+    assert {"article-rewrites", "length-sweep-leading-digit", "collision-prefix-cut"} <= prefix_caused
+    assert "article-legal-64" not in prefix_caused
+
+
+def test_ordering_shift_counts_discordant_pairs():
+    table = tables.ordering_shift(CATALOGUE).set_index(tables.SET)
+    # registered s.web, 2fa, wEU, gh, 3d -> wire wEU, s.web, 2fa, gh, 3d: (wEU, s.web) and (wEU, 2fa) flip
+    assert table.loc["article-rewrites", [tables.DISPLACED, tables.DISCORDANT_PAIRS]].tolist() == [3, 2]
+    assert table.loc["article-rewrites", tables.KENDALL_DISTANCE] == pytest.approx(2 / 10)
+    assert table.loc["article-builtins-by-id", tables.KENDALL_DISTANCE] == 0
+    assert table.loc["prototype-names", [tables.VANISHED, tables.DISCORDANT_PAIRS]].tolist() == [1, 0]
+    assert not set(table.index) & {keyset.name for keyset in CATALOGUE if keyset.expects_error}
+    assert table[tables.KENDALL_DISTANCE].between(0, 1).all()
+
+
+# -- charts -----------------------------------------------------------------------------------------------------
+
+
+def png(figure: Figure) -> bytes:
+    buffer = io.BytesIO()
+    figure.savefig(buffer, format="png", dpi=40)
+    return buffer.getvalue()
+
+
+def test_rules_fired_draws_three_bars_per_set():
+    figure = charts.rules_fired(SUMMARY)
+    (axes,) = figure.axes
+    assert isinstance(figure, Figure)
+    assert len(axes.patches) == 3 * len(SUMMARY)
+    assert [label.get_text() for label in axes.get_yticklabels()] == SUMMARY[tables.SET].tolist()
+    assert png(figure).startswith(b"\x89PNG")
+
+
+def test_lengths_plots_every_key_against_the_63_and_64_lines():
+    figure = charts.lengths(REWRITES)
+    (axes,) = figure.axes
+    scatters = [artist for artist in axes.collections if isinstance(artist, PathCollection)]
+    assert len(scatters) == 2
+    assert sum(len(scatter.get_offsets()) for scatter in scatters) == len(REWRITES)
+    assert len(scatters[1].get_offsets()) == int(REWRITES[tables.TRUNCATED].sum())
+    assert sorted(line.get_ydata()[0] for line in axes.lines[1:]) == [63, 64]
+    assert png(figure).startswith(b"\x89PNG")
+
+
+@pytest.mark.parametrize("name", ["article-rewrites", "unicode-astral", "unicode-lone-surrogates", "prototype-names"])
+def test_ordering_slope_draws_one_line_per_key(name):
+    figure = charts.ordering_slope(REWRITES, name)
+    (axes,) = figure.axes
+    assert len(axes.lines) == len(by_name(name).keys)
+    assert png(figure).startswith(b"\x89PNG")
+
+
+def test_ordering_slope_refuses_a_set_without_a_wire_order():
+    with pytest.raises(ValueError, match="raise"):
+        charts.ordering_slope(REWRITES, "article-collision-dot-space")
+    with pytest.raises(ValueError, match="no key set"):
+        charts.ordering_slope(REWRITES, "no-such-set")
+
+
+def test_key_labels_escape_what_the_font_lacks_and_keep_keys_apart():
+    assert charts.key_label("café") == "café"
+    assert charts.key_label("\U0001f600") == "\\U0001f600"
+    assert charts.key_label("\ud800") == "\\ud800"
+    assert charts.key_label("") == '""'
+    assert len(charts.key_label("x" * 100)) == 32
+
+
+def test_charts_never_load_pyplot():
+    script = "import sys, probe_lib.charts; print('matplotlib.pyplot' in sys.modules)"
+    output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert output.stdout.strip() == "False"
