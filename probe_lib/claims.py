@@ -16,15 +16,15 @@ from typing import Callable, Literal, Mapping
 
 import pandas as pd
 
-from probe_lib import normaliser, paths, providers
+from probe_lib import install, normaliser, paths, providers
 from probe_lib.errors import InputError
 from probe_lib.mastra import Outcome
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
 Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
 STATUSES: tuple[Status, ...] = ("confirmed", "refined", "refuted", "not testable", "failed")
-#: The version the article measured; cross-version claims compare against it.
-ARTICLE_VERSION = "1.67.0"
+#: Cross-version claims compare against the article's version.
+ARTICLE_VERSION = install.ARTICLE_VERSION
 
 
 @dataclass(frozen=True)

@@ -116,7 +116,7 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
 
     parser = sub.add_parser("probe", help="what the real @mastra/core sends for tool keys (one generate() turn each)")
     parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
-    parser.add_argument("--mastra", default="1.67.0", metavar="VERSION",
+    parser.add_argument("--mastra", default=install.ARTICLE_VERSION, metavar="VERSION",
                         help=f"pinned @mastra/core version ({', '.join(install.pinned_versions())})")
     parser.add_argument("--tool-choice", metavar="NAME", help="force a tool by this name (toolChoice {type:'tool'})")
     parser.add_argument("--workers", type=int, default=2, help="Node processes sharing the batch (default 2)")
@@ -214,13 +214,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _add_reproduce(sub: argparse._SubParsersAction) -> None:
-    from probe_lib import paths, report
+    from probe_lib import install, paths
 
     parser = sub.add_parser("reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report")
     parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder, emptied first (default {paths.REPORT})")
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=int, help="notebooks executed at once (default: one per core)")
-    parser.add_argument("--mastra", default=report.DEFAULT_VERSION, metavar="VERSION", help="version the finding notebooks show")
+    parser.add_argument("--mastra", default=install.ARTICLE_VERSION, metavar="VERSION", help="version the finding notebooks show")
     parser.set_defaults(handler=cmd_reproduce)
 
 

@@ -24,6 +24,9 @@ NODE_HELP = (
 
 _ALIAS_PREFIX = "mastra-"
 
+#: The version the article measured: the default everywhere a single version is shown.
+ARTICLE_VERSION = "1.67.0"
+
 
 class NodeMissing(InputError):
     """Node.js, npm, or the installed harness is missing; the message says how to get it."""

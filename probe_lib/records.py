@@ -18,7 +18,7 @@ def parse_records(text: str) -> tuple[list[list[str]], bool]:
         raise InputError(f"input is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
     if not isinstance(data, list):
         raise InputError(f"input must be a JSON array of keys or of arrays of keys, not {type(data).__name__}")
-    is_batch = bool(data) and all(isinstance(item, list) for item in data)
+    is_batch = any(isinstance(item, list) for item in data)
     records = data if is_batch else [data]
     for number, record in enumerate(records):
         where = f"record {number}" if is_batch else "the record"

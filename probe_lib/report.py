@@ -29,7 +29,7 @@ from probe_lib.charts import STATUS_COLOURS
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: The version the finding notebooks show; every version is measured and judged in the ledger.
-DEFAULT_VERSION = claims.ARTICLE_VERSION
+DEFAULT_VERSION = install.ARTICLE_VERSION
 
 
 @dataclass(frozen=True)

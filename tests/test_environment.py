@@ -1,0 +1,22 @@
+"""environment.yml (conda users) and pyproject.toml (pip users) declare the same dependencies."""
+
+import tomllib
+
+import yaml
+
+from probe_lib import paths
+
+
+def _normalised(requirement: str) -> str:
+    return requirement.replace(" ", "").lower()
+
+
+def test_environment_yml_matches_pyproject():
+    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+    declared = {_normalised(r) for r in project["dependencies"] + project["optional-dependencies"]["test"]}
+    environment = yaml.safe_load((paths.ROOT / "environment.yml").read_text())
+    conda = {_normalised(d) for d in environment["dependencies"] if isinstance(d, str)}
+    assert declared <= conda, f"missing from environment.yml: {sorted(declared - conda)}"
+    extra = conda - declared - {"pip", "python>=3.11", "nodejs>=20"}
+    assert not extra, f"environment.yml has packages pyproject.toml does not declare: {sorted(extra)}"
+    assert f"python{project['requires-python']}" in conda
