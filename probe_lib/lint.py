@@ -200,7 +200,7 @@ def read_requests(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     ``InputError`` for a missing, empty or non-JSON file; yields nothing when no body is found.
     """
     try:
-        with path.open(encoding="utf-8") as handle:
+        with path.open(encoding="utf-8-sig") as handle:  # -sig: HAR exports often start with a byte-order mark
             yield from _read_documents(handle, path)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file") from None

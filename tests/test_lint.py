@@ -136,6 +136,12 @@ def test_reads_a_single_pretty_printed_body(tmp_path: Path) -> None:
     assert [position for position, _ in read_requests(path)] == [0]
 
 
+def test_reads_a_file_that_starts_with_a_byte_order_mark(tmp_path: Path) -> None:
+    path = tmp_path / "body.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(ARTICLE).encode())
+    assert codes(lint_file(path).findings) == ["choice-not-in-tools"]
+
+
 def test_reads_an_array_of_bodies_with_positions(tmp_path: Path) -> None:
     path = tmp_path / "bodies.json"
     path.write_text(json.dumps([CLEAN, {"not": "a body"}, ARTICLE]), encoding="utf-8")
