@@ -7,8 +7,11 @@ for raster formats). Nothing here calls ``show()`` or keeps figures alive in pyp
 
 from __future__ import annotations
 
+from typing import Mapping
+
 import pandas as pd
 from matplotlib.figure import Figure
+from matplotlib.patches import Patch, Rectangle
 
 from probe_lib import tables as t
 from probe_lib.normaliser import MAX_NAME_LENGTH
@@ -133,3 +136,52 @@ def ledger_statuses(ledger: pd.DataFrame) -> Figure:
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncols=len(STATUS_COLOURS), frameon=False)
     axes.set_title("Claims ledger: status per version")
     return figure
+
+
+def _cell_text(value: object, width: int = 26) -> str:
+    """A grid cell's text: each line shown as :func:`key_label` shows keys, cut to ``width`` characters."""
+    lines = []
+    for line in str(value).split("\n"):
+        shown = key_label(line)
+        lines.append(shown if len(shown) <= width else shown[: width - 1] + "…")
+    return "\n".join(lines)
+
+
+def category_grid(categories: pd.DataFrame, colours: Mapping[str, str], title: str,
+                  labels: pd.DataFrame | None = None) -> Figure:
+    """A table drawn as coloured cells: rows and columns as in ``categories``, each cell coloured by its category.
+
+    ``categories`` holds one category name per cell (a key of ``colours``; anything else is drawn white, without
+    a legend entry). Each cell shows its ``labels`` value (same shape; default: the category itself), so a cell
+    can name what was measured while its colour says what that means. One rectangle per cell, one legend entry
+    per category that occurs.
+    """
+    text = categories if labels is None else labels.reindex(index=categories.index, columns=categories.columns)
+    height = max((str(value).count("\n") + 1 for value in text.to_numpy().ravel()), default=1)
+    rows, columns = len(categories.index), len(categories.columns)
+    fig = Figure(figsize=(2.4 + 2.1 * columns, 1.6 + 0.26 * height * max(rows, 1)), layout="constrained")
+    ax = fig.add_subplot()
+    present = set()
+    for row in range(rows):
+        for column in range(columns):
+            category = categories.iat[row, column]
+            colour = colours.get(category, "white") if isinstance(category, str) else "white"
+            present.add(category)
+            ax.add_patch(Rectangle((column, row), 1, 1, facecolor=colour, edgecolor="white", linewidth=2))
+            value = text.iat[row, column]
+            if isinstance(value, str) or not pd.isna(value):
+                ax.text(column + 0.5, row + 0.5, _cell_text(value), ha="center", va="center", fontsize=8)
+    ax.set_xlim(0, columns)
+    ax.set_ylim(rows, 0)
+    ax.xaxis.tick_top()
+    ax.set_xticks([column + 0.5 for column in range(columns)], [str(name) for name in categories.columns], fontsize=9)
+    ax.set_yticks([row + 0.5 for row in range(rows)], [key_label(str(name)) for name in categories.index], fontsize=9)
+    ax.tick_params(length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    handles = [Patch(facecolor=colour, label=name) for name, colour in colours.items() if name in present]
+    if handles:
+        ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), ncols=min(len(handles), 3),
+                  frameon=False, fontsize=9)  # fmt: skip
+    ax.set_title(title)
+    return fig
