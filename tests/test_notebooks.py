@@ -1,0 +1,53 @@
+"""Notebooks in git are clean, parameterised the same way, and thin; executing them is tests/test_report.py's job."""
+
+from __future__ import annotations
+
+import ast
+
+import nbformat
+import pytest
+
+from probe_lib import claims, report
+
+NOTEBOOKS = report.notebooks()
+PARAMETERS = {"mastra_version": "str", "measurements": "str"}
+
+
+def test_there_is_an_overview_and_one_notebook_per_ledger_entry():
+    stems = {path.stem for path in NOTEBOOKS}
+    assert "00-overview" in stems
+    named = {claim.notebook for claim in claims.load_claims()}
+    assert named <= stems, f"claims name notebooks that do not exist: {sorted(named - stems)}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_notebook_is_stored_without_outputs(path):
+    notebook = nbformat.read(path, as_version=4)
+    dirty = [n for n, cell in enumerate(notebook.cells) if cell.cell_type == "code" and (cell.outputs or cell.execution_count)]
+    assert not dirty, f"cells {dirty} carry outputs or execution counts: strip them before committing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_notebook_has_one_typed_commented_parameters_cell(path):
+    notebook = nbformat.read(path, as_version=4)
+    tagged = [cell for cell in notebook.cells if "parameters" in cell.metadata.get("tags", [])]
+    assert len(tagged) == 1, "exactly one cell tagged 'parameters'"
+    source = tagged[0].source
+    annotations = {
+        node.target.id: ast.unparse(node.annotation)
+        for node in ast.parse(source).body if isinstance(node, ast.AnnAssign)
+    }
+    assert annotations == PARAMETERS, f"parameters must be {PARAMETERS}, typed"
+    assert all("#" in line for line in source.splitlines() if line.strip()), "each parameter carries a comment"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_notebook_is_thin(path):
+    """Logic lives in probe_lib: no function or class definitions in notebooks, and short cells."""
+    notebook = nbformat.read(path, as_version=4)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        tree = ast.parse(cell.source)
+        assert not [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.ClassDef))], cell.source[:80]
+        assert len(cell.source.splitlines()) <= 15, f"cell too long for a thin notebook: {cell.source[:80]}"

@@ -1,0 +1,59 @@
+"""``reproduce`` end to end: a real kernel executes every notebook on a live measurement, and the report renders.
+
+Also the fallback: with Node.js really absent from PATH, the same command runs from recordings and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from probe_lib import install, report
+
+
+@pytest.fixture(scope="module")
+def live_report(tmp_path_factory, node_modules):
+    return report.reproduce(tmp_path_factory.mktemp("report"), live=True)
+
+
+@pytest.mark.node
+def test_every_notebook_executes_on_the_live_measurement(live_report):
+    assert live_report.source == "live"
+    assert [run.notebook for run in live_report.runs] == [path.name for path in report.notebooks()]
+    assert not live_report.failed, report.summary(live_report)
+
+
+@pytest.mark.node
+def test_ledger_has_no_refuted_or_failed_claim(live_report):
+    table = pd.read_csv(live_report.folder / "ledger.csv")
+    assert set(table["version"].astype(str)) == set(install.pinned_versions())
+    broken = table[table["status"].isin(["refuted", "failed"])]
+    assert broken.empty, broken[["claim", "version", "status", "evidence"]].to_string()
+    assert (table["status"] == "confirmed").sum() > len(table) / 2
+
+
+@pytest.mark.node
+def test_report_renders_ledger_first_then_every_notebook_with_figures(live_report):
+    page = live_report.html.read_text(encoding="utf-8")
+    assert "Measured live" in page and "RECORDED" not in page
+    assert page.index("Claims ledger") < page.index('class="notebook"')
+    for path in report.notebooks():
+        assert f'id="{path.stem}"' in page
+        assert list((live_report.folder / "figures").glob(f"{path.stem}-*.png")), f"{path.stem} drew no figure"
+    assert page.count("data:image/png") >= len(report.notebooks())
+
+
+def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
+    bin_without_node = os.path.dirname(sys.executable)
+    environment = {**os.environ, "PATH": bin_without_node}
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "reproduce", "--out", str(tmp_path)],
+        env=environment, capture_output=True, text=True, timeout=600,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "NODE MISSING" in done.stdout
+    assert "NODE.JS WAS MISSING" in (tmp_path / "report.html").read_text(encoding="utf-8")
