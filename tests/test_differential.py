@@ -63,3 +63,19 @@ def test_model_equals_format_tools(version, node_modules):
             result["names"] = [name for name in result["names"] if name not in VANISHING_KEYS]
     disagreements = _disagreements(records, real)
     assert not disagreements, _describe(disagreements)
+
+
+@pytest.mark.node
+@pytest.mark.parametrize("version", VERSIONS)
+def test_every_catalogued_key_set_matches_the_wire(version, node_modules, capture_server):
+    """The named key sets the notebooks tabulate, each a real generate() turn."""
+    from probe_lib import keysets
+
+    sets = keysets.catalogue()
+    outcomes = mastra.run(
+        [scenarios.for_keys(f"set-{keyset.name}", keyset.keys) for keyset in sets],
+        version, server=capture_server, workers=2,
+    )
+    real = [{k: v for k, v in outcome.result_json().items() if k != "tool_choice"} for outcome in outcomes]
+    disagreements = _disagreements([list(keyset.keys) for keyset in sets], real)
+    assert not disagreements, _describe(disagreements)
