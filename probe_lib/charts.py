@@ -138,7 +138,7 @@ def ledger_statuses(ledger: pd.DataFrame) -> Figure:
     return figure
 
 
-def _cell_text(value: object, width: int = 26) -> str:
+def _cell_text(value: object, width: int = 30) -> str:
     """A grid cell's text: each line shown as :func:`key_label` shows keys, cut to ``width`` characters."""
     lines = []
     for line in str(value).split("\n"):
