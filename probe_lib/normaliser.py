@@ -23,15 +23,21 @@ model is wrong.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Iterable, Sequence
 
 #: formatTools cuts every rewritten name to this many UTF-16 code units (providers document 64).
 MAX_NAME_LENGTH = 63
 
+#: The characters formatTools keeps; it replaces every other UTF-16 code unit with ``_``.
+_LEGAL_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-")
 #: A key that formatTools leaves alone: legal characters, legal first character, at most 63 long.
 _UNTOUCHED_KEY = re.compile(r"[a-zA-Z_][a-zA-Z0-9_\-]{0,62}")
-_ILLEGAL_CHAR = re.compile(r"[^a-zA-Z0-9_\-]")
+#: Byte table for ``bytes.translate``: each legal ASCII character stays, every other byte becomes ``_``.
+_SUBSTITUTION = bytes(code if chr(code) in _LEGAL_CHARS else ord("_") for code in range(256))
+#: A code point outside the BMP: two UTF-16 code units in JavaScript (a lone surrogate is one, so not matched).
+_ASTRAL_CHAR = re.compile("[\U00010000-\U0010ffff]")
 _LEGAL_FIRST_CHAR = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
 
 #: Names on ``Object.prototype`` that a rewrite can produce (a rewrite always holds or starts with ``_``).
@@ -46,6 +52,9 @@ VANISHING_KEYS = frozenset({"__proto__"})
 EMPTY_KEY_CRASH = "Cannot read properties of undefined (reading 'match')"
 
 _MAX_ARRAY_INDEX = 2**32 - 2
+
+#: What ``_apply_rules`` says of one key: ``(name, substituted, prefixed, truncated, lost)``.
+_Rules = tuple[str, bool, bool, bool, str]
 
 
 def js_length(text: str) -> int:
@@ -76,8 +85,10 @@ def enumeration_order(keys: Sequence[str]) -> list[str]:
 def _substitute(key: str) -> str:
     """Replace each illegal UTF-16 code unit with ``_`` (so an astral character becomes ``__``)."""
     if key.isascii():
-        return _ILLEGAL_CHAR.sub("_", key)
-    return _ILLEGAL_CHAR.sub(lambda match: "__" if ord(match.group()) > 0xFFFF else "_", key)
+        units = key.encode("ascii")
+    else:  # every non-ASCII code unit is illegal: an astral character is two, any other (a lone surrogate too) one
+        units = _ASTRAL_CHAR.sub("__", key).encode("ascii", "replace")
+    return units.translate(_SUBSTITUTION).decode("ascii")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,22 +142,36 @@ class Crash:
         return {"kind": self.kind, "message": self.message}
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class Result:
-    """What the real normaliser makes of one tools record: wire names, or the error it raises."""
+    """What the real normaliser makes of one tools record: wire names, or the error it raises.
+
+    ``rows`` are built on first use, since one object per key is most of the cost of a batch that only needs
+    the names (the CLI, the differential tests); ``Result`` keeps each key's rules and the wire order instead.
+    """
 
     keys: tuple[str, ...]
-    #: One row per key, in registration order (rows after an error describe the rewrite that would have run).
-    rows: tuple[Row, ...]
     error: Collision | Crash | None
+    #: ``_apply_rules`` of each key, in registration order.
+    _rules: tuple[_Rules, ...] = field(repr=False)
+    #: Positions in ``keys`` of the tools on the wire, in wire order (empty when the normaliser raised).
+    _wire_order: tuple[int, ...] = field(repr=False)
+
+    @cached_property
+    def rows(self) -> tuple[Row, ...]:
+        """One row per key, in registration order (rows after an error describe the rewrite that would have run)."""
+        position_after = {before: after for after, before in enumerate(self._wire_order)}
+        return tuple(
+            Row(key, *rules, before, position_after.get(before))
+            for before, (key, rules) in enumerate(zip(self.keys, self._rules))
+        )
 
     @property
     def names(self) -> list[str] | None:
         """Tool names in wire order, or ``None`` when the normaliser raised."""
         if self.error is not None:
             return None
-        on_wire = sorted((row for row in self.rows if row.position_after is not None), key=lambda row: row.position_after)
-        return [row.name for row in on_wire]
+        return [self._rules[before][0] for before in self._wire_order]
 
     def to_json(self) -> dict:
         """The CLI's result object: ``{"names": [...]}`` or ``{"error": {...}}``."""
@@ -168,23 +193,22 @@ def normalise(keys: Iterable[str]) -> Result:
     Raises ``ValueError`` for a repeated key: a JavaScript object cannot hold one key twice.
     """
     keys = tuple(keys)
-    registration = {key: position for position, key in enumerate(keys)}
-    if len(registration) != len(keys):
+    if len(set(keys)) != len(keys):
         seen: set[str] = set()
         repeated = next(key for key in keys if key in seen or seen.add(key))
         raise ValueError(f"key {repeated!r} is registered twice; a tools record holds each key once")
 
-    taken = {key: key for key in keys}  # the live record: name -> the key that holds it
     rules = {key: _apply_rules(key) for key in keys}
+    # Only rewritten keys (and the empty key, which crashes) change the record; the others keep their place.
+    rewritten = [key for key in keys if not key or rules[key][0] != key]
+    taken = dict(zip(keys, keys))  # the live record: name -> the key that holds it
     moved: list[str] = []
     error: Collision | Crash | None = None
-    for key in enumeration_order(keys):
+    for key in enumeration_order(rewritten):
         if not key:
             error = Crash(EMPTY_KEY_CRASH, key)
             break
         name = rules[key][0]
-        if name == key:
-            continue
         if name in taken or name in INHERITED_NAMES:
             error = Collision(name, key, taken.get(name))
             break
@@ -192,17 +216,15 @@ def normalise(keys: Iterable[str]) -> Result:
         taken[name] = key
         moved.append(key)
 
-    kept = [key for key in keys if rules[key][0] == key and key not in VANISHING_KEYS]
-    wire_order = [] if error else kept + moved
-    wire_position = {key: position for position, key in enumerate(wire_order)}
-    return Result(
-        keys,
-        tuple(Row(key, *rules[key], registration[key], wire_position.get(key)) for key in keys),
-        error,
-    )
+    wire_order: tuple[int, ...] = ()
+    if error is None:
+        before = {key: position for position, key in enumerate(keys)}
+        kept = [position for position, key in enumerate(keys) if rules[key][0] == key and key not in VANISHING_KEYS]
+        wire_order = (*kept, *(before[key] for key in moved))
+    return Result(keys, error, tuple(rules.values()), wire_order)
 
 
-def _apply_rules(key: str) -> tuple[str, bool, bool, bool, str]:
+def _apply_rules(key: str) -> _Rules:
     """``(name, substituted, prefixed, truncated, lost)`` for one key, as formatTools would rewrite it alone."""
     if not key or _UNTOUCHED_KEY.fullmatch(key):
         return key, False, False, False, ""
