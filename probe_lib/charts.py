@@ -185,3 +185,70 @@ def category_grid(categories: pd.DataFrame, colours: Mapping[str, str], title: s
                   frameon=False, fontsize=9)  # fmt: skip
     ax.set_title(title)
     return fig
+
+
+#: Name-length limits drawn on corpus charts: (length, what it is, colour, line style).
+LENGTH_LIMITS = (
+    (MAX_NAME_LENGTH, "formatTools cut", "tab:red", "-"),
+    (PROVIDER_NAME_LIMIT, "documented provider limit", "black", "--"),
+    (128, "observed / Gemini-documented limit", "grey", ":"),
+)
+
+#: Subsets of the tool-name corpus, in drawing order, with their colours.
+CORPUS_SUBSETS = (("mcp", "tab:blue"), ("composio", "tab:purple"))
+
+
+def name_lengths(names: pd.DataFrame, title: str = "Registered tool-name lengths") -> Figure:
+    """Stacked histogram of name lengths (a ``corpus.names`` table: ``subset`` and ``length``), one bar per length.
+
+    The count axis is logarithmic so the few names near the limits stay visible; each limit of
+    :data:`LENGTH_LIMITS` is a vertical line whose legend entry says how many names are longer.
+    """
+    fig = Figure(figsize=(8, 4), layout="constrained")
+    ax = fig.add_subplot()
+    longest = max(int(names["length"].max()) if len(names) else 0, LENGTH_LIMITS[-1][0]) + 2
+    groups = [names.loc[names["subset"] == subset, "length"].to_numpy() for subset, _colour in CORPUS_SUBSETS]
+    ax.hist(groups, bins=range(0, longest + 1), stacked=True, color=[colour for _s, colour in CORPUS_SUBSETS],
+            label=[f"{subset} ({len(group):,} names)" for (subset, _c), group in zip(CORPUS_SUBSETS, groups)])
+    for limit, what, colour, style in LENGTH_LIMITS:
+        over = int((names["length"] > limit).sum())
+        label = f"{what} ({limit}): {over:,} longer"
+        ax.axvline(limit + 0.5, color=colour, linestyle=style, linewidth=1.2, label=label)  # between limit and limit+1
+    ax.set_yscale("log")
+    ax.set_xlabel("name length (UTF-16 units)")
+    ax.set_ylabel("names (log scale)")
+    ax.set_title(title)
+    ax.legend(loc="upper right", fontsize=8)
+    return fig
+
+
+def rewrites_per_record(per_record: pd.DataFrame, top: int = 15, title: str | None = None) -> Figure:
+    """Horizontal bars for the ``top`` tool sets with the most rewritten names (a ``corpus.per_record`` table).
+
+    Each bar splits a set's rewritten names into: cut at 63 with a name still its own (red), cut and now equal to
+    another name of the set (dark red, hatched: the suffix that told them apart is gone), and rewritten without a
+    cut (blue). A set whose registration makes formatTools throw is labelled ``(collides)``. Sets with no
+    rewritten name are left out, so fewer than ``top`` bars can be drawn.
+    """
+    shown = per_record[per_record["rewritten"] > 0].nlargest(top, "rewritten").reset_index(drop=True)
+    fig = Figure(figsize=(8, 1.2 + 0.32 * max(len(shown), 1)), layout="constrained")
+    ax = fig.add_subplot()
+    rows = range(len(shown))
+    kept = (shown["truncated"] - shown["suffix_lost"]).to_numpy()
+    lost = shown["suffix_lost"].to_numpy()
+    other = (shown["rewritten"] - shown["truncated"]).to_numpy()
+    ax.barh(rows, kept, color="tab:red", label="cut at 63, still distinct")
+    ax.barh(rows, lost, left=kept, color="darkred", hatch="//", label="cut at 63, distinguishing end lost")
+    ax.barh(rows, other, left=kept + lost, color="tab:blue", label="rewritten, not cut")
+    for row, item in enumerate(shown.itertuples(index=False)):
+        ax.annotate(f"{item.rewritten} of {item.tools}", (item.rewritten, row), xytext=(4, 0),
+                    textcoords="offset points", va="center", fontsize=8)  # fmt: skip
+    labels = [f"{record} (collides)" if collision else record
+              for record, collision in zip(shown["record"], shown["collision"])]  # fmt: skip
+    ax.set_yticks(list(rows), labels, fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, max(int(shown["rewritten"].max()) if len(shown) else 0, 1) * 1.18)  # room for the labels
+    ax.set_xlabel("rewritten names in the tool set")
+    ax.set_title(title or f"The {len(shown)} tool sets with the most rewritten names")
+    ax.legend(loc="lower right", fontsize=8)
+    return fig

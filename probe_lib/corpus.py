@@ -7,23 +7,30 @@ refuse as they are, how many Mastra's ``formatTools()`` rewrites, how many lose 
 63-unit cut, and how many server tool sets make formatTools throw ``AGENT_TOOL_NAME_COLLISION``.
 
 Every measure returns a tidy DataFrame (one row per style, subset and, where it applies, provider rule) with the
-stable columns listed in its docstring, so a notebook can chart it directly.
+stable columns listed in its docstring, so a notebook can chart it directly. :func:`names` and :func:`per_record`
+give the same facts per name and per tool set; :func:`record_keys` and :func:`model_against_wire` take a real tool
+set to the real package and compare the model's prediction with what it sent. :func:`readme_quick_stats` reads the
+README's own counts, an oracle independent of these measures.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import pandas as pd
 
 from probe_lib import paths
 from probe_lib.errors import InputError
-from probe_lib.normaliser import Collision, normalise
+from probe_lib.normaliser import MAX_NAME_LENGTH, Collision, js_length, normalise
 from probe_lib.providers import Rule, rules
 
+if TYPE_CHECKING:
+    from probe_lib.mastra import Outcome
+
 CORPUS_PATH = paths.DATA / "mcp_tool_names.csv"
+README_PATH = paths.DATA / "mcp_tool_names.README.md"
 COLUMNS = ("server", "tool", "source_repo", "source_path", "source_commit")
 
 #: Counts the README states for the shipped file; the loader refuses a file that no longer has them.
@@ -57,6 +64,14 @@ STYLES: tuple[PrefixStyle, ...] = (
     PrefixStyle("colon", ":", "server_id:tool_name (e.g. zeph before its fix)"),
     PrefixStyle("slash", "/", "{server}/{tool} (e.g. netclaw before its fix)"),
 )
+
+
+def style(name: str) -> PrefixStyle:
+    """The style of :data:`STYLES` called ``name`` (``KeyError`` names the known ones)."""
+    for candidate in STYLES:
+        if candidate.name == name:
+            return candidate
+    raise KeyError(f"no prefix style {name!r}; choose one of {[known.name for known in STYLES]}")
 
 
 def load_corpus(path: Path = CORPUS_PATH) -> pd.DataFrame:
@@ -171,7 +186,8 @@ def rewrites(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = STYLES) -> pd.
 
 
 def _rule_flags(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
-    """Per row: the rewritten name and which formatTools rules fired (from ``normalise()`` of the name alone)."""
+    """Per row: the rewritten name, which formatTools rules fired and what the cut removed (``normalise()`` of the
+    name alone)."""
     names = prefixed(frame, style)
     found = [normalise([name]).rows[0] for name in names]
     flags = pd.DataFrame(
@@ -182,6 +198,7 @@ def _rule_flags(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
             "substituted": [row.substituted for row in found],
             "prefixed": [row.prefixed for row in found],
             "truncated": [row.truncated for row in found],
+            "lost": [row.lost for row in found],
         },
         index=frame.index,
     )
@@ -218,3 +235,112 @@ def collisions(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = STYLES) -> p
 def _with_share(table: pd.DataFrame, counted: str) -> pd.DataFrame:
     table["share"] = table[counted] / table["names"]
     return table
+
+
+# ---- per name and per tool set, for tables, charts and live runs ---------------------------------------------
+
+#: ``readme_quick_stats`` columns, in the README's order.
+QUICK_STATS_COLUMNS = ("rows", "outside_charset", "over_63", "over_64", "server_tool_63", "server_tool_64")
+_QUICK_STATS_SUBSETS = {"MCP servers": "mcp", "Composio": "composio", "all": "all"}
+
+
+def readme_quick_stats(path: Path = README_PATH) -> pd.DataFrame:
+    """The README's "Quick stats" table (counted by the corpus' compilers, not by this kit), indexed by subset.
+
+    Columns :data:`QUICK_STATS_COLUMNS`: rows; names with a character outside ``[A-Za-z0-9_-]``; bare names over
+    63 and over 64; ``server_tool`` names failing ``^[a-zA-Z_][a-zA-Z0-9_-]*$`` within 63 and within 64. It is an
+    oracle independent of this module's measures. Raises ``InputError`` when the table is missing or reshaped.
+    """
+    try:
+        section = path.read_text(encoding="utf-8").split("## Quick stats", 1)[1]
+    except (FileNotFoundError, IndexError):
+        raise InputError(f"{path}: no '## Quick stats' section; restore the README shipped with the corpus") from None
+    rows = {}
+    for line in section.splitlines():
+        cells = [cell.strip() for cell in line.strip().strip("|").split("|")]
+        if line.startswith("|") and cells[0] in _QUICK_STATS_SUBSETS:
+            if len(cells) != 1 + len(QUICK_STATS_COLUMNS) or not all(cell.isdigit() for cell in cells[1:]):
+                raise InputError(f"{path}: Quick stats row {line.strip()!r} is not {len(QUICK_STATS_COLUMNS)} counts")
+            rows[_QUICK_STATS_SUBSETS[cells[0]]] = [int(cell) for cell in cells[1:]]
+        elif rows and not line.startswith("|"):
+            break
+    if set(rows) != set(SUBSETS):
+        raise InputError(f"{path}: Quick stats has rows for {sorted(rows)}; expected {list(SUBSETS)}")
+    return pd.DataFrame.from_dict(rows, orient="index", columns=list(QUICK_STATS_COLUMNS)).loc[list(SUBSETS)]
+
+
+def names(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
+    """One row per corpus row: the name registered in ``style`` and what formatTools makes of it.
+
+    Columns: ``record, subset, name, length`` (UTF-16 units), ``wire`` (formatTools' rewrite of the name alone),
+    ``rewritten, substituted, prefixed, truncated, lost`` (what the 63-unit cut removed) and ``suffix_lost`` (as
+    in :func:`rewrites`: the cut made it equal to another name of its tool set).
+    """
+    flags = _rule_flags(frame, style)
+    table = pd.DataFrame({"record": record_of(frame), "subset": subset_of(frame), "name": flags["name"],
+                          "length": flags["name"].map(js_length), "wire": flags["wire"]})
+    for column in ("rewritten", "substituted", "prefixed", "truncated", "lost", "suffix_lost"):
+        table[column] = flags[column]
+    return table
+
+
+def per_record(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
+    """One row per tool set (:func:`record_of`) in ``style``, most rewritten first.
+
+    Columns: ``record, subset, tools, rewritten, substituted, prefixed, truncated, suffix_lost`` (counts of
+    names) and ``collision``: the name ``AGENT_TOOL_NAME_COLLISION`` reports when the whole set is registered,
+    or ``""`` when formatTools accepts it.
+    """
+    table = names(frame, style)
+    counted = ["rewritten", "substituted", "prefixed", "truncated", "suffix_lost"]
+    grouped = table.groupby("record", sort=True)
+    summary = grouped[counted].sum().astype("int64")
+    summary.insert(0, "tools", grouped.size())
+    summary.insert(0, "subset", grouped["subset"].first())
+    summary["collision"] = [_collision_name(list(group["name"])) for _record, group in grouped]
+    summary = summary.reset_index()
+    return summary.sort_values(["rewritten", "record"], ascending=[False, True], ignore_index=True)
+
+
+def _collision_name(keys: list[str]) -> str:
+    error = normalise(keys).error
+    return error.name if isinstance(error, Collision) else ""
+
+
+def record_keys(frame: pd.DataFrame, record: str, style: PrefixStyle) -> tuple[str, ...]:
+    """The keys one tool set registers in ``style``, in file order (``KeyError`` for an unknown record)."""
+    rows = frame[record_of(frame) == record]
+    if rows.empty:
+        raise KeyError(f"the corpus holds no tool set {record!r} (records look like 'aws-ecs awslabs/mcp', "
+                       "'composio GITHUB')")
+    return tuple(style.apply(server, tool) for server, tool in zip(rows["server"], rows["tool"]))
+
+
+def model_against_wire(outcomes: Iterable[Outcome]) -> pd.DataFrame:
+    """For each measured scenario, the Python model's prediction beside what the real package did.
+
+    Both sides are the ``normalise --json`` shape: ``{"names": [...]}`` in wire order, or ``{"error": ...}``
+    (the real side drops the ``tool_choice`` it also records). Columns: ``scenario, tools, predicted, measured,
+    agree``; ``predicted`` and ``measured`` are one-line summaries (the error, or how many tools were sent and how
+    many under a new name), while ``agree`` compares the full objects, every name in order.
+    """
+    rows = []
+    for outcome in outcomes:
+        keys = [spec.key for spec in outcome.scenario.tools]
+        predicted = normalise(keys).to_json()
+        measured = {key: value for key, value in outcome.result_json().items() if key != "tool_choice"}
+        rows.append({"scenario": outcome.scenario.name, "tools": len(keys), "predicted": _describe(predicted, keys),
+                     "measured": _describe(measured, keys), "agree": predicted == measured})
+    return pd.DataFrame(rows, columns=["scenario", "tools", "predicted", "measured", "agree"])
+
+
+def _describe(result: dict, keys: Sequence[str]) -> str:
+    """A ``normalise --json`` object in one line: the error, or how many tools were sent and how many renamed."""
+    if "error" in result:
+        error = result["error"]
+        return f"{error['kind']}: {error.get('name') or error.get('message')}"
+    sent = result["names"]
+    registered = set(keys)
+    renamed = [name for name in sent if name not in registered]
+    at_cut = sum(1 for name in renamed if js_length(name) == MAX_NAME_LENGTH)
+    return f"{len(sent)} tools sent, {len(renamed)} renamed ({at_cut} of them {MAX_NAME_LENGTH} units long)"
