@@ -227,22 +227,22 @@ def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
     return "refuted", _error_text(outcome)
 
 
+def _forces_absent_tool(outcome: Outcome, forced_as: str, context: str = "") -> tuple[Status, str]:
+    """Confirmed when the request forces ``forced_as`` verbatim and ``tools`` holds no function by that name."""
+    forced, names = _forced(outcome), _names(outcome)
+    if forced == forced_as and forced not in names:
+        return "confirmed", f"{context}tools {names}, tool_choice names {forced!r}"
+    return "refuted", f"{context}tools {names}, tool_choice {outcome.tool_choice}"
+
+
 @check("A10")
 def _choice_by_key(e: Evidence) -> tuple[Status, str]:
-    outcome = e["choice-by-key"]
-    forced, names = _forced(outcome), _names(outcome)
-    if forced == "search.web" and forced not in names:
-        return "confirmed", f"tools {names}, tool_choice names {forced!r}"
-    return "refuted", f"tools {names}, tool_choice {outcome.tool_choice}"
+    return _forces_absent_tool(e["choice-by-key"], "search.web")
 
 
 @check("A11")
 def _choice_by_id(e: Evidence) -> tuple[Status, str]:
-    outcome = e["choice-by-id"]
-    forced, names = _forced(outcome), _names(outcome)
-    if forced == "get-weather" and forced not in names:
-        return "confirmed", f"tools {names}, tool_choice names {forced!r}"
-    return "refuted", f"tools {names}, tool_choice {outcome.tool_choice}"
+    return _forces_absent_tool(e["choice-by-id"], "get-weather")
 
 
 @check("A12")
@@ -376,11 +376,7 @@ def _other_sources(e: Evidence) -> tuple[Status, str]:
 
 @check("F11")
 def _stream_mismatch(e: Evidence) -> tuple[Status, str]:
-    outcome = e["choice-by-key-stream"]
-    forced, names = _forced(outcome), _names(outcome)
-    if forced == "search.web" and forced not in names:
-        return "confirmed", f"stream(): tools {names}, tool_choice names {forced!r}"
-    return "refuted", f"tools {names}, tool_choice {outcome.tool_choice}"
+    return _forces_absent_tool(e["choice-by-key-stream"], "search.web", "stream(): ")
 
 
 @check("F12")
