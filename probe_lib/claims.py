@@ -201,8 +201,9 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
     outcome = e["rewrite-rules"]
     names = _names(outcome)
     keys = [spec.key for spec in outcome.scenario.tools]
-    if names[0] == "weather-EU" and keys.index("weather-EU") == 2:
-        return "confirmed", f"weather-EU registered 3rd of {len(keys)}, went out 1st: {names[:3]} ..."
+    rewritten_in_registration_order = [normaliser.rewrite(key) for key in keys if normaliser.rewrite(key) != key]
+    if names[0] == "weather-EU" and keys.index("weather-EU") == 2 and names[1:] == rewritten_in_registration_order:
+        return "confirmed", f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in registration order"
     return "refuted", f"wire order {names}"
 
 
@@ -331,15 +332,15 @@ def _proto_vanishes(e: Evidence) -> tuple[Status, str]:
 
 
 @check("F07")
-def _tool_name_is_wire_name(e: Evidence) -> tuple[Status, str]:
-    generate, stream, docs = e["call-by-wire-name"], e["call-by-wire-name-stream"], e["docs-builtin-example"]
-    reported = (generate.tool_names, stream.tool_names)
-    if reported != (("search_web",), ("search_web",)):
-        return "refuted", f"toolName reported by generate / stream: {reported}"
+def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
+    by_wire, stream, by_id, docs = e["call-by-wire-name"], e["call-by-wire-name-stream"], e["call-by-id"], e["docs-builtin-example"]
+    reported = {"wire name": by_wire.tool_names, "stream": stream.tool_names, "id": by_id.tool_names}
+    if reported != {"wire name": ("search_web",), "stream": ("search_web",), "id": ("get-weather",)}:
+        return "refuted", f"toolName reported for key search.web when the model called: {reported}"
     if _lacks_builtins(docs):
-        return "refined", f"toolName is search_web (not search.web) in generate and stream; {e.version} has no built-ins for the docs' example"
-    if "submit_plan" not in docs.tool_names and docs.tool_names:
-        return "confirmed", f"generate/stream report search_web for key search.web; the docs' example sees {docs.tool_names[0]}, never submit_plan"
+        return "refined", f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins for the docs' example"
+    if docs.tool_names and "submit_plan" not in docs.tool_names:
+        return "confirmed", f"toolName is the called name, never the key search.web ({reported}); the docs' example sees {docs.tool_names[0]}, never submit_plan"
     return "refuted", f"docs example toolNames {docs.tool_names}"
 
 
@@ -386,9 +387,12 @@ def _version_differences(e: Evidence) -> tuple[Status, str]:
     base = e.by_version[ARTICLE_VERSION]
     scenarios = ("choice-none", "active-tools-by-key", "call-by-key")
     differing = [name for name in scenarios if _fingerprint(e[name]) != _fingerprint(base[name])]
-    if differing:
-        return "confirmed", f"differs from {ARTICLE_VERSION} in {', '.join(differing)}"
-    return "refined", f"no difference from {ARTICLE_VERSION} in {', '.join(scenarios)}"
+    oldest = e.version == min(e.by_version, key=lambda v: tuple(int(part) for part in v.split(".")))
+    if oldest:
+        return ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in {', '.join(differing)}") if differing else (
+            "refuted", f"oldest version behaves like {ARTICLE_VERSION} in {', '.join(scenarios)}")
+    return ("confirmed", f"newer version: agrees with {ARTICLE_VERSION} in {', '.join(scenarios)}") if not differing else (
+        "refuted", f"newer version differs from {ARTICLE_VERSION} in {', '.join(differing)}")
 
 
 def _fingerprint(outcome: Outcome) -> str:
