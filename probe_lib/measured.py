@@ -1,0 +1,561 @@
+"""Tables of measured outcomes for notebooks: what the real ``@mastra/core`` sent, raised and ran, as DataFrames.
+
+Each function reads :class:`~probe_lib.mastra.Outcome` objects (one, or several by scenario name from an
+:class:`~probe_lib.claims.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
+shows. Nothing here judges a claim (that is :mod:`probe_lib.claims`) or models ``formatTools()`` (that is
+:mod:`probe_lib.tables`): these are the measurements themselves, laid out to be read.
+
+Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.charts.category_grid`: one
+category per cell (coloured by the matching ``*_COLOURS`` mapping defined next to them) and the text each cell
+shows. They rebuild the table they draw from the same outcomes, so a chart never depends on a table a notebook
+happened to show before it.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+
+import pandas as pd
+
+from probe_lib import claims, lint, normaliser, providers
+from probe_lib.claims import Evidence
+from probe_lib.mastra import Outcome
+from probe_lib.scenarios import Scenario
+
+if TYPE_CHECKING:
+    from pandas.io.formats.style import Styler
+
+#: The message of the capture server's deliberate 400: proof that a request went out, not an error of Mastra's.
+CAPTURED = "captured"
+#: What an outcome without any request shows where names or a ``tool_choice`` would be.
+NO_REQUEST = "no request"
+
+Grid = tuple[pd.DataFrame, pd.DataFrame]
+
+
+# -- small readings of one outcome -------------------------------------------------------------------------------
+
+def registered_keys(outcome: Outcome) -> list[str]:
+    """The keys the scenario registered its tools under, in registration order."""
+    return [spec.key for spec in outcome.scenario.tools]
+
+
+def raised(outcome: Outcome) -> list[str]:
+    """Messages of the error chain other than the capture server's 400 (empty: the turn raised nothing of its own)."""
+    return [link["message"] for link in outcome.error if link["message"] != CAPTURED]
+
+
+def tool_replies(outcome: Outcome) -> list[dict]:
+    """The ``role: "tool"`` messages of the follow-up request (the second one), or ``[]`` when none was sent."""
+    if len(outcome.requests) < 2:
+        return []
+    return [message for message in outcome.requests[1]["messages"] if message.get("role") == "tool"]
+
+
+def forced(outcome: Outcome) -> str | None:
+    """The function the first request's ``tool_choice`` forces (``None``: no request, or no tool named)."""
+    return lint.forced_name(outcome.requests[0]) if outcome.requests else None
+
+
+def option_given(scenario: Scenario) -> str:
+    """The call option a scenario passes: ``activeTools [...]``, ``toolChoice '<name or mode>'``, or ``-``."""
+    if scenario.active_tools:
+        return f"activeTools {list(scenario.active_tools)}"
+    choice = scenario.tool_choice
+    if choice is None:
+        return "-"
+    named = choice["toolName"] if isinstance(choice, Mapping) else choice
+    return f"toolChoice {named!r}"
+
+
+def tool_choice_sent(outcome: Outcome) -> str:
+    """``tool_choice`` as sent: ``function <name>`` when it forces one, else its JSON (``"auto"``, ``null`` …)."""
+    if not outcome.requests:
+        return NO_REQUEST
+    name = forced(outcome)
+    return f"function {name}" if name else json.dumps(outcome.tool_choice)
+
+
+def letter_run(name: str) -> str:
+    """A name made of one repeated letter as ``"a × 64"`` (64 times the letter a); any other name unchanged."""
+    return f"{name[0]} × {len(name)}" if name and set(name) == {name[0]} else name
+
+
+def _per_scenario(rows: list[dict], scenario_names: Sequence[str], columns: list[str]) -> pd.DataFrame:
+    """One row per scenario, indexed by name; object columns, so a missing value reads ``None`` as measured."""
+    return pd.DataFrame(rows, index=list(scenario_names), columns=columns, dtype=object)
+
+
+def _short_key(key: str) -> str:
+    """A key as a table shows it: whole below 20 characters, else its ends and its length."""
+    return key if len(key) < 20 else f"{key[:8]}…{key[-4:]} ({len(key)})"
+
+
+# -- 01: which name the model sees --------------------------------------------------------------------------------
+
+def three_names(outcome: Outcome) -> pd.Series:
+    """The first tool's id, its key and its name in the request, beside the system prompt and ``tool_choice`` sent."""
+    return pd.Series({
+        "tool id (createTool)": outcome.ids_before[0],
+        "registered key": outcome.scenario.tools[0].key,
+        "name in the request's tools": outcome.wire_names[0],
+        "system prompt sent": outcome.requests[0]["messages"][0]["content"],
+        "tool_choice sent": outcome.tool_choice,
+    })
+
+
+def key_id_wire(outcome: Outcome) -> pd.DataFrame:
+    """One row per registered tool: key, id, the name sent in its place, and which of key and id that name equals.
+
+    Rows pair the i-th registered tool with the i-th name sent, which holds when nothing was rewritten (a
+    rewrite reorders the list: use :func:`wire_order` then).
+    """
+    table = pd.DataFrame({
+        "registered key": registered_keys(outcome),
+        "tool id": list(outcome.ids_before),
+        "name on the wire": outcome.wire_names,
+    })
+    table["wire = key"] = table["name on the wire"] == table["registered key"]
+    table["wire = id"] = table["name on the wire"] == table["tool id"]
+    return table
+
+
+def builtins(ev: Evidence) -> pd.DataFrame:
+    """The built-in tools by id, with the name each is sent under when registered by export name and by id.
+
+    On a version without built-ins (no request was sent) it holds each scenario's error instead.
+    """
+    by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
+    if not by_export.requests:
+        return pd.DataFrame({"scenario": ["builtins-by-export", "builtins-by-id"],
+                             "error": [by_export.error[0]["message"], by_id.error[0]["message"]]})
+    return pd.DataFrame({
+        "tool id": list(by_export.ids_before),
+        "registered by export -> on the wire": by_export.wire_names,
+        "registered by id -> on the wire": by_id.wire_names,
+    })
+
+
+def names_per_tool(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[str, str]) -> pd.DataFrame:
+    """Key, id and wire name of every tool of the named scenarios (each must have sent a request).
+
+    Rows are labelled ``"<labels[scenario]>: <key>"``; pairing is by position, as in :func:`key_id_wire`.
+    """
+    columns = ["registered key", "tool id", "name on the wire"]
+    tables = []
+    for name in scenario_names:
+        rows = pd.Index([f"{labels[name]}: {key}" for key in registered_keys(ev[name])])
+        tables.append(key_id_wire(ev[name])[columns].set_index(rows))
+    return pd.concat(tables) if tables else pd.DataFrame(columns=columns)
+
+
+OFFERED_COLOURS = {"offered to the model": "#8fd18f", "not offered": "#e57373", "sent": "#dddddd"}
+
+
+def offered_grid(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[str, str]) -> Grid:
+    """:func:`names_per_tool` as a grid: is the key, and is the id, exactly the name offered to the model?"""
+    names = names_per_tool(ev, scenario_names, labels)
+    offered = {True: "offered to the model", False: "not offered"}
+    categories = pd.DataFrame({
+        "registered key": (names["registered key"] == names["name on the wire"]).map(offered),
+        "tool id": (names["tool id"] == names["name on the wire"]).map(offered),
+        "name on the wire": "sent",
+    })
+    return categories, names
+
+
+# -- 02-04: the rewrite and the order -----------------------------------------------------------------------------
+
+def wire_order(outcome: Outcome, *, record_order: bool = False, label: Callable[[str], str] = str) -> pd.DataFrame:
+    """Registered keys and the names sent, each list in its own order (not paired: a rewrite reorders).
+
+    ``record_order`` adds the caller's record as ``Object.keys()`` enumerates it after the turn; ``label`` shows
+    each key and name (e.g. :func:`letter_run`). A shorter list is padded with NaN.
+    """
+    columns = {"registered (in order)": [label(key) for key in registered_keys(outcome)]}
+    if record_order:
+        columns["Object.keys() of the record"] = list(outcome.keys_after)
+    columns["on the wire (in order)"] = [label(name) for name in outcome.wire_names or []]
+    return pd.DataFrame({column: pd.Series(values) for column, values in columns.items()})
+
+
+def code_units(outcome: Outcome) -> pd.Series:
+    """The first registered key's length in Python characters and in JavaScript UTF-16 units, and the names sent."""
+    key = outcome.scenario.tools[0].key
+    return pd.Series({"registered key": key, "Python len()": len(key), "JavaScript .length": normaliser.js_length(key),
+                      "names on the wire": outcome.wire_names})
+
+
+def tool_sources(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
+    """Per scenario: every source of tools it registers (tools, sub-agents, workflows, client tools, toolsets)
+    in one line, and the names the request sent."""
+    rows = []
+    for name in scenario_names:
+        s = ev[name].scenario
+        registered = ([f"tool {t.key}" for t in s.tools] + [f"agent {t.key}" for t in s.agents]
+                      + [f"workflow {t.key}" for t in s.workflows] + [f"client tool {t.key}" for t in s.client_tools]
+                      + [f"toolset {set_name}: {[t.key for t in specs]}" for set_name, specs in s.toolsets.items()])
+        rows.append({"registered": "; ".join(registered), "on the wire": ev[name].wire_names})
+    return _per_scenario(rows, scenario_names, ["registered", "on the wire"])
+
+
+# -- 05: collisions and the errors around them ------------------------------------------------------------------
+
+def outcome_summary(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
+    """Per scenario: the keys registered (long ones shortened), how many requests went out, and ``result_json()``
+    (the names sent, or the error) cut to 90 characters."""
+    rows = [{
+        "keys registered": [_short_key(key) for key in registered_keys(ev[name])],
+        "requests sent": len(ev[name].requests),
+        "result": json.dumps(ev[name].result_json(), ensure_ascii=False)[:90],
+    } for name in scenario_names]
+    return _per_scenario(rows, scenario_names, ["keys registered", "requests sent", "result"])
+
+
+ERROR_CHAIN_COLUMNS = ["link", "id", "name", "details.toolName", "message"]
+
+
+def error_chain(outcome: Outcome) -> pd.DataFrame:
+    """One row per link of the error ``generate()``/``stream()`` raised, outermost (what the caller catches) first:
+    its position, ``id``, ``name``, the ``toolName`` in its ``details`` and its message."""
+    rows = [{"link": position, "id": link.get("id"), "name": link["name"],
+             "details.toolName": (link.get("details") or {}).get("toolName"), "message": link["message"]}
+            for position, link in enumerate(outcome.error)]
+    return pd.DataFrame(rows, columns=ERROR_CHAIN_COLUMNS)
+
+
+def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
+    """:func:`error_chain` of each named scenario, one after the other, with a ``scenario`` column in front."""
+    rows = [{"scenario": name, **row} for name in scenario_names for row in error_chain(ev[name]).to_dict("records")]
+    return pd.DataFrame(rows, columns=["scenario", *ERROR_CHAIN_COLUMNS])
+
+
+ERROR_COLOURS = {"AGENT_GENERATE_FAILED": "#f5d76e", "no id": "#dddddd"}
+_LINK_NAMES = {0: "error generate() rejects with", 1: "its cause"}
+
+
+def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
+    """:func:`error_chains` as a grid: one row per scenario, one column per link, coloured by the link's ``id``;
+    each cell reads the link's name, id, message and ``details.toolName``."""
+    chains = error_chains(ev, scenario_names)
+    cells = chains.assign(
+        category=chains["id"].fillna("no id"),
+        label=chains["name"] + "\nid: " + chains["id"].fillna("none") + "\n" + chains["message"]
+        + ("\ndetails.toolName: " + chains["details.toolName"]).fillna(""),
+    )
+    grid, text = (cells.pivot(index="scenario", columns="link", values=column).reindex(list(scenario_names))
+                  for column in ("category", "label"))
+    grid.columns = text.columns = [_LINK_NAMES.get(link, f"link {link}") for link in grid.columns]
+    return grid, text
+
+
+def record_and_wire(outcome: Outcome) -> pd.Series:
+    """The caller's keys after the turn beside the names sent, and any error other than the capture server's 400."""
+    return pd.Series({"caller's keys after the turn": outcome.keys_after, "names on the wire": outcome.wire_names,
+                      "errors other than the capture server's 400": raised(outcome)})
+
+
+# -- 06 and 09: toolChoice, activeTools and the linter ----------------------------------------------------------
+
+def choice_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
+    """Per scenario: the method and keys, the ``toolChoice``/``activeTools`` option given, the first request's
+    ``tools`` and ``tool_choice``, and whether the tool it forces is among those ``tools`` (``None``: none forced)."""
+    rows = []
+    for name in scenario_names:
+        outcome, scenario = ev[name], ev[name].scenario
+        name_forced = forced(outcome)
+        rows.append({
+            "method": scenario.method, "keys registered": registered_keys(outcome),
+            "option given": option_given(scenario),
+            "tools sent": outcome.wire_names if outcome.requests else NO_REQUEST,
+            "tool_choice sent": tool_choice_sent(outcome),
+            "forced tool is in tools": None if name_forced is None else name_forced in outcome.wire_names,
+        })
+    return _per_scenario(rows, scenario_names, [
+        "method", "keys registered", "option given", "tools sent", "tool_choice sent", "forced tool is in tools"])
+
+
+def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.DataFrame:
+    """``lint.lint_body`` on each scenario's first request, against ``provider``'s documented rule: one row per
+    finding (a scenario that sent no request has nothing to lint)."""
+    rule = providers.get_rule(provider)
+    rows = [{"scenario": name, "severity": finding.severity, "code": finding.code, "suggestion": finding.suggestion,
+             "message": finding.message}
+            for name in scenario_names if ev[name].requests for finding in lint.lint_body(ev[name].requests[0], rule)]
+    return pd.DataFrame(rows, columns=["scenario", "severity", "code", "suggestion", "message"])
+
+
+def flagged(findings: pd.DataFrame) -> set[str]:
+    """Scenarios whose request forces a tool it does not offer, as :func:`lint_findings` reports them."""
+    return set(findings.loc[findings["code"] == "choice-not-in-tools", "scenario"])
+
+
+CHOICE_COLOURS = {
+    "caller's option": "#eeeeee", "tools sent": "#cfe2f3", "no tools sent": "#f5d76e",
+    "forced tool offered": "#8fd18f", "forced tool not offered": "#e57373", "no tool forced": "#dddddd",
+    "mismatch flagged": "#e57373", "clean": "#8fd18f",
+}
+
+
+def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> Grid:
+    """:func:`choice_table` and :func:`lint_findings` as a grid: were tools sent, is the forced tool offered, did
+    the linter flag the mismatch? Cells read the option, ``tools``, ``tool_choice`` and the lint codes."""
+    calls, findings = choice_table(ev, scenario_names), lint_findings(ev, scenario_names, provider)
+    mismatched = flagged(findings)
+    labels = calls[["option given", "tools sent", "tool_choice sent"]].astype(str).assign(
+        lint=[", ".join(findings.loc[findings["scenario"] == name, "code"]) or "no finding" for name in scenario_names])
+    categories = pd.DataFrame({
+        "option given": "caller's option",
+        "tools sent": ["tools sent" if ev[name].wire_names else "no tools sent" for name in scenario_names],
+        "tool_choice sent": ["forced tool not offered" if name in mismatched else
+                             "forced tool offered" if forced(ev[name]) else "no tool forced" for name in scenario_names],
+        "lint": ["mismatch flagged" if name in mismatched else "clean" for name in scenario_names],
+    }, index=list(scenario_names))
+    return categories, labels
+
+
+def remedy_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
+    """Per scenario: keys, the option given, the boundary normaliser's mapping (``None``: not applied), and the
+    ``tools`` and ``tool_choice`` sent (``"no request"`` when the turn stopped before one)."""
+    rows = [{
+        "keys registered": registered_keys(ev[name]),
+        "option given": option_given(ev[name].scenario),
+        "mapping applied": ev[name].mapping,
+        "tools sent": ev[name].wire_names if ev[name].requests else NO_REQUEST,
+        "tool_choice sent": tool_choice_sent(ev[name]),
+    } for name in scenario_names]
+    return _per_scenario(rows, scenario_names,
+                         ["keys registered", "option given", "mapping applied", "tools sent", "tool_choice sent"])
+
+
+def lint_summary(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.DataFrame:
+    """One row per scenario that sent a request: whether the remedy was applied and its lint findings
+    (``"severity: code"`` each, or ``"none"``)."""
+    rule = providers.get_rule(provider)
+    rows = [{"scenario": name, "remedy": ev[name].scenario.remedy,
+             "findings": [f"{f.severity}: {f.code}" for f in lint.lint_body(ev[name].requests[0], rule)] or "none"}
+            for name in scenario_names if ev[name].requests]
+    return pd.DataFrame(rows, columns=["scenario", "remedy", "findings"])
+
+
+def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.Series:
+    """What each turn came to: refused (no request), a forced tool not offered (a failing lint finding), consistent
+    (no ``activeTools``), or how the ``activeTools`` selection (after the mapping) compares with the tools sent."""
+    rule = providers.get_rule(provider)
+    outcome = {}
+    for name in scenario_names:
+        measured, selected = ev[name], ev[name].scenario.active_tools
+        wanted = [(measured.mapping or {}).get(key, key) for key in selected or ()]  # activeTools after the mapping
+        outcome[name] = (
+            "refused (collision)" if not measured.requests
+            else "forced tool not offered" if any(f.severity in lint.FAILING
+                                                  for f in lint.lint_body(measured.requests[0], rule))
+            else "consistent" if selected is None
+            else "selects what it names" if measured.wire_names == wanted
+            else "selects no tool at all" if not measured.wire_names else "does not select what it names"
+        )
+    return pd.Series(outcome, name="outcome", dtype=object)
+
+
+REMEDY_COLOURS = {
+    "caller's option": "#eeeeee", "sent": "#cfe2f3", "nothing sent": "#dddddd", "consistent": "#8fd18f",
+    "selects what it names": "#8fd18f", "forced tool not offered": "#e57373", "refused (collision)": "#e57373",
+    "selects no tool at all": "#e57373", "does not select what it names": "#f5d76e",
+}
+
+
+def _one_per_line(names: object) -> object:
+    """A list of names one per line (``"(no tools)"`` when empty); anything else (``"no request"``) unchanged."""
+    return "\n".join(names) or "(no tools)" if isinstance(names, list) else names
+
+
+def remedy_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> Grid:
+    """:func:`remedy_table` and :func:`remedy_outcomes` as a grid: was anything sent, and what did the turn come to?"""
+    requests, outcome = remedy_table(ev, scenario_names), remedy_outcomes(ev, scenario_names, provider)
+    labels = requests[["option given", "tools sent", "tool_choice sent"]].assign(
+        **{"tools sent": requests["tools sent"].map(_one_per_line), "outcome": outcome})
+    sent = ["sent" if ev[name].requests else "nothing sent" for name in scenario_names]
+    categories = pd.DataFrame({"option given": "caller's option", "tools sent": sent, "tool_choice sent": sent,
+                               "outcome": outcome}, index=list(scenario_names))
+    return categories, labels
+
+
+# -- 07: the way back --------------------------------------------------------------------------------------------
+
+def round_trip(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
+    """Per round-trip scenario: the name the scripted model called, the executions it caused, the requests sent,
+    what the follow-up's tool messages told the model (and under which ``tool_call_id``), and the ``toolName``s
+    the result reported."""
+    rows = []
+    for name in scenario_names:
+        outcome, replies = ev[name], tool_replies(ev[name])
+        rows.append({
+            "method": outcome.scenario.method,
+            "model called": outcome.scenario.replies[0].calls[0].name,
+            "execute ran with": ", ".join(json.dumps(x["args"]) for x in outcome.executions) or "did not run",
+            "requests": len(outcome.requests),
+            "model got back": " ".join(m["content"] for m in replies)
+                              or f"(no follow-up) generate() threw: {outcome.error[0]['message']}",
+            "under tool_call_id": ", ".join(m["tool_call_id"] for m in replies) or None,
+            "toolName reported": ", ".join(outcome.tool_names) or "none",
+        })
+    return _per_scenario(rows, scenario_names, [
+        "method", "model called", "execute ran with", "requests", "model got back", "under tool_call_id",
+        "toolName reported"])
+
+
+def follow_up(outcome: Outcome) -> pd.DataFrame | pd.Series:
+    """The follow-up request's messages after the system prompt and the user's ``hi``: role, tool calls as
+    ``(name, id)``, ``tool_call_id`` and content. Without a follow-up: the requests sent and what was thrown."""
+    if len(outcome.requests) < 2:
+        return pd.Series({"requests sent": len(outcome.requests), "generate() threw": outcome.error[0]["message"]})
+    return pd.DataFrame([{
+        "role": m["role"],
+        "tool call (name, id)": [(c["function"]["name"], c["id"]) for c in m.get("tool_calls") or []] or None,
+        "tool_call_id": m.get("tool_call_id"), "content": m.get("content"),
+    } for m in outcome.requests[1]["messages"][2:]])
+
+
+def builtin_example(outcome: Outcome) -> pd.Series:
+    """The docs' built-in example: key, id, the names offered, the ``toolName``s reported and whether one is the
+    id the docs compare with (``submit_plan``). On a version without built-ins: the error instead."""
+    if not outcome.requests:
+        return pd.Series({"no built-ins on this version": outcome.error[0]["message"]})
+    return pd.Series({"registered key": outcome.scenario.tools[0].key, "tool id": outcome.ids_before[0],
+                      "offered to the model": outcome.wire_names, "toolName reported": list(outcome.tool_names),
+                      "toolName == 'submit_plan'": "submit_plan" in outcome.tool_names})
+
+
+def caller_record(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
+    """Per scenario: the caller's tools record before and after the turn (keys, tool ids) beside the names sent."""
+    rows = [{
+        "keys registered": registered_keys(ev[name]),
+        "keys after the turn": list(ev[name].keys_after),
+        "ids before": list(ev[name].ids_before), "ids after": list(ev[name].ids_after),
+        "names on the wire": ev[name].wire_names,
+    } for name in scenario_names]
+    return _per_scenario(rows, scenario_names, [
+        "keys registered", "keys after the turn", "ids before", "ids after", "names on the wire"])
+
+
+ROUND_TRIP_COLOURS = {
+    "the model's call": "#eeeeee", "tool ran": "#8fd18f", "tool did not run": "#e57373", "reported": "#cfe2f3",
+    "nothing reported": "#dddddd", "tool result": "#8fd18f", "told the tool was not found": "#f5d76e",
+    "turn failed": "#e57373",
+}
+
+
+def _wrapped(text: object) -> str:
+    return textwrap.fill(str(text), 30, max_lines=2, placeholder=" ...")
+
+
+def round_trip_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
+    """:func:`round_trip` as a grid: did the tool run, was a ``toolName`` reported, and what did the model get
+    back (the tool's result, a not-found message, or nothing because the turn failed)?"""
+    labels = round_trip(ev, scenario_names)[["model called", "execute ran with", "toolName reported",
+                                             "model got back"]].map(_wrapped)
+    categories = pd.DataFrame({
+        "model called": "the model's call",
+        "execute ran with": ["tool ran" if ev[name].executions else "tool did not run" for name in scenario_names],
+        "toolName reported": ["reported" if ev[name].tool_names else "nothing reported" for name in scenario_names],
+        "model got back": ["tool result" if ev[name].executions else "told the tool was not found"
+                           if tool_replies(ev[name]) else "turn failed" for name in scenario_names],
+    }, index=list(scenario_names))
+    return categories, labels
+
+
+# -- 08: versions side by side -----------------------------------------------------------------------------------
+
+def behaviour(outcome: Outcome) -> dict:
+    """What a scenario did, comparably across versions: ``result_json()`` (names and ``tool_choice``, or the error),
+    how many requests and tool executions, and the errors raised (the capture server's 400 left out)."""
+    return {**outcome.result_json(), "requests": len(outcome.requests), "executions": len(outcome.executions),
+            "errors": raised(outcome)}
+
+
+def _cell_label(outcome: Outcome) -> str:
+    """``tools -> tool_choice`` (or ``tools -> threw: message``) for a turn that sent a request; else its error."""
+    result, errors = outcome.result_json(), raised(outcome)
+    if "error" in result:
+        return f"{result['error']['kind']}: {result['error'].get('name') or result['error'].get('message')}"
+    choice = forced(outcome) or outcome.tool_choice or "no tool_choice"
+    return f"{', '.join(result['names']) or 'no tools'} -> " + (f"threw: {errors[0]}" if errors else choice)
+
+
+def _lacks_feature(outcome: Outcome) -> bool:
+    return any("does not export the built-in tool" in message for message in raised(outcome))
+
+
+@dataclass(frozen=True)
+class VersionComparison:
+    """Every scenario on every measured version, against a baseline version (:func:`version_comparison`)."""
+
+    baseline: str
+    #: ``result_json()`` as JSON, scenarios by versions.
+    results: pd.DataFrame
+    #: True where the scenario's :func:`behaviour` equals the baseline's.
+    same: pd.DataFrame
+    #: ``baseline (<v>)``, ``same as <v>``, ``differs`` or ``feature missing`` per cell, and each cell's text.
+    grid: pd.DataFrame
+    labels: pd.DataFrame
+    #: One row per field of :func:`behaviour` that differs: scenario, version, field, its value, the baseline's.
+    differences: pd.DataFrame
+
+    @property
+    def colours(self) -> dict[str, str]:
+        """The grid's categories and their colours."""
+        return {f"baseline ({self.baseline})": "#dddddd", f"same as {self.baseline}": "#8fd18f", "differs": "#f5d76e",
+                "feature missing": "#f8d0d0"}
+
+    @property
+    def differing_versions(self) -> list[str]:
+        """Versions that differ from the baseline in at least one scenario."""
+        return sorted(self.differences["version"].unique())
+
+    def highlighted(self) -> Styler:
+        """:attr:`results` with the cells whose behaviour differs from the baseline highlighted."""
+        return self.results.style.apply(_differs_css, axis=None, same=self.same)
+
+
+def _differs_css(results: pd.DataFrame, same: pd.DataFrame) -> pd.DataFrame:
+    """CSS per cell of ``results`` (which ``Styler.apply`` passes in): a yellow background where it is not ``same``."""
+    return same.map(_highlight_unless)
+
+
+def _highlight_unless(is_same: bool) -> str:
+    return "" if is_same else "background-color: #f5d76e"
+
+
+def version_comparison(ev: Evidence, baseline: str = claims.ARTICLE_VERSION) -> VersionComparison:
+    """Compare every scenario's :func:`behaviour` on each version of ``ev.by_version`` with ``baseline``'s.
+
+    A grid cell is ``feature missing`` when the version lacks the built-in tools the scenario registers.
+    """
+    versions, scenarios = list(ev.by_version), list(ev.by_version[baseline])
+    done = {(v, name): behaviour(ev.by_version[v][name]) for v in versions for name in scenarios}
+    same = pd.DataFrame({v: [done[v, name] == done[baseline, name] for name in scenarios] for v in versions},
+                        index=scenarios)
+    results = pd.DataFrame({v: [json.dumps(ev.by_version[v][name].result_json(), ensure_ascii=False)
+                                for name in scenarios] for v in versions}, index=scenarios)
+    grid = pd.DataFrame({v: [_versus(ev.by_version[v][name], v, baseline, same.loc[name, v]) for name in scenarios]
+                         for v in versions}, index=scenarios, dtype=object)
+    labels = pd.DataFrame({v: [_cell_label(ev.by_version[v][name]) for name in scenarios] for v in versions},
+                          index=scenarios, dtype=object)
+    rows = [{"scenario": name, "version": v, "field": field, "on this version": done[v, name].get(field),
+             f"on {baseline}": value}
+            for name in scenarios for v in versions if grid.loc[name, v] == "differs"
+            for field, value in done[baseline, name].items() if done[v, name].get(field) != value]
+    differences = pd.DataFrame(rows, columns=["scenario", "version", "field", "on this version", f"on {baseline}"])
+    return VersionComparison(baseline, results, same, grid, labels, differences)
+
+
+def _versus(outcome: Outcome, version: str, baseline: str, is_same: bool) -> str:
+    """One grid cell's category: the version lacks the feature, is the baseline, behaves the same, or differs."""
+    if _lacks_feature(outcome):
+        return "feature missing"
+    if version == baseline:
+        return f"baseline ({baseline})"
+    return f"same as {baseline}" if is_same else "differs"
