@@ -86,12 +86,15 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
     modules = install.install(quiet=not args.verbose)
     print(f"@mastra/core {', '.join(install.pinned_versions())} installed in {modules}")
+    if args.with_browser:
+        print(f"browser for the report tests: {install.install_browser()}")
     return 0
 
 
 def _add_setup(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("setup", help="install the pinned @mastra/core versions (npm ci into a cache)")
     parser.add_argument("--verbose", action="store_true", help="show npm's output")
+    parser.add_argument("--with-browser", action="store_true", help="also install Debian's Chromium (tests load the report in it)")
     parser.set_defaults(handler=cmd_setup)
 
 

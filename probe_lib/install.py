@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 from functools import cache
@@ -73,6 +74,26 @@ def modules_dir() -> Path:
     if not (modules / ".package-lock.json").exists():
         raise NodeMissing(f"the pinned @mastra/core versions are not installed in {modules}: run `probe-lib setup`")
     return modules
+
+
+BROWSER_HELP = "install Debian's Chromium (`apt-get install chromium`, as root), or run `probe-lib setup --with-browser`"
+
+
+def browser_executable() -> str | None:
+    """Debian's Chromium, used by the tests to load the HTML report in a real browser."""
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def install_browser() -> str:
+    """Install Debian's Chromium with apt-get unless it is present; return its path."""
+    if browser_executable() is None:
+        apt = shutil.which("apt-get")
+        if apt is None or os.geteuid() != 0:
+            raise NodeMissing(f"Chromium is missing and cannot be installed here: {BROWSER_HELP}")
+        for command in ([apt, "update", "-qq"], [apt, "install", "-y", "-qq", "chromium"]):
+            if subprocess.run(command, capture_output=True, text=True).returncode != 0:
+                raise NodeMissing(f"`{' '.join(command)}` failed: {BROWSER_HELP}")
+    return browser_executable()
 
 
 def install(*, quiet: bool = True) -> Path:

@@ -12,7 +12,7 @@ import sys
 import pandas as pd
 import pytest
 
-from probe_lib import install, report
+from probe_lib import claims, install, report
 
 
 @pytest.fixture(scope="module")
@@ -57,3 +57,31 @@ def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
     assert done.returncode == 0, done.stdout + done.stderr
     assert "NODE MISSING" in done.stdout
     assert "NODE.JS WAS MISSING" in (tmp_path / "report.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.node
+def test_report_works_in_a_real_browser(live_report):
+    """Chromium loads the page: every chart decodes, every ledger link lands on a notebook, nothing logs an error."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = install.browser_executable()
+    assert chromium, f"Chromium is missing: {install.BROWSER_HELP}"
+    flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+             "--disable-sync", "--no-first-run"]
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, args=flags)
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.goto(live_report.html.as_uri())
+        sizes = page.eval_on_selector_all("img", "images => images.map(i => i.naturalWidth * i.naturalHeight)")
+        targets = page.eval_on_selector_all("a[href^='#']", "links => links.map(a => a.getAttribute('href').slice(1))")
+        resolves = "f => document.getElementById(f) !== null || document.getElementById(decodeURIComponent(f)) !== null"
+        landed = [target for target in set(targets) if page.evaluate(resolves, target)]  # as the HTML spec looks up
+        notebook_links = page.eval_on_selector_all("table a[href^='#']", "links => links.map(a => a.hash.slice(1))")
+        page.screenshot(path=str(live_report.folder / "report-screenshot.png"))
+        browser.close()
+    assert len(sizes) >= len(report.notebooks()) and all(sizes), "every chart must decode to a non-empty image"
+    assert sorted(landed) == sorted(set(targets)), "every in-page link must land on an element"
+    assert set(notebook_links) == {claim.notebook for claim in claims.load_claims()}, "the ledger links every notebook it names"
+    assert not errors, errors
