@@ -357,7 +357,7 @@ def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str =
             else "selects what it names" if measured.wire_names == wanted
             else "selects no tool at all" if not measured.wire_names else "does not select what it names"
         )
-    return pd.Series(outcome, name="outcome", dtype=object)
+    return pd.Series(outcome, name="outcome")
 
 
 REMEDY_COLOURS = {
