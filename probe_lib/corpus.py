@@ -7,9 +7,10 @@ refuse as they are, how many Mastra's ``formatTools()`` rewrites, how many lose 
 63-unit cut, and how many server tool sets make formatTools throw ``AGENT_TOOL_NAME_COLLISION``.
 
 Every measure returns a tidy DataFrame (one row per style, subset and, where it applies, provider rule) with the
-stable columns listed in its docstring, so a notebook can chart it directly. :func:`names` and :func:`per_record`
-give the same facts per name and per tool set; :func:`record_keys` and :func:`model_against_wire` take a real tool
-set to the real package and compare the model's prediction with what it sent. :func:`readme_quick_stats` reads the
+stable columns listed in its docstring, so a notebook can chart it directly. :func:`overview` counts what the corpus
+holds and :func:`style_examples` shows one tool under every join style. :func:`names` and :func:`per_record` give
+the same facts per name and per tool set; :func:`record_keys` and :func:`model_against_wire` take a real tool set to
+the real package and compare the model's prediction with what it sent. :func:`readme_quick_stats` reads the
 README's own counts, an oracle independent of these measures.
 """
 
@@ -128,6 +129,37 @@ def record_of(frame: pd.DataFrame) -> pd.Series:
     toolkit = frame["tool"].str.split("_", n=1).str[0]
     mcp_record = frame["server"] + " " + frame["source_repo"]
     return mcp_record.where(frame["server"] != COMPOSIO, COMPOSIO + " " + toolkit).rename("record")
+
+
+def overview(frame: pd.DataFrame) -> pd.DataFrame:
+    """How many names, tool sets (:func:`record_of`), server labels and source repositories each subset holds.
+
+    Rows ``mcp``, ``composio`` and ``all`` (the sum of the two rows above it); columns ``names, tool sets,
+    server labels, repositories``.
+    """
+    subset = subset_of(frame)
+    table = pd.DataFrame({
+        "names": subset.value_counts(),
+        "tool sets": record_of(frame).groupby(subset).nunique(),
+        "server labels": frame["server"].groupby(subset).nunique(),
+        "repositories": frame["source_repo"].groupby(subset).nunique(),
+    }).loc[["mcp", "composio"]]
+    table.loc["all"] = table.sum()
+    return table
+
+
+def style_examples(server: str, tool: str) -> pd.DataFrame:
+    """The name one tool is registered under in each of :data:`STYLES`, with who joins that way and its length.
+
+    Columns: ``style, join`` (the separator, ``(none)`` for the bare name), ``used by, registered name, length``.
+    """
+    registered = [style.apply(server, tool) for style in STYLES]
+    return pd.DataFrame({
+        "style": [style.name for style in STYLES],
+        "join": ["(none)" if style.separator is None else repr(style.separator) for style in STYLES],
+        "used by": [style.used_by for style in STYLES],
+        "registered name": registered, "length": [len(name) for name in registered],
+    })
 
 
 def prefixed(frame: pd.DataFrame, style: PrefixStyle) -> pd.Series:
