@@ -310,8 +310,8 @@ def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
     categories = pd.DataFrame({
         "option given": "caller's option",
         "tools sent": ["tools sent" if ev[name].wire_names else "no tools sent" for name in scenario_names],
-        "tool_choice sent": ["forced tool not offered" if name in mismatched else
-                             "forced tool offered" if forced(ev[name]) else "no tool forced" for name in scenario_names],
+        "tool_choice sent": ["forced tool not offered" if name in mismatched else "forced tool offered"
+                             if forced(ev[name]) else "no tool forced" for name in scenario_names],
         "lint": ["mismatch flagged" if name in mismatched else "clean" for name in scenario_names],
     }, index=list(scenario_names))
     return categories, labels

@@ -1,0 +1,455 @@
+"""probe_lib.measured on the recorded captures: every table must say what the captured request bodies say.
+
+Expected values are read here straight from the recorded bodies (``outcome.requests[n]``), the recorded error
+chains and executions, never from the helpers' own output. 1.0.4 is the version without built-in tools and whose
+``activeTools`` is ignored; 1.67.0 is the article's; 1.71.0 the newest.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from probe_lib import evidence, install, measured
+from probe_lib.claims import Evidence
+from probe_lib.scenarios import BUILTIN_IDS
+
+VERSIONS = install.pinned_versions()
+BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}
+EVIDENCE = {version: Evidence(version, BY_VERSION[version], BY_VERSION) for version in VERSIONS}
+
+CHOICES = ["choice-auto", "choice-required", "choice-none", "choice-by-key", "choice-by-id", "choice-by-wire-name",
+           "choice-legal-key", "choice-by-key-stream", "active-tools-by-key", "active-tools-by-wire-name"]
+ROUND_TRIPS = ["call-by-wire-name", "call-by-wire-name-stream", "call-by-id", "call-by-key"]
+ERRORS = ["collision-dot-space", "collision-long", "collision-proto", "empty-key", "proto-key", "single-rewrite"]
+REMEDY_PAIRS = ["collision-dot-space", "choice-by-key", "remedy-choice-by-key", "active-tools-by-key",
+                "remedy-active-tools"]
+
+by_version = pytest.mark.parametrize("version", VERSIONS)
+
+
+# -- reading the recorded bodies directly ----------------------------------------------------------------------
+
+def names_sent(body: dict) -> list[str]:
+    """Function names in a request body's ``tools`` (Chat Completions shape, as Mastra sends it)."""
+    return [tool["function"]["name"] for tool in body.get("tools") or []]
+
+
+def forced_in(body: dict) -> str | None:
+    choice = body.get("tool_choice")
+    return choice["function"]["name"] if isinstance(choice, dict) else None
+
+
+def first(ev: Evidence, name: str) -> dict:
+    return ev[name].requests[0]
+
+
+def tool_messages(body: dict) -> list[dict]:
+    return [message for message in body["messages"] if message.get("role") == "tool"]
+
+
+def values(column: pd.Series) -> list:
+    """A column's values with missing ones as ``None`` (pandas stores a missing string as NaN)."""
+    return [None if not isinstance(value, (list, tuple)) and pd.isna(value) else value for value in column]
+
+
+# -- the small readings -------------------------------------------------------------------------------------------
+
+def test_letter_run_shows_one_repeated_letter_as_letter_and_count():
+    assert measured.letter_run("a" * 64) == "a × 64"
+    assert measured.letter_run("search_web") == "search_web"
+    assert measured.letter_run("") == ""
+
+
+@by_version
+def test_raised_leaves_out_only_the_capture_servers_400(version):
+    single = EVIDENCE[version]["single-rewrite"]
+    assert [link["message"] for link in single.error] == ["captured"]  # the request went out, then the 400
+    assert measured.raised(single) == []
+    collision = EVIDENCE[version]["collision-dot-space"]
+    assert measured.raised(collision) == [link["message"] for link in collision.error]
+
+
+# -- 01 ---------------------------------------------------------------------------------------------------------
+
+@by_version
+def test_three_names_are_the_ones_in_the_captured_request(version):
+    outcome = EVIDENCE[version]["key-not-id"]
+    body = outcome.requests[0]
+    shown = measured.three_names(outcome)
+    assert shown["name in the request's tools"] == names_sent(body)[0] == "search_web"
+    assert shown["system prompt sent"] == body["messages"][0]["content"] == outcome.scenario.instructions
+    assert shown["tool_choice sent"] == body["tool_choice"]
+    assert shown["registered key"] == "search.web" and shown["tool id (createTool)"] == "get-weather"
+
+
+@by_version
+def test_key_id_wire_pairs_the_docs_keys_with_the_names_sent(version):
+    outcome = EVIDENCE[version]["docs-legal-keys"]
+    table = measured.key_id_wire(outcome)
+    sent = names_sent(outcome.requests[0])
+    assert table["name on the wire"].tolist() == sent
+    assert table["registered key"].tolist() == [spec.key for spec in outcome.scenario.tools]
+    assert table["tool id"].tolist() == [spec.id for spec in outcome.scenario.tools]
+    # the i-th name sent stands for the i-th tool: none of these legal keys is rewritten, so none moves
+    assert table["wire = key"].tolist() == [name == spec.key for name, spec in zip(sent, outcome.scenario.tools)]
+    assert table["wire = id"].tolist() == [name == spec.id for name, spec in zip(sent, outcome.scenario.tools)]
+    assert table["wire = key"].all() and not table["wire = id"].any()
+
+
+def test_builtins_on_1_0_4_show_the_missing_export():
+    ev = EVIDENCE["1.0.4"]
+    assert not ev["builtins-by-export"].requests and not ev["builtins-by-id"].requests
+    table = measured.builtins(ev)
+    assert table["scenario"].tolist() == ["builtins-by-export", "builtins-by-id"]
+    assert all("does not export the built-in tool" in message for message in table["error"])
+
+
+@pytest.mark.parametrize("version", ["1.67.0", "1.71.0"])
+def test_builtins_by_export_and_by_id_are_the_names_each_request_sent(version):
+    ev = EVIDENCE[version]
+    table = measured.builtins(ev)
+    assert table["tool id"].tolist() == list(BUILTIN_IDS.values())
+    assert table["registered by export -> on the wire"].tolist() == names_sent(first(ev, "builtins-by-export"))
+    assert table["registered by id -> on the wire"].tolist() == names_sent(first(ev, "builtins-by-id"))
+
+
+@by_version
+def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_it(version):
+    ev = EVIDENCE[version]
+    short = {"docs-legal-keys": "docs", "key-not-id": "probe", "builtins-by-export": "by export",
+             "builtins-by-id": "by id"}
+    scenarios = [name for name in short if ev[name].requests]
+    assert ("builtins-by-id" in scenarios) == (version != "1.0.4")
+    grid, labels = measured.offered_grid(ev, scenarios, short)
+    expected_rows = [f"{short[name]}: {spec.key}" for name in scenarios for spec in ev[name].scenario.tools]
+    assert grid.index.tolist() == labels.index.tolist() == expected_rows
+    for name in scenarios:  # each tool against the name sent in its place (none of these keys is rewritten)
+        for spec, tool_id, sent in zip(ev[name].scenario.tools, ev[name].ids_before, names_sent(first(ev, name))):
+            row = f"{short[name]}: {spec.key}"
+            assert labels.loc[row, "name on the wire"] == sent
+            assert grid.loc[row, "registered key"] == ("offered to the model" if spec.key == sent else "not offered")
+            assert grid.loc[row, "tool id"] == ("offered to the model" if tool_id == sent else "not offered")
+    assert grid.loc["probe: search.web"].tolist() == ["not offered", "not offered", "sent"]
+    assert set(grid.stack()) <= set(measured.OFFERED_COLOURS)
+
+
+# -- 02-04 ------------------------------------------------------------------------------------------------------
+
+@by_version
+@pytest.mark.parametrize("scenario", ["rewrite-rules", "integer-keys", "proto-key"])
+def test_wire_order_is_the_registration_order_beside_the_first_requests_order(version, scenario):
+    outcome = EVIDENCE[version][scenario]
+    table = measured.wire_order(outcome, record_order=True)
+    assert table["registered (in order)"].tolist() == [spec.key for spec in outcome.scenario.tools]
+    assert table["Object.keys() of the record"].tolist() == list(outcome.keys_after)
+    assert table["on the wire (in order)"].dropna().tolist() == names_sent(outcome.requests[0])
+
+
+@by_version
+def test_wire_order_labels_runs_of_one_letter(version):
+    outcome = EVIDENCE[version]["length-64"]
+    table = measured.wire_order(outcome, label=measured.letter_run)
+    assert table["on the wire (in order)"].tolist() == [f"{n[0]} × {len(n)}" for n in names_sent(outcome.requests[0])]
+    assert table["registered (in order)"].tolist() == ["a × 64", "c × 63"]
+
+
+@by_version
+def test_code_units_count_utf16_units_as_javascript_does(version):
+    outcome = EVIDENCE[version]["emoji-key"]
+    shown = measured.code_units(outcome)
+    key = outcome.scenario.tools[0].key
+    assert shown["JavaScript .length"] == len(key.encode("utf-16-le")) // 2 == len(key) + 1
+    assert shown["names on the wire"] == names_sent(outcome.requests[0])
+
+
+@by_version
+def test_tool_sources_list_every_source_beside_the_names_sent(version):
+    ev = EVIDENCE[version]
+    names = ["sub-agents-workflows", "toolsets", "client-tools"]
+    table = measured.tool_sources(ev, names)
+    assert table.index.tolist() == names
+    for name in names:
+        assert table.loc[name, "on the wire"] == names_sent(first(ev, name))
+    assert "agent research.bot" in table.loc["sub-agents-workflows", "registered"]
+    assert "toolset my.set: ['set.tool']" in table.loc["toolsets", "registered"]
+
+
+# -- 05 ---------------------------------------------------------------------------------------------------------
+
+@by_version
+def test_outcome_summary_counts_requests_and_shows_the_names_or_the_error(version):
+    ev = EVIDENCE[version]
+    table = measured.outcome_summary(ev, ERRORS)
+    for name in ERRORS:
+        assert table.loc[name, "requests sent"] == len(ev[name].requests)
+    assert json.loads(table.loc["proto-key", "result"])["names"] == names_sent(first(ev, "proto-key"))
+    assert table.loc["collision-long", "keys registered"] == ["tttttttt…_one (67)", "tttttttt…_two (67)"]
+
+
+@by_version
+def test_error_chain_has_one_row_per_recorded_link(version):
+    outcome = EVIDENCE[version]["collision-dot-space"]
+    assert not outcome.requests  # refused before any request
+    chain = measured.error_chain(outcome)
+    assert chain["link"].tolist() == list(range(len(outcome.error)))
+    assert values(chain["id"]) == [link["id"] for link in outcome.error]
+    assert chain["name"].tolist() == [link["name"] for link in outcome.error]
+    assert chain["message"].tolist() == [link["message"] for link in outcome.error]
+    assert values(chain["details.toolName"]) == [(link["details"] or {}).get("toolName") for link in outcome.error]
+    assert chain["id"].iloc[0] == "AGENT_GENERATE_FAILED" and chain["details.toolName"].iloc[-1] == "search_web"
+
+
+@by_version
+def test_error_chains_and_their_grid_cover_every_link_of_every_scenario(version):
+    ev = EVIDENCE[version]
+    chains = measured.error_chains(ev, ERRORS)
+    assert len(chains) == sum(len(ev[name].error) for name in ERRORS)
+    grid, labels = measured.error_grid(ev, ERRORS)
+    assert grid.index.tolist() == ERRORS
+    assert grid.columns.tolist() == ["error generate() rejects with", "its cause"]
+    for name in ERRORS:
+        for position, link in enumerate(ev[name].error):
+            assert grid.iloc[ERRORS.index(name), position] == (link["id"] or "no id")
+            assert link["message"] in labels.iloc[ERRORS.index(name), position]
+    assert labels.loc["proto-key", "its cause"] is None or pd.isna(labels.loc["proto-key", "its cause"])
+
+
+@by_version
+def test_record_and_wire_shows_the_proto_key_kept_by_the_caller_but_not_sent(version):
+    outcome = EVIDENCE[version]["proto-key"]
+    shown = measured.record_and_wire(outcome)
+    assert shown["names on the wire"] == names_sent(outcome.requests[0]) == ["plain"]
+    assert "__proto__" in shown["caller's keys after the turn"]
+    assert shown["errors other than the capture server's 400"] == []
+
+
+# -- 06 ---------------------------------------------------------------------------------------------------------
+
+@by_version
+def test_choice_table_reads_tools_and_tool_choice_from_each_first_request(version):
+    ev = EVIDENCE[version]
+    table = measured.choice_table(ev, CHOICES)
+    for name in CHOICES:
+        body = first(ev, name)
+        forced = forced_in(body)
+        assert table.loc[name, "tools sent"] == names_sent(body), name
+        sent_choice = f"function {forced}" if forced else json.dumps(body.get("tool_choice"))
+        assert table.loc[name, "tool_choice sent"] == sent_choice
+        assert table.loc[name, "forced tool is in tools"] == (None if forced is None else forced in names_sent(body))
+        assert table.loc[name, "method"] == ev[name].scenario.method
+    assert table.loc["choice-by-key", "option given"] == "toolChoice 'search.web'"
+    assert table.loc["active-tools-by-key", "option given"] == "activeTools ['search.web']"
+
+
+def test_choice_table_on_1_0_4_shows_active_tools_ignored():
+    ev = EVIDENCE["1.0.4"]
+    table = measured.choice_table(ev, ["active-tools-by-key", "active-tools-by-wire-name"])
+    for name in table.index:  # both selections sent every registered tool
+        assert sorted(names_sent(first(ev, name))) == ["plain", "search_web"]
+        assert sorted(table.loc[name, "tools sent"]) == ["plain", "search_web"]
+
+
+def test_choice_table_on_1_67_0_shows_active_tools_by_key_sending_no_tools():
+    ev = EVIDENCE["1.67.0"]
+    assert names_sent(first(ev, "active-tools-by-key")) == []
+    assert measured.choice_table(ev, ["active-tools-by-key"]).loc["active-tools-by-key", "tools sent"] == []
+
+
+@by_version
+def test_lint_findings_flag_exactly_the_requests_forcing_an_absent_tool(version):
+    ev = EVIDENCE[version]
+    findings = measured.lint_findings(ev, CHOICES, provider="openai")
+    forcing = {name: forced_in(first(ev, name)) for name in CHOICES}
+    expected = {name for name, forced in forcing.items()
+                if forced is not None and forced not in names_sent(first(ev, name))}
+    assert measured.flagged(findings) == expected
+    assert expected == {"choice-by-key", "choice-by-id", "choice-by-key-stream"}
+    mismatch = findings[(findings["scenario"] == "choice-by-key") & (findings["code"] == "choice-not-in-tools")]
+    assert mismatch["suggestion"].tolist() == names_sent(first(ev, "choice-by-key"))  # the rewritten name
+
+
+@by_version
+def test_choice_grid_colours_follow_the_bodies(version):
+    ev = EVIDENCE[version]
+    grid, labels = measured.choice_grid(ev, CHOICES)
+    assert grid.index.tolist() == labels.index.tolist() == CHOICES
+    for name in CHOICES:
+        body = first(ev, name)
+        assert grid.loc[name, "tools sent"] == ("tools sent" if names_sent(body) else "no tools sent")
+        forced = forced_in(body)
+        expected = ("no tool forced" if forced is None else
+                    "forced tool offered" if forced in names_sent(body) else "forced tool not offered")
+        assert grid.loc[name, "tool_choice sent"] == expected
+        assert (grid.loc[name, "lint"] == "mismatch flagged") == (expected == "forced tool not offered")
+    assert labels.loc["choice-by-key", "lint"].startswith("choice-not-in-tools")
+    assert set(grid.stack()) <= set(measured.CHOICE_COLOURS)
+
+
+# -- 07 ---------------------------------------------------------------------------------------------------------
+
+@by_version
+def test_round_trip_reports_executions_and_the_follow_up_tool_messages(version):
+    ev = EVIDENCE[version]
+    table = measured.round_trip(ev, ROUND_TRIPS)
+    for name in ROUND_TRIPS:
+        outcome = ev[name]
+        replies = tool_messages(outcome.requests[1]) if len(outcome.requests) > 1 else []
+        assert table.loc[name, "requests"] == len(outcome.requests)
+        assert table.loc[name, "under tool_call_id"] == (", ".join(m["tool_call_id"] for m in replies) or None)
+        assert table.loc[name, "execute ran with"] == (
+            ", ".join(json.dumps(x["args"]) for x in outcome.executions) or "did not run")
+        assert table.loc[name, "toolName reported"] == (", ".join(outcome.tool_names) or "none")
+        if replies:
+            assert table.loc[name, "model got back"] == " ".join(m["content"] for m in replies)
+            echoed = [c["function"]["name"] for m in outcome.requests[1]["messages"] for c in m.get("tool_calls") or []]
+            assert len(echoed) == 1  # the model's one call is echoed in the follow-up
+    assert table.loc["call-by-wire-name", "execute ran with"] == '{"city": "Paris"}'
+    assert table.loc["call-by-key", "execute ran with"] == "did not run"
+
+
+def test_round_trip_on_1_0_4_call_by_key_throws_without_a_follow_up():
+    ev = EVIDENCE["1.0.4"]
+    outcome = ev["call-by-key"]
+    assert len(outcome.requests) == 1 and outcome.error[0]["message"] == "Tool search.web not found"
+    table = measured.round_trip(ev, ["call-by-key"])
+    assert table.loc["call-by-key", "model got back"] == "(no follow-up) generate() threw: Tool search.web not found"
+    assert table.loc["call-by-key", "under tool_call_id"] is None
+    shown = measured.follow_up(outcome)
+    assert isinstance(shown, pd.Series) and shown["requests sent"] == 1
+
+
+@pytest.mark.parametrize("version", ["1.67.0", "1.71.0"])
+def test_follow_up_lists_the_second_requests_messages_after_prompt_and_user(version):
+    outcome = EVIDENCE[version]["call-by-key"]
+    messages = outcome.requests[1]["messages"]
+    shown = measured.follow_up(outcome)
+    assert shown["role"].tolist() == [m["role"] for m in messages[2:]]
+    assert values(shown["content"]) == [m.get("content") for m in messages[2:]]
+    calls = [[(c["function"]["name"], c["id"]) for c in m.get("tool_calls") or []] or None for m in messages[2:]]
+    assert shown["tool call (name, id)"].tolist() == calls
+
+
+@by_version
+def test_builtin_example_shows_the_offered_names_or_the_missing_export(version):
+    outcome = EVIDENCE[version]["docs-builtin-example"]
+    shown = measured.builtin_example(outcome)
+    if not outcome.requests:
+        assert version == "1.0.4" and "does not export" in shown["no built-ins on this version"]
+        return
+    assert shown["offered to the model"] == names_sent(outcome.requests[0]) == ["submitPlanTool"]
+    assert shown["toolName reported"] == list(outcome.tool_names)
+    assert shown["toolName == 'submit_plan'"] == ("submit_plan" in outcome.tool_names)
+
+
+@by_version
+def test_caller_record_is_unchanged_while_the_request_carries_the_rewrite(version):
+    ev = EVIDENCE[version]
+    names = ["key-not-id", "rewrite-rules", "emoji-key", "integer-keys"]
+    table = measured.caller_record(ev, names)
+    for name in names:
+        assert table.loc[name, "names on the wire"] == names_sent(first(ev, name))
+        assert sorted(table.loc[name, "keys after the turn"]) == sorted(spec.key for spec in ev[name].scenario.tools)
+        assert table.loc[name, "ids after"] == table.loc[name, "ids before"]
+
+
+@by_version
+def test_round_trip_grid_categories_follow_executions_and_replies(version):
+    ev = EVIDENCE[version]
+    grid, labels = measured.round_trip_grid(ev, ROUND_TRIPS)
+    for name in ROUND_TRIPS:
+        outcome = ev[name]
+        replies = tool_messages(outcome.requests[1]) if len(outcome.requests) > 1 else []
+        assert grid.loc[name, "execute ran with"] == ("tool ran" if outcome.executions else "tool did not run")
+        assert grid.loc[name, "model got back"] == (
+            "tool result" if outcome.executions else "told the tool was not found" if replies else "turn failed")
+        assert all(len(line) <= 30 for line in labels.loc[name, "model got back"].splitlines())
+    assert set(grid.stack()) <= set(measured.ROUND_TRIP_COLOURS)
+
+
+# -- 08 ---------------------------------------------------------------------------------------------------------
+
+def test_version_comparison_against_1_67_0():
+    comparison = measured.version_comparison(EVIDENCE["1.67.0"])
+    assert comparison.baseline == "1.67.0"
+    assert comparison.results.columns.tolist() == list(VERSIONS)
+    for version in VERSIONS:
+        for name in comparison.results.index:
+            assert json.loads(comparison.results.loc[name, version]) == BY_VERSION[version][name].result_json()
+    assert set(comparison.grid["1.67.0"]) == {"baseline (1.67.0)"}
+    # choice-none: 1.0.4 sends the tools with tool_choice "none"; 1.67.0 sends no tools (read from the bodies)
+    old, base = BY_VERSION["1.0.4"]["choice-none"].requests[0], BY_VERSION["1.67.0"]["choice-none"].requests[0]
+    assert (names_sent(old), old["tool_choice"], names_sent(base)) == (["search_web"], "none", [])
+    assert comparison.grid.loc["choice-none", "1.0.4"] == "differs"
+    assert comparison.grid.loc["builtins-by-export", "1.0.4"] == "feature missing"
+    rows = comparison.differences[(comparison.differences["scenario"] == "choice-none")
+                                  & (comparison.differences["field"] == "names")]
+    assert rows[["on this version", "on 1.67.0"]].values.tolist() == [[names_sent(old), names_sent(base)]]
+    assert comparison.differing_versions == ["1.0.4"]
+    assert set(comparison.grid.stack()) <= set(comparison.colours)
+
+
+def test_version_comparison_labels_and_highlights():
+    comparison = measured.version_comparison(EVIDENCE["1.71.0"])
+    body = BY_VERSION["1.67.0"]["choice-by-key"].requests[0]
+    assert comparison.labels.loc["choice-by-key", "1.67.0"] == f"{names_sent(body)[0]} -> {forced_in(body)}"
+    assert comparison.labels.loc["collision-dot-space", "1.67.0"] == "collision: search_web"
+    html = comparison.highlighted().to_html()
+    assert len(re.findall(r"row\d+_col\d+", html.split("</style>")[0])) == int((~comparison.same).sum().sum())
+
+
+def test_behaviour_counts_requests_executions_and_own_errors():
+    outcome = BY_VERSION["1.67.0"]["call-by-wire-name"]
+    done = measured.behaviour(outcome)
+    assert done["requests"] == len(outcome.requests) == 2
+    assert done["executions"] == 1 and done["errors"] == []
+    assert done["names"] == names_sent(outcome.requests[0])
+
+
+# -- 09 ---------------------------------------------------------------------------------------------------------
+
+@by_version
+def test_remedy_table_reads_mapping_and_bodies(version):
+    ev = EVIDENCE[version]
+    table = measured.remedy_table(ev, REMEDY_PAIRS)
+    assert not ev["collision-dot-space"].requests
+    assert table.loc["collision-dot-space", ["tools sent", "tool_choice sent"]].tolist() == ["no request"] * 2
+    remedied = first(ev, "remedy-choice-by-key")
+    assert table.loc["remedy-choice-by-key", "tools sent"] == names_sent(remedied)
+    assert table.loc["remedy-choice-by-key", "tool_choice sent"] == f"function {forced_in(remedied)}"
+    assert forced_in(remedied) in names_sent(remedied)
+    assert table.loc["remedy-active-tools", "mapping applied"] == ev["remedy-active-tools"].mapping
+    assert table.loc["collision-dot-space", "option given"] == "-"
+
+
+@by_version
+def test_remedy_outcomes_follow_the_bodies(version):
+    ev = EVIDENCE[version]
+    outcome = measured.remedy_outcomes(ev, REMEDY_PAIRS)
+    assert outcome["collision-dot-space"] == "refused (collision)"
+    assert outcome["choice-by-key"] == "forced tool not offered"
+    assert outcome["remedy-choice-by-key"] == "consistent"
+    selected = ev["remedy-active-tools"].mapping["search.web"]
+    sent = names_sent(first(ev, "remedy-active-tools"))
+    assert outcome["remedy-active-tools"] == ("selects what it names" if sent == [selected]
+                                              else "does not select what it names")
+    assert (outcome["remedy-active-tools"] == "selects what it names") == (version != "1.0.4")  # 1.0.4 ignores it
+    by_key = names_sent(first(ev, "active-tools-by-key"))
+    expected = "selects no tool at all" if not by_key else "does not select what it names"
+    assert outcome["active-tools-by-key"] == expected
+
+
+@by_version
+def test_lint_summary_and_remedy_grid(version):
+    ev = EVIDENCE[version]
+    summary = measured.lint_summary(ev, REMEDY_PAIRS)
+    assert summary["scenario"].tolist() == [name for name in REMEDY_PAIRS if ev[name].requests]
+    assert summary.set_index("scenario").loc["remedy-choice-by-key", "findings"] == "none"
+    assert "mismatch: choice-not-in-tools" in summary.set_index("scenario").loc["choice-by-key", "findings"]
+    grid, labels = measured.remedy_grid(ev, REMEDY_PAIRS)
+    assert grid.loc["collision-dot-space", "tools sent"] == "nothing sent"
+    assert labels.loc["remedy-choice-by-key", "tools sent"] == "\n".join(names_sent(first(ev, "remedy-choice-by-key")))
+    assert set(grid.stack()) <= set(measured.REMEDY_COLOURS)
