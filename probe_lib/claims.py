@@ -116,23 +116,12 @@ def _names(outcome: Outcome) -> list[str]:
     return outcome.wire_names
 
 
-def _forced(outcome: Outcome) -> str | None:
-    choice = outcome.tool_choice
-    return choice["function"]["name"] if isinstance(choice, dict) else None
-
-
 def _error_text(outcome: Outcome) -> str:
     return " <- ".join(f"{link.get('id') or link['name']}: {link['message'][:80]}" for link in outcome.error) or "no error"
 
 
 def _lacks_builtins(outcome: Outcome) -> bool:
     return any("does not export the built-in tool" in link["message"] for link in outcome.error)
-
-
-def _follow_up_tool_messages(outcome: Outcome) -> list[dict]:
-    if len(outcome.requests) < 2:
-        return []
-    return [message for message in outcome.requests[1]["messages"] if message.get("role") == "tool"]
 
 
 # Article claims.
@@ -230,7 +219,7 @@ def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
 
 def _forces_absent_tool(outcome: Outcome, forced_as: str, context: str = "") -> tuple[Status, str]:
     """Confirmed when the request forces ``forced_as`` verbatim and ``tools`` holds no function by that name."""
-    forced, names = _forced(outcome), _names(outcome)
+    forced, names = outcome.forced_name, _names(outcome)
     if forced == forced_as and forced not in names:
         return "confirmed", f"{context}tools {names}, tool_choice names {forced!r}"
     return "refuted", f"{context}tools {names}, tool_choice {outcome.tool_choice}"
@@ -250,7 +239,7 @@ def _choice_by_id(e: Evidence) -> tuple[Status, str]:
 def _round_trip(e: Evidence) -> tuple[Status, str]:
     outcome = e["call-by-wire-name"]
     ran = [(x["key"], x["args"]) for x in outcome.executions]
-    replies = _follow_up_tool_messages(outcome)
+    replies = outcome.tool_replies
     if ran == [("search.web", {"city": "Paris"})] and [m["tool_call_id"] for m in replies] == ["call_probe_1"]:
         return "confirmed", f"model called search_web: execute ran with {ran[0][1]}; follow-up tool message {replies[0]['content']} under call_probe_1"
     return "refuted", f"executions {ran}; follow-up tool messages {replies}"
@@ -350,7 +339,7 @@ def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
     id_ran = [x["key"] for x in by_id.executions] == ["search.web"]
     if not id_ran or by_key.executions:
         return "refuted", f"executions by id {by_id.executions}, by key {by_key.executions}"
-    messages = [m["content"] for m in _follow_up_tool_messages(by_key)]
+    messages = [m["content"] for m in by_key.tool_replies]
     if messages and "not found" in messages[0]:
         return "confirmed", f"id get-weather ran the tool; key search.web did not, the model was told: {messages[0][:90]}"
     return "refined", f"id get-weather ran the tool; key search.web did not, and generate() failed: {_error_text(by_key)}"
@@ -402,7 +391,7 @@ def _fingerprint(outcome: Outcome) -> str:
 @check("F13")
 def _remedy(e: Evidence) -> tuple[Status, str]:
     choice, active = e["remedy-choice-by-key"], e["remedy-active-tools"]
-    forced, names = _forced(choice), _names(choice)
+    forced, names = choice.forced_name, _names(choice)
     selected = active.mapping["search.web"]
     if forced is None or forced not in names:
         return "refuted", f"remedied: tools {names}, tool_choice {choice.tool_choice}"

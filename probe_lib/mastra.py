@@ -15,7 +15,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from probe_lib import install, paths
+from probe_lib import install, lint, paths
 from probe_lib.capture import CaptureServer
 from probe_lib.errors import InputError
 from probe_lib.scenarios import Scenario
@@ -65,6 +65,18 @@ class Outcome:
     def tool_choice(self) -> object:
         """``tool_choice`` exactly as the first request sent it (``None`` when absent or no request)."""
         return self.requests[0].get("tool_choice") if self.requests else None
+
+    @property
+    def forced_name(self) -> str | None:
+        """The function the first request's ``tool_choice`` forces (``None``: no request, or no tool named)."""
+        return lint.forced_name(self.requests[0]) if self.requests else None
+
+    @property
+    def tool_replies(self) -> list[dict]:
+        """The ``role: "tool"`` messages of the follow-up (second) request; ``[]`` when none was sent."""
+        if len(self.requests) < 2:
+            return []
+        return [message for message in self.requests[1]["messages"] if message.get("role") == "tool"]
 
     @property
     def error_ids(self) -> list[str]:

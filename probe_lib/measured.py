@@ -48,18 +48,6 @@ def raised(outcome: Outcome) -> list[str]:
     return [link["message"] for link in outcome.error if link["message"] != CAPTURED]
 
 
-def tool_replies(outcome: Outcome) -> list[dict]:
-    """The ``role: "tool"`` messages of the follow-up request (the second one), or ``[]`` when none was sent."""
-    if len(outcome.requests) < 2:
-        return []
-    return [message for message in outcome.requests[1]["messages"] if message.get("role") == "tool"]
-
-
-def forced(outcome: Outcome) -> str | None:
-    """The function the first request's ``tool_choice`` forces (``None``: no request, or no tool named)."""
-    return lint.forced_name(outcome.requests[0]) if outcome.requests else None
-
-
 def option_given(scenario: Scenario) -> str:
     """The call option a scenario passes: ``activeTools [...]``, ``toolChoice '<name or mode>'``, or ``-``."""
     if scenario.active_tools:
@@ -75,7 +63,7 @@ def tool_choice_sent(outcome: Outcome) -> str:
     """``tool_choice`` as sent: ``function <name>`` when it forces one, else its JSON (``"auto"``, ``null`` …)."""
     if not outcome.requests:
         return NO_REQUEST
-    name = forced(outcome)
+    name = outcome.forced_name
     return f"function {name}" if name else json.dumps(outcome.tool_choice)
 
 
@@ -266,7 +254,7 @@ def choice_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     rows = []
     for name in scenario_names:
         outcome, scenario = ev[name], ev[name].scenario
-        name_forced = forced(outcome)
+        name_forced = outcome.forced_name
         rows.append({
             "method": scenario.method, "keys registered": registered_keys(outcome),
             "option given": option_given(scenario),
@@ -311,7 +299,7 @@ def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
         "option given": "caller's option",
         "tools sent": ["tools sent" if ev[name].wire_names else "no tools sent" for name in scenario_names],
         "tool_choice sent": ["forced tool not offered" if name in mismatched else "forced tool offered"
-                             if forced(ev[name]) else "no tool forced" for name in scenario_names],
+                             if ev[name].forced_name else "no tool forced" for name in scenario_names],
         "lint": ["mismatch flagged" if name in mismatched else "clean" for name in scenario_names],
     }, index=list(scenario_names))
     return categories, labels
@@ -391,7 +379,7 @@ def round_trip(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     the result reported."""
     rows = []
     for name in scenario_names:
-        outcome, replies = ev[name], tool_replies(ev[name])
+        outcome, replies = ev[name], ev[name].tool_replies
         rows.append({
             "method": outcome.scenario.method,
             "model called": outcome.scenario.replies[0].calls[0].name,
@@ -462,7 +450,7 @@ def round_trip_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
         "execute ran with": ["tool ran" if ev[name].executions else "tool did not run" for name in scenario_names],
         "toolName reported": ["reported" if ev[name].tool_names else "nothing reported" for name in scenario_names],
         "model got back": ["tool result" if ev[name].executions else "told the tool was not found"
-                           if tool_replies(ev[name]) else "turn failed" for name in scenario_names],
+                           if ev[name].tool_replies else "turn failed" for name in scenario_names],
     }, index=list(scenario_names))
     return categories, labels
 
@@ -481,7 +469,7 @@ def _cell_label(outcome: Outcome) -> str:
     result, errors = outcome.result_json(), raised(outcome)
     if "error" in result:
         return f"{result['error']['kind']}: {result['error'].get('name') or result['error'].get('message')}"
-    choice = forced(outcome) or outcome.tool_choice or "no tool_choice"
+    choice = outcome.forced_name or outcome.tool_choice or "no tool_choice"
     return f"{', '.join(result['names']) or 'no tools'} -> " + (f"threw: {errors[0]}" if errors else choice)
 
 
