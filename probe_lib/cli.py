@@ -220,7 +220,7 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     from probe_lib import install, paths
 
     parser = sub.add_parser("reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report")
-    parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder, emptied first (default {paths.REPORT})")
+    parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced (default {paths.REPORT})")
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=int, help="notebooks executed at once (default: one per core)")
     parser.add_argument("--mastra", default=install.ARTICLE_VERSION, metavar="VERSION", help="version the finding notebooks show")

@@ -46,7 +46,9 @@ def write(path: Path, version: str, outcomes: Sequence[Outcome], source: str) ->
     """Write a measurement file: ``source`` says whether it was measured live or copied from a recording."""
     document = {"mastra": version, "source": source, "outcomes": [outcome_to_json(outcome) for outcome in outcomes]}
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial = path.with_suffix(".partial")
+    partial.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    partial.replace(path)  # atomic: an interrupted run never leaves a truncated recording
     return path
 
 

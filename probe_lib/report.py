@@ -26,6 +26,7 @@ import pandas as pd
 
 from probe_lib import catalogue, claims, install, mastra, paths, recordings
 from probe_lib.charts import STATUS_COLOURS
+from probe_lib.errors import InputError
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: The version the finding notebooks show; every version is measured and judged in the ledger.
@@ -99,10 +100,22 @@ def extract_figures(executed: Path, figures: Path) -> list[Path]:
     return written
 
 
+#: What marks a folder as an earlier report, which ``reproduce`` may empty.
+_REPORT_MARKERS = ("report.html", "ledger.csv", "measurements")
+
+
+def _clear(folder: Path) -> None:
+    """Empty ``folder`` if it is an earlier report (or empty); refuse anything else, so no user file is lost."""
+    if folder.exists() and any(folder.iterdir()):
+        if not any((folder / marker).exists() for marker in _REPORT_MARKERS):
+            raise InputError(f"{folder} is not empty and holds no earlier report: choose an empty or new folder for --out")
+        shutil.rmtree(folder)
+
+
 def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None, version: str = DEFAULT_VERSION) -> Report:
-    """Rebuild the whole report in ``folder`` (emptied first); see the module docstring for what it holds."""
+    """Rebuild the whole report in ``folder`` (an earlier report there is replaced); see the module docstring."""
     install.check_version(version)
-    shutil.rmtree(folder, ignore_errors=True)
+    _clear(folder)
     measurements = folder / "measurements"
     source = measure_all(measurements, live=live)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in install.pinned_versions()}

@@ -85,3 +85,12 @@ def test_report_works_in_a_real_browser(live_report):
     assert sorted(landed) == sorted(set(targets)), "every in-page link must land on an element"
     assert set(notebook_links) == {claim.notebook for claim in claims.load_claims()}, "the ledger links every notebook it names"
     assert not errors, errors
+
+
+def test_reproduce_refuses_a_folder_that_is_not_a_report(tmp_path):
+    keep = tmp_path / "notes.txt"
+    keep.write_text("a user's file")
+    done = subprocess.run([sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and "holds no earlier report" in done.stderr and done.stdout == ""
+    assert keep.read_text() == "a user's file"
