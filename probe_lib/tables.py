@@ -142,30 +142,41 @@ def _frame(rows: list[dict], columns: tuple[str, ...], per_set: bool = False) ->
     return frame.astype(dtypes)
 
 
+def _rewrite_rows(set_name: str, keys: tuple[str, ...]) -> list[dict]:
+    """The ``rewrites`` rows of one tools record."""
+    result = _result(keys)
+    rows = []
+    for row in result.rows:
+        after = row.position_after
+        rows.append({
+            SET: set_name,
+            KEY: row.key,
+            WIRE_NAME: row.name,
+            REWRITTEN: row.rewritten,
+            SUBSTITUTED: row.substituted,
+            PREFIXED: row.prefixed,
+            TRUNCATED: row.truncated,
+            LOST: row.lost,
+            KEY_LENGTH: js_length(row.key),
+            NAME_LENGTH: len(row.name),  # a rewritten name is ASCII; an untouched one is the key
+            POSITION_BEFORE: row.position_before,
+            POSITION_AFTER: after,
+            MOVED_BY: None if after is None else after - row.position_before,
+            VANISHED: result.error is None and after is None,
+        })  # fmt: skip
+    return rows
+
+
 def rewrites(keysets: KeySets) -> pd.DataFrame:
     """One row per key of each set, in registration order: its wire name, the rules that fired, its positions."""
-    rows = []
-    for keyset in _as_list(keysets):
-        result = _result(keyset.keys)
-        for row in result.rows:
-            after = row.position_after
-            rows.append({
-                SET: keyset.name,
-                KEY: row.key,
-                WIRE_NAME: row.name,
-                REWRITTEN: row.rewritten,
-                SUBSTITUTED: row.substituted,
-                PREFIXED: row.prefixed,
-                TRUNCATED: row.truncated,
-                LOST: row.lost,
-                KEY_LENGTH: js_length(row.key),
-                NAME_LENGTH: len(row.name),  # a rewritten name is ASCII; an untouched one is the key
-                POSITION_BEFORE: row.position_before,
-                POSITION_AFTER: after,
-                MOVED_BY: None if after is None else after - row.position_before,
-                VANISHED: result.error is None and after is None,
-            })  # fmt: skip
+    rows = [row for keyset in _as_list(keysets) for row in _rewrite_rows(keyset.name, keyset.keys)]
     return _frame(rows, REWRITES_COLUMNS)
+
+
+def explain(key: str) -> pd.DataFrame:
+    """One key on its own, rule by rule: what ``rewrites`` says of a one-tool record (for interactive use)."""
+    columns = [KEY, WIRE_NAME, SUBSTITUTED, PREFIXED, TRUNCATED, LOST, KEY_LENGTH, NAME_LENGTH]
+    return _frame(_rewrite_rows("typed", (key,)), REWRITES_COLUMNS)[columns]
 
 
 def truncation(keysets: KeySets) -> pd.DataFrame:

@@ -188,3 +188,12 @@ def test_charts_never_load_pyplot():
     script = "import sys, probe_lib.charts; print('matplotlib.pyplot' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     assert output.stdout.strip() == "False"
+
+
+def test_explain_shows_one_key_rule_by_rule():
+    row = tables.explain("9.lives").iloc[0]
+    assert (row[tables.KEY], row[tables.WIRE_NAME]) == ("9.lives", "_9_lives")  # substituted, then prefixed
+    assert bool(row[tables.SUBSTITUTED]) and bool(row[tables.PREFIXED]) and not bool(row[tables.TRUNCATED])
+    assert row[tables.KEY_LENGTH] == 7 and row[tables.NAME_LENGTH] == 8
+    long = tables.explain("x" * 70).iloc[0]
+    assert long[tables.LOST] == "x" * 7 and bool(long[tables.TRUNCATED])
