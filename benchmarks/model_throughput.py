@@ -25,8 +25,9 @@ from typing import Callable
 from probe_lib import install, mastra, paths
 from probe_lib.normaliser import VANISHING_KEYS, normalise
 
-sys.path.insert(0, str(paths.ROOT / "tests"))
-from differential_keys import LEGAL, random_key  # noqa: E402
+from probe_lib.keysets import ALPHABETS, adversarial_key
+
+LEGAL = ALPHABETS["legal"]
 
 RECORDS, KEYS_PER_RECORD = 10_000, 20
 MEMORY_RECORDS = 50_000  # x 20 keys = 1,000,000
@@ -42,7 +43,7 @@ REAL_WAYS = {
 #: every ``Result`` (as ``normalise --json`` does before printing) and the process's peak RSS.
 _MODEL_MEMORY = """
 import json, resource, sys, tracemalloc
-sys.path[:0] = sys.argv[1:3]
+sys.path.insert(0, sys.argv[1])  # the benchmarks folder
 import model_throughput as bench
 from probe_lib.normaliser import normalise
 records = bench.adversarial_records(seed=1, count=bench.MEMORY_RECORDS)
@@ -56,11 +57,11 @@ print(json.dumps({"traced": peak, "rss_kib": resource.getrusage(resource.RUSAGE_
 #: The same 1,000,000 keys through the real formatTools; Node's peak RSS is this process's largest child's.
 _REAL_MEMORY = """
 import json, resource, sys
-sys.path[:0] = sys.argv[1:3]
+sys.path.insert(0, sys.argv[1])  # the benchmarks folder
 import model_throughput as bench
 from probe_lib import mastra
 records = bench.adversarial_records(seed=1, count=bench.MEMORY_RECORDS)
-mastra.format_records(records, sys.argv[3])
+mastra.format_records(records, sys.argv[2])
 print(json.dumps({"rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 """
 
@@ -72,7 +73,7 @@ def adversarial_records(seed: int, count: int = RECORDS) -> list[list[str]]:
     for _ in range(count):
         keys: dict[str, None] = {}
         while len(keys) < KEYS_PER_RECORD:
-            keys[random_key(rng)] = None
+            keys[adversarial_key(rng)] = None
         records.append(list(keys))
     return records
 
@@ -129,11 +130,10 @@ def throughput(records: list[list[str]], version: str, repeat: int) -> dict[str,
 
 def memory(version: str) -> tuple[dict, dict]:
     """The model's and the real formatTools' peaks on 1,000,000 keys, each measured in a fresh process."""
-    search = [str(paths.ROOT / "benchmarks"), str(paths.ROOT / "tests")]
     outputs = []
     for script, extra in ((_MODEL_MEMORY, []), (_REAL_MEMORY, [version])):
         completed = subprocess.run(
-            [sys.executable, "-c", script, *search, *extra], capture_output=True, text=True, check=True, cwd=paths.ROOT
+            [sys.executable, "-c", script, str(paths.ROOT / "benchmarks"), *extra], capture_output=True, text=True, check=True, cwd=paths.ROOT
         )
         outputs.append(json.loads(completed.stdout))
     return outputs[0], outputs[1]

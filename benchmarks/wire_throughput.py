@@ -22,8 +22,7 @@ import time
 from probe_lib import install, paths, scenarios
 from probe_lib.capture import CaptureServer
 
-sys.path.insert(0, str(paths.ROOT / "tests"))
-from differential_keys import random_records  # noqa: E402
+from probe_lib.keysets import adversarial_records
 
 TARGET_SETS_PER_S = 100.0
 
@@ -31,13 +30,12 @@ TARGET_SETS_PER_S = 100.0
 #: server in this process, the runners as its children), reporting peak RSS and CPU for each side.
 _MEMORY = """
 import json, resource, sys, time
-sys.path.insert(0, sys.argv[1])
-from differential_keys import random_records
 from probe_lib import mastra, scenarios
-records = random_records(seed=2, count=int(sys.argv[3]))
+from probe_lib.keysets import adversarial_records
+records = adversarial_records(seed=2, count=int(sys.argv[2]))
 batch = [scenarios.for_keys(f"set-{number}", keys) for number, keys in enumerate(records)]
 started = time.perf_counter()
-outcomes = mastra.run(batch, sys.argv[2], workers=2)
+outcomes = mastra.run(batch, sys.argv[1], workers=2)
 wall = time.perf_counter() - started
 own, nodes = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({
@@ -82,7 +80,7 @@ def judge(rate: float) -> str:
 def memory_run(version: str, count: int) -> dict:
     """Wall time, peak RSS and CPU of ``count`` turns through the library, the Python and the Node side apart."""
     completed = subprocess.run(
-        [sys.executable, "-c", _MEMORY, str(paths.ROOT / "tests"), version, str(count)],
+        [sys.executable, "-c", _MEMORY, version, str(count)],
         capture_output=True, text=True, check=True, cwd=paths.ROOT,
     )
     return json.loads(completed.stdout)
@@ -99,7 +97,7 @@ def main() -> None:
     version = install.check_version(args.mastra)
     print(f"@mastra/core {version}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
-    records = random_records(seed=1, count=args.sets)
+    records = adversarial_records(seed=1, count=args.sets)
     cli_seconds, cli_results = cli_run(records, version)
     article_seconds, article_names = article_run(records[:args.article_sets], version)
     for number, names in enumerate(article_names):

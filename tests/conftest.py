@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers (strategies, differential_keys)
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers (strategies)
 
 from probe_lib import install  # noqa: E402
 from probe_lib.capture import CaptureServer  # noqa: E402

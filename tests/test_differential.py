@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 
 import pytest
-from differential_keys import random_records
 
 from probe_lib import install, mastra, normalise, scenarios
+from probe_lib.keysets import adversarial_records
 from probe_lib.normaliser import VANISHING_KEYS
 
 VERSIONS = install.pinned_versions()
@@ -36,7 +36,7 @@ def _describe(disagreements) -> str:
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
 def test_model_equals_the_wire(version, node_modules, capture_server):
-    records = random_records(seed=VERSIONS.index(version), count=1000)
+    records = adversarial_records(seed=VERSIONS.index(version), count=1000)
     assert sum(map(len, records)) >= 10_000
     outcomes = mastra.run(
         [scenarios.for_keys(f"diff-{n}", keys) for n, keys in enumerate(records)],
@@ -56,7 +56,7 @@ def test_model_equals_the_wire(version, node_modules, capture_server):
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
 def test_model_equals_format_tools(version, node_modules):
-    records = random_records(seed=100 + VERSIONS.index(version), count=20_000)
+    records = adversarial_records(seed=100 + VERSIONS.index(version), count=20_000)
     real = mastra.format_records(records, version)
     for result in real:
         if "names" in result:

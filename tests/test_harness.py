@@ -14,12 +14,12 @@ import sys
 import time
 
 import pytest
-from differential_keys import random_records
 
 from probe_lib import install, mastra
 from probe_lib.capture import TextReply, ToolCall, ToolCallsReply
 from probe_lib.errors import InputError
 from probe_lib.install import NodeMissing
+from probe_lib.keysets import adversarial_records
 from probe_lib.mastra import Runner
 from probe_lib.scenarios import Scenario, ToolSpec, tools
 
@@ -88,7 +88,7 @@ def test_runner_without_setup_says_to_run_it(monkeypatch, tmp_path):
 
 @pytest.mark.node
 def test_probe_cli_batch_matches_normalise_plus_tool_choice(node_modules):
-    records = random_records(seed=7, count=60) + [["search.web", "plain"], ["", "x"], ["a b", "a.b"]]
+    records = adversarial_records(seed=7, count=60) + [["search.web", "plain"], ["", "x"], ["a b", "a.b"]]
     batch = json.dumps(records)
     probed = _cli("probe", "--json", "--mastra", VERSION, stdin=batch)
     assert probed.returncode == 0, probed.stderr
