@@ -43,8 +43,7 @@ function makeTool(spec, log) {
     description: spec.description ?? `probe tool ${spec.id ?? spec.key}`,
     inputSchema: z.object({ city: z.string().optional() }),
     execute: async (input) => {
-      const args = input && input.context !== undefined && version === '1.0.4' ? input.context : input;
-      log.push({ key: spec.key, id: spec.id ?? spec.key, args: plain(args) });
+      log.push({ key: spec.key, id: spec.id ?? spec.key, args: plain(input) });
       if (spec.hang) return new Promise(() => {}); // never settles: the scenario's timeout must end the turn
       return { tempC: 20 };
     },
