@@ -14,6 +14,7 @@ from typing import Sequence
 
 from probe_lib import catalogue, install, mastra, paths
 from probe_lib.errors import InputError
+from probe_lib.capture import CaptureServer
 from probe_lib.mastra import Outcome
 
 _TUPLE_FIELDS = ("requests", "error", "executions", "tool_names", "result_tool_names", "keys_after", "ids_before", "ids_after")
@@ -52,10 +53,15 @@ def write(path: Path, version: str, outcomes: Sequence[Outcome], source: str) ->
     return path
 
 
+def measure(version: str, server: CaptureServer | None = None) -> list[Outcome]:
+    """The whole catalogue, measured live on ``version`` now (two Node runners), in catalogue order."""
+    return mastra.run(catalogue.scenarios(), version, server=server, workers=2)
+
+
 def record(versions: Sequence[str] | None = None) -> list[Path]:
     """Run the catalogue live on each version and write its recording; returns the files written."""
     return [
-        write(recording_path(version), version, mastra.run(catalogue.scenarios(), version), "live")
+        write(recording_path(version), version, measure(version), "live")
         for version in versions or install.pinned_versions()
     ]
 
@@ -82,5 +88,5 @@ def outcomes_from_file(path: Path) -> dict[str, Outcome]:
 
 def outcomes(version: str, *, live: bool) -> dict[str, Outcome]:
     """The catalogue's outcomes on ``version`` by scenario name: measured now (``live``) or recorded."""
-    measured = mastra.run(catalogue.scenarios(), version) if live else load(version)
+    measured = measure(version) if live else load(version)
     return {outcome.scenario.name: outcome for outcome in measured}

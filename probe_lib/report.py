@@ -24,7 +24,7 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from probe_lib import catalogue, claims, install, mastra, paths, recordings
+from probe_lib import claims, install, paths, recordings
 from probe_lib.charts import STATUS_COLOURS
 from probe_lib.errors import InputError
 
@@ -65,7 +65,7 @@ def measure_all(folder: Path, *, live: bool) -> str:
     """Write one measurement file per pinned version into ``folder``; return "live" or "recorded"."""
     source = "live" if live and install.node_available() else "recorded"
     for version in install.pinned_versions():
-        outcomes = mastra.run(catalogue.scenarios(), version, workers=2) if source == "live" else recordings.load(version)
+        outcomes = recordings.measure(version) if source == "live" else recordings.load(version)
         recordings.write(folder / recordings.recording_path(version).name, version, outcomes, source)
     return source
 

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from probe_lib import catalogue, install, mastra, paths, recordings
+from probe_lib import catalogue, install, paths, recordings
 from probe_lib.errors import InputError
 
 VERSIONS = install.pinned_versions()
@@ -23,7 +23,7 @@ def _pretty(entry: dict) -> list[str]:
 @pytest.mark.parametrize("version", VERSIONS)
 def test_live_catalogue_equals_its_recording(version, node_modules, capture_server):
     recorded = [recordings.outcome_to_json(outcome) for outcome in recordings.load(version)]
-    live = [recordings.outcome_to_json(outcome) for outcome in mastra.run(catalogue.scenarios(), version, server=capture_server)]
+    live = [recordings.outcome_to_json(outcome) for outcome in recordings.measure(version, capture_server)]
     assert [entry["scenario"] for entry in live] == [entry["scenario"] for entry in recorded], (
         "the catalogue and the recording list different scenarios: run `probe-lib record`"
     )
