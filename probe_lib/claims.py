@@ -120,10 +120,6 @@ def _error_text(outcome: Outcome) -> str:
     return " <- ".join(f"{link.get('id') or link['name']}: {link['message'][:80]}" for link in outcome.error) or "no error"
 
 
-def _lacks_builtins(outcome: Outcome) -> bool:
-    return any("does not export the built-in tool" in link["message"] for link in outcome.error)
-
-
 # Article claims.
 
 @check("A01")
@@ -148,7 +144,7 @@ def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
 @check("A03")
 def _builtins(e: Evidence) -> tuple[Status, str]:
     by_export, by_id = e["builtins-by-export"], e["builtins-by-id"]
-    if _lacks_builtins(by_export):
+    if by_export.lacks_builtins:
         return "not testable", f"@mastra/core {e.version} has no built-in tools to register"
     exports = [spec.key for spec in by_export.scenario.tools]
     ids = [spec.key for spec in by_id.scenario.tools]
@@ -326,7 +322,7 @@ def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
     reported = {"wire name": by_wire.tool_names, "stream": stream.tool_names, "id": by_id.tool_names}
     if reported != {"wire name": ("search_web",), "stream": ("search_web",), "id": ("get-weather",)}:
         return "refuted", f"toolName reported for key search.web when the model called: {reported}"
-    if _lacks_builtins(docs):
+    if docs.lacks_builtins:
         return "refined", f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins for the docs' example"
     if docs.tool_names and "submit_plan" not in docs.tool_names:
         return "confirmed", f"toolName is the called name, never the key search.web ({reported}); the docs' example sees {docs.tool_names[0]}, never submit_plan"

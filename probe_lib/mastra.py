@@ -23,6 +23,8 @@ from probe_lib.scenarios import Scenario
 RESULT_MARK = "\x1eRESULT "
 COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
 _COLLISION_TEXT = "Two or more tools resolve to the same name "
+#: What runner.cjs says when a scenario asks for a built-in tool its @mastra/core version does not export.
+_MISSING_BUILTIN_TEXT = "does not export the built-in tool"
 
 
 class HarnessError(RuntimeError):
@@ -77,6 +79,11 @@ class Outcome:
         if len(self.requests) < 2:
             return []
         return [message for message in self.requests[1]["messages"] if message.get("role") == "tool"]
+
+    @property
+    def lacks_builtins(self) -> bool:
+        """True when the scenario could not run because this version exports no such built-in tool."""
+        return any(_MISSING_BUILTIN_TEXT in link["message"] for link in self.error)
 
     @property
     def error_ids(self) -> list[str]:

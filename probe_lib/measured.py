@@ -114,10 +114,10 @@ def key_id_wire(outcome: Outcome) -> pd.DataFrame:
 def builtins(ev: Evidence) -> pd.DataFrame:
     """The built-in tools by id, with the name each is sent under when registered by export name and by id.
 
-    On a version without built-ins (no request was sent) it holds each scenario's error instead.
+    On a version without built-ins it holds each scenario's error instead.
     """
     by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
-    if not by_export.requests:
+    if by_export.lacks_builtins:
         return pd.DataFrame({"scenario": ["builtins-by-export", "builtins-by-id"],
                              "error": [by_export.error[0]["message"], by_id.error[0]["message"]]})
     return pd.DataFrame({
@@ -473,10 +473,6 @@ def _cell_label(outcome: Outcome) -> str:
     return f"{', '.join(result['names']) or 'no tools'} -> " + (f"threw: {errors[0]}" if errors else choice)
 
 
-def _lacks_feature(outcome: Outcome) -> bool:
-    return any("does not export the built-in tool" in message for message in raised(outcome))
-
-
 @dataclass(frozen=True)
 class VersionComparison:
     """Every scenario on every measured version, against a baseline version (:func:`version_comparison`)."""
@@ -542,7 +538,7 @@ def version_comparison(ev: Evidence, baseline: str = claims.ARTICLE_VERSION) -> 
 
 def _versus(outcome: Outcome, version: str, baseline: str, is_same: bool) -> str:
     """One grid cell's category: the version lacks the feature, is the baseline, behaves the same, or differs."""
-    if _lacks_feature(outcome):
+    if outcome.lacks_builtins:
         return "feature missing"
     if version == baseline:
         return f"baseline ({baseline})"
