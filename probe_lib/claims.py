@@ -16,7 +16,7 @@ from typing import Callable, Literal, Mapping
 
 import pandas as pd
 
-from probe_lib import install, normaliser, paths, providers
+from probe_lib import install, paths, providers
 from probe_lib.errors import InputError
 from probe_lib.mastra import Outcome
 
@@ -186,7 +186,8 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
     outcome = e["rewrite-rules"]
     names = _names(outcome)
     keys = [spec.key for spec in outcome.scenario.tools]
-    rewritten_in_registration_order = [normaliser.rewrite(key) for key in keys if normaliser.rewrite(key) != key]
+    # The article's rules applied by hand to catalogue.AWKWARD_KEYS, minus weather-EU, in registration order.
+    rewritten_in_registration_order = ["search_web", "_9lives", "my_tool", "ns_read_file", "_1" + "a" * 61, "b" * 63]
     if names[0] == "weather-EU" and keys.index("weather-EU") == 2 and names[1:] == rewritten_in_registration_order:
         return "confirmed", f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in registration order"
     return "refuted", f"wire order {names}"
@@ -276,8 +277,8 @@ def _integer_keys(e: Evidence) -> tuple[Status, str]:
     outcome = e["integer-keys"]
     keys = [spec.key for spec in outcome.scenario.tools]
     names = _names(outcome)
-    in_registration_order = [k for k in keys if normaliser.rewrite(k) == k] + [normaliser.rewrite(k) for k in keys if normaliser.rewrite(k) != k]
-    if names == ["b", "_7", "_42", "x_y"] and names != in_registration_order:
+    # Registered b, 42, 7, x.y: moving rewritten keys in registration order alone would give b, _42, _7, x_y.
+    if names == ["b", "_7", "_42", "x_y"]:
         return "confirmed", f"registered {keys}, sent {names}: 7 and 42 are enumerated first, in numeric order"
     return "refuted", f"registered {keys}, sent {names}"
 
