@@ -22,9 +22,9 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import pandas as pd
 
-from probe_lib import paths
+from probe_lib import mastra, paths
 from probe_lib.errors import InputError
-from probe_lib.normaliser import MAX_NAME_LENGTH, Collision, js_length, normalise
+from probe_lib.normaliser import MAX_NAME_LENGTH, Collision, as_sent, js_length, normalise
 from probe_lib.providers import Rule, rules
 
 if TYPE_CHECKING:
@@ -364,6 +364,21 @@ def model_against_wire(outcomes: Iterable[Outcome]) -> pd.DataFrame:
         rows.append({"scenario": outcome.scenario.name, "tools": len(keys), "predicted": _describe(predicted, keys),
                      "measured": _describe(measured, keys), "agree": predicted == measured})
     return pd.DataFrame(rows, columns=["scenario", "tools", "predicted", "measured", "agree"])
+
+
+def against_format_tools(frame: pd.DataFrame, style: PrefixStyle, version: str) -> pd.DataFrame:
+    """Every tool set in ``style`` through the real ``Agent.formatTools`` of ``version`` (one Node process) and
+    through the model. Columns: ``record, tools, agree``; the corpus-wide counts stand on the real package when
+    ``agree`` holds everywhere.
+    """
+    by_record: dict[str, list[str]] = {}
+    for record, server, tool in zip(record_of(frame), frame["server"], frame["tool"]):
+        by_record.setdefault(record, []).append(style.apply(server, tool))  # file order, as record_keys gives it
+    records = sorted(by_record)
+    keys = [by_record[record] for record in records]
+    real = mastra.format_records(keys, version)
+    agree = [normalise(record).to_json() == as_sent(result) for record, result in zip(keys, real)]
+    return pd.DataFrame({"record": records, "tools": [len(record) for record in keys], "agree": agree})
 
 
 def _describe(result: dict, keys: Sequence[str]) -> str:

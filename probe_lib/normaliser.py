@@ -57,6 +57,13 @@ _MAX_ARRAY_INDEX = 2**32 - 2
 _Rules = tuple[str, bool, bool, bool, str]
 
 
+def as_sent(format_tools_result: dict) -> dict:
+    """Agent.formatTools' own result (``names`` or ``error``) as it reaches the wire: vanishing keys removed."""
+    if "names" not in format_tools_result:
+        return format_tools_result
+    return {"names": [name for name in format_tools_result["names"] if name not in VANISHING_KEYS]}
+
+
 def js_length(text: str) -> int:
     """Length in UTF-16 code units, as JavaScript's ``String.prototype.length`` counts it."""
     if text.isascii():

@@ -12,10 +12,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from probe_lib import paths
+from probe_lib import install, paths
 from probe_lib.corpus import (
     CORPUS_PATH,
+    EXPECTED_ROWS,
     STYLES,
+    against_format_tools,
     collisions,
     load_corpus,
     prefixed,
@@ -214,3 +216,16 @@ def test_an_unchanged_copy_loads_and_a_missing_file_says_where_to_get_it(corpus:
     with pytest.raises(InputError, match="shared/data"):
         load_corpus(tmp_path / "missing.csv")
     assert CORPUS_PATH.parent == paths.DATA
+
+
+@pytest.mark.node
+@pytest.mark.parametrize("version", install.pinned_versions())
+def test_every_corpus_tool_set_meets_the_real_format_tools(version, node_modules):
+    """The corpus-wide counts come from the model; here every tool set, in every prefix style, is checked
+    against the real Agent.formatTools, so those counts stand on the real package."""
+    frame = load_corpus()
+    for prefix_style in STYLES:
+        table = against_format_tools(frame, prefix_style, version)
+        assert len(table) == 294 and table["tools"].sum() == EXPECTED_ROWS
+        disagree = table.loc[~table["agree"], "record"].tolist()
+        assert not disagree, f"{prefix_style.name}: the model disagrees with formatTools on {disagree[:5]}"

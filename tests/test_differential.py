@@ -15,7 +15,7 @@ import pytest
 
 from probe_lib import install, mastra, normalise, scenarios
 from probe_lib.keysets import adversarial_records
-from probe_lib.normaliser import VANISHING_KEYS
+from probe_lib.normaliser import as_sent
 
 VERSIONS = install.pinned_versions()
 
@@ -57,10 +57,7 @@ def test_model_equals_the_wire(version, node_modules, capture_server):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_model_equals_format_tools(version, node_modules):
     records = adversarial_records(seed=100 + VERSIONS.index(version), count=20_000)
-    real = mastra.format_records(records, version)
-    for result in real:
-        if "names" in result:
-            result["names"] = [name for name in result["names"] if name not in VANISHING_KEYS]
+    real = [as_sent(result) for result in mastra.format_records(records, version)]
     disagreements = _disagreements(records, real)
     assert not disagreements, _describe(disagreements)
 
