@@ -2,7 +2,7 @@
 
 The corpus holds 3,336 tool names from public MCP servers and 9,998 Composio action slugs (provenance in
 ``data/mcp_tool_names.README.md``). Clients that load MCP tools prefix each name with its server, in one of a few
-styles (:data:`STYLES`); the measures below count, per style, how many prefixed names each provider rule would
+styles (:data:`PREFIX_STYLES`); the measures below count, per style, how many prefixed names each provider rule would
 refuse as they are, how many Mastra's ``formatTools()`` rewrites, how many lose their distinguishing end to the
 63-unit cut, and how many server tool sets make formatTools throw ``AGENT_TOOL_NAME_COLLISION``.
 
@@ -16,7 +16,6 @@ README's own counts, an oracle independent of these measures.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Sequence
 
@@ -24,6 +23,7 @@ import pandas as pd
 
 from probe_lib import mastra, paths
 from probe_lib.errors import InputError
+from probe_lib.keysets import PREFIX_STYLES, PrefixStyle
 from probe_lib.normaliser import MAX_NAME_LENGTH, Collision, as_sent, js_length, normalise
 from probe_lib.providers import Rule, rules
 
@@ -42,37 +42,6 @@ EXPECTED_MCP_SERVERS = 145
 COMPOSIO = "composio"
 
 SUBSETS = ("mcp", "composio", "all")
-
-
-@dataclass(frozen=True, slots=True)
-class PrefixStyle:
-    """How a client joins a server label and a tool name into the name it registers."""
-
-    name: str
-    separator: str | None
-    #: Who uses it, as ``shared/research/frameworks.md`` and ``mastra-source.md`` record.
-    used_by: str
-
-    def apply(self, server: str, tool: str) -> str:
-        return tool if self.separator is None else f"{server}{self.separator}{tool}"
-
-
-STYLES: tuple[PrefixStyle, ...] = (
-    PrefixStyle("none", None, "a tool registered under its own name"),
-    PrefixStyle("mastra", "_", "@mastra/mcp ${serverName}_${toolName}; VoltAgent ${server}_${tool}"),
-    PrefixStyle("double-underscore", "__", "MCP adapters (@langchain/mcp-adapters, langchain-mcp-adapters)"),
-    PrefixStyle("dot", ".", "server.tool namespacing; MCP names allow '.'"),
-    PrefixStyle("colon", ":", "server_id:tool_name (e.g. zeph before its fix)"),
-    PrefixStyle("slash", "/", "{server}/{tool} (e.g. netclaw before its fix)"),
-)
-
-
-def style(name: str) -> PrefixStyle:
-    """The style of :data:`STYLES` called ``name`` (``KeyError`` names the known ones)."""
-    for candidate in STYLES:
-        if candidate.name == name:
-            return candidate
-    raise KeyError(f"no prefix style {name!r}; choose one of {[known.name for known in STYLES]}")
 
 
 def load_corpus(path: Path = CORPUS_PATH) -> pd.DataFrame:
@@ -149,15 +118,15 @@ def overview(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def style_examples(server: str, tool: str) -> pd.DataFrame:
-    """The name one tool is registered under in each of :data:`STYLES`, with who joins that way and its length.
+    """The name one tool is registered under in each of :data:`PREFIX_STYLES`, with who joins that way and its length.
 
     Columns: ``style, join`` (the separator, ``(none)`` for the bare name), ``used by, registered name, length``.
     """
-    registered = [style.apply(server, tool) for style in STYLES]
+    registered = [style.apply(server, tool) for style in PREFIX_STYLES]
     return pd.DataFrame({
-        "style": [style.name for style in STYLES],
-        "join": ["(none)" if style.separator is None else repr(style.separator) for style in STYLES],
-        "used by": [style.used_by for style in STYLES],
+        "style": [style.name for style in PREFIX_STYLES],
+        "join": ["(none)" if style.separator is None else repr(style.separator) for style in PREFIX_STYLES],
+        "used by": [style.used_by for style in PREFIX_STYLES],
         "registered name": registered, "length": [len(name) for name in registered],
     })
 
@@ -178,7 +147,7 @@ def _by_subset(frame: pd.DataFrame) -> Iterable[tuple[str, pd.Series]]:
         yield subset, (subsets == subset) if subset != "all" else pd.Series(True, index=frame.index)
 
 
-def refusals(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = STYLES,
+def refusals(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLES,
              provider_rules: Iterable[Rule] | None = None) -> pd.DataFrame:
     """How many names each provider rule would refuse as registered (before any rewriting).
 
@@ -196,7 +165,7 @@ def refusals(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = STYLES,
     return _with_share(pd.DataFrame(rows), "refused")
 
 
-def rewrites(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = STYLES) -> pd.DataFrame:
+def rewrites(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLES) -> pd.DataFrame:
     """What formatTools does to each prefixed name on its own.
 
     Columns: ``style, subset, names, rewritten, substituted, prefixed, truncated, suffix_lost, share``.
@@ -239,7 +208,7 @@ def _rule_flags(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
     return flags
 
 
-def collisions(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = STYLES) -> pd.DataFrame:
+def collisions(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLES) -> pd.DataFrame:
     """How many tool sets make formatTools throw ``AGENT_TOOL_NAME_COLLISION`` when registered whole, per style.
 
     Each record of :func:`record_of` is one tools record, run through ``normalise()``. Columns:

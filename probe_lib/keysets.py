@@ -240,27 +240,53 @@ def length_sets() -> list[KeySet]:
     ]
 
 
-# -- MCP-style names --------------------------------------------------------------------------------------------
+# -- MCP-style names ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixStyle:
+    """How a client joins a server label and a tool name into the name it registers."""
+
+    name: str
+    separator: str | None
+    #: Who uses it, as ``shared/research/frameworks.md`` and ``mastra-source.md`` record.
+    used_by: str
+
+    def apply(self, server: str, tool: str) -> str:
+        return tool if self.separator is None else f"{server}{self.separator}{tool}"
+
+
+PREFIX_STYLES: tuple[PrefixStyle, ...] = (
+    PrefixStyle("none", None, "a tool registered under its own name"),
+    PrefixStyle("mastra", "_", "@mastra/mcp ${serverName}_${toolName}; VoltAgent ${server}_${tool}"),
+    PrefixStyle("double-underscore", "__", "MCP adapters (@langchain/mcp-adapters, langchain-mcp-adapters)"),
+    PrefixStyle("dot", ".", "server.tool namespacing; MCP names allow '.'"),
+    PrefixStyle("colon", ":", "server_id:tool_name (e.g. zeph before its fix)"),
+    PrefixStyle("slash", "/", "{server}/{tool} (e.g. netclaw before its fix)"),
+)
+
+
+def prefix_style(name: str) -> PrefixStyle:
+    """The style of :data:`PREFIX_STYLES` called ``name`` (``KeyError`` names the known ones)."""
+    for candidate in PREFIX_STYLES:
+        if candidate.name == name:
+            return candidate
+    raise KeyError(f"no prefix style {name!r}; choose one of {[known.name for known in PREFIX_STYLES]}")
+
 
 _MCP_TOOLS = (("server", "tool"), ("github", "create_issue"), ("github", "list_issues"), ("filesystem", "read_file"))
 
 
 def mcp_sets() -> list[KeySet]:
-    """Tool names as MCP clients and registries build them: ``server<sep>tool``, one separator per set."""
-    separators = {
-        "dot": ".",
-        "colon": ":",
-        "slash": "/",
-        "underscore": "_",
-        "double-underscore": "__",
-    }
+    """Tool names as MCP clients and registries build them: ``server<sep>tool``, one set per prefix style."""
     per_separator = [
         KeySet(
-            f"mcp-{label}",
-            f"server{separator}tool names ({'legal' if separator in ('_', '__') else 'rewritten'})",
-            tuple(f"{server}{separator}{tool}" for server, tool in _MCP_TOOLS),
+            f"mcp-{style.name}",
+            f"server{style.separator}tool names ({'legal' if style.separator in ('_', '__') else 'rewritten'})",
+            tuple(style.apply(server, tool) for server, tool in _MCP_TOOLS),
         )
-        for label, separator in separators.items()
+        for style in PREFIX_STYLES
+        if style.separator is not None
     ]
     return per_separator + [
         KeySet(

@@ -16,7 +16,6 @@ from probe_lib import install, paths
 from probe_lib.corpus import (
     CORPUS_PATH,
     EXPECTED_ROWS,
-    STYLES,
     against_format_tools,
     collisions,
     load_corpus,
@@ -26,6 +25,7 @@ from probe_lib.corpus import (
     rewrites,
 )
 from probe_lib.errors import InputError
+from probe_lib.keysets import PREFIX_STYLES, prefix_style
 from probe_lib.providers import get_rule
 
 README = paths.DATA / "mcp_tool_names.README.md"
@@ -34,10 +34,6 @@ README = paths.DATA / "mcp_tool_names.README.md"
 @pytest.fixture(scope="module")
 def corpus() -> pd.DataFrame:
     return load_corpus()
-
-
-def style(name: str):
-    return next(s for s in STYLES if s.name == name)
 
 
 def readme_table(heading: str) -> list[list[str]]:
@@ -104,7 +100,7 @@ def test_tool_names_stay_strings(corpus: pd.DataFrame) -> None:
 # ---- the measures against "Quick stats" ----------------------------------------------------------------------
 
 def test_characters_outside_the_set_and_the_63_cut_on_bare_names(corpus: pd.DataFrame) -> None:
-    table = rewrites(corpus, [style("none")])
+    table = rewrites(corpus, [prefix_style("none")])
     # formatTools substitutes exactly the names with characters outside [A-Za-z0-9_-] ...
     assert by_subset(table, "substituted") == {s: STATS[s]["outside_charset"] for s in SUBSETS}
     # ... and cuts exactly the names over 63 units.
@@ -114,7 +110,7 @@ def test_characters_outside_the_set_and_the_63_cut_on_bare_names(corpus: pd.Data
 
 
 def test_openai_refusals_of_bare_names(corpus: pd.DataFrame) -> None:
-    table = refusals(corpus, [style("none")], [get_rule("openai")])
+    table = refusals(corpus, [prefix_style("none")], [get_rule("openai")])
     refused = by_subset(table, "refused")
     # OpenAI refuses a name over 64 or with a character outside the set; the README counts each separately and
     # the two sets are disjoint here (MCP has no name over 64, Composio no odd character).
@@ -125,23 +121,23 @@ def test_openai_refusals_of_bare_names(corpus: pd.DataFrame) -> None:
 
 def test_server_tool_names_that_formatTools_rewrites_match_the_63_column(corpus: pd.DataFrame) -> None:
     # The README's rule for `server_tool` is ^[a-zA-Z_][a-zA-Z0-9_-]*$ and <= 63: formatTools' "leave alone" rule.
-    table = rewrites(corpus, [style("mastra")])
+    table = rewrites(corpus, [prefix_style("mastra")])
     assert by_subset(table, "rewritten") == {s: STATS[s]["server_tool_63"] for s in SUBSETS}
 
 
 def test_server_tool_names_openai_refuses_match_the_64_column(corpus: pd.DataFrame) -> None:
     # The README's first-character rule cannot differ from OpenAI's here: every server label starts with a letter.
     assert corpus["server"].str.match(r"[a-zA-Z]").all()
-    table = refusals(corpus, [style("mastra")], [get_rule("openai")])
+    table = refusals(corpus, [prefix_style("mastra")], [get_rule("openai")])
     assert by_subset(table, "refused") == {s: STATS[s]["server_tool_64"] for s in SUBSETS}
 
 
 def test_every_dotted_join_breaks_the_openai_charset(corpus: pd.DataFrame) -> None:
-    table = refusals(corpus, [style("dot")], [get_rule("openai"), get_rule("gemini"), get_rule("mcp")])
+    table = refusals(corpus, [prefix_style("dot")], [get_rule("openai"), get_rule("gemini"), get_rule("mcp")])
     shares = {(row.provider, row.subset): row.share for row in table.itertuples()}
     assert all(shares[("openai", subset)] == 1.0 for subset in SUBSETS)
     # Gemini and MCP allow dots, so only length can refuse a dotted name there.
-    long_names = prefixed(corpus, style("dot")).str.len()
+    long_names = prefixed(corpus, prefix_style("dot")).str.len()
     assert shares[("mcp", "all")] == (long_names > 128).mean()
 
 
@@ -152,7 +148,7 @@ def test_tables_have_stable_columns_and_one_row_per_key(corpus: pd.DataFrame) ->
     table = refusals(small)
     assert list(table.columns) == ["style", "subset", "provider", "variant", "names", "refused", "share"]
     assert not table.duplicated(["style", "subset", "provider", "variant"]).any()
-    assert len(table) == len(STYLES) * 3 * len({(r, v) for r, v in zip(table["provider"], table["variant"])})
+    assert len(table) == len(PREFIX_STYLES) * 3 * len({(r, v) for r, v in zip(table["provider"], table["variant"])})
     assert list(rewrites(small).columns) == ["style", "subset", "names", "rewritten", "substituted", "prefixed",
                                              "truncated", "suffix_lost", "share"]
     assert list(collisions(small).columns) == ["style", "subset", "records", "failing", "tools_in_failing",
@@ -160,10 +156,10 @@ def test_tables_have_stable_columns_and_one_row_per_key(corpus: pd.DataFrame) ->
 
 
 def test_collisions_are_records_where_two_names_share_their_first_63_units(corpus: pd.DataFrame) -> None:
-    table = collisions(corpus, [style("mastra")])
+    table = collisions(corpus, [prefix_style("mastra")])
     # Independent oracle: with only '.' outside the charset in this corpus, a record collides exactly when two
     # of its `server_tool` names agree on their first 63 characters once dots become underscores.
-    names = prefixed(corpus, style("mastra")).str.replace(".", "_", regex=False).str[:63]
+    names = prefixed(corpus, prefix_style("mastra")).str.replace(".", "_", regex=False).str[:63]
     clashing = names.groupby(record_of(corpus)).agg(lambda cut: cut.duplicated().any())
     record_sizes = corpus.groupby(record_of(corpus)).size()
     assert by_subset(table, "failing")["all"] == clashing.sum()
@@ -171,8 +167,8 @@ def test_collisions_are_records_where_two_names_share_their_first_63_units(corpu
 
 
 def test_suffix_lost_counts_only_truncated_names_that_clash(corpus: pd.DataFrame) -> None:
-    table = rewrites(corpus, [style("mastra")])
-    names = prefixed(corpus, style("mastra")).str.replace(".", "_", regex=False)
+    table = rewrites(corpus, [prefix_style("mastra")])
+    names = prefixed(corpus, prefix_style("mastra")).str.replace(".", "_", regex=False)
     cut = names.str[:63]
     shared = cut.groupby([record_of(corpus), cut]).transform("size") > 1
     assert by_subset(table, "suffix_lost")["all"] == int(((names.str.len() > 63) & shared).sum())
@@ -224,7 +220,7 @@ def test_every_corpus_tool_set_meets_the_real_format_tools(version, node_modules
     """The corpus-wide counts come from the model; here every tool set, in every prefix style, is checked
     against the real Agent.formatTools, so those counts stand on the real package."""
     frame = load_corpus()
-    for prefix_style in STYLES:
+    for prefix_style in PREFIX_STYLES:
         table = against_format_tools(frame, prefix_style, version)
         assert len(table) == 294 and table["tools"].sum() == EXPECTED_ROWS
         disagree = table.loc[~table["agree"], "record"].tolist()

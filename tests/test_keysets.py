@@ -153,7 +153,7 @@ def test_the_sweep_variants_differ_in_the_way_their_names_say():
         ("mcp-dot", "."),
         ("mcp-colon", ":"),
         ("mcp-slash", "/"),
-        ("mcp-underscore", "_"),
+        ("mcp-mastra", "_"),
         ("mcp-double-underscore", "__"),
     ],
 )
