@@ -18,13 +18,12 @@ import pandas as pd
 
 from probe_lib import install, paths, providers
 from probe_lib.errors import InputError
+from probe_lib.install import ARTICLE_VERSION
 from probe_lib.mastra import Outcome
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
 Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
 STATUSES: tuple[Status, ...] = ("confirmed", "refined", "refuted", "not testable", "failed")
-#: Cross-version claims compare against the article's version.
-ARTICLE_VERSION = install.ARTICLE_VERSION
 
 
 @dataclass(frozen=True)
@@ -114,6 +113,15 @@ def _names(outcome: Outcome) -> list[str]:
     if outcome.wire_names is None:
         raise AssertionError(f"scenario {outcome.scenario.name} sent no request: {_error_text(outcome)}")
     return outcome.wire_names
+
+
+def _without_baseline(e: Evidence) -> tuple[Status, str] | None:
+    """'not testable' for a cross-version claim on the baseline itself, or when the baseline was not measured."""
+    if e.version == ARTICLE_VERSION:
+        return "not testable", f"{ARTICLE_VERSION} is the article's version, the baseline others are compared with"
+    if ARTICLE_VERSION not in e.by_version:
+        return "not testable", f"the baseline {ARTICLE_VERSION} was not measured"
+    return None
 
 
 def _error_text(outcome: Outcome) -> str:
@@ -252,8 +260,8 @@ def _not_mutated(e: Evidence) -> tuple[Status, str]:
 
 @check("A14")
 def _same_across_versions(e: Evidence) -> tuple[Status, str]:
-    if ARTICLE_VERSION not in e.by_version or e.version == ARTICLE_VERSION:
-        return "not testable", "this is the article's version (the baseline)" if e.version == ARTICLE_VERSION else "baseline not measured"
+    if verdict := _without_baseline(e):
+        return verdict
     base = e.by_version[ARTICLE_VERSION]
     same = [name for name in ("rewrite-rules", "choice-by-key", "collision-dot-space", "integer-keys")
             if e[name].result_json() == base[name].result_json()]
@@ -368,13 +376,12 @@ def _stream_mismatch(e: Evidence) -> tuple[Status, str]:
 
 @check("F12")
 def _version_differences(e: Evidence) -> tuple[Status, str]:
-    if ARTICLE_VERSION not in e.by_version or e.version == ARTICLE_VERSION:
-        return "not testable", "this is the baseline version" if e.version == ARTICLE_VERSION else "baseline not measured"
+    if verdict := _without_baseline(e):
+        return verdict
     base = e.by_version[ARTICLE_VERSION]
     scenarios = ("choice-none", "active-tools-by-key", "call-by-key")
     differing = [name for name in scenarios if _fingerprint(e[name]) != _fingerprint(base[name])]
-    oldest = e.version == min(e.by_version, key=lambda v: tuple(int(part) for part in v.split(".")))
-    if oldest:
+    if e.version == install.pinned_versions()[0]:
         return ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in {', '.join(differing)}") if differing else (
             "refuted", f"oldest version behaves like {ARTICLE_VERSION} in {', '.join(scenarios)}")
     return ("confirmed", f"newer version: agrees with {ARTICLE_VERSION} in {', '.join(scenarios)}") if not differing else (

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import pandas as pd
 
-from probe_lib import claims, lint, normaliser, providers
+from probe_lib import install, lint, normaliser, providers
 from probe_lib.claims import Evidence
 from probe_lib.mastra import Outcome
 from probe_lib.scenarios import Scenario
@@ -513,7 +513,7 @@ def _highlight_unless(is_same: bool) -> str:
     return "" if is_same else "background-color: #f5d76e"
 
 
-def version_comparison(ev: Evidence, baseline: str = claims.ARTICLE_VERSION) -> VersionComparison:
+def version_comparison(ev: Evidence, baseline: str = install.ARTICLE_VERSION) -> VersionComparison:
     """Compare every scenario's :func:`behaviour` on each version of ``ev.by_version`` with ``baseline``'s.
 
     A grid cell is ``feature missing`` when the version lacks the built-in tools the scenario registers.

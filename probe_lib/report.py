@@ -29,8 +29,6 @@ from probe_lib.charts import STATUS_COLOURS
 from probe_lib.errors import InputError
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
-#: The version the finding notebooks show; every version is measured and judged in the ledger.
-DEFAULT_VERSION = install.ARTICLE_VERSION
 
 
 @dataclass(frozen=True)
@@ -112,7 +110,7 @@ def _clear(folder: Path) -> None:
         shutil.rmtree(folder)
 
 
-def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None, version: str = DEFAULT_VERSION) -> Report:
+def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None, version: str = install.ARTICLE_VERSION) -> Report:
     """Rebuild the whole report in ``folder`` (an earlier report there is replaced); see the module docstring."""
     install.check_version(version)
     _clear(folder)
