@@ -46,7 +46,7 @@ import json, resource, sys, tracemalloc
 sys.path.insert(0, sys.argv[1])  # the benchmarks folder
 import model_throughput as bench
 from probe_lib.normaliser import normalise
-records = bench.adversarial_records(seed=1, count=bench.MEMORY_RECORDS)
+records = bench.records_of(bench.adversarial_key, seed=1, count=bench.MEMORY_RECORDS)
 tracemalloc.start()
 results = [normalise(keys) for keys in records]
 peak = tracemalloc.get_traced_memory()[1]
@@ -60,32 +60,25 @@ import json, resource, sys
 sys.path.insert(0, sys.argv[1])  # the benchmarks folder
 import model_throughput as bench
 from probe_lib import mastra
-records = bench.adversarial_records(seed=1, count=bench.MEMORY_RECORDS)
+records = bench.records_of(bench.adversarial_key, seed=1, count=bench.MEMORY_RECORDS)
 mastra.format_records(records, sys.argv[2])
 print(json.dumps({"rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))
 """
 
 
-def adversarial_records(seed: int, count: int = RECORDS) -> list[list[str]]:
-    """``count`` records of 20 distinct keys drawn like the differential tests' (traps, lengths around 63)."""
+def legal_key(rng: random.Random) -> str:
+    """A key formatTools leaves alone: snake_case-like, 3 to 40 characters."""
+    return rng.choice("abcdefghij_") + "".join(rng.choices(LEGAL, k=rng.randint(2, 39)))
+
+
+def records_of(draw: Callable[[random.Random], str], seed: int, count: int = RECORDS) -> list[list[str]]:
+    """``count`` records of 20 distinct keys, each drawn by ``draw``."""
     rng = random.Random(seed)
     records = []
     for _ in range(count):
         keys: dict[str, None] = {}
         while len(keys) < KEYS_PER_RECORD:
-            keys[adversarial_key(rng)] = None
-        records.append(list(keys))
-    return records
-
-
-def legal_records(seed: int, count: int = RECORDS) -> list[list[str]]:
-    """``count`` records of 20 distinct keys that formatTools leaves alone (snake_case-like, 3 to 40 long)."""
-    rng = random.Random(seed)
-    records = []
-    for _ in range(count):
-        keys: dict[str, None] = {}
-        while len(keys) < KEYS_PER_RECORD:
-            keys[rng.choice("abcdefghij_") + "".join(rng.choices(LEGAL, k=rng.randint(2, 39)))] = None
+            keys[draw(rng)] = None
         records.append(list(keys))
     return records
 
@@ -151,7 +144,7 @@ def main() -> None:
     print(f"@mastra/core {version}, Node {node}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f}; best of {args.repeat} runs")
     rows: list[tuple[str, str, str, str]] = []
-    for workload, records in (("adversarial", adversarial_records(seed=0)), ("legal", legal_records(seed=0))):
+    for workload, records in (("adversarial", records_of(adversarial_key, seed=0)), ("legal", records_of(legal_key, seed=0))):
         print(f"{workload} workload:", end=" ", flush=True)
         figures = throughput(records, version, args.repeat)
         keys, model = figures["keys"], figures["model"]
