@@ -13,7 +13,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from probe_lib import paths
+from probe_lib.core import paths
 
 WARM_TARGET_S = 90.0
 README_MAIN = (

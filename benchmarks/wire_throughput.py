@@ -19,10 +19,10 @@ import subprocess
 import sys
 import time
 
-from probe_lib import install, paths, scenarios
+from probe_lib.adapters import install
 from probe_lib.capture import CaptureServer
-
-from probe_lib.keysets import adversarial_records
+from probe_lib.core import paths, scenarios
+from probe_lib.inputs.keysets import adversarial_records
 
 TARGET_SETS_PER_S = 100.0
 
@@ -30,8 +30,9 @@ TARGET_SETS_PER_S = 100.0
 #: server in this process, the runners as its children), reporting peak RSS and CPU for each side.
 _MEMORY = """
 import json, resource, sys, time
-from probe_lib import mastra, scenarios
-from probe_lib.keysets import adversarial_records
+from probe_lib.adapters import mastra
+from probe_lib.core import scenarios
+from probe_lib.inputs.keysets import adversarial_records
 records = adversarial_records(seed=2, count=int(sys.argv[2]))
 batch = [scenarios.for_keys(f"set-{number}", keys) for number, keys in enumerate(records)]
 started = time.perf_counter()

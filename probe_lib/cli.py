@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
-from probe_lib.errors import InputError
-from probe_lib.normaliser import normalise
-from probe_lib.records import parse_records, check_record
+from probe_lib.adapters.mastra.normaliser import normalise
+from probe_lib.core.errors import InputError
+from probe_lib.inputs.records import check_record, parse_records
 
 Handler = Callable[[argparse.Namespace], int]
 
@@ -65,7 +65,7 @@ def _add_normalise(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from probe_lib.lint import lint_file
+    from probe_lib.providers.lint import lint_file
 
     report = lint_file(args.file, args.provider, args.variant)
     print(json.dumps(report.to_json(), ensure_ascii=False) if args.json else report.to_text())
@@ -82,7 +82,7 @@ def _add_lint(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    from probe_lib import install
+    from probe_lib.adapters import install
 
     modules = install.install(quiet=not args.verbose)
     print(f"@mastra/core {', '.join(install.pinned_versions())} installed in {modules}")
@@ -99,7 +99,8 @@ def _add_setup(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from probe_lib import mastra, scenarios
+    from probe_lib.adapters import mastra
+    from probe_lib.core import scenarios
 
     records, is_batch = _read_keys(args)
     tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
@@ -115,7 +116,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def _add_probe(sub: argparse._SubParsersAction) -> None:
-    from probe_lib import install
+    from probe_lib.adapters import install
 
     parser = sub.add_parser("probe", help="what the real @mastra/core sends for tool keys (one generate() turn each)")
     parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
@@ -190,7 +191,8 @@ def _add_capture(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from probe_lib import install, recordings
+    from probe_lib.adapters import install
+    from probe_lib.study import recordings
 
     versions = [install.check_version(version) for version in args.mastra or install.pinned_versions()]
     for path in recordings.record(versions):
@@ -199,7 +201,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 
 def _add_record(sub: argparse._SubParsersAction) -> None:
-    from probe_lib import install
+    from probe_lib.adapters import install
 
     parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
     parser.add_argument("--mastra", action="append", metavar="VERSION",
@@ -208,7 +210,8 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from probe_lib import install, report
+    from probe_lib.adapters import install
+    from probe_lib.present import report
 
     install.check_version(args.mastra)
     result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra)
@@ -217,7 +220,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _add_reproduce(sub: argparse._SubParsersAction) -> None:
-    from probe_lib import install, paths
+    from probe_lib.adapters import install
+    from probe_lib.core import paths
 
     parser = sub.add_parser("reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report")
     parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced (default {paths.REPORT})")

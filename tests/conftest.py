@@ -10,7 +10,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers (strategies)
 
-from probe_lib import install  # noqa: E402
+from probe_lib.adapters import install  # noqa: E402
 from probe_lib.capture import CaptureServer  # noqa: E402
 
 

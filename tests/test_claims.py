@@ -11,8 +11,9 @@ import dataclasses
 
 import pytest
 
-from probe_lib import claims, install, recordings
-from probe_lib.claims import Evidence
+from probe_lib.adapters import install
+from probe_lib.study import claims, recordings
+from probe_lib.study.claims import Evidence
 
 VERSION = install.ARTICLE_VERSION
 

@@ -12,8 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from probe_lib import install, paths
-from probe_lib.corpus import (
+from probe_lib.adapters import install
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+from probe_lib.inputs.corpus import (
     CORPUS_PATH,
     EXPECTED_ROWS,
     against_format_tools,
@@ -24,8 +26,7 @@ from probe_lib.corpus import (
     refusals,
     rewrites,
 )
-from probe_lib.errors import InputError
-from probe_lib.keysets import PREFIX_STYLES, prefix_style
+from probe_lib.inputs.keysets import PREFIX_STYLES, prefix_style
 from probe_lib.providers import get_rule
 
 README = paths.DATA / "mcp_tool_names.README.md"

@@ -13,9 +13,11 @@ import json
 
 import pytest
 
-from probe_lib import install, mastra, normalise, scenarios
-from probe_lib.keysets import adversarial_records
-from probe_lib.normaliser import as_sent
+from probe_lib import normalise
+from probe_lib.adapters import install, mastra
+from probe_lib.adapters.mastra.normaliser import as_sent
+from probe_lib.core import scenarios
+from probe_lib.inputs.keysets import adversarial_records
 
 VERSIONS = install.pinned_versions()
 
@@ -66,7 +68,7 @@ def test_model_equals_format_tools(version, node_modules):
 @pytest.mark.parametrize("version", VERSIONS)
 def test_every_catalogued_key_set_matches_the_wire(version, node_modules, capture_server):
     """The named key sets the notebooks tabulate, each a real generate() turn."""
-    from probe_lib import keysets
+    from probe_lib.inputs import keysets
 
     sets = keysets.catalogue()
     outcomes = mastra.run(

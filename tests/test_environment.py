@@ -4,7 +4,7 @@ import tomllib
 
 import yaml
 
-from probe_lib import paths
+from probe_lib.core import paths
 
 
 def _normalised(requirement: str) -> str:

@@ -15,13 +15,13 @@ import time
 
 import pytest
 
-from probe_lib import install, mastra
+from probe_lib.adapters import install, mastra
+from probe_lib.adapters.install import NodeMissing
+from probe_lib.adapters.mastra import Runner
 from probe_lib.capture import TextReply, ToolCall, ToolCallsReply
-from probe_lib.errors import InputError
-from probe_lib.install import NodeMissing
-from probe_lib.keysets import adversarial_records
-from probe_lib.mastra import Runner
-from probe_lib.scenarios import Scenario, ToolSpec, tools
+from probe_lib.core.errors import InputError
+from probe_lib.core.scenarios import Scenario, ToolSpec, tools
+from probe_lib.inputs.keysets import adversarial_records
 
 VERSION = install.pinned_versions()[-1]
 HANG_MS = 1500

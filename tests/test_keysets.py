@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from probe_lib import keysets
-from probe_lib.keysets import FAMILIES, SWEEP_LENGTHS, KeySet, by_name, catalogue, random_sets
-from probe_lib.normaliser import MAX_NAME_LENGTH, is_array_index, js_length, normalise
-from probe_lib.paths import ROOT
+from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, is_array_index, js_length, normalise
+from probe_lib.core.paths import ROOT
+from probe_lib.inputs import keysets
+from probe_lib.inputs.keysets import FAMILIES, SWEEP_LENGTHS, KeySet, by_name, catalogue, random_sets
 
 CATALOGUE = catalogue()
 LEGAL_KEY = re.compile(r"[a-zA-Z_][a-zA-Z0-9_\-]{0,62}")
@@ -38,7 +38,7 @@ def test_the_seed_changes_only_the_random_sets():
 
 
 def test_random_sets_do_not_depend_on_the_interpreters_hash_seed():
-    script = "import json; from probe_lib.keysets import random_sets as r; print(json.dumps([k.keys for k in r(3)]))"
+    script = "import json; from probe_lib.inputs.keysets import random_sets as r; print(json.dumps([k.keys for k in r(3)]))"
     outputs = {
         subprocess.run(
             [sys.executable, "-c", script], capture_output=True, check=True, cwd=ROOT, env={"PYTHONHASHSEED": seed}

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from probe_lib import cli
-from probe_lib.errors import InputError
-from probe_lib.lint import forced_name, lint_body, lint_file, read_requests, tool_names
+from probe_lib.core.errors import InputError
 from probe_lib.providers import get_rule
+from probe_lib.providers.lint import forced_name, lint_body, lint_file, read_requests, tool_names
 
 OPENAI = get_rule("openai")
 

@@ -20,10 +20,11 @@ from typing import Any, Sequence
 
 import pytest
 
-from probe_lib import catalogue, install, mastra, recordings
-from probe_lib.lint import forced_name, lint_body, tool_names
-from probe_lib.mastra import Outcome
+from probe_lib.adapters import install, mastra
+from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.providers import get_rule
+from probe_lib.providers.lint import forced_name, lint_body, tool_names
+from probe_lib.study import recordings
 
 VERSIONS = install.pinned_versions()
 OPENAI = get_rule("openai")

@@ -1,4 +1,4 @@
-"""probe_lib.measured on the recorded captures: every table must say what the captured request bodies say.
+"""probe_lib.analysis.measured on the recorded captures: every table must say what the captured request bodies say.
 
 Expected values are read here straight from the recorded bodies (``outcome.requests[n]``), the recorded error
 chains and executions, never from the helpers' own output. 1.0.4 is the version without built-in tools and whose
@@ -13,9 +13,11 @@ import re
 import pandas as pd
 import pytest
 
-from probe_lib import evidence, install, measured
-from probe_lib.claims import Evidence
-from probe_lib.scenarios import BUILTIN_IDS
+from probe_lib.adapters import install
+from probe_lib.analysis import measured
+from probe_lib.core.scenarios import BUILTIN_IDS
+from probe_lib.study import evidence
+from probe_lib.study.claims import Evidence
 
 VERSIONS = install.pinned_versions()
 BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}

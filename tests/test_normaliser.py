@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from probe_lib.normaliser import (
+from probe_lib.adapters.mastra.normaliser import (
     EMPTY_KEY_CRASH,
     Collision,
     Crash,

@@ -23,7 +23,7 @@ from strategies import (
     records,
 )
 
-from probe_lib.normaliser import (
+from probe_lib.adapters.mastra.normaliser import (
     INHERITED_NAMES,
     MAX_NAME_LENGTH,
     VANISHING_KEYS,

@@ -13,8 +13,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from probe_lib.errors import InputError
-from probe_lib.providers import COLUMNS, check_name, get_rule, load_rules, provider_names, rules, variants
+from probe_lib.core.errors import InputError
+from probe_lib.providers.name_rules import COLUMNS, check_name, get_rule, load_rules, provider_names, rules, variants
 
 #: Names drawn from legal characters plus the separators and oddities real keys carry.
 names = st.text(

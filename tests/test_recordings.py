@@ -9,8 +9,11 @@ import sys
 
 import pytest
 
-from probe_lib import catalogue, install, paths, recordings
-from probe_lib.errors import InputError
+from probe_lib.adapters import install
+from probe_lib.adapters.mastra import catalogue
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+from probe_lib.study import recordings
 
 VERSIONS = install.pinned_versions()
 
@@ -39,7 +42,7 @@ def test_recordings_load_without_node():
     """In a process whose PATH has no node at all, every pinned version's recording loads in catalogue order."""
     script = (
         "import shutil; assert shutil.which('node') is None\n"
-        "from probe_lib import catalogue, install, recordings\n"
+        "from probe_lib.adapters import install\nfrom probe_lib.adapters.mastra import catalogue\nfrom probe_lib.study import recordings\n"
         "names = [s.name for s in catalogue.scenarios()]\n"
         "for version in install.pinned_versions():\n"
         "    outcomes = recordings.load(version)\n"

@@ -12,7 +12,9 @@ import sys
 import pandas as pd
 import pytest
 
-from probe_lib import claims, install, report
+from probe_lib.adapters import install
+from probe_lib.present import report
+from probe_lib.study import claims
 
 
 @pytest.fixture(scope="module")

@@ -11,9 +11,10 @@ import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
-from probe_lib import charts, tables
-from probe_lib.keysets import by_name, catalogue
-from probe_lib.paths import ROOT
+from probe_lib.analysis import tables
+from probe_lib.core.paths import ROOT
+from probe_lib.inputs.keysets import by_name, catalogue
+from probe_lib.present import charts
 
 CATALOGUE = catalogue()
 REWRITES = tables.rewrites(CATALOGUE)
@@ -185,7 +186,7 @@ def test_key_labels_escape_what_the_font_lacks_and_keep_keys_apart():
 
 
 def test_charts_never_load_pyplot():
-    script = "import sys, probe_lib.charts; print('matplotlib.pyplot' in sys.modules)"
+    script = "import sys, probe_lib.present.charts; print('matplotlib.pyplot' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
     assert output.stdout.strip() == "False"
 

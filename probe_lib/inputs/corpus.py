@@ -21,14 +21,15 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 
 import pandas as pd
 
-from probe_lib import mastra, paths
-from probe_lib.errors import InputError
-from probe_lib.keysets import PREFIX_STYLES, PrefixStyle
-from probe_lib.normaliser import MAX_NAME_LENGTH, Collision, as_sent, js_length, normalise
+from probe_lib.adapters import mastra
+from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, Collision, as_sent, js_length, normalise
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+from probe_lib.inputs.keysets import PREFIX_STYLES, PrefixStyle
 from probe_lib.providers import Rule, rules
 
 if TYPE_CHECKING:
-    from probe_lib.mastra import Outcome
+    from probe_lib.adapters.mastra import Outcome
 
 CORPUS_PATH = paths.DATA / "mcp_tool_names.csv"
 README_PATH = paths.DATA / "mcp_tool_names.README.md"

@@ -17,18 +17,24 @@ import base64
 import html
 import os
 import shutil
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import nbformat
 import pandas as pd
 
-from probe_lib import claims, install, paths, recordings
-from probe_lib.charts import STATUS_COLOURS
-from probe_lib.errors import InputError
+from probe_lib.adapters import install
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+from probe_lib.present.charts import STATUS_COLOURS
+from probe_lib.study import claims, recordings
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
+#: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
+NOTEBOOK_CELL_SECONDS = 600
+KERNEL_START_SECONDS = 120
 
 
 @dataclass(frozen=True)
@@ -78,6 +84,7 @@ def execute(notebook: Path, folder: Path, measurements: Path, version: str) -> N
         papermill.execute_notebook(
             notebook, executed, parameters={"mastra_version": version, "measurements": str(measurements)},
             kernel_name="python3", cwd=str(folder), progress_bar=False, log_output=False,
+            execution_timeout=NOTEBOOK_CELL_SECONDS, start_timeout=KERNEL_START_SECONDS,
         )
     except Exception as error:  # papermill keeps the executed copy, with the failing cell's traceback
         return NotebookRun(notebook.name, executed, f"{type(error).__name__}: {str(error).strip().splitlines()[-1][:300]}")
@@ -120,8 +127,10 @@ def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | Non
     table = claims.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)
     workers = jobs or max(1, min(len(notebooks()), os.cpu_count() or 1))
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        runs = tuple(pool.map(lambda nb: execute(nb, folder, measurements, version), notebooks()))
+    # One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
+    # and wait forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        runs = tuple(pool.map(partial(execute, folder=folder, measurements=measurements, version=version), notebooks()))
     for run in runs:
         if run.executed.exists():
             extract_figures(run.executed, folder / "figures")

@@ -18,7 +18,7 @@ import string
 from dataclasses import dataclass
 from typing import Callable
 
-from probe_lib.normaliser import INHERITED_NAMES, MAX_NAME_LENGTH, js_length, rewrite
+from probe_lib.adapters.mastra.normaliser import INHERITED_NAMES, MAX_NAME_LENGTH, js_length, rewrite
 
 #: Name prefixes, in catalogue order.
 FAMILIES = ("article", "ascii", "unicode", "length", "mcp", "integer", "prototype", "collision", "crash", "random")

@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from typing import Iterable, Mapping, TypeVar
 
-from probe_lib.normaliser import INHERITED_NAMES, MAX_NAME_LENGTH
+from probe_lib.adapters.mastra.normaliser import INHERITED_NAMES, MAX_NAME_LENGTH
 
 T = TypeVar("T")
 

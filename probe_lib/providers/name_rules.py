@@ -14,8 +14,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from probe_lib import paths
-from probe_lib.errors import InputError
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
 
 RULES_PATH = paths.DATA / "provider_rules.csv"
 

@@ -18,10 +18,11 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from probe_lib import claims, install, recordings
-from probe_lib.claims import Evidence
-from probe_lib.errors import InputError
-from probe_lib.mastra import Outcome
+from probe_lib.adapters import install
+from probe_lib.adapters.mastra import Outcome
+from probe_lib.core.errors import InputError
+from probe_lib.study import claims, recordings
+from probe_lib.study.claims import Evidence
 
 
 class RecordedFallback(UserWarning):

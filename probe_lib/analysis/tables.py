@@ -1,8 +1,8 @@
 """pandas tables of what the formatTools model does to key sets, with column names defined once.
 
-Every function takes one :class:`~probe_lib.keysets.KeySet` or an iterable of them and returns a fresh
+Every function takes one :class:`~probe_lib.inputs.keysets.KeySet` or an iterable of them and returns a fresh
 DataFrame whose columns are named by the constants below (documented in :data:`SCHEMA`), so notebooks and
-:mod:`probe_lib.charts` never spell a column name themselves.
+:mod:`probe_lib.present.charts` never spell a column name themselves.
 
 Rule flags and names describe each key's own rewrite even in a set that raises, because formatTools' rewrite of
 one key does not depend on the others; wire positions exist only for sets that do not raise, and only for keys
@@ -18,8 +18,8 @@ from typing import Iterable
 
 import pandas as pd
 
-from probe_lib.keysets import KeySet
-from probe_lib.normaliser import MAX_NAME_LENGTH, Collision, Result, js_length, normalise
+from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, Collision, Result, js_length, normalise
+from probe_lib.inputs.keysets import KeySet
 
 # -- column names -----------------------------------------------------------------------------------------------
 

@@ -1,4 +1,4 @@
-"""Small matplotlib charts of the :mod:`probe_lib.tables` DataFrames, each returned as a Figure.
+"""Small matplotlib charts of the :mod:`probe_lib.analysis.tables` DataFrames, each returned as a Figure.
 
 Figures are built with ``matplotlib.figure.Figure`` rather than pyplot, so this module never selects, forces
 or queries a backend: a notebook's own backend displays them, and ``fig.savefig`` renders them headless (Agg
@@ -13,8 +13,8 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from probe_lib import tables as t
-from probe_lib.normaliser import MAX_NAME_LENGTH
+from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH
+from probe_lib.analysis import tables as t
 
 #: The limit the providers document (issue 6302's error says 64); formatTools cuts at MAX_NAME_LENGTH.
 PROVIDER_NAME_LIMIT = 64

@@ -15,8 +15,8 @@ import subprocess
 from functools import cache
 from pathlib import Path
 
-from probe_lib import paths
-from probe_lib.errors import InputError
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
 
 NODE_HELP = (
     "Node.js 20+ and npm are needed to run the real @mastra/core: install them (e.g. `apt-get install nodejs npm` "

@@ -27,7 +27,7 @@ from typing import Callable, Iterable
 
 from aiohttp import web
 
-from probe_lib.errors import InputError
+from probe_lib.core.errors import InputError
 
 #: Header values that would leak a credential into a recording.
 REDACTED_HEADERS = frozenset(

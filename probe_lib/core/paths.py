@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent
+PACKAGE = Path(__file__).resolve().parent.parent
 ROOT = PACKAGE.parent
 
 DATA = ROOT / "data"
 CAPTURES = DATA / "captures"
 NOTEBOOKS = ROOT / "notebooks"
-HARNESS = PACKAGE / "harness"
+HARNESS = PACKAGE / "adapters" / "mastra" / "harness"
 
 #: Where ``reproduce`` writes executed notebooks, figures, the ledger CSV and the HTML report (git-ignored).
 REPORT = Path(os.environ.get("PROBE_LIB_REPORT", ROOT / "report"))

@@ -15,10 +15,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from probe_lib import install, lint, paths
+from probe_lib.adapters import install
 from probe_lib.capture import CaptureServer
-from probe_lib.errors import InputError
-from probe_lib.scenarios import Scenario
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+from probe_lib.core.scenarios import Scenario
+from probe_lib.providers import lint
 
 RESULT_MARK = "\x1eRESULT "
 COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"

@@ -12,10 +12,11 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from probe_lib import catalogue, install, mastra, paths
-from probe_lib.errors import InputError
+from probe_lib.adapters import install, mastra
+from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.capture import CaptureServer
-from probe_lib.mastra import Outcome
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
 
 _TUPLE_FIELDS = ("requests", "error", "executions", "tool_names", "result_tool_names", "keys_after", "ids_before", "ids_after")
 

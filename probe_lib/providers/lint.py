@@ -23,8 +23,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, TextIO
 
-from probe_lib.errors import InputError
-from probe_lib.normaliser import MAX_NAME_LENGTH, js_length, rewrite
+from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, js_length, rewrite
+from probe_lib.core.errors import InputError
 from probe_lib.providers import Rule, get_rule
 
 Severity = Literal["refused", "mismatch", "hint"]

@@ -16,10 +16,12 @@ from typing import Callable, Literal, Mapping
 
 import pandas as pd
 
-from probe_lib import install, paths, providers
-from probe_lib.errors import InputError
-from probe_lib.install import ARTICLE_VERSION
-from probe_lib.mastra import Outcome
+from probe_lib import providers
+from probe_lib.adapters import install
+from probe_lib.adapters.install import ARTICLE_VERSION
+from probe_lib.adapters.mastra import Outcome
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
 Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
@@ -76,7 +78,7 @@ def load_claims() -> list[Claim]:
         raise InputError(f"{CLAIMS_PATH.name}: claim ids repeat")
     missing = sorted(set(ids) ^ set(CHECKS))
     if missing:
-        raise InputError(f"{CLAIMS_PATH.name} and probe_lib.claims disagree on claims {missing}: each claim needs one check")
+        raise InputError(f"{CLAIMS_PATH.name} and probe_lib.study.claims disagree on claims {missing}: each claim needs one check")
     return claims
 
 

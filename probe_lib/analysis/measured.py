@@ -1,11 +1,11 @@
 """Tables of measured outcomes for notebooks: what the real ``@mastra/core`` sent, raised and ran, as DataFrames.
 
-Each function reads :class:`~probe_lib.mastra.Outcome` objects (one, or several by scenario name from an
-:class:`~probe_lib.claims.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
-shows. Nothing here judges a claim (that is :mod:`probe_lib.claims`) or models ``formatTools()`` (that is
-:mod:`probe_lib.tables`): these are the measurements themselves, laid out to be read.
+Each function reads :class:`~probe_lib.adapters.mastra.Outcome` objects (one, or several by scenario name from an
+:class:`~probe_lib.study.claims.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
+shows. Nothing here judges a claim (that is :mod:`probe_lib.study.claims`) or models ``formatTools()`` (that is
+:mod:`probe_lib.analysis.tables`): these are the measurements themselves, laid out to be read.
 
-Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.charts.category_grid`: one
+Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one
 category per cell (coloured by the matching ``*_COLOURS`` mapping defined next to them) and the text each cell
 shows. They rebuild the table they draw from the same outcomes, so a chart never depends on a table a notebook
 happened to show before it.
@@ -20,10 +20,12 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 
 import pandas as pd
 
-from probe_lib import install, lint, normaliser, providers
-from probe_lib.claims import Evidence
-from probe_lib.mastra import Outcome
-from probe_lib.scenarios import Scenario
+from probe_lib import providers
+from probe_lib.adapters import install
+from probe_lib.adapters.mastra import Outcome, normaliser
+from probe_lib.core.scenarios import Scenario
+from probe_lib.providers import lint
+from probe_lib.study.claims import Evidence
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler

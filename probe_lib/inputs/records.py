@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from probe_lib.errors import InputError
+from probe_lib.core.errors import InputError
 
 
 def parse_records(text: str) -> tuple[list[list[str]], bool]:

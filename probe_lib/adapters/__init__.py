@@ -1,0 +1,1 @@
+"""Framework adapters: how each framework is installed and run against the capture server."""

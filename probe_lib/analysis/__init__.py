@@ -1,0 +1,1 @@
+"""Analysis: pandas tables of model results and of measured outcomes."""

@@ -1,0 +1,1 @@
+"""Core types every layer shares: paths, errors, scenarios."""

@@ -1,0 +1,1 @@
+"""Inputs: generated key sets, the real MCP corpus, key records read from the command line."""

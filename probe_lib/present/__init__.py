@@ -1,0 +1,1 @@
+"""Presentation: matplotlib charts and the HTML report."""
