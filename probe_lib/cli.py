@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from probe_lib.adapters.mastra.normaliser import normalise
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import InputError, ProbeError
 from probe_lib.inputs.records import check_record, parse_records
 
 Handler = Callable[[argparse.Namespace], int]
@@ -141,7 +141,7 @@ def _read_replies(path: str) -> list:
         raise InputError(f"--replies {path} is not JSON ({error})") from None
     try:
         return replies_from_json(data)
-    except InputError as error:
+    except ProbeError as error:
         raise InputError(f"--replies {path}: {error}") from None
 
 

@@ -27,7 +27,7 @@ from typing import Callable, Iterable
 
 from aiohttp import web
 
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import InputError, StateError
 
 #: Header values that would leak a credential into a recording.
 REDACTED_HEADERS = frozenset(
@@ -278,7 +278,7 @@ class CaptureServer:
     def start(self) -> CaptureServer:
         """Start serving in a background thread; returns once the port is bound (``OSError`` if it cannot be)."""
         if self._thread is not None:
-            raise RuntimeError("the capture server is already started; close() it first")
+            raise StateError("the capture server is already started; close() it first")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="probe_lib-capture", daemon=True)
         self._thread.start()
@@ -324,7 +324,7 @@ class CaptureServer:
     def base_url(self) -> str:
         """``http://HOST:PORT`` with the port actually bound."""
         if self._runner is None or not self._runner.addresses:
-            raise RuntimeError("the capture server is not running; start() it or use it as a context manager")
+            raise StateError("the capture server is not running; start() it or use it as a context manager")
         host, port = self._runner.addresses[0][:2]
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 

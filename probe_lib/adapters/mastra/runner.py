@@ -18,7 +18,7 @@ from typing import Iterable, Sequence
 from probe_lib.adapters import install
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import HarnessError, InputError, StateError, WorkersFailed
 from probe_lib.core.scenarios import Scenario
 from probe_lib.providers import lint
 
@@ -27,10 +27,6 @@ COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
 _COLLISION_TEXT = "Two or more tools resolve to the same name "
 #: What runner.cjs says when a scenario asks for a built-in tool its @mastra/core version does not export.
 _MISSING_BUILTIN_TEXT = "does not export the built-in tool"
-
-
-class HarnessError(RuntimeError):
-    """The Node runner itself failed (not a scenario inside it); the message carries its last stderr lines."""
 
 
 @dataclass(frozen=True)
@@ -164,7 +160,8 @@ class Runner:
 
     def exchange(self, requests: Sequence[dict], *, timeout: float) -> dict[str, dict]:
         """Send scenario (or ``format``) requests; return the runner's results by id."""
-        assert self._process is not None and self._process.stdin is not None, "start() the runner first"
+        if self._process is None or self._process.stdin is None:
+            raise StateError("the runner is not started: use it as a context manager, or call start() first")
         writer = threading.Thread(target=self._write, args=(requests,), daemon=True)
         writer.start()
         results: dict[str, dict] = {}
@@ -250,8 +247,10 @@ def run(
         thread.start()
     for thread in threads:
         thread.join()
-    if errors:
+    if len(errors) == 1:
         raise errors[0]
+    if errors:
+        raise WorkersFailed(errors)
     return [_outcome(scenario, version, reports[scenario_id], server.take(scenario_id)) for scenario_id, scenario in zip(ids, scenarios)]
 
 
