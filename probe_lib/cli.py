@@ -141,7 +141,7 @@ def _read_replies(path: str) -> list:
         raise InputError(f"--replies {path} is not JSON ({error})") from None
     try:
         return replies_from_json(data)
-    except ProbeError as error:
+    except InputError as error:
         raise InputError(f"--replies {path}: {error}") from None
 
 
@@ -248,6 +248,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler = args.handler
     try:
         return handler(args)
-    except InputError as error:
+    except ProbeError as error:
         print(f"probe-lib {args.handler.__name__.removeprefix('cmd_')}: {error}", file=sys.stderr)
         return 2
