@@ -130,7 +130,7 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
 
 def _read_replies(path: str) -> list:
     """The reply forms of a ``--replies`` file, checked; every fault is an ``InputError`` naming the file."""
-    from probe_lib.capture import replies_from_json
+    from probe_lib.wire.replies import replies_from_json
 
     try:
         with open(path, encoding="utf-8") as file:
