@@ -15,7 +15,8 @@ import threading
 from typing import Iterable, Sequence
 
 from probe_lib import wire
-from probe_lib.adapters import install
+from probe_lib.adapters import npm
+from probe_lib.adapters.mastra import versions
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import HarnessError, InputError, StateError, WorkersFailed
@@ -52,7 +53,7 @@ class Runner:
     """One long-lived Node process running scenarios against one pinned ``@mastra/core`` version."""
 
     def __init__(self, version: str, *, concurrency: int = 16) -> None:
-        self.version = install.check_version(version)
+        self.version = versions.check(version)
         self.concurrency = concurrency
         self._process: subprocess.Popen[str] | None = None
         self._results: queue.Queue[dict | None] = queue.Queue()
@@ -67,9 +68,9 @@ class Runner:
 
     def start(self) -> None:
         command = [
-            install.node_executable(),
+            npm.node_executable(),
             str(paths.HARNESS / "runner.cjs"),
-            str(install.modules_dir()),
+            str(versions.modules_dir(self.version)),
             self.version,
             str(self.concurrency),
         ]
