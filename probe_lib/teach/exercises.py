@@ -328,7 +328,7 @@ def mcp_server_mastra_cuts(answer: object, version: str = install.ARTICLE_VERSIO
 
     exercise = "mcp_server_mastra_cuts"
     if answer is None:
-        return _placeholder(exercise, "a tool set's name from the corpus' record column, e.g. 'github github/github-mcp-server'")
+        return _placeholder(exercise, "a tool set's name from the corpus' record column, e.g. 'aws-ecs awslabs/mcp'")
     frame = corpus.load_corpus()
     try:
         keys = corpus.record_keys(frame, str(answer), keysets.prefix_style("mastra"))
