@@ -66,6 +66,14 @@ def test_letter_run_shows_one_repeated_letter_as_letter_and_count():
     assert measured.letter_run("") == ""
 
 
+def test_letter_run_shows_the_shape_of_a_long_key_so_a_lost_character_shows():
+    key = "1" + "a" * 62  # the rewrite-rules scenario's key: the _ prefix pushes it to 64, the cut takes one a
+    name = "_1" + "a" * 61
+    assert (measured.letter_run(key), measured.letter_run(name)) == ("1 + a × 62", "_1 + a × 61")
+    assert measured.letter_run("t" * 63 + "_one") == "t × 63 + _one"
+    assert measured.letter_run("aaaaaaa") == "aaaaaaa", "a run shorter than 8 reads better as it is"
+
+
 @by_version
 def test_raised_leaves_out_only_the_capture_servers_400(version):
     single = EVIDENCE[version]["single-rewrite"]
@@ -287,6 +295,7 @@ def test_choice_grid_colours_follow_the_bodies(version):
                     "forced tool offered" if forced in names_sent(body) else "forced tool not offered")
         assert grid.loc[name, "tool_choice sent"] == expected
         assert (grid.loc[name, "lint"] == "mismatch flagged") == (expected == "forced tool not offered")
+        assert (grid.loc[name, "lint"] == "no tools to offer") == (names_sent(body) == []), "an empty tools is not clean"
     assert labels.loc["choice-by-key", "lint"].startswith("choice-not-in-tools")
     assert set(grid.stack()) <= set(measured.CHOICE_COLOURS)
 
@@ -354,8 +363,18 @@ def test_caller_record_is_unchanged_while_the_request_carries_the_rewrite(versio
     table = measured.caller_record(ev, names)
     for name in names:
         assert table.loc[name, "names on the wire"] == names_sent(first(ev, name))
-        assert sorted(table.loc[name, "keys after the turn"]) == sorted(spec.key for spec in ev[name].scenario.tools)
-        assert table.loc[name, "ids after"] == table.loc[name, "ids before"]
+        assert sorted(ev[name].keys_after) == sorted(spec.key for spec in ev[name].scenario.tools)
+        assert ev[name].ids_after == ev[name].ids_before
+    assert set(table["keys after the turn"]) == set(table["ids after the turn"]) == {"equal"}
+
+
+def test_caller_record_says_not_equal_when_the_record_changed():
+    import dataclasses
+
+    ev = EVIDENCE["1.67.0"]
+    changed = dataclasses.replace(ev["key-not-id"], keys_after=("search_web",), ids_after=("search_web",))
+    table = measured.caller_record(Evidence("1.67.0", {"key-not-id": changed}, {}), ["key-not-id"])
+    assert table.loc["key-not-id", ["keys after the turn", "ids after the turn"]].tolist() == ["NOT equal", "NOT equal"]
 
 
 @by_version
@@ -401,6 +420,30 @@ def test_version_comparison_labels_and_highlights():
     assert comparison.labels.loc["collision-dot-space", "1.67.0"] == "collision: search_web"
     html = comparison.highlighted().to_html()
     assert len(re.findall(r"row\d+_col\d+", html.split("</style>")[0])) == int((~comparison.same).sum().sum())
+
+
+def test_version_summary_names_each_differing_scenario_with_what_it_sent():
+    comparison = measured.version_comparison(EVIDENCE["1.71.0"])
+    lines = comparison.summary().splitlines()
+    differing = {(row.scenario, row.version) for row in comparison.differences.itertuples()}
+    for scenario, version in differing:
+        body = BY_VERSION[version][scenario].requests
+        line = next(line for line in lines if line.startswith(f"  {scenario}:"))
+        if body:
+            assert (", ".join(names_sent(body[0])) or "no tools") in line
+    assert any(line.startswith("1.67.0: the baseline") for line in lines)
+    untouched = [v for v in VERSIONS if v != "1.67.0" and v not in {v for _s, v in differing}]
+    for version in untouched:
+        count = len(BY_VERSION[version])
+        assert f"{version}: {count} of {count} scenarios behave as on 1.67.0; 0 differ" in lines
+
+
+def test_collision_message_is_whole_with_both_ids():
+    outcome = BY_VERSION["1.67.0"]["collision-dot-space"]
+    text = measured.collision_message(outcome)
+    assert outcome.error[0]["message"] in text and outcome.error[0]["message"].endswith("collision.")
+    assert f"the caller catches: {outcome.error[0]['id']}" in text
+    assert "id of its cause:                    none" in text and "search_web" in text
 
 
 def test_behaviour_counts_requests_executions_and_own_errors():

@@ -14,6 +14,7 @@ happened to show before it.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Callable, Mapping, Sequence
@@ -70,9 +71,21 @@ def tool_choice_sent(outcome: Outcome) -> str:
     return f"function {name}" if name else json.dumps(outcome.tool_choice)
 
 
+#: The shortest run of one repeated character that :func:`letter_run` writes as ``"a × 64"``.
+_RUN = re.compile(r"(.)\1{7,}")
+
+
 def letter_run(name: str) -> str:
-    """A name made of one repeated letter as ``"a × 64"`` (64 times the letter a); any other name unchanged."""
-    return f"{name[0]} × {len(name)}" if name and set(name) == {name[0]} else name
+    """A name with its long runs of one character shown by shape: ``"a × 64"`` (64 times the letter a), and
+    ``"_1 + a × 61"`` for ``"_1"`` followed by 61 a's, so a character lost to the cut shows as a smaller count.
+    Runs shorter than 8 and names without runs are unchanged."""
+    parts, at = [], 0
+    for run in _RUN.finditer(name):
+        parts += [name[at:run.start()]] if run.start() > at else []
+        parts.append(f"{run.group(1)} × {len(run.group(0))}")
+        at = run.end()
+    parts += [name[at:]] if at < len(name) else []
+    return " + ".join(parts) if len(parts) > 1 or (parts and parts[0] != name) else name
 
 
 def _per_scenario(rows: list[dict], scenario_names: Sequence[str], columns: list[str]) -> pd.DataFrame:
@@ -243,6 +256,18 @@ def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     return grid, text
 
 
+def collision_message(outcome: Outcome) -> str:
+    """A collision as the caller meets it, in full (a table would cut the message): the message, the id on the
+    error ``generate()`` rejects with, the id on its cause, and the name the cause's ``details.toolName`` records."""
+    outer, inner = outcome.error[0], outcome.error[-1]
+    return "\n".join([
+        f"message:                            {outer['message']}",
+        f"id of the error the caller catches: {outer.get('id') or 'none'}",
+        f"id of its cause:                    {inner.get('id') or 'none'}",
+        f"details.toolName of the cause:      {(inner.get('details') or {}).get('toolName')}",
+    ])
+
+
 def record_and_wire(outcome: Outcome) -> pd.Series:
     """The caller's keys after the turn beside the names sent, and any error other than the capture server's 400."""
     return pd.Series({"caller's keys after the turn": outcome.keys_after, "names on the wire": outcome.wire_names,
@@ -287,7 +312,7 @@ def flagged(findings: pd.DataFrame) -> set[str]:
 CHOICE_COLOURS = {
     "caller's option": "#eeeeee", "tools sent": "#cfe2f3", "no tools sent": "#f5d76e",
     "forced tool offered": "#8fd18f", "forced tool not offered": "#e57373", "no tool forced": "#dddddd",
-    "mismatch flagged": "#e57373", "clean": "#8fd18f",
+    "mismatch flagged": "#e57373", "no tools to offer": "#f4a261", "clean": "#8fd18f",
 }
 
 
@@ -303,8 +328,11 @@ def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
         "tools sent": ["tools sent" if ev[name].wire_names else "no tools sent" for name in scenario_names],
         "tool_choice sent": ["forced tool not offered" if name in mismatched else "forced tool offered"
                              if ev[name].forced_name else "no tool forced" for name in scenario_names],
-        "lint": ["mismatch flagged" if name in mismatched else "clean" for name in scenario_names],
+        "lint": ["mismatch flagged" if name in mismatched else "no tools to offer" if ev[name].wire_names == []
+                 else "clean" for name in scenario_names],
     }, index=list(scenario_names))
+    empty = categories["lint"] == "no tools to offer"  # the linter sees no mismatch; the turn can call nothing
+    labels.loc[empty, "lint"] = "tools is empty:\nthe turn can call nothing"
     return categories, labels
 
 
@@ -421,15 +449,19 @@ def builtin_example(outcome: Outcome) -> pd.Series:
 
 
 def caller_record(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
-    """Per scenario: the caller's tools record before and after the turn (keys, tool ids) beside the names sent."""
+    """Per scenario: the keys registered, whether the caller's record still holds exactly those keys after the turn
+    (in any order: JavaScript lists integer-like keys first) and each tool its id, and the names sent."""
+    def equal(same: bool) -> str:
+        return "equal" if same else "NOT equal"
+
     rows = [{
         "keys registered": registered_keys(ev[name]),
-        "keys after the turn": list(ev[name].keys_after),
-        "ids before": list(ev[name].ids_before), "ids after": list(ev[name].ids_after),
+        "keys after the turn": equal(sorted(ev[name].keys_after) == sorted(registered_keys(ev[name]))),
+        "ids after the turn": equal(ev[name].ids_after == ev[name].ids_before),
         "names on the wire": ev[name].wire_names,
     } for name in scenario_names]
-    return _per_scenario(rows, scenario_names, [
-        "keys registered", "keys after the turn", "ids before", "ids after", "names on the wire"])
+    return _per_scenario(rows, scenario_names, ["keys registered", "keys after the turn", "ids after the turn",
+                                                "names on the wire"])
 
 
 ROUND_TRIP_COLOURS = {
@@ -501,6 +533,23 @@ class VersionComparison:
     def differing_versions(self) -> list[str]:
         """Versions that differ from the baseline in at least one scenario."""
         return sorted(self.differences["version"].unique())
+
+    def summary(self) -> str:
+        """Per version, in words: how many scenarios behave as on the baseline, and what each other one did there
+        and on the baseline (``tools sent -> tool_choice``, or the error)."""
+        lines = ["Each scenario line reads: tools sent -> tool_choice sent (or what the turn threw)"]
+        for version in self.grid.columns:
+            column = self.grid[version]
+            if version == self.baseline:
+                lines.append(f"{version}: the baseline ({len(column)} scenarios)")
+                continue
+            missing, differs = column[column == "feature missing"].index, column[column == "differs"].index
+            lines.append(f"{version}: {len(column) - len(missing) - len(differs)} of {len(column)} scenarios behave as "
+                         f"on {self.baseline}; {len(differs)} differ"
+                         + (f"; {len(missing)} cannot run (no built-in tools)" if len(missing) else ""))
+            lines += [f"  {name}: {self.labels.loc[name, version]}   (on {self.baseline}: "
+                      f"{self.labels.loc[name, self.baseline]})" for name in differs]
+        return "\n".join(lines)
 
     def highlighted(self) -> Styler:
         """:attr:`results` with the cells whose behaviour differs from the baseline highlighted."""

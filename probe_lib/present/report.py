@@ -6,7 +6,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     ledger.csv                           every claim judged on every pinned version
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
-    report.html                          the ledger first, then each notebook with its charts
+    report.html                          the ledger first, then each notebook with its charts, then the glossary
 
 Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run.
 """
@@ -16,6 +16,7 @@ from __future__ import annotations
 import base64
 import html
 import os
+import re
 import shutil
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -33,6 +34,10 @@ from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.study import claims, recordings
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
+#: The glossary every notebook links its terms to (``glossary.ipynb#<heading id>``); the report renders it last.
+GLOSSARY = paths.NOTEBOOKS / "glossary.ipynb"
+#: In the report, element ids of the glossary carry this prefix, so a term never shares an id with a notebook heading.
+GLOSSARY_PREFIX = "glossary-"
 #: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
 NOTEBOOK_CELL_SECONDS = 600
 KERNEL_START_SECONDS = 120
@@ -149,6 +154,20 @@ table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; } td, th { 
 """
 
 
+def in_page_links(body: str) -> str:
+    """A rendered notebook's links to other notebooks and to the glossary, pointed at their sections of the page."""
+    body = body.replace('href="glossary.ipynb#', f'href="#{GLOSSARY_PREFIX}')
+    return re.sub(r'href="([0-9][0-9]-[^"#/]+)\.ipynb"', r'href="#\1"', body)
+
+
+def render_glossary(exporter) -> str:
+    """The glossary as a report section, its ids (and its links to them) prefixed with :data:`GLOSSARY_PREFIX`."""
+    body, _ = exporter.from_notebook_node(nbformat.read(GLOSSARY, as_version=4))
+    body = re.sub(r'(<[^>]* )id="', rf'\1id="{GLOSSARY_PREFIX}', body)
+    body = body.replace('href="#', f'href="#{GLOSSARY_PREFIX}')
+    return f'<section class="notebook" id="glossary"><h2>Glossary</h2>{in_page_links(body)}</section>'
+
+
 def render(report: Report, version: str) -> str:
     """The report page: provenance banner, the ledger, then every executed notebook."""
     from nbconvert import HTMLExporter
@@ -176,7 +195,8 @@ def render(report: Report, version: str) -> str:
     sections = []
     for run in report.runs:
         body, _ = exporter.from_notebook_node(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else ("", None)
-        sections.append(f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>{body}</section>')
+        sections.append(f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>{in_page_links(body)}</section>')
+    sections.append(render_glossary(exporter))
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>Mastra tool-name probe: report</title><style>{_CSS}</style></head><body>"
         f"<h1>What @mastra/core sends when a tool key is not a legal tool name</h1>{banner}"

@@ -111,6 +111,13 @@ def status_matrix(table: pd.DataFrame) -> pd.DataFrame:
     return table.pivot(index="claim", columns="version", values="status")
 
 
+def statuses_with_statements(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`status_matrix` with each claim's statement and notebook beside its statuses, so a reader sees what
+    was judged before how it fared."""
+    info = table.drop_duplicates("claim").set_index("claim")[["statement", "notebook"]]
+    return info.join(status_matrix(table))
+
+
 # Helpers the checks share.
 
 def _names(outcome: Outcome) -> list[str]:

@@ -72,7 +72,8 @@ def verdicts(evidence: Evidence, claim_ids: Iterable[str]) -> pd.DataFrame:
 
 
 def assert_claims(table: pd.DataFrame, explained: Mapping[str, str] | None = None) -> None:
-    """Stop the notebook if a claim was refuted or its check failed, unless the notebook explains why.
+    """Stop the notebook if a claim was refuted or its check failed, unless the notebook explains why; else say in
+    words what was checked.
 
     ``explained`` maps claim ids to the notebook's explanation of an expected refutation.
     """
@@ -81,3 +82,6 @@ def assert_claims(table: pd.DataFrame, explained: Mapping[str, str] | None = Non
     if not broken.empty:
         lines = "; ".join(f"{row.claim} {row.status}: {row.evidence}" for row in broken.itertuples())
         raise AssertionError(f"claims did not hold: {lines}")
+    counts = table["status"].value_counts()
+    print(f"Checked {len(table)} verdicts ({', '.join(sorted(set(table['claim'])))}): none refuted and no check failed "
+          f"({', '.join(f'{n} {status}' for status, n in counts.items())}).")

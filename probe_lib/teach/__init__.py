@@ -1,0 +1,1 @@
+"""Teaching material around the notebooks: the primer's helpers, checked exercises and their solutions."""

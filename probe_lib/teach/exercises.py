@@ -1,0 +1,370 @@
+"""Checked exercises: one small function per exercise, telling a learner whether an answer is right and why.
+
+Each notebook ends with exercises whose cells read::
+
+    answer = None  # your answer: ...
+    exercises.<name>(answer, mastra_version, measurements)
+
+The check measures the truth for the learner's own answer on the source the exercise names: the real
+``@mastra/core`` through the Node runner and the capture server (when ``measurements`` is not ``"recorded"`` and
+Node.js is installed), else the Python model of ``formatTools()`` or the recordings in ``data/captures/``, and it
+says which it used. ``None`` is the placeholder: the check answers "not answered yet" without measuring anything,
+so a notebook runs clean before the learner writes a word. Solutions live apart, in
+:mod:`probe_lib.teach.solutions`.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Callable, Literal, Mapping, Sequence
+
+from probe_lib.adapters import install
+from probe_lib.adapters.mastra import Outcome, catalogue, normaliser
+from probe_lib.adapters.mastra import run as run_live
+from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
+from probe_lib.providers import name_rules
+
+State = Literal["right", "wrong", "not answered yet"]
+_MARKS = {"right": "✅ RIGHT", "wrong": "❌ WRONG", "not answered yet": "✏️ NOT ANSWERED YET"}
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A check's verdict on one answer: right, wrong or not answered yet; why; and what it was measured on."""
+
+    exercise: str
+    state: State
+    why: str
+    #: What the truth was measured on: the real package live, the Python model, or recordings.
+    measured_on: str = ""
+
+    @property
+    def right(self) -> bool:
+        return self.state == "right"
+
+    def __str__(self) -> str:
+        source = f" (checked against {self.measured_on})" if self.measured_on else ""
+        return f"{_MARKS[self.state]} [{self.exercise}] {self.why}{source}"
+
+    def _repr_pretty_(self, printer, cycle: bool) -> None:
+        printer.text(str(self))
+
+    def _repr_html_(self) -> str:
+        source = f"<br><small>checked against {html.escape(self.measured_on)}</small>" if self.measured_on else ""
+        return f"<p><b>{_MARKS[self.state]}</b> [{html.escape(self.exercise)}] {html.escape(self.why)}{source}</p>"
+
+
+def _placeholder(exercise: str, expects: str) -> Checked:
+    return Checked(exercise, "not answered yet", f"replace None with {expects}, then run the cell again")
+
+
+def _verdict(exercise: str, right: bool, why: str, measured_on: str) -> Checked:
+    return Checked(exercise, "right" if right else "wrong", why, measured_on)
+
+
+# -- measuring the truth for a learner's answer ------------------------------------------------------------------
+
+def _live(measurements: str) -> bool:
+    """Measure on the real package unless the notebook asked for recordings or Node.js is missing."""
+    return measurements != "recorded" and install.node_available()
+
+
+def _real(version: str) -> str:
+    return f"the real @mastra/core {version}, run live against the capture server"
+
+
+_MODEL = "the Python model of formatTools() (Node.js missing, or measurements='recorded')"
+
+
+def _one_turn(scenario: Scenario, version: str) -> Outcome:
+    """One agent turn of ``scenario`` on the real package."""
+    return run_live([scenario], install.check_version(version))[0]
+
+
+def _wire_names(keys: Sequence[str], version: str, measurements: str) -> tuple[dict, str]:
+    """``result_json()`` of registering ``keys`` (names in wire order, or the error), and what measured it."""
+    if _live(measurements):
+        return _one_turn(Scenario("exercise", tools=tools(*keys)), version).result_json(), _real(version)
+    return normaliser.normalise(keys).to_json(), _MODEL
+
+
+def _pairs(keys: Sequence[str]) -> dict[str, str]:
+    """Key -> name, as the model pairs them (the wire itself lists names, not which key each came from)."""
+    return {row.key: row.name for row in normaliser.normalise(keys).rows}
+
+
+def _why_rewritten(key: str) -> str:
+    """Which rules turned ``key`` into its name, in words."""
+    row = normaliser.normalise([key]).rows[0]
+    rules = [text for fired, text in (
+        (row.substituted, "each character outside a-zA-Z0-9_- (each UTF-16 code unit) became _"),
+        (row.prefixed, "it did not start with a letter or _, so _ was put in front"),
+        (row.truncated, f"it was cut to 63 characters, losing {row.lost!r}"),
+    ) if fired]
+    return f"{key!r} -> {row.name!r}: " + ("; ".join(rules) if rules else "already legal, sent as it is")
+
+
+# -- the exercises -----------------------------------------------------------------------------------------------
+
+#: 00-primer: the tool the primer's exercise registers.
+PRIMER_TOOL = ToolSpec("orders", id="lookup-order")
+
+
+def name_the_model_sees(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """00-primer. A tool with id ``lookup-order`` is registered under the key ``orders``: which name is the model
+    offered? Checked on the real package (the model without Node.js)."""
+    exercise = "name_the_model_sees"
+    if answer is None:
+        return _placeholder(exercise, "the name, as a string")
+    if _live(measurements):
+        sent, source = _one_turn(Scenario("exercise", tools=(PRIMER_TOOL,)), version).wire_names[0], _real(version)
+    else:
+        sent, source = normaliser.rewrite(PRIMER_TOOL.key), _MODEL
+    if answer == sent:
+        return _verdict(exercise, True, f"the model is offered {sent!r}: the key, not the id {PRIMER_TOOL.id!r}", source)
+    hint = " That is the tool's id; Mastra names a tool after its key." if answer == PRIMER_TOOL.id else ""
+    return _verdict(exercise, False, f"the request's tools list offers {sent!r}, not {answer!r}.{hint}", source)
+
+
+def key_for_the_id(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """01. The tool ``get-weather`` must reach the model under its id: which key do you register it under?
+    Checked by registering it under your key on the real package (the model without Node.js)."""
+    exercise, wanted = "key_for_the_id", catalogue.WEATHER.id
+    if answer is None:
+        return _placeholder(exercise, "a key, as a string")
+    if not isinstance(answer, str) or not answer:
+        return _verdict(exercise, False, "a key is a non-empty string", "")
+    result, source = _wire_names([answer], version, measurements)
+    sent = (result.get("names") or [None])[0]
+    if sent == wanted:
+        return _verdict(exercise, True, f"registered under {answer!r}, the tool goes out as {sent!r}: the key is the "
+                                        "name, so the key must be the id", source)
+    return _verdict(exercise, False, f"registered under {answer!r}, the model is offered {sent!r}, not {wanted!r}: "
+                                     "the name on the wire comes from the key", source)
+
+
+#: 02: keys whose wire names the learner predicts.
+PREDICT_KEYS = ("my.tool", "3d-view", "café", "rocket🚀", "ok")
+
+
+def predict_wire_names(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """02. For each key of :data:`PREDICT_KEYS`, the name it goes out under: a dict ``{key: name}``. Checked on
+    the real package (the names it sends, paired with keys by the model once the two lists agree)."""
+    exercise = "predict_wire_names"
+    if answer is None:
+        return _placeholder(exercise, "a dict {key: name} for every key")
+    if not isinstance(answer, Mapping) or set(answer) != set(PREDICT_KEYS):
+        return _verdict(exercise, False, f"answer a dict with exactly these keys: {list(PREDICT_KEYS)}", "")
+    result, source = _wire_names(PREDICT_KEYS, version, measurements)
+    pairs = _pairs(PREDICT_KEYS)
+    if sorted(result.get("names") or []) != sorted(pairs.values()):
+        return _verdict(exercise, False, f"the package sent {result} where the model predicts {pairs}: report this", source)
+    wrong = [key for key in PREDICT_KEYS if answer[key] != pairs[key]]
+    if not wrong:
+        return _verdict(exercise, True, "every name matches what was sent: " + "; ".join(map(_why_rewritten, PREDICT_KEYS)), source)
+    return _verdict(exercise, False, f"{len(wrong)} of {len(PREDICT_KEYS)} wrong: "
+                    + "; ".join(f"you said {answer[key]!r}, but {_why_rewritten(key)}" for key in wrong), source)
+
+
+def key_mastra_cuts(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """03. A key OpenAI would accept exactly as written, but that Mastra shortens before sending it. Checked
+    against OpenAI's documented rule and the real package (the model without Node.js)."""
+    exercise = "key_mastra_cuts"
+    if answer is None:
+        return _placeholder(exercise, "a key, as a string")
+    if not isinstance(answer, str):
+        return _verdict(exercise, False, "a key is a string", "")
+    openai = name_rules.get_rule("openai")
+    if not openai.accepts(answer):
+        return _verdict(exercise, False, f"OpenAI would refuse {answer!r} itself ({'; '.join(openai.reasons(answer))}): "
+                                         "find one it accepts as written", "data/provider_rules.csv")
+    result, source = _wire_names([answer], version, measurements)
+    sent = (result.get("names") or [answer])[0]
+    if len(sent) < len(answer):
+        return _verdict(exercise, True, f"OpenAI accepts its {len(answer)} characters, yet Mastra sends {len(sent)}: "
+                                        f"it lost {answer[len(sent):]!r} to the cut at 63", source)
+    return _verdict(exercise, False, f"Mastra sends {answer!r} whole ({len(answer)} characters): only keys over 63 "
+                                     "characters are cut", source)
+
+
+#: 04: keys whose wire order the learner predicts.
+ORDER_KEYS = ("b", "x.y", "10", "a", "2")
+
+
+def predict_wire_order(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """04. The names the request's ``tools`` lists for :data:`ORDER_KEYS`, in wire order (a list). Checked on
+    the real package (the model without Node.js)."""
+    exercise = "predict_wire_order"
+    if answer is None:
+        return _placeholder(exercise, "the list of names in the order the request sends them")
+    result, source = _wire_names(ORDER_KEYS, version, measurements)
+    sent = result.get("names")
+    if isinstance(answer, (list, tuple)) and list(answer) == sent:
+        return _verdict(exercise, True, f"the request lists {sent}: legal keys keep their order and come first; "
+                                        "rewritten keys follow, integer-like ones (2, then 10) ahead of the rest", source)
+    return _verdict(exercise, False, f"the request lists {sent}, not {answer}. Legal keys (b, a) keep their place; "
+                    "rewritten ones move to the end in the order JavaScript enumerates the record: integer-like keys "
+                    "first, in numeric order", source)
+
+
+def colliding_key(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """05. A second key that, registered next to ``search.web``, makes Mastra refuse to run. Checked on the real
+    package (the model without Node.js)."""
+    exercise = "colliding_key"
+    if answer is None:
+        return _placeholder(exercise, "a key, as a string")
+    if answer == "search.web":
+        return _verdict(exercise, False, "a JavaScript object holds each key once: registering it twice keeps one tool", "")
+    if not isinstance(answer, str) or not answer:
+        return _verdict(exercise, False, "a key is a non-empty string (the empty key crashes, it does not collide)", "")
+    result, source = _wire_names(["search.web", answer], version, measurements)
+    error = result.get("error") or {}
+    if error.get("kind") == "collision":
+        return _verdict(exercise, True, f"Mastra refused to run: both keys resolve to {error['name']!r}", source)
+    return _verdict(exercise, False, f"no collision: the request went out with tools {result.get('names')} "
+                    f"({_why_rewritten(answer) if answer else ''})", source)
+
+
+def fix_tool_choice(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """06. The tool ``get-weather`` is registered under ``search.web``; forcing it with ``toolName: 'search.web'``
+    breaks. Which ``toolName`` forces it so that the request offers the tool it forces? Checked on the real
+    package (without Node.js: the model's names, and the measured fact that Mastra passes toolChoice unchanged)."""
+    exercise = "fix_tool_choice"
+    if answer is None:
+        return _placeholder(exercise, "a toolName, as a string")
+    if _live(measurements):
+        outcome = _one_turn(Scenario("exercise", tools=(catalogue.WEATHER,), tool_choice=named(str(answer))), version)
+        offered, forced, source = outcome.wire_names, outcome.forced_name, _real(version)
+    else:
+        offered, forced, source = normaliser.normalise([catalogue.WEATHER.key]).names, str(answer), _MODEL
+    if forced in offered:
+        return _verdict(exercise, True, f"tool_choice forces {forced!r} and tools offers {offered}: consistent", source)
+    return _verdict(exercise, False, f"tool_choice forces {forced!r} but tools offers only {offered}: toolChoice is "
+                                     "sent as written, so it must name the tool as it goes out on the wire", source)
+
+
+#: 07: the names a scripted model may call the tool back by.
+CALLABLE_NAMES = ("search.web", "search_web", "get-weather")
+_ROUND_TRIPS = {"search.web": "call-by-key", "search_web": "call-by-wire-name", "get-weather": "call-by-id"}
+
+
+def names_that_run(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """07. Of :data:`CALLABLE_NAMES`, which make the tool run when the model calls it by that name (a list)?
+    Checked by letting the scripted model call each name on the real package (the recordings without Node.js)."""
+    exercise = "names_that_run"
+    if answer is None:
+        return _placeholder(exercise, f"a list of the names among {list(CALLABLE_NAMES)} that run the tool")
+    if _live(measurements):
+        outcomes = run_live([catalogue.by_name()[name] for name in _ROUND_TRIPS.values()], install.check_version(version))
+        ran, source = {o.scenario.name for o in outcomes if o.executions}, _real(version)
+    else:
+        from probe_lib.study import recordings
+
+        recorded = recordings.outcomes(version, live=False)
+        ran, source = {name for name in _ROUND_TRIPS.values() if recorded[name].executions}, f"the recordings of {version}"
+    truth = {called for called, scenario in _ROUND_TRIPS.items() if scenario in ran}
+    given = set(answer) if isinstance(answer, (list, tuple, set)) else {answer}
+    if given == truth:
+        return _verdict(exercise, True, f"{sorted(truth)} run the tool: the wire name, and the id, which Mastra "
+                                        "also looks tools up by; the original key does not", source)
+    return _verdict(exercise, False, f"the tool ran for {sorted(truth)}, you said {sorted(map(str, given))}", source)
+
+
+def first_version_honouring_active_tools(answer: object, version: str = install.ARTICLE_VERSION,
+                                         measurements: str = "live") -> Checked:
+    """08. The oldest pinned version on which ``activeTools: ['search_web']`` sends only that tool (a version
+    string). Checked on the catalogue's measurements of every pinned version (``measurements``' source)."""
+    from probe_lib.study import evidence
+
+    exercise = "first_version_honouring_active_tools"
+    if answer is None:
+        return _placeholder(exercise, f"a version string, one of {list(install.pinned_versions())}")
+    scenario = catalogue.by_name()["active-tools-by-wire-name"]
+    if _live(measurements):
+        outcomes = {v: run_live([scenario], v)[0] for v in install.pinned_versions()}
+        source = "the real @mastra/core " + ", ".join(outcomes) + ", run live"
+    else:
+        outcomes = {v: evidence.measure(v, measurements)[scenario.name] for v in install.pinned_versions()}
+        source = f"the catalogue's measurements ({measurements}) of " + ", ".join(outcomes)
+    honours = {v: outcome.wire_names == ["search_web"] for v, outcome in outcomes.items()}
+    first = next((v for v, honoured in honours.items() if honoured), None)
+    summary = ", ".join(f"{v}: {'selects' if honoured else 'ignored, every tool sent'}" for v, honoured in honours.items())
+    return _verdict(exercise, answer == first, f"the first is {first} ({summary})" if answer == first
+                    else f"not {answer}: {summary}", source)
+
+
+#: 09: the keys the learner gives safe names to.
+SAFE_NAME_KEYS = ("search.web", "search web", "weather😀", "9lives")
+
+
+def safe_names(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """09. A dict ``{key: name}`` for :data:`SAFE_NAME_KEYS` whose names are distinct, accepted by every
+    documented provider rule with a length limit, and left alone by formatTools. Checked against
+    ``data/provider_rules.csv`` and by registering the names on the real package (the model without Node.js)."""
+    exercise = "safe_names"
+    if answer is None:
+        return _placeholder(exercise, "a dict {key: safe name} for every key")
+    if not isinstance(answer, Mapping) or set(answer) != set(SAFE_NAME_KEYS):
+        return _verdict(exercise, False, f"answer a dict with exactly these keys: {list(SAFE_NAME_KEYS)}", "")
+    names = [str(answer[key]) for key in SAFE_NAME_KEYS]
+    if len(set(names)) != len(names) or "" in names:
+        return _verdict(exercise, False, "two keys got the same name (or one is empty): Mastra would refuse to run", "")
+    refused = {f"{name!r} by {rule.label}: {'; '.join(rule.reasons(name))}" for name in names
+               for rule in name_rules.rules() if rule.variant == "documented" and rule.max_length and not rule.accepts(name)}
+    if refused:
+        return _verdict(exercise, False, "refused: " + " | ".join(sorted(refused)), "data/provider_rules.csv")
+    result, source = _wire_names(names, version, measurements)
+    if sorted(result.get("names") or []) == sorted(names):
+        return _verdict(exercise, True, f"every documented provider accepts {names}, and Mastra sends them unchanged", source)
+    return _verdict(exercise, False, f"Mastra still changes them: {result}", source)
+
+
+def mcp_server_mastra_cuts(answer: object, version: str = install.ARTICLE_VERSION, measurements: str = "live") -> Checked:
+    """10. An MCP server of the corpus (a tool set name such as ``"azure Azure/azure-mcp"``, not a Composio
+    toolkit) with at least one tool whose ``@mastra/mcp``-joined name Mastra cuts at 63 or refuses. Checked by
+    registering the whole set on the real package (the model without Node.js)."""
+    from probe_lib.inputs import corpus, keysets
+
+    exercise = "mcp_server_mastra_cuts"
+    if answer is None:
+        return _placeholder(exercise, "a tool set's name from the corpus' record column, e.g. 'aws-ecs awslabs/mcp'")
+    frame = corpus.load_corpus()
+    try:
+        keys = corpus.record_keys(frame, str(answer), keysets.prefix_style("mastra"))
+    except KeyError as unknown:
+        return _verdict(exercise, False, str(unknown).strip("'\""), "data/mcp_tool_names.csv")
+    if str(answer).startswith("composio "):
+        return _verdict(exercise, False, "that is a Composio toolkit: find an MCP server", "data/mcp_tool_names.csv")
+    result, source = _wire_names(keys, version, measurements)
+    error = result.get("error") or {}
+    if error.get("kind") == "collision":
+        return _verdict(exercise, True, f"Mastra refuses its {len(keys)} tools outright: two of them, cut at 63, "
+                                        f"both resolve to {error['name']!r}", source)
+    rows = normaliser.normalise(keys).rows
+    if sorted(result.get("names") or []) != sorted(row.name for row in rows):
+        return _verdict(exercise, False, "the package and the model disagree on this set: report it", source)
+    cut = [row for row in rows if row.truncated]
+    if cut:
+        return _verdict(exercise, True, f"{len(cut)} of its {len(keys)} names are cut, e.g. {cut[0].key!r} goes out "
+                                        f"as {cut[0].name!r}, losing {cut[0].lost!r}", source)
+    return _verdict(exercise, False, f"Mastra sends all {len(keys)} names of {answer!r} whole (none is over 63 "
+                                     "characters once joined)", source)
+
+
+Check = Callable[[object, str, str], Checked]
+
+#: Every exercise by name, with the notebook it belongs to.
+EXERCISES: dict[str, tuple[str, Check]] = {
+    "name_the_model_sees": ("00-primer", name_the_model_sees),
+    "key_for_the_id": ("01-key-rule-and-builtins", key_for_the_id),
+    "predict_wire_names": ("02-rewrite-rules", predict_wire_names),
+    "key_mastra_cuts": ("03-truncation-63-vs-64", key_mastra_cuts),
+    "predict_wire_order": ("04-ordering-shift", predict_wire_order),
+    "colliding_key": ("05-collisions", colliding_key),
+    "fix_tool_choice": ("06-toolchoice-break", fix_tool_choice),
+    "names_that_run": ("07-round-trip-and-non-mutation", names_that_run),
+    "first_version_honouring_active_tools": ("08-versions", first_version_honouring_active_tools),
+    "safe_names": ("09-what-to-do", safe_names),
+    "mcp_server_mastra_cuts": ("10-mcp-tool-sets", mcp_server_mastra_cuts),
+}

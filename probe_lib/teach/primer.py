@@ -1,0 +1,52 @@
+"""What notebook 00-primer shows: the providers' name rules in brief, and one agent turn measured end to end."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pandas as pd
+
+from probe_lib.adapters import install
+from probe_lib.adapters.mastra import Outcome, catalogue
+from probe_lib.adapters.mastra import run as run_live
+from probe_lib.analysis import measured
+from probe_lib.analysis.measured import Grid
+from probe_lib.providers import name_rules
+from probe_lib.study import evidence
+from probe_lib.study.claims import Evidence
+
+#: The catalogue scenario the primer runs: the article's weather tool, forced by its key.
+EXAMPLE = "choice-by-key"
+
+
+def provider_rules() -> pd.DataFrame:
+    """One row per provider rule of ``data/provider_rules.csv``: the characters it allows, the first character
+    it requires, its longest name, and the kind of source it was read from."""
+    return pd.DataFrame([{
+        "provider": rule.provider, "variant": rule.variant, "characters allowed": rule.charset.pattern,
+        "first character": rule.first_char.pattern if rule.first_char else "any of those",
+        "longest name": rule.max_length or "not stated", "read from": rule.source_kind,
+    } for rule in name_rules.rules()])
+
+
+def example(version: str, measurements: str) -> Outcome:
+    """The :data:`EXAMPLE` turn on ``version``: run now on the real package when ``measurements`` is ``"live"``
+    and Node.js is installed, else read from ``measurements`` (``evidence.measure`` warns when it falls back)."""
+    if measurements == "live" and install.node_available():
+        return run_live([catalogue.by_name()[EXAMPLE]], install.check_version(version))[0]
+    return evidence.measure(version, measurements)[EXAMPLE]
+
+
+def request_json(outcome: Outcome) -> str:
+    """The first request body the capture server recorded, as JSON, with each tool's parameter schema elided."""
+    body = copy.deepcopy(outcome.requests[0])
+    for tool in body.get("tools") or []:
+        tool["function"]["parameters"] = "… (the tool's JSON schema)"
+    return json.dumps(body, indent=2, ensure_ascii=False)
+
+
+def names_grid(outcome: Outcome) -> Grid:
+    """:func:`probe_lib.analysis.measured.offered_grid` for the example's one tool: key, id and wire name."""
+    ev = Evidence(outcome.version, {EXAMPLE: outcome}, {})
+    return measured.offered_grid(ev, [EXAMPLE], {EXAMPLE: "example"})

@@ -1,0 +1,117 @@
+"""The exercises: every solution passes its check on the real package, a wrong answer fails it and says why, the
+placeholder is "not answered yet", and every notebook runs with its solutions filled in.
+
+The truths come from the real ``@mastra/core`` (live) or from hand-written expectations below, never from the
+Python model the checks fall back to.
+"""
+
+from __future__ import annotations
+
+import nbformat
+import papermill
+import pytest
+
+from probe_lib.adapters import install
+from probe_lib.present import report
+from probe_lib.teach import exercises, solutions
+
+NAMES = list(exercises.EXERCISES)
+
+#: A plausible wrong answer per exercise, and a phrase its verdict must contain (the measured truth or the reason).
+WRONG: dict[str, tuple[object, str]] = {
+    "name_the_model_sees": ("lookup-order", "That is the tool's id"),
+    "key_for_the_id": ("getWeather", "offered 'getWeather'"),
+    "predict_wire_names": ({"my.tool": "my_tool", "3d-view": "3d-view", "café": "cafe", "rocket🚀": "rocket_",
+                            "ok": "ok"}, "3 of 5 wrong"),
+    "key_mastra_cuts": ("a" * 63, "sends 'aaaaaaaaaa"),
+    "predict_wire_order": (["b", "x_y", "_10", "a", "_2"], "['b', 'a', '_2', '_10', 'x_y']"),
+    "colliding_key": ("search-web", "no collision"),
+    "fix_tool_choice": ("get-weather", "forces 'get-weather' but tools offers only ['search_web']"),
+    "names_that_run": (["search.web"], "the tool ran for ['get-weather', 'search_web']"),
+    "first_version_honouring_active_tools": ("1.0.4", "1.0.4: ignored"),
+    "safe_names": ({"search.web": "search_web", "search web": "search_web2", "weather😀": "weather😀", "9lives": "9lives"},
+                   "refused"),
+    "mcp_server_mastra_cuts": ("aws-ecs awslabs/mcp", "whole"),
+}
+
+
+def test_every_exercise_has_a_solution_and_a_wrong_answer():
+    assert set(solutions.SOLUTIONS) == set(NAMES) == set(WRONG)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_placeholder_is_not_answered_yet(name):
+    checked = exercises.EXERCISES[name][1](None, install.ARTICLE_VERSION, "live")
+    assert checked.state == "not answered yet" and "replace None" in checked.why and not checked.right
+
+
+@pytest.mark.node
+@pytest.mark.parametrize("name", NAMES)
+def test_the_solution_passes_its_check_on_the_real_package(name, node_modules):
+    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], install.ARTICLE_VERSION, "live")
+    assert checked.right, str(checked)
+    assert "live" in checked.measured_on, "with Node.js installed the check measures the real package"
+
+
+@pytest.mark.node
+@pytest.mark.parametrize("name", NAMES)
+def test_a_wrong_answer_fails_its_check_and_says_why(name, node_modules):
+    answer, phrase = WRONG[name]
+    checked = exercises.EXERCISES[name][1](answer, install.ARTICLE_VERSION, "live")
+    assert checked.state == "wrong", str(checked)
+    assert phrase in checked.why, str(checked)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_without_node_the_check_says_what_it_fell_back_to(name):
+    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], install.ARTICLE_VERSION, "recorded")
+    assert checked.right, str(checked)
+    assert "live" not in checked.measured_on and checked.measured_on
+
+
+def test_the_verdict_renders_in_words():
+    checked = exercises.colliding_key(None)
+    assert str(checked).startswith("✏️ NOT ANSWERED YET [colliding_key]")
+    assert "<b>" in checked._repr_html_()
+
+
+def _exercise_cells(notebook: nbformat.NotebookNode) -> dict[str, str]:
+    return {name: cell.source for cell in notebook.cells if cell.cell_type == "code"
+            for name in [solutions.exercise_of(cell.source)] if name}
+
+
+def test_each_exercise_sits_in_its_notebook_with_the_placeholder():
+    found = {}
+    for path in report.notebooks():
+        for name, source in _exercise_cells(nbformat.read(path, as_version=4)).items():
+            found[name] = path.stem
+            placeholders = [line for line in source.splitlines() if line.startswith(solutions.PLACEHOLDER)]
+            assert len(placeholders) == 1, f"{path.stem}: {name} must hold one 'answer = None' line"
+    assert found == {name: notebook for name, (notebook, _check) in exercises.EXERCISES.items()}
+
+
+@pytest.fixture(scope="module")
+def measurement_folder(tmp_path_factory, node_modules):
+    """One live measurement of the catalogue, shared by every notebook run below (as ``reproduce`` does)."""
+    folder = tmp_path_factory.mktemp("measurements")
+    assert report.measure_all(folder, live=True) == "live"
+    return folder
+
+
+@pytest.mark.node
+@pytest.mark.slow
+@pytest.mark.parametrize("path", report.notebooks(), ids=lambda path: path.stem)
+def test_the_notebook_runs_with_its_solutions_filled_in(path, measurement_folder, tmp_path):
+    solved = tmp_path / f"solved-{path.name}"
+    nbformat.write(solutions.fill(nbformat.read(path, as_version=4)), solved)
+    executed = tmp_path / path.name
+    papermill.execute_notebook(
+        solved, executed, parameters={"mastra_version": install.ARTICLE_VERSION, "measurements": str(measurement_folder)},
+        kernel_name="python3", progress_bar=False, execution_timeout=report.NOTEBOOK_CELL_SECONDS,
+    )
+    verdicts = [output.get("data", {}).get("text/plain", "")
+                for cell in nbformat.read(executed, as_version=4).cells if solutions.exercise_of(cell.source)
+                for output in cell.outputs]
+    expected = sum(notebook == path.stem for notebook, _check in exercises.EXERCISES.values())
+    assert len(verdicts) == expected, verdicts
+    assert all("RIGHT" in verdict and "live" in verdict for verdict in verdicts), verdicts
