@@ -12,8 +12,9 @@ import dataclasses
 import pytest
 
 from probe_lib.adapters import install
-from probe_lib.study import claims, recordings
-from probe_lib.study.claims import Evidence
+from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks)
+from probe_lib.study import ledger, recordings
+from probe_lib.study.ledger import Evidence
 
 VERSION = install.ARTICLE_VERSION
 
@@ -24,8 +25,8 @@ def recorded():
 
 
 def verdict(claim_id: str, outcomes, by_version) -> str:
-    claim = next(c for c in claims.load_claims() if c.id == claim_id)
-    return claims.judge(claim, Evidence(VERSION, outcomes, by_version)).status
+    claim = next(c for c in ledger.load_claims() if c.id == claim_id)
+    return ledger.judge(claim, Evidence(VERSION, outcomes, by_version)).status
 
 
 def with_first_request(outcome, edit):
@@ -72,8 +73,8 @@ def test_check_confirms_the_recording_and_rejects_its_counterfactual(claim_id, r
 
 
 def test_every_claim_has_exactly_one_check_and_a_known_origin():
-    loaded = claims.load_claims()
-    assert {claim.id for claim in loaded} == set(claims.CHECKS)
+    loaded = ledger.load_claims()
+    assert {claim.id for claim in loaded} == set(ledger.CHECKS)
     assert {claim.origin for claim in loaded} == {"article", "finding"}
     assert sum(claim.origin == "article" for claim in loaded) >= 14
 
@@ -84,7 +85,7 @@ def test_a_check_that_breaks_is_reported_as_failed_not_raised(recorded):
 
 
 def test_ledger_covers_every_claim_on_every_version(recorded):
-    table = claims.ledger(recorded)
-    assert len(table) == len(claims.load_claims()) * len(recorded)
-    assert set(table["status"]) <= set(claims.STATUSES)
+    table = ledger.ledger(recorded)
+    assert len(table) == len(ledger.load_claims()) * len(recorded)
+    assert set(table["status"]) <= set(ledger.STATUSES)
     assert not table["evidence"].str.strip().eq("").any()

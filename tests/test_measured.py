@@ -17,7 +17,7 @@ from probe_lib.adapters import install
 from probe_lib.analysis import measured
 from probe_lib.core.scenarios import BUILTIN_IDS
 from probe_lib.study import evidence
-from probe_lib.study.claims import Evidence
+from probe_lib.study.ledger import Evidence
 
 VERSIONS = install.pinned_versions()
 BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}

@@ -9,7 +9,7 @@ import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
 from probe_lib.present import report
-from probe_lib.study import claims
+from probe_lib.study import ledger
 
 NOTEBOOKS = report.notebooks()
 PARAMETERS = {"mastra_version": "str", "measurements": "str"}
@@ -18,7 +18,7 @@ PARAMETERS = {"mastra_version": "str", "measurements": "str"}
 def test_there_is_an_overview_and_one_notebook_per_ledger_entry():
     stems = {path.stem for path in NOTEBOOKS}
     assert "00-overview" in stems
-    named = {claim.notebook for claim in claims.load_claims()}
+    named = {claim.notebook for claim in ledger.load_claims()}
     assert named <= stems, f"claims name notebooks that do not exist: {sorted(named - stems)}"
 
 

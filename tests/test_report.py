@@ -14,7 +14,7 @@ import pytest
 
 from probe_lib.adapters import install
 from probe_lib.present import report
-from probe_lib.study import claims
+from probe_lib.study import ledger
 
 
 @pytest.fixture(scope="module")
@@ -85,7 +85,7 @@ def test_report_works_in_a_real_browser(live_report):
         browser.close()
     assert len(sizes) >= len(report.notebooks()) and all(sizes), "every chart must decode to a non-empty image"
     assert sorted(landed) == sorted(set(targets)), "every in-page link must land on an element"
-    assert set(notebook_links) == {claim.notebook for claim in claims.load_claims()}, "the ledger links every notebook it names"
+    assert set(notebook_links) == {claim.notebook for claim in ledger.load_claims()}, "the ledger links every notebook it names"
     assert not errors, errors
 
 

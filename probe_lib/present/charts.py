@@ -122,7 +122,7 @@ STATUS_COLOURS = {
 
 
 def ledger_statuses(ledger: pd.DataFrame) -> Figure:
-    """Stacked bars: how many claims each status has, per version (a ``claims.ledger`` table)."""
+    """Stacked bars: how many claims each status has, per version (a ``ledger.ledger`` table)."""
     counts = ledger.groupby(["version", "status"]).size().unstack(fill_value=0)
     figure = Figure(figsize=(7, 2.6), layout="constrained")
     axes = figure.subplots()

@@ -29,7 +29,8 @@ from probe_lib.adapters import install
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.study import claims, recordings
+from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
+from probe_lib.study import ledger, recordings
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
@@ -124,7 +125,7 @@ def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | Non
     measurements = folder / "measurements"
     source = measure_all(measurements, live=live)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in install.pinned_versions()}
-    table = claims.ledger(by_version)
+    table = ledger.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)
     workers = jobs or max(1, min(len(notebooks()), os.cpu_count() or 1))
     # One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
@@ -154,7 +155,7 @@ def render(report: Report, version: str) -> str:
 
     exporter = HTMLExporter(template_name="basic")
     table = report.ledger
-    matrix = claims.status_matrix(table)
+    matrix = ledger.status_matrix(table)
     statements = table.drop_duplicates("claim").set_index("claim")
     head = "".join(f"<th>{html.escape(v)}</th>" for v in matrix.columns)
     rows = []
@@ -194,7 +195,7 @@ def summary(report: Report) -> str:
     lines = [
         f"report: {report.html}",
         f"source: {report.source}" + ("  (NODE MISSING: recorded captures, not a live run)" if report.source != "live" else ""),
-        "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in claims.STATUSES),
+        "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in ledger.STATUSES),
     ]
     lines += [f"FAILED notebook {run.notebook}: {run.error}" for run in report.failed]
     return "\n".join(lines)

@@ -1,119 +1,25 @@
-"""The claims ledger: every claim of the article and every finding of ours, judged on measured outcomes.
+"""Mastra's checks for the claims ledger: each claim of ``data/claims.csv`` judged on ``@mastra/core`` outcomes.
 
-``data/claims.csv`` lists the claims (paraphrased, with the article section or finding they come from and the
-notebook that shows them). Each has one check here, registered under its id, that reads the catalogue's
-outcomes on one version (live or recorded) and returns a ``Verdict``: confirmed (holds as stated), refined
-(holds with a qualification measured here), refuted (measured otherwise), not testable (the version lacks the
-feature), or failed (the check itself broke: a defect of the kit, never of Mastra).
+Every check reads the catalogue's outcomes (``catalogue.py``) on one version, live or recorded, and registers
+itself into :data:`probe_lib.study.ledger.CHECKS` when this module is imported. A check raises
+:class:`~probe_lib.study.ledger.CheckError` when the evidence lacks what it needs, which the ledger shows as failed.
 """
 
 from __future__ import annotations
 
-import csv
 import json
-from dataclasses import dataclass
-from typing import Callable, Literal, Mapping
-
-import pandas as pd
 
 from probe_lib import providers
 from probe_lib.adapters import install
 from probe_lib.adapters.install import ARTICLE_VERSION
-from probe_lib.adapters.mastra import Outcome
-from probe_lib.core import paths
-from probe_lib.core.errors import InputError
-
-CLAIMS_PATH = paths.DATA / "claims.csv"
-Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
-STATUSES: tuple[Status, ...] = ("confirmed", "refined", "refuted", "not testable", "failed")
-
-
-@dataclass(frozen=True)
-class Claim:
-    id: str
-    origin: Literal["article", "finding"]
-    section: str
-    statement: str
-    notebook: str
-
-
-@dataclass(frozen=True)
-class Verdict:
-    claim: str
-    version: str
-    status: Status
-    evidence: str
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """What a check may read: the catalogue's outcomes on one version, and on every version measured."""
-
-    version: str
-    outcomes: Mapping[str, Outcome]
-    by_version: Mapping[str, Mapping[str, Outcome]]
-
-    def __getitem__(self, scenario: str) -> Outcome:
-        return self.outcomes[scenario]
-
-
-Check = Callable[[Evidence], tuple[Status, str]]
-CHECKS: dict[str, Check] = {}
-
-
-def check(claim_id: str) -> Callable[[Check], Check]:
-    def register(function: Check) -> Check:
-        CHECKS[claim_id] = function
-        return function
-
-    return register
-
-
-def load_claims() -> list[Claim]:
-    """The ledger's claims, each with a registered check; raises ``InputError`` if the file drifts."""
-    with CLAIMS_PATH.open(newline="", encoding="utf-8") as handle:
-        claims = [Claim(**row) for row in csv.DictReader(handle)]
-    ids = [claim.id for claim in claims]
-    if len(set(ids)) != len(ids):
-        raise InputError(f"{CLAIMS_PATH.name}: claim ids repeat")
-    missing = sorted(set(ids) ^ set(CHECKS))
-    if missing:
-        raise InputError(f"{CLAIMS_PATH.name} and probe_lib.study.claims disagree on claims {missing}: each claim needs one check")
-    return claims
-
-
-def judge(claim: Claim, evidence: Evidence) -> Verdict:
-    """Run one claim's check; a check that raises is reported as failed, with the reason."""
-    try:
-        status, text = CHECKS[claim.id](evidence)
-    except Exception as error:  # a broken check must show in the ledger, not end the report
-        status, text = "failed", f"check raised {type(error).__name__}: {error}"
-    return Verdict(claim.id, evidence.version, status, text)
-
-
-def ledger(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.DataFrame:
-    """One row per (claim, version): the claim, where it comes from, its status and one line of evidence."""
-    rows = []
-    for claim in load_claims():
-        for version, outcomes in by_version.items():
-            verdict = judge(claim, Evidence(version, outcomes, by_version))
-            rows.append({
-                "claim": claim.id, "origin": claim.origin, "section": claim.section, "statement": claim.statement,
-                "notebook": claim.notebook, "version": version, "status": verdict.status, "evidence": verdict.evidence,
-            })
-    return pd.DataFrame(rows)
-
-
-def status_matrix(table: pd.DataFrame) -> pd.DataFrame:
-    """Claims as rows, versions as columns, statuses as cells: the ledger at a glance."""
-    return table.pivot(index="claim", columns="version", values="status")
-
+from probe_lib.adapters.mastra.runner import Outcome
+from probe_lib.study.ledger import CheckError, Evidence, Status, check
 
 # Helpers the checks share.
 
 def _names(outcome: Outcome) -> list[str]:
     if outcome.wire_names is None:
-        raise AssertionError(f"scenario {outcome.scenario.name} sent no request: {_error_text(outcome)}")
+        raise CheckError(f"scenario {outcome.scenario.name} sent no request: {_error_text(outcome)}")
     return outcome.wire_names
 
 
@@ -198,7 +104,7 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
     keys = [spec.key for spec in outcome.scenario.tools]
     # The article's rules applied by hand to catalogue.AWKWARD_KEYS, minus weather-EU, in registration order.
     rewritten_in_registration_order = ["search_web", "_9lives", "my_tool", "ns_read_file", "_1" + "a" * 61, "b" * 63]
-    if names[0] == "weather-EU" and keys.index("weather-EU") == 2 and names[1:] == rewritten_in_registration_order:
+    if names[:1] == ["weather-EU"] and keys[2:3] == ["weather-EU"] and names[1:] == rewritten_in_registration_order:
         return "confirmed", f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in registration order"
     return "refuted", f"wire order {names}"
 
