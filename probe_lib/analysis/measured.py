@@ -41,8 +41,8 @@ Grid = tuple[pd.DataFrame, pd.DataFrame]
 # -- small readings of one outcome -------------------------------------------------------------------------------
 
 def registered_keys(outcome: Outcome) -> list[str]:
-    """The keys the scenario registered its tools under, in registration order."""
-    return [spec.key for spec in outcome.scenario.tools]
+    """The keys the scenario registered its tools under, in registration order (built-ins included)."""
+    return outcome.registered_keys
 
 
 def raised(outcome: Outcome) -> list[str]:
@@ -114,16 +114,20 @@ def key_id_wire(outcome: Outcome) -> pd.DataFrame:
 
 
 def builtins(ev: Evidence) -> pd.DataFrame:
-    """The built-in tools by id, with the name each is sent under when registered by export name and by id.
+    """The built-in tools the installed package exports (read from it), with the name each is sent under when
+    registered by export name and by id.
 
-    On a version without built-ins it holds each scenario's error instead.
+    On a version that exports none, one row per scenario with the tools its request sent (none).
     """
     by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
     if by_export.lacks_builtins:
         return pd.DataFrame({"scenario": ["builtins-by-export", "builtins-by-id"],
-                             "error": [by_export.error[0]["message"], by_id.error[0]["message"]]})
+                             "built-in tools the package exports": [len(by_export.package["builtins"]), len(by_id.package["builtins"])],
+                             "tools sent": [by_export.wire_names, by_id.wire_names]})
+    exported = by_export.package["builtins"]
     return pd.DataFrame({
-        "tool id": list(by_export.ids_before),
+        "export": list(exported),
+        "tool id": list(exported.values()),
         "registered by export -> on the wire": by_export.wire_names,
         "registered by id -> on the wire": by_id.wire_names,
     })

@@ -18,7 +18,7 @@ from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 
-_TUPLE_FIELDS = ("requests", "error", "executions", "tool_names", "result_tool_names", "keys_after", "ids_before", "ids_after")
+_TUPLE_FIELDS = ("requests", "error", "executions", "tool_names", "result_tool_names", "keys_after", "ids_before", "ids_after", "logs")
 
 
 def recording_path(version: str) -> Path:

@@ -56,7 +56,21 @@ class Outcome:
     mapping: dict[str, str] | None = None
     stream_errors: tuple[tuple[dict, ...], ...] = ()
     text: str | None = None
+    #: Every record Mastra wrote to the agent's logger during the turn, in order: ``{"level", "component",
+    #: "message", "args"}``, or ``{"level": "exception", "message", "error"}`` for an exception it tracked.
+    logs: tuple[dict, ...] = ()
+    #: What the package says of itself (scenarios that register every built-in or ask for it):
+    #: ``{"builtins": {export: id}, "formatToolsSource": str}``.
+    package: dict | None = None
     elapsed_ms: float = field(default=0.0, compare=False)
+
+    @property
+    def registered_keys(self) -> list[str]:
+        """The keys the tools were registered under, in order: the scenario's, then the built-ins the package
+        exported (``Scenario.all_builtins``), under their export names or their ids."""
+        keys = [spec.key for spec in self.scenario.tools]
+        builtins = (self.package or {}).get("builtins", {}) if self.scenario.all_builtins else {}
+        return keys + list(builtins if self.scenario.all_builtins == "export" else builtins.values())
 
     @property
     def wire_names(self) -> list[str] | None:
@@ -84,8 +98,13 @@ class Outcome:
 
     @property
     def lacks_builtins(self) -> bool:
-        """True when the scenario could not run because this version exports no such built-in tool."""
-        return any(_MISSING_BUILTIN_TEXT in link["message"] for link in self.error)
+        """True when this version exports no built-in tool the scenario asked for (one by name, or every one)."""
+        none_exported = self.scenario.all_builtins is not None and self.package is not None and not self.package["builtins"]
+        return none_exported or any(_MISSING_BUILTIN_TEXT in link["message"] for link in self.error)
+
+    def log_records(self, *levels: str) -> list[dict]:
+        """The logger records at ``levels`` ("debug", "info", "warn", "error", "exception"; none given: all)."""
+        return [record for record in self.logs if not levels or record["level"] in levels]
 
     @property
     def error_ids(self) -> list[str]:
@@ -178,6 +197,11 @@ class Runner:
         """The real ``Agent.formatTools`` on each record, without a request: ``names`` or ``error`` per record."""
         reply = self.exchange([{"op": "format", "id": "format", "records": [list(keys) for keys in records]}], timeout=600)
         return reply["format"]["results"]
+
+    def package_facts(self) -> dict:
+        """What the installed package says of itself: its built-in tools (export -> id) and ``formatTools``' source."""
+        reply = self.exchange([{"op": "package", "id": "package"}], timeout=60)["package"]
+        return {"builtins": reply["builtins"], "formatToolsSource": reply["formatToolsSource"]}
 
     def _write(self, requests: Sequence[dict]) -> None:
         stdin = self._process.stdin
@@ -272,8 +296,16 @@ def _outcome(scenario: Scenario, version: str, report: dict, captures: list) -> 
         mapping=report.get("mapping"),
         stream_errors=tuple(tuple(chain) for chain in observed.get("streamErrors") or ()),
         text=observed.get("text"),
+        logs=tuple(report.get("logs") or ()),
+        package=report.get("package"),
         elapsed_ms=report.get("elapsedMs", 0.0),
     )
+
+
+def package_facts(version: str) -> dict:
+    """Built-in tool ids and the normaliser's source text, read from the installed ``@mastra/core`` ``version``."""
+    with Runner(version) as runner:
+        return runner.package_facts()
 
 
 def format_records(records: Sequence[Sequence[str]], version: str) -> list[dict]:
