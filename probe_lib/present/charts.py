@@ -55,7 +55,7 @@ def rules_fired(summary: pd.DataFrame) -> Figure:
     ax.set_yticks(range(count), summary[t.SET].tolist())
     ax.invert_yaxis()
     ax.set_xlabel("keys")
-    ax.set_title("Rules fired per key set")
+    ax.set_title("Rules fired per key set (Python model)")
     ax.legend(loc="lower right")
     return fig
 
@@ -77,7 +77,7 @@ def lengths(rewrites: pd.DataFrame) -> Figure:
                label=f"provider limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
     ax.set_xlabel("key length (UTF-16 units)")
     ax.set_ylabel("wire name length")
-    ax.set_title("Key length before and after formatTools")
+    ax.set_title("Key length before and after formatTools (Python model)")
     ax.legend(loc="upper left")
     return fig
 
@@ -111,7 +111,7 @@ def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
     ax.invert_yaxis()
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
-    ax.set_title(f"Tool order: {keyset}", pad=12)
+    ax.set_title(f"Tool order: {keyset} (Python model)", pad=12)
     return fig
 
 
@@ -249,6 +249,6 @@ def rewrites_per_record(per_record: pd.DataFrame, top: int = 15, title: str | No
     ax.invert_yaxis()
     ax.set_xlim(0, max(int(shown["rewritten"].max()) if len(shown) else 0, 1) * 1.18)  # room for the labels
     ax.set_xlabel("rewritten names in the tool set")
-    ax.set_title(title or f"The {len(shown)} tool sets with the most rewritten names")
+    ax.set_title(title or f"The {len(shown)} tool sets with the most rewritten names (Python model)")
     ax.legend(loc="lower right", fontsize=8)
     return fig

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 from probe_lib.capture import TextReply, ToolCall, ToolCallsReply
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
+from probe_lib.inputs.keysets import ARTICLE_SPREAD
 
 #: The article's running example: a weather tool whose id is ``get-weather``, registered under ``search.web``.
 WEATHER = ToolSpec("search.web", id="get-weather")
-#: Keys whose rewrite shows every rule at once (substitution, prefix, cut at 63, an untouched key in third place).
-AWKWARD_KEYS = ("search.web", "9lives", "weather-EU", "my tool", "ns:read/file", "1" + "a" * 62, "b" * 70)
+#: Keys whose rewrite shows every rule at once: the article's spread, reconstructed (see ``keysets.ARTICLE_SPREAD``).
+AWKWARD_KEYS = ARTICLE_SPREAD
 
 #: The docs' built-in tools table as the article quotes it (export name -> the id the docs say the model sees).
 #: A claim's subject, not the package's facts: the runner reads those from the installed package.
