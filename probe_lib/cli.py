@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from probe_lib.adapters.mastra.normaliser import normalise
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import InputError, ProbeError
 from probe_lib.inputs.records import check_record, parse_records
 
 Handler = Callable[[argparse.Namespace], int]
@@ -130,7 +130,7 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
 
 def _read_replies(path: str) -> list:
     """The reply forms of a ``--replies`` file, checked; every fault is an ``InputError`` naming the file."""
-    from probe_lib.capture import replies_from_json
+    from probe_lib.wire.replies import replies_from_json
 
     try:
         with open(path, encoding="utf-8") as file:
@@ -248,6 +248,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler = args.handler
     try:
         return handler(args)
-    except InputError as error:
+    except ProbeError as error:
         print(f"probe-lib {args.handler.__name__.removeprefix('cmd_')}: {error}", file=sys.stderr)
         return 2

@@ -195,9 +195,11 @@ def test_a_check_whose_evidence_is_missing_is_reported_as_failed_with_the_reason
 
 def test_a_check_that_breaks_for_another_reason_raises(recorded):
     """Only a lack of evidence becomes "failed"; a defect in a check is not hidden in the ledger."""
-    broken = dataclasses.replace(recorded[VERSION]["choice-by-key"], requests=({"tools": "not a list"},))
-    with pytest.raises(TypeError):
-        judge("A10", VERSION, {**recorded, VERSION: {**recorded[VERSION], "choice-by-key": broken}})
+    outcome = recorded[VERSION]["call-by-wire-name"]
+    follow_up = {**outcome.requests[1], "messages": [{"role": "tool", "content": "{}"}]}  # no tool_call_id at all
+    broken = dataclasses.replace(outcome, requests=(outcome.requests[0], follow_up))
+    with pytest.raises(KeyError):
+        judge("A12", VERSION, {**recorded, VERSION: {**recorded[VERSION], "call-by-wire-name": broken}})
 
 
 def test_ledger_covers_every_claim_on_every_version(recorded):

@@ -120,7 +120,7 @@ def builtins(ev: Evidence) -> pd.DataFrame:
     On a version that exports none, one row per scenario with the tools its request sent (none).
     """
     by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
-    if by_export.lacks_builtins:
+    if by_export.not_applicable:
         return pd.DataFrame({"scenario": ["builtins-by-export", "builtins-by-id"],
                              "built-in tools the package exports": [len(by_export.package["builtins"]), len(by_id.package["builtins"])],
                              "tools sent": [by_export.wire_names, by_id.wire_names]})
@@ -544,7 +544,7 @@ def version_comparison(ev: Evidence, baseline: str = install.ARTICLE_VERSION) ->
 
 def _versus(outcome: Outcome, version: str, baseline: str, is_same: bool) -> str:
     """One grid cell's category: the version lacks the feature, is the baseline, behaves the same, or differs."""
-    if outcome.lacks_builtins:
+    if outcome.not_applicable:
         return "feature missing"
     if version == baseline:
         return f"baseline ({baseline})"

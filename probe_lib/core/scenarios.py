@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Mapping, Sequence
 
-from probe_lib.capture import Reply
+from probe_lib.wire.replies import Reply
 
 ToolChoice = Literal["auto", "required", "none"] | Mapping[str, str] | None
 

@@ -10,8 +10,8 @@ per request:
   Mastra most likely renamed it to (the one named ``rewrite(choice)``);
 * ``maybe-rewritten`` (``hint``): a name that looks like a formatTools rewrite of some other key.
 
-Both wire shapes are read: Chat Completions (``{"type":"function","function":{"name":...}}``) and Responses
-(``{"type":"function","name":...}``), for tools and for ``tool_choice``.
+Bodies are read through their wire format (:mod:`probe_lib.wire`): Chat Completions, Responses and Anthropic
+Messages, for tools and for the forced tool alike.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, TextIO
 
+from probe_lib import wire
 from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, js_length, rewrite
 from probe_lib.core.errors import InputError
 from probe_lib.providers import Rule, get_rule
@@ -97,35 +98,15 @@ class Report:
 
 
 def tool_names(body: Mapping[str, Any]) -> list[str]:
-    """Function names in ``body["tools"]``, in order (tools of other types, such as web search, have none)."""
-    tools = body.get("tools")
-    if not isinstance(tools, list):
-        return []
-    names = []
-    for tool in tools:
-        name = _function_name(tool)
-        if name is not None:
-            names.append(name)
-    return names
+    """Function names in the request's tools, in order, read through its wire format ([] if none is recognised)."""
+    wire_format = wire.detect(body)
+    return wire_format.tool_names(body) if wire_format else []
 
 
 def forced_name(body: Mapping[str, Any]) -> str | None:
-    """The function ``body["tool_choice"]`` forces, or ``None`` for ``"auto"``, ``"required"`` and the like."""
-    return _function_name(body.get("tool_choice"))
-
-
-def _function_name(item: Any) -> str | None:
-    """The name in ``{"type":"function","function":{"name":..}}`` (Chat) or ``{"type":"function","name":..}``."""
-    if not isinstance(item, dict):
-        return None
-    function = item.get("function")
-    if isinstance(function, dict):
-        name = function.get("name")
-    elif item.get("type") == "function":
-        name = item.get("name")
-    else:
-        return None
-    return name if isinstance(name, str) else None
+    """The function the request's tool choice forces, or ``None`` for "auto", "required" and the like."""
+    wire_format = wire.detect(body)
+    return wire_format.forced_name(body) if wire_format else None
 
 
 def lint_body(body: Mapping[str, Any], rule: Rule, request: int = 0) -> list[Finding]:

@@ -17,7 +17,8 @@ from probe_lib import providers
 from probe_lib.adapters import install
 from probe_lib.adapters.install import ARTICLE_VERSION
 from probe_lib.adapters.mastra import catalogue
-from probe_lib.adapters.mastra.runner import COLLISION_ID, Outcome
+from probe_lib.adapters.mastra.runner import COLLISION_ID
+from probe_lib.core.outcome import Outcome
 from probe_lib.providers import lint
 from probe_lib.study.ledger import CheckError, Evidence, Status, check
 
@@ -460,7 +461,7 @@ def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
     reported = {"wire name": by_wire.tool_names, "stream": stream.tool_names, "id": by_id.tool_names}
     if reported != {"wire name": ("search_web",), "stream": ("search_web",), "id": ("get-weather",)}:
         return "refuted", f"toolName reported for key search.web when the model called: {reported}"
-    if docs.lacks_builtins:
+    if docs.not_applicable:
         return "refined", f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins for the docs' example"
     if docs.tool_names and "submit_plan" not in docs.tool_names:
         return "confirmed", f"toolName is the called name, never the key search.web ({reported}); the docs' example sees {docs.tool_names[0]}, never submit_plan"
