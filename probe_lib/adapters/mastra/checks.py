@@ -24,8 +24,8 @@ from probe_lib.study.ledger import CheckError, Evidence, Status, check
 
 #: The message of the capture server's deliberate 400: proof that a request went out, not an error of Mastra's.
 CAPTURED = "captured"
-#: The served version that stands in for the article's 1.0.0, and why.
-STAND_IN = ("1.0.4", "the article's 1.0.0 is not served by the npm registry; 1.0.4 is the oldest 1.x version pinned here")
+#: The served version that stands in for the article's 1.0.0, and why (the registry's version list, read 2026-11-30).
+STAND_IN = ("1.0.4", "the npm registry serves no 1.0.0, only its betas; 1.0.4 is the oldest 1.x release it serves")
 #: The article's allowed set, as a regular expression over one character (code point).
 _ALLOWED = re.compile(r"[a-zA-Z0-9_-]")
 _LEVELS_THAT_SPEAK = ("warn", "error", "exception")
