@@ -1,22 +1,28 @@
-"""The ledger's checks can fail: each is fed a counterfactual copy of a real recorded outcome and must stop confirming.
+"""Every check of the ledger can fail, for the reason its claim names.
 
-The counterfactuals are what Mastra would send if the article were wrong (a rewritten tool_choice, tools kept in
-registration order, ...), built by editing the recorded request bodies, never by asking the model.
+Each claim has a counterfactual: a copy of a real recorded outcome (``data/captures``) edited into what Mastra
+would have done if the claim were wrong (a rewritten tool_choice, tools kept in registration order, a warning
+logged, a different error text ...), never built by asking the Python model. The check must move away from its
+recorded verdict to the expected one, and its evidence must give the targeted reason; a check that merely breaks
+("failed") does not count.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+from typing import Callable
 
 import pytest
 
 from probe_lib.adapters import mastra
+from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks)
 from probe_lib.core.target import baseline
-from probe_lib.study import claims, recordings
-from probe_lib.study.claims import Evidence
+from probe_lib.study import ledger, recordings
+from probe_lib.study.ledger import Evidence
 
 VERSION = baseline("mastra").version
+OLDEST = mastra.ADAPTER.versions()[0]
 
 
 @pytest.fixture(scope="module")
@@ -24,68 +30,181 @@ def recorded():
     return {version: recordings.outcomes(version, live=False) for version in mastra.ADAPTER.versions()}
 
 
-def verdict(claim_id: str, outcomes, by_version) -> str:
-    claim = next(c for c in claims.load_claims() if c.id == claim_id)
-    return claims.judge(claim, Evidence(VERSION, outcomes, by_version)).status
+def judge(claim_id: str, version: str, by_version) -> ledger.Verdict:
+    claim = next(c for c in ledger.load_claims() if c.id == claim_id)
+    return ledger.judge(claim, Evidence(version, by_version[version], by_version))
 
 
-def with_first_request(outcome, edit):
-    body = copy.deepcopy(outcome.requests[0])
-    edit(body)
-    return dataclasses.replace(outcome, requests=(body, *outcome.requests[1:]))
+# -- edits of recorded outcomes ----------------------------------------------------------------------------------
+
+def first_request(edit: Callable[[dict], None]):
+    def apply(outcome):
+        body = copy.deepcopy(outcome.requests[0])
+        edit(body)
+        return dataclasses.replace(outcome, requests=(body, *outcome.requests[1:]))
+    return apply
 
 
 def set_choice(name):
-    return lambda body: body.update(tool_choice={"type": "function", "function": {"name": name}})
+    return first_request(lambda body: body.update(tool_choice={"type": "function", "function": {"name": name}}))
 
 
 def set_tool_names(names):
-    return lambda body: body.update(tools=[{"type": "function", "function": {"name": n}} for n in names])
+    return first_request(lambda body: body.update(tools=[{"type": "function", "function": {"name": n}} for n in names]))
 
 
+def replace_name(old, new):
+    def edit(body):
+        for tool in body["tools"]:
+            if tool["function"]["name"] == old:
+                tool["function"]["name"] = new
+    return first_request(edit)
+
+
+def add_log(level, message):
+    return lambda o: dataclasses.replace(o, logs=(*o.logs, {"level": level, "component": "AGENT", "message": message, "args": []}))
+
+
+def fields(**changes):
+    return lambda o: dataclasses.replace(o, **changes)
+
+
+def first_sentence_only(o):
+    return dataclasses.replace(o, error=tuple({**link, "message": link["message"].split(". ")[0]} for link in o.error))
+
+
+def unwrapped_collision(o):
+    """generate() rejecting with formatTools' own MastraError (id and details kept), not a wrapper."""
+    return dataclasses.replace(o, error=({**o.error[-1], "class": "MastraError", "id": "AGENT_TOOL_NAME_COLLISION"},))
+
+
+def forget_collision_id(o):
+    """The collision as a plain Error everywhere: no MastraError with AGENT_TOOL_NAME_COLLISION in chain or logs."""
+    plain = lambda link: {**link, "class": "Error", "id": None}
+    logs = tuple({**r, "error": [plain(link) for link in r["error"]]} if r["level"] == "exception" else r for r in o.logs)
+    return dataclasses.replace(o, error=tuple(plain(link) for link in o.error), logs=logs)
+
+
+def package_edit(edit: Callable[[dict], None]):
+    def apply(outcome):
+        package = copy.deepcopy(outcome.package)
+        edit(package)
+        return dataclasses.replace(outcome, package=package)
+    return apply
+
+
+def slice_at_64(package):
+    package["formatToolsSource"] = package["formatToolsSource"].replace("slice(0, 63)", "slice(0, 64)")
+
+
+def an_extra_statement(package):
+    package["formatToolsSource"] = package["formatToolsSource"].replace("return tools;", "console.warn(tools);\n\t\treturn tools;")
+
+
+def rename_docs_builtin(package):
+    package["builtins"]["askUserTool"] = "ask-user"
+
+
+def like(version, scenario):
+    """The outcome ``scenario`` had on ``version`` (recorded), as if measured on the version being edited."""
+    return lambda o: dataclasses.replace(recordings.outcomes(version, live=False)[scenario], version=o.version)
+
+
+# claim -> (version judged, verdict recorded there, {scenario: edit}, verdict expected after the edit, reason in evidence)
 COUNTERFACTUALS = {
-    "A10": ("choice-by-key", lambda o: with_first_request(o, set_choice("search_web"))),
-    "A11": ("choice-by-id", lambda o: with_first_request(o, set_choice("search_web"))),
-    "F11": ("choice-by-key-stream", lambda o: with_first_request(o, set_choice("search_web"))),
-    "A02": ("key-not-id", lambda o: with_first_request(o, set_tool_names(["get-weather"]))),
-    "A07": ("rewrite-rules", lambda o: with_first_request(o, set_tool_names(["search_web", "_9lives", "weather-EU"]))),
-    "F02": ("integer-keys", lambda o: with_first_request(o, set_tool_names(["b", "_42", "_7", "x_y"]))),
-    "F01": ("emoji-key", lambda o: with_first_request(o, set_tool_names(["plain", "weather_"]))),
-    "A06": ("length-64", lambda o: with_first_request(o, set_tool_names(["c" * 63, "a" * 64]))),
-    "F06": ("proto-key", lambda o: with_first_request(o, set_tool_names(["__proto__", "plain"]))),
-    "F09": ("active-tools-by-key", lambda o: with_first_request(o, set_tool_names(["search_web"]))),
-    "A12": ("call-by-wire-name", lambda o: dataclasses.replace(o, executions=())),
-    "A13": ("key-not-id", lambda o: dataclasses.replace(o, keys_after=("search_web",))),
-    "F08": ("call-by-key", lambda o: dataclasses.replace(o, executions=({"key": "search.web", "id": "get-weather", "args": {}},))),
-    "F05": ("collision-dot-space", lambda o: dataclasses.replace(o, error=({**o.error[0], "id": "AGENT_TOOL_NAME_COLLISION"}, *o.error[1:]))),
-    "F03": ("empty-key", lambda o: dataclasses.replace(o, error=(), requests=({"tools": []},))),
-    "F13": ("remedy-choice-by-key", lambda o: with_first_request(o, set_choice("search.web"))),
+    "A01": (VERSION, "confirmed", {"docs-key-examples": set_tool_names(["weather-tool"] * 3)}, "refuted", "not as the keys"),
+    "A02": (VERSION, "confirmed", {"key-not-id": set_tool_names(["get-weather"])}, "refuted", "the tool's id get-weather was offered"),
+    "A03": (VERSION, "confirmed", {"builtins-by-export": package_edit(rename_docs_builtin)}, "refuted", "the docs' table does not match"),
+    "A04": (VERSION, "refined", {"rewrite-rules": replace_name("my_tool", "my__tool")}, "refuted", "not one underscore per character"),
+    "A05": (VERSION, "confirmed", {"rewrite-rules": replace_name("_1" + "a" * 61, "_1" + "a" * 62)}, "refuted", "not prefixed then cut to 63"),
+    "A06": (VERSION, "confirmed", {"length-64": add_log("warn", "tool name cut to 63 characters")}, "refuted", "the cut was not silent"),
+    "A07": (VERSION, "confirmed", {"rewrite-rules": set_tool_names(["search_web", "_9lives", "weather-EU"])}, "refuted", "did not go out first"),
+    "A08": (VERSION, "refined", {"collision-long": first_sentence_only}, "refuted", "error text is not the article's, in full"),
+    "A09": (VERSION, "confirmed", {"single-rewrite": add_log("warn", "tool key search.web renamed to search_web")}, "refuted", "not silent"),
+    "A10": (VERSION, "confirmed", {"choice-by-key": set_choice("search_web")}, "refuted", "tool_choice was not sent as 'search.web'"),
+    "A11": (VERSION, "confirmed", {"choice-by-id": set_choice("search_web")}, "refuted", "tool_choice was not sent as 'get-weather'"),
+    "A12": (VERSION, "confirmed", {"call-by-wire-name": fields(executions=())}, "refuted", "execute ran []"),
+    "A13": (VERSION, "confirmed", {"key-not-id": fields(keys_after=("search_web",))}, "refuted", "the caller's record was renamed"),
+    "A14": (OLDEST, "refined", {"package-facts": package_edit(slice_at_64)}, "refuted", "formatTools' constants differ"),
+    "A15": (VERSION, "confirmed", {"choice-legal-key": set_tool_names(["search-web"])}, "refuted", "absent"),
+    "A16": (VERSION, "confirmed", {"collision-64th-unit-utf16": fields(error=(), requests=({"tools": []},))}, "refuted", "no collision"),
+    "A17": (VERSION, "confirmed", {"shared-record": fields(keys_after=("search_web",))}, "refuted", "the shared record was renamed"),
+    "A18": (VERSION, "confirmed", {"length-issue-6302": set_tool_names(["m" * 67])}, "refuted", "went out as lengths [67]"),
+    "F01": (VERSION, "confirmed", {"emoji-key": set_tool_names(["plain", "weather_"])}, "refuted", "did not go out as weather__"),
+    "F02": (VERSION, "confirmed", {"integer-keys": set_tool_names(["b", "_42", "_7", "x_y"])}, "refuted", "not first in numeric order"),
+    "F03": (VERSION, "confirmed", {"empty-key": fields(error=(), requests=({"tools": []},))}, "refuted", "a request went out"),
+    "F04": (VERSION, "confirmed", {"collision-proto": fields(error=(), requests=({"tools": []},))}, "refuted", "not refused as a collision on __proto__"),
+    "F05": (VERSION, "confirmed", {"collision-dot-space": lambda o: dataclasses.replace(o, error=({**o.error[0], "id": "AGENT_TOOL_NAME_COLLISION"}, *o.error[1:]))},
+            "refuted", "the caller's error chain carries ids"),
+    "F06": (VERSION, "confirmed", {"proto-key": set_tool_names(["__proto__", "plain"])}, "refuted", "registered __proto__ and plain, sent"),
+    "F07": (VERSION, "confirmed", {"call-by-wire-name": fields(tool_names=("search.web",))}, "refuted", "toolName reported for key search.web"),
+    "F08": (VERSION, "confirmed", {"call-by-key": fields(executions=({"key": "search.web", "id": "get-weather", "args": {}},))},
+            "refuted", "the model called the key search.web and the tool ran"),
+    "F09": (VERSION, "confirmed", {"active-tools-by-key": add_log("warn", "activeTools names no registered tool")}, "refuted", "not silently"),
+    "F10": (VERSION, "confirmed", {"toolsets": set_tool_names(["plain", "my_set_set_tool"])}, "refuted", "toolset my.set with tool set.tool"),
+    "F11": (VERSION, "confirmed", {"choice-by-key-stream": set_choice("search_web")}, "refuted", "stream(): tool_choice was not sent"),
+    "F12": (OLDEST, "confirmed", {name: like(VERSION, name) for name in ("choice-none", "active-tools-by-key", "call-by-key")},
+            "refuted", "oldest version behaves like"),
+    "F13": (VERSION, "confirmed", {"remedy-choice-by-key": set_choice("search.web")}, "refuted", "remedied: tools"),
+}
+
+#: Edits that must move a claim from one qualified verdict to another (not only away from "confirmed").
+FURTHER = {
+    "A08 id found nowhere": ("A08", VERSION, {"collision-dot-space": forget_collision_id}, "refuted", "anywhere the package exposes it"),
+    "A08 caller sees the id": ("A08", VERSION, {"collision-dot-space": unwrapped_collision, "collision-long": unwrapped_collision},
+                               "confirmed", "the caller's error is a MastraError"),
+    "A04 emoji as one underscore": ("A04", VERSION, {"unicode-keys": replace_name("weather__", "weather_")}, "confirmed", "weather😀 -> weather_"),
+    "A14 an extra statement": ("A14", mastra.ADAPTER.versions()[-1], {"package-facts": package_edit(an_extra_statement)}, "refined", "+console.warn(tools)"),
+    "A08 logged at error level": ("A08", VERSION, {"collision-long": add_log("error", 'Two or more tools resolve to the same name "x"')}, "refined", "also logged"),
 }
 
 
+def _edited(recorded, version, edits):
+    outcomes = dict(recorded[version])
+    for scenario, edit in edits.items():
+        outcomes[scenario] = edit(outcomes[scenario])
+    return {**recorded, version: outcomes}
+
+
 @pytest.mark.parametrize("claim_id", sorted(COUNTERFACTUALS))
-def test_check_confirms_the_recording_and_rejects_its_counterfactual(claim_id, recorded):
-    scenario, counterfactual = COUNTERFACTUALS[claim_id]
-    outcomes = recorded[VERSION]
-    assert verdict(claim_id, outcomes, recorded) == "confirmed"
-    altered = {**outcomes, scenario: counterfactual(outcomes[scenario])}
-    assert verdict(claim_id, altered, {**recorded, VERSION: altered}) in {"refuted", "failed"}
+def test_check_holds_on_the_recording_and_gives_way_to_its_counterfactual(claim_id, recorded):
+    version, before, edits, after, reason = COUNTERFACTUALS[claim_id]
+    assert judge(claim_id, version, recorded).status == before
+    verdict = judge(claim_id, version, _edited(recorded, version, edits))
+    assert (verdict.status, reason in verdict.evidence) == (after, True), verdict.evidence
 
 
-def test_every_claim_has_exactly_one_check_and_a_known_origin():
-    loaded = claims.load_claims()
-    assert {claim.id for claim in loaded} == set(claims.CHECKS)
+@pytest.mark.parametrize("case", sorted(FURTHER))
+def test_check_moves_between_qualified_verdicts_for_the_measured_reason(case, recorded):
+    claim_id, version, edits, after, reason = FURTHER[case]
+    verdict = judge(claim_id, version, _edited(recorded, version, edits))
+    assert (verdict.status, reason in verdict.evidence) == (after, True), verdict.evidence
+
+
+def test_every_claim_has_a_check_and_a_counterfactual():
+    loaded = ledger.load_claims()
+    assert {claim.id for claim in loaded} == set(ledger.CHECKS) == set(COUNTERFACTUALS)
     assert {claim.origin for claim in loaded} == {"article", "finding"}
-    assert sum(claim.origin == "article" for claim in loaded) >= 14
+    assert sum(claim.origin == "article" for claim in loaded) >= 18
 
 
-def test_a_check_that_breaks_is_reported_as_failed_not_raised(recorded):
+def test_a_check_whose_evidence_is_missing_is_reported_as_failed_with_the_reason(recorded):
     outcomes = {name: outcome for name, outcome in recorded[VERSION].items() if name != "choice-by-key"}
-    assert verdict("A10", outcomes, recorded) == "failed"
+    verdict = judge("A10", VERSION, {**recorded, VERSION: outcomes})
+    assert verdict.status == "failed" and "'choice-by-key' was not measured" in verdict.evidence
+
+
+def test_a_check_that_breaks_for_another_reason_raises(recorded):
+    """Only a lack of evidence becomes "failed"; a defect in a check is not hidden in the ledger."""
+    outcome = recorded[VERSION]["call-by-wire-name"]
+    follow_up = {**outcome.requests[1], "messages": [{"role": "tool", "content": "{}"}]}  # no tool_call_id at all
+    broken = dataclasses.replace(outcome, requests=(outcome.requests[0], follow_up))
+    with pytest.raises(KeyError):
+        judge("A12", VERSION, {**recorded, VERSION: {**recorded[VERSION], "call-by-wire-name": broken}})
 
 
 def test_ledger_covers_every_claim_on_every_version(recorded):
-    table = claims.ledger(recorded)
-    assert len(table) == len(claims.load_claims()) * len(recorded)
-    assert set(table["status"]) <= set(claims.STATUSES)
+    table = ledger.ledger(recorded)
+    assert len(table) == len(ledger.load_claims()) * len(recorded)
+    assert set(table["status"]) <= set(ledger.STATUSES) - {"failed"}
     assert not table["evidence"].str.strip().eq("").any()

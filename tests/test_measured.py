@@ -15,9 +15,8 @@ import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.analysis import measured
-from probe_lib.core.scenarios import BUILTIN_IDS
 from probe_lib.study import evidence
-from probe_lib.study.claims import Evidence
+from probe_lib.study.ledger import Evidence
 
 VERSIONS = mastra.ADAPTER.versions()
 BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}
@@ -110,19 +109,22 @@ def test_key_id_wire_pairs_the_docs_keys_with_the_names_sent(version):
     assert table["wire = key"].all() and not table["wire = id"].any()
 
 
-def test_builtins_on_1_0_4_show_the_missing_export():
+def test_builtins_on_1_0_4_show_that_none_is_exported_and_none_sent():
     ev = EVIDENCE["1.0.4"]
-    assert not ev["builtins-by-export"].requests and not ev["builtins-by-id"].requests
+    assert ev["builtins-by-export"].package["builtins"] == {} and names_sent(first(ev, "builtins-by-export")) == []
     table = measured.builtins(ev)
     assert table["scenario"].tolist() == ["builtins-by-export", "builtins-by-id"]
-    assert all("does not export the built-in tool" in message for message in table["error"])
+    assert table["built-in tools the package exports"].tolist() == [0, 0]
+    assert table["tools sent"].tolist() == [[], []]
 
 
 @pytest.mark.parametrize("version", ["1.67.0", "1.71.0"])
 def test_builtins_by_export_and_by_id_are_the_names_each_request_sent(version):
     ev = EVIDENCE[version]
     table = measured.builtins(ev)
-    assert table["tool id"].tolist() == list(BUILTIN_IDS.values())
+    exported = ev["builtins-by-export"].package["builtins"]
+    assert table["export"].tolist() == list(exported) and table["tool id"].tolist() == list(exported.values())
+    assert table["export"].tolist() == list(ev["builtins-by-export"].keys_after)
     assert table["registered by export -> on the wire"].tolist() == names_sent(first(ev, "builtins-by-export"))
     assert table["registered by id -> on the wire"].tolist() == names_sent(first(ev, "builtins-by-id"))
 
@@ -132,16 +134,16 @@ def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_i
     ev = EVIDENCE[version]
     short = {"docs-legal-keys": "docs", "key-not-id": "probe", "builtins-by-export": "by export",
              "builtins-by-id": "by id"}
-    scenarios = [name for name in short if ev[name].requests]
+    scenarios = [name for name in short if ev[name].registered_keys]
     assert ("builtins-by-id" in scenarios) == (version != "1.0.4")
     grid, labels = measured.offered_grid(ev, scenarios, short)
-    expected_rows = [f"{short[name]}: {spec.key}" for name in scenarios for spec in ev[name].scenario.tools]
+    expected_rows = [f"{short[name]}: {key}" for name in scenarios for key in ev[name].registered_keys]
     assert grid.index.tolist() == labels.index.tolist() == expected_rows
     for name in scenarios:  # each tool against the name sent in its place (none of these keys is rewritten)
-        for spec, tool_id, sent in zip(ev[name].scenario.tools, ev[name].ids_before, names_sent(first(ev, name))):
-            row = f"{short[name]}: {spec.key}"
+        for key, tool_id, sent in zip(ev[name].registered_keys, ev[name].ids_before, names_sent(first(ev, name))):
+            row = f"{short[name]}: {key}"
             assert labels.loc[row, "name on the wire"] == sent
-            assert grid.loc[row, "registered key"] == ("offered to the model" if spec.key == sent else "not offered")
+            assert grid.loc[row, "registered key"] == ("offered to the model" if key == sent else "not offered")
             assert grid.loc[row, "tool id"] == ("offered to the model" if tool_id == sent else "not offered")
     assert grid.loc["probe: search.web"].tolist() == ["not offered", "not offered", "sent"]
     assert set(grid.stack()) <= set(measured.OFFERED_COLOURS)

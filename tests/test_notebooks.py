@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
 from probe_lib.present import report
-from probe_lib.study import claims
+from probe_lib.study import ledger
 
 NOTEBOOKS = report.notebooks()
 PARAMETERS = {"mastra_version": "str", "measurements": "str"}
@@ -18,8 +19,16 @@ PARAMETERS = {"mastra_version": "str", "measurements": "str"}
 def test_there_is_an_overview_and_one_notebook_per_ledger_entry():
     stems = {path.stem for path in NOTEBOOKS}
     assert "00-overview" in stems
-    named = {claim.notebook for claim in claims.load_claims()}
+    named = {claim.notebook for claim in ledger.load_claims()}
     assert named <= stems, f"claims name notebooks that do not exist: {sorted(named - stems)}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_notebook_judges_exactly_the_claims_the_ledger_files_under_it(path):
+    filed = sorted(claim.id for claim in ledger.load_claims() if claim.notebook == path.stem)
+    source = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
+    judged = sorted(re.findall(r'"([AF]\d\d)"', "".join(re.findall(r"evidence\.verdicts\(ev, \[([^\]]*)\]", source))))
+    assert judged == filed, f"{path.stem} judges {judged}; data/claims.csv files {filed} under it"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)

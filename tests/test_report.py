@@ -5,6 +5,7 @@ Also the fallback: with Node.js really absent from PATH, the same command runs f
 
 from __future__ import annotations
 
+import html
 import os
 import subprocess
 import sys
@@ -13,9 +14,11 @@ import pandas as pd
 import pytest
 
 from probe_lib.adapters import mastra
+from probe_lib.core import paths
+from probe_lib.core.target import baseline
 from probe_lib.present import browser as kit_browser
 from probe_lib.present import report
-from probe_lib.study import claims
+from probe_lib.study import ledger
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +51,19 @@ def test_report_renders_ledger_first_then_every_notebook_with_figures(live_repor
         assert f'id="{path.stem}"' in page
         assert list((live_report.folder / "figures").glob(f"{path.stem}-*.png")), f"{path.stem} drew no figure"
     assert page.count("data:image/png") >= len(report.notebooks())
+
+
+@pytest.mark.node
+def test_report_shows_each_claim_beside_its_measurement_and_no_machine_path(live_report):
+    page = live_report.html.read_text(encoding="utf-8")
+    assert f"measured on {baseline('mastra').version}, the article's version" in page
+    assert page.lower().count("reconstructed") == 1, "the reconstructed key set is labelled once"
+    for claim in ledger.load_claims():
+        assert html.escape(claim.statement) in page and html.escape(claim.section) in page
+    generated = [path for path in live_report.folder.rglob("*") if path.suffix in {".html", ".ipynb", ".csv", ".json"}]
+    leaks = [path.name for path in generated if str(live_report.folder) in path.read_text(encoding="utf-8")
+             or str(paths.ROOT) in path.read_text(encoding="utf-8")]
+    assert not leaks, f"absolute paths of this machine in {leaks}"
 
 
 def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
@@ -86,7 +102,7 @@ def test_report_works_in_a_real_browser(live_report):
         browser.close()
     assert len(sizes) >= len(report.notebooks()) and all(sizes), "every chart must decode to a non-empty image"
     assert sorted(landed) == sorted(set(targets)), "every in-page link must land on an element"
-    assert set(notebook_links) == {claim.notebook for claim in claims.load_claims()}, "the ledger links every notebook it names"
+    assert set(notebook_links) == {claim.notebook for claim in ledger.load_claims()}, "the ledger links every notebook it names"
     assert not errors, errors
 
 

@@ -1,8 +1,8 @@
 """Tables of measured outcomes for notebooks: what the real ``@mastra/core`` sent, raised and ran, as DataFrames.
 
 Each function reads :class:`~probe_lib.adapters.mastra.Outcome` objects (one, or several by scenario name from an
-:class:`~probe_lib.study.claims.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
-shows. Nothing here judges a claim (that is :mod:`probe_lib.study.claims`) or models ``formatTools()`` (that is
+:class:`~probe_lib.study.ledger.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
+shows. Nothing here judges a claim (that is :mod:`probe_lib.adapters.mastra.checks`) or models ``formatTools()`` (that is
 :mod:`probe_lib.analysis.tables`): these are the measurements themselves, laid out to be read.
 
 Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one
@@ -27,7 +27,7 @@ from probe_lib.core import target
 from probe_lib.core.naming import js_length
 from probe_lib.core.scenarios import Scenario
 from probe_lib.providers import lint
-from probe_lib.study.claims import Evidence
+from probe_lib.study.ledger import Evidence
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
@@ -43,8 +43,8 @@ Grid = tuple[pd.DataFrame, pd.DataFrame]
 # -- small readings of one outcome -------------------------------------------------------------------------------
 
 def registered_keys(outcome: Outcome) -> list[str]:
-    """The keys the scenario registered its tools under, in registration order."""
-    return [spec.key for spec in outcome.scenario.tools]
+    """The keys the scenario registered its tools under, in registration order (built-ins included)."""
+    return outcome.registered_keys
 
 
 def raised(outcome: Outcome) -> list[str]:
@@ -128,16 +128,20 @@ def key_id_wire(outcome: Outcome) -> pd.DataFrame:
 
 
 def builtins(ev: Evidence) -> pd.DataFrame:
-    """The built-in tools by id, with the name each is sent under when registered by export name and by id.
+    """The built-in tools the installed package exports (read from it), with the name each is sent under when
+    registered by export name and by id.
 
-    On a version without built-ins it holds each scenario's error instead.
+    On a version that exports none, one row per scenario with the tools its request sent (none).
     """
     by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
     if by_export.not_applicable:
         return pd.DataFrame({"scenario": ["builtins-by-export", "builtins-by-id"],
-                             "error": [by_export.error[0]["message"], by_id.error[0]["message"]]})
+                             "built-in tools the package exports": [len(by_export.package["builtins"]), len(by_id.package["builtins"])],
+                             "tools sent": [by_export.wire_names, by_id.wire_names]})
+    exported = by_export.package["builtins"]
     return pd.DataFrame({
-        "tool id": list(by_export.ids_before),
+        "export": list(exported),
+        "tool id": list(exported.values()),
         "registered by export -> on the wire": by_export.wire_names,
         "registered by id -> on the wire": by_id.wire_names,
     })

@@ -58,6 +58,12 @@ class Outcome:
     wire: str = wire.CHAT_COMPLETIONS.name
     #: Requests on routes no wire format owns: ``{"method", "path", "status"}``, kept so none goes unseen.
     unrouted: tuple[dict, ...] = ()
+    #: Every record the framework wrote to its logger during the turn, in order: ``{"level", "component",
+    #: "message", "args"}``, or ``{"level": "exception", "message", "error"}`` for an exception it tracked.
+    logs: tuple[dict, ...] = ()
+    #: What the installed package says of itself, for scenarios that ask (``Scenario.report_package`` or
+    #: ``all_builtins``): ``{"builtins": {export: id}, "formatToolsSource": str}``.
+    package: dict | None = None
     elapsed_ms: float = field(default=0.0, compare=False)
 
     @property
@@ -67,6 +73,18 @@ class Outcome:
     @property
     def _format(self) -> wire.WireFormat:
         return wire.BY_NAME[self.wire]
+
+    @property
+    def registered_keys(self) -> list[str]:
+        """The keys the tools were registered under, in order: the scenario's, then the built-ins the package
+        exported (``Scenario.all_builtins``), under their export names or their ids."""
+        keys = [spec.key for spec in self.scenario.tools]
+        builtins = (self.package or {}).get("builtins", {}) if self.scenario.all_builtins else {}
+        return keys + list(builtins if self.scenario.all_builtins == "export" else builtins.values())
+
+    def log_records(self, *levels: str) -> list[dict]:
+        """The logger records at ``levels`` ("debug", "info", "warn", "error", "exception"; none given: all)."""
+        return [record for record in self.logs if not levels or record["level"] in levels]
 
     @property
     def wire_names(self) -> list[str] | None:

@@ -11,14 +11,6 @@ from typing import Literal, Mapping, Sequence
 
 from probe_lib.wire.replies import Reply
 
-#: The built-in tools ``@mastra/core/tools`` exports (from 1.67.0 on), with the id each carries.
-BUILTIN_IDS: Mapping[str, str] = {
-    "askUserTool": "ask_user",
-    "submitPlanTool": "submit_plan",
-    "taskWriteTool": "task_write",
-    "webFetchTool": "web_fetch",
-}
-
 ToolChoice = Literal["auto", "required", "none"] | Mapping[str, str] | None
 
 
@@ -68,6 +60,13 @@ class Scenario:
     max_steps: int = 1
     #: Apply the boundary normaliser (``harness/remedy.cjs``) to keys, toolChoice and activeTools first.
     remedy: bool = False
+    #: Also register every built-in tool the package exports, under its export name or its id (the runner reads
+    #: them from the installed package and reports them in ``Outcome.package``).
+    all_builtins: Literal["export", "id"] | None = None
+    #: Report what the package says of itself (built-ins, ``formatTools``' source) in ``Outcome.package``.
+    report_package: bool = False
+    #: How many agents are built on the very same tools record; each runs one turn, in order.
+    shared_by: int = 1
     instructions: str = "p"
     timeout_ms: int = 10_000
 
@@ -90,6 +89,9 @@ class Scenario:
             "toolChoice": self.tool_choice,
             "activeTools": list(self.active_tools) if self.active_tools is not None else None,
             "remedy": self.remedy or None,
+            "allBuiltins": self.all_builtins,
+            "reportPackage": self.report_package or None,
+            "sharedBy": self.shared_by if self.shared_by > 1 else None,
         }
         data.update({name: value for name, value in optional.items() if value is not None})
         return data

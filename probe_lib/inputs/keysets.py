@@ -63,6 +63,12 @@ def _padded(stem: str, length: int, fill: str = "abcdefghijklmnopqrstuvwxyz") ->
 
 # -- the article ------------------------------------------------------------------------------------------------
 
+#: The article's spread of awkward keys, RECONSTRUCTED: the article describes a key -> wire table but its text does
+#: not hold one, so these keys cover every rule the text states (substitution, the '_' prefix before the cut at 63,
+#: a legal key registered third that comes back first). The one key set used everywhere: the catalogue's
+#: rewrite-rules scenario measures exactly these keys, and the model's tables and charts show them.
+ARTICLE_SPREAD = ("search.web", "9lives", "weather-EU", "my tool", "ns:read/file", "1" + "a" * 62, "b" * 70)
+
 #: 63 legal characters that two article keys share before they differ (the issue-6302 MCP shape).
 _ARTICLE_SHARED_63 = _padded("mcp_github_enterprise_server_repository_management_", CUT, "tools_")
 
@@ -76,17 +82,7 @@ def article_sets() -> list[KeySet]:
             "the documented key examples: variable name, tool id, custom name (all legal)",
             ("weatherTool", "weather-tool", "my-custom-name"),
         ),
-        KeySet(
-            "article-rewrites",
-            "awkward keys with legal 'weather-EU' third: dot, leading digit, colon and space, 63-char digit key",
-            (
-                "search.web",
-                "2fa-check",
-                "weather-EU",
-                "github:list issues",
-                _padded("3d_render_", CUT),
-            ),
-        ),
+        KeySet("article-rewrites", "the article's spread of awkward keys (see ARTICLE_SPREAD)", ARTICLE_SPREAD),
         KeySet(
             "article-legal-64",
             "a legal 64-character key, cut to 63 although providers allow 64",

@@ -55,7 +55,7 @@ def rules_fired(summary: pd.DataFrame) -> Figure:
     ax.set_yticks(range(count), summary[t.SET].tolist())
     ax.invert_yaxis()
     ax.set_xlabel("keys")
-    ax.set_title("Rules fired per key set")
+    ax.set_title("Rules fired per key set (Python model)")
     ax.legend(loc="lower right")
     return fig
 
@@ -79,7 +79,7 @@ def lengths(rewrites: pd.DataFrame, rule: NameRule | None = None) -> Figure:
                label=f"provider limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
     ax.set_xlabel("key length (UTF-16 units)")
     ax.set_ylabel("wire name length")
-    ax.set_title(f"Key length before and after the rule: {rule.LABEL}")
+    ax.set_title(f"Key length before and after {rule.LABEL}() (Python model)")
     ax.legend(loc="upper left")
     return fig
 
@@ -113,7 +113,7 @@ def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
     ax.invert_yaxis()
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
-    ax.set_title(f"Tool order: {keyset}", pad=12)
+    ax.set_title(f"Tool order: {keyset} (Python model)", pad=12)
     return fig
 
 
@@ -124,7 +124,7 @@ STATUS_COLOURS = {
 
 
 def ledger_statuses(ledger: pd.DataFrame) -> Figure:
-    """Stacked bars: how many claims each status has, per version (a ``claims.ledger`` table)."""
+    """Stacked bars: how many claims each status has, per version (a ``ledger.ledger`` table)."""
     counts = ledger.groupby(["version", "status"]).size().unstack(fill_value=0)
     figure = Figure(figsize=(7, 2.6), layout="constrained")
     axes = figure.subplots()
@@ -253,6 +253,6 @@ def rewrites_per_record(per_record: pd.DataFrame, top: int = 15, title: str | No
     ax.invert_yaxis()
     ax.set_xlim(0, max(int(shown["rewritten"].max()) if len(shown) else 0, 1) * 1.18)  # room for the labels
     ax.set_xlabel("rewritten names in the tool set")
-    ax.set_title(title or f"The {len(shown)} tool sets with the most rewritten names")
+    ax.set_title(title or f"The {len(shown)} tool sets with the most rewritten names (Python model)")
     ax.legend(loc="lower right", fontsize=8)
     return fig

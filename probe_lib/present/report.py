@@ -31,7 +31,8 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.target import baseline
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.study import claims, recordings
+from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
+from probe_lib.study import ledger, recordings
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: The glossary every notebook links its terms to (``glossary.ipynb#<heading id>``); the report renders it last.
@@ -81,20 +82,37 @@ def measure_all(folder: Path, *, live: bool) -> str:
 
 
 def execute(notebook: Path, folder: Path, measurements: Path, version: str) -> NotebookRun:
-    """Execute one notebook with papermill (a real kernel); a failing cell is reported, not raised."""
+    """Execute one notebook with papermill (a real kernel); a failing cell is reported, not raised.
+
+    The kernel runs in the executed notebook's own folder and is given the measurements as a relative path, and
+    papermill's record of where the notebook came from and went is made relative too: the report embeds no path
+    of the machine that ran it, and an executed notebook reruns where it lies.
+    """
     import papermill
 
     executed = folder / "notebooks" / notebook.name
     executed.parent.mkdir(parents=True, exist_ok=True)
+    error = None
     try:
         papermill.execute_notebook(
-            notebook, executed, parameters={"mastra_version": version, "measurements": str(measurements)},
-            kernel_name="python3", cwd=str(folder), progress_bar=False, log_output=False,
+            notebook, executed, parameters={"mastra_version": version, "measurements": os.path.relpath(measurements, executed.parent)},
+            kernel_name="python3", cwd=str(executed.parent), progress_bar=False, log_output=False,
             execution_timeout=NOTEBOOK_CELL_SECONDS, start_timeout=KERNEL_START_SECONDS,
         )
-    except Exception as error:  # papermill keeps the executed copy, with the failing cell's traceback
-        return NotebookRun(notebook.name, executed, f"{type(error).__name__}: {str(error).strip().splitlines()[-1][:300]}")
-    return NotebookRun(notebook.name, executed, None)
+    except Exception as failure:  # papermill keeps the executed copy, with the failing cell's traceback
+        error = f"{type(failure).__name__}: {str(failure).strip().splitlines()[-1][:300]}"
+    if executed.exists():
+        _relative_provenance(executed, notebook)
+    return NotebookRun(notebook.name, executed, error)
+
+
+def _relative_provenance(executed: Path, source: Path) -> None:
+    """Replace papermill's absolute input and output paths by paths relative to the kit and to the report."""
+    document = nbformat.read(executed, as_version=4)
+    record = document.metadata.get("papermill", {})
+    record["input_path"] = source.relative_to(paths.ROOT).as_posix() if source.is_relative_to(paths.ROOT) else source.name
+    record["output_path"] = f"notebooks/{executed.name}"
+    nbformat.write(document, executed)
 
 
 def extract_figures(executed: Path, figures: Path) -> list[Path]:
@@ -130,7 +148,7 @@ def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | Non
     measurements = folder / "measurements"
     source = measure_all(measurements, live=live)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
-    table = claims.ledger(by_version)
+    table = ledger.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)
     workers = jobs or max(1, min(len(notebooks()), os.cpu_count() or 1))
     # One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
@@ -174,15 +192,12 @@ def render(report: Report, version: str) -> str:
 
     exporter = HTMLExporter(template_name="basic")
     table = report.ledger
-    matrix = claims.status_matrix(table)
-    statements = table.drop_duplicates("claim").set_index("claim")
+    matrix = ledger.status_matrix(table)
     head = "".join(f"<th>{html.escape(v)}</th>" for v in matrix.columns)
     rows = []
     for claim_id, statuses in matrix.iterrows():
         cells = "".join(f'<td style="background:{STATUS_COLOURS[s]}">{s}</td>' for s in statuses)
-        info = statements.loc[claim_id]
-        rows.append(f"<tr><td>{claim_id}</td><td>{html.escape(info.statement)}<br><small>{html.escape(info.section)}"
-                    f" · <a href='#{info.notebook}'>{info.notebook}</a></small></td>{cells}</tr>")
+        rows.append(f"<tr><td>{claim_id}</td>{_side_by_side(table[table['claim'] == claim_id])}{cells}</tr>")
     evidence = table[["claim", "version", "status", "evidence"]].to_html(index=False, escape=True)
     banner = (
         '<p class="banner live">Measured live on the real @mastra/core '
@@ -203,10 +218,29 @@ def render(report: Report, version: str) -> str:
         f"<p>Reproduces the article <em>Mastra rewrites tool object keys, and toolChoice does not follow</em> "
         f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; the ledger judges every pinned version.</p>"
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
-        + f"<h2>Claims ledger</h2><table><tr><th>claim</th><th>statement</th>{head}</tr>{''.join(rows)}</table>"
+        + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table><tr><th>claim</th><th>the article says (paraphrased) or we found</th>"
+        f"<th>measured on {baseline('mastra').version}, the article's version</th>{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
         + "".join(sections) + "</body></html>"
     )
+
+
+_LEDGER_NOTE = (
+    "Each article claim is paraphrased with the section it comes from, beside what was measured and the verdict on "
+    "every pinned version (1.0.4 stands in for the article's 1.0.0, which the registry does not serve). "
+    "The article's table of awkward keys is not in its text: the key set the kit uses for it is "
+    "<strong>reconstructed</strong> (<code>keysets.ARTICLE_SPREAD</code>), and it is the same set everywhere."
+)
+
+
+def _side_by_side(rows: pd.DataFrame) -> str:
+    """Two cells for one claim: the statement with its origin and notebook link, and the evidence on the article's version."""
+    first = rows.iloc[0]
+    origin = "article, section" if first.origin == "article" else "our finding"
+    measured = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]
+    return (f"<td>{html.escape(first.statement)}<br><small>{origin} <em>{html.escape(first.section)}</em>"
+            f" · <a href='#{first.notebook}'>{first.notebook}</a></small></td>"
+            f"<td><small>{html.escape(measured.iloc[0] if len(measured) else 'not measured')}</small></td>")
 
 
 def summary(report: Report) -> str:
@@ -215,7 +249,7 @@ def summary(report: Report) -> str:
     lines = [
         f"report: {report.html}",
         f"source: {report.source}" + ("  (NODE MISSING: recorded captures, not a live run)" if report.source != "live" else ""),
-        "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in claims.STATUSES),
+        "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in ledger.STATUSES),
     ]
     lines += [f"FAILED notebook {run.notebook}: {run.error}" for run in report.failed]
     return "\n".join(lines)

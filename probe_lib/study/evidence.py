@@ -21,8 +21,9 @@ import pandas as pd
 from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra import Outcome
 from probe_lib.core.errors import InputError
-from probe_lib.study import claims, recordings
-from probe_lib.study.claims import Evidence
+from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
+from probe_lib.study import ledger, recordings
+from probe_lib.study.ledger import Evidence
 
 
 class RecordedFallback(UserWarning):
@@ -62,10 +63,10 @@ def gather(version: str, source: str = "live", versions: Iterable[str] | None = 
 
 def verdicts(evidence: Evidence, claim_ids: Iterable[str]) -> pd.DataFrame:
     """The named claims judged on ``evidence``: a small table a notebook shows before asserting."""
-    by_id = {claim.id: claim for claim in claims.load_claims()}
+    by_id = {claim.id: claim for claim in ledger.load_claims()}
     rows = []
     for claim_id in claim_ids:
-        verdict = claims.judge(by_id[claim_id], evidence)
+        verdict = ledger.judge(by_id[claim_id], evidence)
         rows.append({"claim": claim_id, "statement": by_id[claim_id].statement, "status": verdict.status,
                      "evidence": verdict.evidence})
     return pd.DataFrame(rows)

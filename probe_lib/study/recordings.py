@@ -21,7 +21,7 @@ from probe_lib.core.outcome import Failure
 
 _TUPLE_FIELDS = (
     "requests", "error", "executions", "tool_names", "result_tool_names", "keys_after", "ids_before", "ids_after",
-    "unrouted",
+    "unrouted", "logs",
 )
 
 

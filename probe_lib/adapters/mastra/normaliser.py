@@ -16,8 +16,8 @@ reproduces each:
   copied by assignment, where ``copy["__proto__"] = tool`` sets a prototype instead of a key: the tool never
   reaches the wire (measured on every pinned version).
 
-The model agrees with the real package on every record ``tests/test_differential.py`` draws (adversarial and
-generated records, on every pinned version); where they ever disagree, the model is wrong.
+The model agreed with the real package on 21,000 adversarial records per pinned version (``tests/test_differential.py``:
+1,000 real requests, 20,000 direct ``formatTools()`` calls); if they ever disagree, the model is wrong.
 """
 
 from __future__ import annotations

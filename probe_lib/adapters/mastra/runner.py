@@ -49,6 +49,13 @@ def classify(error: Sequence[dict], sent_requests: bool) -> Failure | None:
     return None
 
 
+def _lacks_builtins(scenario: Scenario, version: str, report: dict) -> Failure | None:
+    """A scenario that registers every built-in cannot be expressed on a version that exports none."""
+    if scenario.all_builtins and not (report.get("package") or {}).get("builtins"):
+        return Failure("not applicable", f"@mastra/core {version} exports no built-in tools")
+    return None
+
+
 class Runner:
     """One long-lived Node process running scenarios against one pinned ``@mastra/core`` version."""
 
@@ -112,6 +119,11 @@ class Runner:
         ``{"error": {"kind": "collision", "name": ...}}`` / ``{"error": {"kind": "crash", "message": ...}}``."""
         reply = self.exchange([{"op": "format", "id": "format", "records": [list(keys) for keys in records]}], timeout=600)
         return [_format_result(result) for result in reply["format"]["results"]]
+
+    def package_facts(self) -> dict:
+        """What the installed package says of itself: its built-in tools (export -> id) and ``formatTools``' source."""
+        reply = self.exchange([{"op": "package", "id": "package"}], timeout=60)["package"]
+        return {"builtins": reply["builtins"], "formatToolsSource": reply["formatToolsSource"]}
 
     def _write(self, requests: Sequence[dict]) -> None:
         stdin = self._process.stdin
@@ -210,9 +222,11 @@ def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capt
         mapping=report.get("mapping"),
         stream_errors=tuple(tuple(chain) for chain in observed.get("streamErrors") or ()),
         text=observed.get("text"),
-        failure=classify(error, bool(calls)),
+        failure=classify(error, bool(calls)) or _lacks_builtins(scenario, version, report),
         wire=calls[0].wire if calls else wire.CHAT_COMPLETIONS.name,
         unrouted=tuple({"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None),
+        logs=tuple(report.get("logs") or ()),
+        package=report.get("package"),
         elapsed_ms=report.get("elapsedMs", 0.0),
     )
 
@@ -224,6 +238,10 @@ def _format_result(result: dict) -> dict:
     failure = classify(result["error"], sent_requests=False)
     detail = {"name": failure.name} if failure.kind == "collision" else {"message": failure.message}
     return {"error": {"kind": failure.kind, **detail}}
+def package_facts(version: str) -> dict:
+    """Built-in tool ids and the normaliser's source text, read from the installed ``@mastra/core`` ``version``."""
+    with Runner(version) as runner:
+        return runner.package_facts()
 
 
 def format_records(records: Sequence[Sequence[str]], version: str) -> list[dict]:

@@ -18,9 +18,60 @@ const pkg = `mastra-${version}`;
 const { Agent } = requireFrom(`${pkg}/agent`);
 const mastraTools = requireFrom(`${pkg}/tools`);
 const { createTool } = mastraTools;
+const { MastraLogger } = requireFrom(`${pkg}/logger`);
 const { z } = requireFrom('zod');
 
-const BUILTIN_EXPORTS = ['askUserTool', 'submitPlanTool', 'taskWriteTool', 'webFetchTool'];
+// The built-in tools this version exports, read from the package: export name -> the tool's own id.
+const BUILTINS = Object.fromEntries(Object.entries(mastraTools)
+  .filter(([, value]) => value instanceof mastraTools.Tool)
+  .map(([name, tool]) => [name, tool.id]));
+
+// What the package itself says, for the ledger: its built-ins and the source text of the normaliser.
+function packageFacts() {
+  return { builtins: BUILTINS, formatToolsSource: Agent.prototype.formatTools.toString() };
+}
+
+// A logger that keeps every record Mastra writes (all levels, exceptions it tracks) in `sink`, instead of the
+// console: what an application's own logger would receive. Records are plain data, without timestamps.
+class CapturingLogger extends MastraLogger {
+  constructor(sink, component) {
+    super({ name: 'probe', level: 'debug' });
+    this.sink = sink;
+    this.component = component ?? null;
+  }
+  child(componentOrBindings) {
+    const component = typeof componentOrBindings === 'string' ? componentOrBindings : componentOrBindings?.component;
+    return new CapturingLogger(this.sink, component ?? this.component);
+  }
+  record(level, message, args) {
+    this.sink.push({ level, component: this.component, message: scrub(String(message)), args: args.map(logArg) });
+  }
+  debug(message, ...args) { this.record('debug', message, args); }
+  info(message, ...args) { this.record('info', message, args); }
+  warn(message, ...args) { this.record('warn', message, args); }
+  error(message, ...args) { this.record('error', message, args); }
+  trackException(error) {
+    this.sink.push({ level: 'exception', component: this.component, message: scrub(String(error?.message ?? error)), error: describeError(error) });
+  }
+}
+
+// Values that change run to run (generated ids, times, stacks, the capture server's port) would make recordings
+// differ each time: the log keeps where they were, not what they were.
+const VOLATILE_KEYS = new Set(['runId', 'threadId', 'resourceId', 'traceId', 'spanId', 'messageId', 'stack', 'date',
+  'timestamp', 'createdAt', 'updatedAt', 'startedAt', 'endedAt', 'durationMs', 'elapsedMs']);
+const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
+const LOOPBACK_PORT = /(http:\/\/127\.0\.0\.1):\d+/g;
+function scrub(value) {
+  if (Array.isArray(value)) return value.map(scrub);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, VOLATILE_KEYS.has(k) ? '<volatile>' : scrub(v)]));
+  }
+  if (typeof value === 'string') return value.replace(UUID, '<uuid>').replace(LOOPBACK_PORT, '$1:<port>');
+  return value;
+}
+function logArg(value) {
+  return scrub(value instanceof Error ? { error: describeError(value) } : plain(value));
+}
 
 function emit(result) {
   process.stdout.write(RESULT_MARK + JSON.stringify(result) + '\n');
@@ -55,8 +106,16 @@ function record(entries) {
   return Object.fromEntries(entries);
 }
 
-function buildAgent(scenario, log) {
-  const toolSpecs = scenario.tools ?? [];
+// The tool specs of a scenario; `allBuiltins` adds every built-in the package exports, by export name or by id.
+function toolSpecsOf(scenario) {
+  const specs = scenario.tools ?? [];
+  if (!scenario.allBuiltins) return specs;
+  const builtins = Object.entries(BUILTINS).map(([name, id]) => ({ key: scenario.allBuiltins === 'id' ? id : name, builtin: name }));
+  return [...specs, ...builtins];
+}
+
+function buildAgent(scenario, log, logs) {
+  const toolSpecs = toolSpecsOf(scenario);
   let keys = toolSpecs.map((spec) => spec.key);
   let mapping = null;
   if (scenario.remedy) {
@@ -78,7 +137,16 @@ function buildAgent(scenario, log) {
     })]));
   }
   if (scenario.workflows) config.workflows = record(scenario.workflows.map((spec) => [spec.key, makeWorkflow(spec)]));
-  return { agent: new Agent(config), tools, mapping };
+  const agent = new Agent(config);
+  agent.__setLogger(new CapturingLogger(logs));
+  // Agents that share the very same tools record (the article's "one registry, several agents"); each runs a turn
+  // after the first agent's turn.
+  const sharers = Array.from({ length: (scenario.sharedBy ?? 1) - 1 }, (_, i) => {
+    const other = new Agent({ ...config, id: `probe-${i + 2}`, name: `probe-${i + 2}` });
+    other.__setLogger(new CapturingLogger(logs));
+    return other;
+  });
+  return { agent, sharers, tools, mapping };
 }
 
 function makeWorkflow(spec) {
@@ -131,7 +199,10 @@ function describeError(error) {
   for (let e = error, depth = 0; e && depth < 8; e = e.cause, depth += 1) {
     chain.push({
       name: e.name ?? typeof e,
+      class: typeof e === 'object' ? e.constructor?.name ?? null : null,
       id: e.id ?? null,
+      domain: e.domain ?? null,
+      category: e.category ?? null,
       message: typeof e === 'object' ? String(e.message ?? '') : String(e),
       details: e.details ? plain(e.details) : null,
     });
@@ -164,11 +235,13 @@ async function runStream(agent, scenario, options, observed) {
 async function runScenario(scenario) {
   const started = process.hrtime.bigint();
   const log = [];
+  const logs = [];
   const observed = { toolNames: [], resultToolNames: [], streamErrors: [], text: null };
-  const result = { id: scenario.id, version, error: null, executions: log, observed };
+  const result = { id: scenario.id, version, error: null, executions: log, observed, logs };
+  if (scenario.allBuiltins || scenario.reportPackage) result.package = packageFacts();
   let timer;
   try {
-    const { agent, tools, mapping } = buildAgent(scenario, log);
+    const { agent, sharers, tools, mapping } = buildAgent(scenario, log, logs);
     const idsBefore = Object.values(tools).map((tool) => tool.id);
     const options = callOptions(scenario, log, mapping);
     const run = scenario.method === 'stream' ? runStream : runGenerate;
@@ -176,10 +249,12 @@ async function runScenario(scenario) {
       timer = setTimeout(() => reject(new Error(`scenario timed out after ${scenario.timeoutMs ?? 10000} ms`)),
         scenario.timeoutMs ?? 10000);
     });
-    try {
-      await Promise.race([run(agent, scenario, options, observed), timeout]);
-    } catch (error) {
-      result.error = describeError(error);
+    for (const each of [agent, ...sharers]) {
+      try {
+        await Promise.race([run(each, scenario, options, observed), timeout]);
+      } catch (error) {
+        result.error = describeError(error); // with sharers: the last turn's error (each gets the capture's 400)
+      }
     }
     result.mapping = mapping && Object.fromEntries(mapping);
     result.keysAfter = Object.keys(tools);
@@ -225,6 +300,10 @@ async function main() {
       scenario = JSON.parse(line);
     } catch (error) {
       emit({ id: null, version, error: describeError(error) });
+      continue;
+    }
+    if (scenario.op === 'package') {
+      emit({ id: scenario.id, version, ...packageFacts() });
       continue;
     }
     if (scenario.op === 'format') {

@@ -1,0 +1,546 @@
+"""Mastra's checks for the claims ledger: each claim of ``data/claims.csv`` judged on ``@mastra/core`` outcomes.
+
+Every check reads the catalogue's outcomes (``catalogue.py``) on one version, live or recorded, tests the whole
+statement of its claim against them, and registers itself into :data:`probe_lib.study.ledger.CHECKS` when this
+module is imported. Expected values are written out from the article's own rules (or the docs it quotes), never
+taken from the Python model. A check raises :class:`~probe_lib.study.ledger.CheckError` when the evidence lacks
+what it needs, which the ledger shows as failed.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+
+from probe_lib import providers
+from probe_lib.adapters.mastra import catalogue, versions
+from probe_lib.adapters.mastra.runner import COLLISION_ID
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.target import baseline
+from probe_lib.providers import lint
+from probe_lib.study.ledger import CheckError, Evidence, Status, check
+
+#: The version the article measured: the baseline other versions are judged against (data/baselines.csv).
+ARTICLE_VERSION = baseline("mastra").version
+
+#: The message of the capture server's deliberate 400: proof that a request went out, not an error of Mastra's.
+CAPTURED = "captured"
+#: The served version that stands in for the article's 1.0.0, and why (the registry's version list, read 2026-11-30).
+STAND_IN = ("1.0.4", "the npm registry serves no 1.0.0, only its betas; 1.0.4 is the oldest 1.x release it serves")
+#: The article's allowed set, as a regular expression over one character (code point).
+_ALLOWED = re.compile(r"[a-zA-Z0-9_-]")
+_LEVELS_THAT_SPEAK = ("warn", "error", "exception")
+
+
+# -- helpers the checks share -------------------------------------------------------------------------------------
+
+def _names(outcome: Outcome) -> list[str]:
+    if outcome.wire_names is None:
+        raise CheckError(f"scenario {outcome.scenario.name} sent no request: {_error_text(outcome)}")
+    return outcome.wire_names
+
+
+def _error_text(outcome: Outcome) -> str:
+    return " <- ".join(f"{link.get('id') or link['name']}: {link['message'][:80]}" for link in outcome.error) or "no error"
+
+
+def _only_the_capture_refused(outcome: Outcome) -> bool:
+    """True when the turn's only error is the capture server's 400 (or there is none)."""
+    return all(link["message"] == CAPTURED for link in outcome.error)
+
+
+def _spoken(outcome: Outcome) -> list[str]:
+    """What Mastra's logger said at warn level or above, other than relaying the capture server's 400."""
+    said = []
+    for record in outcome.log_records(*_LEVELS_THAT_SPEAK):
+        relays_capture = record["message"].startswith("Upstream LLM API error") and f'"{CAPTURED}"' in json.dumps(record.get("args"))
+        if not relays_capture:
+            said.append(f"{record['level']}: {record['message'][:100]}")
+    return said
+
+
+def _json_or_none(text: object) -> object:
+    try:
+        return json.loads(text) if isinstance(text, str) else None
+    except json.JSONDecodeError:
+        return None
+
+
+def _without_baseline(e: Evidence) -> tuple[Status, str] | None:
+    """'not testable' for a cross-version claim on the baseline itself, or when the baseline was not measured."""
+    if e.version == ARTICLE_VERSION:
+        return "not testable", f"{ARTICLE_VERSION} is the article's version, the baseline others are compared with"
+    if ARTICLE_VERSION not in e.by_version:
+        return "not testable", f"the baseline {ARTICLE_VERSION} was not measured"
+    return None
+
+
+def _substituted(key: str, *, units: bool) -> str:
+    """The article's substitution by hand: each character outside the allowed set becomes one underscore, or (``units``)
+    one underscore per UTF-16 code unit it occupies."""
+    return "".join(c if _ALLOWED.fullmatch(c) else "_" * (2 if units and ord(c) > 0xFFFF else 1) for c in key)
+
+
+_COLLISION_START = "Two or more tools resolve to the same name"
+
+
+def _collision_text(name: str) -> str:
+    """The collision error's full text as the article quotes it, for ``name``."""
+    return f'{_COLLISION_START} "{name}". Please rename one of the tools to avoid this collision.'
+
+
+def _forces_absent_tool(outcome: Outcome, forced_as: str, context: str = "") -> tuple[Status, str]:
+    """Confirmed when the request forces ``forced_as`` verbatim and ``tools`` holds no function by that name."""
+    forced, names = outcome.forced_name, _names(outcome)
+    if forced != forced_as:
+        return "refuted", f"{context}tool_choice was not sent as {forced_as!r}: {outcome.tool_choice}; tools {names}"
+    if forced in names:
+        return "refuted", f"{context}tool_choice {forced!r} is offered in tools {names}: no mismatch"
+    return "confirmed", f"{context}tools {names}, tool_choice names {forced!r}"
+
+
+# -- article claims -----------------------------------------------------------------------------------------------
+
+@check("A01")
+def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
+    docs, distinct = e["docs-key-examples"], e["docs-legal-keys"]
+    for outcome in (docs, distinct):
+        keys, names = outcome.registered_keys, _names(outcome)
+        if names != keys:
+            return "refuted", f"{outcome.scenario.name}: keys {keys} went out as {names}, not as the keys"
+    ids = {spec.id for spec in distinct.scenario.tools}
+    if leaked := ids & set(_names(distinct)) - set(distinct.registered_keys):
+        return "refuted", f"the tools' ids {sorted(leaked)} were offered although no key names them"
+    return "confirmed", (f"the docs' three examples (one tool, id weather-tool) went out as their keys {_names(docs)}; "
+                         f"with a distinct id per tool, no id was offered ({_names(distinct)})")
+
+
+@check("A02")
+def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
+    outcome = e["key-not-id"]
+    names = _names(outcome)
+    if "get-weather" in names:
+        return "refuted", f"the tool's id get-weather was offered: {names}"
+    if "search.web" in names:
+        return "refuted", f"the key search.web was offered as written: {names}"
+    if names != ["search_web"]:
+        return "refuted", f"went out as {names}, not search_web"
+    return "confirmed", "tool id get-weather under key search.web went out as search_web (neither the id nor the key)"
+
+
+@check("A03")
+def _builtins(e: Evidence) -> tuple[Status, str]:
+    by_export, by_id = e["builtins-by-export"], e["builtins-by-id"]
+    if by_export.package is None:
+        raise CheckError("the built-ins scenario carries no package facts: re-record with `probe-lib record`")
+    exported = by_export.package["builtins"]
+    if not exported:
+        return "not testable", f"@mastra/core {e.version} exports no built-in tools to register"
+    wrong_ids = {name: exported.get(name) for name, tool_id in catalogue.DOCS_BUILTIN_TABLE.items() if exported.get(name) != tool_id}
+    if wrong_ids:
+        return "refuted", f"the docs' table does not match the package: exported ids {wrong_ids}"
+    if _names(by_export) != list(exported):
+        return "refuted", f"registered by export name, they went out as {_names(by_export)}, not {list(exported)}"
+    if _names(by_id) != list(exported.values()):
+        return "refuted", f"registered by id, they went out as {_names(by_id)}, not {list(exported.values())}"
+    return "confirmed", (f"all {len(exported)} built-ins the package exports (the docs' 4 among them, with the docs' ids) "
+                         f"went out by export name {_names(by_export)} and by id {_names(by_id)}")
+
+
+@check("A04")
+def _substitution(e: Evidence) -> tuple[Status, str]:
+    # Keys only the substitution touches: first character a letter or underscore, at most 63 UTF-16 units.
+    keys = [key for name in ("rewrite-rules", "unicode-keys") for key in e[name].registered_keys
+            if re.fullmatch(r"[a-zA-Z_]", key[:1]) and _js_length(key) <= 63 and _substituted(key, units=False) != key]
+    sent = set(_names(e["rewrite-rules"])) | set(_names(e["unicode-keys"]))
+    per_character = {key: _substituted(key, units=False) for key in keys}
+    split = {key: _substituted(key, units=True) for key, name in per_character.items() if name not in sent}
+    if not keys or any(name not in sent for name in split.values()):
+        return "refuted", f"not one underscore per character (nor per UTF-16 unit): expected {per_character}, sent {sorted(sent)}"
+    shown = ", ".join(f"{key} -> {name}" for key, name in per_character.items() if key not in split)
+    if split:
+        units = ", ".join(f"{key} -> {name}" for key, name in split.items())
+        return "refined", f"one underscore per UTF-16 code unit, so per character only inside the BMP: {units} (F01); {shown}"
+    return "confirmed", shown
+
+
+def _js_length(key: str) -> int:
+    return sum(2 if ord(c) > 0xFFFF else 1 for c in key)
+
+
+@check("A05")
+def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
+    names = _names(e["rewrite-rules"])
+    digit_63 = "1" + "a" * 62
+    if "_9lives" not in names:
+        return "refuted", f"9lives did not gain a leading underscore: {names}"
+    if "_" + digit_63[:62] not in names:
+        cut = [name for name in names if name.lstrip("_").startswith("1a")]
+        return "refuted", f"the 63-char key {digit_63[:4]}... went out as {[(n[:4] + '...', len(n)) for n in cut]}, not prefixed then cut to 63"
+    return "confirmed", f"9lives -> _9lives; the 63-char key 1a...a gained '_' and was cut to 63, losing its last 'a'"
+
+
+@check("A06")
+def _cut_at_63(e: Evidence) -> tuple[Status, str]:
+    outcome, long = e["length-64"], e["rewrite-rules"]
+    names = _names(outcome)
+    rule = providers.get_rule("openai", "documented")
+    if rule.max_length != 64 or providers.check_name("a" * 64, "openai", "documented"):
+        return "refuted", f"openai's documented rule ({rule.max_length}) does not accept a 64-char name"
+    if "a" * 64 in names or "a" * 63 not in names:
+        return "refuted", f"the legal 64-char key went out at lengths {[len(n) for n in names]}, not cut to 63"
+    if "b" * 63 not in _names(long):
+        return "refuted", f"a 70-char key went out at lengths {[len(n) for n in _names(long)]}, not 63"
+    if said := _spoken(outcome):
+        return "refuted", f"the cut was not silent: Mastra logged {said}"
+    return "confirmed", "a legal 64-char key went out as 63 chars (a 70-char one too), no warning logged; openai's documented ceiling is 64"
+
+
+@check("A07")
+def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
+    outcome = e["rewrite-rules"]
+    names = _names(outcome)
+    keys = outcome.registered_keys
+    # The article's rules applied by hand to catalogue.AWKWARD_KEYS, minus weather-EU, in registration order.
+    rewritten_in_registration_order = ["search_web", "_9lives", "my_tool", "ns_read_file", "_1" + "a" * 61, "b" * 63]
+    if keys[2:3] != ["weather-EU"]:
+        raise CheckError(f"rewrite-rules no longer registers weather-EU third: {keys}")
+    if names[:1] != ["weather-EU"]:
+        return "refuted", f"weather-EU, registered 3rd, did not go out first: {names}"
+    if names[1:] != rewritten_in_registration_order:
+        return "refuted", f"the rewritten keys did not follow in registration order: {names[1:]}"
+    return "confirmed", f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in registration order"
+
+
+@check("A08")
+def _collision(e: Evidence) -> tuple[Status, str]:
+    found = []
+    logged = False
+    for scenario, name in (("collision-dot-space", "search_web"), ("collision-long", "t" * 63)):
+        outcome = e[scenario]
+        if outcome.requests:
+            return "refuted", f"{scenario}: a request went out ({_names(outcome)}); Mastra did not refuse"
+        if not outcome.error:
+            return "refuted", f"{scenario}: generate() raised nothing"
+        texts = {link["message"] for link in outcome.error}
+        if texts != {_collision_text(name)}:
+            return "refuted", f"{scenario}: the error text is not the article's, in full: {sorted(texts)}"
+        tracked = [link for record in outcome.log_records("exception") for link in record["error"]]
+        where = [("caller's chain", link) for link in outcome.error] + [("logger.trackException", link) for link in tracked]
+        hits = [place for place, link in where if link.get("id") == COLLISION_ID and link.get("class") == "MastraError"
+                and (link.get("details") or {}).get("toolName") == name]
+        if not hits:
+            return "refuted", f"{scenario}: no MastraError with id {COLLISION_ID} naming {name[:12]}... anywhere the package exposes it"
+        found.append(hits)
+        logged |= any(_COLLISION_START in record["message"] for record in outcome.log_records("warn", "error"))
+    outer = e["collision-dot-space"].error[0]
+    in_chain = all("caller's chain" in hits for hits in found)
+    if in_chain and not logged:
+        return "confirmed", f"both refused before any request with the full text; the caller's error is a MastraError {COLLISION_ID}"
+    return "refined", (f"both refused before any request with the article's full text; a MastraError {COLLISION_ID} is thrown "
+                       f"in formatTools (seen by the agent's logger.trackException), but the caller receives "
+                       f"{outer.get('class')} {outer.get('id')} whose cause has no id (F05)"
+                       + ("; it is also logged at error level" if logged else ""))
+
+
+@check("A09")
+def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
+    outcome = e["single-rewrite"]
+    if not outcome.requests or _names(outcome) != ["search_web"]:
+        return "refuted", f"search.web alone did not go out as search_web: {_error_text(outcome)}"
+    if not _only_the_capture_refused(outcome):
+        return "refuted", f"generate() raised an error of Mastra's own: {_error_text(outcome)}"
+    if said := _spoken(outcome):
+        return "refuted", f"not silent: Mastra logged {said}"
+    return "confirmed", (f"search.web alone went out as search_web; no error but the capture server's 400, and "
+                         f"{len(outcome.logs)} log records, none at warn or above but the relayed 400")
+
+
+@check("A10")
+def _choice_by_key(e: Evidence) -> tuple[Status, str]:
+    return _forces_absent_tool(e["choice-by-key"], "search.web")
+
+
+@check("A11")
+def _choice_by_id(e: Evidence) -> tuple[Status, str]:
+    return _forces_absent_tool(e["choice-by-id"], "get-weather")
+
+
+@check("A12")
+def _round_trip(e: Evidence) -> tuple[Status, str]:
+    outcome = e["call-by-wire-name"]
+    ran = [(x["key"], x["args"]) for x in outcome.executions]
+    if ran != [("search.web", {"city": "Paris"})]:
+        return "refuted", f"the model called search_web but execute ran {ran}"
+    replies = outcome.tool_replies
+    if [m["tool_call_id"] for m in replies] != ["call_probe_1"] or _json_or_none(replies[0]["content"]) != {"tempC": 20}:
+        return "refuted", f"the follow-up request did not carry the result under call_probe_1: {replies}"
+    return "confirmed", f"model called search_web: execute ran with {ran[0][1]}; follow-up tool message {replies[0]['content']} under call_probe_1"
+
+
+@check("A13")
+def _not_mutated(e: Evidence) -> tuple[Status, str]:
+    outcome = e["key-not-id"]
+    if outcome.keys_after != ("search.web",):
+        return "refuted", f"the caller's record was renamed: keys after the turn {outcome.keys_after}"
+    if not outcome.ids_after == outcome.ids_before == ("get-weather",):
+        return "refuted", f"the tool's id changed: {outcome.ids_before} -> {outcome.ids_after}"
+    return "confirmed", "after the turn the caller's record still has key search.web and the tool id get-weather"
+
+
+#: What in ``formatTools``' source text is the bundler's, not Mastra's: whitespace, module prefixes, enum comments.
+_BUNDLER_NOISE = (
+    (re.compile(r"/\*.*?\*/"), ""),
+    (re.compile(r"\b\w+_cjs\.|\brequire_\w+\."), ""),
+    (re.compile(r"ErrorDomain\.(\w+)|ErrorCategory\.(\w+)"), lambda m: f'"{m.group(1) or m.group(2)}"'),
+    (re.compile(r"[{}\s]"), ""),
+)
+#: The article's constants of formatTools: the allowed set, the first-character rule, the ceiling and the cut.
+_CONSTANTS = re.compile(r'/\[\^a-zA-Z0-9_\\?-\]/g|/\[a-zA-Z_\]/|length>\d+|slice\(0,\d+\)|"_"\+newKey')
+
+
+def _canonical(source: str) -> str:
+    for pattern, replacement in _BUNDLER_NOISE:
+        source = pattern.sub(replacement, source)
+    return source
+
+
+def _code_differences(source: str, baseline: str) -> list[str]:
+    """The statements ``source`` adds (+) or lacks (-) against ``baseline``, both canonical (bundler artefacts removed)."""
+    here, there = _canonical(source).split(";"), _canonical(baseline).split(";")
+    matcher = difflib.SequenceMatcher(None, there, here, autojunk=False)
+    changes = []
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        changes += [f"-{statement}" for statement in there[i1:i2] if tag in ("delete", "replace")]
+        changes += [f"+{statement}" for statement in here[j1:j2] if tag in ("insert", "replace")]
+    return changes
+
+
+@check("A14")
+def _same_across_versions(e: Evidence) -> tuple[Status, str]:
+    if verdict := _without_baseline(e):
+        return verdict
+    base = e.by_version[ARTICLE_VERSION]
+    here, there = e["package-facts"].package, base["package-facts"].package
+    if here is None or there is None:
+        raise CheckError("package-facts carries no source text: re-record with `probe-lib record`")
+    constants = _CONSTANTS.findall(_canonical(here["formatToolsSource"]))
+    base_constants = _CONSTANTS.findall(_canonical(there["formatToolsSource"]))
+    stand_in = f"; {STAND_IN[0]} stands in for 1.0.0 ({STAND_IN[1]})" if e.version == STAND_IN[0] else ""
+    if len(base_constants) < 5 or constants != base_constants:
+        return "refuted", f"formatTools' constants differ from {ARTICLE_VERSION}: {constants} vs {base_constants}{stand_in}"
+    scenarios = ("rewrite-rules", "choice-by-key", "collision-dot-space", "integer-keys")
+    differ = [name for name in scenarios if e[name].result_json() != base[name].result_json()]
+    if differ:
+        return "refuted", f"same constants, but the wire differs from {ARTICLE_VERSION} in {differ}{stand_in}"
+    changes = _code_differences(here["formatToolsSource"], there["formatToolsSource"])
+    same = f"the same constants ({', '.join(constants)}) and the same wire in {', '.join(scenarios)}"
+    if changes:
+        return "refined", f"{same}; the code differs from {ARTICLE_VERSION}'s (bundler artefacts aside) only in {changes}{stand_in}"
+    return "confirmed", f"formatTools' code is identical to {ARTICLE_VERSION}'s (bundler artefacts aside): {same}{stand_in}"
+
+
+@check("A15")
+def _legal_key_forces(e: Evidence) -> tuple[Status, str]:
+    outcome = e["choice-legal-key"]
+    names, forced = _names(outcome), outcome.forced_name
+    if forced != "search_web" or forced not in names:
+        return "refuted", f"forcing the legal key search_web sent tool_choice {outcome.tool_choice} with tools {names}: absent"
+    findings = [f.message for f in lint.lint_body(outcome.requests[0], providers.get_rule("openai", "documented")) if f.severity != "hint"]
+    if findings:
+        return "refuted", f"the request breaks openai's documented rule: {findings}"
+    return "confirmed", "registered under the legal key search_web and forced by it: tool_choice names search_web, which tools offers"
+
+
+@check("A16")
+def _collide_after_63(e: Evidence) -> tuple[Status, str]:
+    seen = []
+    for scenario in ("collision-64th-unit", "collision-64th-unit-utf16"):
+        outcome = e[scenario]
+        keys = outcome.registered_keys
+        expected = _substituted(keys[0], units=True)[:63]
+        if outcome.requests:
+            return "refuted", f"{scenario}: keys differing only after unit 63 went out as {_names(outcome)}: no collision"
+        if outcome.collision_name != expected:
+            return "refuted", f"{scenario}: refused as {outcome.collision_name!r}, not as their shared first 63 units"
+        seen.append(f"{scenario} -> {expected[:3]}...{expected[-3:]} ({len(expected)})")
+    return "confirmed", "two keys that differ only after their 63rd UTF-16 unit collide: " + "; ".join(seen)
+
+
+@check("A17")
+def _shared_record(e: Evidence) -> tuple[Status, str]:
+    outcome = e["shared-record"]
+    sent = [lint.tool_names(body) for body in outcome.requests]
+    if len(sent) != 2:
+        raise CheckError(f"shared-record sent {len(sent)} requests, not one per agent")
+    if sent != [["search_web"], ["search_web"]]:
+        return "refuted", f"the two agents sharing one record sent {sent}, not search_web each"
+    if outcome.keys_after != ("search.web",) or outcome.ids_after != ("get-weather",):
+        return "refuted", f"the shared record was renamed: keys {outcome.keys_after}, ids {outcome.ids_after}"
+    return "confirmed", "two agents on one tools record each sent search_web; the record still has key search.web, id get-weather"
+
+
+@check("A18")
+def _issue_6302(e: Evidence) -> tuple[Status, str]:
+    outcome = e["length-issue-6302"]
+    key = outcome.registered_keys[0]
+    refused = providers.check_name(key, "openai", "documented")
+    if len(key) != catalogue.ISSUE_6302_LENGTH or not refused:
+        return "refuted", f"openai's documented rule accepts a {len(key)}-char name: the quoted error would not happen"
+    names = _names(outcome)
+    findings = [f.message for f in lint.lint_body(outcome.requests[0], providers.get_rule("openai", "documented")) if f.severity == "refused"]
+    if names != [key[:63]] or findings:
+        return "refuted", f"a {len(key)}-char key went out as lengths {[len(n) for n in names]}; lint: {findings}"
+    return "confirmed", (f"quoted (issue 6302, via the article): the provider refused a 67-char name, maximum 64. Measured: openai's "
+                         f"documented rule refuses it ({refused[0]}); Mastra {e.version} cuts such a key to 63, which the rule accepts")
+
+
+# -- our findings -------------------------------------------------------------------------------------------------
+
+@check("F01")
+def _emoji(e: Evidence) -> tuple[Status, str]:
+    names = _names(e["emoji-key"])
+    if "weather__" not in names:
+        return "refuted", f"weather😀 did not go out as weather__ (two underscores): {names}"
+    return "confirmed", "weather😀 went out as weather__ (two underscores for one emoji: two UTF-16 code units)"
+
+
+@check("F02")
+def _integer_keys(e: Evidence) -> tuple[Status, str]:
+    outcome = e["integer-keys"]
+    keys = outcome.registered_keys
+    names = _names(outcome)
+    # Registered b, 42, 7, x.y: moving rewritten keys in registration order alone would give b, _42, _7, x_y.
+    if names != ["b", "_7", "_42", "x_y"]:
+        return "refuted", f"registered {keys}, sent {names}: integer-like keys not first in numeric order"
+    return "confirmed", f"registered {keys}, sent {names}: 7 and 42 are enumerated first, in numeric order"
+
+
+@check("F03")
+def _empty_key(e: Evidence) -> tuple[Status, str]:
+    outcome = e["empty-key"]
+    if outcome.requests:
+        return "refuted", f"a request went out: {_names(outcome)}"
+    innermost = outcome.error[-1] if outcome.error else {}
+    if innermost.get("name") != "TypeError":
+        return "refuted", f"generate() did not fail with a TypeError: {_error_text(outcome)}"
+    return "confirmed", f"no request; generate() failed: {_error_text(outcome)}"
+
+
+@check("F04")
+def _proto_collision(e: Evidence) -> tuple[Status, str]:
+    outcome = e["collision-proto"]
+    if len(outcome.registered_keys) != 1:
+        raise CheckError("collision-proto must register exactly one tool")
+    if outcome.requests or outcome.collision_name != "__proto__":
+        return "refuted", f"one tool under ..proto.. was not refused as a collision on __proto__: {_error_text(outcome)}"
+    return "confirmed", "one tool, key ..proto..: refused as a collision on __proto__"
+
+
+@check("F05")
+def _wrapped_id(e: Evidence) -> tuple[Status, str]:
+    outcome = e["collision-dot-space"]
+    if outcome.error_ids[:1] != ["AGENT_GENERATE_FAILED"] or COLLISION_ID in outcome.error_ids:
+        return "refuted", f"the caller's error chain carries ids {outcome.error_ids}"
+    return "confirmed", f"the error generate() rejects with has id {outcome.error_ids[0]}; chain: {_error_text(outcome)}"
+
+
+@check("F06")
+def _proto_vanishes(e: Evidence) -> tuple[Status, str]:
+    outcome = e["proto-key"]
+    names = _names(outcome)
+    if names != ["plain"] or outcome.keys_after != ("__proto__", "plain"):
+        return "refuted", f"registered __proto__ and plain, sent {names}"
+    if not _only_the_capture_refused(outcome) or (said := _spoken(outcome)):
+        return "refuted", f"not silent: {_error_text(outcome)}; logged {_spoken(outcome)}"
+    return "confirmed", "registered __proto__ and plain; only plain was sent, no error raised, nothing logged"
+
+
+@check("F07")
+def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
+    by_wire, stream, by_id, docs = e["call-by-wire-name"], e["call-by-wire-name-stream"], e["call-by-id"], e["docs-builtin-example"]
+    reported = {"wire name": by_wire.tool_names, "stream": stream.tool_names, "id": by_id.tool_names}
+    if reported != {"wire name": ("search_web",), "stream": ("search_web",), "id": ("get-weather",)}:
+        return "refuted", f"toolName reported for key search.web when the model called: {reported}"
+    if docs.not_applicable:
+        return "refined", f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins for the docs' example"
+    if docs.tool_names and "submit_plan" not in docs.tool_names:
+        return "confirmed", f"toolName is the called name, never the key search.web ({reported}); the docs' example sees {docs.tool_names[0]}, never submit_plan"
+    return "refuted", f"docs example toolNames {docs.tool_names}"
+
+
+@check("F08")
+def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
+    by_id, by_key = e["call-by-id"], e["call-by-key"]
+    if [x["key"] for x in by_id.executions] != ["search.web"]:
+        return "refuted", f"the model called the id get-weather, but the tool ran {by_id.executions}"
+    if by_key.executions:
+        return "refuted", f"the model called the key search.web and the tool ran: {by_key.executions}"
+    messages = [m["content"] for m in by_key.tool_replies]
+    if messages and "not found" in messages[0]:
+        return "confirmed", f"id get-weather ran the tool; key search.web did not, the model was told: {messages[0][:90]}"
+    return "refined", f"id get-weather ran the tool; key search.web did not, and generate() failed: {_error_text(by_key)}"
+
+
+@check("F09")
+def _active_tools(e: Evidence) -> tuple[Status, str]:
+    by_key, by_name = e["active-tools-by-key"], e["active-tools-by-wire-name"]
+    if _names(by_key) == [] and _names(by_name) == ["search_web"]:
+        if said := _spoken(by_key):
+            return "refuted", f"activeTools ['search.web'] sent no tools, but not silently: {said}"
+        return "confirmed", "activeTools ['search.web'] sent tools [] with no error and no warning logged; ['search_web'] sent ['search_web']"
+    if set(_names(by_key)) == set(_names(by_name)) == {"plain", "search_web"}:
+        return "refined", f"activeTools is ignored on {e.version}: every tool was sent either way ({_names(by_key)})"
+    return "refuted", f"by key: {_names(by_key)}; by wire name: {_names(by_name)}"
+
+
+@check("F10")
+def _other_sources(e: Evidence) -> tuple[Status, str]:
+    agents, toolsets, client = _names(e["sub-agents-workflows"]), _names(e["toolsets"]), _names(e["client-tools"])
+    if "agent-research_bot" not in agents or "workflow-etl_job" not in agents:
+        return "refuted", f"sub-agent research.bot / workflow etl.job went out as {agents}"
+    if "set_tool" not in toolsets or any("my" in name for name in toolsets):
+        return "refuted", f"toolset my.set with tool set.tool went out as {toolsets}"
+    if "client_tool" not in client:
+        return "refuted", f"client tool client.tool went out as {client}"
+    return "confirmed", f"sub-agent/workflow {agents[1:]}, toolset my.set -> {toolsets}, client tool -> {client[1:]}"
+
+
+@check("F11")
+def _stream_mismatch(e: Evidence) -> tuple[Status, str]:
+    return _forces_absent_tool(e["choice-by-key-stream"], "search.web", "stream(): ")
+
+
+@check("F12")
+def _version_differences(e: Evidence) -> tuple[Status, str]:
+    if verdict := _without_baseline(e):
+        return verdict
+    base = e.by_version[ARTICLE_VERSION]
+    scenarios = ("choice-none", "active-tools-by-key", "call-by-key")
+    differing = [name for name in scenarios if _fingerprint(e[name]) != _fingerprint(base[name])]
+    if e.version == versions.pinned()[0]:
+        return ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in {', '.join(differing)}") if differing else (
+            "refuted", f"oldest version behaves like {ARTICLE_VERSION} in {', '.join(scenarios)}")
+    return ("confirmed", f"newer version: agrees with {ARTICLE_VERSION} in {', '.join(scenarios)}") if not differing else (
+        "refuted", f"newer version differs from {ARTICLE_VERSION} in {', '.join(differing)}")
+
+
+def _fingerprint(outcome: Outcome) -> str:
+    return json.dumps([outcome.wire_names, outcome.tool_choice, len(outcome.requests), [l["message"] for l in outcome.error]])
+
+
+@check("F13")
+def _remedy(e: Evidence) -> tuple[Status, str]:
+    choice, active = e["remedy-choice-by-key"], e["remedy-active-tools"]
+    forced, names = choice.forced_name, _names(choice)
+    if active.mapping is None or "search.web" not in active.mapping:
+        raise CheckError("remedy-active-tools carries no key mapping")
+    selected = active.mapping["search.web"]
+    if forced is None or forced not in names:
+        return "refuted", f"remedied: tools {names}, tool_choice {choice.tool_choice}"
+    if _names(active) == [selected]:
+        return "confirmed", f"remedied: tools {names}, tool_choice {forced!r}; activeTools sent {_names(active)}"
+    if selected in _names(active):
+        return "refined", f"remedied: tool_choice {forced!r} is offered; activeTools is ignored on {e.version} (sent {_names(active)})"
+    return "refuted", f"remedied activeTools sent {_names(active)}"

@@ -1,0 +1,130 @@
+"""The claims ledger: every claim of the article and every finding of ours, judged on measured outcomes.
+
+``data/claims.csv`` lists the claims (paraphrased, with the article section or finding they come from and the
+notebook that shows them). Each claim has one check, registered under its id with :func:`check` by the adapter
+that measures it (``probe_lib.adapters.mastra.checks`` for Mastra). A check reads the outcomes of one version (live
+or recorded) and returns a status and one line of evidence: confirmed (holds as stated), refined (holds with a
+qualification measured here), refuted (measured otherwise), not testable (the version lacks the feature), or
+failed (the evidence lacks what the check needs: a defect of the kit or of the recording, never of the framework).
+
+This module knows nothing about any framework: outcomes are whatever objects the adapter's checks read.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from typing import Callable, Generic, Literal, Mapping, TypeVar
+
+import pandas as pd
+
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+
+CLAIMS_PATH = paths.DATA / "claims.csv"
+Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
+STATUSES: tuple[Status, ...] = ("confirmed", "refined", "refuted", "not testable", "failed")
+
+OutcomeT = TypeVar("OutcomeT")
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    origin: Literal["article", "finding"]
+    section: str
+    statement: str
+    notebook: str
+
+
+@dataclass(frozen=True)
+class Verdict:
+    claim: str
+    version: str
+    status: Status
+    evidence: str
+
+
+class CheckError(Exception):
+    """The evidence lacks what a check needs (a scenario, a request, an error); the claim is judged "failed"."""
+
+
+@dataclass(frozen=True)
+class Evidence(Generic[OutcomeT]):
+    """What a check may read: the outcomes of one version by scenario name, and of every version measured."""
+
+    version: str
+    outcomes: Mapping[str, OutcomeT]
+    by_version: Mapping[str, Mapping[str, OutcomeT]]
+
+    def __getitem__(self, scenario: str) -> OutcomeT:
+        try:
+            return self.outcomes[scenario]
+        except KeyError:
+            raise CheckError(f"scenario {scenario!r} was not measured on {self.version}") from None
+
+
+Check = Callable[[Evidence], tuple[Status, str]]
+#: Claim id -> its check; filled by the adapters' check modules as they are imported.
+CHECKS: dict[str, Check] = {}
+
+
+def check(claim_id: str) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of ``claim_id`` (one check per claim)."""
+    def register(function: Check) -> Check:
+        if claim_id in CHECKS:
+            raise ValueError(f"claim {claim_id} already has a check: {CHECKS[claim_id].__qualname__}")
+        CHECKS[claim_id] = function
+        return function
+
+    return register
+
+
+def load_claims() -> list[Claim]:
+    """The ledger's claims, each with a registered check; raises ``InputError`` if the file drifts."""
+    with CLAIMS_PATH.open(newline="", encoding="utf-8") as handle:
+        claims = [Claim(**row) for row in csv.DictReader(handle)]
+    ids = [claim.id for claim in claims]
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{CLAIMS_PATH.name}: claim ids repeat")
+    missing = sorted(set(ids) ^ set(CHECKS))
+    if missing:
+        raise InputError(
+            f"{CLAIMS_PATH.name} and the registered checks disagree on claims {missing}: each claim needs one check "
+            "(import the adapter's checks module, e.g. probe_lib.adapters.mastra.checks, before judging)"
+        )
+    return claims
+
+
+def judge(claim: Claim, evidence: Evidence) -> Verdict:
+    """Run one claim's check; a check whose evidence lacks what it needs is reported as failed, with the reason."""
+    try:
+        status, text = CHECKS[claim.id](evidence)
+    except CheckError as error:
+        status, text = "failed", f"check could not run: {error}"
+    return Verdict(claim.id, evidence.version, status, text)
+
+
+def ledger(by_version: Mapping[str, Mapping[str, object]]) -> pd.DataFrame:
+    """One row per (claim, version): the claim, where it comes from, its status and one line of evidence."""
+    rows = []
+    for claim in load_claims():
+        for version, outcomes in by_version.items():
+            verdict = judge(claim, Evidence(version, outcomes, by_version))
+            rows.append({
+                "claim": claim.id, "origin": claim.origin, "section": claim.section, "statement": claim.statement,
+                "notebook": claim.notebook, "version": version, "status": verdict.status, "evidence": verdict.evidence,
+            })
+    return pd.DataFrame(rows)
+
+
+def status_matrix(table: pd.DataFrame) -> pd.DataFrame:
+    """Claims as rows, versions as columns, statuses as cells: the ledger at a glance."""
+    return table.pivot(index="claim", columns="version", values="status")
+
+
+def statuses_with_statements(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`status_matrix` with each claim's statement and notebook beside its statuses, so a reader sees what
+    was judged before how it fared."""
+    info = table.drop_duplicates("claim").set_index("claim")[["statement", "notebook"]]
+    return info.join(status_matrix(table))
