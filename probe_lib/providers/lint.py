@@ -5,6 +5,8 @@ can force a function that is absent from its ``tools``. The linter reads request
 per request:
 
 * ``refused-name`` (severity ``refused``): a tool name the chosen provider rule would refuse, and why;
+* ``malformed-tools`` / ``malformed-tool`` (``refused``): ``tools`` is not an array, or an item in it is
+  neither a function tool with a string name nor a typed built-in tool;
 * ``duplicate-name`` (``refused``): a name listed twice (Anthropic answers "tools: Tool names must be unique.");
 * ``choice-not-in-tools`` (``mismatch``): ``tool_choice`` names a function absent from ``tools``, with the tool
   Mastra most likely renamed it to (the one named ``rewrite(choice)``);
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, TextIO
 
 from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, js_length, rewrite
+from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
 from probe_lib.providers import Rule, get_rule
 
@@ -131,7 +134,7 @@ def _function_name(item: Any) -> str | None:
 def lint_body(body: Mapping[str, Any], rule: Rule, request: int = 0) -> list[Finding]:
     """Findings for one request body, checked against ``rule``."""
     names = tool_names(body)
-    findings: list[Finding] = []
+    findings = _malformed_tools(body.get("tools"), request)
     for name in dict.fromkeys(names):
         reasons = rule.reasons(name)
         if reasons:
@@ -154,6 +157,33 @@ def lint_body(body: Mapping[str, Any], rule: Rule, request: int = 0) -> list[Fin
             findings.append(Finding("hint", "maybe-rewritten", request, name,
                                     f"{json.dumps(name, ensure_ascii=False)} may be a formatTools rewrite: {hint}"))
     return findings
+
+
+def _malformed_tools(tools: Any, request: int) -> list[Finding]:
+    """``tools`` that is not an array, and items that are neither a named function tool nor a typed built-in.
+
+    A provider refuses such a request outright, so a file of them must not pass as clean.
+    """
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        message = f"tools is {json_input.quote(tools)}, not an array of tools; a provider refuses the request"
+        return [Finding("refused", "malformed-tools", request, "tools", message)]
+    findings = []
+    for index, tool in enumerate(tools):
+        if _function_name(tool) is None and not _is_builtin(tool):
+            message = (f"tools[{index}] is {json_input.quote(tool)}: neither a function tool with a string name "
+                       "nor a typed built-in tool; a provider refuses the request")
+            findings.append(Finding("refused", "malformed-tool", request, f"tools[{index}]", message))
+    return findings
+
+
+def _is_builtin(tool: Any) -> bool:
+    """A provider's own tool (``{"type": "web_search"}`` and the like): typed, and not a function."""
+    if not isinstance(tool, dict) or "function" in tool:
+        return False
+    kind = tool.get("type")
+    return isinstance(kind, str) and kind != "function"
 
 
 def _mismatch(choice: str, names: list[str], rule: Rule, request: int) -> Finding:
@@ -225,11 +255,7 @@ def _read_documents(handle: TextIO, path: Path) -> Iterator[tuple[int, dict[str,
     if document is None:
         # Not one object on the first line: the whole file is one JSON document (an array, a HAR, a pretty body).
         handle.seek(0)
-        try:
-            data = json.load(handle)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path}: is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
-        yield from _bodies(data)
+        yield from _bodies(json_input.loads(handle.read(), str(path)))
         return
     # JSON lines (or a single one-line document): parse one line at a time.
     yield from _bodies(document, 0)
@@ -238,17 +264,14 @@ def _read_documents(handle: TextIO, path: Path) -> Iterator[tuple[int, dict[str,
         if not line.strip():
             continue
         position += 1
-        try:
-            document = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path}: line {number} is not JSON ({error.msg} at column {error.colno})") from None
-        yield from _bodies(document, position)
+        yield from _bodies(json_input.loads(line, f"{path}: line {number}"), position)
 
 
 def _loads(line: str) -> Any:
+    """The JSON value of ``line``, or ``None`` when it is not (then the caller reads the file another way)."""
     try:
         return json.loads(line)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
 
 
