@@ -26,7 +26,11 @@ MESSAGE_CHARS = 400
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse, but a usage error is one line (``probe-lib: ...``, exit 2) instead of the usage block."""
+    """argparse, but a usage error is one line (``probe-lib: ...``, exit 2) instead of the usage block, and a
+    flag must be spelled whole (``setup --verb`` is an error, not ``--verbose``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
 
     def error(self, message: str) -> NoReturn:
         _fail(self.prog, f"{message} (see {self.prog} --help)")
@@ -179,12 +183,10 @@ def _read_replies(path: str) -> list:
     from probe_lib.capture import replies_from_json
 
     try:
-        with open(path, encoding="utf-8") as file:
-            data = json.load(file)
+        with open(path, "rb") as file:
+            data = json_input.loads(file.read(), f"--replies {path}")
     except OSError as error:
         raise InputError(f"cannot read --replies {path}: {error.strerror}") from None
-    except ValueError as error:
-        raise InputError(f"--replies {path} is not JSON ({error})") from None
     try:
         return replies_from_json(data)
     except InputError as error:
