@@ -16,7 +16,7 @@ from typing import Callable, NoReturn, Sequence
 
 from probe_lib.adapters.mastra.normaliser import normalise
 from probe_lib.core import json_input
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import InputError, ProbeError
 from probe_lib.inputs.records import check_record, parse_records
 
 Handler = Callable[[argparse.Namespace], int]
@@ -180,7 +180,7 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
 
 def _read_replies(path: str) -> list:
     """The reply forms of a ``--replies`` file, checked; every fault is an ``InputError`` naming the file."""
-    from probe_lib.capture import replies_from_json
+    from probe_lib.wire.replies import replies_from_json
 
     try:
         with open(path, "rb") as file:
@@ -269,9 +269,10 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         _fail("probe-lib reproduce", f"interrupted; {args.out} was left as it was (the new report was discarded)")
         return 130
-    except InputError:
-        raise
-    except Exception as error:  # a failed measurement or render: say so in one line, and that nothing was lost
+    except ProbeError as error:  # a missing prerequisite or a failed runner: nothing was replaced
+        _fail("probe-lib reproduce", f"{error}; {args.out} was left as it was")
+        return 2
+    except Exception as error:  # a defect of the kit: one line too, and the same promise
         _fail("probe-lib reproduce", f"failed ({type(error).__name__}: {error}); {args.out} was left as it was")
         return 1
     print(report.summary(result))
@@ -312,7 +313,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     prog = f"probe-lib {handler.__name__.removeprefix('cmd_')}"
     try:
         return handler(args)
-    except InputError as error:
+    except ProbeError as error:
         _fail(prog, str(error))
         return 2
     except KeyboardInterrupt:

@@ -199,7 +199,7 @@ def test_lone_surrogates_are_normalised_and_printed_escaped(keys):
 
 def test_lint_json_prints_a_lone_surrogate_name_escaped(tmp_path):
     path = tmp_path / "body.json"
-    path.write_text('{"tools": [{"type": "function", "function": {"name": "a\\ud800"}}]}')
+    path.write_text('{"messages": [], "tools": [{"type": "function", "function": {"name": "a\\ud800"}}]}')
     code, stdout, stderr = run_main(["lint", str(path), "--json"])
     assert code == 1 and stderr == ""
     assert json.loads(stdout)["findings"][0]["name"] == "a\ud800"

@@ -16,12 +16,11 @@ import time
 import pytest
 
 from probe_lib.adapters import install, mastra
-from probe_lib.adapters.install import NodeMissing
 from probe_lib.adapters.mastra import Runner
-from probe_lib.capture import TextReply, ToolCall, ToolCallsReply
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import InputError, NodeMissing
 from probe_lib.core.scenarios import Scenario, ToolSpec, tools
 from probe_lib.inputs.keysets import adversarial_records
+from probe_lib.wire.replies import TextReply, ToolCall, ToolCallsReply
 
 VERSION = install.pinned_versions()[-1]
 HANG_MS = 1500

@@ -16,7 +16,7 @@ from functools import cache
 from pathlib import Path
 
 from probe_lib.core import paths
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import BrowserMissing, InputError, InstallFailed, NodeMissing
 
 NODE_HELP = (
     "Node.js 20+ and npm are needed to run the real @mastra/core: install them (e.g. `apt-get install nodejs npm` "
@@ -27,10 +27,6 @@ _ALIAS_PREFIX = "mastra-"
 
 #: The version the article measured: the default everywhere a single version is shown.
 ARTICLE_VERSION = "1.67.0"
-
-
-class NodeMissing(InputError):
-    """Node.js, npm, or the installed harness is missing; the message says how to get it."""
 
 
 @cache
@@ -89,10 +85,10 @@ def install_browser() -> str:
     if browser_executable() is None:
         apt = shutil.which("apt-get")
         if apt is None or os.geteuid() != 0:
-            raise NodeMissing(f"Chromium is missing and cannot be installed here: {BROWSER_HELP}")
+            raise BrowserMissing(f"Chromium is missing and cannot be installed here: {BROWSER_HELP}")
         for command in ([apt, "update", "-qq"], [apt, "install", "-y", "-qq", "chromium"]):
             if subprocess.run(command, capture_output=True, text=True).returncode != 0:
-                raise NodeMissing(f"`{' '.join(command)}` failed: {BROWSER_HELP}")
+                raise BrowserMissing(f"`{' '.join(command)}` failed: {BROWSER_HELP}")
     return browser_executable()
 
 
@@ -115,7 +111,7 @@ def install(*, quiet: bool = True) -> Path:
     completed = subprocess.run(command, cwd=staging, capture_output=quiet, text=True)
     if completed.returncode != 0:
         tail = (completed.stderr or "").strip().splitlines()[-1:] or ["see npm's output above"]
-        raise NodeMissing(f"`npm ci` failed in {staging}: {tail[0]}")
+        raise InstallFailed(f"`npm ci` failed in {staging}: {tail[0]}")
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)  # atomic: a half-finished install is never mistaken for a whole one
     return modules

@@ -119,7 +119,7 @@ def builtins(ev: Evidence) -> pd.DataFrame:
     On a version without built-ins it holds each scenario's error instead.
     """
     by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
-    if by_export.lacks_builtins:
+    if by_export.not_applicable:
         return pd.DataFrame({"scenario": ["builtins-by-export", "builtins-by-id"],
                              "error": [by_export.error[0]["message"], by_id.error[0]["message"]]})
     return pd.DataFrame({
@@ -540,7 +540,7 @@ def version_comparison(ev: Evidence, baseline: str = install.ARTICLE_VERSION) ->
 
 def _versus(outcome: Outcome, version: str, baseline: str, is_same: bool) -> str:
     """One grid cell's category: the version lacks the feature, is the baseline, behaves the same, or differs."""
-    if outcome.lacks_builtins:
+    if outcome.not_applicable:
         return "feature missing"
     if version == baseline:
         return f"baseline ({baseline})"

@@ -12,8 +12,8 @@ per request:
   Mastra most likely renamed it to (the one named ``rewrite(choice)``);
 * ``maybe-rewritten`` (``hint``): a name that looks like a formatTools rewrite of some other key.
 
-Both wire shapes are read: Chat Completions (``{"type":"function","function":{"name":...}}``) and Responses
-(``{"type":"function","name":...}``), for tools and for ``tool_choice``.
+Bodies are read through their wire format (:mod:`probe_lib.wire`): Chat Completions, Responses and Anthropic
+Messages, for tools and for the forced tool alike.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, TextIO
 
+from probe_lib import wire
+from probe_lib.wire.base import function_name
 from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, js_length, rewrite
 from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
@@ -100,35 +102,15 @@ class Report:
 
 
 def tool_names(body: Mapping[str, Any]) -> list[str]:
-    """Function names in ``body["tools"]``, in order (tools of other types, such as web search, have none)."""
-    tools = body.get("tools")
-    if not isinstance(tools, list):
-        return []
-    names = []
-    for tool in tools:
-        name = _function_name(tool)
-        if name is not None:
-            names.append(name)
-    return names
+    """Function names in the request's tools, in order, read through its wire format ([] if none is recognised)."""
+    wire_format = wire.detect(body)
+    return wire_format.tool_names(body) if wire_format else []
 
 
 def forced_name(body: Mapping[str, Any]) -> str | None:
-    """The function ``body["tool_choice"]`` forces, or ``None`` for ``"auto"``, ``"required"`` and the like."""
-    return _function_name(body.get("tool_choice"))
-
-
-def _function_name(item: Any) -> str | None:
-    """The name in ``{"type":"function","function":{"name":..}}`` (Chat) or ``{"type":"function","name":..}``."""
-    if not isinstance(item, dict):
-        return None
-    function = item.get("function")
-    if isinstance(function, dict):
-        name = function.get("name")
-    elif item.get("type") == "function":
-        name = item.get("name")
-    else:
-        return None
-    return name if isinstance(name, str) else None
+    """The function the request's tool choice forces, or ``None`` for "auto", "required" and the like."""
+    wire_format = wire.detect(body)
+    return wire_format.forced_name(body) if wire_format else None
 
 
 def lint_body(body: Mapping[str, Any], rule: Rule, request: int = 0) -> list[Finding]:
@@ -171,19 +153,21 @@ def _malformed_tools(tools: Any, request: int) -> list[Finding]:
         return [Finding("refused", "malformed-tools", request, "tools", message)]
     findings = []
     for index, tool in enumerate(tools):
-        if _function_name(tool) is None and not _is_builtin(tool):
+        if not _is_tool(tool):
             message = (f"tools[{index}] is {json_input.quote(tool)}: neither a function tool with a string name "
                        "nor a typed built-in tool; a provider refuses the request")
             findings.append(Finding("refused", "malformed-tool", request, f"tools[{index}]", message))
     return findings
 
 
-def _is_builtin(tool: Any) -> bool:
-    """A provider's own tool (``{"type": "web_search"}`` and the like): typed, and not a function."""
-    if not isinstance(tool, dict) or "function" in tool:
+def _is_tool(item: Any) -> bool:
+    """A function tool of any wire format (a string ``name`` or ``function.name``), or a typed built-in tool."""
+    if not isinstance(item, dict):
         return False
-    kind = tool.get("type")
-    return isinstance(kind, str) and kind != "function"
+    named = function_name(item, "name") is not None or function_name(item, "function", "name") is not None
+    if "function" in item or item.get("type") == "function":
+        return named
+    return named or function_name(item, "type") is not None
 
 
 def _mismatch(choice: str, names: list[str], rule: Rule, request: int) -> Finding:

@@ -154,7 +154,7 @@ def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
 @check("A03")
 def _builtins(e: Evidence) -> tuple[Status, str]:
     by_export, by_id = e["builtins-by-export"], e["builtins-by-id"]
-    if by_export.lacks_builtins:
+    if by_export.not_applicable:
         return "not testable", f"@mastra/core {e.version} has no built-in tools to register"
     exports = [spec.key for spec in by_export.scenario.tools]
     ids = [spec.key for spec in by_id.scenario.tools]
@@ -333,7 +333,7 @@ def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
     reported = {"wire name": by_wire.tool_names, "stream": stream.tool_names, "id": by_id.tool_names}
     if reported != {"wire name": ("search_web",), "stream": ("search_web",), "id": ("get-weather",)}:
         return "refuted", f"toolName reported for key search.web when the model called: {reported}"
-    if docs.lacks_builtins:
+    if docs.not_applicable:
         return "refined", f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins for the docs' example"
     if docs.tool_names and "submit_plan" not in docs.tool_names:
         return "confirmed", f"toolName is the called name, never the key search.web ({reported}); the docs' example sees {docs.tool_names[0]}, never submit_plan"
