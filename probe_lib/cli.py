@@ -64,7 +64,9 @@ def _pinned(text: str) -> str:
 
     if text not in install.pinned_versions():
         pinned = ", ".join(install.pinned_versions())
-        raise argparse.ArgumentTypeError(f"@mastra/core {json_input.quote(text)} is not pinned; choose one of {pinned}")
+        plain = text.isprintable() and text == text.strip() and len(text) <= json_input.QUOTE_CHARS
+        shown = text if plain else json_input.quote(text)  # quoted, a stray space or a megabyte shows as such
+        raise argparse.ArgumentTypeError(f"@mastra/core {shown} is not pinned; choose one of {pinned}")
     return text
 
 
@@ -148,6 +150,10 @@ def _add_setup(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_setup)
 
 
+#: What ``probe`` prints for a record whose runner died before it finished (the batch exits 1).
+NOT_RUN = {"error": {"kind": "not-run", "message": "the runner stopped before this record finished; rerun it"}}
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     from probe_lib.adapters import mastra
     from probe_lib.core import scenarios
@@ -155,13 +161,22 @@ def cmd_probe(args: argparse.Namespace) -> int:
     records, is_batch = _read_keys(args)
     tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
     batch = [scenarios.for_keys(f"probe-{number}", keys, tool_choice) for number, keys in enumerate(records)]
-    outcomes = mastra.run(batch, args.mastra, workers=args.workers)
-    if args.json:
-        _emit([outcome.result_json() for outcome in outcomes], is_batch)
-    else:
-        for number, outcome in enumerate(outcomes):
-            print(f"# record {number} on @mastra/core {outcome.version}")
-            print(json.dumps(outcome.result_json(), ensure_ascii=False, indent=2))
+    try:
+        outcomes, broken = mastra.run(batch, args.mastra, workers=args.workers), None
+    except mastra.BatchIncomplete as error:  # keep what finished; the rest is marked, the exit code says so
+        outcomes, broken = error.outcomes, error
+    results = [NOT_RUN if outcome is None else outcome.result_json() for outcome in outcomes]
+    if broken is None or is_batch:
+        if args.json:
+            _emit(results, is_batch)
+        else:
+            for number, result in enumerate(results):
+                print(f"# record {number} on @mastra/core {args.mastra}")
+                print(json.dumps(result, ensure_ascii=False, indent=2))
+    if broken is not None:
+        partial = '; the results printed are PARTIAL: records marked "not-run" did not finish' if is_batch else ""
+        _fail("probe-lib probe", f"{broken}{partial}")
+        return 1
     return 0
 
 
