@@ -162,7 +162,8 @@ def cmd_probe(args: argparse.Namespace) -> int:
     tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
     batch = [scenarios.for_keys(f"probe-{number}", keys, tool_choice) for number, keys in enumerate(records)]
     try:
-        outcomes, broken = mastra.run(batch, args.mastra, workers=args.workers), None
+        outcomes = mastra.run(batch, args.mastra, workers=args.workers, max_body_bytes=args.max_body_mb * 2**20)
+        broken = None
     except mastra.BatchIncomplete as error:  # keep what finished; the rest is marked, the exit code says so
         outcomes, broken = error.outcomes, error
     results = [NOT_RUN if outcome is None else outcome.result_json() for outcome in outcomes]
@@ -189,6 +190,8 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
                         help=f"pinned @mastra/core version ({', '.join(install.pinned_versions())})")
     parser.add_argument("--tool-choice", metavar="NAME", help="force a tool by this name (toolChoice {type:'tool'})")
     parser.add_argument("--workers", type=_bounded(1, 64), default=2, help="Node processes sharing the batch (default 2)")
+    parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
+                        help="largest request body the kit's capture server records (default 8; ~30,000 keys need 9)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
     parser.set_defaults(handler=cmd_probe)
 

@@ -79,7 +79,7 @@ bad_versions = st.one_of(
     st.sampled_from(["../../etc", "1.67.0 ", " 1.67.0", "1.67", "latest", "", "1.67.0\n", "x" * 100_000]),
     st.text(max_size=12),
 ).filter(lambda text: text not in install.pinned_versions())
-bad_counts = st.one_of(st.integers(max_value=0), st.integers(min_value=65), st.sampled_from(["two", "1.5", "", "0x10", "9" * 5000]))
+bad_counts = st.one_of(st.integers(max_value=0), st.integers(min_value=4097), st.sampled_from(["two", "1.5", "", "0x10", "9" * 5000]))
 bad_ports = st.one_of(st.integers(max_value=-1), st.integers(min_value=65_536), st.sampled_from(["http", "80.0", ""]))
 
 
@@ -90,10 +90,10 @@ def test_normalise_refuses_junk_stdin_in_one_line(stdin, as_json):
 
 
 @JUNK
-@given(stdin=bad_stdin | st.just(b'["a"]'), version=bad_versions, workers=bad_counts, which=st.integers(0, 2))
-def test_probe_refuses_junk_before_starting_node(stdin, version, workers, which):
-    flags = [["--mastra", version], ["--workers", str(workers)], []][which]
-    if which == 2 and stdin == b'["a"]':
+@given(stdin=bad_stdin | st.just(b'["a"]'), version=bad_versions, count=bad_counts, which=st.integers(0, 3))
+def test_probe_refuses_junk_before_starting_node(stdin, version, count, which):
+    flags = [["--mastra", version], ["--workers", str(count)], ["--max-body-mb", str(count)], []][which]
+    if not flags and stdin == b'["a"]':
         flags = ["--workers", "0"]
     assert_input_error(*run_main(["probe", "--json", *flags], stdin))
 

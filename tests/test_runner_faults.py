@@ -115,3 +115,19 @@ def test_probe_cli_prints_partial_results_marked_and_exits_1_when_its_runner_is_
     assert not_run, "the kill came mid-batch, so some records cannot have finished"
     for n, result in enumerate(results):
         assert result in not_run or result["names"] == [f"k{n}", f"x_{n}"]
+
+
+@pytest.mark.parametrize(("limit_mb", "fits"), [(1, False), (4, True)])
+def test_a_request_over_the_kits_body_limit_names_that_limit_and_the_flag_raises_it(node_modules, tmp_path, limit_mb, fits):
+    keys = tmp_path / "keys.json"
+    keys.write_text(json.dumps([f"key.{n}" for n in range(5_000)]))  # ~1.5 MB of tools in one request
+    with keys.open() as stdin:
+        done = subprocess.run([sys.executable, "-m", "probe_lib", "probe", "--json", "--max-body-mb", str(limit_mb)],
+                              stdin=stdin, capture_output=True, text=True, timeout=120)
+    if fits:
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["names"][:2] == ["key_0", "key_1"]
+    else:
+        assert (done.returncode, done.stdout) == (2, "")
+        assert done.stderr.count("\n") == 1 and "kit's capture limit of 1 MiB" in done.stderr
+        assert "--max-body-mb" in done.stderr and "crash" not in done.stderr

@@ -199,6 +199,11 @@ class CaptureServer:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    @property
+    def max_body_bytes(self) -> int:
+        """The largest request body recorded whole; a larger one is answered 413 (the kit's limit, not a provider's)."""
+        return self._max_body_bytes
+
     # -- addresses -------------------------------------------------------------------------------------------
 
     @property

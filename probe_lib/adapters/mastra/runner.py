@@ -30,10 +30,16 @@ COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
 _COLLISION_TEXT = "Two or more tools resolve to the same name "
 #: What runner.cjs says when a scenario asks for a built-in tool its @mastra/core version does not export.
 _MISSING_BUILTIN_TEXT = "does not export the built-in tool"
+#: The capture server's body limit when ``run`` starts its own server; 30,000 keys make a ~9 MiB request.
+DEFAULT_MAX_BODY_BYTES = 8 * 2**20
 #: Watchdog: a runner that sends no result for this long past the longest scenario timeout is hung.
 STALL_SLACK_SECONDS = 30.0
 #: How many of a dead runner's last stderr lines its error quotes (its "last words").
 _LAST_WORDS_LINES = 3
+
+
+class BodyTooLarge(InputError):
+    """Mastra sent a request larger than the capture server accepts: the kit's own limit, not a Mastra failure."""
 
 
 class BatchIncomplete(HarnessError):
@@ -186,6 +192,7 @@ def run(
     server: CaptureServer | None = None,
     workers: int = 1,
     concurrency: int = 16,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
 ) -> list[Outcome]:
     """Run ``scenarios`` on ``version`` and return one ``Outcome`` each, in the given order.
 
@@ -193,7 +200,8 @@ def run(
     tops out near 75 turns/s); each runs ``concurrency`` turns at once. A scenario that throws or hangs is an
     ``Outcome`` with its error, never a failed batch. A runner that dies or sends nothing for the longest
     scenario timeout plus ``STALL_SLACK_SECONDS`` is killed, and the batch raises ``BatchIncomplete`` holding
-    every scenario that did finish.
+    every scenario that did finish. A request over ``max_body_bytes`` (of ``server``, when given) raises
+    ``BodyTooLarge``, naming the kit's limit.
     """
     install.check_version(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
     scenarios = list(scenarios)
@@ -201,7 +209,7 @@ def run(
     if len(set(names)) != len(names):
         raise InputError("scenario names must be unique within one run")
     if server is None:
-        with CaptureServer() as own_server:
+        with CaptureServer(max_body_bytes=max_body_bytes) as own_server:
             return run(scenarios, version, server=own_server, workers=workers, concurrency=concurrency)
     ids = [f"{version}-{index}" for index in range(len(scenarios))]
     for scenario_id, scenario in zip(ids, scenarios):
@@ -230,9 +238,17 @@ def run(
     for thread in threads:
         thread.join()
     outcomes: list[Outcome | None] = []
+    too_large: list[str] = []
     for scenario_id, scenario in zip(ids, scenarios):
         captures = server.take(scenario_id)  # taken even when unfinished, so a shared server forgets the script
+        if any(capture.status == 413 for capture in captures):
+            too_large.append(scenario.name)
         outcomes.append(_outcome(scenario, version, reports[scenario_id], captures) if scenario_id in reports else None)
+    if too_large:
+        raise BodyTooLarge(
+            f"{len(too_large):,} scenario(s) (first: {too_large[0]}) sent a request body over the kit's capture "
+            f"limit of {server.max_body_bytes / 2**20:g} MiB (not a Mastra failure): raise it (probe --max-body-mb; "
+            "CaptureServer(max_body_bytes=...)) or send fewer keys per tool set")
     if errors:
         error = errors[0] if len(errors) == 1 else WorkersFailed(errors)
         if not all(isinstance(each, HarnessError) for each in errors):
