@@ -218,7 +218,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
     replies = _read_replies(args.replies) if args.replies else []
     try:
-        out = open(args.out, "a", encoding="utf-8") if args.out else sys.stdout
+        # backslashreplace: a lone surrogate in a body is written as its \u escape, so the line stays JSON
+        out = open(args.out, "a", encoding="utf-8", errors="backslashreplace") if args.out else sys.stdout
     except OSError as error:
         raise InputError(f"cannot open --out {args.out}: {error.strerror}") from None
 
@@ -229,7 +230,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
     stops = {signal.SIGINT, signal.SIGTERM}
     # Blocked before the server thread starts, which inherits the mask, so only sigwait below receives them.
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
-    server = CaptureServer(port=args.port, on_record=write)
+    # With --out, records go only to the file: memory stays bounded however long the server runs.
+    server = CaptureServer(port=args.port, on_record=write, keep_records=args.out is None)
     try:
         try:
             server.start()
@@ -252,7 +254,8 @@ def _add_capture(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("capture", help="serve a recording OpenAI-compatible endpoint on loopback until Ctrl-C")
     parser.add_argument("--port", type=_bounded(0, 65535), default=0, help="port to listen on (default 0: any free port)")
     parser.add_argument("--replies", metavar="FILE", help="JSON array of replies for scenario default, in order")
-    parser.add_argument("--out", metavar="FILE", help="append each record as a JSON line (default stdout)")
+    parser.add_argument("--out", metavar="FILE", help="append each record as a JSON line (default stdout); records are "
+                        "then kept only in FILE, so GET /_probe/records answers none")
     parser.set_defaults(handler=cmd_capture)
 
 
