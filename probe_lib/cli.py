@@ -1,24 +1,74 @@
 """``python -m probe_lib`` (also ``probe-lib``): one subcommand per job, each a thin call into its module.
 
-Exit codes: 0 done, 1 the command found what it looks for (``lint``: a request a provider would refuse),
-2 bad input or a missing prerequisite (one line on stderr, nothing half-printed).
+Exit codes: 0 done, 1 the command found what it looks for (``lint``: a request a provider would refuse) or a
+run failed (one line saying why and what was kept), 2 bad input or a missing prerequisite (one line on stderr,
+nothing half-printed), 130 interrupted by Ctrl-C.
 """
 
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Callable, NoReturn, Sequence
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
+from probe_lib.core import json_input
 from probe_lib.core.errors import InputError, ProbeError
 from probe_lib.core.target import DEFAULT_FRAMEWORK, baseline
 from probe_lib.inputs.records import check_record, parse_records
 
 Handler = Callable[[argparse.Namespace], int]
+
+#: An error line longer than this is cut: the message must name the fault, not echo the input.
+MESSAGE_CHARS = 400
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, but a usage error is one line (``probe-lib: ...``, exit 2) instead of the usage block, and a
+    flag must be spelled whole (``setup --verb`` is an error, not ``--verbose``)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **{"allow_abbrev": False, **kwargs})
+
+    def error(self, message: str) -> NoReturn:
+        _fail(self.prog, f"{message} (see {self.prog} --help)")
+        raise SystemExit(2)
+
+
+def _fail(prog: str, message: str) -> None:
+    """Print one error line on stderr, cut to ``MESSAGE_CHARS``."""
+    line = " ".join(message.split())
+    if len(line) > MESSAGE_CHARS:
+        line = line[:MESSAGE_CHARS] + "..."
+    print(f"{prog}: {line}", file=sys.stderr, flush=True)
+
+
+def _bounded(low: int, high: int) -> Callable[[str], int]:
+    """An argparse type: an integer from ``low`` to ``high``."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{json_input.quote(text)} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is out of range; give {low} to {high}")
+        return value
+    return parse
+
+
+def _pinned(text: str) -> str:
+    """An argparse type: a pinned ``@mastra/core`` version, checked before any work starts."""
+
+    if text not in mastra.ADAPTER.versions():
+        pinned = ", ".join(mastra.ADAPTER.versions())
+        plain = text.isprintable() and text == text.strip() and len(text) <= json_input.QUOTE_CHARS
+        shown = text if plain else json_input.quote(text)  # quoted, a stray space or a megabyte shows as such
+        raise argparse.ArgumentTypeError(f"@mastra/core {shown} is not pinned; choose one of {pinned}")
+    return text
 
 
 def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
@@ -26,7 +76,7 @@ def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
     if args.keys:
         check_record(args.keys, "the keys given as arguments")
         return [args.keys], False
-    return parse_records(sys.stdin.read())
+    return parse_records(json_input.read_text(sys.stdin.buffer.read(), "stdin"))
 
 
 def _emit(results: list[dict], is_batch: bool) -> None:
@@ -40,7 +90,8 @@ def _print_rows(result) -> None:
     for row in result.rows:
         rules = "".join(flag for flag, on in zip("SPT", (row.substituted, row.prefixed, row.truncated)) if on) or "-"
         after = "" if row.position_after is None else row.position_after
-        print(f"{row.position_before:>6} {after:>5}  {rules:<9} {json.dumps(row.key, ensure_ascii=False):<32} {row.name}")
+        key = json.dumps(row.key, ensure_ascii=False).encode("utf-8", "backslashreplace").decode("utf-8")
+        print(f"{row.position_before:>6} {after:>5}  {rules:<9} {key:<32} {row.name}")
     if result.error is not None:
         print(f"error: {json.dumps(result.error.to_json(), ensure_ascii=False)}")
     print("rules: S substituted, P prefixed with _, T truncated to 63")
@@ -106,29 +157,45 @@ def _add_setup(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_setup)
 
 
+#: What ``probe`` prints for a record whose runner died before it finished (the batch exits 1).
+NOT_RUN = {"error": {"kind": "not-run", "message": "the runner stopped before this record finished; rerun it"}}
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     from probe_lib.core import scenarios
 
     records, is_batch = _read_keys(args)
     tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
     batch = [scenarios.for_keys(f"probe-{number}", keys, tool_choice) for number, keys in enumerate(records)]
-    outcomes = mastra.run(batch, args.mastra, workers=args.workers)
-    if args.json:
-        _emit([outcome.result_json() for outcome in outcomes], is_batch)
-    else:
-        for number, outcome in enumerate(outcomes):
-            print(f"# record {number} on @mastra/core {outcome.version}")
-            print(json.dumps(outcome.result_json(), ensure_ascii=False, indent=2))
+    try:
+        outcomes = mastra.run(batch, args.mastra, workers=args.workers, max_body_bytes=args.max_body_mb * 2**20)
+        broken = None
+    except mastra.BatchIncomplete as error:  # keep what finished; the rest is marked, the exit code says so
+        outcomes, broken = error.outcomes, error
+    results = [NOT_RUN if outcome is None else outcome.result_json() for outcome in outcomes]
+    if broken is None or is_batch:
+        if args.json:
+            _emit(results, is_batch)
+        else:
+            for number, result in enumerate(results):
+                print(f"# record {number} on @mastra/core {args.mastra}")
+                print(json.dumps(result, ensure_ascii=False, indent=2))
+    if broken is not None:
+        partial = '; the results printed are PARTIAL: records marked "not-run" did not finish' if is_batch else ""
+        _fail("probe-lib probe", f"{broken}{partial}")
+        return 1
     return 0
 
 
 def _add_probe(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("probe", help="what the real @mastra/core sends for tool keys (one generate() turn each)")
     parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
-    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION",
+    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", type=_pinned,
                         help=f"pinned @mastra/core version ({', '.join(mastra.ADAPTER.versions())})")
     parser.add_argument("--tool-choice", metavar="NAME", help="force a tool by this name (toolChoice {type:'tool'})")
-    parser.add_argument("--workers", type=int, default=2, help="Node processes sharing the batch (default 2)")
+    parser.add_argument("--workers", type=_bounded(1, 64), default=2, help="Node processes sharing the batch (default 2)")
+    parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
+                        help="largest request body the kit's capture server records (default 8; ~30,000 keys need 9)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
     parser.set_defaults(handler=cmd_probe)
 
@@ -138,12 +205,10 @@ def _read_replies(path: str) -> list:
     from probe_lib.wire.replies import replies_from_json
 
     try:
-        with open(path, encoding="utf-8") as file:
-            data = json.load(file)
+        with open(path, "rb") as file:
+            data = json_input.loads(file.read(), f"--replies {path}")
     except OSError as error:
         raise InputError(f"cannot read --replies {path}: {error.strerror}") from None
-    except ValueError as error:
-        raise InputError(f"--replies {path} is not JSON ({error})") from None
     try:
         return replies_from_json(data)
     except InputError as error:
@@ -157,7 +222,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
     replies = _read_replies(args.replies) if args.replies else []
     try:
-        out = open(args.out, "a", encoding="utf-8") if args.out else sys.stdout
+        # backslashreplace: a lone surrogate in a body is written as its \u escape, so the line stays JSON
+        out = open(args.out, "a", encoding="utf-8", errors="backslashreplace") if args.out else sys.stdout
     except OSError as error:
         raise InputError(f"cannot open --out {args.out}: {error.strerror}") from None
 
@@ -168,7 +234,8 @@ def cmd_capture(args: argparse.Namespace) -> int:
     stops = {signal.SIGINT, signal.SIGTERM}
     # Blocked before the server thread starts, which inherits the mask, so only sigwait below receives them.
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
-    server = CaptureServer(port=args.port, on_record=write)
+    # With --out, records go only to the file: memory stays bounded however long the server runs.
+    server = CaptureServer(port=args.port, on_record=write, keep_records=args.out is None)
     try:
         try:
             server.start()
@@ -189,16 +256,17 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 def _add_capture(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("capture", help="serve a recording OpenAI-compatible endpoint on loopback until Ctrl-C")
-    parser.add_argument("--port", type=int, default=0, help="port to listen on (default 0: any free port)")
+    parser.add_argument("--port", type=_bounded(0, 65535), default=0, help="port to listen on (default 0: any free port)")
     parser.add_argument("--replies", metavar="FILE", help="JSON array of replies for scenario default, in order")
-    parser.add_argument("--out", metavar="FILE", help="append each record as a JSON line (default stdout)")
+    parser.add_argument("--out", metavar="FILE", help="append each record as a JSON line (default stdout); records are "
+                        "then kept only in FILE, so GET /_probe/records answers none")
     parser.set_defaults(handler=cmd_capture)
 
 
 def cmd_record(args: argparse.Namespace) -> int:
     from probe_lib.study import recordings
 
-    versions = [mastra.ADAPTER.check_version(version) for version in args.mastra or mastra.ADAPTER.versions()]
+    versions = args.mastra or mastra.ADAPTER.versions()
     for path in recordings.record(versions):
         print(path)
     return 0
@@ -206,16 +274,29 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def _add_record(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
-    parser.add_argument("--mastra", action="append", metavar="VERSION",
+    parser.add_argument("--mastra", action="append", metavar="VERSION", type=_pinned,
                         help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(mastra.ADAPTER.versions())})")
     parser.set_defaults(handler=cmd_record)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from probe_lib.present import report
+    from probe_lib.present import safe_folder
 
-    mastra.ADAPTER.check_version(args.mastra)
-    result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra)
+    safe_folder.check_replaceable(args.out)  # before the heavy imports: a refusal is instant
+    from probe_lib.present import report
+    from probe_lib.present.progress import Stages
+
+    try:
+        result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra, stages=Stages())
+    except KeyboardInterrupt:
+        _fail("probe-lib reproduce", f"interrupted; {args.out} was left as it was (the new report was discarded)")
+        return 130
+    except ProbeError as error:  # a missing prerequisite or a failed runner: nothing was replaced
+        _fail("probe-lib reproduce", f"{error}; {args.out} was left as it was")
+        return 2
+    except Exception as error:  # a defect of the kit: one line too, and the same promise
+        _fail("probe-lib reproduce", f"failed ({type(error).__name__}: {error}); {args.out} was left as it was")
+        return 1
     print(report.summary(result))
     return 1 if result.failed else 0
 
@@ -224,10 +305,10 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     from probe_lib.core import paths
 
     parser = sub.add_parser("reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report")
-    parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced (default {paths.REPORT})")
+    parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete (default {paths.REPORT})")
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
-    parser.add_argument("--jobs", type=int, help="notebooks executed at once (default: one per core)")
-    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", help="version the finding notebooks show")
+    parser.add_argument("--jobs", type=_bounded(1, 64), help="notebooks executed at once (default: one per core)")
+    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", type=_pinned, help="version the finding notebooks show")
     parser.set_defaults(handler=cmd_reproduce)
 
 
@@ -236,7 +317,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="probe-lib", description=__doc__.splitlines()[0])
+    parser = Parser(prog="probe-lib", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(required=True, metavar="COMMAND")
     for add in SUBCOMMANDS:
         add(sub)
@@ -244,10 +325,18 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # Lone surrogates are legal in JSON strings and reach the output as they came in; printed as \uXXXX escapes
+    # they stay valid JSON (and readable in tables) instead of ending the run with UnicodeEncodeError.
+    if isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.reconfigure(errors="backslashreplace")
     args = build_parser().parse_args(argv)
     handler: Handler = args.handler
+    prog = f"probe-lib {handler.__name__.removeprefix('cmd_')}"
     try:
         return handler(args)
     except ProbeError as error:
-        print(f"probe-lib {args.handler.__name__.removeprefix('cmd_')}: {error}", file=sys.stderr)
+        _fail(prog, str(error))
         return 2
+    except KeyboardInterrupt:
+        _fail(prog, "interrupted")
+        return 130

@@ -11,7 +11,6 @@ import nbformat
 import papermill
 import pytest
 
-from probe_lib.adapters import mastra
 from probe_lib.core.target import baseline
 from probe_lib.present import report
 from probe_lib.teach import exercises, solutions

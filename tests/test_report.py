@@ -6,6 +6,7 @@ Also the fallback: with Node.js really absent from PATH, the same command runs f
 from __future__ import annotations
 
 import html
+import json
 import os
 import subprocess
 import sys
@@ -17,7 +18,7 @@ from probe_lib.adapters import mastra
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.present import browser as kit_browser
-from probe_lib.present import report
+from probe_lib.present import report, safe_folder
 from probe_lib.study import ledger
 
 
@@ -31,6 +32,16 @@ def test_every_notebook_executes_on_the_live_measurement(live_report):
     assert live_report.source == "live"
     assert [run.notebook for run in live_report.runs] == [path.name for path in report.notebooks()]
     assert not live_report.failed, report.summary(live_report)
+
+
+@pytest.mark.node
+def test_report_was_swapped_in_whole_with_a_manifest_of_every_file(live_report):
+    folder = live_report.folder
+    listed = json.loads((folder / safe_folder.MANIFEST).read_text())["files"]
+    on_disk = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != safe_folder.MANIFEST)
+    assert listed == on_disk and "report.html" in listed
+    assert [p.name for p in folder.parent.iterdir()] == [folder.name], "a staging or retired folder was left beside it"
+    assert all(run.executed.is_relative_to(folder) and run.executed.exists() for run in live_report.runs)
 
 
 @pytest.mark.node

@@ -49,6 +49,14 @@ SCENARIO_ID = re.compile(r"[A-Za-z0-9_~-][A-Za-z0-9._~-]*")
 
 _SCENARIO_PATH = re.compile(r"/s/([^/]+)(/.*)?")
 _SHUTDOWN_SECONDS = 2.0
+#: Watchdogs on every connection: a request head must arrive whole this long after its first byte, a body must
+#: be read this long after its head, and a connection that sends nothing for the idle time is closed.
+HEADER_SECONDS = 10.0
+BODY_SECONDS = 60.0
+IDLE_SECONDS = 60.0
+#: Connections served at once; one more is answered 503 and closed (a runner keeps about 16 open).
+MAX_CONNECTIONS = 512
+_BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
 
 
 @dataclass(frozen=True)
@@ -131,6 +139,9 @@ class CaptureServer:
         port: 0 picks a free port; :attr:`base_url` tells which.
         max_body_bytes: larger bodies are answered 413 and recorded without their content.
         on_record: called with each new record, in order, on the server thread (the CLI writes JSON lines).
+        keep_records: ``False`` hands each record only to ``on_record`` and keeps none, so memory stays bounded
+            however long the server runs (``records()`` and ``take()`` then return nothing).
+        header_seconds, idle_seconds, max_connections: the connection watchdogs (see ``HEADER_SECONDS``).
     """
 
     def __init__(
@@ -140,6 +151,10 @@ class CaptureServer:
         max_body_bytes: int = 8 * 1024 * 1024,
         *,
         on_record: Callable[[Capture], None] | None = None,
+        keep_records: bool = True,
+        header_seconds: float = HEADER_SECONDS,
+        idle_seconds: float = IDLE_SECONDS,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
         self._host = _check_loopback(host)
         if max_body_bytes < 1:
@@ -147,6 +162,12 @@ class CaptureServer:
         self._port = port
         self._max_body_bytes = max_body_bytes
         self._on_record = on_record
+        self._keep_records = keep_records
+        self._header_seconds = header_seconds
+        self._idle_seconds = idle_seconds
+        self._max_connections = max_connections
+        #: Open connections, by aiohttp's handler (what ``request.protocol`` is), to their guard.
+        self._guards: dict[object, _Guard] = {}
         self._lock = threading.Lock()
         self._scenarios: dict[str, _Scenario] = {}
         self._seq = 0
@@ -171,15 +192,32 @@ class CaptureServer:
         return self
 
     async def _serve(self) -> None:
-        app = web.Application(client_max_size=self._max_body_bytes)
+        app = web.Application(client_max_size=self._max_body_bytes, middlewares=[self._busy])
         app.router.add_route("PUT", "/_probe/scenarios/{scenario}", self._put_scenario)
         app.router.add_route("DELETE", "/_probe/scenarios/{scenario}", self._delete_scenario)
         app.router.add_route("GET", "/_probe/records", self._get_records)
         app.router.add_route("*", "/_probe/{tail:.*}", self._unknown_control)
         app.router.add_route("*", "/{tail:.*}", self._capture)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=_SHUTDOWN_SECONDS)
+        self._runner = web.AppRunner(
+            app, access_log=None, shutdown_timeout=_SHUTDOWN_SECONDS, keepalive_timeout=self._idle_seconds)
         await self._runner.setup()
-        await web.TCPSite(self._runner, self._host, self._port).start()
+        await _GuardedSite(self._runner, self._host, self._port, self._guard).start()
+
+    def _guard(self) -> _Guard:
+        """A new connection's protocol: aiohttp's handler inside a ``_Guard``."""
+        return _Guard(self._runner.server(), self._guards, self._header_seconds, self._max_connections)
+
+    @web.middleware
+    async def _busy(self, request: web.Request, handler: Callable) -> web.StreamResponse:
+        """Tell the connection's guard a request head has arrived whole (its header watchdog stops)."""
+        guard = self._guards.get(request.protocol)
+        if guard is not None:
+            guard.busy(True)
+        try:
+            return await handler(request)
+        finally:
+            if guard is not None:
+                guard.busy(False)
 
     def close(self) -> None:
         """Stop serving and end the background thread; records stay readable. Safe to call twice."""
@@ -198,6 +236,11 @@ class CaptureServer:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    @property
+    def max_body_bytes(self) -> int:
+        """The largest request body recorded whole; a larger one is answered 413 (the kit's limit, not a provider's)."""
+        return self._max_body_bytes
 
     # -- addresses -------------------------------------------------------------------------------------------
 
@@ -259,7 +302,8 @@ class CaptureServer:
                 wire_format.name if wire_format else None,
             )
             self._seq += 1
-            state.records.append(capture)
+            if self._keep_records:
+                state.records.append(capture)
             completions = state.completions
         if self._on_record is not None:
             self._on_record(capture)
@@ -272,11 +316,14 @@ class CaptureServer:
         scenario, route = (match.group(1), match.group(2) or "") if match else ("default", request.path)
         wire_format = wire.for_route(route) if request.method == "POST" else None
         try:
-            data = await request.read()
+            data = await asyncio.wait_for(request.read(), BODY_SECONDS)
         except web.HTTPRequestEntityTooLarge:
             self._commit(request, scenario, None, None, 413, wire_format)
             message = f"body exceeds {self._max_body_bytes} bytes; raise the capture server's max_body_bytes"
             return web.json_response(_error_body(message), status=413)
+        except TimeoutError:
+            self._commit(request, scenario, None, None, 408, wire_format)
+            return web.json_response(_error_body(f"body not sent within {BODY_SECONDS:g} s"), status=408)
         body: object | None = None
         if data or wire_format:
             try:
@@ -304,7 +351,9 @@ class CaptureServer:
         await response.prepare(request)
         for event, data in answer.events:
             head = f"event: {event}\n".encode() if event else b""
-            await response.write(head + b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n")
+            # backslashreplace: a lone surrogate (legal in JSON, echoed from a request) goes out as its \u escape
+            payload = json.dumps(data, ensure_ascii=False).encode("utf-8", "backslashreplace")
+            await response.write(head + b"data: " + payload + b"\n\n")
         if answer.done is not None:
             await response.write(f"data: {answer.done}\n\n".encode())
         await response.write_eof()
@@ -336,3 +385,79 @@ class CaptureServer:
         )
         return web.json_response(_error_body(message), status=404)
 
+
+
+class _Guard(asyncio.Protocol):
+    """One connection: aiohttp's handler, wrapped to add what aiohttp lacks.
+
+    aiohttp closes a connection that sends nothing (its keep-alive timeout), but one that sends part of a request
+    head and then stalls would hold a slot forever; the guard closes it ``header_seconds`` after its first byte
+    unless the head arrived whole (the ``_busy`` middleware says so). A connection beyond ``max_connections`` is
+    answered 503 and closed before aiohttp sees it.
+    """
+
+    def __init__(self, inner: asyncio.Protocol, guards: dict, header_seconds: float, max_connections: int) -> None:
+        self._inner, self._guards = inner, guards
+        self._header_seconds, self._max_connections = header_seconds, max_connections
+        self._transport: asyncio.Transport | None = None
+        self._deadline: asyncio.TimerHandle | None = None
+        self._busy = self._refused = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self._transport = transport
+        if len(self._guards) >= self._max_connections:
+            self._refused = True
+            transport.write(_BUSY)
+            transport.close()
+            return
+        self._guards[self._inner] = self
+        self._inner.connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return
+        if not self._busy and self._deadline is None:
+            self._deadline = asyncio.get_running_loop().call_later(self._header_seconds, self._expire)
+        self._inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return None if self._refused else self._inner.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        if not self._refused:
+            self._guards.pop(self._inner, None)
+            self._inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self._inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self._inner.resume_writing()
+
+    def busy(self, busy: bool) -> None:
+        """A request is being handled (its head is complete) or has been answered."""
+        self._busy = busy
+        self._disarm()
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expire(self) -> None:
+        self._deadline = None
+        if not self._busy and self._transport is not None:
+            self._transport.abort()
+
+
+class _GuardedSite(web.TCPSite):
+    """aiohttp's TCP site, but each connection's protocol comes from ``factory`` (a ``_Guard``)."""
+
+    def __init__(self, runner: web.AppRunner, host: str, port: int, factory: Callable[[], asyncio.Protocol]) -> None:
+        super().__init__(runner, host, port)
+        self._factory = factory
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)  # registers the site with its runner (TCPSite.start would bind its own)
+        self._server = await asyncio.get_running_loop().create_server(self._factory, self._host, self._port)

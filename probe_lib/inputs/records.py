@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import json
 
+from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
 
 
-def parse_records(text: str) -> tuple[list[list[str]], bool]:
+def parse_records(text: str | bytes) -> tuple[list[list[str]], bool]:
     """Parse a JSON array of keys (one record) or an array of such arrays (a batch).
 
     Returns ``(records, is_batch)``. Raises ``InputError`` naming the first thing that is wrong.
     """
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(f"input is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
+    data = json_input.loads(text, "input")
     if not isinstance(data, list):
         raise InputError(f"input must be a JSON array of keys or of arrays of keys, not {type(data).__name__}")
     is_batch = any(isinstance(item, list) for item in data)
@@ -33,7 +30,8 @@ def check_record(keys: list, where: str = "the record") -> None:
     seen: set[str] = set()
     for position, key in enumerate(keys):
         if not isinstance(key, str):
-            raise InputError(f"{where}: key {position} is {json.dumps(key)}, not a string")
+            raise InputError(f"{where}: key {position} is {json_input.quote(key)}, not a string")
         if key in seen:
-            raise InputError(f"{where}: key {json.dumps(key)} appears twice; a tools record holds each key once")
+            raise InputError(f"{where}: key {json_input.quote(key)} appears twice; a tools record holds each key once")
         seen.add(key)
+

@@ -8,19 +8,23 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     figures/NN-slug-<n>.png              every chart, named after its notebook
     report.html                          the ledger first, then each notebook with its charts, then the glossary
 
-Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run.
+Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run. The folder
+is built beside the target and swapped in whole (``safe_folder``): Ctrl-C or a failure leaves an earlier
+report as it was, and a folder holding files the kit did not write is refused, never emptied.
 """
 
 from __future__ import annotations
 
 import base64
 import html
+import multiprocessing
 import os
 import re
 import shutil
-from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
-from functools import partial
+import signal
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import suppress
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import nbformat
@@ -28,9 +32,10 @@ import pandas as pd
 
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
-from probe_lib.core.errors import InputError
 from probe_lib.core.target import baseline
+from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
+from probe_lib.present.progress import Stages
 from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
 from probe_lib.study import ledger, recordings
 
@@ -42,6 +47,15 @@ GLOSSARY_PREFIX = "glossary-"
 #: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
 NOTEBOOK_CELL_SECONDS = 600
 KERNEL_START_SECONDS = 120
+#: How long an interrupted notebook worker gets to shut its kernel down before it is killed.
+WORKER_STOP_SECONDS = 15
+#: The measurement folder, relative to the report (and to each notebook's working folder).
+MEASUREMENTS = "measurements"
+#: Kernels log a warning about TCP transport on start and an error when shut down mid-message: loopback-only
+#: noise on every run. Real kernel failures still surface, as papermill errors in the notebook's result.
+_QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
+#: Library calls report no progress; the CLI passes ``Stages()``.
+QUIET = Stages(None)
 
 
 @dataclass(frozen=True)
@@ -72,21 +86,26 @@ def notebooks() -> list[Path]:
     return sorted(paths.NOTEBOOKS.glob(NOTEBOOK_GLOB))
 
 
-def measure_all(folder: Path, *, live: bool) -> str:
+def measure_all(folder: Path, *, live: bool, stages: Stages = QUIET) -> str:
     """Write one measurement file per pinned version into ``folder``; return "live" or "recorded"."""
     source = "live" if live and all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())) else "recorded"
-    for version in mastra.ADAPTER.versions():
-        outcomes = recordings.measure(version) if source == "live" else recordings.load(version)
-        recordings.write(folder / recordings.recording_path(version).name, version, outcomes, source)
+    versions = mastra.ADAPTER.versions()
+    with stages.stage(f"measuring @mastra/core ({source})", len(versions)) as step:
+        for version in versions:
+            outcomes = recordings.measure(version) if source == "live" else recordings.load(version)
+            recordings.write(folder / recordings.recording_path(version).name, version, outcomes, source)
+            step(version)
     return source
 
 
-def execute(notebook: Path, folder: Path, measurements: Path, version: str) -> NotebookRun:
-    """Execute one notebook with papermill (a real kernel); a failing cell is reported, not raised.
+def execute(notebook: Path, folder: Path, version: str) -> NotebookRun:
+    """Execute one notebook with papermill (a real kernel) into ``folder/notebooks``; a failing cell is reported,
+    not raised.
 
-    The kernel runs in the executed notebook's own folder and is given the measurements as a relative path, and
-    papermill's record of where the notebook came from and went is made relative too: the report embeds no path
-    of the machine that ran it, and an executed notebook reruns where it lies.
+    The kernel runs in the executed notebook's own folder and is given ``folder/measurements`` as a relative path,
+    and papermill's record of where the notebook came from and went is made relative too: the report embeds no
+    path of the machine that ran it (nor of the staging folder it was built in), and an executed notebook reruns
+    where it lies.
     """
     import papermill
 
@@ -95,9 +114,10 @@ def execute(notebook: Path, folder: Path, measurements: Path, version: str) -> N
     error = None
     try:
         papermill.execute_notebook(
-            notebook, executed, parameters={"mastra_version": version, "measurements": os.path.relpath(measurements, executed.parent)},
+            notebook, executed, parameters={"mastra_version": version, "measurements": os.path.relpath(folder / MEASUREMENTS, executed.parent)},
             kernel_name="python3", cwd=str(executed.parent), progress_bar=False, log_output=False,
             execution_timeout=NOTEBOOK_CELL_SECONDS, start_timeout=KERNEL_START_SECONDS,
+            extra_arguments=_QUIET_KERNEL,
         )
     except Exception as failure:  # papermill keeps the executed copy, with the failing cell's traceback
         error = f"{type(failure).__name__}: {str(failure).strip().splitlines()[-1][:300]}"
@@ -129,38 +149,81 @@ def extract_figures(executed: Path, figures: Path) -> list[Path]:
     return written
 
 
-#: What marks a folder as an earlier report, which ``reproduce`` may empty.
-_REPORT_MARKERS = ("report.html", "ledger.csv", "measurements")
+def reproduce(
+    folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None,
+    version: str = baseline("mastra").version, stages: Stages = QUIET,
+) -> Report:
+    """Build the whole report beside ``folder`` and move it in only once complete; see the module docstring.
 
-
-def _clear(folder: Path) -> None:
-    """Empty ``folder`` if it is an earlier report (or empty); refuse anything else, so no user file is lost."""
-    if folder.exists() and any(folder.iterdir()):
-        if not any((folder / marker).exists() for marker in _REPORT_MARKERS):
-            raise InputError(f"{folder} is not empty and holds no earlier report: choose an empty or new folder for --out")
-        shutil.rmtree(folder)
-
-
-def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None, version: str = baseline("mastra").version) -> Report:
-    """Rebuild the whole report in ``folder`` (an earlier report there is replaced); see the module docstring."""
+    ``folder`` may be new, empty, or an earlier report holding only files ``reproduce`` wrote; anything else
+    is refused before any work. An interrupted or failed run removes its staging folder and leaves ``folder``
+    as it was.
+    """
     mastra.ADAPTER.check_version(version)
-    _clear(folder)
-    measurements = folder / "measurements"
-    source = measure_all(measurements, live=live)
+    folder = safe_folder.check_replaceable(Path(folder))
+    staging = safe_folder.staging_beside(folder)
+    try:
+        report = _build(staging, live=live, jobs=jobs, version=version, stages=stages)
+        safe_folder.write_manifest(staging)
+        safe_folder.swap_in(staging, folder)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    runs = tuple(replace(run, executed=folder / run.executed.relative_to(staging)) for run in report.runs)
+    return replace(report, folder=folder, runs=runs)
+
+
+def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: Stages) -> Report:
+    """Measure, judge, execute and render into ``folder`` (the staging folder)."""
+    measurements = folder / MEASUREMENTS
+    source = measure_all(measurements, live=live, stages=stages)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
     table = ledger.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)
-    workers = jobs or max(1, min(len(notebooks()), os.cpu_count() or 1))
-    # One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
-    # and wait forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
-    with ProcessPoolExecutor(max_workers=workers) as pool:
-        runs = tuple(pool.map(partial(execute, folder=folder, measurements=measurements, version=version), notebooks()))
-    for run in runs:
-        if run.executed.exists():
-            extract_figures(run.executed, folder / "figures")
-    report = Report(folder, source, table, runs)
-    report.html.write_text(render(report, version), encoding="utf-8")
+    runs = _execute_all(folder, version, jobs, stages)
+    with stages.stage("rendering report", 1) as step:
+        for run in runs:
+            if run.executed.exists():
+                extract_figures(run.executed, folder / "figures")
+        report = Report(folder, source, table, runs)
+        report.html.write_text(render(report, version), encoding="utf-8")
+        step("report.html")
     return report
+
+
+def _execute_all(folder: Path, version: str, jobs: int | None, stages: Stages) -> tuple[NotebookRun, ...]:
+    """Every notebook, in reading order, each in its own worker process (see below).
+
+    One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
+    and wait forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
+    """
+    sources = notebooks()
+    workers = jobs or max(1, min(len(sources), os.cpu_count() or 1))
+    pool = ProcessPoolExecutor(max_workers=workers)
+    try:
+        with stages.stage("executing notebooks", len(sources)) as step:
+            futures = {pool.submit(execute, notebook, folder, version): notebook for notebook in sources}
+            for future in as_completed(futures):
+                step(futures[future].stem)
+    except BaseException:
+        _stop_workers(pool)
+        raise
+    pool.shutdown()
+    return tuple(future.result() for future in futures)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End an interrupted pool: each worker gets SIGINT, so papermill shuts its kernel down, then is reaped."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    children = multiprocessing.active_children()
+    for child in children:
+        with suppress(ProcessLookupError):
+            os.kill(child.pid, signal.SIGINT)
+    for child in children:
+        child.join(WORKER_STOP_SECONDS)
+        if child.is_alive():
+            child.kill()
+            child.join()
 
 
 _CSS = """

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.study import ledger
+from probe_lib.study.ledger import statuses_with_statements
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
@@ -25,7 +25,7 @@ def _status_css(status: object) -> str:
 
 def ledger(table: pd.DataFrame) -> Styler:
     """Each claim's statement and notebook, then its status on every version (a ``ledger.ledger`` table)."""
-    overview = ledger.statuses_with_statements(table)
+    overview = statuses_with_statements(table)
     versions = [column for column in overview.columns if column not in ("statement", "notebook")]
     return overview.style.map(_status_css, subset=versions).set_table_styles(_LEFT)
 

@@ -5,6 +5,8 @@ does) builds requests that force a function absent from their ``tools``. The lin
 file and reports, per request:
 
 * ``refused-name`` (severity ``refused``): a tool name the chosen provider rule would refuse, and why;
+* ``malformed-tools`` / ``malformed-tool`` (``refused``): ``tools`` is not an array, or an item in it is
+  neither a function tool with a string name nor a typed built-in tool;
 * ``duplicate-name`` (``refused``): a name listed twice (Anthropic answers "tools: Tool names must be unique.");
 * ``choice-not-in-tools`` (``mismatch``): ``tool_choice`` names a function absent from ``tools``, with, given the
   framework's name rule, the tool it most likely renamed the choice to (the one named ``rewrite(choice)``);
@@ -24,6 +26,8 @@ from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, TextIO
 
 from probe_lib import wire
+from probe_lib.core import json_input
+from probe_lib.wire.base import function_name
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import NameRule, js_length
 from probe_lib.providers import Rule, get_rule
@@ -115,7 +119,7 @@ def lint_body(
     """Findings for one request body, checked against the provider's ``rule``; ``name_rule``, the framework's own
     rewrite of tool keys, adds suggestions and rewrite hints."""
     names = tool_names(body)
-    findings: list[Finding] = []
+    findings = _malformed_tools(body.get("tools"), request)
     for name in dict.fromkeys(names):
         reasons = rule.reasons(name)
         if reasons:
@@ -140,6 +144,35 @@ def lint_body(
             findings.append(Finding("hint", "maybe-rewritten", request, name,
                                     f"{json.dumps(name, ensure_ascii=False)} may be a {name_rule.LABEL} rewrite: {hint}"))
     return findings
+
+
+def _malformed_tools(tools: Any, request: int) -> list[Finding]:
+    """``tools`` that is not an array, and items that are neither a named function tool nor a typed built-in.
+
+    A provider refuses such a request outright, so a file of them must not pass as clean.
+    """
+    if tools is None:
+        return []
+    if not isinstance(tools, list):
+        message = f"tools is {json_input.quote(tools)}, not an array of tools; a provider refuses the request"
+        return [Finding("refused", "malformed-tools", request, "tools", message)]
+    findings = []
+    for index, tool in enumerate(tools):
+        if not _is_tool(tool):
+            message = (f"tools[{index}] is {json_input.quote(tool)}: neither a function tool with a string name "
+                       "nor a typed built-in tool; a provider refuses the request")
+            findings.append(Finding("refused", "malformed-tool", request, f"tools[{index}]", message))
+    return findings
+
+
+def _is_tool(item: Any) -> bool:
+    """A function tool of any wire format (a string ``name`` or ``function.name``), or a typed built-in tool."""
+    if not isinstance(item, dict):
+        return False
+    named = function_name(item, "name") is not None or function_name(item, "function", "name") is not None
+    if "function" in item or item.get("type") == "function":
+        return named
+    return named or function_name(item, "type") is not None
 
 
 def _mismatch(choice: str, names: list[str], rule: Rule, request: int, name_rule: NameRule | None) -> Finding:
@@ -211,11 +244,7 @@ def _read_documents(handle: TextIO, path: Path) -> Iterator[tuple[int, dict[str,
     if document is None:
         # Not one object on the first line: the whole file is one JSON document (an array, a HAR, a pretty body).
         handle.seek(0)
-        try:
-            data = json.load(handle)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path}: is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
-        yield from _bodies(data)
+        yield from _bodies(json_input.loads(handle.read(), str(path)))
         return
     # JSON lines (or a single one-line document): parse one line at a time.
     yield from _bodies(document, 0)
@@ -224,17 +253,14 @@ def _read_documents(handle: TextIO, path: Path) -> Iterator[tuple[int, dict[str,
         if not line.strip():
             continue
         position += 1
-        try:
-            document = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(f"{path}: line {number} is not JSON ({error.msg} at column {error.colno})") from None
-        yield from _bodies(document, position)
+        yield from _bodies(json_input.loads(line, f"{path}: line {number}"), position)
 
 
 def _loads(line: str) -> Any:
+    """The JSON value of ``line``, or ``None`` when it is not (then the caller reads the file another way)."""
     try:
         return json.loads(line)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return None
 
 

@@ -8,7 +8,6 @@ import json
 import pandas as pd
 
 from probe_lib.adapters import mastra
-from probe_lib.core.target import baseline
 from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.adapters.mastra import run as run_live
 from probe_lib.analysis import measured

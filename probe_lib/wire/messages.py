@@ -35,7 +35,7 @@ class Messages:
 
     def tool_names(self, body: Body) -> list[str]:
         tools = body.get("tools")
-        names = [function_name(tool, "name") for tool in tools if "input_schema" in tool] if isinstance(tools, list) else []
+        names = [function_name(tool, "name") for tool in tools if isinstance(tool, dict) and "input_schema" in tool] if isinstance(tools, list) else []
         return [name for name in names if name is not None]
 
     def forced_name(self, body: Body) -> str | None:

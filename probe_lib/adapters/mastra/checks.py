@@ -178,7 +178,7 @@ def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
     if "_" + digit_63[:62] not in names:
         cut = [name for name in names if name.lstrip("_").startswith("1a")]
         return "refuted", f"the 63-char key {digit_63[:4]}... went out as {[(n[:4] + '...', len(n)) for n in cut]}, not prefixed then cut to 63"
-    return "confirmed", f"9lives -> _9lives; the 63-char key 1a...a gained '_' and was cut to 63, losing its last 'a'"
+    return "confirmed", "9lives -> _9lives; the 63-char key 1a...a gained '_' and was cut to 63, losing its last 'a'"
 
 
 @check("A06")
@@ -452,7 +452,7 @@ def _proto_vanishes(e: Evidence) -> tuple[Status, str]:
     names = _names(outcome)
     if names != ["plain"] or outcome.keys_after != ("__proto__", "plain"):
         return "refuted", f"registered __proto__ and plain, sent {names}"
-    if not _only_the_capture_refused(outcome) or (said := _spoken(outcome)):
+    if not _only_the_capture_refused(outcome) or _spoken(outcome):
         return "refuted", f"not silent: {_error_text(outcome)}; logged {_spoken(outcome)}"
     return "confirmed", "registered __proto__ and plain; only plain was sent, no error raised, nothing logged"
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 import collections
 import json
 import queue
+import signal
 import subprocess
 import threading
+from contextlib import suppress
 from typing import Iterable, Sequence
 
 from probe_lib import wire
@@ -29,6 +31,25 @@ COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
 _COLLISION_TEXT = "Two or more tools resolve to the same name "
 #: What runner.cjs says when a scenario asks for a built-in tool its @mastra/core version does not export.
 _MISSING_BUILTIN_TEXT = "does not export the built-in tool"
+#: The capture server's body limit when ``run`` starts its own server; 30,000 keys make a ~9 MiB request.
+DEFAULT_MAX_BODY_BYTES = 8 * 2**20
+#: Watchdog: a runner that sends no result for this long past the longest scenario timeout is hung.
+STALL_SLACK_SECONDS = 30.0
+#: How many of a dead runner's last stderr lines its error quotes (its "last words").
+_LAST_WORDS_LINES = 3
+
+
+class BodyTooLarge(InputError):
+    """Mastra sent a request larger than the capture server accepts: the kit's own limit, not a Mastra failure."""
+
+
+class BatchIncomplete(HarnessError):
+    """A runner died or stopped answering mid-batch. ``outcomes`` keeps, in batch order, every scenario that
+    finished; ``None`` marks one that never did."""
+
+    def __init__(self, message: str, outcomes: list[Outcome | None]) -> None:
+        super().__init__(message)
+        self.outcomes = outcomes
 
 
 def classify(error: Sequence[dict], sent_requests: bool) -> Failure | None:
@@ -65,6 +86,8 @@ class Runner:
         self._process: subprocess.Popen[str] | None = None
         self._results: queue.Queue[dict | None] = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=40)
+        #: Every result received, by id; still readable after the runner failed, so a batch keeps them.
+        self.finished: dict[str, dict] = {}
 
     def __enter__(self) -> Runner:
         self.start()
@@ -87,12 +110,16 @@ class Runner:
         )
         threading.Thread(target=self._read_results, daemon=True).start()
         threading.Thread(target=self._drain_stderr, daemon=True).start()
-        self._next(timeout=60.0)  # the runner's "ready" line: @mastra/core has loaded
+        try:
+            self._next(timeout=60.0)  # the runner's "ready" line: @mastra/core has loaded
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         if self._process is None:
             return
-        if self._process.stdin:
+        with suppress(OSError):  # a dead runner's pipe is broken; there is nothing left to flush
             self._process.stdin.close()
         try:
             self._process.wait(timeout=10)
@@ -108,9 +135,15 @@ class Runner:
         writer = threading.Thread(target=self._write, args=(requests,), daemon=True)
         writer.start()
         results: dict[str, dict] = {}
-        while len(results) < len(requests):
-            result = self._next(timeout=timeout)
-            results[result["id"]] = result
+        try:
+            while len(results) < len(requests):
+                result = self._next(timeout=timeout)
+                results[result["id"]] = self.finished[result["id"]] = result
+        except BaseException:
+            # Killed first: a writer blocked on the full pipe of a runner that stopped reading is freed by it, and
+            # close() cannot then hang flushing into that pipe.
+            self._process.kill()
+            raise
         writer.join()
         return results
 
@@ -127,18 +160,33 @@ class Runner:
 
     def _write(self, requests: Sequence[dict]) -> None:
         stdin = self._process.stdin
-        for request in requests:
-            stdin.write(json.dumps(request, ensure_ascii=True) + "\n")  # ASCII escapes keep lone surrogates intact
-        stdin.flush()
+        try:
+            for request in requests:
+                stdin.write(json.dumps(request, ensure_ascii=True) + "\n")  # ASCII escapes keep lone surrogates intact
+            stdin.flush()
+        except (OSError, ValueError):  # the runner died (broken pipe) or was closed: the reader reports why
+            return
 
     def _next(self, *, timeout: float) -> dict:
         try:
             result = self._results.get(timeout=timeout)
         except queue.Empty:
-            raise HarnessError(f"@mastra/core {self.version} runner gave no result for {timeout:.0f} s") from None
+            raise HarnessError(f"@mastra/core {self.version} runner gave no result for {timeout:.0f} s, so it was "
+                               f"stopped ({self._last_words()})") from None
         if result is None:
-            raise HarnessError(f"@mastra/core {self.version} runner exited: " + " | ".join(self._stderr)[-2000:])
+            with suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=5)  # its exit status says how it died
+            raise HarnessError(f"@mastra/core {self.version} runner exited ({self._last_words()})")
         return result
+
+    def _last_words(self) -> str:
+        """How the process ended (if it has) and the last lines it wrote on stderr, on one line."""
+        code = self._process.poll()
+        status = [] if code is None else [
+            f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"]
+        tail = [line.strip() for line in self._stderr if line.strip()][-_LAST_WORDS_LINES:]
+        words = " | ".join(tail)[-300:]
+        return "; ".join(status + [f"last stderr: {words}" if words else "no stderr output"])
 
     def _read_results(self) -> None:
         for line in self._process.stdout:
@@ -158,19 +206,24 @@ def run(
     server: CaptureServer | None = None,
     workers: int = 1,
     concurrency: int = 16,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
 ) -> list[Outcome]:
     """Run ``scenarios`` on ``version`` and return one ``Outcome`` each, in the given order.
 
     ``workers`` Node processes share the batch (Mastra's ``generate()`` costs ~13 ms of CPU, so one process
     tops out near 75 turns/s); each runs ``concurrency`` turns at once. A scenario that throws or hangs is an
-    ``Outcome`` with its error, never a failed batch.
+    ``Outcome`` with its error, never a failed batch. A runner that dies or sends nothing for the longest
+    scenario timeout plus ``STALL_SLACK_SECONDS`` is killed, and the batch raises ``BatchIncomplete`` holding
+    every scenario that did finish. A request over ``max_body_bytes`` (of ``server``, when given) raises
+    ``BodyTooLarge``, naming the kit's limit.
     """
+    versions.check(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
     scenarios = list(scenarios)
     names = [scenario.name for scenario in scenarios]
     if len(set(names)) != len(names):
         raise InputError("scenario names must be unique within one run")
     if server is None:
-        with CaptureServer() as own_server:
+        with CaptureServer(max_body_bytes=max_body_bytes) as own_server:
             return run(scenarios, version, server=own_server, workers=workers, concurrency=concurrency)
     ids = [f"{version}-{index}" for index in range(len(scenarios))]
     for scenario_id, scenario in zip(ids, scenarios):
@@ -179,28 +232,44 @@ def run(
         {**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id}
         for scenario_id, scenario in zip(ids, scenarios)
     ]
-    timeout = max((scenario.timeout_ms for scenario in scenarios), default=10_000) / 1000 + 30
+    timeout = max((scenario.timeout_ms for scenario in scenarios), default=10_000) / 1000 + STALL_SLACK_SECONDS
     shares = [requests[worker::workers] for worker in range(workers)]
     reports: dict[str, dict] = {}
     errors: list[BaseException] = []
 
     def run_share(share: list[dict]) -> None:
+        runner = Runner(version, concurrency=concurrency)
         try:
-            with Runner(version, concurrency=concurrency) as runner:
-                reports.update(runner.exchange(share, timeout=timeout))
+            with runner:
+                runner.exchange(share, timeout=timeout)
         except BaseException as error:  # re-raised below, in the caller's thread
             errors.append(error)
+        reports.update(runner.finished)  # a failed runner's finished results are kept too
 
     threads = [threading.Thread(target=run_share, args=(share,)) for share in shares if share]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    if len(errors) == 1:
-        raise errors[0]
+    outcomes: list[Outcome | None] = []
+    too_large: list[str] = []
+    for scenario_id, scenario in zip(ids, scenarios):
+        captures = server.take(scenario_id)  # taken even when unfinished, so a shared server forgets the script
+        if any(capture.status == 413 for capture in captures):
+            too_large.append(scenario.name)
+        outcomes.append(_outcome(scenario, version, reports[scenario_id], captures) if scenario_id in reports else None)
+    if too_large:
+        raise BodyTooLarge(
+            f"{len(too_large):,} scenario(s) (first: {too_large[0]}) sent a request body over the kit's capture "
+            f"limit of {server.max_body_bytes / 2**20:g} MiB (not a Mastra failure): raise it (probe --max-body-mb; "
+            "CaptureServer(max_body_bytes=...)) or send fewer keys per tool set")
     if errors:
-        raise WorkersFailed(errors)
-    return [_outcome(scenario, version, reports[scenario_id], server.take(scenario_id)) for scenario_id, scenario in zip(ids, scenarios)]
+        error = errors[0] if len(errors) == 1 else WorkersFailed(errors)
+        if not all(isinstance(each, HarnessError) for each in errors):
+            raise error
+        done = sum(outcome is not None for outcome in outcomes)
+        raise BatchIncomplete(f"{error}; {done:,} of {len(outcomes):,} scenarios finished", outcomes) from error
+    return outcomes
 
 
 def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capture]) -> Outcome:

@@ -1,0 +1,229 @@
+"""Every subcommand, fed generated junk, ends with exit 2 and one short stderr line: never a traceback, never an
+echo of the input, never a half-printed result. Lone surrogates are legal JSON and come out escaped.
+
+The property tests call ``cli.main`` in this process with real byte streams for stdin, stdout and stderr (a
+subprocess per example would make them minutes long); the catalogue at the end runs the real ``probe-lib``
+process on the inputs that used to end in a traceback. Inputs are built to fail before any long work starts,
+so no example launches Node, a server or a kernel.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import tempfile
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from strategies import js_strings
+
+from probe_lib import cli
+from probe_lib.adapters import install
+
+#: An error line may name the fault and a short quote of it, never much more.
+MAX_ERROR_CHARS = 500
+JUNK = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def run_main(argv: list[str], stdin: bytes = b"") -> tuple[int, str, str]:
+    """``probe-lib ARGV`` in this process; stdin, stdout and stderr are UTF-8 byte streams like a real pipe's."""
+    out, err = io.BytesIO(), io.BytesIO()
+    stdout = io.TextIOWrapper(out, encoding="utf-8", write_through=True)
+    stderr = io.TextIOWrapper(err, encoding="utf-8", errors="backslashreplace", write_through=True)
+    saved = sys.stdin
+    sys.stdin = io.TextIOWrapper(io.BytesIO(stdin), encoding="utf-8")
+    try:
+        with redirect_stdout(stdout), redirect_stderr(stderr):
+            try:
+                code = cli.main(argv)
+            except SystemExit as exit:  # argparse
+                code = exit.code
+    finally:
+        sys.stdin = saved
+    return code, out.getvalue().decode("utf-8"), err.getvalue().decode("utf-8")
+
+
+def assert_input_error(code: int, stdout: str, stderr: str) -> None:
+    assert code == 2, (code, stderr[:2000])
+    assert stdout == "", "nothing may be half-printed"
+    assert stderr.endswith("\n") and stderr.count("\n") == 1, stderr[:2000]
+    assert len(stderr) <= MAX_ERROR_CHARS and stderr.startswith("probe-lib"), stderr[:2000]
+
+
+# -- generated junk ------------------------------------------------------------------------------------------
+
+deep_nesting = st.integers(1_000, 5_000).flatmap(
+    lambda depth: st.sampled_from([b"[" * depth + b"]" * depth, b'{"a":' * depth + b"1" + b"}" * depth, b"[" * depth]))
+huge_integers = st.integers(4_301, 20_000).map(lambda digits: b'["a", ' + b"7" * digits + b"]")
+invalid_utf8 = st.binary(min_size=1, max_size=40).map(lambda tail: b'["\xff' + tail + b'"]')
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | js_strings(max_size=10),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(js_strings(max_size=5), inner, max_size=3),
+    max_leaves=12,
+)
+#: JSON that is never a tools record or batch: not an array, or an array holding a non-string non-array.
+wrong_shapes = st.one_of(
+    json_values.filter(lambda value: not isinstance(value, list)),
+    st.tuples(st.lists(js_strings(max_size=5), max_size=3), st.none() | st.integers() | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
+      .map(lambda parts: [*parts[0], parts[1]]),
+    st.just("x" * 2_000_000).map(lambda big: [big, 1]),  # a megabyte of input must not be echoed
+).map(lambda value: json.dumps(value).encode("utf-8", "surrogatepass"))
+bad_stdin = st.one_of(deep_nesting, huge_integers, invalid_utf8, wrong_shapes, st.binary(max_size=30).filter(
+    lambda data: not data.strip().startswith((b"[", b'"', b"{")) or b"\xff" in data))
+bad_versions = st.one_of(
+    st.sampled_from(["../../etc", "1.67.0 ", " 1.67.0", "1.67", "latest", "", "1.67.0\n", "x" * 100_000]),
+    st.text(max_size=12),
+).filter(lambda text: text not in install.pinned_versions())
+bad_counts = st.one_of(st.integers(max_value=0), st.integers(min_value=4097), st.sampled_from(["two", "1.5", "", "0x10", "9" * 5000]))
+bad_ports = st.one_of(st.integers(max_value=-1), st.integers(min_value=65_536), st.sampled_from(["http", "80.0", ""]))
+
+
+@JUNK
+@given(stdin=bad_stdin, as_json=st.booleans())
+def test_normalise_refuses_junk_stdin_in_one_line(stdin, as_json):
+    assert_input_error(*run_main(["normalise", *(["--json"] if as_json else [])], stdin))
+
+
+@JUNK
+@given(stdin=bad_stdin | st.just(b'["a"]'), version=bad_versions, count=bad_counts, which=st.integers(0, 3))
+def test_probe_refuses_junk_before_starting_node(stdin, version, count, which):
+    flags = [["--mastra", version], ["--workers", str(count)], ["--max-body-mb", str(count)], []][which]
+    if not flags and stdin == b'["a"]':
+        flags = ["--workers", "0"]
+    assert_input_error(*run_main(["probe", "--json", *flags], stdin))
+
+
+@JUNK
+@given(version=bad_versions, jobs=bad_counts, which=st.integers(0, 2))
+def test_reproduce_and_record_refuse_junk_flags(version, jobs, which):
+    argv = [["reproduce", "--mastra", version], ["reproduce", "--jobs", str(jobs)], ["record", "--mastra", version]][which]
+    assert_input_error(*run_main(argv))
+
+
+@pytest.mark.parametrize("kind", ["file", "symlink", "foreign folder", "root"])
+def test_reproduce_refuses_an_out_it_may_not_replace(tmp_path, kind):
+    target = {"root": Path("/")}.get(kind, tmp_path / "out")
+    if kind == "file":
+        target.write_text("mine")
+    elif kind == "symlink":
+        target.symlink_to(tmp_path)
+    elif kind == "foreign folder":
+        target.mkdir()
+        (target / "notes.txt").write_text("mine")
+    assert_input_error(*run_main(["reproduce", "--out", str(target)]))
+
+
+@JUNK
+@given(port=bad_ports)
+def test_capture_refuses_a_port_out_of_range(port):
+    assert_input_error(*run_main(["capture", "--port", str(port)]))
+
+
+#: Reply files that are never a valid script: not an array, or an array holding an unknown reply form.
+bad_replies = st.one_of(
+    bad_stdin,
+    st.tuples(st.lists(st.just({"text": "ok"}), max_size=2), json_values.filter(
+        lambda value: not (isinstance(value, dict) and len(value) == 1 and set(value) <= {"text", "error", "tool_calls"})))
+      .map(lambda parts: json.dumps([*parts[0], parts[1]]).encode("utf-8", "surrogatepass")),
+)
+
+
+@JUNK
+@given(replies=bad_replies)
+def test_capture_refuses_a_junk_replies_file(replies):
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "replies.json"
+        path.write_bytes(replies)
+        assert_input_error(*run_main(["capture", "--replies", str(path)]))
+
+
+def test_capture_refuses_an_out_that_is_a_folder(tmp_path):
+    assert_input_error(*run_main(["capture", "--out", str(tmp_path)]))
+
+
+@JUNK
+@given(flag=st.text(min_size=1, max_size=20).map(lambda text: "--" + text.lstrip("-")).filter(
+    lambda flag: flag not in ("--verbose", "--with-browser", "--help")))
+def test_setup_refuses_an_unknown_flag_before_installing_anything(flag):
+    assert_input_error(*run_main(["setup", flag]))
+
+
+@JUNK
+@given(file=bad_stdin)
+def test_lint_refuses_a_junk_file_in_one_line(file):
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "requests.json"
+        path.write_bytes(file)
+        code, stdout, stderr = run_main(["lint", str(path), "--json"])
+    if code == 2:
+        assert_input_error(code, stdout, stderr)
+    else:  # junk that happens to hold a request body: a real report, and never a traceback
+        assert code in (0, 1) and stderr == "" and json.loads(stdout)["requests"] >= 1
+
+
+#: ``tools`` a provider refuses: not an array, or an array holding an item that is no tool at all.
+junk_tools = st.one_of(
+    json_values.filter(lambda value: not isinstance(value, list) and value is not None),
+    st.lists(st.none() | st.integers() | js_strings(max_size=5) | st.lists(st.integers(), max_size=2)
+             | st.just({}) | st.just({"function": {}}) | st.just({"type": "function"}), min_size=1, max_size=4),
+)
+
+
+@JUNK
+@given(tools=junk_tools, as_json=st.booleans())
+def test_lint_never_calls_junk_tools_clean(tools, as_json):
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "body.json"
+        path.write_text(json.dumps({"model": "m", "tools": tools}), encoding="utf-8")
+        code, stdout, stderr = run_main(["lint", str(path), *(["--json"] if as_json else [])])
+    assert code == 1, stdout
+    assert "malformed-tool" in stdout
+
+
+@JUNK
+@given(keys=st.lists(js_strings(min_size=1, max_size=6), min_size=1, max_size=5, unique=True).filter(
+    lambda keys: any("\ud800" <= char <= "\udfff" for key in keys for char in key)))
+def test_lone_surrogates_are_normalised_and_printed_escaped(keys):
+    stdin = json.dumps(keys).encode()  # ASCII escapes, as any JSON encoder may send them
+    code, stdout, stderr = run_main(["normalise", "--json"], stdin)
+    assert code == 0 and stderr == ""
+    assert len(json.loads(stdout).get("names", keys)) == len(keys)
+    code, table, stderr = run_main(["normalise"], stdin)
+    assert code == 0 and stderr == "" and "\\ud" in table.lower()
+
+
+def test_lint_json_prints_a_lone_surrogate_name_escaped(tmp_path):
+    path = tmp_path / "body.json"
+    path.write_text('{"messages": [], "tools": [{"type": "function", "function": {"name": "a\\ud800"}}]}')
+    code, stdout, stderr = run_main(["lint", str(path), "--json"])
+    assert code == 1 and stderr == ""
+    assert json.loads(stdout)["findings"][0]["name"] == "a\ud800"
+
+
+# -- the catalogue, as a user meets it: the real process ------------------------------------------------------
+
+CATALOGUE = [
+    (["normalise", "--json"], b"[" * 1000 + b"]" * 1000, "too deeply"),
+    (["normalise"], b"[" + b"1" * 5000 + b"]", "number"),
+    (["normalise", "--json"], b'["\xff\xfe"]', "UTF-8"),
+    (["normalise", "--json"], b'{"a": 1}', "JSON array"),
+    (["probe", "--mastra", "../../etc", "a"], b"", "not pinned"),
+    (["probe", "--mastra", "1.67.0 ", "a"], b"", "not pinned"),
+    (["probe", "--workers", "0", "a"], b"", "out of range"),
+    (["capture", "--port", "70000"], b"", "out of range"),
+    (["reproduce", "--jobs", "0"], b"", "out of range"),
+    (["record", "--mastra", "1.67"], b"", "not pinned"),
+    (["setup", "--frobnicate"], b"", "unrecognized"),
+]
+
+
+@pytest.mark.parametrize(("argv", "stdin", "fragment"), CATALOGUE, ids=lambda value: str(value)[:30])
+def test_the_real_process_answers_bad_input_in_one_line(argv, stdin, fragment):
+    done = subprocess.run([sys.executable, "-m", "probe_lib", *argv], input=stdin, capture_output=True, timeout=60)
+    assert_input_error(done.returncode, done.stdout.decode(), done.stderr.decode())
+    assert fragment in done.stderr.decode()
