@@ -179,6 +179,13 @@ class Runner:
         reply = self.exchange([{"op": "format", "id": "format", "records": [list(keys) for keys in records]}], timeout=600)
         return reply["format"]["results"]
 
+    def turn(self, scenario: Scenario, server: CaptureServer, scenario_id: str) -> Outcome:
+        """One scenario on this (already started, warm) runner, captured by ``server`` under ``scenario_id``."""
+        server.script(scenario_id, scenario.replies)
+        request = {**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id}
+        report = self.exchange([request], timeout=scenario.timeout_ms / 1000 + 30)[scenario_id]
+        return _outcome(scenario, self.version, report, server.take(scenario_id))
+
     def _write(self, requests: Sequence[dict]) -> None:
         stdin = self._process.stdin
         for request in requests:

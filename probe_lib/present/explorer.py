@@ -1,0 +1,464 @@
+"""The explorer's logic: a tools record through one source (the Python model, or a framework version run live),
+and everything a reader wants to see of it, without any widget.
+
+``explore(keys, source, tool_choice, active_tools, provider)`` returns an ``ExplorerResult``: per key its wire
+name, the rules that fired and its position before and after; the error the framework raised, in its own words;
+the request body that left the process; and the provider linter's findings on that body. The widget view
+(:mod:`probe_lib.present.explorer_view`) and the static rendering (:mod:`probe_lib.present.explorer_html`) only
+draw it, so tests drive this module directly.
+
+Sources are named ``<framework> <version> live`` or ``<framework> model``; a framework is one entry of
+``FRAMEWORKS``, so adding one (or a version to one) adds its sources to every selector.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from probe_lib.adapters import install
+from probe_lib.adapters.mastra import normaliser
+from probe_lib.capture import CaptureServer, TextReply
+from probe_lib.core import scenarios
+from probe_lib.core.errors import InputError
+from probe_lib.providers import get_rule, lint, rules
+
+#: The most keys one exploration takes: a table of more cannot be read by eye (notebook 10 covers whole corpora).
+MAX_KEYS = 1_000
+#: What the explorer opens on: the article's awkward keys, with a legal key in the middle.
+DEFAULT_KEYS = ("search.web", "2fa-check", "weather-EU", "github:list issues")
+DEFAULT_PROVIDER = "openai/documented"
+#: One character formatTools keeps (its regex is /[^a-zA-Z0-9_\\-]/g, applied per UTF-16 unit).
+_LEGAL_CHAR = re.compile(r"[a-zA-Z0-9_-]")
+
+
+# -- input --------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KeyInput:
+    """Keys in registration order, and what was wrong with the text they came from (one sentence each)."""
+
+    keys: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+
+
+def shown(text: str) -> str:
+    """``text`` with lone surrogates and control characters as ``\\uXXXX`` escapes, safe to send to a browser."""
+    return "".join(
+        f"\\u{ord(char):04x}" if 0xD800 <= ord(char) <= 0xDFFF or (not char.isprintable() and char != " ") else char
+        for char in text
+    )
+
+
+def parse_keys(text: str) -> KeyInput:
+    """Keys from a text box: one key per line, or a JSON array of strings (for keys that hold a line break, the
+    empty key, or a lone surrogate written as ``"\\ud800"``).
+
+    Never raises for bad text: empty lines are skipped, repeated keys keep their first line, more than
+    ``MAX_KEYS`` keys are cut, and each of these is said in ``notes``.
+    """
+    if not isinstance(text, str):
+        raise InputError(f"keys must be text, not {type(text).__name__}")
+    notes: list[str] = []
+    stripped = text.strip()
+    if stripped.startswith("["):
+        try:
+            parsed = json.loads(stripped)
+        except json.JSONDecodeError as error:
+            return KeyInput((), (f"the keys look like a JSON array but are not JSON ({error.msg} at column "
+                                 f"{error.colno}); fix it, or write one key per line",))
+        if not isinstance(parsed, list) or not all(isinstance(key, str) for key in parsed):
+            return KeyInput((), ("a JSON array of keys must hold strings only, e.g. [\"search.web\", \"\"]",))
+        lines = [(number, key) for number, key in enumerate(parsed, start=1)]
+        where = "item"
+    else:
+        raw = text.split("\n")
+        if any(line.endswith("\r") for line in raw):
+            notes.append("Windows line ends (\\r\\n) were read as line ends; write a JSON array for a key ending in \\r")
+        raw = [line.removesuffix("\r") for line in raw]
+        lines = [(number, line) for number, line in enumerate(raw, start=1) if line != ""]
+        empty = len(raw) - len(lines) - (1 if text.endswith("\n") else 0)
+        if empty > 0:
+            notes.append(f"{empty} empty line(s) skipped; to register the empty key (it crashes formatTools), "
+                         'write the keys as a JSON array, e.g. ["a", ""]')
+        where = "line"
+    first_at: dict[str, int] = {}
+    repeats: list[str] = []
+    for number, key in lines:
+        if key in first_at:
+            repeats.append(f"{shown(key)!r} ({where} {number} repeats {where} {first_at[key]})")
+        else:
+            first_at[key] = number
+    if repeats:
+        shown_repeats = "; ".join(repeats[:5]) + (f"; and {len(repeats) - 5} more" if len(repeats) > 5 else "")
+        notes.append(f"a tools record holds each key once, so later copies were dropped: {shown_repeats}")
+    keys = tuple(first_at)
+    if len(keys) > MAX_KEYS:
+        notes.append(f"{len(keys):,} keys given; the explorer takes the first {MAX_KEYS:,} (for whole corpora use "
+                     "probe_lib.analysis.tables.rewrites, as notebook 10 does)")
+        keys = keys[:MAX_KEYS]
+    lone = [key for key in keys if any(0xD800 <= ord(char) <= 0xDFFF for char in key)]
+    if lone:
+        notes.append(f"{len(lone)} key(s) hold a lone surrogate, shown as \\udXXX: JavaScript strings can hold one, "
+                     "so the key is kept and measured as it is")
+    return KeyInput(keys, tuple(notes))
+
+
+def keys_as_text(keys: Sequence[str]) -> str:
+    """The text ``parse_keys`` reads back as exactly ``keys``: lines when they can carry them, else a JSON array."""
+    if keys and all(key and "\n" not in key and "\r" not in key for key in keys):
+        return "\n".join(keys)
+    return json.dumps(list(keys))
+
+
+# -- sources ------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """What one source made of a tools record and its call options."""
+
+    #: Tool names in the request's ``tools``, in order; ``None`` when no request was sent.
+    wire_names: tuple[str, ...] | None
+    #: For each wire name, the registered key it came from.
+    wire_keys: tuple[str, ...] | None
+    #: The error raised, outermost first, each link as the framework words it (``name [id]: message``).
+    error: tuple[str, ...]
+    #: The first request body: captured from the wire (live), or the model's sketch of it.
+    body: dict | None
+    captured: bool
+
+
+@dataclass(frozen=True)
+class Framework:
+    """One framework the explorer can run: its display name, versions, and how to measure on it."""
+
+    name: str
+    versions: Callable[[], Sequence[str]]
+    #: ``(keys, tool_choice, active_tools) -> Measurement`` with the framework's Python model, or ``None``.
+    model: Callable[[tuple[str, ...], str | None, tuple[str, ...] | None], Measurement] | None
+    #: ``(version, keys, tool_choice, active_tools) -> Measurement`` on the real package.
+    live: Callable[[str, tuple[str, ...], str | None, tuple[str, ...] | None], Measurement]
+    #: Whether live runs can happen on this machine now (and, if not, how to make them possible).
+    available: Callable[[], bool]
+    missing_help: str
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a measurement comes from: a framework's Python model, or one of its versions run live."""
+
+    framework: str
+    version: str | None  # None: the framework's Python model
+
+    @property
+    def live(self) -> bool:
+        return self.version is not None
+
+    @property
+    def label(self) -> str:
+        name = FRAMEWORKS[self.framework].name
+        return f"{name} {self.version}, live" if self.live else f"{name}, Python model"
+
+
+def sources() -> list[Source]:
+    """Every source, framework by framework: the model first (instant), then each version live."""
+    found: list[Source] = []
+    for key, framework in FRAMEWORKS.items():
+        if framework.model is not None:
+            found.append(Source(key, None))
+        found.extend(Source(key, version) for version in framework.versions())
+    return found
+
+
+def source_named(label: str) -> Source:
+    """The source whose ``label`` is ``label``; ``InputError`` lists the labels."""
+    for candidate in sources():
+        if candidate.label == label:
+            return candidate
+    raise InputError(f"no source {label!r}; choose one of: {', '.join(s.label for s in sources())}")
+
+
+def provider_labels() -> list[str]:
+    """``provider/variant`` of every rule the linter knows, in file order."""
+    return [rule.label for rule in rules()]
+
+
+class LivePool:
+    """One capture server and one warm Node runner per version, started on first use and stopped at exit.
+
+    Starting Node and loading ``@mastra/core`` costs a second or two, so runners are kept between runs; a runner
+    that fails is closed and replaced on the next run. Runs are serialised (a runner serves one batch at a time).
+    """
+
+    def __init__(self) -> None:
+        self._server: CaptureServer | None = None
+        self._runners: dict[str, object] = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count()
+        atexit.register(self.close)
+
+    def run(self, version: str, scenario: scenarios.Scenario):
+        """The outcome of ``scenario`` on ``version``, through the capture server."""
+        from probe_lib.adapters.mastra import Runner
+
+        with self._lock:
+            if self._server is None:
+                self._server = CaptureServer().start()
+            runner = self._runners.get(version)
+            if runner is None:
+                runner = Runner(version, concurrency=1)
+                runner.start()
+                self._runners[version] = runner
+            try:
+                return runner.turn(scenario, self._server, f"explore-{next(self._ids)}")
+            except BaseException:
+                self._runners.pop(version).close()
+                raise
+
+    def running(self) -> list[str]:
+        """Versions with a warm runner."""
+        return list(self._runners)
+
+    def close(self) -> None:
+        """Stop every runner and the capture server."""
+        with self._lock:
+            for runner in self._runners.values():
+                runner.close()
+            self._runners.clear()
+            if self._server is not None:
+                self._server.close()
+                self._server = None
+
+
+POOL = LivePool()
+
+#: The description runner.cjs gives a probe tool: how a captured tool is traced back to its key.
+_PROBE_DESCRIPTION = "probe tool "
+
+
+def _mastra_model(keys: tuple[str, ...], tool_choice: str | None, active_tools: tuple[str, ...] | None) -> Measurement:
+    result = normaliser.normalise(keys)
+    if result.error is not None:
+        error = result.error
+        if isinstance(error, normaliser.Collision):
+            held = "Object.prototype" if error.holder is None else repr(shown(error.holder))
+            text = (f"model: collision: {shown(error.key)!r} rewrites to {error.name!r}, already held by {held} "
+                    "(the real package words it: Two or more tools resolve to the same name …)")
+        else:
+            text = f"model: crash on the key {shown(error.key)!r}: TypeError: {error.message}"
+        return Measurement(None, None, (text,), None, False)
+    by_position = {row.position_after: row.key for row in result.rows if row.position_after is not None}
+    wire_keys = tuple(by_position[position] for position in range(len(by_position)))
+    names = tuple(result.names)
+    body: dict = {"model": "(the Python model's sketch: only tools and tool_choice)",
+                  "tools": [{"type": "function", "function": {"name": name}} for name in names]}
+    body["tool_choice"] = {"type": "function", "function": {"name": tool_choice}} if tool_choice else "auto"
+    return Measurement(names, wire_keys, (), body, False)
+
+
+def _mastra_live(version: str, keys: tuple[str, ...], tool_choice: str | None,
+                 active_tools: tuple[str, ...] | None) -> Measurement:
+    scenario = scenarios.Scenario(
+        name="explore", tools=scenarios.tools(*keys),
+        tool_choice=scenarios.named(tool_choice) if tool_choice else None,
+        active_tools=active_tools, replies=(TextReply("explored"),),
+    )
+    outcome = POOL.run(version, scenario)
+    error = tuple(
+        f"{link.get('name') or 'Error'}{' [' + link['id'] + ']' if link.get('id') else ''}: {link.get('message', '')}"
+        for link in outcome.error
+    )
+    if not outcome.requests:
+        return Measurement(None, None, error or ("no request was sent and no error was raised",), None, True)
+    body = outcome.requests[0]
+    tools = [tool for tool in body.get("tools") or [] if isinstance(tool, dict)]
+    names = tuple(lint.tool_names(body))
+    wire_keys = tuple(
+        str((tool.get("function") or tool).get("description", "")).removeprefix(_PROBE_DESCRIPTION) for tool in tools
+    )
+    return Measurement(names, wire_keys, error, body, True)
+
+
+FRAMEWORKS: dict[str, Framework] = {
+    "mastra": Framework(
+        name="@mastra/core", versions=install.pinned_versions, model=_mastra_model, live=_mastra_live,
+        available=install.node_available, missing_help="live runs need Node.js 20+ and `probe-lib setup`",
+    ),
+}
+
+
+# -- one exploration ----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A run of characters of a key or a wire name, and what happened to it (``kept``, ``changed``, ``added``,
+    ``cut``)."""
+
+    text: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class KeyRow:
+    """One registered key: its wire name (``None``: not sent), the rules that fired, and its positions."""
+
+    key: str
+    name: str | None
+    rules: tuple[str, ...]
+    before: int
+    after: int | None
+    key_pieces: tuple[Piece, ...]
+    name_pieces: tuple[Piece, ...]
+
+
+@dataclass(frozen=True)
+class ExplorerResult:
+    """Everything the explorer shows for one input (see the module docstring)."""
+
+    source: Source
+    keys: tuple[str, ...]
+    notes: tuple[str, ...]
+    rows: tuple[KeyRow, ...]
+    measurement: Measurement
+    tool_choice: str | None
+    active_tools: tuple[str, ...] | None
+    provider: str
+    findings: tuple[lint.Finding, ...]
+    elapsed_s: float
+
+    @property
+    def sent(self) -> bool:
+        return self.measurement.wire_names is not None
+
+    @property
+    def headline(self) -> str:
+        """One line: what was measured where, and what happened."""
+        where = self.source.label
+        if not self.keys:
+            return f"{where}: no keys to explore"
+        if not self.sent:
+            return f"{where}: {len(self.keys)} key(s); no request was sent: {self.measurement.error[-1]}"
+        names = self.measurement.wire_names
+        renamed = sum(1 for row in self.rows if row.name is not None and row.name != row.key)
+        failing = sum(1 for finding in self.findings if finding.severity in lint.FAILING)
+        return (f"{where}: {len(self.keys)} key(s), {len(names)} tool(s) sent, {renamed} renamed; "
+                f"{self.provider}: {failing} failing finding(s)")
+
+
+def _pieces(key: str, name: str) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
+    """The key and its wire name split into runs of kept, changed, added (the ``_`` prefix) and cut characters.
+
+    The runs follow formatTools' rules unit by unit (each illegal UTF-16 unit becomes one ``_``, so an astral
+    character becomes two); a wire name the rules do not explain is shown whole as changed.
+    """
+    if name == key:
+        return (Piece(key, "kept"),), (Piece(key, "kept"),)
+    rewritten = normaliser.normalise((key,)).rows[0]
+    out_units = [("_", "added")] if rewritten.prefixed else []
+    key_marks = []
+    for char in key:
+        legal = _LEGAL_CHAR.fullmatch(char) is not None
+        start = len(out_units)
+        units = char if legal else "_" * normaliser.js_length(char)
+        out_units.extend((unit, "kept" if legal else "changed") for unit in units)
+        key_marks.append((char, "kept" if legal else "changed", start))
+    limit = normaliser.MAX_NAME_LENGTH
+    key_pieces = _merge([Piece(char, "cut" if start >= limit else kind) for char, kind, start in key_marks])
+    if rewritten.name != name:
+        return key_pieces, (Piece(name, "changed"),)
+    return key_pieces, _merge([Piece(unit, kind) for unit, kind in out_units[:limit]])
+
+
+def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
+    merged: list[Piece] = []
+    for piece in pieces:
+        if merged and merged[-1].kind == piece.kind:
+            merged[-1] = Piece(merged[-1].text + piece.text, piece.kind)
+        else:
+            merged.append(piece)
+    return tuple(merged)
+
+
+def _rules_of(key: str, name: str | None, moved: bool, sent: bool, active: tuple[str, ...] | None) -> tuple[str, ...]:
+    """The rules that fired on ``key`` (the model's rule flags), its move, and why it was not sent."""
+    if not key:
+        return ("empty key: formatTools reads key[0].match and crashes",)
+    modelled = normaliser.normalise((key,)).rows[0]
+    fired = []
+    if modelled.substituted:
+        fired.append("illegal characters → _")
+    if modelled.prefixed:
+        fired.append("_ prefixed (first character not a letter or _)")
+    if modelled.truncated:
+        fired.append(f"cut to {normaliser.MAX_NAME_LENGTH} (lost {shown(modelled.lost)!r})")
+    if moved:
+        fired.append("moved to the end (rewritten keys are re-added)")
+    if sent and name is None:
+        if active is not None:
+            fired.append("not sent (activeTools does not name it)")
+        else:
+            fired.append("not sent (never reaches the wire)")
+    if name is not None and name != modelled.name:
+        fired.append(f"differs from the Python model, which predicts {shown(modelled.name)!r}")
+    return tuple(fired)
+
+
+def explore(
+    keys: str | Sequence[str],
+    source: Source | str | None = None,
+    tool_choice: str | None = None,
+    active_tools: Sequence[str] | str | None = None,
+    provider: str = DEFAULT_PROVIDER,
+) -> ExplorerResult:
+    """Run ``keys`` (text as ``parse_keys`` reads it, or a sequence) through ``source`` and describe the outcome.
+
+    ``tool_choice`` forces one tool by name (empty: none); ``active_tools`` restricts the tools sent (text: one
+    name per line; empty: no restriction); ``provider`` is a ``provider/variant`` label of the linter's rules.
+    Raises ``InputError`` for an unknown source or provider and ``HarnessError`` when a live run fails.
+    """
+    started = time.perf_counter()
+    given = parse_keys(keys) if isinstance(keys, str) else KeyInput(tuple(dict.fromkeys(keys)))
+    if not isinstance(source, Source):
+        source = Source("mastra", None) if source is None else source_named(source)
+    provider_name, _, variant = provider.partition("/")
+    rule = get_rule(provider_name, variant or None)
+    choice = (tool_choice or "").strip("\n") or None
+    if isinstance(active_tools, str):
+        active_tools = tuple(line for line in active_tools.split("\n") if line) or None
+    active = tuple(active_tools) if active_tools else None
+    notes = list(given.notes)
+    framework = FRAMEWORKS[source.framework]
+    if not given.keys:
+        measurement = Measurement(None, None, (), None, False)
+        return ExplorerResult(source, (), tuple(notes) or ("type or paste keys, one per line",), (), measurement,
+                              choice, active, rule.label, (), time.perf_counter() - started)
+    if source.live:
+        if not framework.available():
+            raise InputError(f"{source.label} cannot run here: {framework.missing_help}; choose the Python model")
+        measurement = framework.live(source.version, given.keys, choice, active)
+    else:
+        if active is not None:
+            notes.append("the Python model does not model activeTools; choose a live source to see what it does")
+        measurement = framework.model(given.keys, choice, active)
+    after = {key: position for position, key in enumerate(measurement.wire_keys or ())}
+    names = dict(zip(measurement.wire_keys or (), measurement.wire_names or ()))
+    rows = []
+    for before, key in enumerate(given.keys):
+        name = names.get(key)
+        key_pieces, name_pieces = _pieces(key, normaliser.normalise((key,)).rows[0].name if name is None else name)
+        position = after.get(key)
+        moved = position is not None and name != key
+        rows.append(KeyRow(key, name, _rules_of(key, name, moved, measurement.wire_names is not None, active),
+                           before, position, key_pieces, name_pieces))
+    findings = tuple(lint.lint_body(measurement.body, rule)) if measurement.body is not None else ()
+    return ExplorerResult(source, given.keys, tuple(notes), tuple(rows), measurement, choice, active, rule.label,
+                          findings, time.perf_counter() - started)
