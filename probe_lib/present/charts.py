@@ -55,7 +55,7 @@ def rules_fired(summary: pd.DataFrame) -> Figure:
     ax.set_yticks(range(count), summary[t.SET].tolist())
     ax.invert_yaxis()
     ax.set_xlabel("keys")
-    ax.set_title("Rules fired per key set")
+    ax.set_title("Rules fired per key set (Python model of formatTools)")
     ax.legend(loc="lower right")
     return fig
 
@@ -77,7 +77,7 @@ def lengths(rewrites: pd.DataFrame) -> Figure:
                label=f"provider limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
     ax.set_xlabel("key length (UTF-16 units)")
     ax.set_ylabel("wire name length")
-    ax.set_title("Key length before and after formatTools")
+    ax.set_title("Key length before and after formatTools (Python model)")
     ax.legend(loc="upper left")
     return fig
 
@@ -111,7 +111,7 @@ def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
     ax.invert_yaxis()
     for side in ("left", "right", "top"):
         ax.spines[side].set_visible(False)
-    ax.set_title(f"Tool order: {keyset}", pad=12)
+    ax.set_title(f"Tool order: {keyset} (Python model)", pad=12)
     return fig
 
 

@@ -148,6 +148,31 @@ table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; } td, th { 
 """
 
 
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+
+
+def without_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``notebook`` without live widgets, which a static page cannot run (their loader script fails there).
+
+    A widget output keeps its other representations (the explorer's static HTML rendering); one that has only
+    its ``text/plain`` repr left (``interactive(children=...)``) says nothing to a reader and is dropped.
+    """
+    notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for output in cell.outputs:
+            data = output.get("data", {})
+            if _WIDGET_VIEW in data:
+                del data[_WIDGET_VIEW]
+                if set(data) <= {"text/plain"}:
+                    continue
+            kept.append(output)
+        cell.outputs = kept
+    return notebook
+
+
 def render(report: Report, version: str) -> str:
     """The report page: provenance banner, the ledger, then every executed notebook."""
     from nbconvert import HTMLExporter
@@ -174,7 +199,8 @@ def render(report: Report, version: str) -> str:
     failures = "".join(f"<li>{html.escape(run.notebook)}: {html.escape(run.error)}</li>" for run in report.failed)
     sections = []
     for run in report.runs:
-        body, _ = exporter.from_notebook_node(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else ("", None)
+        notebook = without_widgets(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else None
+        body = exporter.from_notebook_node(notebook)[0] if notebook is not None else ""
         sections.append(f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>{body}</section>')
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>Mastra tool-name probe: report</title><style>{_CSS}</style></head><body>"

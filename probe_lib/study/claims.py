@@ -52,6 +52,13 @@ class Evidence:
     version: str
     outcomes: Mapping[str, Outcome]
     by_version: Mapping[str, Mapping[str, Outcome]]
+    #: How the outcomes were obtained ("live", "recorded" …), for titles and tables that must name their source.
+    source: str = "unstated"
+
+    @property
+    def label(self) -> str:
+        """``@mastra/core <version>, <source>``: what a chart title or verdict table says it shows."""
+        return f"@mastra/core {self.version}, {self.source}"
 
     def __getitem__(self, scenario: str) -> Outcome:
         return self.outcomes[scenario]
