@@ -88,7 +88,7 @@ def findings_html(result: ExplorerResult) -> str:
         return f"<p>{html.escape(result.provider)}: no findings: every name is accepted and any forced tool is sent.</p>"
     rows = "".join(
         f'<tr style="background:{SEVERITY_COLOURS[finding.severity]}"><td style="{_CELL}">{finding.severity}</td>'
-        f'<td style="{_CELL}">{finding.code}</td><td style="{_CELL}">{_text(finding.message)}</td></tr>'
+        f'<td style="{_CELL};white-space:nowrap">{finding.code}</td><td style="{_CELL}">{_text(finding.message)}</td></tr>'
         for finding in result.findings
     )
     return (f'<table class="x-findings" style="border-collapse:collapse;font-size:90%"><tr><th style="{_CELL}">'
@@ -101,9 +101,11 @@ def render(result: ExplorerResult) -> str:
     provider's verdicts and the request body."""
     parts = [f'<div class="x-result"><p class="x-headline"><b>{_text(result.headline)}</b> '
              f"<small>({result.elapsed_s * 1000:,.0f} ms)</small></p>"]
-    if result.source.live:
+    if result.source.live and result.sent:
         parts.append("<p><small>Measured on the real package: the body below is the first request the capture "
                      "server received.</small></p>")
+    elif result.source.live and result.keys:
+        parts.append("<p><small>Measured on the real package: no request left the process.</small></p>")
     else:
         parts.append("<p><small>The Python model of formatTools (no package ran); the body below is its sketch. "
                      "Choose a live source to measure the real package.</small></p>")
