@@ -182,3 +182,20 @@ def test_live_lone_surrogate_and_emoji_keys_reach_the_wire_as_javascript_counts_
     result = explorer.explore(["a\ud800b", "w😀"], LIVE_1_67)
     assert result.measurement.wire_names == ("a_b", "w__")  # one UTF-16 unit, then two
     explorer_html.render(result).encode("utf-8")
+
+
+def test_every_key_set_round_trips_through_the_text_box():
+    """The picker writes a set as lines, or as a JSON array when lines cannot carry its keys (line breaks, the
+    empty key, a first key starting with "["); reading the text back gives exactly the set."""
+    from probe_lib.inputs import keysets
+
+    for keyset in keysets.catalogue():
+        assert explorer.parse_keys(explorer.keys_as_text(keyset.keys)).keys == keyset.keys, keyset.name
+    assert explorer.keys_as_text(["[x", "y"]) == '["[x", "y"]'
+
+
+def test_keys_given_as_a_sequence_are_checked_like_typed_ones():
+    result = explorer.explore(["a", "a", "b"])
+    assert result.keys == ("a", "b") and "item 2 repeats item 1" in result.notes[0]
+    with pytest.raises(explorer.InputError, match="item 2 is int, not text"):
+        explorer.explore(["a", 2])

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from probe_lib.adapters import install
-from probe_lib.adapters.mastra import normaliser
+from probe_lib.adapters.mastra import Outcome, Runner, normaliser
 from probe_lib.capture import CaptureServer, TextReply
 from probe_lib.core import scenarios
 from probe_lib.core.errors import InputError
@@ -89,9 +89,18 @@ def parse_keys(text: str) -> KeyInput:
             notes.append(f"{empty} empty line(s) skipped; to register the empty key (it crashes formatTools), "
                          'write the keys as a JSON array, e.g. ["a", ""]')
         where = "line"
+    return checked_keys(lines, where, notes)
+
+
+def checked_keys(numbered: Sequence[tuple[int, str]], where: str = "item", notes: Sequence[str] = ()) -> KeyInput:
+    """Keys as a tools record can hold them: repeats dropped (first kept), at most ``MAX_KEYS``, and a note for
+    each of these and for lone surrogates. ``numbered`` pairs each key with its line or item number."""
+    notes = list(notes)
     first_at: dict[str, int] = {}
     repeats: list[str] = []
-    for number, key in lines:
+    for number, key in numbered:
+        if not isinstance(key, str):
+            raise InputError(f"{where} {number} is {type(key).__name__}, not text; keys are strings")
         if key in first_at:
             repeats.append(f"{shown(key)!r} ({where} {number} repeats {where} {first_at[key]})")
         else:
@@ -113,8 +122,9 @@ def parse_keys(text: str) -> KeyInput:
 
 def keys_as_text(keys: Sequence[str]) -> str:
     """The text ``parse_keys`` reads back as exactly ``keys``: lines when they can carry them, else a JSON array."""
-    if keys and all(key and "\n" not in key and "\r" not in key for key in keys):
-        return "\n".join(keys)
+    lines = "\n".join(keys)
+    if keys and all(key and "\n" not in key and "\r" not in key for key in keys) and not lines.strip().startswith("["):
+        return lines
     return json.dumps(list(keys))
 
 
@@ -192,7 +202,8 @@ def provider_labels() -> list[str]:
 
 
 class LivePool:
-    """One capture server and one warm Node runner per version, started on first use and stopped at exit.
+    """One capture server and one warm Node runner per ``@mastra/core`` version, started on first use and
+    stopped at exit (when the kernel ends).
 
     Starting Node and loading ``@mastra/core`` costs a second or two, so runners are kept between runs; a runner
     that fails is closed and replaced on the next run. Runs are serialised (a runner serves one batch at a time).
@@ -200,15 +211,13 @@ class LivePool:
 
     def __init__(self) -> None:
         self._server: CaptureServer | None = None
-        self._runners: dict[str, object] = {}
+        self._runners: dict[str, Runner] = {}
         self._lock = threading.Lock()
         self._ids = itertools.count()
         atexit.register(self.close)
 
-    def run(self, version: str, scenario: scenarios.Scenario):
+    def run(self, version: str, scenario: scenarios.Scenario) -> Outcome:
         """The outcome of ``scenario`` on ``version``, through the capture server."""
-        from probe_lib.adapters.mastra import Runner
-
         with self._lock:
             if self._server is None:
                 self._server = CaptureServer().start()
@@ -426,7 +435,7 @@ def explore(
     Raises ``InputError`` for an unknown source or provider and ``HarnessError`` when a live run fails.
     """
     started = time.perf_counter()
-    given = parse_keys(keys) if isinstance(keys, str) else KeyInput(tuple(dict.fromkeys(keys)))
+    given = parse_keys(keys) if isinstance(keys, str) else checked_keys(list(enumerate(keys, start=1)))
     if not isinstance(source, Source):
         source = Source("mastra", None) if source is None else source_named(source)
     provider_name, _, variant = provider.partition("/")
