@@ -95,8 +95,8 @@ def test_report_works_in_a_real_browser(live_report):
 
 
 def test_report_drops_widget_views_and_keeps_their_static_rendering():
-    """A widget view cannot run in a static page (its loader script throws there), so the report drops it, and an
-    output that had nothing else to show (ipywidgets' interact repr) with it."""
+    """A widget view cannot run in a static page (its loader script throws there), so the report drops it; an
+    output that had nothing else to show (ipywidgets' interact repr) becomes a note saying where it works."""
     notebook = nbformat.v4.new_notebook(metadata={"widgets": {"application/vnd.jupyter.widget-state+json": {}}})
     view = {"model_id": "m", "version_major": 2, "version_minor": 0}
     notebook.cells = [nbformat.v4.new_code_cell("x", outputs=[
@@ -106,7 +106,11 @@ def test_report_drops_widget_views_and_keeps_their_static_rendering():
     ])]
     cleaned = report.without_widgets(notebook)
     assert "widgets" not in cleaned.metadata
-    assert [output.get("data") for output in cleaned.cells[0].outputs] == [{"text/plain": "View", "text/html": "<b>static</b>"}, None]
+    assert [output.get("data") for output in cleaned.cells[0].outputs] == [
+        {"text/html": report._WIDGET_NOTE, "text/plain": report._WIDGET_NOTE},
+        {"text/plain": "View", "text/html": "<b>static</b>"},
+        None,
+    ]
 
 
 def test_reproduce_refuses_a_folder_that_is_not_a_report(tmp_path):

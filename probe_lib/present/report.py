@@ -149,13 +149,15 @@ table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; } td, th { 
 
 
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_WIDGET_NOTE = "(An interactive widget: open the notebook in JupyterLab and run it to use it.)"
 
 
 def without_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """``notebook`` without live widgets, which a static page cannot run (their loader script fails there).
 
     A widget output keeps its other representations (the explorer's static HTML rendering); one that has only
-    its ``text/plain`` repr left (``interactive(children=...)``) says nothing to a reader and is dropped.
+    its ``text/plain`` repr left (``interactive(children=...)``) says nothing to a reader, so a note saying where
+    the widget works takes its place.
     """
     notebook.metadata.pop("widgets", None)
     for cell in notebook.cells:
@@ -167,7 +169,7 @@ def without_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             if _WIDGET_VIEW in data:
                 del data[_WIDGET_VIEW]
                 if set(data) <= {"text/plain"}:
-                    continue
+                    output = nbformat.v4.new_output("display_data", {"text/html": _WIDGET_NOTE, "text/plain": _WIDGET_NOTE})
             kept.append(output)
         cell.outputs = kept
     return notebook
