@@ -138,6 +138,7 @@ def test_explorer_in_jupyterlab_measures_typed_keys_live(lab, tmp_path, node_mod
         expect(done).to_contain_text("@mastra/core 1.67.0, live")  # the notebook opened it live
         output = page.locator(".jp-OutputArea-output").filter(has_text="Explorer opens on").first
         expect(output).to_contain_text("Explorer opens on @mastra/core 1.67.0, live")
+        explorer.locator(".x-keys").scroll_into_view_if_needed()
         page.screenshot(path=str(tmp_path / "explorer-opened.png"))
 
         keys = explorer.locator("textarea").first
@@ -161,7 +162,11 @@ def test_explorer_in_jupyterlab_measures_typed_keys_live(lab, tmp_path, node_mod
         findings.scroll_into_view_if_needed()
         page.screenshot(path=str(tmp_path / "explorer-tool-choice.png"))
 
-        explorer.locator("select").nth(1).select_option("@mastra/core, Python model")  # the source selector
+        source = explorer.locator("select").nth(1)
+        source.select_option("@mastra/core 1.71.0, live")  # a version not run yet: Node starts, which takes a while
+        expect(explorer.locator(".x-measuring")).to_contain_text("measuring… on @mastra/core 1.71.0, live")
+        expect(headline).to_contain_text("@mastra/core 1.71.0, live: 2 key(s), 2 tool(s) sent, 1 renamed")
+        source.select_option("@mastra/core, Python model")
         expect(headline).to_contain_text("@mastra/core, Python model: 2 key(s), 2 tool(s) sent, 1 renamed")
         kernel = {pid for pid in _descendants(server.pid) if "runner.cjs" in _cmdline(pid)}
         browser.close()
