@@ -12,7 +12,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra
+from probe_lib.core import target
 from probe_lib.present import explorer, explorer_html
 
 TARGET_WARM_S = 0.3
@@ -29,8 +30,8 @@ def timed(keys: list[str], source: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mastra", default=install.ARTICLE_VERSION)
-    version = install.check_version(parser.parse_args().mastra)
+    parser.add_argument("--mastra", default=target.baseline("mastra").version)
+    version = mastra.ADAPTER.check_version(parser.parse_args().mastra)
     model = explorer.Source("mastra", None).label
     live = explorer.Source("mastra", version).label
     explorer.POOL.close()

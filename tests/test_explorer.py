@@ -151,7 +151,7 @@ def test_a_live_source_runs_the_real_package_and_words_the_collision_as_mastra_d
     error = html.unescape(view.output.value.split('class="x-error"', 1)[1].split("</pre>")[0])
     assert f"Error [AGENT_GENERATE_FAILED]: {COLLISION_TEXT}" in error
     assert "as the framework words it" in error
-    assert explorer.POOL.running() == ["1.67.0"]
+    assert explorer.POOL.running() == [Source("mastra", "1.67.0")]
 
 
 @pytest.mark.node
@@ -187,9 +187,10 @@ def test_live_lone_surrogate_and_emoji_keys_reach_the_wire_as_javascript_counts_
 def test_every_key_set_round_trips_through_the_text_box():
     """The picker writes a set as lines, or as a JSON array when lines cannot carry its keys (line breaks, the
     empty key, a first key starting with "["); reading the text back gives exactly the set."""
+    from probe_lib.adapters.mastra import normaliser
     from probe_lib.inputs import keysets
 
-    for keyset in keysets.catalogue():
+    for keyset in keysets.catalogue(normaliser):
         assert explorer.parse_keys(explorer.keys_as_text(keyset.keys)).keys == keyset.keys, keyset.name
     assert explorer.keys_as_text(["[x", "y"]) == '["[x", "y"]'
 

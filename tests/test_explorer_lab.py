@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from probe_lib.adapters import install
 from probe_lib.core import paths
+from probe_lib.present import browser as chromium_browser
 
 #: The whole test must end well within a minute; the server is killed after this long whatever happens.
 WATCHDOG_SECONDS = 150
@@ -115,8 +115,8 @@ def test_explorer_in_jupyterlab_measures_typed_keys_live(lab, tmp_path, node_mod
     from playwright.sync_api import expect, sync_playwright
 
     server, url = lab
-    chromium = install.browser_executable()
-    assert chromium, f"Chromium is missing: {install.BROWSER_HELP}"
+    chromium = chromium_browser.browser_executable()
+    assert chromium, f"Chromium is missing: {chromium_browser.BROWSER_HELP}"
     errors: list[str] = []
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-gpu"])

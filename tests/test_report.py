@@ -13,7 +13,8 @@ import nbformat
 import pandas as pd
 import pytest
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra
+from probe_lib.present import browser as kit_browser
 from probe_lib.present import report
 from probe_lib.study import claims
 
@@ -37,7 +38,7 @@ def test_every_notebook_executes_on_the_live_measurement(live_report):
 @pytest.mark.node
 def test_ledger_has_no_refuted_or_failed_claim(live_report):
     table = pd.read_csv(live_report.folder / "ledger.csv")
-    assert set(table["version"].astype(str)) == set(install.pinned_versions())
+    assert set(table["version"].astype(str)) == set(mastra.ADAPTER.versions())
     broken = table[table["status"].isin(["refuted", "failed"])]
     assert broken.empty, broken[["claim", "version", "status", "evidence"]].to_string()
     assert (table["status"] == "confirmed").sum() > len(table) / 2
@@ -76,8 +77,8 @@ def test_report_works_in_a_real_browser(live_report):
     or throws one, and the explorer shows its static rendering in place of its widget."""
     from playwright.sync_api import sync_playwright
 
-    chromium = install.browser_executable()
-    assert chromium, f"Chromium is missing: {install.BROWSER_HELP}"
+    chromium = kit_browser.browser_executable()
+    assert chromium, f"Chromium is missing: {kit_browser.BROWSER_HELP}"
     flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
              "--disable-sync", "--no-first-run"]
     with sync_playwright() as playwright:

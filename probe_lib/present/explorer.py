@@ -7,8 +7,8 @@ the request body that left the process; and the provider linter's findings on th
 (:mod:`probe_lib.present.explorer_view`) and the static rendering (:mod:`probe_lib.present.explorer_html`) only
 draw it, so tests drive this module directly.
 
-Sources are named ``<framework> <version> live`` or ``<framework> model``; a framework is one entry of
-``FRAMEWORKS``, so adding one (or a version to one) adds its sources to every selector.
+Sources are a framework's Python model or one of its versions live, read from the adapter registry, so a framework
+the kit learns to run (or a version it pins) appears in every selector by name.
 """
 
 from __future__ import annotations
@@ -20,14 +20,19 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Sequence
 
-from probe_lib.adapters import install
-from probe_lib.adapters.mastra import Outcome, Runner, normaliser
-from probe_lib.capture import CaptureServer, TextReply
+from probe_lib.adapters import base as registry
+from probe_lib.adapters.base import Adapter
+from probe_lib.adapters.mastra import Runner
+from probe_lib.adapters.mastra.runner import FRAMEWORK as MASTRA
+from probe_lib.capture import CaptureServer
 from probe_lib.core import scenarios
 from probe_lib.core.errors import InputError
+from probe_lib.core.naming import Collision, NameRule, js_length
+from probe_lib.core.outcome import Outcome
 from probe_lib.providers import get_rule, lint, rules
+from probe_lib.wire.replies import TextReply
 
 #: The most keys one exploration takes: a table of more cannot be read by eye (notebook 10 covers whole corpora).
 MAX_KEYS = 1_000
@@ -146,24 +151,19 @@ class Measurement:
     captured: bool
 
 
-@dataclass(frozen=True)
-class Framework:
-    """One framework the explorer can run: its display name, versions, and how to measure on it."""
-
-    name: str
-    versions: Callable[[], Sequence[str]]
-    #: ``(keys, tool_choice, active_tools) -> Measurement`` with the framework's Python model, or ``None``.
-    model: Callable[[tuple[str, ...], str | None, tuple[str, ...] | None], Measurement] | None
-    #: ``(version, keys, tool_choice, active_tools) -> Measurement`` on the real package.
-    live: Callable[[str, tuple[str, ...], str | None, tuple[str, ...] | None], Measurement]
-    #: Whether live runs can happen on this machine now (and, if not, how to make them possible).
-    available: Callable[[], bool]
-    missing_help: str
+#: The package each framework is published as, by adapter name (how source labels name it).
+PACKAGES = {"mastra": "@mastra/core"}
+#: What live runs need, by adapter name (said when a live source cannot run here).
+LIVE_NEEDS = {"mastra": "Node.js 20+ and `probe-lib setup`"}
 
 
 @dataclass(frozen=True)
 class Source:
-    """Where a measurement comes from: a framework's Python model, or one of its versions run live."""
+    """Where a measurement comes from: a framework's Python model of its name rule, or one of its versions live.
+
+    Frameworks and versions come from the adapter registry (:mod:`probe_lib.adapters.base`), so a framework the
+    kit learns to run appears in every selector without a change here.
+    """
 
     framework: str
     version: str | None  # None: the framework's Python model
@@ -173,18 +173,23 @@ class Source:
         return self.version is not None
 
     @property
+    def adapter(self) -> Adapter:
+        return registry.get(self.framework)
+
+    @property
     def label(self) -> str:
-        name = FRAMEWORKS[self.framework].name
+        name = PACKAGES.get(self.framework, self.framework)
         return f"{name} {self.version}, live" if self.live else f"{name}, Python model"
 
 
 def sources() -> list[Source]:
-    """Every source, framework by framework: the model first (instant), then each version live."""
+    """Every source, framework by framework: the model first (instant), then each pinned version live."""
     found: list[Source] = []
-    for key, framework in FRAMEWORKS.items():
-        if framework.model is not None:
-            found.append(Source(key, None))
-        found.extend(Source(key, version) for version in framework.versions())
+    for name in registry.names():
+        adapter = registry.get(name)
+        if adapter.name_rule is not None:
+            found.append(Source(name, None))
+        found.extend(Source(name, version) for version in adapter.versions())
     return found
 
 
@@ -202,11 +207,12 @@ def provider_labels() -> list[str]:
 
 
 class LivePool:
-    """One capture server and one warm Node runner per ``@mastra/core`` version, started on first use and
+    """One capture server, and one warm Node runner per ``@mastra/core`` version, started on first use and
     stopped at exit (when the kernel ends).
 
-    Starting Node and loading ``@mastra/core`` costs a second or two, so runners are kept between runs; a runner
-    that fails is closed and replaced on the next run. Runs are serialised (a runner serves one batch at a time).
+    Starting Node and loading ``@mastra/core`` costs a second or two, so Mastra's runners are kept between runs
+    (other frameworks run through their adapter, cold); a runner that fails is closed and replaced on the next
+    run. Runs are serialised (a runner serves one batch at a time).
     """
 
     def __init__(self) -> None:
@@ -216,25 +222,27 @@ class LivePool:
         self._ids = itertools.count()
         atexit.register(self.close)
 
-    def run(self, version: str, scenario: scenarios.Scenario) -> Outcome:
-        """The outcome of ``scenario`` on ``version``, through the capture server."""
+    def run(self, source: Source, scenario: scenarios.Scenario) -> Outcome:
+        """The outcome of ``scenario`` on a live ``source``, through the capture server."""
         with self._lock:
             if self._server is None:
                 self._server = CaptureServer().start()
-            runner = self._runners.get(version)
+            if source.framework != MASTRA:
+                return source.adapter.run([scenario], source.version, server=self._server)[0]
+            runner = self._runners.get(source.version)
             if runner is None:
-                runner = Runner(version, concurrency=1)
+                runner = Runner(source.version, concurrency=1)
                 runner.start()
-                self._runners[version] = runner
+                self._runners[source.version] = runner
             try:
                 return runner.turn(scenario, self._server, f"explore-{next(self._ids)}")
             except BaseException:
-                self._runners.pop(version).close()
+                self._runners.pop(source.version).close()
                 raise
 
-    def running(self) -> list[str]:
-        """Versions with a warm runner."""
-        return list(self._runners)
+    def running(self) -> list[Source]:
+        """Live sources with a warm runner."""
+        return [Source(MASTRA, version) for version in self._runners]
 
     def close(self) -> None:
         """Stop every runner and the capture server."""
@@ -253,34 +261,35 @@ POOL = LivePool()
 _PROBE_DESCRIPTION = "probe tool "
 
 
-def _mastra_model(keys: tuple[str, ...], tool_choice: str | None, active_tools: tuple[str, ...] | None) -> Measurement:
-    result = normaliser.normalise(keys)
+def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Measurement:
+    """The name rule's prediction, with a sketch of the request (tools and tool_choice only)."""
+    result = rule.normalise(keys)
     if result.error is not None:
         error = result.error
-        if isinstance(error, normaliser.Collision):
-            held = "Object.prototype" if error.holder is None else repr(shown(error.holder))
-            text = (f"model: collision: {shown(error.key)!r} rewrites to {error.name!r}, already held by {held} "
-                    "(the real package words it: Two or more tools resolve to the same name …)")
+        if isinstance(error, Collision):
+            held = "no key (an inherited name)" if error.holder is None else repr(shown(error.holder))
+            text = f"model: collision: {shown(error.key)!r} rewrites to {shown(error.name)!r}, already held by {held}"
         else:
-            text = f"model: crash on the key {shown(error.key)!r}: TypeError: {error.message}"
+            text = f"model: crash on the key {shown(error.key)!r}: {error.message}"
         return Measurement(None, None, (text,), None, False)
     by_position = {row.position_after: row.key for row in result.rows if row.position_after is not None}
     wire_keys = tuple(by_position[position] for position in range(len(by_position)))
     names = tuple(result.names)
-    body: dict = {"model": "(the Python model's sketch: only tools and tool_choice)",
-                  "tools": [{"type": "function", "function": {"name": name}} for name in names]}
+    body: dict = {"model": f"(sketch by the Python model of {rule.LABEL}: only tools and tool_choice)",
+                  "messages": [], "tools": [{"type": "function", "function": {"name": name}} for name in names]}
     body["tool_choice"] = {"type": "function", "function": {"name": tool_choice}} if tool_choice else "auto"
     return Measurement(names, wire_keys, (), body, False)
 
 
-def _mastra_live(version: str, keys: tuple[str, ...], tool_choice: str | None,
-                 active_tools: tuple[str, ...] | None) -> Measurement:
+def _live(source: Source, keys: tuple[str, ...], tool_choice: str | None,
+          active_tools: tuple[str, ...] | None) -> Measurement:
+    """One turn on the real package: the first request the capture server received, and the error chain."""
     scenario = scenarios.Scenario(
         name="explore", tools=scenarios.tools(*keys),
         tool_choice=scenarios.named(tool_choice) if tool_choice else None,
         active_tools=active_tools, replies=(TextReply("explored"),),
     )
-    outcome = POOL.run(version, scenario)
+    outcome = POOL.run(source, scenario)
     error = tuple(
         f"{link.get('name') or 'Error'}{' [' + link['id'] + ']' if link.get('id') else ''}: {link.get('message', '')}"
         for link in outcome.error
@@ -294,14 +303,6 @@ def _mastra_live(version: str, keys: tuple[str, ...], tool_choice: str | None,
         str((tool.get("function") or tool).get("description", "")).removeprefix(_PROBE_DESCRIPTION) for tool in tools
     )
     return Measurement(names, wire_keys, error, body, True)
-
-
-FRAMEWORKS: dict[str, Framework] = {
-    "mastra": Framework(
-        name="@mastra/core", versions=install.pinned_versions, model=_mastra_model, live=_mastra_live,
-        available=install.node_available, missing_help="live runs need Node.js 20+ and `probe-lib setup`",
-    ),
-}
 
 
 # -- one exploration ----------------------------------------------------------------------------------------------
@@ -363,26 +364,30 @@ class ExplorerResult:
                 f"{self.provider}: {failing} failing finding(s)")
 
 
-def _pieces(key: str, name: str) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
+def _pieces(key: str, name: str, rule: NameRule | None) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
     """The key and its wire name split into runs of kept, changed, added (the ``_`` prefix) and cut characters.
 
-    The runs follow formatTools' rules unit by unit (each illegal UTF-16 unit becomes one ``_``, so an astral
-    character becomes two); a wire name the rules do not explain is shown whole as changed.
+    The runs follow the name rule's flags unit by unit, with formatTools' character class (each illegal UTF-16
+    unit becomes one ``_``, so an astral character becomes two); a wire name this does not rebuild exactly (or a
+    framework without a modelled rule) is shown whole as changed.
     """
     if name == key:
         return (Piece(key, "kept"),), (Piece(key, "kept"),)
-    rewritten = normaliser.normalise((key,)).rows[0]
+    if rule is None:
+        return (Piece(key, "changed"),), (Piece(name, "changed"),)
+    rewritten = rule.normalise((key,)).rows[0]
     out_units = [("_", "added")] if rewritten.prefixed else []
     key_marks = []
     for char in key:
         legal = _LEGAL_CHAR.fullmatch(char) is not None
         start = len(out_units)
-        units = char if legal else "_" * normaliser.js_length(char)
+        units = char if legal else "_" * js_length(char)
         out_units.extend((unit, "kept" if legal else "changed") for unit in units)
         key_marks.append((char, "kept" if legal else "changed", start))
-    limit = normaliser.MAX_NAME_LENGTH
+    limit = rule.MAX_NAME_LENGTH
     key_pieces = _merge([Piece(char, "cut" if start >= limit else kind) for char, kind, start in key_marks])
-    if rewritten.name != name:
+    rebuilt = "".join(unit for unit, _ in out_units[:limit])
+    if rebuilt != name:
         return key_pieces, (Piece(name, "changed"),)
     return key_pieces, _merge([Piece(unit, kind) for unit, kind in out_units[:limit]])
 
@@ -397,26 +402,25 @@ def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
     return tuple(merged)
 
 
-def _rules_of(key: str, name: str | None, moved: bool, sent: bool, active: tuple[str, ...] | None) -> tuple[str, ...]:
-    """The rules that fired on ``key`` (the model's rule flags), its move, and why it was not sent."""
-    if not key:
-        return ("empty key: formatTools reads key[0].match and crashes",)
-    modelled = normaliser.normalise((key,)).rows[0]
+def _rules_of(key: str, name: str | None, moved: bool, sent: bool, active: tuple[str, ...] | None,
+              rule: NameRule | None) -> tuple[str, ...]:
+    """The rules that fired on ``key`` (the name rule's flags), its move, and why it was not sent."""
     fired = []
-    if modelled.substituted:
-        fired.append("illegal characters → _")
-    if modelled.prefixed:
-        fired.append("_ prefixed (first character not a letter or _)")
-    if modelled.truncated:
-        fired.append(f"cut to {normaliser.MAX_NAME_LENGTH} (lost {shown(modelled.lost)!r})")
+    modelled = rule.normalise((key,)).rows[0] if rule is not None and key else None
+    if not key:
+        fired.append("empty key: formatTools reads key[0].match and crashes")
+    elif modelled is not None:
+        if modelled.substituted:
+            fired.append("illegal characters → _")
+        if modelled.prefixed:
+            fired.append("_ prefixed (first character not a letter or _)")
+        if modelled.truncated:
+            fired.append(f"cut to {rule.MAX_NAME_LENGTH} (lost {shown(modelled.lost)!r})")
     if moved:
         fired.append("moved to the end (rewritten keys are re-added)")
     if sent and name is None:
-        if active is not None:
-            fired.append("not sent (activeTools does not name it)")
-        else:
-            fired.append("not sent (never reaches the wire)")
-    if name is not None and name != modelled.name:
+        fired.append("not sent (activeTools does not name it)" if active is not None else "not sent (never reaches the wire)")
+    if name is not None and modelled is not None and name != modelled.name:
         fired.append(f"differs from the Python model, which predicts {shown(modelled.name)!r}")
     return tuple(fired)
 
@@ -430,44 +434,48 @@ def explore(
 ) -> ExplorerResult:
     """Run ``keys`` (text as ``parse_keys`` reads it, or a sequence) through ``source`` and describe the outcome.
 
-    ``tool_choice`` forces one tool by name (empty: none); ``active_tools`` restricts the tools sent (text: one
-    name per line; empty: no restriction); ``provider`` is a ``provider/variant`` label of the linter's rules.
-    Raises ``InputError`` for an unknown source or provider and ``HarnessError`` when a live run fails.
+    ``source`` is a ``Source`` or its label (default: Mastra's Python model); ``tool_choice`` forces one tool by
+    name (empty: none); ``active_tools`` restricts the tools sent (text: one name per line; empty: no
+    restriction); ``provider`` is a ``provider/variant`` label of the linter's rules. Raises ``InputError`` for an
+    unknown source or provider, or a live source not installed here, and ``HarnessError`` when a live run fails.
     """
     started = time.perf_counter()
     given = parse_keys(keys) if isinstance(keys, str) else checked_keys(list(enumerate(keys, start=1)))
     if not isinstance(source, Source):
-        source = Source("mastra", None) if source is None else source_named(source)
+        source = Source(MASTRA, None) if source is None else source_named(source)
     provider_name, _, variant = provider.partition("/")
-    rule = get_rule(provider_name, variant or None)
+    provider_rule = get_rule(provider_name, variant or None)
     choice = (tool_choice or "").strip("\n") or None
     if isinstance(active_tools, str):
         active_tools = tuple(line for line in active_tools.split("\n") if line) or None
     active = tuple(active_tools) if active_tools else None
     notes = list(given.notes)
-    framework = FRAMEWORKS[source.framework]
+    name_rule = source.adapter.name_rule
     if not given.keys:
         measurement = Measurement(None, None, (), None, False)
         return ExplorerResult(source, (), tuple(notes) or ("type or paste keys, one per line",), (), measurement,
-                              choice, active, rule.label, (), time.perf_counter() - started)
+                              choice, active, provider_rule.label, (), time.perf_counter() - started)
     if source.live:
-        if not framework.available():
-            raise InputError(f"{source.label} cannot run here: {framework.missing_help}; choose the Python model")
-        measurement = framework.live(source.version, given.keys, choice, active)
+        if not source.adapter.is_installed(source.version):
+            needs = LIVE_NEEDS.get(source.framework, "`probe-lib setup`")
+            raise InputError(f"{source.label} cannot run here: it needs {needs}; choose the Python model")
+        measurement = _live(source, given.keys, choice, active)
     else:
         if active is not None:
             notes.append("the Python model does not model activeTools; choose a live source to see what it does")
-        measurement = framework.model(given.keys, choice, active)
+        measurement = _model(name_rule, given.keys, choice)
     after = {key: position for position, key in enumerate(measurement.wire_keys or ())}
     names = dict(zip(measurement.wire_keys or (), measurement.wire_names or ()))
     rows = []
     for before, key in enumerate(given.keys):
         name = names.get(key)
-        key_pieces, name_pieces = _pieces(key, normaliser.normalise((key,)).rows[0].name if name is None else name)
+        would_be = name_rule.normalise((key,)).rows[0].name if name_rule is not None else key
+        key_pieces, name_pieces = _pieces(key, would_be if name is None else name, name_rule)
         position = after.get(key)
         moved = position is not None and name != key
-        rows.append(KeyRow(key, name, _rules_of(key, name, moved, measurement.wire_names is not None, active),
-                           before, position, key_pieces, name_pieces))
-    findings = tuple(lint.lint_body(measurement.body, rule)) if measurement.body is not None else ()
-    return ExplorerResult(source, given.keys, tuple(notes), tuple(rows), measurement, choice, active, rule.label,
-                          findings, time.perf_counter() - started)
+        fired = _rules_of(key, name, moved, measurement.wire_names is not None, active, name_rule)
+        rows.append(KeyRow(key, name, fired, before, position, key_pieces, name_pieces))
+    body = measurement.body
+    findings = tuple(lint.lint_body(body, provider_rule, name_rule=name_rule)) if body is not None else ()
+    return ExplorerResult(source, given.keys, tuple(notes), tuple(rows), measurement, choice, active,
+                          provider_rule.label, findings, time.perf_counter() - started)

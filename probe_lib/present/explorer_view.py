@@ -16,8 +16,9 @@ from typing import Sequence
 
 import ipywidgets as widgets
 
-from probe_lib.adapters import install
-from probe_lib.inputs import corpus, keysets
+from probe_lib.adapters import mastra
+from probe_lib.analysis import corpus
+from probe_lib.inputs import keysets
 from probe_lib.present import explorer, explorer_html
 from probe_lib.present.explorer import ExplorerResult, Source
 
@@ -31,15 +32,16 @@ _FULL_WIDTH = widgets.Layout(width="95%")
 
 
 def pick_options() -> list[str]:
-    """The picker's entries: the kit's key sets, then every tool set of the real MCP corpus."""
+    """The picker's entries: the kit's key sets (random ones drawn free of Mastra's collisions), then every tool set
+    of the real MCP corpus."""
     records = sorted(corpus.record_of(corpus.load_corpus()).unique())
-    return [CUSTOM] + [_KEYSET + keyset.name for keyset in keysets.catalogue()] + [_CORPUS + record for record in records]
+    return [CUSTOM] + [_KEYSET + keyset.name for keyset in keysets.catalogue(mastra.ADAPTER.name_rule)] + [_CORPUS + record for record in records]
 
 
 def picked_keys(option: str) -> tuple[str, ...] | None:
     """The keys a picker entry stands for (``None`` for ``CUSTOM``)."""
     if option.startswith(_KEYSET):
-        return keysets.by_name(option.removeprefix(_KEYSET)).keys
+        return keysets.by_name(option.removeprefix(_KEYSET), mastra.ADAPTER.name_rule).keys
     if option.startswith(_CORPUS):
         return corpus.record_keys(corpus.load_corpus(), option.removeprefix(_CORPUS), keysets.prefix_style(CORPUS_STYLE))
     return None
@@ -51,7 +53,7 @@ class ExplorerView:
     def __init__(self, keys: Sequence[str] = explorer.DEFAULT_KEYS, source: Source | None = None,
                  provider: str = explorer.DEFAULT_PROVIDER, debounce_s: float = 0.4) -> None:
         self.debounce_s = debounce_s
-        source = source or Source("mastra", None)
+        source = source or Source(mastra.ADAPTER.name, None)
         self.pick = widgets.Dropdown(options=pick_options(), value=CUSTOM, description="key set", layout=_FULL_WIDTH)
         self.keys = widgets.Textarea(value=explorer.keys_as_text(keys), description="keys", rows=8,
                                      placeholder="one key per line, in registration order (or a JSON array)",
@@ -120,13 +122,11 @@ class ExplorerView:
             generation = self._generation
             inputs = {"keys": self.keys.value, "source": self.source.value, "tool_choice": self.tool_choice.value,
                       "active_tools": self.active_tools.value, "provider": self.provider.value}
-            if explorer.source_named(inputs["source"]).live:
-                first = "" if self.source.value in self._warm() else " (the first run of a version starts Node: ~2 s)"
+            source = explorer.source_named(inputs["source"])
+            if source.live:
+                first = "" if source in explorer.POOL.running() else " (the first run of a version starts Node: ~2 s)"
                 self.status.value = f"<i class='x-measuring'>measuring… on {html.escape(inputs['source'])}{first}</i>"
             self._future = self._worker.submit(self._run, generation, inputs)
-
-    def _warm(self) -> list[str]:
-        return [Source("mastra", version).label for version in explorer.POOL.running()]
 
     def _run(self, generation: int, inputs: dict) -> None:
         try:
@@ -181,8 +181,9 @@ class ExplorerView:
 def open_view(mastra_version: str, measurements: str, keys: Sequence[str] = explorer.DEFAULT_KEYS) -> ExplorerView:
     """The explorer as a notebook opens it: on ``mastra_version`` live when ``measurements`` is "live" and Node is
     installed, else on the Python model; the first result is measured before returning, and the choice printed."""
-    live = measurements == "live" and install.node_available()
-    source = Source("mastra", install.check_version(mastra_version) if live else None)
+    mastra.ADAPTER.check_version(mastra_version)
+    live = measurements == "live" and mastra.ADAPTER.is_installed(mastra_version)
+    source = Source(mastra.ADAPTER.name, mastra_version if live else None)
     why = "" if live else (f' (measurements={measurements!r}: live runs need measurements="live", Node.js 20+ and '
                            "`probe-lib setup`; pick a live source in the selector when they are there)")
     print(f"Explorer opens on {source.label}{why}. Sources: {', '.join(s.label for s in explorer.sources())}.")

@@ -19,12 +19,10 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from probe_lib.adapters import install
-from probe_lib.adapters.mastra import Outcome
-from probe_lib.adapters.mastra import catalogue
+from probe_lib.adapters import mastra
+from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.core.errors import InputError
-from probe_lib.present import notebook
-from probe_lib.study import claims, recordings
+from probe_lib.study import claims, notebook, recordings
 from probe_lib.study.claims import Evidence
 
 
@@ -34,9 +32,9 @@ class RecordedFallback(UserWarning):
 
 def measure(version: str, source: str = "live") -> dict[str, Outcome]:
     """The catalogue's outcomes on ``version`` by scenario name, from ``source`` (see the module docstring)."""
-    install.check_version(version)
+    mastra.ADAPTER.check_version(version)
     if source == "live":
-        if install.node_available():
+        if mastra.ADAPTER.is_installed(version):
             return recordings.outcomes(version, live=True)
         warnings.warn(
             f"Node.js or the pinned @mastra/core is missing: showing RECORDED outcomes of {version} "
@@ -61,7 +59,7 @@ def provenance(source: str, version: str) -> str:
     """How outcomes asked for as ``source`` are obtained here: ``live``, ``recorded``, ``recorded (Node.js
     missing)``, or a reproduce folder's ``live``/``recorded`` as it noted it."""
     if source == "live":
-        return "live" if install.node_available() else "recorded (Node.js missing)"
+        return "live" if mastra.ADAPTER.is_installed(version) else "recorded (Node.js missing)"
     if source == "recorded":
         return "recorded"
     return f"{source_of(Path(source), version)}, read from {Path(source).name}/"
@@ -69,32 +67,34 @@ def provenance(source: str, version: str) -> str:
 
 def measure_all(source: str = "live", versions: Iterable[str] | None = None) -> dict[str, dict[str, Outcome]]:
     """The catalogue's outcomes on each version (default: every pinned one), saying what it does as it starts
-    and showing a banner when it falls back to recordings; pandas is set to show text whole."""
-    versions = tuple(versions or install.pinned_versions())
+    and showing a banner for any version it shows from recordings instead; pandas is set to show text whole."""
+    versions = tuple(versions or mastra.ADAPTER.versions())
     notebook.show_text_whole()
-    how = provenance(source, versions[0])
-    shown = ", ".join(versions)
+    how = {version: provenance(source, version) for version in versions}
+    live = [version for version in versions if how[version] == "live"]
+    fallen = [version for version in versions if how[version].startswith("recorded (Node")]
     scenarios = len(catalogue.scenarios())
-    if how == "live":
-        notebook.announce(f"Measuring LIVE: {scenarios} scenarios on the real @mastra/core {shown}, each a real request "
-                          "to the kit's capture server on loopback (Node.js; about 10-30 s)…")
-    elif how == "recorded":
-        notebook.announce(f"Reading RECORDED outcomes of @mastra/core {shown} from data/captures/ "
-                          '(measurements="recorded"; set measurements = "live" to measure the real package now).')
-    elif how.startswith("recorded (Node"):
+    if live:
+        notebook.announce(f"Measuring LIVE: {scenarios} scenarios on the real @mastra/core {', '.join(live)}, each a "
+                          "real request to the kit's capture server on loopback (Node.js; about 10-30 s)…")
+    if fallen:
         notebook.banner("RECORDED, NOT LIVE:", f"Node.js or the pinned @mastra/core is missing here, so this notebook "
-                        f"shows the recordings of @mastra/core {shown} in data/captures/. {_LIVE_HELP}")
-    else:
-        notebook.announce(f"Reading the measurement `probe-lib reproduce` wrote in {source}: @mastra/core {shown}, "
-                          f"{how.split(',')[0]}.")
-        if how.startswith("recorded"):
+                        f"shows the recordings of @mastra/core {', '.join(fallen)} in data/captures/. {_LIVE_HELP}")
+    if source == "recorded":
+        notebook.announce(f"Reading RECORDED outcomes of @mastra/core {', '.join(versions)} from data/captures/ "
+                          '(measurements="recorded"; set measurements = "live" to measure the real package now).')
+    elif source != "live":
+        made = sorted({how[version].split(",")[0] for version in versions})
+        notebook.announce(f"Reading the measurement `probe-lib reproduce` wrote in {source}: @mastra/core "
+                          f"{', '.join(versions)}, made {' and '.join(made)}.")
+        if "recorded" in made:
             notebook.banner("RECORDED, NOT LIVE:", "this report's measurement was read from data/captures/ because "
                             "Node.js was missing when it was made.")
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RecordedFallback)  # the banner above said it
         by_version = {version: measure(version, source) for version in versions}
-    if how == "live":
+    if live:
         notebook.announce(f"Measured live in {time.perf_counter() - started:.0f} s.")
     return by_version
 
@@ -107,7 +107,7 @@ def source_of(folder: Path, version: str) -> str:
 def gather(version: str, source: str = "live", versions: Iterable[str] | None = None) -> Evidence:
     """``Evidence`` for one version, with every pinned version measured alongside (for cross-version claims);
     says what it measures as it starts (see ``measure_all``)."""
-    install.check_version(version)
+    mastra.ADAPTER.check_version(version)
     by_version = measure_all(source, versions)
     return Evidence(version, by_version[version], by_version, provenance(source, version))
 
