@@ -200,3 +200,11 @@ def test_keys_given_as_a_sequence_are_checked_like_typed_ones():
     assert result.keys == ("a", "b") and "item 2 repeats item 1" in result.notes[0]
     with pytest.raises(explorer.InputError, match="item 2 is int, not text"):
         explorer.explore(["a", 2])
+
+
+def test_a_collision_leaves_every_key_unsent_and_says_what_each_would_have_become(view):
+    view.keys.value = "search.web\nsearch web\nok"
+    view.settle()
+    assert cells(view, 3) == ["none sent; would be search_web", "none sent; would be search_web", "none sent; would be ok"]
+    assert cells(view, 4) == ["illegal characters → _", "illegal characters → _", "none"]
+    assert "model: collision: &#x27;search web&#x27; rewrites to &#x27;search_web&#x27;, already held by &#x27;search.web&#x27;" in view.output.value

@@ -46,7 +46,7 @@ def _row_html(row: KeyRow, sent: bool) -> str:
     else:
         name = f"<em>none sent; would be</em> {pieces_html(row.name_pieces)}"
     after = "" if row.after is None else str(row.after)
-    rules = "; ".join(_text(rule) for rule in row.rules) or "none: sent as registered"
+    rules = "; ".join(_text(rule) for rule in row.rules) or ("none: sent as registered" if row.name is not None else "none")
     cells = (str(row.before), after, pieces_html(row.key_pieces), name, rules)
     return "<tr>" + "".join(f'<td style="{_CELL}">{cell}</td>' for cell in cells) + "</tr>"
 
