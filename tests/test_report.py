@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 
+import nbformat
 import pandas as pd
 import pytest
 
@@ -20,6 +21,10 @@ from probe_lib.core.target import baseline
 from probe_lib.present import browser as kit_browser
 from probe_lib.present import report, safe_folder
 from probe_lib.study import ledger
+
+
+#: Notebooks that draw in HTML (the explorer's SVG) rather than matplotlib figures.
+INTERACTIVE = {"11-explorer"}
 
 
 @pytest.fixture(scope="module")
@@ -60,8 +65,12 @@ def test_report_renders_ledger_first_then_every_notebook_with_figures(live_repor
     assert page.index("Claims ledger") < page.index('class="notebook"')
     for path in report.notebooks():
         assert f'id="{path.stem}"' in page
+        if path.stem in INTERACTIVE:
+            continue
         assert list((live_report.folder / "figures").glob(f"{path.stem}-*.png")), f"{path.stem} drew no figure"
-    assert page.count("data:image/png") >= len(report.notebooks())
+    explorer = page.split('id="11-explorer"', 1)[1]
+    assert "probe-explorer-static" in explorer and "search_web" in explorer, "the explorer's static rendering is missing"
+    assert page.count("data:image/png") >= len(report.notebooks()) - len(INTERACTIVE)
 
 
 @pytest.mark.node
@@ -91,7 +100,8 @@ def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
 
 @pytest.mark.node
 def test_report_works_in_a_real_browser(live_report):
-    """Chromium loads the page: every chart decodes, every ledger link lands on a notebook, nothing logs an error."""
+    """Chromium loads the page: every chart decodes, every ledger link lands on a notebook, nothing logs an error
+    or throws one, and the explorer shows its static rendering in place of its widget."""
     from playwright.sync_api import sync_playwright
 
     chromium = kit_browser.browser_executable()
@@ -103,18 +113,40 @@ def test_report_works_in_a_real_browser(live_report):
         page = browser.new_page()
         errors: list[str] = []
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+        page.on("pageerror", lambda error: errors.append(f"page error: {error}"))  # uncaught exceptions too
         page.goto(live_report.html.as_uri())
         sizes = page.eval_on_selector_all("img", "images => images.map(i => i.naturalWidth * i.naturalHeight)")
         targets = page.eval_on_selector_all("a[href^='#']", "links => links.map(a => a.getAttribute('href').slice(1))")
         resolves = "f => document.getElementById(f) !== null || document.getElementById(decodeURIComponent(f)) !== null"
         landed = [target for target in set(targets) if page.evaluate(resolves, target)]  # as the HTML spec looks up
         notebook_links = page.eval_on_selector_all("table a[href^='#']", "links => links.map(a => a.hash.slice(1))")
+        explorer_text = page.inner_text("#\\31 1-explorer .probe-explorer-static")
         page.screenshot(path=str(live_report.folder / "report-screenshot.png"))
         browser.close()
-    assert len(sizes) >= len(report.notebooks()) and all(sizes), "every chart must decode to a non-empty image"
+    assert len(sizes) >= len(report.notebooks()) - len(INTERACTIVE) and all(sizes), "every chart must decode"
     assert sorted(landed) == sorted(set(targets)), "every in-page link must land on an element"
     assert set(notebook_links) == {claim.notebook for claim in ledger.load_claims()}, "the ledger links every notebook it names"
     assert not errors, errors
+    assert "search.web" in explorer_text and "search_web" in explorer_text, explorer_text[:500]
+
+
+def test_report_drops_widget_views_and_keeps_their_static_rendering():
+    """A widget view cannot run in a static page (its loader script throws there), so the report drops it; an
+    output that had nothing else to show (ipywidgets' interact repr) becomes a note saying where it works."""
+    notebook = nbformat.v4.new_notebook(metadata={"widgets": {"application/vnd.jupyter.widget-state+json": {}}})
+    view = {"model_id": "m", "version_major": 2, "version_minor": 0}
+    notebook.cells = [nbformat.v4.new_code_cell("x", outputs=[
+        nbformat.v4.new_output("display_data", {"text/plain": "interactive(...)", report._WIDGET_VIEW: view}),
+        nbformat.v4.new_output("display_data", {"text/plain": "View", "text/html": "<b>static</b>", report._WIDGET_VIEW: view}),
+        nbformat.v4.new_output("stream", text="kept\n"),
+    ])]
+    cleaned = report.without_widgets(notebook)
+    assert "widgets" not in cleaned.metadata
+    assert [output.get("data") for output in cleaned.cells[0].outputs] == [
+        {"text/html": report._WIDGET_NOTE, "text/plain": report._WIDGET_NOTE},
+        {"text/plain": "View", "text/html": "<b>static</b>"},
+        None,
+    ]
 
 
 def test_reproduce_refuses_a_folder_that_is_not_a_report(tmp_path):

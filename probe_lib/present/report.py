@@ -249,6 +249,33 @@ def render_glossary(exporter) -> str:
     return f'<section class="notebook" id="glossary"><h2>Glossary</h2>{in_page_links(body)}</section>'
 
 
+_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_WIDGET_NOTE = "(An interactive widget: open the notebook in JupyterLab and run it to use it.)"
+
+
+def without_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """``notebook`` without live widgets, which a static page cannot run (their loader script fails there).
+
+    A widget output keeps its other representations (the explorer's static HTML rendering); one that has only
+    its ``text/plain`` repr left (``interactive(children=...)``) says nothing to a reader, so a note saying where
+    the widget works takes its place.
+    """
+    notebook.metadata.pop("widgets", None)
+    for cell in notebook.cells:
+        if cell.cell_type != "code":
+            continue
+        kept = []
+        for output in cell.outputs:
+            data = output.get("data", {})
+            if _WIDGET_VIEW in data:
+                del data[_WIDGET_VIEW]
+                if set(data) <= {"text/plain"}:
+                    output = nbformat.v4.new_output("display_data", {"text/html": _WIDGET_NOTE, "text/plain": _WIDGET_NOTE})
+            kept.append(output)
+        cell.outputs = kept
+    return notebook
+
+
 def render(report: Report, version: str) -> str:
     """The report page: provenance banner, the ledger, then every executed notebook."""
     from nbconvert import HTMLExporter
@@ -272,7 +299,8 @@ def render(report: Report, version: str) -> str:
     failures = "".join(f"<li>{html.escape(run.notebook)}: {html.escape(run.error)}</li>" for run in report.failed)
     sections = []
     for run in report.runs:
-        body, _ = exporter.from_notebook_node(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else ("", None)
+        notebook = without_widgets(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else None
+        body = exporter.from_notebook_node(notebook)[0] if notebook is not None else ""
         sections.append(f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>{in_page_links(body)}</section>')
     sections.append(render_glossary(exporter))
     return (

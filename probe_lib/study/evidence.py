@@ -2,8 +2,8 @@
 
 A notebook names where its outcomes come from in its ``parameters`` cell:
 
-* ``"live"``: run the catalogue on the real ``@mastra/core`` now (falls back to the recordings, loudly, when
-  Node.js or the installed harness is missing);
+* ``"live"``: run the catalogue on the real ``@mastra/core`` now (falls back to the recordings, with a banner that
+  names the way back, when Node.js or the installed harness is missing);
 * ``"recorded"``: the recordings shipped in ``data/captures/``;
 * a folder path: measurement files written by ``probe-lib reproduce``, so that every notebook of one report is
   judged on one and the same live measurement.
@@ -12,17 +12,18 @@ A notebook names where its outcomes come from in its ``parameters`` cell:
 from __future__ import annotations
 
 import json
+import time
 import warnings
 from pathlib import Path
 from typing import Iterable, Mapping
 
 import pandas as pd
 
-from probe_lib.adapters import mastra, npm
-from probe_lib.adapters.mastra import Outcome
+from probe_lib.adapters import mastra
+from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.core.errors import InputError
 from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
-from probe_lib.study import ledger, recordings
+from probe_lib.study import ledger, notebook, recordings
 from probe_lib.study.ledger import Evidence
 
 
@@ -38,7 +39,7 @@ def measure(version: str, source: str = "live") -> dict[str, Outcome]:
             return recordings.outcomes(version, live=True)
         warnings.warn(
             f"Node.js or the pinned @mastra/core is missing: showing RECORDED outcomes of {version} "
-            f"(data/captures), not a live measurement. {npm.NODE_HELP}", RecordedFallback, stacklevel=2,
+            f"(data/captures), not a live measurement. {_LIVE_HELP}", RecordedFallback, stacklevel=2,
         )
         return recordings.outcomes(version, live=False)
     if source == "recorded":
@@ -50,25 +51,77 @@ def measure(version: str, source: str = "live") -> dict[str, Outcome]:
     return recordings.outcomes_from_file(path)
 
 
+#: How a notebook reader gets a live run, or chooses recordings on purpose (the notebook's own parameter).
+_LIVE_HELP = ('To measure live, install Node.js 20+ and run `probe-lib setup`, then run the notebook again; to choose '
+              'the recordings on purpose, set measurements = "recorded" in its parameters cell.')
+
+
+def provenance(source: str, version: str) -> str:
+    """How outcomes asked for as ``source`` are obtained here: ``live``, ``recorded``, ``recorded (Node.js
+    missing)``, or a reproduce folder's ``live``/``recorded`` as it noted it."""
+    if source == "live":
+        return "live" if mastra.ADAPTER.is_installed(version) else "recorded (Node.js missing)"
+    if source == "recorded":
+        return "recorded"
+    return f"{source_of(Path(source), version)}, read from {Path(source).name}/"
+
+
+def measure_all(source: str = "live", versions: Iterable[str] | None = None) -> dict[str, dict[str, Outcome]]:
+    """The catalogue's outcomes on each version (default: every pinned one), saying what it does as it starts
+    and showing a banner for any version it shows from recordings instead; pandas is set to show text whole."""
+    versions = tuple(versions or mastra.ADAPTER.versions())
+    notebook.show_text_whole()
+    how = {version: provenance(source, version) for version in versions}
+    live = [version for version in versions if how[version] == "live"]
+    fallen = [version for version in versions if how[version].startswith("recorded (Node")]
+    scenarios = len(catalogue.scenarios())
+    if live:
+        notebook.announce(f"Measuring LIVE: {scenarios} scenarios on the real @mastra/core {', '.join(live)}, each a "
+                          "real request to the kit's capture server on loopback (Node.js; about 10-30 s)…")
+    if fallen:
+        notebook.banner("RECORDED, NOT LIVE:", f"Node.js or the pinned @mastra/core is missing here, so this notebook "
+                        f"shows the recordings of @mastra/core {', '.join(fallen)} in data/captures/. {_LIVE_HELP}")
+    if source == "recorded":
+        notebook.announce(f"Reading RECORDED outcomes of @mastra/core {', '.join(versions)} from data/captures/ "
+                          '(measurements="recorded"; set measurements = "live" to measure the real package now).')
+    elif source != "live":
+        made = sorted({how[version].split(",")[0] for version in versions})
+        notebook.announce(f"Reading the measurement `probe-lib reproduce` wrote in {source}: @mastra/core "
+                          f"{', '.join(versions)}, made {' and '.join(made)}.")
+        if "recorded" in made:
+            notebook.banner("RECORDED, NOT LIVE:", "this report's measurement was read from data/captures/ because "
+                            "Node.js was missing when it was made.")
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RecordedFallback)  # the banner above said it
+        by_version = {version: measure(version, source) for version in versions}
+    if live:
+        notebook.announce(f"Measured live in {time.perf_counter() - started:.0f} s.")
+    return by_version
+
+
 def source_of(folder: Path, version: str) -> str:
     """How the measurement in a reproduce folder was made ("live" or "recorded"), as ``reproduce`` noted it."""
     return json.loads((folder / recordings.recording_path(version).name).read_text())["source"]
 
 
 def gather(version: str, source: str = "live", versions: Iterable[str] | None = None) -> Evidence:
-    """``Evidence`` for one version, with every pinned version measured alongside (for cross-version claims)."""
-    by_version = {v: measure(v, source) for v in (versions or mastra.ADAPTER.versions())}
-    return Evidence(version, by_version[version], by_version)
+    """``Evidence`` for one version, with every pinned version measured alongside (for cross-version claims);
+    says what it measures as it starts (see ``measure_all``)."""
+    mastra.ADAPTER.check_version(version)
+    by_version = measure_all(source, versions)
+    return Evidence(version, by_version[version], by_version, provenance(source, version))
 
 
 def verdicts(evidence: Evidence, claim_ids: Iterable[str]) -> pd.DataFrame:
-    """The named claims judged on ``evidence``: a small table a notebook shows before asserting."""
+    """The named claims judged on ``evidence``: a small table a notebook shows before asserting; its last column
+    names what the verdicts were judged on (version and source)."""
     by_id = {claim.id: claim for claim in ledger.load_claims()}
     rows = []
     for claim_id in claim_ids:
         verdict = ledger.judge(by_id[claim_id], evidence)
         rows.append({"claim": claim_id, "statement": by_id[claim_id].statement, "status": verdict.status,
-                     "evidence": verdict.evidence})
+                     "evidence": verdict.evidence, "judged on": evidence.label})
     return pd.DataFrame(rows)
 
 

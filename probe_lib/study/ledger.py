@@ -56,6 +56,13 @@ class Evidence(Generic[OutcomeT]):
     version: str
     outcomes: Mapping[str, OutcomeT]
     by_version: Mapping[str, Mapping[str, OutcomeT]]
+    #: How the outcomes were obtained ("live", "recorded" …), for titles and tables that must name their source.
+    source: str = "unstated"
+
+    @property
+    def label(self) -> str:
+        """``@mastra/core <version>, <source>``: what a chart title or verdict table says it shows."""
+        return f"@mastra/core {self.version}, {self.source}"
 
     def __getitem__(self, scenario: str) -> OutcomeT:
         try:

@@ -157,6 +157,12 @@ class Runner:
         """What the installed package says of itself: its built-in tools (export -> id) and ``formatTools``' source."""
         reply = self.exchange([{"op": "package", "id": "package"}], timeout=60)["package"]
         return {"builtins": reply["builtins"], "formatToolsSource": reply["formatToolsSource"]}
+    def turn(self, scenario: Scenario, server: CaptureServer, scenario_id: str) -> Outcome:
+        """One scenario on this (already started, warm) runner, captured by ``server`` under ``scenario_id``."""
+        server.script(scenario_id, scenario.replies)
+        request = {**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id}
+        report = self.exchange([request], timeout=scenario.timeout_ms / 1000 + 30)[scenario_id]
+        return _outcome(scenario, self.version, report, server.take(scenario_id))
 
     def _write(self, requests: Sequence[dict]) -> None:
         stdin = self._process.stdin

@@ -1,0 +1,210 @@
+"""The explorer driven as a reader drives it: widget values set, the rendered HTML read back.
+
+Expected names and error texts are written out from the article's rules and Mastra's own wording, never taken
+from the Python model under test; the live tests run the real @mastra/core through the capture server.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import sys
+
+import pytest
+
+from probe_lib.present import explorer, explorer_html, explorer_view
+from probe_lib.present.explorer import Source
+
+LIVE_1_67 = "@mastra/core 1.67.0, live"
+MODEL = "@mastra/core, Python model"
+COLLISION_TEXT = 'Two or more tools resolve to the same name "search_web". Please rename one of the tools to avoid this collision.'
+
+
+@pytest.fixture
+def view():
+    made = explorer_view.ExplorerView(debounce_s=0.01)
+    made.refresh()
+    return made
+
+
+def cells(view: explorer_view.ExplorerView, column: int) -> list[str]:
+    """The text of one column of the key table, as a reader sees it (tags stripped, entities decoded)."""
+    table = view.output.value.split('class="x-keys"', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", table)[1:]
+    return [html.unescape(re.sub(r"<[^>]+>", "", re.findall(r"<td[^>]*>(.*?)</td>", row)[column])) for row in rows]
+
+
+def test_the_view_opens_on_the_articles_keys_with_each_rewrite_highlighted(view):
+    assert "done: @mastra/core, Python model" in view.status.value
+    assert cells(view, 2) == ["search.web", "2fa-check", "weather-EU", "github:list␣issues"]  # replaced space: ␣
+    assert cells(view, 3) == ["search_web", "_2fa-check", "weather-EU", "github_list_issues"]
+    assert cells(view, 1) == ["1", "2", "0", "3"]  # the legal key first, rewritten keys re-added after it
+    out = view.output.value
+    assert 'class="x-changed"' in out and '>.</span>' in out  # the dot that became "_"
+    assert '<span class="x-added" style="background:#c9e2ff;color:#00366b">_</span>2fa-check' in out
+    assert "<svg" in out and 'class="x-order"' in out
+
+
+def test_typing_updates_the_output_and_a_cut_key_shows_what_it_lost(view):
+    key = "customer_support_ticket_" + "x" * 39 + "LOST"  # 67 characters: formatTools keeps 63
+    view.keys.value = key
+    view.settle()
+    assert cells(view, 3) == [key[:63]]
+    assert ">LOST</span>" in view.output.value and "x-cut" in view.output.value
+    assert "cut to 63 (lost &#x27;LOST&#x27;)" in view.output.value
+
+
+def test_bad_input_is_named_in_the_widget_and_never_breaks_it(view):
+    view.keys.value = "a\n\n\nsearch.web\na\n"
+    view.settle()
+    notes = re.findall(r'class="x-note"[^>]*>(.*?)</p>', view.output.value)
+    assert any("2 empty line(s) skipped" in note for note in notes), notes
+    assert any("later copies were dropped" in note and "line 5 repeats line 1" in html.unescape(note) for note in notes)
+    assert cells(view, 2) == ["a", "search.web"]
+
+    view.keys.value = "\n".join(f"tool.{number}" for number in range(10_000))
+    view.settle()
+    assert "10,000 keys given; the explorer takes the first 1,000" in view.output.value
+    assert len(cells(view, 2)) == 1_000 and view.failure is None
+
+    view.keys.value = "ok\nbad\ud800key"  # what a browser sends for a lone surrogate
+    view.settle()
+    assert "\\ud800" in view.output.value and "lone surrogate" in view.output.value
+    view.output.value.encode("utf-8")  # no raw surrogate reaches the browser
+    assert cells(view, 3) == ["ok", "bad_key"]
+
+    view.keys.value = "   "
+    view.settle()
+    assert cells(view, 2) == ["␣␣␣"] and cells(view, 3) == ["___"]  # a replaced space is drawn as ␣
+
+    view.keys.value = ""
+    view.settle()
+    assert "no keys to explore" in view.output.value and view.failure is None
+
+    view.keys.value = '["a", ""'
+    view.settle()
+    assert "not JSON" in view.output.value
+    view.keys.value = '["a", ""]'  # the empty key, which only a JSON array can carry
+    view.settle()
+    assert "crash" in view.output.value and "Cannot read properties of undefined (reading &#x27;match&#x27;)" in view.output.value
+
+
+def test_picking_a_key_set_or_a_corpus_tool_set_fills_the_keys(view):
+    view.pick.value = "key set: article-collision-dot-space"
+    view.settle()
+    assert view.keys.value == "search.web\nsearch web"
+    assert "collision" in view.output.value
+    view.pick.value = "MCP corpus: composio TRELLO"
+    view.settle()
+    assert all(key.startswith("composio_TRELLO_") for key in view.keys.value.splitlines())
+    view.keys.value += "\nextra"
+    assert view.pick.value == explorer_view.CUSTOM  # the text is no longer the picked set
+
+
+def test_a_model_tool_choice_is_checked_by_the_provider_linter(view):
+    view.keys.value = "search.web\nweather"
+    view.tool_choice.value = "search.web"
+    view.provider.value = "anthropic/documented"
+    view.settle()
+    findings = view.output.value.split('class="x-findings"', 1)[1]
+    assert "choice-not-in-tools" in findings and "anthropic/documented says" in findings
+    assert "force that name instead" in findings
+    body = json.loads(html.unescape(view.output.value.split("<pre", 2)[-1].split(">", 1)[1].split("</pre>")[0]))
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "search.web"}}
+
+
+def test_static_rendering_has_no_script_and_names_its_state(view):
+    bundle = view._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    static = bundle["text/html"]
+    assert "<script" not in static and "static rendering" in static and MODEL in static
+    assert "search_web" in static
+
+
+def test_a_failed_run_keeps_the_last_good_result(view, monkeypatch):
+    good = view.output.value
+    monkeypatch.setenv("PATH", os.path.dirname(sys.executable))  # Node.js really absent from PATH
+    view.source.value = LIVE_1_67
+    view.settle()
+    assert "This run failed" in view.status.value and "choose the Python model" in view.status.value
+    assert "Showing the last good result" in view.status.value
+    assert view.output.value == good
+
+
+def test_sources_list_the_model_and_every_pinned_version_live():
+    labels = [source.label for source in explorer.sources()]
+    assert labels == [MODEL, "@mastra/core 1.0.4, live", LIVE_1_67, "@mastra/core 1.71.0, live"]
+    with pytest.raises(explorer.InputError, match="choose one of"):
+        explorer.explore(["a"], "@mastra/core 9.9.9, live")
+
+
+@pytest.mark.node
+def test_a_live_source_runs_the_real_package_and_words_the_collision_as_mastra_does(view, node_modules):
+    explorer.POOL.close()  # cold: the first run starts Node, so "measuring…" is on screen meanwhile
+    view.keys.value = "search.web\nsearch web"
+    view.source.value = LIVE_1_67
+    view._timer.join()
+    assert "measuring… on @mastra/core 1.67.0, live" in view.status.value
+    view.settle()
+    error = html.unescape(view.output.value.split('class="x-error"', 1)[1].split("</pre>")[0])
+    assert f"Error [AGENT_GENERATE_FAILED]: {COLLISION_TEXT}" in error
+    assert "as the framework words it" in error
+    assert explorer.POOL.running() == [Source("mastra", "1.67.0")]
+
+
+@pytest.mark.node
+def test_a_live_forced_tool_choice_shows_the_captured_body_and_the_mismatch(view, node_modules):
+    view.source.value = LIVE_1_67
+    view.keys.value = "search.web\nweather"
+    view.tool_choice.value = "search.web"
+    view.settle()
+    result = view.result
+    assert result.measurement.captured and result.source == Source("mastra", "1.67.0")
+    assert result.measurement.body["tool_choice"] == {"type": "function", "function": {"name": "search.web"}}
+    assert [tool["function"]["name"] for tool in result.measurement.body["tools"]] == ["weather", "search_web"]
+    assert cells(view, 1) == ["1", "0"]
+    assert "captured from the wire" in view.output.value
+    assert any(finding.code == "choice-not-in-tools" for finding in result.findings)
+
+
+@pytest.mark.node
+def test_live_active_tools_naming_the_old_key_sends_no_tools(node_modules):
+    result = explorer.explore("search.web\nweather", "@mastra/core 1.71.0, live", active_tools="search.web")
+    assert result.measurement.wire_names == ()
+    rendered = explorer_html.render(result)
+    assert "not sent (activeTools does not name it)" in rendered
+
+
+@pytest.mark.node
+def test_live_lone_surrogate_and_emoji_keys_reach_the_wire_as_javascript_counts_them(node_modules):
+    result = explorer.explore(["a\ud800b", "w😀"], LIVE_1_67)
+    assert result.measurement.wire_names == ("a_b", "w__")  # one UTF-16 unit, then two
+    explorer_html.render(result).encode("utf-8")
+
+
+def test_every_key_set_round_trips_through_the_text_box():
+    """The picker writes a set as lines, or as a JSON array when lines cannot carry its keys (line breaks, the
+    empty key, a first key starting with "["); reading the text back gives exactly the set."""
+    from probe_lib.adapters.mastra import normaliser
+    from probe_lib.inputs import keysets
+
+    for keyset in keysets.catalogue(normaliser):
+        assert explorer.parse_keys(explorer.keys_as_text(keyset.keys)).keys == keyset.keys, keyset.name
+    assert explorer.keys_as_text(["[x", "y"]) == '["[x", "y"]'
+
+
+def test_keys_given_as_a_sequence_are_checked_like_typed_ones():
+    result = explorer.explore(["a", "a", "b"])
+    assert result.keys == ("a", "b") and "item 2 repeats item 1" in result.notes[0]
+    with pytest.raises(explorer.InputError, match="item 2 is int, not text"):
+        explorer.explore(["a", 2])
+
+
+def test_a_collision_leaves_every_key_unsent_and_says_what_each_would_have_become(view):
+    view.keys.value = "search.web\nsearch web\nok"
+    view.settle()
+    assert cells(view, 3) == ["none sent; would be search_web", "none sent; would be search_web", "none sent; would be ok"]
+    assert cells(view, 4) == ["illegal characters → _", "illegal characters → _", "none"]
+    assert "model: collision: &#x27;search web&#x27; rewrites to &#x27;search_web&#x27;, already held by &#x27;search.web&#x27;" in view.output.value
