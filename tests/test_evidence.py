@@ -10,7 +10,7 @@ import sys
 import nbformat
 
 from probe_lib.core import paths
-from probe_lib.study import claims, evidence
+from probe_lib.study import evidence, ledger
 
 WITHOUT_NODE = {**os.environ, "PATH": os.path.dirname(sys.executable)}  # Node.js really absent
 
@@ -50,7 +50,7 @@ def test_a_notebook_without_node_shows_the_banner_and_its_verdicts_whole(tmp_pat
     assert banner and "RECORDED, NOT LIVE:" in banner[0] and "#b71c1c" in banner[0]
     verdicts = next(cell for cell in notebook.cells if cell.cell_type == "code" and "evidence.verdicts" in cell.source)
     page = verdicts.outputs[0]["data"]["text/html"]
-    statements = {claim.id: claim.statement for claim in claims.load_claims()}
+    statements = {claim.id: claim.statement for claim in ledger.load_claims()}
     long_one = max(("A10", "A11", "F09", "F11"), key=lambda claim_id: len(statements[claim_id]))
     assert len(statements[long_one]) > 50
     assert statements[long_one].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in page
