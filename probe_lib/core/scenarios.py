@@ -68,7 +68,9 @@ class Scenario:
     #: How many agents are built on the very same tools record; each runs one turn, in order.
     shared_by: int = 1
     instructions: str = "p"
-    timeout_ms: int = 10_000
+    #: The runner's watchdog for one turn. A turn takes well under a second alone; on a loaded 2-core machine
+    #: 16 concurrent turns were seen to pass 10 s, so the default leaves room (a hang still ends).
+    timeout_ms: int = 30_000
 
     def to_json(self, url: str) -> dict:
         """The runner's input line; ``url`` is the capture server's base URL for this scenario."""
