@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Callable, Sequence
 
 from probe_lib.adapters.mastra.normaliser import normalise
+from probe_lib.core import paths
 from probe_lib.core.errors import InputError, ProbeError
 from probe_lib.inputs.records import check_record, parse_records
 
@@ -86,6 +87,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
 
     modules = install.install(quiet=not args.verbose)
     print(f"@mastra/core {', '.join(install.pinned_versions())} installed in {modules}")
+    print(f"@mastra/mcp client installed in {install.install(quiet=not args.verbose, harness=paths.MCP_HARNESS)}")
     if args.with_browser:
         print(f"browser for the report tests: {install.install_browser()}")
     return 0
@@ -194,9 +196,13 @@ def cmd_record(args: argparse.Namespace) -> int:
     from probe_lib.adapters import install
     from probe_lib.study import recordings
 
+    from probe_lib.adapters.mastra import mcp
+
     versions = [install.check_version(version) for version in args.mastra or install.pinned_versions()]
     for path in recordings.record(versions):
         print(path)
+    if not args.mastra:
+        print(mcp.record())  # every MCP tool set through the real @mastra/mcp client (its own pinned @mastra/core)
     return 0
 
 

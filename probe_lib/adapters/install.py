@@ -44,9 +44,9 @@ def check_version(version: str) -> str:
     return version
 
 
-def install_dir() -> Path:
-    """Where ``npm ci`` installs for the current lockfile."""
-    digest = hashlib.sha256((paths.HARNESS / "package-lock.json").read_bytes()).hexdigest()[:16]
+def install_dir(harness: Path = paths.HARNESS) -> Path:
+    """Where ``npm ci`` installs ``harness``' current lockfile (the main harness, or ``paths.MCP_HARNESS``)."""
+    digest = hashlib.sha256((harness / "package-lock.json").read_bytes()).hexdigest()[:16]
     return paths.CACHE / "node" / digest
 
 
@@ -63,12 +63,12 @@ def node_available() -> bool:
     return shutil.which("node") is not None and (install_dir() / "node_modules" / ".package-lock.json").exists()
 
 
-def modules_dir() -> Path:
-    """The installed ``node_modules``, or ``NodeMissing`` saying to run ``probe-lib setup``."""
+def modules_dir(harness: Path = paths.HARNESS) -> Path:
+    """The installed ``node_modules`` of ``harness``, or ``NodeMissing`` saying to run ``probe-lib setup``."""
     node_executable()
-    modules = install_dir() / "node_modules"
+    modules = install_dir(harness) / "node_modules"
     if not (modules / ".package-lock.json").exists():
-        raise NodeMissing(f"the pinned @mastra/core versions are not installed in {modules}: run `probe-lib setup`")
+        raise NodeMissing(f"the pinned packages of {harness.name}/ are not installed in {modules}: run `probe-lib setup`")
     return modules
 
 
@@ -92,9 +92,9 @@ def install_browser() -> str:
     return browser_executable()
 
 
-def install(*, quiet: bool = True) -> Path:
-    """Run ``npm ci`` for the pinned lockfile unless that exact tree is installed; return ``node_modules``."""
-    target = install_dir()
+def install(*, quiet: bool = True, harness: Path = paths.HARNESS) -> Path:
+    """Run ``npm ci`` for ``harness``' pinned lockfile unless that exact tree is installed; return ``node_modules``."""
+    target = install_dir(harness)
     modules = target / "node_modules"
     if (modules / ".package-lock.json").exists():
         return modules
@@ -106,7 +106,7 @@ def install(*, quiet: bool = True) -> Path:
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)
     for name in ("package.json", "package-lock.json"):
-        shutil.copy2(paths.HARNESS / name, staging / name)
+        shutil.copy2(harness / name, staging / name)
     command = [npm, "ci", "--no-audit", "--no-fund", "--engine-strict=false"]
     completed = subprocess.run(command, cwd=staging, capture_output=quiet, text=True)
     if completed.returncode != 0:
