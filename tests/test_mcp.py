@@ -20,7 +20,7 @@ SETS = pd.DataFrame({
 
 
 @pytest.fixture(scope="module")
-def measured():
+def measured(node_modules):
     return mcp.measure(SETS)
 
 

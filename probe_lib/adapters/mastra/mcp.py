@@ -95,7 +95,8 @@ def record(frame: pd.DataFrame | None = None) -> Path:
 
 def load(source: str = "live") -> pd.DataFrame:
     """The MCP measurement: ``"live"`` (now, or the recording when Node or the MCP harness is missing) or recorded."""
-    if source == "live" and install.node_available() and (install.install_dir(paths.MCP_HARNESS) / "node_modules").exists():
+    installed = (install.install_dir(paths.MCP_HARNESS) / "node_modules" / ".package-lock.json").exists()
+    if source == "live" and install.node_available() and installed:
         return measure(corpus.load_corpus())
     if not RECORDING.exists():
         raise InputError(f"no MCP recording at {RECORDING.name}: run `probe-lib record` where Node is installed")
