@@ -79,7 +79,7 @@ def test_runner_without_node_says_how_to_get_it(monkeypatch, tmp_path):
 def test_runner_without_setup_says_to_run_it(monkeypatch, tmp_path):
     if shutil.which("node") is None:
         pytest.skip("needs node on PATH to get past the node check")
-    monkeypatch.setattr(install, "install_dir", lambda: tmp_path / "empty")
+    monkeypatch.setattr(install, "install_dir", lambda harness=None: tmp_path / "empty")
     with pytest.raises(NodeMissing, match=r"not installed in .*empty.*: run `probe-lib setup`"):
         with Runner(VERSION):
             pass
