@@ -17,6 +17,7 @@ from typing import Callable, NoReturn, Sequence
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
 from probe_lib.core import json_input
+from probe_lib.core import paths
 from probe_lib.core.errors import InputError, ProbeError
 from probe_lib.core.target import DEFAULT_FRAMEWORK, baseline
 from probe_lib.inputs.records import check_record, parse_records
@@ -139,12 +140,13 @@ def _add_lint(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    from probe_lib.core import paths
+    from probe_lib.adapters import npm
     from probe_lib.present import browser
 
     for version in mastra.ADAPTER.versions():
         mastra.ADAPTER.install(version)
     print(f"@mastra/core {', '.join(mastra.ADAPTER.versions())} installed in {paths.CACHE / 'node'}")
+    print(f"@mastra/mcp client installed in {npm.install(paths.MCP_HARNESS, quiet=not args.verbose)}")
     if args.with_browser:
         print(f"browser for the report tests: {browser.install_browser()}")
     return 0
@@ -266,9 +268,13 @@ def _add_capture(sub: argparse._SubParsersAction) -> None:
 def cmd_record(args: argparse.Namespace) -> int:
     from probe_lib.study import recordings
 
+    from probe_lib.adapters.mastra import mcp
+
     versions = args.mastra or mastra.ADAPTER.versions()
     for path in recordings.record(versions):
         print(path)
+    if not args.mastra:
+        print(mcp.record())  # every MCP tool set through the real @mastra/mcp client (its own pinned @mastra/core)
     return 0
 
 

@@ -12,6 +12,8 @@ DATA = ROOT / "data"
 CAPTURES = DATA / "captures"
 NOTEBOOKS = ROOT / "notebooks"
 HARNESS = PACKAGE / "adapters" / "mastra" / "harness"
+#: A harness package of its own for the real ``@mastra/mcp`` client (installed beside the main one).
+MCP_HARNESS = HARNESS / "mcp"
 
 #: Where ``reproduce`` writes executed notebooks, figures, the ledger CSV and the HTML report (git-ignored).
 REPORT = Path(os.environ.get("PROBE_LIB_REPORT", ROOT / "report"))
