@@ -14,9 +14,11 @@ import sys
 from pathlib import Path
 from typing import Callable, NoReturn, Sequence
 
+from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
 from probe_lib.core import json_input
 from probe_lib.core.errors import InputError, ProbeError
+from probe_lib.core.target import DEFAULT_FRAMEWORK, baseline
 from probe_lib.inputs.records import check_record, parse_records
 
 Handler = Callable[[argparse.Namespace], int]
@@ -60,14 +62,10 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
 
 def _pinned(text: str) -> str:
     """An argparse type: a pinned ``@mastra/core`` version, checked before any work starts."""
-    from probe_lib.adapters import install
-
-    if text not in install.pinned_versions():
-        pinned = ", ".join(install.pinned_versions())
-        plain = text.isprintable() and text == text.strip() and len(text) <= json_input.QUOTE_CHARS
-        shown = text if plain else json_input.quote(text)  # quoted, a stray space or a megabyte shows as such
-        raise argparse.ArgumentTypeError(f"@mastra/core {shown} is not pinned; choose one of {pinned}")
-    return text
+    try:
+        return mastra.ADAPTER.check_version(text)
+    except InputError as error:  # its repr of the version shows a stray space; _fail cuts a megabyte
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
@@ -117,9 +115,11 @@ def _add_normalise(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    from probe_lib import adapters
     from probe_lib.providers.lint import lint_file
 
-    report = lint_file(args.file, args.provider, args.variant)
+    name_rule = None if args.framework == "none" else adapters.get(args.framework).name_rule
+    report = lint_file(args.file, args.provider, args.variant, name_rule)
     print(json.dumps(report.to_json(), ensure_ascii=False) if args.json else report.to_text())
     return 1 if report.failed else 0
 
@@ -129,17 +129,21 @@ def _add_lint(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("file", help="a request body, a JSON array of them, capture JSON lines or a HAR export")
     parser.add_argument("--provider", default="openai", help="provider rule to check (default openai; see data/provider_rules.csv)")
     parser.add_argument("--variant", help="rule variant such as documented or observed (default: documented)")
+    parser.add_argument("--framework", default=DEFAULT_FRAMEWORK,
+                        help=f"whose renaming to suggest fixes from (default {DEFAULT_FRAMEWORK}; 'none' for no suggestions)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=cmd_lint)
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    from probe_lib.adapters import install
+    from probe_lib.core import paths
+    from probe_lib.present import browser
 
-    modules = install.install(quiet=not args.verbose)
-    print(f"@mastra/core {', '.join(install.pinned_versions())} installed in {modules}")
+    for version in mastra.ADAPTER.versions():
+        mastra.ADAPTER.install(version)
+    print(f"@mastra/core {', '.join(mastra.ADAPTER.versions())} installed in {paths.CACHE / 'node'}")
     if args.with_browser:
-        print(f"browser for the report tests: {install.install_browser()}")
+        print(f"browser for the report tests: {browser.install_browser()}")
     return 0
 
 
@@ -155,7 +159,6 @@ NOT_RUN = {"error": {"kind": "not-run", "message": "the runner stopped before th
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from probe_lib.adapters import mastra
     from probe_lib.core import scenarios
 
     records, is_batch = _read_keys(args)
@@ -182,12 +185,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def _add_probe(sub: argparse._SubParsersAction) -> None:
-    from probe_lib.adapters import install
-
     parser = sub.add_parser("probe", help="what the real @mastra/core sends for tool keys (one generate() turn each)")
     parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
-    parser.add_argument("--mastra", default=install.ARTICLE_VERSION, metavar="VERSION", type=_pinned,
-                        help=f"pinned @mastra/core version ({', '.join(install.pinned_versions())})")
+    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", type=_pinned,
+                        help=f"pinned @mastra/core version ({', '.join(mastra.ADAPTER.versions())})")
     parser.add_argument("--tool-choice", metavar="NAME", help="force a tool by this name (toolChoice {type:'tool'})")
     parser.add_argument("--workers", type=_bounded(1, 64), default=2, help="Node processes sharing the batch (default 2)")
     parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
@@ -260,21 +261,18 @@ def _add_capture(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from probe_lib.adapters import install
     from probe_lib.study import recordings
 
-    versions = args.mastra or install.pinned_versions()
+    versions = args.mastra or mastra.ADAPTER.versions()
     for path in recordings.record(versions):
         print(path)
     return 0
 
 
 def _add_record(sub: argparse._SubParsersAction) -> None:
-    from probe_lib.adapters import install
-
     parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
     parser.add_argument("--mastra", action="append", metavar="VERSION", type=_pinned,
-                        help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(install.pinned_versions())})")
+                        help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(mastra.ADAPTER.versions())})")
     parser.set_defaults(handler=cmd_record)
 
 
@@ -301,14 +299,13 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _add_reproduce(sub: argparse._SubParsersAction) -> None:
-    from probe_lib.adapters import install
     from probe_lib.core import paths
 
     parser = sub.add_parser("reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report")
     parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete (default {paths.REPORT})")
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=_bounded(1, 64), help="notebooks executed at once (default: one per core)")
-    parser.add_argument("--mastra", default=install.ARTICLE_VERSION, metavar="VERSION", type=_pinned, help="version the finding notebooks show")
+    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", type=_pinned, help="version the finding notebooks show")
     parser.set_defaults(handler=cmd_reproduce)
 
 

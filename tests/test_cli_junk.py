@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from strategies import js_strings
 
 from probe_lib import cli
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra
 
 #: An error line may name the fault and a short quote of it, never much more.
 MAX_ERROR_CHARS = 500
@@ -78,7 +78,7 @@ bad_stdin = st.one_of(deep_nesting, huge_integers, invalid_utf8, wrong_shapes, s
 bad_versions = st.one_of(
     st.sampled_from(["../../etc", "1.67.0 ", " 1.67.0", "1.67", "latest", "", "1.67.0\n", "x" * 100_000]),
     st.text(max_size=12),
-).filter(lambda text: text not in install.pinned_versions())
+).filter(lambda text: text not in mastra.ADAPTER.versions())
 bad_counts = st.one_of(st.integers(max_value=0), st.integers(min_value=4097), st.sampled_from(["two", "1.5", "", "0x10", "9" * 5000]))
 bad_ports = st.one_of(st.integers(max_value=-1), st.integers(min_value=65_536), st.sampled_from(["http", "80.0", ""]))
 

@@ -15,6 +15,8 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 
 BASELINES_PATH = paths.DATA / "baselines.csv"
+#: The framework the article studied: the default wherever a framework is not named.
+DEFAULT_FRAMEWORK = "mastra"
 _SEMVER = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?")
 
 

@@ -29,8 +29,9 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra
 from probe_lib.core import paths
+from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.present.progress import Stages
@@ -81,8 +82,8 @@ def notebooks() -> list[Path]:
 
 def measure_all(folder: Path, *, live: bool, stages: Stages = QUIET) -> str:
     """Write one measurement file per pinned version into ``folder``; return "live" or "recorded"."""
-    source = "live" if live and install.node_available() else "recorded"
-    versions = install.pinned_versions()
+    source = "live" if live and all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())) else "recorded"
+    versions = mastra.ADAPTER.versions()
     with stages.stage(f"measuring @mastra/core ({source})", len(versions)) as step:
         for version in versions:
             outcomes = recordings.measure(version) if source == "live" else recordings.load(version)
@@ -129,7 +130,7 @@ def extract_figures(executed: Path, figures: Path) -> list[Path]:
 
 def reproduce(
     folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None,
-    version: str = install.ARTICLE_VERSION, stages: Stages = QUIET,
+    version: str = baseline("mastra").version, stages: Stages = QUIET,
 ) -> Report:
     """Build the whole report beside ``folder`` and move it in only once complete; see the module docstring.
 
@@ -137,7 +138,7 @@ def reproduce(
     is refused before any work. An interrupted or failed run removes its staging folder and leaves ``folder``
     as it was.
     """
-    install.check_version(version)
+    mastra.ADAPTER.check_version(version)
     folder = safe_folder.check_replaceable(Path(folder))
     staging = safe_folder.staging_beside(folder)
     try:
@@ -155,7 +156,7 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     """Measure, judge, execute and render into ``folder`` (the staging folder)."""
     measurements = folder / MEASUREMENTS
     source = measure_all(measurements, live=live, stages=stages)
-    by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in install.pinned_versions()}
+    by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
     table = claims.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)
     runs = _execute_all(folder, version, jobs, stages)
@@ -231,7 +232,7 @@ def render(report: Report, version: str) -> str:
     evidence = table[["claim", "version", "status", "evidence"]].to_html(index=False, escape=True)
     banner = (
         '<p class="banner live">Measured live on the real @mastra/core '
-        f'{", ".join(install.pinned_versions())} against the kit\'s capture server.</p>'
+        f'{", ".join(mastra.ADAPTER.versions())} against the kit\'s capture server.</p>'
         if report.source == "live" else
         '<p class="banner recorded">NODE.JS WAS MISSING: this report shows RECORDED captures from data/captures/, '
         "not a live measurement.</p>"

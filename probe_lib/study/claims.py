@@ -17,14 +17,16 @@ from typing import Callable, Literal, Mapping
 import pandas as pd
 
 from probe_lib import providers
-from probe_lib.adapters import install
-from probe_lib.adapters.install import ARTICLE_VERSION
+from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.core.target import baseline
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
 Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
+#: The version the article measured: the baseline other versions are judged against (data/baselines.csv).
+ARTICLE_VERSION = baseline("mastra").version
 STATUSES: tuple[Status, ...] = ("confirmed", "refined", "refuted", "not testable", "failed")
 
 
@@ -383,7 +385,7 @@ def _version_differences(e: Evidence) -> tuple[Status, str]:
     base = e.by_version[ARTICLE_VERSION]
     scenarios = ("choice-none", "active-tools-by-key", "call-by-key")
     differing = [name for name in scenarios if _fingerprint(e[name]) != _fingerprint(base[name])]
-    if e.version == install.pinned_versions()[0]:
+    if e.version == mastra.ADAPTER.versions()[0]:
         return ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in {', '.join(differing)}") if differing else (
             "refuted", f"oldest version behaves like {ARTICLE_VERSION} in {', '.join(scenarios)}")
     return ("confirmed", f"newer version: agrees with {ARTICLE_VERSION} in {', '.join(scenarios)}") if not differing else (

@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from probe_lib.adapters import install, mastra
+from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
@@ -68,7 +68,7 @@ def record(versions: Sequence[str] | None = None) -> list[Path]:
     """Run the catalogue live on each version and write its recording; returns the files written."""
     return [
         write(recording_path(version), version, measure(version), "live")
-        for version in versions or install.pinned_versions()
+        for version in versions or mastra.ADAPTER.versions()
     ]
 
 
@@ -81,7 +81,7 @@ def read(path: Path) -> list[Outcome]:
 
 def load(version: str) -> list[Outcome]:
     """The recorded outcomes of ``version`` (``data/captures/``), in catalogue order."""
-    path = recording_path(install.check_version(version))
+    path = recording_path(mastra.ADAPTER.check_version(version))
     if not path.exists():
         raise InputError(f"no recording for @mastra/core {version} at {path}: run `probe-lib record` where Node is installed")
     return read(path)

@@ -17,7 +17,8 @@ from contextlib import suppress
 from typing import Iterable, Sequence
 
 from probe_lib import wire
-from probe_lib.adapters import install
+from probe_lib.adapters import npm
+from probe_lib.adapters.mastra import versions
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import HarnessError, InputError, StateError, WorkersFailed
@@ -73,7 +74,7 @@ class Runner:
     """One long-lived Node process running scenarios against one pinned ``@mastra/core`` version."""
 
     def __init__(self, version: str, *, concurrency: int = 16) -> None:
-        self.version = install.check_version(version)
+        self.version = versions.check(version)
         self.concurrency = concurrency
         self._process: subprocess.Popen[str] | None = None
         self._results: queue.Queue[dict | None] = queue.Queue()
@@ -90,9 +91,9 @@ class Runner:
 
     def start(self) -> None:
         command = [
-            install.node_executable(),
+            npm.node_executable(),
             str(paths.HARNESS / "runner.cjs"),
-            str(install.modules_dir()),
+            str(versions.modules_dir(self.version)),
             self.version,
             str(self.concurrency),
         ]
@@ -140,9 +141,10 @@ class Runner:
         return results
 
     def format(self, records: Sequence[Sequence[str]]) -> list[dict]:
-        """The real ``Agent.formatTools`` on each record, without a request: ``names`` or ``error`` per record."""
+        """The real ``Agent.formatTools`` on each record, without a request: ``{"names": [...]}`` per record, or
+        ``{"error": {"kind": "collision", "name": ...}}`` / ``{"error": {"kind": "crash", "message": ...}}``."""
         reply = self.exchange([{"op": "format", "id": "format", "records": [list(keys) for keys in records]}], timeout=600)
-        return reply["format"]["results"]
+        return [_format_result(result) for result in reply["format"]["results"]]
 
     def _write(self, requests: Sequence[dict]) -> None:
         stdin = self._process.stdin
@@ -203,7 +205,7 @@ def run(
     every scenario that did finish. A request over ``max_body_bytes`` (of ``server``, when given) raises
     ``BodyTooLarge``, naming the kit's limit.
     """
-    install.check_version(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
+    versions.check(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
     scenarios = list(scenarios)
     names = [scenario.name for scenario in scenarios]
     if len(set(names)) != len(names):
@@ -282,6 +284,15 @@ def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capt
         unrouted=tuple({"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None),
         elapsed_ms=report.get("elapsedMs", 0.0),
     )
+
+
+def _format_result(result: dict) -> dict:
+    """One ``format`` result, its error chain judged by :func:`classify` like a scenario's."""
+    if "names" in result:
+        return result
+    failure = classify(result["error"], sent_requests=False)
+    detail = {"name": failure.name} if failure.kind == "collision" else {"message": failure.message}
+    return {"error": {"kind": failure.kind, **detail}}
 
 
 def format_records(records: Sequence[Sequence[str]], version: str) -> list[dict]:
