@@ -16,8 +16,7 @@ from typing import Callable, NoReturn, Sequence
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
-from probe_lib.core import json_input
-from probe_lib.core import paths
+from probe_lib.core import json_input, paths
 from probe_lib.core.errors import InputError, ProbeError
 from probe_lib.core.target import DEFAULT_FRAMEWORK, baseline
 from probe_lib.inputs.records import check_record, parse_records
@@ -63,13 +62,10 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
 
 def _pinned(text: str) -> str:
     """An argparse type: a pinned ``@mastra/core`` version, checked before any work starts."""
-
-    if text not in mastra.ADAPTER.versions():
-        pinned = ", ".join(mastra.ADAPTER.versions())
-        plain = text.isprintable() and text == text.strip() and len(text) <= json_input.QUOTE_CHARS
-        shown = text if plain else json_input.quote(text)  # quoted, a stray space or a megabyte shows as such
-        raise argparse.ArgumentTypeError(f"@mastra/core {shown} is not pinned; choose one of {pinned}")
-    return text
+    try:
+        return mastra.ADAPTER.check_version(text)
+    except InputError as error:  # its repr of the version shows a stray space; _fail cuts a megabyte
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
@@ -266,9 +262,8 @@ def _add_capture(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from probe_lib.study import recordings
-
     from probe_lib.adapters.mastra import mcp
+    from probe_lib.study import recordings
 
     versions = args.mastra or mastra.ADAPTER.versions()
     for path in recordings.record(versions):

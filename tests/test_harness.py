@@ -103,7 +103,7 @@ def test_probe_cli_batch_matches_normalise_plus_tool_choice(node_modules):
     ("args", "stdin", "names"),
     [
         (("probe", "--json", "--mastra", VERSION), "not json", "JSON"),
-        (("probe", "--json", "--mastra", "0.0.1", "a"), "", "0.0.1 is not pinned"),
+        (("probe", "--json", "--mastra", "0.0.1", "a"), "", "'0.0.1' is not pinned"),
     ],
     ids=["malformed-stdin", "unknown-version"],
 )

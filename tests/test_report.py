@@ -22,7 +22,6 @@ from probe_lib.present import browser as kit_browser
 from probe_lib.present import report, safe_folder
 from probe_lib.study import ledger
 
-
 #: Notebooks that draw in HTML (the explorer's SVG) rather than matplotlib figures.
 INTERACTIVE = {"11-explorer"}
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
 

@@ -31,12 +31,12 @@ import nbformat
 import pandas as pd
 
 from probe_lib.adapters import mastra
+from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.present.progress import Stages
-from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
 from probe_lib.study import ledger, recordings
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"

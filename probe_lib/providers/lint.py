@@ -27,10 +27,10 @@ from typing import Any, Iterator, Literal, Mapping, TextIO
 
 from probe_lib import wire
 from probe_lib.core import json_input
-from probe_lib.wire.base import function_name
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import NameRule, js_length
 from probe_lib.providers import Rule, get_rule
+from probe_lib.wire.base import function_name
 
 Severity = Literal["refused", "mismatch", "hint"]
 

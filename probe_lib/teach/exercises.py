@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from typing import Callable, Literal, Mapping, Sequence
 
 from probe_lib.adapters import mastra
-from probe_lib.core.target import baseline
 from probe_lib.adapters.mastra import Outcome, catalogue, normaliser
 from probe_lib.adapters.mastra import run as run_live
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
+from probe_lib.core.target import baseline
 from probe_lib.providers import name_rules
 
 State = Literal["right", "wrong", "not answered yet"]

@@ -2,7 +2,13 @@
 
 from probe_lib.adapters.mastra.adapter import ADAPTER
 from probe_lib.adapters.mastra.runner import (
-    COLLISION_ID, BatchIncomplete, BodyTooLarge, Runner, format_records, package_facts, run,
+    COLLISION_ID,
+    BatchIncomplete,
+    BodyTooLarge,
+    Runner,
+    format_records,
+    package_facts,
+    run,
 )
 from probe_lib.core.outcome import Outcome
 
