@@ -55,7 +55,7 @@ def rules_fired(summary: pd.DataFrame) -> Figure:
     ax.set_yticks(range(count), summary[t.SET].tolist())
     ax.invert_yaxis()
     ax.set_xlabel("keys")
-    ax.set_title("Rules fired per key set (Python model of formatTools)")
+    ax.set_title("Rules fired per key set (Python model)")
     ax.legend(loc="lower right")
     return fig
 

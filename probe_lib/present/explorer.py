@@ -241,8 +241,8 @@ class LivePool:
                 raise
 
     def running(self) -> list[Source]:
-        """Live sources with a warm runner."""
-        return [Source(MASTRA, version) for version in self._runners]
+        """Live sources with a warm runner (read without the lock, which a run holds: ``dict.copy`` is atomic)."""
+        return [Source(MASTRA, version) for version in self._runners.copy()]
 
     def close(self) -> None:
         """Stop every runner and the capture server."""
