@@ -214,7 +214,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from probe_lib.present import report
 
     install.check_version(args.mastra)
-    result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra)
+    result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra, solved=args.solutions)
     print(report.summary(result))
     return 1 if result.failed else 0
 
@@ -228,6 +228,7 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=int, help="notebooks executed at once (default: one per core)")
     parser.add_argument("--mastra", default=install.ARTICLE_VERSION, metavar="VERSION", help="version the finding notebooks show")
+    parser.add_argument("--solutions", action="store_true", help="answer every exercise with its solution (a teacher's report)")
     parser.set_defaults(handler=cmd_reproduce)
 
 

@@ -1,5 +1,6 @@
-"""The exercises: every solution passes its check on the real package, a wrong answer fails it and says why, the
-placeholder is "not answered yet", and every notebook runs with its solutions filled in.
+"""The exercises: every solution passes its check on the real package, a wrong answer fails it and says why, and
+the placeholder is "not answered yet". Every notebook runs with its solutions filled in in tests/test_report.py
+(the live report is the solved one).
 
 The truths come from the real ``@mastra/core`` (live) or from hand-written expectations below, never from the
 Python model the checks fall back to.
@@ -8,7 +9,6 @@ Python model the checks fall back to.
 from __future__ import annotations
 
 import nbformat
-import papermill
 import pytest
 
 from probe_lib.adapters import install
@@ -88,30 +88,3 @@ def test_each_exercise_sits_in_its_notebook_with_the_placeholder():
             placeholders = [line for line in source.splitlines() if line.startswith(solutions.PLACEHOLDER)]
             assert len(placeholders) == 1, f"{path.stem}: {name} must hold one 'answer = None' line"
     assert found == {name: notebook for name, (notebook, _check) in exercises.EXERCISES.items()}
-
-
-@pytest.fixture(scope="module")
-def measurement_folder(tmp_path_factory, node_modules):
-    """One live measurement of the catalogue, shared by every notebook run below (as ``reproduce`` does)."""
-    folder = tmp_path_factory.mktemp("measurements")
-    assert report.measure_all(folder, live=True) == "live"
-    return folder
-
-
-@pytest.mark.node
-@pytest.mark.slow
-@pytest.mark.parametrize("path", report.notebooks(), ids=lambda path: path.stem)
-def test_the_notebook_runs_with_its_solutions_filled_in(path, measurement_folder, tmp_path):
-    solved = tmp_path / f"solved-{path.name}"
-    nbformat.write(solutions.fill(nbformat.read(path, as_version=4)), solved)
-    executed = tmp_path / path.name
-    papermill.execute_notebook(
-        solved, executed, parameters={"mastra_version": install.ARTICLE_VERSION, "measurements": str(measurement_folder)},
-        kernel_name="python3", progress_bar=False, execution_timeout=report.NOTEBOOK_CELL_SECONDS,
-    )
-    verdicts = [output.get("data", {}).get("text/plain", "")
-                for cell in nbformat.read(executed, as_version=4).cells if solutions.exercise_of(cell.source)
-                for output in cell.outputs]
-    expected = sum(notebook == path.stem for notebook, _check in exercises.EXERCISES.values())
-    assert len(verdicts) == expected, verdicts
-    assert all("RIGHT" in verdict and "live" in verdict for verdict in verdicts), verdicts

@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 
+import nbformat
 import pandas as pd
 import pytest
 
@@ -19,7 +20,8 @@ from probe_lib.study import claims
 
 @pytest.fixture(scope="module")
 def live_report(tmp_path_factory, node_modules):
-    return report.reproduce(tmp_path_factory.mktemp("report"), live=True)
+    """The teacher's report: every exercise answered with its solution (the learner's, unanswered, runs below)."""
+    return report.reproduce(tmp_path_factory.mktemp("report"), live=True, solved=True)
 
 
 @pytest.mark.node
@@ -27,6 +29,21 @@ def test_every_notebook_executes_on_the_live_measurement(live_report):
     assert live_report.source == "live"
     assert [run.notebook for run in live_report.runs] == [path.name for path in report.notebooks()]
     assert not live_report.failed, report.summary(live_report)
+
+
+@pytest.mark.node
+def test_every_exercise_is_answered_right_by_its_solution_measured_live(live_report):
+    from probe_lib.teach import exercises, solutions
+
+    verdicts = {}
+    for run in live_report.runs:
+        for cell in nbformat.read(run.executed, as_version=4).cells:
+            name = solutions.exercise_of(cell.source) if cell.cell_type == "code" else None
+            if name:
+                verdicts[name] = " ".join(output.get("data", {}).get("text/plain", "") for output in cell.outputs)
+    assert set(verdicts) == set(exercises.EXERCISES), "every exercise ran in its notebook"
+    wrong = {name: text for name, text in verdicts.items() if not ("RIGHT" in text and "live" in text)}
+    assert not wrong, wrong
 
 
 @pytest.mark.node
@@ -58,7 +75,9 @@ def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "NODE MISSING" in done.stdout
-    assert "NODE.JS WAS MISSING" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "NODE.JS WAS MISSING" in page
+    assert page.count("NOT ANSWERED YET") >= 11, "the learner's notebooks run with every exercise awaiting an answer"
 
 
 @pytest.mark.node

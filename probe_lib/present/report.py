@@ -7,6 +7,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
     report.html                          the ledger first, then each notebook with its charts, then the glossary
+    solved/NN-slug.ipynb                 with --solutions: each notebook with its exercises answered, as executed
 
 Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run.
 """
@@ -79,12 +80,22 @@ def measure_all(folder: Path, *, live: bool) -> str:
     return source
 
 
-def execute(notebook: Path, folder: Path, measurements: Path, version: str) -> NotebookRun:
-    """Execute one notebook with papermill (a real kernel); a failing cell is reported, not raised."""
+def execute(notebook: Path, folder: Path, measurements: Path, version: str, solved: bool = False) -> NotebookRun:
+    """Execute one notebook with papermill (a real kernel); a failing cell is reported, not raised.
+
+    ``solved`` fills every exercise with its solution first (``probe_lib.teach.solutions.fill``): a teacher's copy.
+    """
     import papermill
 
     executed = folder / "notebooks" / notebook.name
     executed.parent.mkdir(parents=True, exist_ok=True)
+    if solved:
+        from probe_lib.teach import solutions
+
+        source = folder / "solved" / notebook.name
+        source.parent.mkdir(exist_ok=True)
+        nbformat.write(solutions.fill(nbformat.read(notebook, as_version=4)), source)
+        notebook = source
     try:
         papermill.execute_notebook(
             notebook, executed, parameters={"mastra_version": version, "measurements": str(measurements)},
@@ -122,8 +133,12 @@ def _clear(folder: Path) -> None:
         shutil.rmtree(folder)
 
 
-def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None, version: str = install.ARTICLE_VERSION) -> Report:
-    """Rebuild the whole report in ``folder`` (an earlier report there is replaced); see the module docstring."""
+def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None, version: str = install.ARTICLE_VERSION,
+              solved: bool = False) -> Report:
+    """Rebuild the whole report in ``folder`` (an earlier report there is replaced); see the module docstring.
+
+    ``solved``: every exercise answered with its solution (a teacher's report); by default they await an answer.
+    """
     install.check_version(version)
     _clear(folder)
     measurements = folder / "measurements"
@@ -135,7 +150,7 @@ def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | Non
     # One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
     # and wait forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
     with ProcessPoolExecutor(max_workers=workers) as pool:
-        runs = tuple(pool.map(partial(execute, folder=folder, measurements=measurements, version=version), notebooks()))
+        runs = tuple(pool.map(partial(execute, folder=folder, measurements=measurements, version=version, solved=solved), notebooks()))
     for run in runs:
         if run.executed.exists():
             extract_figures(run.executed, folder / "figures")
