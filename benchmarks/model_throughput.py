@@ -22,7 +22,7 @@ import sys
 import time
 from typing import Callable
 
-from probe_lib.adapters import install, mastra
+from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra.normaliser import VANISHING_KEYS, normalise
 from probe_lib.core import paths
 from probe_lib.inputs.keysets import ALPHABETS, adversarial_key
@@ -134,13 +134,13 @@ def memory(version: str) -> tuple[dict, dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mastra", default=install.pinned_versions()[-1], metavar="VERSION",
+    parser.add_argument("--mastra", default=mastra.ADAPTER.versions()[-1], metavar="VERSION",
                         help="pinned @mastra/core version (formatTools is identical in all of them)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure; the fastest counts (default 5)")
     args = parser.parse_args()
-    version = install.check_version(args.mastra)
+    version = mastra.ADAPTER.check_version(args.mastra)
 
-    node = subprocess.run([install.node_executable(), "--version"], capture_output=True, text=True).stdout.strip()
+    node = subprocess.run([npm.node_executable(), "--version"], capture_output=True, text=True).stdout.strip()
     print(f"@mastra/core {version}, Node {node}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
           f"load average {os.getloadavg()[0]:.1f}; best of {args.repeat} runs")
     rows: list[tuple[str, str, str, str]] = []

@@ -19,7 +19,8 @@ import subprocess
 import sys
 import time
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra, npm
+from probe_lib.adapters.mastra import versions
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths, scenarios
 from probe_lib.inputs.keysets import adversarial_records
@@ -58,7 +59,7 @@ def cli_run(records: list[list[str]], version: str) -> tuple[float, list[dict]]:
 
 def article_run(records: list[list[str]], version: str) -> tuple[float, list[list[str] | None]]:
     """Mean wall seconds of one fresh ``node`` process running one turn, and the wire names each sent."""
-    command = [install.node_executable(), str(paths.HARNESS / "runner.cjs"), str(install.modules_dir()), version, "1"]
+    command = [npm.node_executable(), str(paths.HARNESS / "runner.cjs"), str(versions.modules_dir(version)), version, "1"]
     seconds, names = [], []
     with CaptureServer() as server:
         for number, keys in enumerate(records):
@@ -89,13 +90,13 @@ def memory_run(version: str, count: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mastra", default=install.pinned_versions()[-1], metavar="VERSION",
+    parser.add_argument("--mastra", default=mastra.ADAPTER.versions()[-1], metavar="VERSION",
                         help="pinned @mastra/core version (default: the newest)")
     parser.add_argument("--sets", type=int, default=2_000, help="tool sets through the CLI (default 2,000)")
     parser.add_argument("--article-sets", type=int, default=10, help="fresh Node processes to time (default 10)")
     parser.add_argument("--memory-sets", type=int, default=10_000, help="tool sets for the memory run (default 10,000)")
     args = parser.parse_args()
-    version = install.check_version(args.mastra)
+    version = mastra.ADAPTER.check_version(args.mastra)
     print(f"@mastra/core {version}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
     records = adversarial_records(seed=1, count=args.sets)

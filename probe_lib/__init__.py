@@ -1,5 +1,5 @@
-"""probe_lib: measure what @mastra/core sends to an LLM provider when a tool key is not a legal tool name."""
+"""probe_lib: measure what agent frameworks send to an LLM provider when a tool key is not a legal tool name.
 
-from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, Result, normalise, rewrite
-
-__all__ = ["MAX_NAME_LENGTH", "Result", "normalise", "rewrite"]
+Start with the README's map of the package; the layers, from the bottom: ``core``, ``wire``, ``capture``,
+``providers``, ``inputs``, ``adapters``, ``study``, ``analysis``, ``present``, and the ``cli`` on top.
+"""

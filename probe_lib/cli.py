@@ -12,8 +12,10 @@ import sys
 from pathlib import Path
 from typing import Callable, Sequence
 
+from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import InputError, ProbeError
+from probe_lib.core.target import DEFAULT_FRAMEWORK, baseline
 from probe_lib.inputs.records import check_record, parse_records
 
 Handler = Callable[[argparse.Namespace], int]
@@ -65,9 +67,11 @@ def _add_normalise(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
+    from probe_lib import adapters
     from probe_lib.providers.lint import lint_file
 
-    report = lint_file(args.file, args.provider, args.variant)
+    name_rule = None if args.framework == "none" else adapters.get(args.framework).name_rule
+    report = lint_file(args.file, args.provider, args.variant, name_rule)
     print(json.dumps(report.to_json(), ensure_ascii=False) if args.json else report.to_text())
     return 1 if report.failed else 0
 
@@ -77,17 +81,21 @@ def _add_lint(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("file", help="a request body, a JSON array of them, capture JSON lines or a HAR export")
     parser.add_argument("--provider", default="openai", help="provider rule to check (default openai; see data/provider_rules.csv)")
     parser.add_argument("--variant", help="rule variant such as documented or observed (default: documented)")
+    parser.add_argument("--framework", default=DEFAULT_FRAMEWORK,
+                        help=f"whose renaming to suggest fixes from (default {DEFAULT_FRAMEWORK}; 'none' for no suggestions)")
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=cmd_lint)
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
-    from probe_lib.adapters import install
+    from probe_lib.core import paths
+    from probe_lib.present import browser
 
-    modules = install.install(quiet=not args.verbose)
-    print(f"@mastra/core {', '.join(install.pinned_versions())} installed in {modules}")
+    for version in mastra.ADAPTER.versions():
+        mastra.ADAPTER.install(version)
+    print(f"@mastra/core {', '.join(mastra.ADAPTER.versions())} installed in {paths.CACHE / 'node'}")
     if args.with_browser:
-        print(f"browser for the report tests: {install.install_browser()}")
+        print(f"browser for the report tests: {browser.install_browser()}")
     return 0
 
 
@@ -99,7 +107,6 @@ def _add_setup(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
-    from probe_lib.adapters import mastra
     from probe_lib.core import scenarios
 
     records, is_batch = _read_keys(args)
@@ -116,12 +123,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def _add_probe(sub: argparse._SubParsersAction) -> None:
-    from probe_lib.adapters import install
-
     parser = sub.add_parser("probe", help="what the real @mastra/core sends for tool keys (one generate() turn each)")
     parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
-    parser.add_argument("--mastra", default=install.ARTICLE_VERSION, metavar="VERSION",
-                        help=f"pinned @mastra/core version ({', '.join(install.pinned_versions())})")
+    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION",
+                        help=f"pinned @mastra/core version ({', '.join(mastra.ADAPTER.versions())})")
     parser.add_argument("--tool-choice", metavar="NAME", help="force a tool by this name (toolChoice {type:'tool'})")
     parser.add_argument("--workers", type=int, default=2, help="Node processes sharing the batch (default 2)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
@@ -130,7 +135,7 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
 
 def _read_replies(path: str) -> list:
     """The reply forms of a ``--replies`` file, checked; every fault is an ``InputError`` naming the file."""
-    from probe_lib.capture import replies_from_json
+    from probe_lib.wire.replies import replies_from_json
 
     try:
         with open(path, encoding="utf-8") as file:
@@ -191,43 +196,38 @@ def _add_capture(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from probe_lib.adapters import install
     from probe_lib.study import recordings
 
-    versions = [install.check_version(version) for version in args.mastra or install.pinned_versions()]
+    versions = [mastra.ADAPTER.check_version(version) for version in args.mastra or mastra.ADAPTER.versions()]
     for path in recordings.record(versions):
         print(path)
     return 0
 
 
 def _add_record(sub: argparse._SubParsersAction) -> None:
-    from probe_lib.adapters import install
-
     parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
     parser.add_argument("--mastra", action="append", metavar="VERSION",
-                        help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(install.pinned_versions())})")
+                        help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(mastra.ADAPTER.versions())})")
     parser.set_defaults(handler=cmd_record)
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from probe_lib.adapters import install
     from probe_lib.present import report
 
-    install.check_version(args.mastra)
+    mastra.ADAPTER.check_version(args.mastra)
     result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra, solved=args.solutions)
     print(report.summary(result))
     return 1 if result.failed else 0
 
 
 def _add_reproduce(sub: argparse._SubParsersAction) -> None:
-    from probe_lib.adapters import install
     from probe_lib.core import paths
 
     parser = sub.add_parser("reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report")
     parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced (default {paths.REPORT})")
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=int, help="notebooks executed at once (default: one per core)")
-    parser.add_argument("--mastra", default=install.ARTICLE_VERSION, metavar="VERSION", help="version the finding notebooks show")
+    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", help="version the finding notebooks show")
     parser.add_argument("--solutions", action="store_true", help="answer every exercise with its solution (a teacher's report)")
     parser.set_defaults(handler=cmd_reproduce)
 
@@ -249,6 +249,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     handler: Handler = args.handler
     try:
         return handler(args)
-    except InputError as error:
+    except ProbeError as error:
         print(f"probe-lib {args.handler.__name__.removeprefix('cmd_')}: {error}", file=sys.stderr)
         return 2

@@ -10,19 +10,20 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers (strategies)
 
-from probe_lib.adapters import install  # noqa: E402
+from probe_lib.adapters import mastra  # noqa: E402
+from probe_lib.adapters.mastra import versions  # noqa: E402
 from probe_lib.capture import CaptureServer  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def node_modules() -> Path:
+def node_modules() -> dict[str, Path]:
     """The installed pinned versions. Missing Node fails the run (set PROBE_LIB_ALLOW_NO_NODE=1 to skip)."""
-    if not install.node_available():
+    if not all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())):
         message = "the real @mastra/core is not installed: run `probe-lib setup` (needs Node.js 20+ and npm)"
         if os.environ.get("PROBE_LIB_ALLOW_NO_NODE") == "1":
             pytest.skip(message)
         pytest.fail(message)
-    return install.modules_dir()
+    return {version: versions.modules_dir(version) for version in mastra.ADAPTER.versions()}
 
 
 @pytest.fixture(scope="session")

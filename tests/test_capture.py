@@ -18,18 +18,10 @@ import aiohttp
 import pytest
 
 from probe_lib import cli
-from probe_lib.capture.server import (
-    RAW_LIMIT,
-    CaptureServer,
-    ErrorReply,
-    TextReply,
-    ToolCall,
-    ToolCallsReply,
-    replies_from_json,
-    reply_from_json,
-)
+from probe_lib.capture.server import RAW_LIMIT, CaptureServer
 from probe_lib.core.errors import InputError
 from probe_lib.core.paths import ROOT
+from probe_lib.wire.replies import ErrorReply, TextReply, ToolCall, ToolCallsReply, replies_from_json, reply_from_json
 
 DEFAULT_ERROR = {"error": {"message": "captured", "type": "invalid_request_error"}}
 _OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # never route loopback through a proxy

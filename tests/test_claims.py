@@ -11,16 +11,17 @@ import dataclasses
 
 import pytest
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra
+from probe_lib.core.target import baseline
 from probe_lib.study import claims, recordings
 from probe_lib.study.claims import Evidence
 
-VERSION = install.ARTICLE_VERSION
+VERSION = baseline("mastra").version
 
 
 @pytest.fixture(scope="module")
 def recorded():
-    return {version: recordings.outcomes(version, live=False) for version in install.pinned_versions()}
+    return {version: recordings.outcomes(version, live=False) for version in mastra.ADAPTER.versions()}
 
 
 def verdict(claim_id: str, outcomes, by_version) -> str:

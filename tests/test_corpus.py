@@ -12,10 +12,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from probe_lib.adapters import install
-from probe_lib.core import paths
-from probe_lib.core.errors import InputError
-from probe_lib.inputs.corpus import (
+from probe_lib.adapters import mastra
+from probe_lib.analysis.corpus import (
     CORPUS_PATH,
     EXPECTED_ROWS,
     against_format_tools,
@@ -26,6 +24,8 @@ from probe_lib.inputs.corpus import (
     refusals,
     rewrites,
 )
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
 from probe_lib.inputs.keysets import PREFIX_STYLES, prefix_style
 from probe_lib.providers import get_rule
 
@@ -216,13 +216,13 @@ def test_an_unchanged_copy_loads_and_a_missing_file_says_where_to_get_it(corpus:
 
 
 @pytest.mark.node
-@pytest.mark.parametrize("version", install.pinned_versions())
+@pytest.mark.parametrize("version", mastra.ADAPTER.versions())
 def test_every_corpus_tool_set_meets_the_real_format_tools(version, node_modules):
     """The corpus-wide counts come from the model; here every tool set, in every prefix style, is checked
     against the real Agent.formatTools, so those counts stand on the real package."""
     frame = load_corpus()
-    for prefix_style in PREFIX_STYLES:
-        table = against_format_tools(frame, prefix_style, version)
+    for style in PREFIX_STYLES:
+        table = against_format_tools(frame, style, version)
         assert len(table) == 294 and table["tools"].sum() == EXPECTED_ROWS
         disagree = table.loc[~table["agree"], "record"].tolist()
         assert not disagree, f"{prefix_style.name}: the model disagrees with formatTools on {disagree[:5]}"

@@ -13,13 +13,13 @@ import json
 
 import pytest
 
-from probe_lib import normalise
-from probe_lib.adapters import install, mastra
-from probe_lib.adapters.mastra.normaliser import as_sent
+from probe_lib.adapters import mastra
+from probe_lib.adapters.mastra import normaliser
+from probe_lib.adapters.mastra.normaliser import as_sent, normalise
 from probe_lib.core import scenarios
 from probe_lib.inputs.keysets import adversarial_records
 
-VERSIONS = install.pinned_versions()
+VERSIONS = mastra.ADAPTER.versions()
 
 
 def _disagreements(records, real_results):
@@ -70,7 +70,7 @@ def test_every_catalogued_key_set_matches_the_wire(version, node_modules, captur
     """The named key sets the notebooks tabulate, each a real generate() turn."""
     from probe_lib.inputs import keysets
 
-    sets = keysets.catalogue()
+    sets = keysets.catalogue(normaliser)
     outcomes = mastra.run(
         [scenarios.for_keys(f"set-{keyset.name}", keyset.keys) for keyset in sets],
         version, server=capture_server, workers=2,

@@ -11,7 +11,6 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from probe_lib.adapters import install
 from probe_lib.present import report
 from probe_lib.teach import exercises, solutions
 
@@ -41,14 +40,14 @@ def test_every_exercise_has_a_solution_and_a_wrong_answer():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_placeholder_is_not_answered_yet(name):
-    checked = exercises.EXERCISES[name][1](None, install.ARTICLE_VERSION, "live")
+    checked = exercises.EXERCISES[name][1](None, exercises.ARTICLE, "live")
     assert checked.state == "not answered yet" and "replace None" in checked.why and not checked.right
 
 
 @pytest.mark.node
 @pytest.mark.parametrize("name", NAMES)
 def test_the_solution_passes_its_check_on_the_real_package(name, node_modules):
-    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], install.ARTICLE_VERSION, "live")
+    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], exercises.ARTICLE, "live")
     assert checked.right, str(checked)
     assert "live" in checked.measured_on, "with Node.js installed the check measures the real package"
 
@@ -57,14 +56,14 @@ def test_the_solution_passes_its_check_on_the_real_package(name, node_modules):
 @pytest.mark.parametrize("name", NAMES)
 def test_a_wrong_answer_fails_its_check_and_says_why(name, node_modules):
     answer, phrase = WRONG[name]
-    checked = exercises.EXERCISES[name][1](answer, install.ARTICLE_VERSION, "live")
+    checked = exercises.EXERCISES[name][1](answer, exercises.ARTICLE, "live")
     assert checked.state == "wrong", str(checked)
     assert phrase in checked.why, str(checked)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_without_node_the_check_says_what_it_fell_back_to(name):
-    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], install.ARTICLE_VERSION, "recorded")
+    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], exercises.ARTICLE, "recorded")
     assert checked.right, str(checked)
     assert "live" not in checked.measured_on and checked.measured_on
 

@@ -11,19 +11,17 @@ import os
 import shutil
 import subprocess
 import sys
-import time
 
 import pytest
 
-from probe_lib.adapters import install, mastra
-from probe_lib.adapters.install import NodeMissing
+from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra import Runner
-from probe_lib.capture import TextReply, ToolCall, ToolCallsReply
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import InputError, NodeMissing
 from probe_lib.core.scenarios import Scenario, ToolSpec, tools
 from probe_lib.inputs.keysets import adversarial_records
+from probe_lib.wire.replies import TextReply, ToolCall, ToolCallsReply
 
-VERSION = install.pinned_versions()[-1]
+VERSION = mastra.ADAPTER.versions()[-1]
 HANG_MS = 1500
 
 
@@ -46,10 +44,8 @@ def test_a_throwing_and_a_hanging_scenario_leave_the_batch_intact(node_modules, 
         ),
         Scenario("after", tools=tools("plain", "a b")),
     ]
-    started = time.perf_counter()
     # One turn at a time: "after" can only run once the hanging turn has given its slot back.
     outcomes = {o.scenario.name: o for o in mastra.run(batch, VERSION, server=capture_server, concurrency=1)}
-    elapsed = time.perf_counter() - started
 
     assert outcomes["before"].result_json() == {"names": ["search_web"], "tool_choice": "auto"}
     assert outcomes["after"].result_json() == {"names": ["plain", "a_b"], "tool_choice": "auto"}
@@ -59,16 +55,16 @@ def test_a_throwing_and_a_hanging_scenario_leave_the_batch_intact(node_modules, 
     hung = outcomes["hangs"]
     assert [e["args"] for e in hung.executions] == [{"city": "Paris"}], "the hanging tool must have been called"
     assert len(hung.requests) == 1, "the turn never got to send the tool result back"
+    # The runner's own per-scenario watchdog cut it (the batch's would have raised HarnessError instead).
     assert hung.error[0]["message"] == f"scenario timed out after {HANG_MS} ms"
-    assert elapsed < HANG_MS / 1000 + 8, f"the batch took {elapsed:.1f} s: the hang was not cut at its timeout"
 
 
 def test_an_unknown_version_lists_the_pinned_ones():
     with pytest.raises(InputError) as raised:
         mastra.run([Scenario("any")], "0.0.1")
     message = str(raised.value)
-    assert "0.0.1 is not pinned" in message
-    assert all(version in message for version in install.pinned_versions())
+    assert "'0.0.1' is not pinned" in message
+    assert all(version in message for version in mastra.ADAPTER.versions())
 
 
 def test_runner_without_node_says_how_to_get_it(monkeypatch, tmp_path):
@@ -80,7 +76,7 @@ def test_runner_without_node_says_how_to_get_it(monkeypatch, tmp_path):
 def test_runner_without_setup_says_to_run_it(monkeypatch, tmp_path):
     if shutil.which("node") is None:
         pytest.skip("needs node on PATH to get past the node check")
-    monkeypatch.setattr(install, "install_dir", lambda: tmp_path / "empty")
+    monkeypatch.setattr(npm, "install_dir", lambda harness: tmp_path / "empty")
     with pytest.raises(NodeMissing, match=r"not installed in .*empty.*: run `probe-lib setup`"):
         with Runner(VERSION):
             pass
@@ -107,7 +103,7 @@ def test_probe_cli_batch_matches_normalise_plus_tool_choice(node_modules):
     ("args", "stdin", "names"),
     [
         (("probe", "--json", "--mastra", VERSION), "not json", "JSON"),
-        (("probe", "--json", "--mastra", "0.0.1", "a"), "", "0.0.1 is not pinned"),
+        (("probe", "--json", "--mastra", "0.0.1", "a"), "", "'0.0.1' is not pinned"),
     ],
     ids=["malformed-stdin", "unknown-version"],
 )

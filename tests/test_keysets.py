@@ -10,35 +10,37 @@ import sys
 
 import pytest
 
-from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, is_array_index, js_length, normalise
+from probe_lib.adapters.mastra import normaliser as RULE
+from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, is_array_index, normalise
+from probe_lib.core.naming import js_length
 from probe_lib.core.paths import ROOT
 from probe_lib.inputs import keysets
 from probe_lib.inputs.keysets import FAMILIES, SWEEP_LENGTHS, KeySet, by_name, catalogue, random_sets
 
-CATALOGUE = catalogue()
+CATALOGUE = catalogue(RULE)
 LEGAL_KEY = re.compile(r"[a-zA-Z_][a-zA-Z0-9_\-]{0,62}")
 SURROGATE_PAIR = re.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 def keys_of(name: str) -> tuple[str, ...]:
-    return by_name(name).keys
+    return by_name(name, RULE).keys
 
 
 def test_the_catalogue_is_the_same_on_every_call_for_a_seed():
-    assert catalogue(0) == CATALOGUE
-    assert catalogue(7) == catalogue(7)
+    assert catalogue(RULE, 0) == CATALOGUE
+    assert catalogue(RULE, 7) == catalogue(RULE, 7)
 
 
 def test_the_seed_changes_only_the_random_sets():
     fixed = [keyset for keyset in CATALOGUE if keyset.family != "random"]
-    other = catalogue(1)
+    other = catalogue(RULE, 1)
     assert [keyset for keyset in other if keyset.family != "random"] == fixed
-    for mine, theirs in zip(random_sets(0), random_sets(1)):
+    for mine, theirs in zip(random_sets(RULE, 0), random_sets(RULE, 1)):
         assert mine.name == theirs.name and mine.keys != theirs.keys
 
 
 def test_random_sets_do_not_depend_on_the_interpreters_hash_seed():
-    script = "import json; from probe_lib.inputs.keysets import random_sets as r; print(json.dumps([k.keys for k in r(3)]))"
+    script = "import json; from probe_lib.inputs.keysets import random_sets as r; from probe_lib.adapters.mastra import normaliser; print(json.dumps([k.keys for k in r(normaliser, 3)]))"
     outputs = {
         subprocess.run(
             [sys.executable, "-c", script], capture_output=True, check=True, cwd=ROOT, env={"PYTHONHASHSEED": seed}
@@ -46,7 +48,7 @@ def test_random_sets_do_not_depend_on_the_interpreters_hash_seed():
         for seed in ("1", "2")
     }
     assert len(outputs) == 1
-    assert json.loads(outputs.pop()) == [list(keyset.keys) for keyset in random_sets(3)]
+    assert json.loads(outputs.pop()) == [list(keyset.keys) for keyset in random_sets(RULE, 3)]
 
 
 def test_names_are_unique_and_start_with_a_known_family():
@@ -75,9 +77,9 @@ def test_a_key_set_refuses_repeated_keys_and_unknown_families():
 
 
 def test_by_name_finds_a_set_and_lists_the_names_when_it_cannot():
-    assert by_name("article-capture") == CATALOGUE[0]
+    assert by_name("article-capture", RULE) == CATALOGUE[0]
     with pytest.raises(KeyError, match="article-capture"):
-        by_name("no-such-set")
+        by_name("no-such-set", RULE)
 
 
 # -- the article ------------------------------------------------------------------------------------------------
@@ -177,7 +179,7 @@ def test_the_collision_family_covers_each_kind_of_clash():
 
 
 def test_random_sets_mix_alphabets_and_lengths():
-    mixed, ascii_only, long = (by_name(name).keys for name in ("random-mixed", "random-ascii", "random-long"))
+    mixed, ascii_only, long = (by_name(name, RULE).keys for name in ("random-mixed", "random-ascii", "random-long"))
     assert all(len(keys) == 12 for keys in (mixed, ascii_only, long))
     assert any(not key.isascii() for key in mixed) and any(js_length(key) > len(key) for key in mixed)
     assert all(key.isascii() for key in ascii_only)
@@ -190,4 +192,4 @@ def test_every_family_has_a_generator_in_the_catalogue():
                   keysets.mcp_sets, keysets.integer_sets, keysets.prototype_sets, keysets.collision_sets,
                   keysets.crash_sets]  # fmt: skip
     fixed = [keyset for generator in generators for keyset in generator()]
-    assert fixed + random_sets(0) == CATALOGUE
+    assert fixed + random_sets(RULE, 0) == CATALOGUE

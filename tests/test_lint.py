@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from probe_lib import cli
+from probe_lib.adapters.mastra import normaliser as RULE
 from probe_lib.core.errors import InputError
 from probe_lib.providers import get_rule
 from probe_lib.providers.lint import forced_name, lint_body, lint_file, read_requests, tool_names
@@ -52,7 +53,7 @@ def codes(findings) -> list[str]:
 
 
 def test_the_articles_request_is_a_mismatch_that_points_at_the_sent_tool() -> None:
-    findings = lint_body(ARTICLE, OPENAI)
+    findings = lint_body(ARTICLE, OPENAI, name_rule=RULE)
     assert codes(findings) == ["choice-not-in-tools"]
     (finding,) = findings
     assert finding.severity == "mismatch"
@@ -65,34 +66,34 @@ def test_the_responses_shape_is_read_the_same_way() -> None:
     body = responses_body(["search_web"], "search.web")
     assert tool_names(body) == ["search_web"]
     assert forced_name(body) == "search.web"
-    assert [f.suggestion for f in lint_body(body, OPENAI)] == ["search_web"]
+    assert [f.suggestion for f in lint_body(body, OPENAI, name_rule=RULE)] == ["search_web"]
 
 
 def test_a_clean_request_has_no_findings() -> None:
-    assert lint_body(CLEAN, OPENAI) == []
-    assert lint_body(responses_body(["a", "b"], "a"), OPENAI) == []
-    assert lint_body({**CLEAN, "tool_choice": "required"}, OPENAI) == []
+    assert lint_body(CLEAN, OPENAI, name_rule=RULE) == []
+    assert lint_body(responses_body(["a", "b"], "a"), OPENAI, name_rule=RULE) == []
+    assert lint_body({**CLEAN, "tool_choice": "required"}, OPENAI, name_rule=RULE) == []
 
 
 def test_refused_names_say_why_for_the_chosen_provider() -> None:
     body = chat_body(["search.web", "x" * 67, "ok"])
-    findings = lint_body(body, OPENAI)
+    findings = lint_body(body, OPENAI, name_rule=RULE)
     assert codes(findings) == ["refused-name", "refused-name"]
     assert "'.'" in findings[0].message
     assert "67" in findings[1].message
     # Gemini allows dots; its documented rule allows 67 characters.
-    assert lint_body(body, get_rule("gemini")) == []
+    assert lint_body(body, get_rule("gemini"), name_rule=RULE) == []
 
 
 def test_a_choice_with_no_rewrite_among_the_tools_gets_no_suggestion() -> None:
-    (finding,) = lint_body(chat_body(["alpha"], "beta"), OPENAI)
+    (finding,) = lint_body(chat_body(["alpha"], "beta"), OPENAI, name_rule=RULE)
     assert finding.code == "choice-not-in-tools" and finding.suggestion is None
-    (finding,) = lint_body(chat_body([], "search.web"), OPENAI)
+    (finding,) = lint_body(chat_body([], "search.web"), OPENAI, name_rule=RULE)
     assert finding.suggestion is None and "no function tools" in finding.message
 
 
 def test_duplicates_are_reported_once_per_name() -> None:
-    findings = lint_body(chat_body(["a", "b", "a", "a"]), OPENAI)
+    findings = lint_body(chat_body(["a", "b", "a", "a"]), OPENAI, name_rule=RULE)
     assert codes(findings) == ["duplicate-name"]
     assert "3 times" in findings[0].message
 
@@ -106,15 +107,15 @@ def test_duplicates_are_reported_once_per_name() -> None:
     ],
 )
 def test_names_that_look_rewritten_are_hints_only(name: str, why: str) -> None:
-    findings = lint_body(chat_body([name]), OPENAI)
+    findings = lint_body(chat_body([name]), OPENAI, name_rule=RULE)
     assert codes(findings) == ["maybe-rewritten"]
     assert findings[0].severity == "hint" and why in findings[0].message
 
 
 def test_plain_names_and_names_formatTools_would_change_get_no_hint() -> None:
-    assert lint_body(chat_body(["get_weather", "list-files", "a" * 62]), OPENAI) == []
+    assert lint_body(chat_body(["get_weather", "list-files", "a" * 62]), OPENAI, name_rule=RULE) == []
     # A 64-unit name is not formatTools output (it would cut it), so it is not a rewrite hint.
-    assert codes(lint_body(chat_body(["b" * 64]), OPENAI)) == []
+    assert codes(lint_body(chat_body(["b" * 64]), OPENAI, name_rule=RULE)) == []
 
 
 # ---- reading files -------------------------------------------------------------------------------------------
@@ -139,13 +140,13 @@ def test_reads_a_single_pretty_printed_body(tmp_path: Path) -> None:
 def test_reads_a_file_that_starts_with_a_byte_order_mark(tmp_path: Path) -> None:
     path = tmp_path / "body.json"
     path.write_bytes(b"\xef\xbb\xbf" + json.dumps(ARTICLE).encode())
-    assert codes(lint_file(path).findings) == ["choice-not-in-tools"]
+    assert codes(lint_file(path, name_rule=RULE).findings) == ["choice-not-in-tools"]
 
 
 def test_reads_an_array_of_bodies_with_positions(tmp_path: Path) -> None:
     path = tmp_path / "bodies.json"
     path.write_text(json.dumps([CLEAN, {"not": "a body"}, ARTICLE]), encoding="utf-8")
-    report = lint_file(path)
+    report = lint_file(path, name_rule=RULE)
     assert report.requests == 2
     assert [(f.request, f.code) for f in report.findings] == [(2, "choice-not-in-tools")]
 
@@ -156,7 +157,7 @@ def test_reads_capture_json_lines_skipping_records_without_a_body(tmp_path: Path
         {**capture_record(1, None), "method": "GET", "path": "/v1/models"},
         capture_record(2, ARTICLE),
     ])
-    report = lint_file(path)
+    report = lint_file(path, name_rule=RULE)
     assert report.requests == 2 and report.failed
     assert [f.request for f in report.findings] == [2]
 
@@ -170,7 +171,7 @@ def test_reads_a_har_export(tmp_path: Path) -> None:
     ]
     path = tmp_path / "traffic.har"
     path.write_text(json.dumps({"log": {"version": "1.2", "entries": entries}}, indent=1), encoding="utf-8")
-    report = lint_file(path)
+    report = lint_file(path, name_rule=RULE)
     assert report.requests == 2
     assert [(f.request, f.code, f.name) for f in report.findings] == [(3, "refused-name", "x.y")]
 
@@ -191,21 +192,21 @@ def test_bad_files_raise_input_errors(tmp_path: Path, content: str, complaint: s
     path = tmp_path / "bad.json"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(InputError, match=complaint):
-        lint_file(path)
+        lint_file(path, name_rule=RULE)
 
 
 def test_missing_and_non_utf8_files_raise_input_errors(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="no such file"):
-        lint_file(tmp_path / "missing.json")
+        lint_file(tmp_path / "missing.json", name_rule=RULE)
     path = tmp_path / "latin1.json"
     path.write_bytes(b'{"model": "caf\xe9"}')
     with pytest.raises(InputError, match="not UTF-8"):
-        lint_file(path)
+        lint_file(path, name_rule=RULE)
 
 
 def test_an_unknown_provider_is_refused_before_the_file_is_read(tmp_path: Path) -> None:
     with pytest.raises(InputError, match="unknown provider"):
-        lint_file(tmp_path / "missing.json", provider="nope")
+        lint_file(tmp_path / "missing.json", provider="nope", name_rule=RULE)
 
 
 # ---- the CLI -------------------------------------------------------------------------------------------------
@@ -299,3 +300,10 @@ def test_cli_streams_a_50_mb_capture_without_holding_it(tmp_path: Path, capsys) 
     path.write_text(path.read_text(encoding="utf-8")[:-2] + "\n", encoding="utf-8")  # cut the last record
     code, _, err = run_cli(capsys, str(path))
     assert code == 2 and f"line {position} is not JSON" in err
+
+
+def test_without_a_name_rule_a_mismatch_has_no_suggestion_and_no_name_gets_a_hint() -> None:
+    body = chat_body(["search_web", "_9lives", "a" * 63], "search.web")
+    findings = lint_body(body, OPENAI)
+    assert codes(findings) == ["choice-not-in-tools"] and findings[0].suggestion is None
+    assert codes(lint_body(body, OPENAI, name_rule=RULE)) == ["choice-not-in-tools", "maybe-rewritten", "maybe-rewritten"]

@@ -20,13 +20,14 @@ from typing import Any, Sequence
 
 import pytest
 
-from probe_lib.adapters import install, mastra
+from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
+from probe_lib.adapters.mastra import normaliser as RULE
 from probe_lib.providers import get_rule
 from probe_lib.providers.lint import forced_name, lint_body, tool_names
 from probe_lib.study import recordings
 
-VERSIONS = install.pinned_versions()
+VERSIONS = mastra.ADAPTER.versions()
 OPENAI = get_rule("openai")
 
 #: Scenarios whose request forces a tool absent from ``tools``, and the name the linter should point to instead.
@@ -86,7 +87,7 @@ def check_flagged(outcome: Outcome, suggestion: str | None) -> None:
     for body in outcome.requests:
         assert forced_name(body) == forced, "Mastra sent toolChoice unchanged (the bug the linter looks for)"
         assert forced not in tool_names(body)
-        mismatches = [finding for finding in lint_body(body, OPENAI) if finding.code == "choice-not-in-tools"]
+        mismatches = [finding for finding in lint_body(body, OPENAI, name_rule=RULE) if finding.code == "choice-not-in-tools"]
         assert len(mismatches) == 1, mismatches
         (finding,) = mismatches
         assert finding.severity == "mismatch"

@@ -13,13 +13,13 @@ import re
 import pandas as pd
 import pytest
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra
 from probe_lib.analysis import measured
 from probe_lib.core.scenarios import BUILTIN_IDS
 from probe_lib.study import evidence
 from probe_lib.study.claims import Evidence
 
-VERSIONS = install.pinned_versions()
+VERSIONS = mastra.ADAPTER.versions()
 BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}
 EVIDENCE = {version: Evidence(version, BY_VERSION[version], BY_VERSION) for version in VERSIONS}
 

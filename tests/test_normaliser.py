@@ -16,10 +16,10 @@ from probe_lib.adapters.mastra.normaliser import (
     Crash,
     enumeration_order,
     is_array_index,
-    js_length,
     normalise,
     rewrite,
 )
+from probe_lib.core.naming import js_length
 
 
 def only_row(key: str):

@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.study import recordings
 
-VERSIONS = install.pinned_versions()
+VERSIONS = mastra.ADAPTER.versions()
 
 
 def _pretty(entry: dict) -> list[str]:
@@ -42,9 +42,9 @@ def test_recordings_load_without_node():
     """In a process whose PATH has no node at all, every pinned version's recording loads in catalogue order."""
     script = (
         "import shutil; assert shutil.which('node') is None\n"
-        "from probe_lib.adapters import install\nfrom probe_lib.adapters.mastra import catalogue\nfrom probe_lib.study import recordings\n"
+        "from probe_lib.adapters import mastra\nfrom probe_lib.adapters.mastra import catalogue\nfrom probe_lib.study import recordings\n"
         "names = [s.name for s in catalogue.scenarios()]\n"
-        "for version in install.pinned_versions():\n"
+        "for version in mastra.ADAPTER.versions():\n"
         "    outcomes = recordings.load(version)\n"
         "    assert [o.scenario.name for o in outcomes] == names, version\n"
         "    assert all(o.version == version for o in outcomes)\n"
@@ -71,5 +71,5 @@ def test_a_missing_recording_says_how_to_make_it(monkeypatch, tmp_path):
 
 
 def test_an_unpinned_version_has_no_recording():
-    with pytest.raises(InputError, match="0.0.1 is not pinned; choose one of " + ", ".join(VERSIONS)):
+    with pytest.raises(InputError, match="'0.0.1' is not pinned; choose one of " + ", ".join(VERSIONS)):
         recordings.load("0.0.1")

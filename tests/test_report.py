@@ -13,7 +13,8 @@ import nbformat
 import pandas as pd
 import pytest
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra
+from probe_lib.present import browser as kit_browser
 from probe_lib.present import report
 from probe_lib.study import claims
 
@@ -49,7 +50,7 @@ def test_every_exercise_is_answered_right_by_its_solution_measured_live(live_rep
 @pytest.mark.node
 def test_ledger_has_no_refuted_or_failed_claim(live_report):
     table = pd.read_csv(live_report.folder / "ledger.csv")
-    assert set(table["version"].astype(str)) == set(install.pinned_versions())
+    assert set(table["version"].astype(str)) == set(mastra.ADAPTER.versions())
     broken = table[table["status"].isin(["refuted", "failed"])]
     assert broken.empty, broken[["claim", "version", "status", "evidence"]].to_string()
     assert (table["status"] == "confirmed").sum() > len(table) / 2
@@ -85,8 +86,8 @@ def test_report_works_in_a_real_browser(live_report):
     """Chromium loads the page: every chart decodes, every ledger link lands on a notebook, nothing logs an error."""
     from playwright.sync_api import sync_playwright
 
-    chromium = install.browser_executable()
-    assert chromium, f"Chromium is missing: {install.BROWSER_HELP}"
+    chromium = kit_browser.browser_executable()
+    assert chromium, f"Chromium is missing: {kit_browser.BROWSER_HELP}"
     flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
              "--disable-sync", "--no-first-run"]
     with sync_playwright() as playwright:

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Callable, Mapping, Sequence
 import pandas as pd
 
 from probe_lib import providers
-from probe_lib.adapters import install
 from probe_lib.adapters.mastra import Outcome, normaliser
+from probe_lib.core import target
+from probe_lib.core.naming import js_length
 from probe_lib.core.scenarios import Scenario
 from probe_lib.providers import lint
 from probe_lib.study.claims import Evidence
@@ -132,7 +133,7 @@ def builtins(ev: Evidence) -> pd.DataFrame:
     On a version without built-ins it holds each scenario's error instead.
     """
     by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
-    if by_export.lacks_builtins:
+    if by_export.not_applicable:
         return pd.DataFrame({"scenario": ["builtins-by-export", "builtins-by-id"],
                              "error": [by_export.error[0]["message"], by_id.error[0]["message"]]})
     return pd.DataFrame({
@@ -188,7 +189,7 @@ def wire_order(outcome: Outcome, *, record_order: bool = False, label: Callable[
 def code_units(outcome: Outcome) -> pd.Series:
     """The first registered key's length in Python characters and in JavaScript UTF-16 units, and the names sent."""
     key = outcome.scenario.tools[0].key
-    return pd.Series({"registered key": key, "Python len()": len(key), "JavaScript .length": normaliser.js_length(key),
+    return pd.Series({"registered key": key, "Python len()": len(key), "JavaScript .length": js_length(key),
                       "names on the wire": outcome.wire_names})
 
 
@@ -299,7 +300,7 @@ def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "
     rule = providers.get_rule(provider)
     rows = [{"scenario": name, "severity": finding.severity, "code": finding.code, "suggestion": finding.suggestion,
              "message": finding.message}
-            for name in scenario_names if ev[name].requests for finding in lint.lint_body(ev[name].requests[0], rule)]
+            for name in scenario_names if ev[name].requests for finding in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)]
     return pd.DataFrame(rows, columns=["scenario", "severity", "code", "suggestion", "message"])
 
 
@@ -359,7 +360,7 @@ def lint_summary(ev: Evidence, scenario_names: Sequence[str], provider: str = "o
     (``"severity: code"`` each, or ``"none"``)."""
     rule = providers.get_rule(provider)
     rows = [{"scenario": name, "remedy": ev[name].scenario.remedy,
-             "findings": [f"{f.severity}: {f.code}" for f in lint.lint_body(ev[name].requests[0], rule)] or "none"}
+             "findings": [f"{f.severity}: {f.code}" for f in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)] or "none"}
             for name in scenario_names if ev[name].requests]
     return pd.DataFrame(rows, columns=["scenario", "remedy", "findings"])
 
@@ -375,7 +376,7 @@ def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str =
         outcome[name] = (
             "refused (collision)" if not measured.requests
             else "forced tool not offered" if any(f.severity in lint.FAILING
-                                                  for f in lint.lint_body(measured.requests[0], rule))
+                                                  for f in lint.lint_body(measured.requests[0], rule, name_rule=normaliser))
             else "consistent" if selected is None
             else "selects what it names" if measured.wire_names == wanted
             else "selects no tool at all" if not measured.wire_names else "does not select what it names"
@@ -569,7 +570,7 @@ def _highlight_unless(is_same: bool) -> str:
     return "" if is_same else "background-color: #f5d76e"
 
 
-def version_comparison(ev: Evidence, baseline: str = install.ARTICLE_VERSION) -> VersionComparison:
+def version_comparison(ev: Evidence, baseline: str = target.baseline("mastra").version) -> VersionComparison:
     """Compare every scenario's :func:`behaviour` on each version of ``ev.by_version`` with ``baseline``'s.
 
     A grid cell is ``feature missing`` when the version lacks the built-in tools the scenario registers.
@@ -594,7 +595,7 @@ def version_comparison(ev: Evidence, baseline: str = install.ARTICLE_VERSION) ->
 
 def _versus(outcome: Outcome, version: str, baseline: str, is_same: bool) -> str:
     """One grid cell's category: the version lacks the feature, is the baseline, behaves the same, or differs."""
-    if outcome.lacks_builtins:
+    if outcome.not_applicable:
         return "feature missing"
     if version == baseline:
         return f"baseline ({baseline})"

@@ -1,6 +1,8 @@
-"""pandas tables of what the formatTools model does to key sets, with column names defined once.
+"""pandas tables of what a name rule (by default the Mastra formatTools model) does to key sets, with column
+names defined once.
 
-Every function takes one :class:`~probe_lib.inputs.keysets.KeySet` or an iterable of them and returns a fresh
+Every function takes one :class:`~probe_lib.inputs.keysets.KeySet` or an iterable of them, and the
+:class:`~probe_lib.core.naming.NameRule` to apply (``rule=None``: the default framework's), and returns a fresh
 DataFrame whose columns are named by the constants below (documented in :data:`SCHEMA`), so notebooks and
 :mod:`probe_lib.present.charts` never spell a column name themselves.
 
@@ -18,7 +20,9 @@ from typing import Iterable
 
 import pandas as pd
 
-from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, Collision, Result, js_length, normalise
+from probe_lib import adapters
+from probe_lib.core.naming import Collision, NameRule, Result, js_length
+from probe_lib.core.target import DEFAULT_FRAMEWORK
 from probe_lib.inputs.keysets import KeySet
 
 # -- column names -----------------------------------------------------------------------------------------------
@@ -63,7 +67,7 @@ SCHEMA: dict[str, str] = {
     REWRITTEN: "wire name differs from the key (per-set tables: how many keys)",
     SUBSTITUTED: "an illegal UTF-16 unit was replaced by _ (per-set tables: how many keys)",
     PREFIXED: "a _ was put in front: the first character was not a letter or _ (per-set: how many keys)",
-    TRUNCATED: f"the name was cut to {MAX_NAME_LENGTH} units (per-set tables: how many keys)",
+    TRUNCATED: "the name was cut to the rule's length (per-set tables: how many keys)",
     LOST: "the characters the cut removed (after substitution and prefix)",
     KEY_LENGTH: "key length in UTF-16 code units",
     NAME_LENGTH: "wire name length",
@@ -72,7 +76,7 @@ SCHEMA: dict[str, str] = {
     MOVED_BY: "position_after - position_before (<NA> when the set raises or the key vanished)",
     VANISHED: "kept by formatTools but absent from the wire (__proto__) (per-set tables: how many keys)",
     LOST_LENGTH: "number of characters the cut removed",
-    PREFIX_CAUSED: f"cut only because the _ prefix pushed a key of at most {MAX_NAME_LENGTH} units over",
+    PREFIX_CAUSED: "cut only because the _ prefix pushed a key no longer than the rule's length over it",
     DISTINGUISHING: "another key of the set has the same wire name, so the cut (or rewrite) merged them",
     TOOLS: "number of keys in the set",
     UNTOUCHED: "keys sent as registered",
@@ -122,10 +126,18 @@ def _as_list(keysets: KeySets) -> list[KeySet]:
     return [keysets] if isinstance(keysets, KeySet) else list(keysets)
 
 
+def default_rule() -> NameRule:
+    """The name rule of the framework the kit studies by default (Mastra's formatTools model)."""
+    rule = adapters.get(DEFAULT_FRAMEWORK).name_rule
+    if rule is None:
+        raise TypeError(f"the {DEFAULT_FRAMEWORK} adapter has no name rule to tabulate")
+    return rule
+
+
 @lru_cache(maxsize=256)
-def _result(keys: tuple[str, ...]) -> Result:
-    """The model's result for one record, cached because every table of a notebook asks for the same sets."""
-    return normalise(keys)
+def _result(keys: tuple[str, ...], rule: NameRule) -> Result:
+    """The rule's result for one record, cached because every table of a notebook asks for the same sets."""
+    return rule.normalise(keys)
 
 
 #: Flag columns that per-set tables hold as counts of keys.
@@ -142,9 +154,9 @@ def _frame(rows: list[dict], columns: tuple[str, ...], per_set: bool = False) ->
     return frame.astype(dtypes)
 
 
-def _rewrite_rows(set_name: str, keys: tuple[str, ...]) -> list[dict]:
+def _rewrite_rows(set_name: str, keys: tuple[str, ...], rule: NameRule) -> list[dict]:
     """The ``rewrites`` rows of one tools record."""
-    result = _result(keys)
+    result = _result(keys, rule)
     rows = []
     for row in result.rows:
         after = row.position_after
@@ -167,26 +179,29 @@ def _rewrite_rows(set_name: str, keys: tuple[str, ...]) -> list[dict]:
     return rows
 
 
-def rewrites(keysets: KeySets) -> pd.DataFrame:
+def rewrites(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
     """One row per key of each set, in registration order: its wire name, the rules that fired, its positions."""
-    rows = [row for keyset in _as_list(keysets) for row in _rewrite_rows(keyset.name, keyset.keys)]
+    rule = rule or default_rule()
+    rows = [row for keyset in _as_list(keysets) for row in _rewrite_rows(keyset.name, keyset.keys, rule)]
     return _frame(rows, REWRITES_COLUMNS)
 
 
-def explain(key: str) -> pd.DataFrame:
+def explain(key: str, rule: NameRule | None = None) -> pd.DataFrame:
     """One key on its own, rule by rule: what ``rewrites`` says of a one-tool record (for interactive use)."""
     columns = [KEY, WIRE_NAME, SUBSTITUTED, PREFIXED, TRUNCATED, LOST, KEY_LENGTH, NAME_LENGTH]
-    return _frame(_rewrite_rows("typed", (key,)), REWRITES_COLUMNS)[columns]
+    return _frame(_rewrite_rows("typed", (key,), rule or default_rule()), REWRITES_COLUMNS)[columns]
 
 
-def truncation(keysets: KeySets) -> pd.DataFrame:
-    """One row per key that the 63-unit cut shortened: what it lost, and whether that merged it with another key."""
-    table = rewrites(keysets)
+def truncation(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
+    """One row per key that the rule's length cut shortened: what it lost, and whether that merged it with another
+    key."""
+    rule = rule or default_rule()
+    table = rewrites(keysets, rule)
     shared = table.groupby(SET)[WIRE_NAME].transform(lambda names: names.map(Counter(names)) > 1)
     cut = table[table[TRUNCATED]].assign(
         **{
             LOST_LENGTH: lambda frame: frame[LOST].str.len(),
-            PREFIX_CAUSED: lambda frame: frame[KEY_LENGTH] <= MAX_NAME_LENGTH,
+            PREFIX_CAUSED: lambda frame: frame[KEY_LENGTH] <= rule.MAX_NAME_LENGTH,
             DISTINGUISHING: shared[table[TRUNCATED]],
         }
     )
@@ -198,15 +213,15 @@ def _discordant_pairs(wire_order: list[int]) -> int:
     return sum(1 for first, second in combinations(wire_order, 2) if first > second)
 
 
-def ordering_shift(keysets: KeySets) -> pd.DataFrame:
+def ordering_shift(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
     """One row per set that formatTools accepts: how far the wire order strays from registration order.
 
     Order is compared over the tools that reach the wire; vanished keys are counted apart. Sets that raise
     have no wire order and are left out (see :func:`collisions`).
     """
-    rows = []
+    rule, rows = rule or default_rule(), []
     for keyset in _as_list(keysets):
-        result = _result(keyset.keys)
+        result = _result(keyset.keys, rule)
         if result.error is not None:
             continue
         on_wire = sorted(
@@ -227,14 +242,14 @@ def ordering_shift(keysets: KeySets) -> pd.DataFrame:
     return _frame(rows, ORDERING_COLUMNS, per_set=True)
 
 
-def collisions(keysets: KeySets) -> pd.DataFrame:
+def collisions(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
     """One row per set that makes formatTools raise: the colliding name, the key, and who holds the name.
 
     The empty-key crash is listed too (``error == 'crash'``), since it also leaves no request to send.
     """
-    rows = []
+    rule, rows = rule or default_rule(), []
     for keyset in _as_list(keysets):
-        error = _result(keyset.keys).error
+        error = _result(keyset.keys, rule).error
         if error is None:
             continue
         if isinstance(error, Collision):
@@ -245,12 +260,12 @@ def collisions(keysets: KeySets) -> pd.DataFrame:
     return _frame(rows, COLLISIONS_COLUMNS)
 
 
-def summary(keysets: KeySets) -> pd.DataFrame:
+def summary(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
     """One row per set: how many keys each rule touched, how many tools moved, and whether the set raised."""
-    rows = []
+    rule, rows = rule or default_rule(), []
     for keyset in _as_list(keysets):
-        result = _result(keyset.keys)
-        table = rewrites(keyset)
+        result = _result(keyset.keys, rule)
+        table = rewrites(keyset, rule)
         rows.append({
             SET: keyset.name,
             FAMILY: keyset.family,

@@ -1,10 +1,12 @@
-"""A local stand-in for an OpenAI-compatible provider that records every request Mastra sends to it.
+"""A local stand-in for an LLM provider that records every request a framework sends to it.
 
-Mastra is pointed at :meth:`CaptureServer.scenario_url` (its model config's ``url``), so it posts to
-``/s/<scenario>/v1/chat/completions``; requests under plain ``/v1/...`` belong to scenario ``"default"``. Each
-request is kept as a :class:`Capture`, in arrival order, with secrets redacted. Each chat completion is answered
-with the scenario's next scripted reply (a tool call, a text, an error); when none is left, the answer is an HTTP
-400 ``captured``, which ends Mastra's agent loop right after the request we wanted to see.
+A framework is pointed at :meth:`CaptureServer.scenario_url` (its model config's base URL), so it posts to
+``/s/<scenario>/v1/<route>``; requests under plain ``/v1/...`` belong to scenario ``"default"``. Each request is
+kept as a :class:`Capture`, in arrival order, with secrets redacted and the wire format its route names
+(:mod:`probe_lib.wire`: Chat Completions, Responses, Anthropic Messages). Each model call is answered, in its
+format, with the scenario's next scripted reply (a tool call, a text, an error); when none is left, the answer is
+an HTTP 400 ``captured``, which ends the agent loop right after the request we wanted to see. A request on any
+other route is recorded too (with ``wire`` None) and answered 404, so nothing a framework sends goes unseen.
 
 The server runs aiohttp in a background thread with its own event loop, so a notebook or a test uses it as
 ``with CaptureServer() as server:``. Another process can script scenarios and read records over HTTP:
@@ -27,7 +29,11 @@ from typing import Callable, Iterable
 
 from aiohttp import web
 
-from probe_lib.core.errors import InputError
+from probe_lib import wire
+from probe_lib.core.errors import StateError
+from probe_lib.wire import StreamAnswer
+from probe_lib.wire.chat import error_body as _error_body
+from probe_lib.wire.replies import DEFAULT_REPLY, ErrorReply, Reply, TextReply, ToolCallsReply, replies_from_json
 
 #: Header values that would leak a credential into a recording.
 REDACTED_HEADERS = frozenset(
@@ -42,130 +48,7 @@ RAW_LIMIT = 64 * 1024
 SCENARIO_ID = re.compile(r"[A-Za-z0-9_~-][A-Za-z0-9._~-]*")
 
 _SCENARIO_PATH = re.compile(r"/s/([^/]+)(/.*)?")
-_CHAT_PATH = "/v1/chat/completions"
-_USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
 _SHUTDOWN_SECONDS = 2.0
-
-
-@dataclass(frozen=True)
-class ErrorReply:
-    """An OpenAI-style error with this HTTP status.
-
-    The AI SDK retries 408, 409, 429 and 5xx (twice by default), and each retry consumes the next reply.
-    """
-
-    status: int = 400
-    message: str = "captured"
-
-    def __post_init__(self) -> None:
-        if not (isinstance(self.status, int) and 400 <= self.status <= 599):
-            raise InputError(f"error status {self.status!r} is not an HTTP error status; use 400 to 599")
-        if not isinstance(self.message, str):
-            raise InputError(f"error message {self.message!r} is not a string")
-
-    def to_json(self) -> dict:
-        return {"error": {"status": self.status, "message": self.message}}
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool call the model asks for; dict ``arguments`` go on the wire as a JSON string, as OpenAI sends them."""
-
-    name: str
-    arguments: dict | str = field(default_factory=dict)
-    id: str = "call_1"
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.name, str) or not isinstance(self.id, str):
-            raise InputError(f"tool call name and id must be strings, not {self.name!r} and {self.id!r}")
-        if not isinstance(self.arguments, (dict, str)):
-            kind = type(self.arguments).__name__
-            raise InputError(f"tool call arguments must be an object or a string, not {kind}")
-
-    def to_wire(self) -> dict:
-        """The call as a ``tool_calls`` entry of an OpenAI assistant message."""
-        arguments = self.arguments
-        if not isinstance(arguments, str):
-            arguments = json.dumps(arguments, ensure_ascii=False)
-        return {"id": self.id, "type": "function", "function": {"name": self.name, "arguments": arguments}}
-
-    def to_json(self) -> dict:
-        return {"id": self.id, "name": self.name, "arguments": self.arguments}
-
-
-@dataclass(frozen=True)
-class ToolCallsReply:
-    """An assistant message that calls tools (``finish_reason`` ``tool_calls``)."""
-
-    calls: tuple[ToolCall, ...]
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "calls", tuple(self.calls))
-        if not self.calls or not all(isinstance(call, ToolCall) for call in self.calls):
-            raise InputError("a tool_calls reply needs at least one tool call")
-
-    def to_json(self) -> dict:
-        return {"tool_calls": [call.to_json() for call in self.calls]}
-
-
-@dataclass(frozen=True)
-class TextReply:
-    """An assistant message of plain text (``finish_reason`` ``stop``)."""
-
-    text: str
-
-    def __post_init__(self) -> None:
-        if not isinstance(self.text, str):
-            raise InputError(f"text {self.text!r} is not a string")
-
-    def to_json(self) -> dict:
-        return {"text": self.text}
-
-
-Reply = ErrorReply | ToolCallsReply | TextReply
-
-#: What a chat completion gets when its scenario has no scripted reply left.
-DEFAULT_REPLY = ErrorReply()
-
-_REPLY_FORMS = (
-    '{"error": {"status": 400, "message": "..."}}, {"tool_calls": [{"id", "name", "arguments"}]} or {"text": "..."}'
-)
-
-
-def reply_from_json(obj: object) -> Reply:
-    """The reply a JSON form describes; raises ``InputError`` naming what is wrong."""
-    if not isinstance(obj, dict) or len(obj) != 1:
-        raise InputError(f"a reply is one of {_REPLY_FORMS}, not {json.dumps(obj)[:80]}")
-    [(kind, value)] = obj.items()
-    if kind == "text":
-        return TextReply(value)
-    if kind == "error":
-        if not isinstance(value, dict) or not set(value) <= {"status", "message"}:
-            raise InputError(f'"error" must be an object with "status" and/or "message", not {json.dumps(value)[:80]}')
-        return ErrorReply(**value)
-    if kind == "tool_calls":
-        if not isinstance(value, list):
-            raise InputError(f'"tool_calls" must be an array, not {type(value).__name__}')
-        calls = []
-        for number, call in enumerate(value):
-            if not isinstance(call, dict) or "name" not in call or not set(call) <= {"id", "name", "arguments"}:
-                raise InputError(f'tool call {number} must be an object with "name" and optional "id", "arguments"')
-            calls.append(ToolCall(**{"id": f"call_{number + 1}", **call}))
-        return ToolCallsReply(tuple(calls))
-    raise InputError(f'unknown reply kind "{kind}"; a reply is one of {_REPLY_FORMS}')
-
-
-def replies_from_json(obj: object) -> list[Reply]:
-    """Replies from a JSON array of reply forms; the error names the reply at fault."""
-    if not isinstance(obj, list):
-        raise InputError(f"replies must be a JSON array of reply forms, not {type(obj).__name__}")
-    replies = []
-    for number, item in enumerate(obj):
-        try:
-            replies.append(reply_from_json(item))
-        except InputError as error:
-            raise InputError(f"reply {number}: {error}") from None
-    return replies
 
 
 @dataclass(frozen=True)
@@ -185,6 +68,8 @@ class Capture:
     body: object | None
     raw: str | None
     status: int
+    #: The wire format of a model call (``chat-completions`` …), ``None`` for a request on any other route.
+    wire: str | None = None
 
     def to_json(self) -> dict:
         return dataclasses.asdict(self)
@@ -217,10 +102,6 @@ def _check_loopback(host: str) -> str:
     if loopback:
         return host
     raise ValueError(f"host {host!r} is not loopback; the capture server listens only on 127.0.0.0/8, ::1 or localhost")
-
-
-def _error_body(message: str) -> dict:
-    return {"error": {"message": message, "type": "invalid_request_error"}}
 
 
 def _clean_headers(request: web.BaseRequest) -> dict[str, str]:
@@ -278,7 +159,7 @@ class CaptureServer:
     def start(self) -> CaptureServer:
         """Start serving in a background thread; returns once the port is bound (``OSError`` if it cannot be)."""
         if self._thread is not None:
-            raise RuntimeError("the capture server is already started; close() it first")
+            raise StateError("the capture server is already started; close() it first")
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, name="probe_lib-capture", daemon=True)
         self._thread.start()
@@ -324,7 +205,7 @@ class CaptureServer:
     def base_url(self) -> str:
         """``http://HOST:PORT`` with the port actually bound."""
         if self._runner is None or not self._runner.addresses:
-            raise RuntimeError("the capture server is not running; start() it or use it as a context manager")
+            raise StateError("the capture server is not running; start() it or use it as a context manager")
         host, port = self._runner.addresses[0][:2]
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
@@ -359,11 +240,12 @@ class CaptureServer:
         return state.records if state else []
 
     def _commit(
-        self, request: web.BaseRequest, scenario: str, body: object | None, raw: str | None, status: int | None
+        self, request: web.BaseRequest, scenario: str, body: object | None, raw: str | None, status: int | None,
+        wire_format: wire.WireFormat | None,
     ) -> tuple[Capture, Reply | None, int]:
-        """Record a request; ``status=None`` marks a chat completion, answered by the scenario's next reply.
+        """Record a request; ``status=None`` marks a model call, answered by the scenario's next reply.
 
-        Returns the record, the reply (for a chat completion) and the scenario's count of chat completions.
+        Returns the record, the reply (for a model call) and the scenario's count of model calls.
         """
         reply: Reply | None = None
         with self._lock:
@@ -373,7 +255,8 @@ class CaptureServer:
                 state.completions += 1
                 status = reply.status if isinstance(reply, ErrorReply) else 200
             capture = Capture(
-                self._seq, scenario, request.method, request.raw_path, _clean_headers(request), body, raw, status
+                self._seq, scenario, request.method, request.raw_path, _clean_headers(request), body, raw, status,
+                wire_format.name if wire_format else None,
             )
             self._seq += 1
             state.records.append(capture)
@@ -387,45 +270,43 @@ class CaptureServer:
     async def _capture(self, request: web.Request) -> web.StreamResponse:
         match = _SCENARIO_PATH.fullmatch(request.path)
         scenario, route = (match.group(1), match.group(2) or "") if match else ("default", request.path)
-        is_chat = request.method == "POST" and route == _CHAT_PATH
+        wire_format = wire.for_route(route) if request.method == "POST" else None
         try:
             data = await request.read()
         except web.HTTPRequestEntityTooLarge:
-            self._commit(request, scenario, None, None, 413)
+            self._commit(request, scenario, None, None, 413, wire_format)
             message = f"body exceeds {self._max_body_bytes} bytes; raise the capture server's max_body_bytes"
             return web.json_response(_error_body(message), status=413)
         body: object | None = None
-        if data or is_chat:
+        if data or wire_format:
             try:
                 body = json.loads(data)
             except (ValueError, UnicodeDecodeError) as error:
-                self._commit(request, scenario, None, _as_text(data), 400)
+                self._commit(request, scenario, None, _as_text(data), 400, wire_format)
                 return web.json_response(_error_body(f"malformed JSON: {error}"), status=400)
-        if not is_chat:
-            self._commit(request, scenario, body, None, 404)
-            message = f"no route for {request.method} {request.path}; the capture server answers POST {_CHAT_PATH}"
+        if wire_format is None:
+            self._commit(request, scenario, body, None, 404, None)
+            routes = ", ".join(known.route for known in wire.FORMATS)
+            message = f"no route for {request.method} {request.path}; the capture server answers POST to {routes}"
             return web.json_response(_error_body(message), status=404)
         if not isinstance(body, dict):
-            self._commit(request, scenario, body, None, 400)
-            return web.json_response(_error_body("a chat completion request must be a JSON object"), status=400)
-        _, reply, number = self._commit(request, scenario, body, None, None)
-        if isinstance(reply, ErrorReply):
-            return web.json_response(_error_body(reply.message), status=reply.status)
-        model = body.get("model") if isinstance(body.get("model"), str) else ""
-        head = {"id": f"chatcmpl-{number}", "created": 0, "model": model}
-        if body.get("stream") is True:
-            stream_options = body.get("stream_options")
-            usage = isinstance(stream_options, dict) and stream_options.get("include_usage") is True
-            return await self._stream(request, _chunks(head, reply, usage))
-        return web.json_response({**head, "object": "chat.completion", **_completion(reply)})
+            self._commit(request, scenario, body, None, 400, wire_format)
+            return web.json_response(_error_body("a model call's body must be a JSON object"), status=400)
+        _, reply, number = self._commit(request, scenario, body, None, None, wire_format)
+        answer = wire_format.answer(reply, body, number)
+        if isinstance(answer, StreamAnswer):
+            return await self._stream(request, answer)
+        return web.json_response(answer.body, status=answer.status)
 
     @staticmethod
-    async def _stream(request: web.Request, chunks: list[dict]) -> web.StreamResponse:
+    async def _stream(request: web.Request, answer: StreamAnswer) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
         await response.prepare(request)
-        for chunk in chunks:
-            await response.write(b"data: " + json.dumps(chunk, ensure_ascii=False).encode() + b"\n\n")
-        await response.write(b"data: [DONE]\n\n")
+        for event, data in answer.events:
+            head = f"event: {event}\n".encode() if event else b""
+            await response.write(head + b"data: " + json.dumps(data, ensure_ascii=False).encode() + b"\n\n")
+        if answer.done is not None:
+            await response.write(f"data: {answer.done}\n\n".encode())
         await response.write_eof()
         return response
 
@@ -455,35 +336,3 @@ class CaptureServer:
         )
         return web.json_response(_error_body(message), status=404)
 
-
-def _completion(reply: ToolCallsReply | TextReply) -> dict:
-    """The ``choices`` and ``usage`` of a non-streaming ``chat.completion``."""
-    if isinstance(reply, TextReply):
-        message, finish = {"role": "assistant", "content": reply.text}, "stop"
-    else:
-        message = {"role": "assistant", "content": None, "tool_calls": [call.to_wire() for call in reply.calls]}
-        finish = "tool_calls"
-    return {"choices": [{"index": 0, "message": message, "finish_reason": finish}], "usage": _USAGE}
-
-
-def _chunks(head: dict, reply: ToolCallsReply | TextReply, usage: bool) -> list[dict]:
-    """The ``chat.completion.chunk`` objects of a streamed reply, in order (``[DONE]`` follows them)."""
-    head = {**head, "object": "chat.completion.chunk"}
-
-    def chunk(delta: dict, finish: str | None = None) -> dict:
-        return {**head, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
-
-    if isinstance(reply, TextReply):
-        chunks = [chunk({"role": "assistant", "content": ""})]
-        if reply.text:
-            chunks.append(chunk({"content": reply.text}))
-        finish = "stop"
-    else:
-        chunks = [chunk({"role": "assistant", "content": None})]
-        for index, call in enumerate(reply.calls):
-            chunks.append(chunk({"tool_calls": [{"index": index, **call.to_wire()}]}))
-        finish = "tool_calls"
-    chunks.append(chunk({}, finish))
-    if usage:
-        chunks.append({**head, "choices": [], "usage": _USAGE})
-    return chunks

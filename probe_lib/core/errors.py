@@ -1,5 +1,51 @@
-"""The one exception type the CLI turns into a one-line message and exit code 2."""
+"""The kit's exceptions: one tree, whose leaves say what failed and how to fix it.
+
+The CLI turns any :class:`ProbeError` into one line on stderr and exit code 2; anything else is a defect of the kit
+and keeps its traceback. A scenario that fails *inside* a framework is not an exception at all: it is measured, and
+kept in its outcome's error chain.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
 
 
-class InputError(ValueError):
-    """Input the kit cannot use; the message names what was wrong and how to fix it."""
+class ProbeError(Exception):
+    """A fault the kit can name; the message says what failed and how to fix it."""
+
+
+class InputError(ProbeError, ValueError):
+    """Input the kit cannot use (an argument, a file, a key record); the message names what was wrong."""
+
+
+class SetupError(ProbeError):
+    """Something the kit needs is not installed on this machine."""
+
+
+class NodeMissing(SetupError):
+    """Node.js, npm or an installed harness is missing; the message says how to get it."""
+
+
+class BrowserMissing(SetupError):
+    """The browser the report tests load pages in is missing and cannot be installed here."""
+
+
+class InstallFailed(SetupError):
+    """A package manager ran and failed; the message carries its last line."""
+
+
+class StateError(ProbeError, RuntimeError):
+    """An object was used out of order (a server read before it started, a runner used before ``start()``)."""
+
+
+class HarnessError(ProbeError, RuntimeError):
+    """A framework's runner process failed (not a scenario inside it); the message carries its last words."""
+
+
+class WorkersFailed(HarnessError):
+    """Several runner processes of one batch failed; every one of their errors is kept and reported."""
+
+    def __init__(self, errors: Sequence[BaseException]) -> None:
+        self.errors = tuple(errors)
+        lines = "; ".join(f"{type(error).__name__}: {error}" for error in self.errors)
+        super().__init__(f"{len(self.errors)} runner(s) failed: {lines}")

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Mapping, Sequence
 
-from probe_lib.capture import Reply
+from probe_lib.wire.replies import Reply
 
 #: The built-in tools ``@mastra/core/tools`` exports (from 1.67.0 on), with the id each carries.
 BUILTIN_IDS: Mapping[str, str] = {

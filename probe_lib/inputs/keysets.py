@@ -18,7 +18,11 @@ import string
 from dataclasses import dataclass
 from typing import Callable
 
-from probe_lib.adapters.mastra.normaliser import INHERITED_NAMES, MAX_NAME_LENGTH, js_length, rewrite
+from probe_lib.core.naming import NameRule, js_length
+
+#: The length Mastra's formatTools cuts names to, one below the 64 providers document: the boundary the length,
+#: MCP and collision families straddle on purpose.
+CUT = 63
 
 #: Name prefixes, in catalogue order.
 FAMILIES = ("article", "ascii", "unicode", "length", "mcp", "integer", "prototype", "collision", "crash", "random")
@@ -60,7 +64,7 @@ def _padded(stem: str, length: int, fill: str = "abcdefghijklmnopqrstuvwxyz") ->
 # -- the article ------------------------------------------------------------------------------------------------
 
 #: 63 legal characters that two article keys share before they differ (the issue-6302 MCP shape).
-_ARTICLE_SHARED_63 = _padded("mcp_github_enterprise_server_repository_management_", MAX_NAME_LENGTH, "tools_")
+_ARTICLE_SHARED_63 = _padded("mcp_github_enterprise_server_repository_management_", CUT, "tools_")
 
 
 def article_sets() -> list[KeySet]:
@@ -80,7 +84,7 @@ def article_sets() -> list[KeySet]:
                 "2fa-check",
                 "weather-EU",
                 "github:list issues",
-                _padded("3d_render_", MAX_NAME_LENGTH),
+                _padded("3d_render_", CUT),
             ),
         ),
         KeySet(
@@ -352,8 +356,8 @@ def prototype_sets() -> list[KeySet]:
 
 def collision_sets() -> list[KeySet]:
     """Small records that each make formatTools throw ``AGENT_TOOL_NAME_COLLISION``."""
-    shared = _padded("9_", MAX_NAME_LENGTH - 1)
-    long_shared = _padded("inventory_", MAX_NAME_LENGTH, "warehouse_")
+    shared = _padded("9_", CUT - 1)
+    long_shared = _padded("inventory_", CUT, "warehouse_")
     return [
         KeySet(
             "collision-long-shared-prefix",
@@ -456,21 +460,22 @@ def _random_key(rng: random.Random, weights: dict[str, int], lengths: tuple[int,
     return "".join(chars)
 
 
-def random_sets(seed: int = 0, size: int = 12) -> list[KeySet]:
+def random_sets(rule: NameRule, seed: int = 0, size: int = 12) -> list[KeySet]:
     """Seeded random records of ``size`` keys each, drawn from :data:`ALPHABETS`.
 
     Each recipe gets its own ``random.Random``, seeded from ``seed`` and its name, so adding a recipe never
     changes another's keys. A draw is rejected when it, or its rewrite, equals a key or name already in the
-    record (or an ``Object.prototype`` name): these sets measure rewrites, and one collision would hide them.
+    record (or a name ``rule`` holds from the start): these sets measure rewrites, and one collision would hide
+    them.
     """
     sets = []
     for name, description, weights, lengths in _RANDOM_RECIPES:
         rng = random.Random(f"{seed}:{name}")
         keys: list[str] = []
-        taken = set(INHERITED_NAMES)
+        taken = set(rule.INHERITED_NAMES)
         while len(keys) < size:
             key = _random_key(rng, weights, lengths)
-            name_on_wire = rewrite(key)
+            name_on_wire = rule.rewrite(key)
             if key in taken or name_on_wire in taken:
                 continue
             keys.append(key)
@@ -495,14 +500,15 @@ _FIXED: tuple[Callable[[], list[KeySet]], ...] = (
 )
 
 
-def catalogue(seed: int = 0) -> list[KeySet]:
-    """Every key set, fixed families first and then the random sets drawn with ``seed``."""
-    return [keyset for family in _FIXED for keyset in family()] + random_sets(seed)
+def catalogue(rule: NameRule, seed: int = 0) -> list[KeySet]:
+    """Every key set, fixed families first and then the random sets drawn with ``seed`` (kept free of ``rule``'s
+    collisions)."""
+    return [keyset for family in _FIXED for keyset in family()] + random_sets(rule, seed)
 
 
-def by_name(name: str, seed: int = 0) -> KeySet:
+def by_name(name: str, rule: NameRule, seed: int = 0) -> KeySet:
     """The catalogue's set called ``name`` (random sets drawn with ``seed``); ``KeyError`` lists the names."""
-    sets = {keyset.name: keyset for keyset in catalogue(seed)}
+    sets = {keyset.name: keyset for keyset in catalogue(rule, seed)}
     try:
         return sets[name]
     except KeyError:

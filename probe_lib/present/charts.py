@@ -13,10 +13,10 @@ import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
-from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH
 from probe_lib.analysis import tables as t
+from probe_lib.core.naming import NameRule
 
-#: The limit the providers document (issue 6302's error says 64); formatTools cuts at MAX_NAME_LENGTH.
+#: The limit the providers document (issue 6302's error says 64); a name rule may cut shorter (formatTools: 63).
 PROVIDER_NAME_LIMIT = 64
 
 #: The rules :func:`rules_fired` draws, in bar order, with their colours.
@@ -60,11 +60,13 @@ def rules_fired(summary: pd.DataFrame) -> Figure:
     return fig
 
 
-def lengths(rewrites: pd.DataFrame) -> Figure:
-    """Scatter of key length against wire-name length (:func:`tables.rewrites`), with the 63 cut and 64 limit.
+def lengths(rewrites: pd.DataFrame, rule: NameRule | None = None) -> Figure:
+    """Scatter of key length against wire-name length (:func:`tables.rewrites`), with the rule's cut and the 64 limit.
 
-    Two point groups (kept whole, truncated) and three reference lines (name = key, cut at 63, limit 64).
+    Two point groups (kept whole, truncated) and three reference lines (name = key, the rule's cut, limit 64).
+    ``rule`` is the one the table was computed with (default: the default framework's).
     """
+    rule = rule or t.default_rule()
     fig = Figure(figsize=(6, 5), layout="constrained")
     ax = fig.add_subplot()
     truncated = rewrites[t.TRUNCATED].to_numpy(dtype=bool)
@@ -72,12 +74,12 @@ def lengths(rewrites: pd.DataFrame) -> Figure:
         ax.scatter(rewrites[t.KEY_LENGTH][mask], rewrites[t.NAME_LENGTH][mask], s=14, color=colour, label=label)
     longest = max(int(rewrites[t.KEY_LENGTH].max()) if len(rewrites) else 0, PROVIDER_NAME_LIMIT) + 2
     ax.plot([0, longest], [0, longest], color="grey", linewidth=0.8, linestyle=":", label="name = key")
-    ax.axhline(MAX_NAME_LENGTH, color="tab:red", linewidth=1, label=f"formatTools cut ({MAX_NAME_LENGTH})")
+    ax.axhline(rule.MAX_NAME_LENGTH, color="tab:red", linewidth=1, label=f"cut ({rule.MAX_NAME_LENGTH})")
     ax.axhline(PROVIDER_NAME_LIMIT, color="black", linewidth=1, linestyle="--",
                label=f"provider limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
     ax.set_xlabel("key length (UTF-16 units)")
     ax.set_ylabel("wire name length")
-    ax.set_title("Key length before and after formatTools")
+    ax.set_title(f"Key length before and after the rule: {rule.LABEL}")
     ax.legend(loc="upper left")
     return fig
 
@@ -187,9 +189,8 @@ def category_grid(categories: pd.DataFrame, colours: Mapping[str, str], title: s
     return fig
 
 
-#: Name-length limits drawn on corpus charts: (length, what it is, colour, line style).
+#: Name-length limits drawn on corpus charts besides the rule's cut: (length, what it is, colour, line style).
 LENGTH_LIMITS = (
-    (MAX_NAME_LENGTH, "formatTools cut", "tab:red", "-"),
     (PROVIDER_NAME_LIMIT, "documented provider limit", "black", "--"),
     (128, "observed / Gemini-documented limit", "grey", ":"),
 )
@@ -198,19 +199,22 @@ LENGTH_LIMITS = (
 CORPUS_SUBSETS = (("mcp", "tab:blue"), ("composio", "tab:purple"))
 
 
-def name_lengths(names: pd.DataFrame, title: str = "Registered tool-name lengths") -> Figure:
+def name_lengths(names: pd.DataFrame, title: str = "Registered tool-name lengths", rule: NameRule | None = None) -> Figure:
     """Stacked histogram of name lengths (a ``corpus.names`` table: ``subset`` and ``length``), one bar per length.
 
     The count axis is logarithmic so the few names near the limits stay visible; each limit of
-    :data:`LENGTH_LIMITS` is a vertical line whose legend entry says how many names are longer.
+    :data:`LENGTH_LIMITS`, and the cut of ``rule`` (default: the default framework's), is a vertical line whose
+    legend entry says how many names are longer.
     """
+    rule = rule or t.default_rule()
+    limits = ((rule.MAX_NAME_LENGTH, "cut of " + rule.LABEL, "tab:red", "-"), *LENGTH_LIMITS)
     fig = Figure(figsize=(8, 4), layout="constrained")
     ax = fig.add_subplot()
     longest = max(int(names["length"].max()) if len(names) else 0, LENGTH_LIMITS[-1][0]) + 2
     groups = [names.loc[names["subset"] == subset, "length"].to_numpy() for subset, _colour in CORPUS_SUBSETS]
     ax.hist(groups, bins=range(0, longest + 1), stacked=True, color=[colour for _s, colour in CORPUS_SUBSETS],
             label=[f"{subset} ({len(group):,} names)" for (subset, _c), group in zip(CORPUS_SUBSETS, groups)])
-    for limit, what, colour, style in LENGTH_LIMITS:
+    for limit, what, colour, style in limits:
         over = int((names["length"] > limit).sum())
         label = f"{what} ({limit}): {over:,} longer"
         ax.axvline(limit + 0.5, color=colour, linestyle=style, linewidth=1.2, label=label)  # between limit and limit+1

@@ -27,9 +27,10 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.core.target import baseline
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.study import claims, recordings
 
@@ -73,8 +74,8 @@ def notebooks() -> list[Path]:
 
 def measure_all(folder: Path, *, live: bool) -> str:
     """Write one measurement file per pinned version into ``folder``; return "live" or "recorded"."""
-    source = "live" if live and install.node_available() else "recorded"
-    for version in install.pinned_versions():
+    source = "live" if live and all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())) else "recorded"
+    for version in mastra.ADAPTER.versions():
         outcomes = recordings.measure(version) if source == "live" else recordings.load(version)
         recordings.write(folder / recordings.recording_path(version).name, version, outcomes, source)
     return source
@@ -133,17 +134,17 @@ def _clear(folder: Path) -> None:
         shutil.rmtree(folder)
 
 
-def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None, version: str = install.ARTICLE_VERSION,
+def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None, version: str = baseline("mastra").version,
               solved: bool = False) -> Report:
     """Rebuild the whole report in ``folder`` (an earlier report there is replaced); see the module docstring.
 
     ``solved``: every exercise answered with its solution (a teacher's report); by default they await an answer.
     """
-    install.check_version(version)
+    mastra.ADAPTER.check_version(version)
     _clear(folder)
     measurements = folder / "measurements"
     source = measure_all(measurements, live=live)
-    by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in install.pinned_versions()}
+    by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
     table = claims.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)
     workers = jobs or max(1, min(len(notebooks()), os.cpu_count() or 1))
@@ -200,7 +201,7 @@ def render(report: Report, version: str) -> str:
     evidence = table[["claim", "version", "status", "evidence"]].to_html(index=False, escape=True)
     banner = (
         '<p class="banner live">Measured live on the real @mastra/core '
-        f'{", ".join(install.pinned_versions())} against the kit\'s capture server.</p>'
+        f'{", ".join(mastra.ADAPTER.versions())} against the kit\'s capture server.</p>'
         if report.source == "live" else
         '<p class="banner recorded">NODE.JS WAS MISSING: this report shows RECORDED captures from data/captures/, '
         "not a live measurement.</p>"

@@ -1,17 +1,17 @@
 """Find, in captured LLM requests, the tool names a provider would refuse and forced tools that are not sent.
 
-Mastra's ``formatTools()`` rewrites tool keys but passes a named ``toolChoice`` through untouched, so a request
-can force a function that is absent from its ``tools``. The linter reads request bodies from a file and reports,
-per request:
+A framework that rewrites tool keys but passes a named tool choice through untouched (Mastra's ``formatTools()``
+does) builds requests that force a function absent from their ``tools``. The linter reads request bodies from a
+file and reports, per request:
 
 * ``refused-name`` (severity ``refused``): a tool name the chosen provider rule would refuse, and why;
 * ``duplicate-name`` (``refused``): a name listed twice (Anthropic answers "tools: Tool names must be unique.");
-* ``choice-not-in-tools`` (``mismatch``): ``tool_choice`` names a function absent from ``tools``, with the tool
-  Mastra most likely renamed it to (the one named ``rewrite(choice)``);
-* ``maybe-rewritten`` (``hint``): a name that looks like a formatTools rewrite of some other key.
+* ``choice-not-in-tools`` (``mismatch``): ``tool_choice`` names a function absent from ``tools``, with, given the
+  framework's name rule, the tool it most likely renamed the choice to (the one named ``rewrite(choice)``);
+* ``maybe-rewritten`` (``hint``, given a name rule): a name that looks like the rule's rewrite of some other key.
 
-Both wire shapes are read: Chat Completions (``{"type":"function","function":{"name":...}}``) and Responses
-(``{"type":"function","name":...}``), for tools and for ``tool_choice``.
+Bodies are read through their wire format (:mod:`probe_lib.wire`): Chat Completions, Responses and Anthropic
+Messages, for tools and for the forced tool alike.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Iterator, Literal, Mapping, TextIO
 
-from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, js_length, rewrite
+from probe_lib import wire
 from probe_lib.core.errors import InputError
+from probe_lib.core.naming import NameRule, js_length
 from probe_lib.providers import Rule, get_rule
 
 Severity = Literal["refused", "mismatch", "hint"]
@@ -97,39 +98,22 @@ class Report:
 
 
 def tool_names(body: Mapping[str, Any]) -> list[str]:
-    """Function names in ``body["tools"]``, in order (tools of other types, such as web search, have none)."""
-    tools = body.get("tools")
-    if not isinstance(tools, list):
-        return []
-    names = []
-    for tool in tools:
-        name = _function_name(tool)
-        if name is not None:
-            names.append(name)
-    return names
+    """Function names in the request's tools, in order, read through its wire format ([] if none is recognised)."""
+    wire_format = wire.detect(body)
+    return wire_format.tool_names(body) if wire_format else []
 
 
 def forced_name(body: Mapping[str, Any]) -> str | None:
-    """The function ``body["tool_choice"]`` forces, or ``None`` for ``"auto"``, ``"required"`` and the like."""
-    return _function_name(body.get("tool_choice"))
+    """The function the request's tool choice forces, or ``None`` for "auto", "required" and the like."""
+    wire_format = wire.detect(body)
+    return wire_format.forced_name(body) if wire_format else None
 
 
-def _function_name(item: Any) -> str | None:
-    """The name in ``{"type":"function","function":{"name":..}}`` (Chat) or ``{"type":"function","name":..}``."""
-    if not isinstance(item, dict):
-        return None
-    function = item.get("function")
-    if isinstance(function, dict):
-        name = function.get("name")
-    elif item.get("type") == "function":
-        name = item.get("name")
-    else:
-        return None
-    return name if isinstance(name, str) else None
-
-
-def lint_body(body: Mapping[str, Any], rule: Rule, request: int = 0) -> list[Finding]:
-    """Findings for one request body, checked against ``rule``."""
+def lint_body(
+    body: Mapping[str, Any], rule: Rule, request: int = 0, name_rule: NameRule | None = None
+) -> list[Finding]:
+    """Findings for one request body, checked against the provider's ``rule``; ``name_rule``, the framework's own
+    rewrite of tool keys, adds suggestions and rewrite hints."""
     names = tool_names(body)
     findings: list[Finding] = []
     for name in dict.fromkeys(names):
@@ -146,25 +130,27 @@ def lint_body(body: Mapping[str, Any], rule: Rule, request: int = 0) -> list[Fin
 
     choice = forced_name(body)
     if choice is not None and choice not in names:
-        findings.append(_mismatch(choice, names, rule, request))
+        findings.append(_mismatch(choice, names, rule, request, name_rule))
+    if name_rule is None:
+        return findings
 
     for name in dict.fromkeys(names):
-        hint = _rewrite_hint(name)
+        hint = _rewrite_hint(name, name_rule)
         if hint:
             findings.append(Finding("hint", "maybe-rewritten", request, name,
-                                    f"{json.dumps(name, ensure_ascii=False)} may be a formatTools rewrite: {hint}"))
+                                    f"{json.dumps(name, ensure_ascii=False)} may be a {name_rule.LABEL} rewrite: {hint}"))
     return findings
 
 
-def _mismatch(choice: str, names: list[str], rule: Rule, request: int) -> Finding:
+def _mismatch(choice: str, names: list[str], rule: Rule, request: int, name_rule: NameRule | None) -> Finding:
     """``tool_choice`` forces ``choice``, which ``tools`` does not list."""
-    suggestion = rewrite(choice) if choice else None
+    suggestion = name_rule.rewrite(choice) if choice and name_rule else None
     if suggestion not in names:
         suggestion = None
     message = f"tool_choice forces {json.dumps(choice, ensure_ascii=False)}, which is not in tools"
     if suggestion is not None:
-        message += (f"; the tool sent as {json.dumps(suggestion, ensure_ascii=False)} is its formatTools rewrite "
-                    "(Mastra renames tool keys but not toolChoice): force that name instead")
+        message += (f"; the tool sent as {json.dumps(suggestion, ensure_ascii=False)} is its {name_rule.LABEL} rewrite "
+                    "(the framework renames tool keys but not the forced tool): force that name instead")
     elif not names:
         message += "; the request sends no function tools at all (an activeTools list naming the old key does this)"
     reasons = rule.reasons(choice)
@@ -173,22 +159,22 @@ def _mismatch(choice: str, names: list[str], rule: Rule, request: int) -> Findin
     return Finding("mismatch", "choice-not-in-tools", request, choice, message, suggestion)
 
 
-def _rewrite_hint(name: str) -> str | None:
-    """Why ``name`` looks like formatTools output, or ``None``.
+def _rewrite_hint(name: str, name_rule: NameRule) -> str | None:
+    """Why ``name`` looks like the output of ``name_rule``, or ``None``.
 
-    Only names formatTools would leave alone can be its output (every rewrite is a fixed point), so other names
-    get no hint. The signs are the rules' traces: a cut at exactly 63 units, a ``_`` prefix before a digit or a
-    dash, and runs of underscores where illegal characters were.
+    Only names the rule would leave alone can be its output (every rewrite is a fixed point), so other names get
+    no hint. The signs are the traces substituting rules leave: a cut at exactly the rule's length, a ``_`` prefix
+    before a digit or a dash, and runs of underscores where illegal characters were.
     """
-    if not name or rewrite(name) != name:
+    if not name or name_rule.rewrite(name) != name:
         return None
     signs = []
-    if js_length(name) == MAX_NAME_LENGTH:
-        signs.append(f"exactly {MAX_NAME_LENGTH} units long, the length formatTools cuts longer keys to")
+    if js_length(name) == name_rule.MAX_NAME_LENGTH:
+        signs.append(f"exactly {name_rule.MAX_NAME_LENGTH} units long, the length the rule cuts longer keys to")
     if _PREFIXED.match(name):
-        signs.append("'_' before a digit or '-', the prefix formatTools adds to keys that start with one")
+        signs.append("'_' before a digit or '-', the prefix added to keys that start with one")
     if _UNDERSCORE_RUN.search(name.strip("_")):
-        signs.append("a run of '_', which formatTools writes for each illegal character (two for an emoji)")
+        signs.append("a run of '_', written for each illegal character (two for an emoji)")
     return "; ".join(signs) or None
 
 
@@ -293,8 +279,10 @@ def _as_body(item: Any) -> dict[str, Any] | None:
     return None
 
 
-def lint_file(path: str | Path, provider: str = "openai", variant: str | None = None) -> Report:
-    """Lint every request body in ``path`` against one provider rule.
+def lint_file(
+    path: str | Path, provider: str = "openai", variant: str | None = None, name_rule: NameRule | None = None
+) -> Report:
+    """Lint every request body in ``path`` against one provider rule (and the framework's ``name_rule``, if given).
 
     Raises ``InputError`` for an unknown provider or variant (before reading), and for a file that is missing,
     empty, not JSON, or holds no request body.
@@ -305,7 +293,7 @@ def lint_file(path: str | Path, provider: str = "openai", variant: str | None = 
     requests = 0
     for position, body in read_requests(path):
         requests += 1
-        findings.extend(lint_body(body, rule, position))
+        findings.extend(lint_body(body, rule, position, name_rule))
     if not requests:
         raise InputError(f"{path}: no request bodies found; expected objects with 'tools', 'messages' or 'input', "
                          "capture records with a 'body' field, or a HAR export with request postData")

@@ -17,14 +17,16 @@ from typing import Callable, Literal, Mapping
 import pandas as pd
 
 from probe_lib import providers
-from probe_lib.adapters import install
-from probe_lib.adapters.install import ARTICLE_VERSION
+from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.core.target import baseline
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
 Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
+#: The version the article measured: the baseline other versions are judged against (data/baselines.csv).
+ARTICLE_VERSION = baseline("mastra").version
 STATUSES: tuple[Status, ...] = ("confirmed", "refined", "refuted", "not testable", "failed")
 
 
@@ -161,7 +163,7 @@ def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
 @check("A03")
 def _builtins(e: Evidence) -> tuple[Status, str]:
     by_export, by_id = e["builtins-by-export"], e["builtins-by-id"]
-    if by_export.lacks_builtins:
+    if by_export.not_applicable:
         return "not testable", f"@mastra/core {e.version} has no built-in tools to register"
     exports = [spec.key for spec in by_export.scenario.tools]
     ids = [spec.key for spec in by_id.scenario.tools]
@@ -340,7 +342,7 @@ def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
     reported = {"wire name": by_wire.tool_names, "stream": stream.tool_names, "id": by_id.tool_names}
     if reported != {"wire name": ("search_web",), "stream": ("search_web",), "id": ("get-weather",)}:
         return "refuted", f"toolName reported for key search.web when the model called: {reported}"
-    if docs.lacks_builtins:
+    if docs.not_applicable:
         return "refined", f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins for the docs' example"
     if docs.tool_names and "submit_plan" not in docs.tool_names:
         return "confirmed", f"toolName is the called name, never the key search.web ({reported}); the docs' example sees {docs.tool_names[0]}, never submit_plan"
@@ -390,7 +392,7 @@ def _version_differences(e: Evidence) -> tuple[Status, str]:
     base = e.by_version[ARTICLE_VERSION]
     scenarios = ("choice-none", "active-tools-by-key", "call-by-key")
     differing = [name for name in scenarios if _fingerprint(e[name]) != _fingerprint(base[name])]
-    if e.version == install.pinned_versions()[0]:
+    if e.version == mastra.ADAPTER.versions()[0]:
         return ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in {', '.join(differing)}") if differing else (
             "refuted", f"oldest version behaves like {ARTICLE_VERSION} in {', '.join(scenarios)}")
     return ("confirmed", f"newer version: agrees with {ARTICLE_VERSION} in {', '.join(scenarios)}") if not differing else (

@@ -18,7 +18,7 @@ from typing import Iterable, Mapping
 
 import pandas as pd
 
-from probe_lib.adapters import install
+from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra import Outcome
 from probe_lib.core.errors import InputError
 from probe_lib.study import claims, recordings
@@ -31,13 +31,13 @@ class RecordedFallback(UserWarning):
 
 def measure(version: str, source: str = "live") -> dict[str, Outcome]:
     """The catalogue's outcomes on ``version`` by scenario name, from ``source`` (see the module docstring)."""
-    install.check_version(version)
+    mastra.ADAPTER.check_version(version)
     if source == "live":
-        if install.node_available():
+        if mastra.ADAPTER.is_installed(version):
             return recordings.outcomes(version, live=True)
         warnings.warn(
             f"Node.js or the pinned @mastra/core is missing: showing RECORDED outcomes of {version} "
-            f"(data/captures), not a live measurement. {install.NODE_HELP}", RecordedFallback, stacklevel=2,
+            f"(data/captures), not a live measurement. {npm.NODE_HELP}", RecordedFallback, stacklevel=2,
         )
         return recordings.outcomes(version, live=False)
     if source == "recorded":
@@ -56,7 +56,7 @@ def source_of(folder: Path, version: str) -> str:
 
 def gather(version: str, source: str = "live", versions: Iterable[str] | None = None) -> Evidence:
     """``Evidence`` for one version, with every pinned version measured alongside (for cross-version claims)."""
-    by_version = {v: measure(v, source) for v in (versions or install.pinned_versions())}
+    by_version = {v: measure(v, source) for v in (versions or mastra.ADAPTER.versions())}
     return Evidence(version, by_version[version], by_version)
 
 

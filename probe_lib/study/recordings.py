@@ -12,13 +12,17 @@ import json
 from pathlib import Path
 from typing import Sequence
 
-from probe_lib.adapters import install, mastra
+from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.core.outcome import Failure
 
-_TUPLE_FIELDS = ("requests", "error", "executions", "tool_names", "result_tool_names", "keys_after", "ids_before", "ids_after")
+_TUPLE_FIELDS = (
+    "requests", "error", "executions", "tool_names", "result_tool_names", "keys_after", "ids_before", "ids_after",
+    "unrouted",
+)
 
 
 def recording_path(version: str) -> Path:
@@ -27,7 +31,7 @@ def recording_path(version: str) -> Path:
 
 def outcome_to_json(outcome: Outcome) -> dict:
     """A recording entry: every measured field, the scenario by name, no timing."""
-    data = {field.name: getattr(outcome, field.name) for field in dataclasses.fields(outcome)}
+    data = dataclasses.asdict(dataclasses.replace(outcome, scenario=None))
     data["scenario"] = outcome.scenario.name
     del data["elapsed_ms"]
     return json.loads(json.dumps(data))  # tuples become lists, as they read back
@@ -41,6 +45,7 @@ def outcome_from_json(data: dict, scenarios: dict) -> Outcome:
     for field in _TUPLE_FIELDS:
         fields[field] = tuple(fields[field])
     fields["stream_errors"] = tuple(tuple(chain) for chain in fields["stream_errors"])
+    fields["failure"] = Failure(**fields["failure"]) if fields["failure"] else None
     return Outcome(scenario=scenarios[name], **fields)
 
 
@@ -63,7 +68,7 @@ def record(versions: Sequence[str] | None = None) -> list[Path]:
     """Run the catalogue live on each version and write its recording; returns the files written."""
     return [
         write(recording_path(version), version, measure(version), "live")
-        for version in versions or install.pinned_versions()
+        for version in versions or mastra.ADAPTER.versions()
     ]
 
 
@@ -76,7 +81,7 @@ def read(path: Path) -> list[Outcome]:
 
 def load(version: str) -> list[Outcome]:
     """The recorded outcomes of ``version`` (``data/captures/``), in catalogue order."""
-    path = recording_path(install.check_version(version))
+    path = recording_path(mastra.ADAPTER.check_version(version))
     if not path.exists():
         raise InputError(f"no recording for @mastra/core {version} at {path}: run `probe-lib record` where Node is installed")
     return read(path)

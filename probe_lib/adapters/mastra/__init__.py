@@ -1,5 +1,7 @@
-"""The ``@mastra/core`` adapter: its Node harness, the Python model of its normaliser, its scenario catalogue."""
+"""The ``@mastra/core`` adapter: its Node harness and runner, the Python model of its normaliser, its scenarios."""
 
-from probe_lib.adapters.mastra.runner import COLLISION_ID, HarnessError, Outcome, Runner, format_records, run
+from probe_lib.adapters.mastra.adapter import ADAPTER
+from probe_lib.adapters.mastra.runner import COLLISION_ID, Runner, format_records, run
+from probe_lib.core.outcome import Outcome
 
-__all__ = ["COLLISION_ID", "HarnessError", "Outcome", "Runner", "format_records", "run"]
+__all__ = ["ADAPTER", "COLLISION_ID", "Outcome", "Runner", "format_records", "run"]

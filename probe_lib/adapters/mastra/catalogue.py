@@ -6,8 +6,8 @@ the recordings in ``data/captures/`` refer to scenarios by name.
 
 from __future__ import annotations
 
-from probe_lib.capture import TextReply, ToolCall, ToolCallsReply
 from probe_lib.core.scenarios import BUILTIN_IDS, Scenario, ToolSpec, named, tools
+from probe_lib.wire.replies import TextReply, ToolCall, ToolCallsReply
 
 #: The article's running example: a weather tool whose id is ``get-weather``, registered under ``search.web``.
 WEATHER = ToolSpec("search.web", id="get-weather")

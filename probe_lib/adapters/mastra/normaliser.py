@@ -16,16 +16,16 @@ reproduces each:
   copied by assignment, where ``copy["__proto__"] = tool`` sets a prototype instead of a key: the tool never
   reaches the wire (measured on every pinned version).
 
-The model is proven equal to the real package by ``tests/test_differential.py``; if they ever disagree, the
-model is wrong.
+The model agrees with the real package on every record ``tests/test_differential.py`` draws (adversarial and
+generated records, on every pinned version); where they ever disagree, the model is wrong.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Iterable, Sequence
+
+from probe_lib.core.naming import Collision, Crash, Result, Rules
 
 #: formatTools cuts every rewritten name to this many UTF-16 code units (providers document 64).
 MAX_NAME_LENGTH = 63
@@ -53,8 +53,8 @@ EMPTY_KEY_CRASH = "Cannot read properties of undefined (reading 'match')"
 
 _MAX_ARRAY_INDEX = 2**32 - 2
 
-#: What ``_apply_rules`` says of one key: ``(name, substituted, prefixed, truncated, lost)``.
-_Rules = tuple[str, bool, bool, bool, str]
+#: How messages and charts name this rule (the module satisfies :class:`probe_lib.core.naming.NameRule`).
+LABEL = "formatTools"
 
 
 def as_sent(format_tools_result: dict) -> dict:
@@ -62,13 +62,6 @@ def as_sent(format_tools_result: dict) -> dict:
     if "names" not in format_tools_result:
         return format_tools_result
     return {"names": [name for name in format_tools_result["names"] if name not in VANISHING_KEYS]}
-
-
-def js_length(text: str) -> int:
-    """Length in UTF-16 code units, as JavaScript's ``String.prototype.length`` counts it."""
-    if text.isascii():
-        return len(text)
-    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
 
 
 def is_array_index(key: str) -> bool:
@@ -96,95 +89,6 @@ def _substitute(key: str) -> str:
     else:  # every non-ASCII code unit is illegal: an astral character is two, any other (a lone surrogate too) one
         units = _ASTRAL_CHAR.sub("__", key).encode("ascii", "replace")
     return units.translate(_SUBSTITUTION).decode("ascii")
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    """How one registered key became (or would have become) a wire name, and which rules did it."""
-
-    key: str
-    name: str
-    substituted: bool
-    prefixed: bool
-    truncated: bool
-    #: Characters the 63-unit cut removed from the end (after substitution and prefix).
-    lost: str
-    #: Index in the caller's registration order.
-    position_before: int
-    #: Index in the tools list on the wire (``None`` when the normaliser raised or the key vanished).
-    position_after: int | None
-
-    @property
-    def rewritten(self) -> bool:
-        return self.name != self.key
-
-
-@dataclass(frozen=True, slots=True)
-class Collision:
-    """``AGENT_TOOL_NAME_COLLISION``: ``key`` rewrites onto ``name``, which is already taken.
-
-    ``holder`` is the key that holds ``name`` already, or ``None`` when ``Object.prototype`` does.
-    """
-
-    name: str
-    key: str
-    holder: str | None
-
-    kind = "collision"
-
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "name": self.name}
-
-
-@dataclass(frozen=True, slots=True)
-class Crash:
-    """The normaliser threw something other than a collision (``message`` as JavaScript reports it)."""
-
-    message: str
-    key: str
-
-    kind = "crash"
-
-    def to_json(self) -> dict:
-        return {"kind": self.kind, "message": self.message}
-
-
-@dataclass(frozen=True)
-class Result:
-    """What the real normaliser makes of one tools record: wire names, or the error it raises.
-
-    ``rows`` are built on first use, since one object per key is most of the cost of a batch that only needs
-    the names (the CLI, the differential tests); ``Result`` keeps each key's rules and the wire order instead.
-    """
-
-    keys: tuple[str, ...]
-    error: Collision | Crash | None
-    #: ``_apply_rules`` of each key, in registration order.
-    _rules: tuple[_Rules, ...] = field(repr=False)
-    #: Positions in ``keys`` of the tools on the wire, in wire order (empty when the normaliser raised).
-    _wire_order: tuple[int, ...] = field(repr=False)
-
-    @cached_property
-    def rows(self) -> tuple[Row, ...]:
-        """One row per key, in registration order (rows after an error describe the rewrite that would have run)."""
-        position_after = {before: after for after, before in enumerate(self._wire_order)}
-        return tuple(
-            Row(key, *rules, before, position_after.get(before))
-            for before, (key, rules) in enumerate(zip(self.keys, self._rules))
-        )
-
-    @property
-    def names(self) -> list[str] | None:
-        """Tool names in wire order, or ``None`` when the normaliser raised."""
-        if self.error is not None:
-            return None
-        return [self._rules[before][0] for before in self._wire_order]
-
-    def to_json(self) -> dict:
-        """The CLI's result object: ``{"names": [...]}`` or ``{"error": {...}}``."""
-        if self.error is not None:
-            return {"error": self.error.to_json()}
-        return {"names": self.names}
 
 
 def rewrite(key: str) -> str:
@@ -231,7 +135,7 @@ def normalise(keys: Iterable[str]) -> Result:
     return Result(keys, error, tuple(rules.values()), wire_order)
 
 
-def _apply_rules(key: str) -> _Rules:
+def _apply_rules(key: str) -> Rules:
     """``(name, substituted, prefixed, truncated, lost)`` for one key, as formatTools would rewrite it alone."""
     if not key or _UNTOUCHED_KEY.fullmatch(key):
         return key, False, False, False, ""

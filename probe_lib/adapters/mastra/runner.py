@@ -12,16 +12,18 @@ import json
 import queue
 import subprocess
 import threading
-from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
-from probe_lib.adapters import install
-from probe_lib.capture import CaptureServer
+from probe_lib import wire
+from probe_lib.adapters import npm
+from probe_lib.adapters.mastra import versions
+from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core import paths
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import HarnessError, InputError, StateError, WorkersFailed
+from probe_lib.core.outcome import Failure, Outcome
 from probe_lib.core.scenarios import Scenario
-from probe_lib.providers import lint
 
+FRAMEWORK = "mastra"
 RESULT_MARK = "\x1eRESULT "
 COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
 _COLLISION_TEXT = "Two or more tools resolve to the same name "
@@ -29,99 +31,29 @@ _COLLISION_TEXT = "Two or more tools resolve to the same name "
 _MISSING_BUILTIN_TEXT = "does not export the built-in tool"
 
 
-class HarnessError(RuntimeError):
-    """The Node runner itself failed (not a scenario inside it); the message carries its last stderr lines."""
+def classify(error: Sequence[dict], sent_requests: bool) -> Failure | None:
+    """Mastra's error chain, judged once: a tool-name collision, a built-in this version lacks, or a crash.
 
-
-@dataclass(frozen=True)
-class Outcome:
-    """What one scenario did on one ``@mastra/core`` version, as measured."""
-
-    scenario: Scenario
-    version: str
-    #: JSON bodies of the chat-completions requests Mastra sent, in arrival order.
-    requests: tuple[dict, ...]
-    #: The error ``generate()``/``stream()`` raised and its ``cause`` chain, outermost first (empty: none).
-    error: tuple[dict, ...]
-    #: Tool executions: ``{"key", "id", "args"}`` for each time a probe tool's ``execute`` ran.
-    executions: tuple[dict, ...]
-    #: ``toolName`` of each tool call / tool result the result or stream reported.
-    tool_names: tuple[str, ...]
-    result_tool_names: tuple[str, ...]
-    #: The caller's tools record after the turn: its keys and its tools' ids (before and after).
-    keys_after: tuple[str, ...]
-    ids_before: tuple[str, ...]
-    ids_after: tuple[str, ...]
-    #: key -> safe name, when the scenario applied the boundary normaliser.
-    mapping: dict[str, str] | None = None
-    stream_errors: tuple[tuple[dict, ...], ...] = ()
-    text: str | None = None
-    elapsed_ms: float = field(default=0.0, compare=False)
-
-    @property
-    def wire_names(self) -> list[str] | None:
-        """Tool names in the first request's ``tools`` list (``[]`` when it sent none; ``None``: no request)."""
-        if not self.requests:
-            return None
-        return [_tool_name(tool) for tool in self.requests[0].get("tools") or []]
-
-    @property
-    def tool_choice(self) -> object:
-        """``tool_choice`` exactly as the first request sent it (``None`` when absent or no request)."""
-        return self.requests[0].get("tool_choice") if self.requests else None
-
-    @property
-    def forced_name(self) -> str | None:
-        """The function the first request's ``tool_choice`` forces (``None``: no request, or no tool named)."""
-        return lint.forced_name(self.requests[0]) if self.requests else None
-
-    @property
-    def tool_replies(self) -> list[dict]:
-        """The ``role: "tool"`` messages of the follow-up (second) request; ``[]`` when none was sent."""
-        if len(self.requests) < 2:
-            return []
-        return [message for message in self.requests[1]["messages"] if message.get("role") == "tool"]
-
-    @property
-    def lacks_builtins(self) -> bool:
-        """True when the scenario could not run because this version exports no such built-in tool."""
-        return any(_MISSING_BUILTIN_TEXT in link["message"] for link in self.error)
-
-    @property
-    def error_ids(self) -> list[str]:
-        return [link["id"] for link in self.error if link.get("id")]
-
-    @property
-    def collision_name(self) -> str | None:
-        """The name of an ``AGENT_TOOL_NAME_COLLISION`` anywhere in the error chain."""
-        for link in self.error:
-            details = link.get("details") or {}
-            if link.get("id") == COLLISION_ID or link.get("message", "").startswith(_COLLISION_TEXT):
-                if details.get("toolName") is not None:
-                    return details["toolName"]
-        return None
-
-    def result_json(self) -> dict:
-        """The ``normalise --json`` shape, measured: names on the wire (plus ``tool_choice``), or the error."""
-        name = self.collision_name
-        if name is not None:
-            return {"error": {"kind": "collision", "name": name}}
-        if self.requests:
-            return {"names": self.wire_names, "tool_choice": self.tool_choice}
-        innermost = self.error[-1]["message"] if self.error else "no request was sent and no error was raised"
-        return {"error": {"kind": "crash", "message": innermost}}
-
-
-def _tool_name(tool: dict) -> str:
-    """A tool's name in Chat Completions (``function.name``) or Responses (``name``) shape."""
-    return tool["function"]["name"] if "function" in tool else tool["name"]
+    A turn that sent its requests and then stopped on the capture server's scripted error has no failure.
+    """
+    for link in error:
+        details = link.get("details") or {}
+        is_collision = link.get("id") == COLLISION_ID or link.get("message", "").startswith(_COLLISION_TEXT)
+        if is_collision and details.get("toolName") is not None:
+            return Failure("collision", link["message"], details["toolName"])
+    missing = next((link["message"] for link in error if _MISSING_BUILTIN_TEXT in link["message"]), None)
+    if missing is not None:
+        return Failure("not applicable", missing)
+    if not sent_requests:
+        return Failure("crash", error[-1]["message"] if error else "no request was sent and no error was raised")
+    return None
 
 
 class Runner:
     """One long-lived Node process running scenarios against one pinned ``@mastra/core`` version."""
 
     def __init__(self, version: str, *, concurrency: int = 16) -> None:
-        self.version = install.check_version(version)
+        self.version = versions.check(version)
         self.concurrency = concurrency
         self._process: subprocess.Popen[str] | None = None
         self._results: queue.Queue[dict | None] = queue.Queue()
@@ -136,9 +68,9 @@ class Runner:
 
     def start(self) -> None:
         command = [
-            install.node_executable(),
+            npm.node_executable(),
             str(paths.HARNESS / "runner.cjs"),
-            str(install.modules_dir()),
+            str(versions.modules_dir(self.version)),
             self.version,
             str(self.concurrency),
         ]
@@ -164,7 +96,8 @@ class Runner:
 
     def exchange(self, requests: Sequence[dict], *, timeout: float) -> dict[str, dict]:
         """Send scenario (or ``format``) requests; return the runner's results by id."""
-        assert self._process is not None and self._process.stdin is not None, "start() the runner first"
+        if self._process is None or self._process.stdin is None:
+            raise StateError("the runner is not started: use it as a context manager, or call start() first")
         writer = threading.Thread(target=self._write, args=(requests,), daemon=True)
         writer.start()
         results: dict[str, dict] = {}
@@ -175,9 +108,10 @@ class Runner:
         return results
 
     def format(self, records: Sequence[Sequence[str]]) -> list[dict]:
-        """The real ``Agent.formatTools`` on each record, without a request: ``names`` or ``error`` per record."""
+        """The real ``Agent.formatTools`` on each record, without a request: ``{"names": [...]}`` per record, or
+        ``{"error": {"kind": "collision", "name": ...}}`` / ``{"error": {"kind": "crash", "message": ...}}``."""
         reply = self.exchange([{"op": "format", "id": "format", "records": [list(keys) for keys in records]}], timeout=600)
-        return reply["format"]["results"]
+        return [_format_result(result) for result in reply["format"]["results"]]
 
     def _write(self, requests: Sequence[dict]) -> None:
         stdin = self._process.stdin
@@ -250,19 +184,23 @@ def run(
         thread.start()
     for thread in threads:
         thread.join()
-    if errors:
+    if len(errors) == 1:
         raise errors[0]
+    if errors:
+        raise WorkersFailed(errors)
     return [_outcome(scenario, version, reports[scenario_id], server.take(scenario_id)) for scenario_id, scenario in zip(ids, scenarios)]
 
 
-def _outcome(scenario: Scenario, version: str, report: dict, captures: list) -> Outcome:
+def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capture]) -> Outcome:
     observed = report.get("observed") or {}
-    chat = [capture.body for capture in captures if capture.path.endswith("/chat/completions") and isinstance(capture.body, dict)]
+    calls = [capture for capture in captures if capture.wire is not None and isinstance(capture.body, dict)]
+    error = tuple(report.get("error") or ())
     return Outcome(
         scenario=scenario,
+        framework=FRAMEWORK,
         version=version,
-        requests=tuple(chat),
-        error=tuple(report.get("error") or ()),
+        requests=tuple(capture.body for capture in calls),
+        error=error,
         executions=tuple(report.get("executions") or ()),
         tool_names=tuple(observed.get("toolNames") or ()),
         result_tool_names=tuple(observed.get("resultToolNames") or ()),
@@ -272,8 +210,20 @@ def _outcome(scenario: Scenario, version: str, report: dict, captures: list) -> 
         mapping=report.get("mapping"),
         stream_errors=tuple(tuple(chain) for chain in observed.get("streamErrors") or ()),
         text=observed.get("text"),
+        failure=classify(error, bool(calls)),
+        wire=calls[0].wire if calls else wire.CHAT_COMPLETIONS.name,
+        unrouted=tuple({"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None),
         elapsed_ms=report.get("elapsedMs", 0.0),
     )
+
+
+def _format_result(result: dict) -> dict:
+    """One ``format`` result, its error chain judged by :func:`classify` like a scenario's."""
+    if "names" in result:
+        return result
+    failure = classify(result["error"], sent_requests=False)
+    detail = {"name": failure.name} if failure.kind == "collision" else {"message": failure.message}
+    return {"error": {"kind": failure.kind, **detail}}
 
 
 def format_records(records: Sequence[Sequence[str]], version: str) -> list[dict]:

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Iterable, Sequence
 import pandas as pd
 
 from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, Collision, as_sent, js_length, normalise
+from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, Collision, as_sent, normalise
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.core.naming import js_length
 from probe_lib.inputs.keysets import PREFIX_STYLES, PrefixStyle
 from probe_lib.providers import Rule, rules
 

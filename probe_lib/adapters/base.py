@@ -1,0 +1,89 @@
+"""The framework seam: what the kit needs of each agent framework, and the registry that finds one by name.
+
+An adapter registers tools under given keys, optionally forces one, runs one turn per scenario against the capture
+server and returns :class:`~probe_lib.core.outcome.Outcome` objects; everything above it (recordings, ledger,
+tables, notebooks) is the same for every framework. Adapters register themselves here, as papermill's engines do,
+and a third-party package can add one through the ``probe_lib.adapters`` entry-point group.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from importlib.metadata import entry_points
+from typing import Iterable, Protocol
+
+from probe_lib.capture import CaptureServer
+from probe_lib.core.errors import InputError
+from probe_lib.core.naming import NameRule
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.scenarios import Scenario
+from probe_lib.core.target import Target
+
+ENTRY_POINT_GROUP = "probe_lib.adapters"
+#: The adapters the kit ships; each registers itself when imported.
+BUILTIN_MODULES = ("probe_lib.adapters.mastra",)
+
+
+class Adapter(Protocol):
+    """One agent framework, measured on the wire."""
+
+    #: The name targets use (``mastra`` in ``mastra@1.67.0``).
+    name: str
+    #: The framework's own rewrite of tool names as a Python model, when the kit has one (``None``: verbatim or unknown).
+    name_rule: NameRule | None
+
+    def versions(self) -> tuple[str, ...]:
+        """The versions the kit pins for this framework, oldest first."""
+
+    def check_version(self, version: str) -> str:
+        """``version`` if the kit pins it, else ``InputError`` listing the pinned ones."""
+
+    def is_installed(self, version: str) -> bool:
+        """True when ``version`` can run here now (its runtime and its packages are installed)."""
+
+    def install(self, version: str) -> None:
+        """Install ``version`` into the kit's cache (a no-op when it is there); raises ``SetupError`` if it cannot."""
+
+    def run(
+        self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
+    ) -> list[Outcome]:
+        """One outcome per scenario, in order; a scenario the framework refuses or crashes on is an outcome too."""
+
+
+_REGISTRY: dict[str, Adapter] = {}
+
+
+def register(adapter: Adapter) -> Adapter:
+    """Make ``adapter`` findable by its name (registering a name twice replaces the first)."""
+    _REGISTRY[adapter.name] = adapter
+    return adapter
+
+
+def _load_entry_points() -> None:
+    for module in BUILTIN_MODULES:
+        import_module(module)
+    for entry in entry_points(group=ENTRY_POINT_GROUP):
+        if entry.name not in _REGISTRY:
+            register(entry.load())
+
+
+def names() -> list[str]:
+    """Every registered framework, in name order."""
+    _load_entry_points()
+    return sorted(_REGISTRY)
+
+
+def get(name: str) -> Adapter:
+    """The adapter registered as ``name``; ``InputError`` lists the known ones."""
+    if name not in _REGISTRY:
+        _load_entry_points()
+    try:
+        return _REGISTRY[name]
+    except KeyError:
+        raise InputError(f"no framework adapter named {name!r}; known: {', '.join(names())}") from None
+
+
+def check_target(target: Target) -> Target:
+    """``target`` if its framework is registered and pins its version; else ``InputError`` saying what is known."""
+    get(target.framework).check_version(target.version)
+    return target

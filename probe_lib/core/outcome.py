@@ -1,0 +1,113 @@
+"""What one scenario did on one target, as measured: the requests on the wire, the error, what the tools saw.
+
+Every adapter returns ``Outcome`` objects, and everything downstream (claims, tables, charts, recordings) reads
+them; request bodies are read through their wire format (:mod:`probe_lib.wire`), never by hand.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from probe_lib import wire
+from probe_lib.core.scenarios import Scenario
+from probe_lib.core.target import Target
+
+FailureKind = Literal["collision", "rejected", "crash", "not applicable"]
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why a turn sent nothing or stopped, in the adapter's judgement.
+
+    ``collision``: two names became one (``name`` says which); ``rejected``: the framework refused a name or an
+    option before sending; ``crash``: anything else that raised; ``not applicable``: the target cannot express the
+    scenario (a feature it lacks), with ``message`` saying why.
+    """
+
+    kind: FailureKind
+    message: str
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one scenario did on one target."""
+
+    scenario: Scenario
+    framework: str
+    version: str
+    #: JSON bodies of the model calls sent, in arrival order, all in wire format ``wire``.
+    requests: tuple[dict, ...]
+    #: The error the turn raised and its ``cause`` chain, outermost first (empty: none).
+    error: tuple[dict, ...]
+    #: Tool executions: ``{"key", "id", "args"}`` for each time a probe tool's ``execute`` ran.
+    executions: tuple[dict, ...]
+    #: ``toolName`` of each tool call / tool result the result or stream reported.
+    tool_names: tuple[str, ...]
+    result_tool_names: tuple[str, ...]
+    #: The caller's tools record after the turn: its keys and its tools' ids (before and after).
+    keys_after: tuple[str, ...]
+    ids_before: tuple[str, ...]
+    ids_after: tuple[str, ...]
+    #: key -> safe name, when the scenario applied the boundary normaliser.
+    mapping: dict[str, str] | None = None
+    stream_errors: tuple[tuple[dict, ...], ...] = ()
+    text: str | None = None
+    failure: Failure | None = None
+    wire: str = wire.CHAT_COMPLETIONS.name
+    #: Requests on routes no wire format owns: ``{"method", "path", "status"}``, kept so none goes unseen.
+    unrouted: tuple[dict, ...] = ()
+    elapsed_ms: float = field(default=0.0, compare=False)
+
+    @property
+    def target(self) -> Target:
+        return Target(self.framework, self.version)
+
+    @property
+    def _format(self) -> wire.WireFormat:
+        return wire.BY_NAME[self.wire]
+
+    @property
+    def wire_names(self) -> list[str] | None:
+        """Tool names in the first request's tools (``[]`` when it sent none; ``None``: no request)."""
+        return self._format.tool_names(self.requests[0]) if self.requests else None
+
+    @property
+    def tool_choice(self) -> object:
+        """The first request's tool choice exactly as sent (``None`` when absent or no request)."""
+        return self.requests[0].get("tool_choice") if self.requests else None
+
+    @property
+    def forced_name(self) -> str | None:
+        """The function the first request forces (``None``: no request, or no tool named)."""
+        return self._format.forced_name(self.requests[0]) if self.requests else None
+
+    @property
+    def tool_replies(self) -> list[dict]:
+        """The tool results the follow-up (second) request carries back to the model; ``[]`` when none was sent."""
+        return self._format.tool_results(self.requests[1]) if len(self.requests) > 1 else []
+
+    @property
+    def error_ids(self) -> list[str]:
+        return [link["id"] for link in self.error if link.get("id")]
+
+    @property
+    def collision_name(self) -> str | None:
+        """The name two keys became, when the turn failed on a collision."""
+        return self.failure.name if self.failure and self.failure.kind == "collision" else None
+
+    @property
+    def not_applicable(self) -> bool:
+        """True when the target cannot express this scenario (e.g. a built-in tool its version does not export)."""
+        return self.failure is not None and self.failure.kind == "not applicable"
+
+    def result_json(self) -> dict:
+        """The ``probe --json`` shape: names on the wire (plus ``tool_choice``), or the failure."""
+        if self.collision_name is not None:
+            return {"error": {"kind": "collision", "name": self.collision_name}}
+        if self.requests:
+            return {"names": self.wire_names, "tool_choice": self.tool_choice}
+        if self.failure is not None:
+            return {"error": {"kind": self.failure.kind, "message": self.failure.message}}
+        return {"error": {"kind": "crash", "message": "no request was sent and no error was raised"}}

@@ -1,0 +1,65 @@
+"""What is measured: one framework at one version, and the versions a study singles out.
+
+``Target`` is the unit every measurement is keyed by (``mastra@1.67.0``). Baselines, such as the version the
+article measured, are data (``data/baselines.csv``), not constants in an installer, so a study can name its own.
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from dataclasses import dataclass
+from functools import cache
+
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+
+BASELINES_PATH = paths.DATA / "baselines.csv"
+#: The framework the article studied: the default wherever a framework is not named.
+DEFAULT_FRAMEWORK = "mastra"
+_SEMVER = re.compile(r"(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?")
+
+
+@dataclass(frozen=True)
+class Target:
+    """One framework (an adapter's name) at one exact version."""
+
+    framework: str
+    version: str
+
+    def __str__(self) -> str:
+        return f"{self.framework}@{self.version}"
+
+    @classmethod
+    def parse(cls, text: str) -> Target:
+        """``"mastra@1.67.0"`` -> ``Target("mastra", "1.67.0")``; raises ``InputError`` naming the expected form."""
+        framework, at, version = text.partition("@")
+        if not (framework and at and version):
+            raise InputError(f"target {text!r} is not FRAMEWORK@VERSION (e.g. mastra@1.67.0)")
+        return cls(framework, version)
+
+
+def version_key(version: str) -> tuple:
+    """Sort key in semver order: numeric parts, then a release after its prereleases."""
+    match = _SEMVER.fullmatch(version)
+    if match is None:
+        raise InputError(f"version {version!r} is not MAJOR.MINOR.PATCH[-PRERELEASE]")
+    major, minor, patch, pre = match.groups()
+    return int(major), int(minor), int(patch), pre is None, pre or ""
+
+
+@cache
+def baselines() -> dict[tuple[str, str], Target]:
+    """``(framework, role) -> Target`` from ``data/baselines.csv`` (roles such as ``article``)."""
+    with BASELINES_PATH.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.DictReader(handle))
+    return {(row["framework"], row["role"]): Target(row["framework"], row["version"]) for row in rows}
+
+
+def baseline(framework: str, role: str = "article") -> Target:
+    """The version a study singles out for ``framework`` in ``role``; ``InputError`` lists the known ones."""
+    try:
+        return baselines()[framework, role]
+    except KeyError:
+        known = ", ".join(f"{f}/{r}" for f, r in baselines())
+        raise InputError(f"no {role!r} baseline for {framework!r} in {BASELINES_PATH.name}; known: {known}") from None

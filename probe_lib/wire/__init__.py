@@ -1,0 +1,38 @@
+"""Wire formats: how a request to a provider is read, and how the capture server answers it.
+
+Three formats are known: Chat Completions, Responses and Anthropic Messages. :func:`for_route` finds a format by
+the path a client posted to; :func:`detect` also falls back to a body's shape, for bodies read from files.
+"""
+
+from __future__ import annotations
+
+from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, WireFormat
+from probe_lib.wire.chat import ChatCompletions
+from probe_lib.wire.messages import Messages
+from probe_lib.wire.responses import Responses
+
+CHAT_COMPLETIONS = ChatCompletions()
+RESPONSES = Responses()
+ANTHROPIC_MESSAGES = Messages()
+
+#: In body-detection order: the formats with distinctive markers first, Chat Completions last.
+FORMATS: tuple[WireFormat, ...] = (RESPONSES, ANTHROPIC_MESSAGES, CHAT_COMPLETIONS)
+BY_NAME: dict[str, WireFormat] = {wire.name: wire for wire in FORMATS}
+
+
+def for_route(route: str) -> WireFormat | None:
+    """The format whose model-call route ``route`` is (``/v1/chat/completions`` …), or ``None``."""
+    return next((wire for wire in FORMATS if route == wire.route), None)
+
+
+def detect(body: Body, route: str | None = None) -> WireFormat | None:
+    """The format of a request: by its route when known, else by the body's shape; ``None`` if neither tells."""
+    if route is not None and (wire := for_route(route)) is not None:
+        return wire
+    return next((wire for wire in FORMATS if wire.owns_body(body)), None)
+
+
+__all__ = [
+    "ANTHROPIC_MESSAGES", "Answer", "BY_NAME", "Body", "CHAT_COMPLETIONS", "FORMATS", "JsonAnswer", "RESPONSES",
+    "StreamAnswer", "WireFormat", "detect", "for_route",
+]
