@@ -87,3 +87,10 @@ def test_each_exercise_sits_in_its_notebook_with_the_placeholder():
             placeholders = [line for line in source.splitlines() if line.startswith(solutions.PLACEHOLDER)]
             assert len(placeholders) == 1, f"{path.stem}: {name} must hold one 'answer = None' line"
     assert found == {name: notebook for name, (notebook, _check) in exercises.EXERCISES.items()}
+
+
+def test_a_report_measured_from_recordings_keeps_its_checks_off_the_live_package(tmp_path):
+    """``reproduce --recorded`` promised not to run Node: its notebooks' checks fall back as well, and say so."""
+    assert report.measure_all(tmp_path, live=False) == "recorded"
+    checked = exercises.key_for_the_id("get-weather", exercises.ARTICLE, str(tmp_path))
+    assert checked.right and "Python model" in checked.measured_on

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Literal, Mapping, Sequence
 
 from probe_lib.adapters import mastra
@@ -69,8 +70,13 @@ def _verdict(exercise: str, right: bool, why: str, measured_on: str) -> Checked:
 # -- measuring the truth for a learner's answer ------------------------------------------------------------------
 
 def _live(measurements: str, version: str) -> bool:
-    """Measure on the real package unless the notebook asked for recordings or Node.js (or ``version``) is missing."""
-    return measurements != "recorded" and mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version))
+    """Measure on the real package unless the notebook reads recordings (``"recorded"``, or a reproduce folder
+    measured from them) or Node.js (or ``version``) is missing."""
+    from probe_lib.study import evidence
+
+    if measurements == "recorded" or (measurements != "live" and evidence.source_of(Path(measurements), version) != "live"):
+        return False
+    return mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version))
 
 
 def run_live(scenarios: Sequence[Scenario], version: str) -> list[Outcome]:
@@ -82,7 +88,7 @@ def _real(version: str) -> str:
     return f"the real @mastra/core {version}, run live against the capture server"
 
 
-_MODEL = "the Python model of formatTools() (Node.js missing, or measurements='recorded')"
+_MODEL = "the Python model of formatTools() (Node.js missing, or the notebook reads recordings)"
 
 
 def _one_turn(scenario: Scenario, version: str) -> Outcome:
