@@ -288,7 +288,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from probe_lib.present.progress import Stages
 
     try:
-        result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra, stages=Stages())
+        result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra, stages=Stages(),
+                                  solved=args.solutions)
     except KeyboardInterrupt:
         _fail("probe-lib reproduce", f"interrupted; {args.out} was left as it was (the new report was discarded)")
         return 130
@@ -310,6 +311,7 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=_bounded(1, 64), help="notebooks executed at once (default: one per core)")
     parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", type=_pinned, help="version the finding notebooks show")
+    parser.add_argument("--solutions", action="store_true", help="answer every exercise with its solution (a teacher's report)")
     parser.set_defaults(handler=cmd_reproduce)
 
 

@@ -1,5 +1,6 @@
-"""The exercises: every solution passes its check on the real package, a wrong answer fails it and says why, the
-placeholder is "not answered yet", and every notebook runs with its solutions filled in.
+"""The exercises: every solution passes its check on the real package, a wrong answer fails it and says why, and
+the placeholder is "not answered yet". Every notebook runs with its solutions filled in in tests/test_report.py
+(the live report is the solved one).
 
 The truths come from the real ``@mastra/core`` (live) or from hand-written expectations below, never from the
 Python model the checks fall back to.
@@ -8,10 +9,8 @@ Python model the checks fall back to.
 from __future__ import annotations
 
 import nbformat
-import papermill
 import pytest
 
-from probe_lib.core.target import baseline
 from probe_lib.present import report
 from probe_lib.teach import exercises, solutions
 
@@ -41,14 +40,14 @@ def test_every_exercise_has_a_solution_and_a_wrong_answer():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_placeholder_is_not_answered_yet(name):
-    checked = exercises.EXERCISES[name][1](None, baseline("mastra").version, "live")
+    checked = exercises.EXERCISES[name][1](None, exercises.ARTICLE, "live")
     assert checked.state == "not answered yet" and "replace None" in checked.why and not checked.right
 
 
 @pytest.mark.node
 @pytest.mark.parametrize("name", NAMES)
 def test_the_solution_passes_its_check_on_the_real_package(name, node_modules):
-    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], baseline("mastra").version, "live")
+    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], exercises.ARTICLE, "live")
     assert checked.right, str(checked)
     assert "live" in checked.measured_on, "with Node.js installed the check measures the real package"
 
@@ -57,14 +56,14 @@ def test_the_solution_passes_its_check_on_the_real_package(name, node_modules):
 @pytest.mark.parametrize("name", NAMES)
 def test_a_wrong_answer_fails_its_check_and_says_why(name, node_modules):
     answer, phrase = WRONG[name]
-    checked = exercises.EXERCISES[name][1](answer, baseline("mastra").version, "live")
+    checked = exercises.EXERCISES[name][1](answer, exercises.ARTICLE, "live")
     assert checked.state == "wrong", str(checked)
     assert phrase in checked.why, str(checked)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_without_node_the_check_says_what_it_fell_back_to(name):
-    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], baseline("mastra").version, "recorded")
+    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], exercises.ARTICLE, "recorded")
     assert checked.right, str(checked)
     assert "live" not in checked.measured_on and checked.measured_on
 
@@ -90,28 +89,8 @@ def test_each_exercise_sits_in_its_notebook_with_the_placeholder():
     assert found == {name: notebook for name, (notebook, _check) in exercises.EXERCISES.items()}
 
 
-@pytest.fixture(scope="module")
-def measurement_folder(tmp_path_factory, node_modules):
-    """One live measurement of the catalogue, shared by every notebook run below (as ``reproduce`` does)."""
-    folder = tmp_path_factory.mktemp("measurements")
-    assert report.measure_all(folder, live=True) == "live"
-    return folder
-
-
-@pytest.mark.node
-@pytest.mark.slow
-@pytest.mark.parametrize("path", report.notebooks(), ids=lambda path: path.stem)
-def test_the_notebook_runs_with_its_solutions_filled_in(path, measurement_folder, tmp_path):
-    solved = tmp_path / f"solved-{path.name}"
-    nbformat.write(solutions.fill(nbformat.read(path, as_version=4)), solved)
-    executed = tmp_path / path.name
-    papermill.execute_notebook(
-        solved, executed, parameters={"mastra_version": baseline("mastra").version, "measurements": str(measurement_folder)},
-        kernel_name="python3", progress_bar=False, execution_timeout=report.NOTEBOOK_CELL_SECONDS,
-    )
-    verdicts = [output.get("data", {}).get("text/plain", "")
-                for cell in nbformat.read(executed, as_version=4).cells if solutions.exercise_of(cell.source)
-                for output in cell.outputs]
-    expected = sum(notebook == path.stem for notebook, _check in exercises.EXERCISES.values())
-    assert len(verdicts) == expected, verdicts
-    assert all("RIGHT" in verdict and "live" in verdict for verdict in verdicts), verdicts
+def test_a_report_measured_from_recordings_keeps_its_checks_off_the_live_package(tmp_path):
+    """``reproduce --recorded`` promised not to run Node: its notebooks' checks fall back as well, and say so."""
+    assert report.measure_all(tmp_path, live=False) == "recorded"
+    checked = exercises.key_for_the_id("get-weather", exercises.ARTICLE, str(tmp_path))
+    assert checked.right and "Python model" in checked.measured_on

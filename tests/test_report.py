@@ -28,8 +28,9 @@ INTERACTIVE = {"11-explorer"}
 
 @pytest.fixture(scope="module")
 def live_report(tmp_path_factory, node_modules):
-    # A folder of its own, so a test can check that nothing was left beside the report.
-    return report.reproduce(tmp_path_factory.mktemp("reproduce") / "report", live=True)
+    """The teacher's report: every exercise answered with its solution (the learner's, unanswered, runs below).
+    It gets a folder of its own, so a test can check that nothing was left beside the report."""
+    return report.reproduce(tmp_path_factory.mktemp("reproduce") / "report", live=True, solved=True)
 
 
 @pytest.mark.node
@@ -47,6 +48,21 @@ def test_report_was_swapped_in_whole_with_a_manifest_of_every_file(live_report):
     assert listed == on_disk and "report.html" in listed
     assert [p.name for p in folder.parent.iterdir()] == [folder.name], "a staging or retired folder was left beside it"
     assert all(run.executed.is_relative_to(folder) and run.executed.exists() for run in live_report.runs)
+
+
+@pytest.mark.node
+def test_every_exercise_is_answered_right_by_its_solution_measured_live(live_report):
+    from probe_lib.teach import exercises, solutions
+
+    verdicts = {}
+    for run in live_report.runs:
+        for cell in nbformat.read(run.executed, as_version=4).cells:
+            name = solutions.exercise_of(cell.source) if cell.cell_type == "code" else None
+            if name:
+                verdicts[name] = " ".join(output.get("data", {}).get("text/plain", "") for output in cell.outputs)
+    assert set(verdicts) == set(exercises.EXERCISES), "every exercise ran in its notebook"
+    wrong = {name: text for name, text in verdicts.items() if not ("RIGHT" in text and "live" in text)}
+    assert not wrong, wrong
 
 
 @pytest.mark.node
@@ -95,7 +111,9 @@ def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "NODE MISSING" in done.stdout
-    assert "NODE.JS WAS MISSING" in (tmp_path / "report.html").read_text(encoding="utf-8")
+    page = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "NODE.JS WAS MISSING" in page
+    assert page.count("NOT ANSWERED YET") >= 11, "the learner's notebooks run with every exercise awaiting an answer"
 
 
 @pytest.mark.node

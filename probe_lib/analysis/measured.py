@@ -320,6 +320,11 @@ CHOICE_COLOURS = {
 }
 
 
+def _emptied(outcome: Outcome) -> bool:
+    """The request offers no tools although the caller registered some and did not ask for ``toolChoice: 'none'``."""
+    return outcome.wire_names == [] and bool(outcome.scenario.tools) and outcome.scenario.tool_choice != "none"
+
+
 def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> Grid:
     """:func:`choice_table` and :func:`lint_findings` as a grid: were tools sent, is the forced tool offered, did
     the linter flag the mismatch? Cells read the option, ``tools``, ``tool_choice`` and the lint codes."""
@@ -332,7 +337,7 @@ def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
         "tools sent": ["tools sent" if ev[name].wire_names else "no tools sent" for name in scenario_names],
         "tool_choice sent": ["forced tool not offered" if name in mismatched else "forced tool offered"
                              if ev[name].forced_name else "no tool forced" for name in scenario_names],
-        "lint": ["mismatch flagged" if name in mismatched else "no tools to offer" if ev[name].wire_names == []
+        "lint": ["mismatch flagged" if name in mismatched else "no tools to offer" if _emptied(ev[name])
                  else "clean" for name in scenario_names],
     }, index=list(scenario_names))
     empty = categories["lint"] == "no tools to offer"  # the linter sees no mismatch; the turn can call nothing

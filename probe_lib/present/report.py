@@ -7,6 +7,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
     report.html                          the ledger first, then each notebook with its charts, then the glossary
+    solved/NN-slug.ipynb                 with --solutions: each notebook with its exercises answered, as executed
 
 Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run. The folder
 is built beside the target and swapped in whole (``safe_folder``): Ctrl-C or a failure leaves an earlier
@@ -98,9 +99,10 @@ def measure_all(folder: Path, *, live: bool, stages: Stages = QUIET) -> str:
     return source
 
 
-def execute(notebook: Path, folder: Path, version: str) -> NotebookRun:
+def execute(notebook: Path, folder: Path, version: str, solved: bool = False) -> NotebookRun:
     """Execute one notebook with papermill (a real kernel) into ``folder/notebooks``; a failing cell is reported,
-    not raised.
+    not raised. ``solved`` fills every exercise with its solution first (``probe_lib.teach.solutions.fill``): a
+    teacher's copy.
 
     The kernel runs in the executed notebook's own folder and is given ``folder/measurements`` as a relative path,
     and papermill's record of where the notebook came from and went is made relative too: the report embeds no
@@ -112,6 +114,13 @@ def execute(notebook: Path, folder: Path, version: str) -> NotebookRun:
     executed = folder / "notebooks" / notebook.name
     executed.parent.mkdir(parents=True, exist_ok=True)
     error = None
+    if solved:
+        from probe_lib.teach import solutions
+
+        source = folder / "solved" / notebook.name
+        source.parent.mkdir(exist_ok=True)
+        nbformat.write(solutions.fill(nbformat.read(notebook, as_version=4)), source)
+        notebook = source
     try:
         papermill.execute_notebook(
             notebook, executed, parameters={"mastra_version": version, "measurements": os.path.relpath(folder / MEASUREMENTS, executed.parent)},
@@ -151,19 +160,20 @@ def extract_figures(executed: Path, figures: Path) -> list[Path]:
 
 def reproduce(
     folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None,
-    version: str = baseline("mastra").version, stages: Stages = QUIET,
+    version: str = baseline("mastra").version, stages: Stages = QUIET, solved: bool = False,
 ) -> Report:
     """Build the whole report beside ``folder`` and move it in only once complete; see the module docstring.
 
     ``folder`` may be new, empty, or an earlier report holding only files ``reproduce`` wrote; anything else
     is refused before any work. An interrupted or failed run removes its staging folder and leaves ``folder``
-    as it was.
+    as it was. ``solved``: every exercise answered with its solution (a teacher's report); by default they await
+    an answer.
     """
     mastra.ADAPTER.check_version(version)
     folder = safe_folder.check_replaceable(Path(folder))
     staging = safe_folder.staging_beside(folder)
     try:
-        report = _build(staging, live=live, jobs=jobs, version=version, stages=stages)
+        report = _build(staging, live=live, jobs=jobs, version=version, stages=stages, solved=solved)
         safe_folder.write_manifest(staging)
         safe_folder.swap_in(staging, folder)
     except BaseException:
@@ -173,14 +183,14 @@ def reproduce(
     return replace(report, folder=folder, runs=runs)
 
 
-def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: Stages) -> Report:
+def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: Stages, solved: bool) -> Report:
     """Measure, judge, execute and render into ``folder`` (the staging folder)."""
     measurements = folder / MEASUREMENTS
     source = measure_all(measurements, live=live, stages=stages)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
     table = ledger.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)
-    runs = _execute_all(folder, version, jobs, stages)
+    runs = _execute_all(folder, version, jobs, stages, solved)
     with stages.stage("rendering report", 1) as step:
         for run in runs:
             if run.executed.exists():
@@ -191,7 +201,7 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     return report
 
 
-def _execute_all(folder: Path, version: str, jobs: int | None, stages: Stages) -> tuple[NotebookRun, ...]:
+def _execute_all(folder: Path, version: str, jobs: int | None, stages: Stages, solved: bool) -> tuple[NotebookRun, ...]:
     """Every notebook, in reading order, each in its own worker process (see below).
 
     One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
@@ -202,7 +212,7 @@ def _execute_all(folder: Path, version: str, jobs: int | None, stages: Stages) -
     pool = ProcessPoolExecutor(max_workers=workers)
     try:
         with stages.stage("executing notebooks", len(sources)) as step:
-            futures = {pool.submit(execute, notebook, folder, version): notebook for notebook in sources}
+            futures = {pool.submit(execute, notebook, folder, version, solved): notebook for notebook in sources}
             for future in as_completed(futures):
                 step(futures[future].stem)
     except BaseException:

@@ -17,14 +17,17 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Literal, Mapping, Sequence
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue, normaliser
-from probe_lib.adapters.mastra import run as run_live
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
 from probe_lib.core.target import baseline
 from probe_lib.providers import name_rules
+
+#: The version a check measures when a notebook does not name one: the article's.
+ARTICLE = baseline("mastra").version
 
 State = Literal["right", "wrong", "not answered yet"]
 _MARKS = {"right": "✅ RIGHT", "wrong": "❌ WRONG", "not answered yet": "✏️ NOT ANSWERED YET"}
@@ -67,20 +70,30 @@ def _verdict(exercise: str, right: bool, why: str, measured_on: str) -> Checked:
 # -- measuring the truth for a learner's answer ------------------------------------------------------------------
 
 def _live(measurements: str, version: str) -> bool:
-    """Measure on the real package unless the notebook asked for recordings or Node.js is missing."""
-    return measurements != "recorded" and mastra.ADAPTER.is_installed(version)
+    """Measure on the real package unless the notebook reads recordings (``"recorded"``, or a reproduce folder
+    measured from them) or Node.js (or ``version``) is missing."""
+    from probe_lib.study import evidence
+
+    if measurements == "recorded" or (measurements != "live" and evidence.source_of(Path(measurements), version) != "live"):
+        return False
+    return mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version))
+
+
+def run_live(scenarios: Sequence[Scenario], version: str) -> list[Outcome]:
+    """``scenarios`` on the real ``@mastra/core`` ``version``, through the adapter (Node runner + capture server)."""
+    return mastra.ADAPTER.run(scenarios, mastra.ADAPTER.check_version(version))
 
 
 def _real(version: str) -> str:
     return f"the real @mastra/core {version}, run live against the capture server"
 
 
-_MODEL = "the Python model of formatTools() (Node.js missing, or measurements='recorded')"
+_MODEL = "the Python model of formatTools() (Node.js missing, or the notebook reads recordings)"
 
 
 def _one_turn(scenario: Scenario, version: str) -> Outcome:
     """One agent turn of ``scenario`` on the real package."""
-    return run_live([scenario], mastra.ADAPTER.check_version(version))[0]
+    return run_live([scenario], version)[0]
 
 
 def _wire_names(keys: Sequence[str], version: str, measurements: str) -> tuple[dict, str]:
@@ -112,7 +125,7 @@ def _why_rewritten(key: str) -> str:
 PRIMER_TOOL = ToolSpec("orders", id="lookup-order")
 
 
-def name_the_model_sees(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def name_the_model_sees(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """00-primer. A tool with id ``lookup-order`` is registered under the key ``orders``: which name is the model
     offered? Checked on the real package (the model without Node.js)."""
     exercise = "name_the_model_sees"
@@ -128,7 +141,7 @@ def name_the_model_sees(answer: object, version: str = baseline("mastra").versio
     return _verdict(exercise, False, f"the request's tools list offers {sent!r}, not {answer!r}.{hint}", source)
 
 
-def key_for_the_id(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def key_for_the_id(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """01. The tool ``get-weather`` must reach the model under its id: which key do you register it under?
     Checked by registering it under your key on the real package (the model without Node.js)."""
     exercise, wanted = "key_for_the_id", catalogue.WEATHER.id
@@ -149,7 +162,7 @@ def key_for_the_id(answer: object, version: str = baseline("mastra").version, me
 PREDICT_KEYS = ("my.tool", "3d-view", "café", "rocket🚀", "ok")
 
 
-def predict_wire_names(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def predict_wire_names(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """02. For each key of :data:`PREDICT_KEYS`, the name it goes out under: a dict ``{key: name}``. Checked on
     the real package (the names it sends, paired with keys by the model once the two lists agree)."""
     exercise = "predict_wire_names"
@@ -168,7 +181,7 @@ def predict_wire_names(answer: object, version: str = baseline("mastra").version
                     + "; ".join(f"you said {answer[key]!r}, but {_why_rewritten(key)}" for key in wrong), source)
 
 
-def key_mastra_cuts(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """03. A key OpenAI would accept exactly as written, but that Mastra shortens before sending it. Checked
     against OpenAI's documented rule and the real package (the model without Node.js)."""
     exercise = "key_mastra_cuts"
@@ -193,7 +206,7 @@ def key_mastra_cuts(answer: object, version: str = baseline("mastra").version, m
 ORDER_KEYS = ("b", "x.y", "10", "a", "2")
 
 
-def predict_wire_order(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def predict_wire_order(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """04. The names the request's ``tools`` lists for :data:`ORDER_KEYS`, in wire order (a list). Checked on
     the real package (the model without Node.js)."""
     exercise = "predict_wire_order"
@@ -209,7 +222,7 @@ def predict_wire_order(answer: object, version: str = baseline("mastra").version
                     "first, in numeric order", source)
 
 
-def colliding_key(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def colliding_key(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """05. A second key that, registered next to ``search.web``, makes Mastra refuse to run. Checked on the real
     package (the model without Node.js)."""
     exercise = "colliding_key"
@@ -227,7 +240,7 @@ def colliding_key(answer: object, version: str = baseline("mastra").version, mea
                     f"({_why_rewritten(answer) if answer else ''})", source)
 
 
-def fix_tool_choice(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """06. The tool ``get-weather`` is registered under ``search.web``; forcing it with ``toolName: 'search.web'``
     breaks. Which ``toolName`` forces it so that the request offers the tool it forces? Checked on the real
     package (without Node.js: the model's names, and the measured fact that Mastra passes toolChoice unchanged)."""
@@ -250,14 +263,14 @@ CALLABLE_NAMES = ("search.web", "search_web", "get-weather")
 _ROUND_TRIPS = {"search.web": "call-by-key", "search_web": "call-by-wire-name", "get-weather": "call-by-id"}
 
 
-def names_that_run(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def names_that_run(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """07. Of :data:`CALLABLE_NAMES`, which make the tool run when the model calls it by that name (a list)?
     Checked by letting the scripted model call each name on the real package (the recordings without Node.js)."""
     exercise = "names_that_run"
     if answer is None:
         return _placeholder(exercise, f"a list of the names among {list(CALLABLE_NAMES)} that run the tool")
     if _live(measurements, version):
-        outcomes = run_live([catalogue.by_name()[name] for name in _ROUND_TRIPS.values()], mastra.ADAPTER.check_version(version))
+        outcomes = run_live([catalogue.by_name()[name] for name in _ROUND_TRIPS.values()], version)
         ran, source = {o.scenario.name for o in outcomes if o.executions}, _real(version)
     else:
         from probe_lib.study import recordings
@@ -272,7 +285,7 @@ def names_that_run(answer: object, version: str = baseline("mastra").version, me
     return _verdict(exercise, False, f"the tool ran for {sorted(truth)}, you said {sorted(map(str, given))}", source)
 
 
-def first_version_honouring_active_tools(answer: object, version: str = baseline("mastra").version,
+def first_version_honouring_active_tools(answer: object, version: str = ARTICLE,
                                          measurements: str = "live") -> Checked:
     """08. The oldest pinned version on which ``activeTools: ['search_web']`` sends only that tool (a version
     string). Checked on the catalogue's measurements of every pinned version (``measurements``' source)."""
@@ -299,7 +312,7 @@ def first_version_honouring_active_tools(answer: object, version: str = baseline
 SAFE_NAME_KEYS = ("search.web", "search web", "weather😀", "9lives")
 
 
-def safe_names(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def safe_names(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """09. A dict ``{key: name}`` for :data:`SAFE_NAME_KEYS` whose names are distinct, accepted by every
     documented provider rule with a length limit, and left alone by formatTools. Checked against
     ``data/provider_rules.csv`` and by registering the names on the real package (the model without Node.js)."""
@@ -321,7 +334,7 @@ def safe_names(answer: object, version: str = baseline("mastra").version, measur
     return _verdict(exercise, False, f"Mastra still changes them: {result}", source)
 
 
-def mcp_server_mastra_cuts(answer: object, version: str = baseline("mastra").version, measurements: str = "live") -> Checked:
+def mcp_server_mastra_cuts(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """10. An MCP server of the corpus (a tool set name such as ``"azure Azure/azure-mcp"``, not a Composio
     toolkit) with at least one tool whose ``@mastra/mcp``-joined name Mastra cuts at 63 or refuses. Checked by
     registering the whole set on the real package (the model without Node.js)."""

@@ -9,7 +9,6 @@ import pandas as pd
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
-from probe_lib.adapters.mastra import run as run_live
 from probe_lib.analysis import measured
 from probe_lib.analysis.measured import Grid
 from probe_lib.providers import name_rules
@@ -33,8 +32,8 @@ def provider_rules() -> pd.DataFrame:
 def example(version: str, measurements: str) -> Outcome:
     """The :data:`EXAMPLE` turn on ``version``: run now on the real package when ``measurements`` is ``"live"``
     and Node.js is installed, else read from ``measurements`` (``evidence.measure`` warns when it falls back)."""
-    if measurements == "live" and mastra.ADAPTER.is_installed(version):
-        return run_live([catalogue.by_name()[EXAMPLE]], mastra.ADAPTER.check_version(version))[0]
+    if measurements == "live" and mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version)):
+        return mastra.ADAPTER.run([catalogue.by_name()[EXAMPLE]], version)[0]
     return evidence.measure(version, measurements)[EXAMPLE]
 
 
