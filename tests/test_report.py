@@ -100,7 +100,7 @@ def test_report_works_in_a_real_browser(live_report):
         targets = page.eval_on_selector_all("a[href^='#']", "links => links.map(a => a.getAttribute('href').slice(1))")
         resolves = "f => document.getElementById(f) !== null || document.getElementById(decodeURIComponent(f)) !== null"
         landed = [target for target in set(targets) if page.evaluate(resolves, target)]  # as the HTML spec looks up
-        notebook_links = page.eval_on_selector_all("table a[href^='#']", "links => links.map(a => a.hash.slice(1))")
+        notebook_links = page.eval_on_selector_all("#ledger a[href^='#']", "links => links.map(a => a.hash.slice(1))")
         page.screenshot(path=str(live_report.folder / "report-screenshot.png"))
         browser.close()
     assert len(sizes) >= len(report.notebooks()) and all(sizes), "every chart must decode to a non-empty image"

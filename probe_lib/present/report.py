@@ -218,7 +218,7 @@ def render(report: Report, version: str) -> str:
         f"<p>Reproduces the article <em>Mastra rewrites tool object keys, and toolChoice does not follow</em> "
         f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; the ledger judges every pinned version.</p>"
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
-        + f"<h2>Claims ledger</h2><table><tr><th>claim</th><th>statement</th>{head}</tr>{''.join(rows)}</table>"
+        + f"<h2>Claims ledger</h2><table id='ledger'><tr><th>claim</th><th>statement</th>{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
         + "".join(sections) + "</body></html>"
     )
