@@ -319,7 +319,7 @@ def render(report: Report, version: str) -> str:
         f"<p>Reproduces the article <em>Mastra rewrites tool object keys, and toolChoice does not follow</em> "
         f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; the ledger judges every pinned version.</p>"
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
-        + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table><tr><th>claim</th><th>the article says (paraphrased) or we found</th>"
+        + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th><th>the article says (paraphrased) or we found</th>"
         f"<th>measured on {baseline('mastra').version}, the article's version</th>{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
         + "".join(sections) + "</body></html>"
