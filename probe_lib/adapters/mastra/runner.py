@@ -188,8 +188,7 @@ class Runner:
     def _last_words(self) -> str:
         """How the process ended (if it has) and the last lines it wrote on stderr, on one line."""
         code = self._process.poll()
-        status = [] if code is None else [
-            f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit status {code}"]
+        status = [] if code is None else [f"exit status {code}" if code >= 0 else f"killed by {_signal_name(-code)}"]
         tail = [line.strip() for line in self._stderr if line.strip()][-_LAST_WORDS_LINES:]
         words = " | ".join(tail)[-300:]
         return "; ".join(status + [f"last stderr: {words}" if words else "no stderr output"])
@@ -203,6 +202,13 @@ class Runner:
     def _drain_stderr(self) -> None:
         for line in self._process.stderr:  # Mastra logs every failed turn; an undrained pipe would block Node
             self._stderr.append(line.rstrip())
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
 
 
 def run(
