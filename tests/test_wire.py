@@ -112,7 +112,10 @@ CHAT_BODY = {"model": "m", "messages": [], "tools": [{"type": "function", "funct
 @pytest.mark.parametrize(("body", "expected"), [
     (ANTHROPIC_BODY, "anthropic-messages"), (RESPONSES_BODY, "responses"), (CHAT_BODY, "chat-completions"),
     ({"model": "m"}, None),
-], ids=["anthropic", "responses", "chat", "none"])
+    ({"tools": [{"type": "function", "function": {"name": "a.b"}}]}, "chat-completions"),
+    ({"tools": [{"type": "function", "name": "a.b"}]}, "responses"),
+    ({"tools": [{"name": "a.b", "input_schema": {}}]}, "anthropic-messages"),
+], ids=["anthropic", "responses", "chat", "none", "chat-tools-only", "responses-tools-only", "anthropic-tools-only"])
 def test_a_body_without_its_route_is_told_by_its_shape(body, expected):
     detected = wire.detect(body)
     assert (detected.name if detected else None) == expected
@@ -125,3 +128,8 @@ def test_a_route_outranks_the_body_shape():
 def test_lint_reads_an_anthropic_body_its_illegal_name_and_its_absent_forced_tool():
     findings = {(f.code, f.name) for f in lint.lint_body(ANTHROPIC_BODY, get_rule("anthropic"))}
     assert {("refused-name", "search.web"), ("choice-not-in-tools", "search web")} <= findings
+
+
+def test_lint_flags_a_body_cut_down_to_its_tools():
+    body = {"tools": [{"type": "function", "function": {"name": "search.web"}}]}
+    assert [f.code for f in lint.lint_body(body, get_rule("openai"))] == ["refused-name"]

@@ -23,8 +23,10 @@ class ChatCompletions:
     route = "/v1/chat/completions"
 
     def owns_body(self, body: Body) -> bool:
-        # Detection tries Responses and Anthropic Messages first, whose bodies carry markers of their own.
-        return "messages" in body
+        # Detection tries Responses and Anthropic Messages first, whose bodies carry markers of their own; a body
+        # cut down to its tools is told by their shape.
+        tools = body.get("tools")
+        return "messages" in body or (isinstance(tools, list) and any(isinstance(t, dict) and "function" in t for t in tools))
 
     def tool_names(self, body: Body) -> list[str]:
         tools = body.get("tools")

@@ -29,9 +29,9 @@ class Messages:
     def owns_body(self, body: Body) -> bool:
         tools = body.get("tools")
         has_own_tools = isinstance(tools, list) and any(isinstance(tool, dict) and "input_schema" in tool for tool in tools)
-        return "messages" in body and (
-            has_own_tools or "system" in body or function_name(body.get("tool_choice"), "type") in _OWN_TOOL_CHOICES
-        )
+        if "messages" not in body:
+            return has_own_tools  # a body cut down to its tools
+        return has_own_tools or "system" in body or function_name(body.get("tool_choice"), "type") in _OWN_TOOL_CHOICES
 
     def tool_names(self, body: Body) -> list[str]:
         tools = body.get("tools")

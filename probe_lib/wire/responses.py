@@ -19,7 +19,10 @@ class Responses:
     route = "/v1/responses"
 
     def owns_body(self, body: Body) -> bool:
-        return "input" in body and "messages" not in body
+        if "messages" in body:
+            return False
+        tools = body.get("tools")
+        return "input" in body or (isinstance(tools, list) and any(_flat_function(tool) for tool in tools))
 
     def tool_names(self, body: Body) -> list[str]:
         tools = body.get("tools")
