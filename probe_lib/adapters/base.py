@@ -21,7 +21,11 @@ from probe_lib.core.target import Target
 
 ENTRY_POINT_GROUP = "probe_lib.adapters"
 #: The adapters the kit ships; each registers itself when imported.
-BUILTIN_MODULES = ("probe_lib.adapters.mastra",)
+BUILTIN_MODULES = (
+    "probe_lib.adapters.mastra",
+    "probe_lib.adapters.openai",
+    "probe_lib.adapters.ai_sdk",
+)
 
 
 class Adapter(Protocol):
