@@ -25,6 +25,7 @@ BUILTIN_MODULES = (
     "probe_lib.adapters.mastra",
     "probe_lib.adapters.openai",
     "probe_lib.adapters.ai_sdk",
+    "probe_lib.adapters.openai_agents_js",
 )
 
 
