@@ -1,7 +1,7 @@
 """Install a Python framework from a committed lock file into a virtual environment of its own in the kit's cache.
 
 Each pin folder holds ``requirements.lock`` (every distribution pinned with ``==``, written by ``pip freeze``);
-it installs with ``python -m venv`` and ``pip install --no-deps -r`` into ``<cache>/python/<folder name>-<lock
+it installs with ``python -m venv --without-pip`` and the kit's own ``pip --python … install --no-deps -r`` into ``<cache>/python/<folder name>-<lock
 hash>/``, so frameworks whose dependencies clash (pydantic, httpx, openai versions) never share an environment and a
 changed lock installs afresh beside the old one. pip's own download cache is shared by every entry.
 """
@@ -45,9 +45,9 @@ def install(pin: Path, *, quiet: bool = True) -> Path:
     shutil.rmtree(staging, ignore_errors=True)  # the kit's own leftover from an interrupted install
     staging.parent.mkdir(parents=True, exist_ok=True)
     steps = [
-        [sys.executable, "-m", "venv", str(staging)],
-        [str(staging / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         "--no-deps", "-r", str(pin / LOCK)],
+        [sys.executable, "-m", "venv", "--without-pip", str(staging)],  # the kit's own pip installs into it
+        [sys.executable, "-m", "pip", "--python", str(staging / "bin" / "python"), "install", "--quiet",
+         "--disable-pip-version-check", "--no-deps", "-r", str(pin / LOCK)],
     ]
     for command in steps:
         completed = subprocess.run(command, capture_output=quiet, text=True, timeout=900)
