@@ -87,48 +87,88 @@ def _add_lint(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_lint)
 
 
+def _setup_frameworks(args: argparse.Namespace) -> list[str]:
+    """The frameworks ``setup`` installs: mastra alone by default, else those named, else every registered one."""
+    from probe_lib import adapters
+
+    if args.all_frameworks:
+        return adapters.names()
+    return [adapters.get(name).name for name in args.framework or [DEFAULT_FRAMEWORK]]
+
+
 def cmd_setup(args: argparse.Namespace) -> int:
+    import time
+
+    from probe_lib import adapters
     from probe_lib.core import paths
     from probe_lib.present import browser
 
-    for version in mastra.ADAPTER.versions():
-        mastra.ADAPTER.install(version)
-    print(f"@mastra/core {', '.join(mastra.ADAPTER.versions())} installed in {paths.CACHE / 'node'}")
+    for name in _setup_frameworks(args):
+        adapter = adapters.get(name)
+        started = time.monotonic()
+        for version in adapter.versions():
+            adapter.install(version)
+        print(f"{name} {', '.join(adapter.versions())} installed in {paths.CACHE} ({time.monotonic() - started:.0f} s)",
+              flush=True)
     if args.with_browser:
         print(f"browser for the report tests: {browser.install_browser()}")
     return 0
 
 
 def _add_setup(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("setup", help="install the pinned @mastra/core versions (npm ci into a cache)")
+    parser = sub.add_parser("setup", help="install pinned frameworks into a cache (default: the @mastra/core versions)")
     parser.add_argument("--verbose", action="store_true", help="show npm's output")
+    parser.add_argument("--framework", action="append", metavar="NAME", help="install this framework's pins (repeatable)")
+    parser.add_argument("--all-frameworks", action="store_true", help="install every registered framework's pins")
     parser.add_argument("--with-browser", action="store_true", help="also install Debian's Chromium (tests load the report in it)")
     parser.set_defaults(handler=cmd_setup)
+
+
+def _probe_target(args: argparse.Namespace):
+    """The framework and version ``probe`` runs: ``--mastra V`` keeps meaning mastra at V."""
+    from probe_lib import adapters
+    from probe_lib.core.target import Target
+
+    if args.mastra is not None:
+        if args.framework not in (None, DEFAULT_FRAMEWORK) or args.version is not None:
+            raise InputError("--mastra VERSION names mastra's version; use --framework NAME --version V for others")
+        return adapters.get(DEFAULT_FRAMEWORK), args.mastra
+    adapter = adapters.get(args.framework or DEFAULT_FRAMEWORK)
+    if args.version is not None:
+        return adapter, args.version
+    if adapter.name == DEFAULT_FRAMEWORK:
+        return adapter, baseline(DEFAULT_FRAMEWORK).version
+    return adapter, adapter.versions()[-1]
 
 
 def cmd_probe(args: argparse.Namespace) -> int:
     from probe_lib.core import scenarios
 
     records, is_batch = _read_keys(args)
+    adapter, version = _probe_target(args)
+    adapter.check_version(version)
     tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
     batch = [scenarios.for_keys(f"probe-{number}", keys, tool_choice) for number, keys in enumerate(records)]
-    outcomes = mastra.run(batch, args.mastra, workers=args.workers)
+    outcomes = adapter.run(batch, version, workers=args.workers)
     if args.json:
         _emit([outcome.result_json() for outcome in outcomes], is_batch)
     else:
         for number, outcome in enumerate(outcomes):
-            print(f"# record {number} on @mastra/core {outcome.version}")
+            print(f"# record {number} on {outcome.target}")
             print(json.dumps(outcome.result_json(), ensure_ascii=False, indent=2))
     return 0
 
 
 def _add_probe(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("probe", help="what the real @mastra/core sends for tool keys (one generate() turn each)")
+    parser = sub.add_parser("probe", help="what a real framework sends for tool keys (one turn each)")
     parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
-    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION",
-                        help=f"pinned @mastra/core version ({', '.join(mastra.ADAPTER.versions())})")
-    parser.add_argument("--tool-choice", metavar="NAME", help="force a tool by this name (toolChoice {type:'tool'})")
-    parser.add_argument("--workers", type=int, default=2, help="Node processes sharing the batch (default 2)")
+    parser.add_argument("--framework", metavar="NAME",
+                        help=f"framework adapter (default {DEFAULT_FRAMEWORK}; `probe-lib setup --framework NAME` installs one)")
+    parser.add_argument("--version", metavar="V", help="its pinned version (default: mastra's article version, else the newest pin)")
+    parser.add_argument("--mastra", metavar="VERSION",
+                        help=f"shorthand for --framework mastra --version VERSION ({', '.join(mastra.ADAPTER.versions())})")
+    parser.add_argument("--tool-choice", metavar="NAME", help="force the tool registered under this key")
+    parser.add_argument("--workers", type=int, default=2, help="Node processes sharing the batch (mastra; default 2)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
     parser.set_defaults(handler=cmd_probe)
 
