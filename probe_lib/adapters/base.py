@@ -27,6 +27,7 @@ BUILTIN_MODULES = (
     "probe_lib.adapters.ai_sdk",
     "probe_lib.adapters.openai_agents_js",
     "probe_lib.adapters.langchain_js",
+    "probe_lib.adapters.openai_agents",
 )
 
 
