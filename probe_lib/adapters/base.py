@@ -28,6 +28,7 @@ BUILTIN_MODULES = (
     "probe_lib.adapters.openai_agents_js",
     "probe_lib.adapters.langchain_js",
     "probe_lib.adapters.openai_agents",
+    "probe_lib.adapters.pydantic_ai",
 )
 
 
