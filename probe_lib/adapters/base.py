@@ -29,6 +29,7 @@ BUILTIN_MODULES = (
     "probe_lib.adapters.langchain_js",
     "probe_lib.adapters.openai_agents",
     "probe_lib.adapters.pydantic_ai",
+    "probe_lib.adapters.langchain",
 )
 
 
