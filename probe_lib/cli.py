@@ -238,6 +238,12 @@ def _add_capture(sub: argparse._SubParsersAction) -> None:
 def cmd_record(args: argparse.Namespace) -> int:
     from probe_lib.study import recordings
 
+    if args.frameworks:
+        from probe_lib.analysis import matrix
+
+        print(matrix.write(matrix.measure()))
+        return 0
+
     versions = [mastra.ADAPTER.check_version(version) for version in args.mastra or mastra.ADAPTER.versions()]
     for path in recordings.record(versions):
         print(path)
@@ -248,6 +254,8 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
     parser.add_argument("--mastra", action="append", metavar="VERSION",
                         help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(mastra.ADAPTER.versions())})")
+    parser.add_argument("--frameworks", action="store_true",
+                        help="instead, rerun the framework matrix on every registered framework (data/captures/frameworks.json)")
     parser.set_defaults(handler=cmd_record)
 
 

@@ -72,7 +72,8 @@ class KeyedAdapter:
         return self.pins.check(version)
 
     def is_installed(self, version: str) -> bool:
-        return self.unavailable is None and self.pins.is_installed(version)
+        """True when a run can go ahead here (an unavailable framework's runs need nothing: they are not applicable)."""
+        return self.unavailable is not None or self.pins.is_installed(version)
 
     def install(self, version: str) -> None:
         if self.unavailable is None:
