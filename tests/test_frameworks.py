@@ -28,6 +28,8 @@ VERBATIM = {"openai", "openai-responses", "ai-sdk", "langchain-js", "langchain",
             "pydantic-ai"}
 #: OpenAI Agents JS makes every tool name with `name.replace(/[^a-zA-Z0-9]/g, '_')` (agents-core utils/tools).
 AGENTS_JS = {"openai-agents-js", "openai-agents-js-chat"}
+#: LlamaIndex sends `re.sub(r"[^a-zA-Z0-9_-]", "_", name)` (core/tools/types.py) but a forced name as given.
+LLAMA_INDEX = {"llama-index"}
 
 
 def _installed(adapter) -> str:
@@ -58,7 +60,7 @@ def measured(request, capture_server):
 
 def test_every_framework_of_the_issue_is_registered():
     named_in_issue = {"mastra", "ai-sdk", "openai-agents-js", "langchain-js", "openai", "openai-agents", "pydantic-ai",
-                      "langchain"}
+                      "langchain", "llama-index"}
     assert named_in_issue <= set(adapters.names())
 
 
@@ -83,18 +85,21 @@ def test_a_dotted_key_follows_the_frameworks_rule(measured):
     names = outcomes["dot"].wire_names
     if adapter.name in VERBATIM:
         assert names == ["search.web", "plain"]
-    elif adapter.name in AGENTS_JS:
+    elif adapter.name in AGENTS_JS | LLAMA_INDEX:
         assert names == ["search_web", "plain"]
     else:
         pytest.fail(f"no written expectation for {adapter.name}: add it here")
 
 
 def test_forcing_a_rewritten_key(measured):
-    """Verbatim frameworks force the key that is in tools; Agents JS rewrites the tool, then refuses the choice."""
+    """Verbatim frameworks force the key that is in tools; Agents JS rewrites the tool, then refuses the choice;
+    LlamaIndex rewrites the tool and forces the key anyway, a name its own request does not list."""
     adapter, outcomes = measured
     forced = outcomes["dot+forced"]
     if adapter.name in VERBATIM:
         assert forced.forced_name == "search.web" and "search.web" in forced.wire_names
+    elif adapter.name in LLAMA_INDEX:
+        assert forced.forced_name == "search.web" and forced.wire_names == ["search_web", "plain"]
     else:
         assert forced.requests == () and forced.failure.kind == "rejected"
         assert 'toolChoice="search.web" does not match any available tool' in forced.failure.message

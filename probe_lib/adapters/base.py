@@ -30,6 +30,7 @@ BUILTIN_MODULES = (
     "probe_lib.adapters.openai_agents",
     "probe_lib.adapters.pydantic_ai",
     "probe_lib.adapters.langchain",
+    "probe_lib.adapters.llama_index",
 )
 
 

@@ -65,7 +65,7 @@ PROBES: tuple[Probe, ...] = (
 
 #: Colour per outcome of the names a probe sent.
 NAME_COLOURS = {
-    "verbatim": "#a6dba0", "reordered": "#d9f0d3", "rewritten": "#fdb863", "dropped": "#e66101",
+    "verbatim": "#a6dba0", "reordered": "#d9f0d3", "rewritten": "#fdb863", "duplicated": "#7b3294", "dropped": "#e66101",
     "collision": "#d7191c", "rejected": "#b2abd2", "crash": "#999999", "not applicable": "#eeeeee",
 }
 #: Colour per fate of a forced tool.
@@ -142,6 +142,8 @@ def _names_verdict(probe: Probe, outcome: Outcome) -> tuple[str, str]:
         return "verbatim", "as given"
     if len(names) < len(keys):
         return "dropped", f"sent {len(names)} of {len(keys)}: {', '.join(map(_quoted, names))}"
+    if len(set(names)) < len(names):
+        return "duplicated", "two tools sent under one name: " + ", ".join(map(_quoted, names))
     if sorted(names) == sorted(keys):
         return "reordered", "order " + ", ".join(map(_quoted, names))
     # Rewritten keys and the new names, each in order, pair up (no framework measured reorders within them).
@@ -161,7 +163,7 @@ def _cell(probe: Probe, category: str, outcome: Outcome) -> str:
         return "as given"
     if category == "reordered":
         return "order: " + ", ".join(names)
-    if category == "dropped":
+    if category in ("dropped", "duplicated"):
         return f"{len(names)} of {len(probe.keys)} sent: " + ", ".join(names)
     new = [name for name in names if name not in probe.keys]
     cut = any(key.startswith(name) for name in new for key in probe.keys)
