@@ -30,6 +30,8 @@ VERBATIM = {"openai", "openai-responses", "ai-sdk", "langchain-js", "langchain",
 AGENTS_JS = {"openai-agents-js", "openai-agents-js-chat"}
 #: LlamaIndex sends `re.sub(r"[^a-zA-Z0-9_-]", "_", name)` (core/tools/types.py) but a forced name as given.
 LLAMA_INDEX = {"llama-index"}
+#: smolagents refuses a tool whose name is not a Python identifier (tools.py, `is_valid_name`).
+IDENTIFIERS_ONLY = {"smolagents"}
 
 
 def _installed(adapter) -> str:
@@ -60,7 +62,7 @@ def measured(request, capture_server):
 
 def test_every_framework_of_the_issue_is_registered():
     named_in_issue = {"mastra", "ai-sdk", "openai-agents-js", "langchain-js", "openai", "openai-agents", "pydantic-ai",
-                      "langchain", "llama-index"}
+                      "langchain", "llama-index", "smolagents"}
     assert named_in_issue <= set(adapters.names())
 
 
@@ -83,7 +85,10 @@ def test_legal_keys_go_out_as_given_and_a_forced_one_is_among_them(measured):
 def test_a_dotted_key_follows_the_frameworks_rule(measured):
     adapter, outcomes = measured
     names = outcomes["dot"].wire_names
-    if adapter.name in VERBATIM:
+    if adapter.name in IDENTIFIERS_ONLY:
+        assert names is None and outcomes["dot"].failure.kind == "rejected"
+        assert "Invalid Tool name 'search.web'" in outcomes["dot"].failure.message
+    elif adapter.name in VERBATIM:
         assert names == ["search.web", "plain"]
     elif adapter.name in AGENTS_JS | LLAMA_INDEX:
         assert names == ["search_web", "plain"]
@@ -100,6 +105,8 @@ def test_forcing_a_rewritten_key(measured):
         assert forced.forced_name == "search.web" and "search.web" in forced.wire_names
     elif adapter.name in LLAMA_INDEX:
         assert forced.forced_name == "search.web" and forced.wire_names == ["search_web", "plain"]
+    elif adapter.name in IDENTIFIERS_ONLY:
+        assert forced.requests == () and "Invalid Tool name" in forced.failure.message
     else:
         assert forced.requests == () and forced.failure.kind == "rejected"
         assert 'toolChoice="search.web" does not match any available tool' in forced.failure.message

@@ -31,6 +31,7 @@ BUILTIN_MODULES = (
     "probe_lib.adapters.pydantic_ai",
     "probe_lib.adapters.langchain",
     "probe_lib.adapters.llama_index",
+    "probe_lib.adapters.smolagents",
 )
 
 
