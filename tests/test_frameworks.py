@@ -30,8 +30,11 @@ VERBATIM = {"openai", "openai-responses", "ai-sdk", "langchain-js", "langchain",
 AGENTS_JS = {"openai-agents-js", "openai-agents-js-chat"}
 #: LlamaIndex sends `re.sub(r"[^a-zA-Z0-9_-]", "_", name)` (core/tools/types.py) but a forced name as given.
 LLAMA_INDEX = {"llama-index"}
-#: smolagents refuses a tool whose name is not a Python identifier (tools.py, `is_valid_name`).
-IDENTIFIERS_ONLY = {"smolagents"}
+#: Refusals of an illegal name, in the framework's words: smolagents wants a Python identifier (tools.py,
+#: `is_valid_name`); AutoGen's OpenAI client checks `[a-zA-Z0-9_-]` (autogen_ext/models/openai/_utils.py).
+REFUSES_ILLEGAL = {"smolagents": "Invalid Tool name 'search.web'", "autogen": "Invalid name: search.web"}
+#: Frameworks that refuse to force a name no registered tool has.
+CHECK_FORCED = AGENTS_JS | {"pydantic-ai", "autogen"}
 
 
 def _installed(adapter) -> str:
@@ -62,7 +65,7 @@ def measured(request, capture_server):
 
 def test_every_framework_of_the_issue_is_registered():
     named_in_issue = {"mastra", "ai-sdk", "openai-agents-js", "langchain-js", "openai", "openai-agents", "pydantic-ai",
-                      "langchain", "llama-index", "smolagents"}
+                      "langchain", "llama-index", "smolagents", "autogen", "crewai"}
     assert named_in_issue <= set(adapters.names())
 
 
@@ -85,9 +88,9 @@ def test_legal_keys_go_out_as_given_and_a_forced_one_is_among_them(measured):
 def test_a_dotted_key_follows_the_frameworks_rule(measured):
     adapter, outcomes = measured
     names = outcomes["dot"].wire_names
-    if adapter.name in IDENTIFIERS_ONLY:
+    if adapter.name in REFUSES_ILLEGAL:
         assert names is None and outcomes["dot"].failure.kind == "rejected"
-        assert "Invalid Tool name 'search.web'" in outcomes["dot"].failure.message
+        assert REFUSES_ILLEGAL[adapter.name] in outcomes["dot"].failure.message
     elif adapter.name in VERBATIM:
         assert names == ["search.web", "plain"]
     elif adapter.name in AGENTS_JS | LLAMA_INDEX:
@@ -105,18 +108,18 @@ def test_forcing_a_rewritten_key(measured):
         assert forced.forced_name == "search.web" and "search.web" in forced.wire_names
     elif adapter.name in LLAMA_INDEX:
         assert forced.forced_name == "search.web" and forced.wire_names == ["search_web", "plain"]
-    elif adapter.name in IDENTIFIERS_ONLY:
-        assert forced.requests == () and "Invalid Tool name" in forced.failure.message
+    elif adapter.name in REFUSES_ILLEGAL:
+        assert forced.requests == () and REFUSES_ILLEGAL[adapter.name] in forced.failure.message
     else:
         assert forced.requests == () and forced.failure.kind == "rejected"
         assert 'toolChoice="search.web" does not match any available tool' in forced.failure.message
 
 
 def test_a_forced_name_no_tool_has(measured):
-    """The raw SDK and LangChain send it anyway; Agents JS and pydantic-ai refuse before sending."""
+    """The raw SDK, LangChain and others send it anyway; Agents JS, pydantic-ai and AutoGen refuse before sending."""
     adapter, outcomes = measured
     unregistered = outcomes["unregistered"]
-    if adapter.name in AGENTS_JS | {"pydantic-ai"}:
+    if adapter.name in CHECK_FORCED:
         assert unregistered.requests == () and unregistered.failure.kind == "rejected"
         assert "missing" in unregistered.failure.message
     else:

@@ -32,6 +32,7 @@ BUILTIN_MODULES = (
     "probe_lib.adapters.langchain",
     "probe_lib.adapters.llama_index",
     "probe_lib.adapters.smolagents",
+    "probe_lib.adapters.autogen",
 )
 
 
