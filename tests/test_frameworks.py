@@ -56,11 +56,16 @@ def _reduced() -> list[Scenario]:
     ]
 
 
-@pytest.fixture(scope="module", params=KEYED)
-def measured(request, capture_server):
-    adapter = adapters.get(request.param)
+@pytest.mark.parametrize("name", KEYED)
+def test_framework_on_the_wire(name, capture_server):
+    """One runner start per framework (the costly part), then every check on its outcomes."""
+    adapter = adapters.get(name)
     version = _installed(adapter)
-    return adapter, {outcome.scenario.name: outcome for outcome in adapter.run(_reduced(), version, server=capture_server)}
+    outcomes = {outcome.scenario.name: outcome for outcome in adapter.run(_reduced(), version, server=capture_server)}
+    for check in (_requests_arrive_in_the_adapters_wire_format_on_known_routes,
+                  _legal_keys_go_out_as_given_and_a_forced_one_is_among_them, _a_dotted_key_follows_the_frameworks_rule,
+                  _forcing_a_rewritten_key, _a_forced_name_no_tool_has):
+        check(adapter, outcomes)
 
 
 def test_every_framework_of_the_issue_is_registered():
@@ -69,24 +74,21 @@ def test_every_framework_of_the_issue_is_registered():
     assert named_in_issue <= set(adapters.names())
 
 
-def test_requests_arrive_in_the_adapters_wire_format_on_known_routes(measured):
-    adapter, outcomes = measured
+def _requests_arrive_in_the_adapters_wire_format_on_known_routes(adapter, outcomes):
     legal = outcomes["legal"]
     assert legal.requests, legal.error
     assert legal.wire == adapter.wire
     assert legal.unrouted == ()
 
 
-def test_legal_keys_go_out_as_given_and_a_forced_one_is_among_them(measured):
-    _, outcomes = measured
+def _legal_keys_go_out_as_given_and_a_forced_one_is_among_them(adapter, outcomes):
     legal = outcomes["legal"]
     assert legal.wire_names == ["get_weather", "lookup_user"]
     assert legal.forced_name == "get_weather"
     assert legal.failure is None
 
 
-def test_a_dotted_key_follows_the_frameworks_rule(measured):
-    adapter, outcomes = measured
+def _a_dotted_key_follows_the_frameworks_rule(adapter, outcomes):
     names = outcomes["dot"].wire_names
     if adapter.name in REFUSES_ILLEGAL:
         assert names is None and outcomes["dot"].failure.kind == "rejected"
@@ -99,10 +101,9 @@ def test_a_dotted_key_follows_the_frameworks_rule(measured):
         pytest.fail(f"no written expectation for {adapter.name}: add it here")
 
 
-def test_forcing_a_rewritten_key(measured):
+def _forcing_a_rewritten_key(adapter, outcomes):
     """Verbatim frameworks force the key that is in tools; Agents JS rewrites the tool, then refuses the choice;
     LlamaIndex rewrites the tool and forces the key anyway, a name its own request does not list."""
-    adapter, outcomes = measured
     forced = outcomes["dot+forced"]
     if adapter.name in VERBATIM:
         assert forced.forced_name == "search.web" and "search.web" in forced.wire_names
@@ -115,9 +116,8 @@ def test_forcing_a_rewritten_key(measured):
         assert 'toolChoice="search.web" does not match any available tool' in forced.failure.message
 
 
-def test_a_forced_name_no_tool_has(measured):
+def _a_forced_name_no_tool_has(adapter, outcomes):
     """The raw SDK, LangChain and others send it anyway; Agents JS, pydantic-ai and AutoGen refuse before sending."""
-    adapter, outcomes = measured
     unregistered = outcomes["unregistered"]
     if adapter.name in CHECK_FORCED:
         assert unregistered.requests == () and unregistered.failure.kind == "rejected"

@@ -23,6 +23,7 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, for_keys, named
+from probe_lib.core.target import version_key
 from probe_lib.providers import lint, name_rules
 from probe_lib.study.recordings import outcome_from_json, outcome_to_json
 
@@ -102,8 +103,10 @@ def measure(frameworks: Iterable[str] | None = None, *, only_installed: bool = F
 
 
 def write(outcomes: Sequence[Outcome], path: Path = RECORDING) -> Path:
-    """Write a matrix recording (deterministic: keys sorted, timings dropped), atomically."""
-    document = {"source": "live", "outcomes": [outcome_to_json(outcome) for outcome in outcomes]}
+    """Write a matrix recording (deterministic: targets in name and version order, keys sorted, timings dropped)."""
+    order = {scenario.name: number for number, scenario in enumerate(scenarios())}
+    ordered = sorted(outcomes, key=lambda o: (o.framework, version_key(o.version), order[o.scenario.name]))
+    document = {"source": "live", "outcomes": [outcome_to_json(outcome) for outcome in ordered]}
     partial = path.with_suffix(".partial")
     partial.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     partial.replace(path)
