@@ -61,6 +61,8 @@ class KeyedAdapter:
     collisions: Sequence[re.Pattern[str]] = ()
     #: Why the framework cannot be probed here at all (``None``: it can); every run is then "not applicable".
     unavailable: str | None = None
+    #: Why the framework cannot force a tool (``None``: it can); a scenario forcing one is then "not applicable".
+    cannot_force: str | None = None
     name_rule: None = None
     concurrency: int = 8
     extra: dict = field(default_factory=dict)
@@ -89,7 +91,8 @@ class KeyedAdapter:
         if server is None:
             with CaptureServer() as own_server:
                 return self.run(scenarios, version, server=own_server, workers=workers)
-        reasons = {s.name: self.unavailable or not_applicable_reason(s) for s in scenarios}
+        reasons = {s.name: self.unavailable or not_applicable_reason(s) or (self.cannot_force if forced_key(s) else None)
+                   for s in scenarios}
         runnable = [(f"{self.name}-{version}-{n}", s) for n, s in enumerate(scenarios) if reasons[s.name] is None]
         reports: dict[str, dict] = {}
         if runnable:
