@@ -35,6 +35,9 @@ LLAMA_INDEX = {"llama-index"}
 REFUSES_ILLEGAL = {"smolagents": "Invalid Tool name 'search.web'", "autogen": "Invalid name: search.web"}
 #: Frameworks that refuse to force a name no registered tool has.
 CHECK_FORCED = AGENTS_JS | {"pydantic-ai", "autogen"}
+#: CrewAI converts tools with `sanitize_tool_name` (lower case, `[^a-z0-9]+` to `_`; utilities/string_utils.py) and
+#: its native OpenAI provider always sends `tool_choice: "auto"`, so it cannot force a tool.
+CREWAI = {"crewai"}
 
 
 def _installed(adapter) -> str:
@@ -49,6 +52,7 @@ def _installed(adapter) -> str:
 
 def _reduced() -> list[Scenario]:
     return [
+        for_keys("legal-plain", ["get_weather", "lookup_user"]),
         for_keys("legal", ["get_weather", "lookup_user"], named("get_weather")),
         for_keys("dot", ["search.web", "plain"]),
         for_keys("dot+forced", ["search.web", "plain"], named("search.web")),
@@ -75,14 +79,18 @@ def test_every_framework_of_the_issue_is_registered():
 
 
 def _requests_arrive_in_the_adapters_wire_format_on_known_routes(adapter, outcomes):
-    legal = outcomes["legal"]
+    legal = outcomes["legal-plain"]
     assert legal.requests, legal.error
     assert legal.wire == adapter.wire
     assert legal.unrouted == ()
 
 
 def _legal_keys_go_out_as_given_and_a_forced_one_is_among_them(adapter, outcomes):
+    assert outcomes["legal-plain"].wire_names == ["get_weather", "lookup_user"]
     legal = outcomes["legal"]
+    if adapter.name in CREWAI:
+        assert legal.failure.kind == "not applicable" and "force" in legal.failure.message
+        return
     assert legal.wire_names == ["get_weather", "lookup_user"]
     assert legal.forced_name == "get_weather"
     assert legal.failure is None
@@ -95,7 +103,7 @@ def _a_dotted_key_follows_the_frameworks_rule(adapter, outcomes):
         assert REFUSES_ILLEGAL[adapter.name] in outcomes["dot"].failure.message
     elif adapter.name in VERBATIM:
         assert names == ["search.web", "plain"]
-    elif adapter.name in AGENTS_JS | LLAMA_INDEX:
+    elif adapter.name in AGENTS_JS | LLAMA_INDEX | CREWAI:
         assert names == ["search_web", "plain"]
     else:
         pytest.fail(f"no written expectation for {adapter.name}: add it here")
@@ -105,7 +113,9 @@ def _forcing_a_rewritten_key(adapter, outcomes):
     """Verbatim frameworks force the key that is in tools; Agents JS rewrites the tool, then refuses the choice;
     LlamaIndex rewrites the tool and forces the key anyway, a name its own request does not list."""
     forced = outcomes["dot+forced"]
-    if adapter.name in VERBATIM:
+    if adapter.name in CREWAI:
+        assert forced.failure.kind == "not applicable"
+    elif adapter.name in VERBATIM:
         assert forced.forced_name == "search.web" and "search.web" in forced.wire_names
     elif adapter.name in LLAMA_INDEX:
         assert forced.forced_name == "search.web" and forced.wire_names == ["search_web", "plain"]
@@ -119,7 +129,9 @@ def _forcing_a_rewritten_key(adapter, outcomes):
 def _a_forced_name_no_tool_has(adapter, outcomes):
     """The raw SDK, LangChain and others send it anyway; Agents JS, pydantic-ai and AutoGen refuse before sending."""
     unregistered = outcomes["unregistered"]
-    if adapter.name in CHECK_FORCED:
+    if adapter.name in CREWAI:
+        assert unregistered.failure.kind == "not applicable"
+    elif adapter.name in CHECK_FORCED:
         assert unregistered.requests == () and unregistered.failure.kind == "rejected"
         assert "missing" in unregistered.failure.message
     else:

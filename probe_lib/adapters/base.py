@@ -33,6 +33,7 @@ BUILTIN_MODULES = (
     "probe_lib.adapters.llama_index",
     "probe_lib.adapters.smolagents",
     "probe_lib.adapters.autogen",
+    "probe_lib.adapters.crewai",
 )
 
 
