@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from difflib import SequenceMatcher
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -149,12 +150,25 @@ def _names_verdict(probe: Probe, outcome: Outcome) -> tuple[str, str]:
         return "duplicated", "two tools sent under one name: " + ", ".join(map(_quoted, names))
     if sorted(names) == sorted(keys):
         return "reordered", "order " + ", ".join(map(_quoted, names))
-    # Rewritten keys and the new names, each in order, pair up (no framework measured reorders within them).
-    pairs = dict(zip([key for key in keys if key not in names], [name for name in names if name not in keys]))
-    how = "; ".join(f"{_quoted(key)} → {_quoted(name)}" + (f" (cut to {len(name)})" if key.startswith(name) else "")
-                    for key, name in pairs.items())
-    in_key_order = [pairs.get(key, key) for key in keys]
+    pairs = _pairs(keys, names)
+    how = "; ".join(f"{_quoted(key)} → {_quoted(name)}" for key, name in pairs.items() if key != name)
+    in_key_order = [pairs[key] for key in keys]
     return "rewritten", how + ("; order changed: " + ", ".join(map(_quoted, names)) if names != in_key_order else "")
+
+
+def _pairs(keys: list[str], names: list[str]) -> dict[str, str]:
+    """Which name each key became, read off the wire (no framework reports it): a guess for the ``how`` text only.
+
+    Position by position when every pair still looks alike and no unchanged key moved (the framework kept the
+    order); otherwise unchanged keys keep their names and the rewritten keys pair, in order, with the new names
+    (Mastra moves those last). The wire cannot tell these apart when a rewrite lands on another key's name
+    (CrewAI's ``search_web_2``): the names sent are exact, the pairing may not be.
+    """
+    moved = any(name in keys and keys.index(name) != position for position, name in enumerate(names))
+    if not moved and all(SequenceMatcher(None, key, name).ratio() >= 0.5 for key, name in zip(keys, names)):
+        return dict(zip(keys, names))
+    rewritten = dict(zip([key for key in keys if key not in names], [name for name in names if name not in keys]))
+    return {key: rewritten.get(key, key) for key in keys}
 
 
 def _cell(probe: Probe, category: str, outcome: Outcome) -> str:
@@ -168,9 +182,12 @@ def _cell(probe: Probe, category: str, outcome: Outcome) -> str:
         return "order: " + ", ".join(names)
     if category in ("dropped", "duplicated"):
         return f"{len(names)} of {len(probe.keys)} sent: " + ", ".join(names)
-    new = [name for name in names if name not in probe.keys]
-    cut = any(key.startswith(name) for name in new for key in probe.keys)
-    return f"cut to {len(new[0])}" if cut else "as " + ", ".join(new)
+    pairs = _pairs(list(probe.keys), names)
+    long = [(key, name) for key, name in pairs.items() if len(key) > len(name) >= 60]
+    if long:
+        key, name = long[0]
+        return f"cut to {len(name)}" + ("" if key.startswith(name) else ", hashed")
+    return "as " + ", ".join(name for key, name in pairs.items() if key != name)
 
 
 def _forced_verdict(probe: Probe, outcome: Outcome, category: str) -> str | None:
