@@ -135,22 +135,41 @@ def _add_lint(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_lint)
 
 
+def _setup_frameworks(args: argparse.Namespace) -> list[str]:
+    """The frameworks ``setup`` installs: mastra alone by default, else those named, else every registered one."""
+    from probe_lib import adapters
+
+    if args.all_frameworks:
+        return adapters.names()
+    return [adapters.get(name).name for name in args.framework or [DEFAULT_FRAMEWORK]]
+
+
 def cmd_setup(args: argparse.Namespace) -> int:
+    import time
+
+    from probe_lib import adapters
     from probe_lib.adapters import npm
     from probe_lib.present import browser
 
-    for version in mastra.ADAPTER.versions():
-        mastra.ADAPTER.install(version)
-    print(f"@mastra/core {', '.join(mastra.ADAPTER.versions())} installed in {paths.CACHE / 'node'}")
-    print(f"@mastra/mcp client installed in {npm.install(paths.MCP_HARNESS, quiet=not args.verbose)}")
+    for name in _setup_frameworks(args):
+        adapter = adapters.get(name)
+        started = time.monotonic()
+        for version in adapter.versions():
+            adapter.install(version)
+        if name == DEFAULT_FRAMEWORK:  # and the real MCP client notebook 10 measures, in its own harness
+            npm.install(paths.MCP_HARNESS, quiet=not args.verbose)
+        print(f"{name} {', '.join(adapter.versions())} installed in {paths.CACHE} ({time.monotonic() - started:.0f} s)",
+              flush=True)
     if args.with_browser:
         print(f"browser for the report tests: {browser.install_browser()}")
     return 0
 
 
 def _add_setup(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("setup", help="install the pinned @mastra/core versions (npm ci into a cache)")
+    parser = sub.add_parser("setup", help="install pinned frameworks into a cache (default: the @mastra/core versions)")
     parser.add_argument("--verbose", action="store_true", help="show npm's output")
+    parser.add_argument("--framework", action="append", metavar="NAME", help="install this framework's pins (repeatable)")
+    parser.add_argument("--all-frameworks", action="store_true", help="install every registered framework's pins")
     parser.add_argument("--with-browser", action="store_true", help="also install Debian's Chromium (tests load the report in it)")
     parser.set_defaults(handler=cmd_setup)
 
@@ -159,14 +178,34 @@ def _add_setup(sub: argparse._SubParsersAction) -> None:
 NOT_RUN = {"error": {"kind": "not-run", "message": "the runner stopped before this record finished; rerun it"}}
 
 
+def _probe_target(args: argparse.Namespace):
+    """The framework and version ``probe`` runs: ``--mastra V`` keeps meaning mastra at V."""
+    from probe_lib import adapters
+
+    if args.mastra is not None:
+        if args.framework not in (None, DEFAULT_FRAMEWORK) or args.version is not None:
+            raise InputError("--mastra VERSION names mastra's version; use --framework NAME --version V for others")
+        return adapters.get(DEFAULT_FRAMEWORK), args.mastra
+    adapter = adapters.get(args.framework or DEFAULT_FRAMEWORK)
+    if args.version is not None:
+        return adapter, args.version
+    if adapter.name == DEFAULT_FRAMEWORK:
+        return adapter, baseline(DEFAULT_FRAMEWORK).version
+    return adapter, adapter.versions()[-1]
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
+    from probe_lib.capture import CaptureServer
     from probe_lib.core import scenarios
 
     records, is_batch = _read_keys(args)
+    adapter, version = _probe_target(args)
+    adapter.check_version(version)
     tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
     batch = [scenarios.for_keys(f"probe-{number}", keys, tool_choice) for number, keys in enumerate(records)]
     try:
-        outcomes = mastra.run(batch, args.mastra, workers=args.workers, max_body_bytes=args.max_body_mb * 2**20)
+        with CaptureServer(max_body_bytes=args.max_body_mb * 2**20) as server:
+            outcomes = adapter.run(batch, version, server=server, workers=args.workers)
         broken = None
     except mastra.BatchIncomplete as error:  # keep what finished; the rest is marked, the exit code says so
         outcomes, broken = error.outcomes, error
@@ -176,7 +215,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
             _emit(results, is_batch)
         else:
             for number, result in enumerate(results):
-                print(f"# record {number} on @mastra/core {args.mastra}")
+                print(f"# record {number} on {adapter.name}@{version}")
                 print(json.dumps(result, ensure_ascii=False, indent=2))
     if broken is not None:
         partial = '; the results printed are PARTIAL: records marked "not-run" did not finish' if is_batch else ""
@@ -186,12 +225,15 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 
 def _add_probe(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("probe", help="what the real @mastra/core sends for tool keys (one generate() turn each)")
+    parser = sub.add_parser("probe", help="what a real framework sends for tool keys (one turn each)")
     parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
-    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", type=_pinned,
-                        help=f"pinned @mastra/core version ({', '.join(mastra.ADAPTER.versions())})")
-    parser.add_argument("--tool-choice", metavar="NAME", help="force a tool by this name (toolChoice {type:'tool'})")
-    parser.add_argument("--workers", type=_bounded(1, 64), default=2, help="Node processes sharing the batch (default 2)")
+    parser.add_argument("--framework", metavar="NAME",
+                        help=f"framework adapter (default {DEFAULT_FRAMEWORK}; `probe-lib setup --framework NAME` installs one)")
+    parser.add_argument("--version", metavar="V", help="its pinned version (default: mastra's article version, else the newest pin)")
+    parser.add_argument("--mastra", metavar="VERSION", type=_pinned,
+                        help=f"shorthand for --framework mastra --version VERSION ({', '.join(mastra.ADAPTER.versions())})")
+    parser.add_argument("--tool-choice", metavar="NAME", help="force the tool registered under this key")
+    parser.add_argument("--workers", type=_bounded(1, 64), default=2, help="runner processes sharing the batch (mastra; default 2)")
     parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
                         help="largest request body the kit's capture server records (default 8; ~30,000 keys need 9)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
@@ -265,6 +307,12 @@ def cmd_record(args: argparse.Namespace) -> int:
     from probe_lib.adapters.mastra import mcp
     from probe_lib.study import recordings
 
+    if args.frameworks:
+        from probe_lib.analysis import matrix
+
+        print(matrix.write(matrix.measure()))
+        return 0
+
     versions = args.mastra or mastra.ADAPTER.versions()
     for path in recordings.record(versions):
         print(path)
@@ -277,6 +325,8 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
     parser.add_argument("--mastra", action="append", metavar="VERSION", type=_pinned,
                         help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(mastra.ADAPTER.versions())})")
+    parser.add_argument("--frameworks", action="store_true",
+                        help="instead, rerun the framework matrix on every registered framework (data/captures/frameworks.json)")
     parser.set_defaults(handler=cmd_record)
 
 
@@ -304,7 +354,6 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _add_reproduce(sub: argparse._SubParsersAction) -> None:
-    from probe_lib.core import paths
 
     parser = sub.add_parser("reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report")
     parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete (default {paths.REPORT})")

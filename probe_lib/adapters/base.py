@@ -21,7 +21,20 @@ from probe_lib.core.target import Target
 
 ENTRY_POINT_GROUP = "probe_lib.adapters"
 #: The adapters the kit ships; each registers itself when imported.
-BUILTIN_MODULES = ("probe_lib.adapters.mastra",)
+BUILTIN_MODULES = (
+    "probe_lib.adapters.mastra",
+    "probe_lib.adapters.openai",
+    "probe_lib.adapters.ai_sdk",
+    "probe_lib.adapters.openai_agents_js",
+    "probe_lib.adapters.langchain_js",
+    "probe_lib.adapters.openai_agents",
+    "probe_lib.adapters.pydantic_ai",
+    "probe_lib.adapters.langchain",
+    "probe_lib.adapters.llama_index",
+    "probe_lib.adapters.smolagents",
+    "probe_lib.adapters.autogen",
+    "probe_lib.adapters.crewai",
+)
 
 
 class Adapter(Protocol):

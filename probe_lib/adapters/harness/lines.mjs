@@ -1,0 +1,81 @@
+// The Node half of probe_lib/adapters/lines.py, shared by every Node framework runner.
+//
+// serve(turn, version) reads one JSON request per line on stdin ({id, url, keys, toolChoice, timeoutMs, ...}),
+// runs `await turn(request, log)` for each (several at once), and writes one RESULT_MARK-prefixed JSON line per
+// request: {id, error (the error and its cause chain, or null), executions (log), timedOut, elapsedMs}. A turn
+// that throws or hangs is reported with its error; it never stops the batch.
+
+import path from 'node:path';
+import readline from 'node:readline';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+
+const RESULT_MARK = '\u001eRESULT ';
+
+export function emit(result) {
+  process.stdout.write(RESULT_MARK + JSON.stringify(result) + '\n');
+}
+
+// Import package `spec` from the installed node_modules folder `modulesDir` (ESM or CommonJS alike).
+export async function load(modulesDir, spec) {
+  const require = createRequire(path.join(path.resolve(modulesDir), 'noop.js'));
+  return import(pathToFileURL(require.resolve(spec)).href);
+}
+
+function plain(value) {
+  if (value === undefined) return null;
+  try {
+    return JSON.parse(JSON.stringify(value));
+  } catch {
+    return String(value);
+  }
+}
+
+// An error and its `cause` chain, outermost first.
+export function describeError(error) {
+  const chain = [];
+  for (let e = error, depth = 0; e && depth < 8; e = e.cause, depth += 1) {
+    chain.push({
+      name: e?.name ?? e?.constructor?.name ?? typeof e,
+      message: typeof e === 'object' ? String(e.message ?? '') : String(e),
+    });
+  }
+  return chain;
+}
+
+async function runOne(turn, request, version) {
+  const started = process.hrtime.bigint();
+  const log = [];
+  const result = { id: request.id, version, error: null, executions: log, timedOut: false };
+  let timer;
+  const limit = request.timeoutMs ?? 10000;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => { result.timedOut = true; reject(new Error(`turn timed out after ${limit} ms`)); }, limit);
+  });
+  try {
+    await Promise.race([turn(request, log), timeout]);
+  } catch (error) {
+    result.error = describeError(error);
+  } finally {
+    clearTimeout(timer);
+  }
+  result.executions = plain(log);
+  result.elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+  return result;
+}
+
+export async function serve(turn, version, concurrencyArg) {
+  const limit = Math.max(1, Number(concurrencyArg ?? 8));
+  const running = new Set();
+  const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+  process.on('unhandledRejection', () => {}); // a turn's stray rejection must not end the batch
+  emit({ ready: true, version });
+  for await (const line of lines) {
+    if (!line.trim()) continue;
+    const request = JSON.parse(line);
+    while (running.size >= limit) await Promise.race(running);
+    const task = runOne(turn, request, version).then(emit).finally(() => running.delete(task));
+    running.add(task);
+  }
+  await Promise.all(running);
+}

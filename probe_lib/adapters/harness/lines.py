@@ -1,0 +1,72 @@
+"""The Python half of ``probe_lib/adapters/lines.py``, shared by every Python framework runner.
+
+A runner runs in its framework's own virtual environment (it cannot import ``probe_lib``); it puts this folder on
+``sys.path`` and calls ``serve(turn, version)``: one JSON request per stdin line, ``await turn(request, log)`` for
+each (several at once, on one event loop), one ``RESULT_MARK``-prefixed JSON result line per request:
+``{id, error (the exception and its cause chain, or null), executions (log), timedOut, elapsedMs}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from typing import Awaitable, Callable
+
+RESULT_MARK = "\x1eRESULT "
+Turn = Callable[[dict, list], Awaitable[None]]
+
+
+def emit(result: dict) -> None:
+    sys.stdout.write(RESULT_MARK + json.dumps(result, default=str) + "\n")
+    sys.stdout.flush()
+
+
+def describe_error(error: BaseException | None) -> list[dict]:
+    """``error`` and its ``__cause__``/``__context__`` chain, outermost first."""
+    chain: list[dict] = []
+    while error is not None and len(chain) < 8:
+        chain.append({"name": type(error).__name__, "message": str(error)})
+        error = error.__cause__ or error.__context__
+    return chain
+
+
+async def _run_one(turn: Turn, request: dict, version: str) -> dict:
+    started = time.perf_counter()
+    log: list = []
+    result = {"id": request["id"], "version": version, "error": None, "executions": log, "timedOut": False}
+    limit = request.get("timeoutMs", 10_000) / 1000
+    try:
+        await asyncio.wait_for(turn(request, log), timeout=limit)
+    except asyncio.TimeoutError as error:
+        result["timedOut"] = True
+        result["error"] = describe_error(error) or [{"name": "TimeoutError", "message": f"turn timed out after {limit} s"}]
+    except Exception as error:  # every failure of a turn is measured, never fatal to the batch
+        result["error"] = describe_error(error)
+    result["elapsedMs"] = (time.perf_counter() - started) * 1000
+    return result
+
+
+async def _serve(turn: Turn, version: str, concurrency: int) -> None:
+    loop = asyncio.get_running_loop()
+    gate = asyncio.Semaphore(concurrency)
+    tasks: set[asyncio.Task] = set()
+
+    async def one(request: dict) -> None:
+        async with gate:
+            emit(await _run_one(turn, request, version))
+
+    emit({"ready": True, "version": version})
+    while line := await loop.run_in_executor(None, sys.stdin.readline):
+        if line.strip():
+            task = asyncio.ensure_future(one(json.loads(line)))
+            tasks.add(task)
+            task.add_done_callback(tasks.discard)
+    await asyncio.gather(*tasks)
+
+
+def serve(turn: Turn, version: str) -> None:
+    """Run the protocol until stdin closes (``sys.argv[3]``, when given, is the concurrency)."""
+    concurrency = int(sys.argv[3]) if len(sys.argv) > 3 else 8
+    asyncio.run(_serve(turn, version, concurrency))

@@ -1,0 +1,158 @@
+"""An adapter for any framework probed by tool keys alone: tools registered under keys, maybe one forced, one turn.
+
+The same steps as Mastra's runner, for every other framework: script the capture server for each scenario, send
+the batch to the framework's runner child (:mod:`probe_lib.adapters.lines`), and join each report with the model
+calls the server captured for that scenario. A framework adapter is then a :class:`KeyedAdapter` with its pins, the
+wire format it speaks by default and the texts of its own collision errors: small, and alike.
+
+Each request line a runner receives is ``{"id", "url", "keys", "toolChoice" (a key or null), "timeoutMs"}``; each
+result is ``{"id", "error": [{"name", "message"}…] | null, "executions": [{"key", "args"}…], "timedOut"}``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+from probe_lib.adapters.base import register
+from probe_lib.adapters.lines import LinesChild
+from probe_lib.adapters.pins import Pins
+from probe_lib.capture import Capture, CaptureServer
+from probe_lib.core.errors import InputError
+from probe_lib.core.outcome import Failure, Outcome
+from probe_lib.core.scenarios import Scenario
+
+#: Error names that mean the framework could not reach the capture server, not that it refused anything.
+_NETWORK = re.compile(r"connect|ECONNREFUSED|fetch failed|timed? ?out", re.IGNORECASE)
+
+
+def not_applicable_reason(scenario: Scenario) -> str | None:
+    """Why ``scenario`` needs more than keys and a forced key (sub-agents, toolsets …), or ``None``."""
+    extras = {
+        "agents": scenario.agents, "workflows": scenario.workflows, "toolsets": scenario.toolsets,
+        "client tools": scenario.client_tools, "active tools": scenario.active_tools, "the remedy": scenario.remedy,
+        "built-in tools": any(spec.builtin or spec.hang or (spec.id not in (None, spec.key)) for spec in scenario.tools),
+    }
+    used = [name for name, value in extras.items() if value]
+    if used:
+        return f"this adapter registers plain tools under keys only; the scenario also uses {', '.join(used)}"
+    choice = scenario.tool_choice
+    if choice is not None and not isinstance(choice, str) and choice.get("type") != "tool":
+        return f"tool choice {choice!r} is not a forced tool"
+    return None
+
+
+def forced_key(scenario: Scenario) -> str | None:
+    """The key a scenario forces (its ``{"type": "tool", "toolName": KEY}``), or ``None``."""
+    choice = scenario.tool_choice
+    return choice.get("toolName") if isinstance(choice, dict) else None
+
+
+@dataclass
+class KeyedAdapter:
+    """A framework run by its own runner child on pinned releases, probed by keys."""
+
+    name: str
+    pins: Pins
+    #: The wire format the adapter configures the framework to speak (``chat-completions`` …).
+    wire: str
+    #: Patterns matching the framework's own "two tools have one name" errors; group ``name`` names it if it can.
+    collisions: Sequence[re.Pattern[str]] = ()
+    #: Why the framework cannot be probed here at all (``None``: it can); every run is then "not applicable".
+    unavailable: str | None = None
+    #: Why the framework cannot force a tool (``None``: it can); a scenario forcing one is then "not applicable".
+    cannot_force: str | None = None
+    name_rule: None = None
+    concurrency: int = 8
+    extra: dict = field(default_factory=dict)
+
+    def versions(self) -> tuple[str, ...]:
+        return self.pins.versions()
+
+    def check_version(self, version: str) -> str:
+        return self.pins.check(version)
+
+    def is_installed(self, version: str) -> bool:
+        """True when a run can go ahead here (an unavailable framework's runs need nothing: they are not applicable)."""
+        return self.unavailable is not None or self.pins.is_installed(version)
+
+    def install(self, version: str) -> None:
+        if self.unavailable is None:
+            self.pins.install(version)
+
+    def run(
+        self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
+    ) -> list[Outcome]:
+        scenarios = list(scenarios)
+        self.check_version(version)
+        if len({scenario.name for scenario in scenarios}) != len(scenarios):
+            raise InputError("scenario names must be unique within one run")
+        if server is None:
+            with CaptureServer() as own_server:
+                return self.run(scenarios, version, server=own_server, workers=workers)
+        reasons = {s.name: self.unavailable or not_applicable_reason(s) or (self.cannot_force if forced_key(s) else None)
+                   for s in scenarios}
+        runnable = [(f"{self.name}-{version}-{n}", s) for n, s in enumerate(scenarios) if reasons[s.name] is None]
+        reports: dict[str, dict] = {}
+        if runnable:
+            for scenario_id, scenario in runnable:
+                server.script(scenario_id, scenario.replies)
+            requests = [
+                {"id": scenario_id, "url": server.scenario_url(scenario_id), "keys": [t.key for t in scenario.tools],
+                 "toolChoice": forced_key(scenario), "timeoutMs": scenario.timeout_ms,
+                 "maxSteps": scenario.max_steps, **self.extra}
+                for scenario_id, scenario in runnable
+            ]
+            timeout = max(scenario.timeout_ms for _, scenario in runnable) / 1000 + 30
+            command = [*self.pins.command(version), str(self.concurrency)]
+            with LinesChild(command, f"{self.name} {version}") as child:
+                reports = child.exchange(requests, timeout=timeout)
+        ids = {scenario.name: scenario_id for scenario_id, scenario in runnable}
+        return [
+            self._outcome(s, version, reports[ids[s.name]], server.take(ids[s.name])) if s.name in ids
+            else self._not_applicable(s, version, reasons[s.name])
+            for s in scenarios
+        ]
+
+    def classify(self, error: Sequence[dict], sent: bool, timed_out: bool) -> Failure | None:
+        """A collision (by the framework's own error text), a refusal before sending, or a crash."""
+        if not error:
+            return None if sent else Failure("crash", "no request was sent and no error was raised")
+        for link in error:
+            for pattern in self.collisions:
+                if (match := pattern.search(link["message"])) is not None:
+                    return Failure("collision", link["message"], match.groupdict().get("name"))
+        if sent:
+            return None  # it sent its request, then stopped on the scripted answer: measured, not failed
+        message = error[0]["message"]
+        if timed_out or any(_NETWORK.search(f"{link['name']} {link['message']}") for link in error):
+            return Failure("crash", message)
+        return Failure("rejected", message)
+
+    def _outcome(self, scenario: Scenario, version: str, report: dict, captures: list[Capture]) -> Outcome:
+        calls = [c for c in captures if c.wire is not None and isinstance(c.body, dict)]
+        error = tuple(report.get("error") or ())
+        return Outcome(
+            scenario=scenario, framework=self.name, version=version,
+            requests=tuple(c.body for c in calls), error=error,
+            executions=tuple(report.get("executions") or ()),
+            tool_names=tuple(report.get("toolNames") or ()), result_tool_names=(),
+            keys_after=(), ids_before=(), ids_after=(),
+            failure=self.classify(error, bool(calls), bool(report.get("timedOut"))),
+            wire=calls[0].wire if calls else self.wire,
+            unrouted=tuple({"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None),
+            elapsed_ms=report.get("elapsedMs", 0.0),
+        )
+
+    def _not_applicable(self, scenario: Scenario, version: str, reason: str) -> Outcome:
+        return Outcome(
+            scenario=scenario, framework=self.name, version=version, requests=(), error=(), executions=(),
+            tool_names=(), result_tool_names=(), keys_after=(), ids_before=(), ids_after=(),
+            failure=Failure("not applicable", reason), wire=self.wire,
+        )
+
+
+def adapter(**fields) -> KeyedAdapter:
+    """Build and register a :class:`KeyedAdapter` (what each framework folder's ``__init__`` calls)."""
+    return register(KeyedAdapter(**fields))

@@ -1,0 +1,9 @@
+"""LangChain Python (``langchain-openai`` + ``langchain-core``): ``ChatOpenAI.bind_tools`` with ``tool_choice=KEY``."""
+
+from pathlib import Path
+
+from probe_lib.adapters.keyed import adapter
+from probe_lib.adapters.pins import Pins
+
+ADAPTER = adapter(name="langchain", pins=Pins("langchain", Path(__file__).resolve().parent / "harness", "python"),
+                  wire="chat-completions")

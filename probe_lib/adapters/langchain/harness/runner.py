@@ -1,0 +1,35 @@
+"""LangChain Python (``langchain-openai`` + ``langchain-core``): one bound model call per request, on Chat Completions.
+
+    python runner.py SHARED_HARNESS VERSION [CONCURRENCY]
+
+Makes one tool per key with ``StructuredTool.from_function(name=KEY)``, binds them with
+``bind_tools(tools, tool_choice=KEY)`` when a key is forced, and invokes the model once.
+"""
+
+import sys
+
+sys.path.insert(0, sys.argv[1])
+
+import lines  # noqa: E402  (the shared loop, found through argv[1])
+from langchain_core.tools import StructuredTool  # noqa: E402
+from langchain_openai import ChatOpenAI  # noqa: E402
+
+
+def probe_tool(key: str, log: list) -> StructuredTool:
+    async def probe(city: str | None = None) -> str:
+        """A probe tool: records that it ran."""
+        log.append({"key": key, "args": {"city": city}})
+        return "tempC=20"
+
+    return StructuredTool.from_function(coroutine=probe, name=key, description=f"probe tool {key}")
+
+
+async def turn(request: dict, log: list) -> None:
+    model = ChatOpenAI(model="gpt-4o-mini", base_url=request["url"], api_key="sk-probe-not-a-secret", max_retries=0)
+    forced = request.get("toolChoice")
+    options = {"tool_choice": forced} if forced is not None else {}
+    await model.bind_tools([probe_tool(key, log) for key in request["keys"]], **options).ainvoke("hi")
+
+
+if __name__ == "__main__":
+    lines.serve(turn, sys.argv[2])

@@ -1,0 +1,26 @@
+// LangChain JS (`@langchain/openai` ChatOpenAI + `@langchain/core` tools): one bound model call per request.
+//
+//   node runner.mjs MODULES_DIR VERSION [CONCURRENCY]
+//
+// Makes one tool per key with tool(fn, {name: KEY}), binds them with bindTools(tools, {tool_choice: KEY}) when a
+// key is forced, and invokes the model once against the capture server.
+
+import { load, serve } from '../../harness/lines.mjs';
+
+const [modulesDir, version, concurrency] = process.argv.slice(2);
+const { ChatOpenAI } = await load(modulesDir, '@langchain/openai');
+const { tool } = await load(modulesDir, '@langchain/core/tools');
+const { z } = await load(modulesDir, 'zod');
+
+async function turn(request, log) {
+  const model = new ChatOpenAI({
+    model: 'gpt-4o-mini', apiKey: 'sk-probe-not-a-secret', maxRetries: 0, configuration: { baseURL: request.url },
+  });
+  const tools = request.keys.map((key) => tool(async (args) => { log.push({ key, args }); return 'tempC=20'; }, {
+    name: key, description: `probe tool ${key}`, schema: z.object({ city: z.string().optional() }),
+  }));
+  const options = request.toolChoice != null ? { tool_choice: request.toolChoice } : {};
+  await model.bindTools(tools, options).invoke('hi');
+}
+
+await serve(turn, version, concurrency);

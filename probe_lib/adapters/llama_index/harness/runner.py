@@ -1,0 +1,35 @@
+"""LlamaIndex (``llama-index-core`` + ``llama-index-llms-openai``): one ``achat_with_tools`` call per request.
+
+    python runner.py SHARED_HARNESS VERSION [CONCURRENCY]
+
+Makes one tool per key with ``FunctionTool.from_defaults(name=KEY)`` and calls the OpenAI LLM's
+``achat_with_tools(tools, tool_choice=KEY)`` when a key is forced, on Chat Completions.
+"""
+
+import sys
+
+sys.path.insert(0, sys.argv[1])
+
+import lines  # noqa: E402  (the shared loop, found through argv[1])
+from llama_index.core.tools import FunctionTool  # noqa: E402
+from llama_index.llms.openai import OpenAI  # noqa: E402
+
+
+def probe_tool(key: str, log: list) -> FunctionTool:
+    async def probe(city: str | None = None) -> str:
+        """A probe tool: records that it ran."""
+        log.append({"key": key, "args": {"city": city}})
+        return "tempC=20"
+
+    return FunctionTool.from_defaults(async_fn=probe, name=key, description=f"probe tool {key}")
+
+
+async def turn(request: dict, log: list) -> None:
+    llm = OpenAI(model="gpt-4o-mini", api_base=request["url"], api_key="sk-probe-not-a-secret", max_retries=0)
+    forced = request.get("toolChoice")
+    options = {"tool_choice": forced} if forced is not None else {}
+    await llm.achat_with_tools([probe_tool(key, log) for key in request["keys"]], user_msg="hi", **options)
+
+
+if __name__ == "__main__":
+    lines.serve(turn, sys.argv[2])

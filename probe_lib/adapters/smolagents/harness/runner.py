@@ -1,0 +1,44 @@
+"""smolagents (``smolagents[openai]``): one ``OpenAIModel.generate`` call with a ``Tool`` per key, on Chat Completions.
+
+    python runner.py SHARED_HARNESS VERSION [CONCURRENCY]
+
+Each tool is a ``Tool`` subclass whose ``name`` is the key (smolagents checks it when the tool is made). Its agents
+always send ``tool_choice="required"``, so a key is forced at the model level, the one place smolagents takes a
+``tool_choice``: ``generate(messages, tools_to_call_from=tools, tool_choice={"type": "function", ...})``.
+"""
+
+import asyncio
+import sys
+
+sys.path.insert(0, sys.argv[1])
+
+import lines  # noqa: E402  (the shared loop, found through argv[1])
+from smolagents import ChatMessage, MessageRole, OpenAIModel, Tool  # noqa: E402
+
+
+def probe_tool(key: str, log: list) -> Tool:
+    class Probe(Tool):
+        name = key
+        description = f"probe tool {key}"
+        inputs = {"city": {"type": "string", "description": "a city", "nullable": True}}
+        output_type = "string"
+
+        def forward(self, city=None):
+            log.append({"key": key, "args": {"city": city}})
+            return "tempC=20"
+
+    return Probe()
+
+
+async def turn(request: dict, log: list) -> None:
+    tools = [probe_tool(key, log) for key in request["keys"]]
+    model = OpenAIModel("gpt-4o-mini", api_base=request["url"], api_key="sk-probe-not-a-secret",
+                        client_kwargs={"max_retries": 0})
+    forced = request.get("toolChoice")
+    choice = {"type": "function", "function": {"name": forced}} if forced is not None else "required"
+    messages = [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "hi"}])]
+    await asyncio.to_thread(model.generate, messages, tools_to_call_from=tools, tool_choice=choice)
+
+
+if __name__ == "__main__":
+    lines.serve(turn, sys.argv[2])

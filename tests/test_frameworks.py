@@ -1,0 +1,174 @@
+"""Every framework adapter the kit ships, run on a reduced catalogue against the real framework and the capture server.
+
+Expectations are written out from each framework's documented or source-read behaviour (tools sent verbatim or
+rewritten by a stated rule, a forced tool checked or not), never taken from the kit's own model. The frameworks are
+installed by `probe-lib setup --all-frameworks` (what .ci/run calls); a missing one fails the run unless
+PROBE_LIB_ALLOW_NO_NODE=1, like the Mastra tests.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from probe_lib import adapters
+from probe_lib.adapters.keyed import KeyedAdapter
+from probe_lib.adapters.pins import Pins
+from probe_lib.analysis import matrix
+from probe_lib.core.scenarios import Scenario, for_keys, named
+
+#: The adapters whose runner is not Mastra's; each must run here.
+KEYED = [name for name in adapters.names() if isinstance(adapters.get(name), KeyedAdapter)]
+#: Frameworks that send each key as given and force a tool by its key unchanged.
+VERBATIM = {"openai", "openai-responses", "ai-sdk", "langchain-js", "langchain", "openai-agents", "openai-agents-chat",
+            "pydantic-ai"}
+#: OpenAI Agents JS makes every tool name with `name.replace(/[^a-zA-Z0-9]/g, '_')` (agents-core utils/tools).
+AGENTS_JS = {"openai-agents-js", "openai-agents-js-chat"}
+#: LlamaIndex sends `re.sub(r"[^a-zA-Z0-9_-]", "_", name)` (core/tools/types.py) but a forced name as given.
+LLAMA_INDEX = {"llama-index"}
+#: Refusals of an illegal name, in the framework's words: smolagents wants a Python identifier (tools.py,
+#: `is_valid_name`); AutoGen's OpenAI client checks `[a-zA-Z0-9_-]` (autogen_ext/models/openai/_utils.py).
+REFUSES_ILLEGAL = {"smolagents": "Invalid Tool name 'search.web'", "autogen": "Invalid name: search.web"}
+#: Frameworks that refuse to force a name no registered tool has.
+CHECK_FORCED = AGENTS_JS | {"pydantic-ai", "autogen"}
+#: CrewAI converts tools with `sanitize_tool_name` (lower case, `[^a-z0-9]+` to `_`; utilities/string_utils.py) and
+#: its native OpenAI provider always sends `tool_choice: "auto"`, so it cannot force a tool.
+CREWAI = {"crewai"}
+
+
+def _installed(adapter) -> str:
+    version = adapter.versions()[-1]
+    if not adapter.is_installed(version):
+        message = f"{adapter.name} {version} is not installed: run `probe-lib setup --framework {adapter.name}`"
+        if os.environ.get("PROBE_LIB_ALLOW_NO_NODE") == "1":
+            pytest.skip(message)
+        pytest.fail(message)
+    return version
+
+
+def _reduced() -> list[Scenario]:
+    return [
+        for_keys("legal-plain", ["get_weather", "lookup_user"]),
+        for_keys("legal", ["get_weather", "lookup_user"], named("get_weather")),
+        for_keys("dot", ["search.web", "plain"]),
+        for_keys("dot+forced", ["search.web", "plain"], named("search.web")),
+        for_keys("unregistered", ["plain"], named("missing")),
+    ]
+
+
+@pytest.mark.parametrize("name", KEYED)
+def test_framework_on_the_wire(name, capture_server):
+    """One runner start per framework (the costly part), then every check on its outcomes."""
+    adapter = adapters.get(name)
+    version = _installed(adapter)
+    outcomes = {outcome.scenario.name: outcome for outcome in adapter.run(_reduced(), version, server=capture_server)}
+    for check in (_requests_arrive_in_the_adapters_wire_format_on_known_routes,
+                  _legal_keys_go_out_as_given_and_a_forced_one_is_among_them, _a_dotted_key_follows_the_frameworks_rule,
+                  _forcing_a_rewritten_key, _a_forced_name_no_tool_has):
+        check(adapter, outcomes)
+
+
+def test_every_framework_of_the_issue_is_registered():
+    named_in_issue = {"mastra", "ai-sdk", "openai-agents-js", "langchain-js", "openai", "openai-agents", "pydantic-ai",
+                      "langchain", "llama-index", "smolagents", "autogen", "crewai"}
+    assert named_in_issue <= set(adapters.names())
+
+
+def _requests_arrive_in_the_adapters_wire_format_on_known_routes(adapter, outcomes):
+    legal = outcomes["legal-plain"]
+    assert legal.requests, legal.error
+    assert legal.wire == adapter.wire
+    assert legal.unrouted == ()
+
+
+def _legal_keys_go_out_as_given_and_a_forced_one_is_among_them(adapter, outcomes):
+    assert outcomes["legal-plain"].wire_names == ["get_weather", "lookup_user"]
+    legal = outcomes["legal"]
+    if adapter.name in CREWAI:
+        assert legal.failure.kind == "not applicable" and "force" in legal.failure.message
+        return
+    assert legal.wire_names == ["get_weather", "lookup_user"]
+    assert legal.forced_name == "get_weather"
+    assert legal.failure is None
+
+
+def _a_dotted_key_follows_the_frameworks_rule(adapter, outcomes):
+    names = outcomes["dot"].wire_names
+    if adapter.name in REFUSES_ILLEGAL:
+        assert names is None and outcomes["dot"].failure.kind == "rejected"
+        assert REFUSES_ILLEGAL[adapter.name] in outcomes["dot"].failure.message
+    elif adapter.name in VERBATIM:
+        assert names == ["search.web", "plain"]
+    elif adapter.name in AGENTS_JS | LLAMA_INDEX | CREWAI:
+        assert names == ["search_web", "plain"]
+    else:
+        pytest.fail(f"no written expectation for {adapter.name}: add it here")
+
+
+def _forcing_a_rewritten_key(adapter, outcomes):
+    """Verbatim frameworks force the key that is in tools; Agents JS rewrites the tool, then refuses the choice;
+    LlamaIndex rewrites the tool and forces the key anyway, a name its own request does not list."""
+    forced = outcomes["dot+forced"]
+    if adapter.name in CREWAI:
+        assert forced.failure.kind == "not applicable"
+    elif adapter.name in VERBATIM:
+        assert forced.forced_name == "search.web" and "search.web" in forced.wire_names
+    elif adapter.name in LLAMA_INDEX:
+        assert forced.forced_name == "search.web" and forced.wire_names == ["search_web", "plain"]
+    elif adapter.name in REFUSES_ILLEGAL:
+        assert forced.requests == () and REFUSES_ILLEGAL[adapter.name] in forced.failure.message
+    else:
+        assert forced.requests == () and forced.failure.kind == "rejected"
+        assert 'toolChoice="search.web" does not match any available tool' in forced.failure.message
+
+
+def _a_forced_name_no_tool_has(adapter, outcomes):
+    """The raw SDK, LangChain and others send it anyway; Agents JS, pydantic-ai and AutoGen refuse before sending."""
+    unregistered = outcomes["unregistered"]
+    if adapter.name in CREWAI:
+        assert unregistered.failure.kind == "not applicable"
+    elif adapter.name in CHECK_FORCED:
+        assert unregistered.requests == () and unregistered.failure.kind == "rejected"
+        assert "missing" in unregistered.failure.message
+    else:
+        assert unregistered.requests and unregistered.failure is None
+        assert "missing" in json.dumps(unregistered.tool_choice)
+
+
+def test_an_unavailable_framework_is_recorded_not_dropped(capture_server, tmp_path):
+    unavailable = KeyedAdapter(name="unavailable-probe", pins=Pins("x", tmp_path, "python"), wire="chat-completions",
+                               unavailable="cannot be installed here: its wheel needs a compiler")
+    (tmp_path / "x-1.0.0").mkdir()
+    (tmp_path / "x-1.0.0" / "requirements.lock").write_text("x==1.0.0\n")
+    [outcome] = unavailable.run([for_keys("p", ["a"])], "1.0.0", server=capture_server)
+    assert outcome.failure.kind == "not applicable" and "compiler" in outcome.failure.message
+    assert outcome.result_json() == {"error": {"kind": "not applicable", "message": outcome.failure.message}}
+
+
+def test_cli_probe_framework_answers_per_key_set():
+    _installed(adapters.get("openai-agents-js"))
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "probe", "--framework", "openai-agents-js", "--json", "--tool-choice", "x.y"],
+        input=json.dumps([["a", "x.y"], ["a"]]), capture_output=True, text=True, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    first, second = json.loads(done.stdout)
+    assert first["error"]["kind"] == "rejected" and "x_y" in first["error"]["message"]
+    assert second["error"]["kind"] == "rejected"
+
+
+def test_cli_probe_rejects_an_unpinned_version_in_one_line():
+    done = subprocess.run([sys.executable, "-m", "probe_lib", "probe", "--framework", "ai-sdk", "--version", "0.0.1", "a"],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.count("\n") == 1 and "not pinned" in done.stderr
+
+
+def test_the_recorded_matrix_covers_every_registered_target():
+    recorded = matrix.table(matrix.read())
+    assert set(recorded["target"]) == {f"{name}@{version}" for name, version in matrix.targets()}
+    assert set(recorded["probe"]) == {probe.name for probe in matrix.PROBES}
