@@ -4,6 +4,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
     measurements/mastra-<version>.json   the catalogue's outcomes, measured live (or copied from recordings)
     ledger.csv                           every claim judged on every pinned version
+    export/                              every measured outcome as tidy CSV and Parquet, with dictionary.csv
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
     report.html                          the ledger first, then each notebook with its charts
@@ -30,7 +31,7 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.target import baseline
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.study import claims, recordings
+from probe_lib.study import claims, export, recordings
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
@@ -127,6 +128,7 @@ def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | Non
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
     table = claims.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)
+    export.export(folder / "export", primary=measurements)  # the tidy table of every outcome, this run's first
     workers = jobs or max(1, min(len(notebooks()), os.cpu_count() or 1))
     # One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
     # and wait forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
