@@ -70,6 +70,7 @@ def test_export_writes_csv_parquet_and_a_dictionary_of_every_column(exported):
 def test_export_rows_match_the_recordings_json(exported):
     _, folder = exported
     table = pd.read_csv(folder / "outcomes.csv", keep_default_na=False, na_values=["<NA>"], dtype=str)
+    table = table[table["recording"].isin([f"data/captures/{path.name}" for path in RECORDINGS])]
     raw = _raw_outcomes()
     keys = _registered_keys()
     groups = {name: rows for name, rows in table.groupby(["version", "scenario"])}
@@ -123,21 +124,23 @@ def test_export_refuses_a_folder_it_did_not_write(tmp_path):
 
 def test_cli_export_writes_the_tables(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path / "x")]) == 0
-    assert (tmp_path / "x" / "outcomes.parquet").exists() and "rows from 3 measurement files" in capsys.readouterr().out
+    shipped = len(list(paths.CAPTURES.rglob("*.json")))
+    assert (tmp_path / "x" / "outcomes.parquet").exists() and f"rows from {shipped} measurement files" in capsys.readouterr().out
 
 
 def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported):
     result, _ = exported
     frame = api.study(catalogue.scenarios(), ["1.0.4", "mastra@1.71.0"], measurements="recorded").frame
-    expected = result.frame[result.frame["version"].isin(["1.0.4", "1.71.0"])].reset_index(drop=True)
+    pinned = result.frame["recording"].isin(["data/captures/mastra-1.0.4.json", "data/captures/mastra-1.71.0.json"])
+    expected = result.frame[pinned].reset_index(drop=True)
     pd.testing.assert_frame_equal(frame, expected)
     assert len(api.study(catalogue.scenarios(), "1.0.4", measurements="recorded").requests) == sum(
         len(entry["requests"]) for entry in json.loads(RECORDINGS[0].read_text())["outcomes"])
 
 
 def test_a_scenario_without_a_recording_says_to_measure_it_live():
-    with pytest.raises(InputError, match="scenario 'mcp-keys' has no recording on mastra@1.71.0 .* measure it live"):
-        api.study(EXAMPLE, "1.71.0", measurements="recorded")
+    with pytest.raises(InputError, match="scenario 'article-rewrites' has no recording on mastra@1.71.0 .* measure it live"):
+        api.study(keysets.by_name("article-rewrites", normaliser), "1.71.0", measurements="recorded")
     changed = [s for s in catalogue.scenarios() if s.name == "choice-auto"][0]
     with pytest.raises(InputError, match="'choice-auto' differs from the recorded one"):
         api.study(changed.__class__(**{**changed.__dict__, "method": "stream"}), "1.71.0", measurements="recorded")
@@ -174,6 +177,10 @@ def test_run_out_writes_files_a_study_reads_back_equal(node_modules, tmp_path):
                           "--out", str(out)], capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, ran.stderr
     assert sorted(p.name for p in out.iterdir()) == sorted([*export.FILES, "mastra-1.0.4.json", "mastra-1.71.0.json"])
+    for name in ("mastra-1.0.4.json", "mastra-1.71.0.json"):  # deterministic, and the shipped recording is current
+        shipped = paths.CAPTURES / "example" / name
+        assert (out / name).read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8"), (
+            f"{shipped} is stale: probe-lib run {EXAMPLE} --framework mastra --out DIR, then copy DIR/*.json there")
     again = api.study(EXAMPLE, ["1.0.4", "1.71.0"], measurements=out).frame
     written = pd.read_parquet(out / "outcomes.parquet")
     pd.testing.assert_frame_equal(again.drop(columns=["source", "recording"]), written.drop(columns=["source", "recording"]))

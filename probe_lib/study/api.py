@@ -88,6 +88,23 @@ def as_target(target: TargetLike) -> Target:
     return target
 
 
+def versus(version: str, framework: str = DEFAULT_FRAMEWORK) -> list[Target]:
+    """``version`` and the pinned version furthest from it (the oldest; the newest when ``version`` is the oldest)."""
+    adapter = adapters.get(framework)
+    pinned = adapter.versions()
+    other = pinned[0] if adapter.check_version(version) != pinned[0] else pinned[-1]
+    return sorted({Target(framework, version), Target(framework, other)}, key=lambda t: version_key(t.version))
+
+
+def measurements_for_own_scenarios(measurements: str) -> str:
+    """Where a notebook studying scenarios of its own reads them: ``recorded`` stays, anything else is ``live``.
+
+    A ``reproduce`` folder holds the catalogue's measurements only, so scenarios from a file are measured live in
+    that report's run (and read from ``data/captures/`` when Node.js is missing, with a warning).
+    """
+    return "recorded" if measurements == "recorded" else "live"
+
+
 def as_scenarios(source: ScenarioSource | Iterable[ScenarioSource]) -> list[Scenario]:
     """The scenarios a file path, a key set, a scenario, or a list of any of them stands for, in order."""
     if isinstance(source, (str, Path)):

@@ -90,17 +90,22 @@ def verdict_grid(frame: pd.DataFrame, model: pd.Series | None = None) -> tuple[p
 
 
 def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
-    """Each scenario × key whose outcome differs between two targets (``"mastra@1.0.4"`` …), side by side."""
+    """Each way a key's outcome differs between two targets (``"mastra@1.0.4"`` …): one row per scenario × key ×
+    differing column of :data:`COMPARED`, with the value on each target (empty: the two targets agree throughout)."""
     labelled = frame.assign(target=frame["framework"] + "@" + frame["version"])
     missing = {first, second} - set(labelled["target"])
     if missing:
         raise ValueError(f"the frame holds no rows of {', '.join(sorted(missing))}; it has {', '.join(sorted(set(labelled['target'])))}")
     keyed = labelled[labelled["key"].notna()].set_index(["scenario", "key"])
     a = keyed[keyed["target"] == first][COMPARED]
-    b = keyed[keyed["target"] == second][COMPARED]
-    joined = a.add_suffix(f" {first}").join(b.add_suffix(f" {second}"), how="outer")
-    differs = pd.Series(False, index=joined.index)
+    b = keyed[keyed["target"] == second][COMPARED].reindex(a.index.union(keyed[keyed["target"] == second].index))
+    a = a.reindex(b.index)
+    rows = []
     for column in COMPARED:
-        left, right = joined[f"{column} {first}"], joined[f"{column} {second}"]
-        differs |= ~((left == right).fillna(False) | (left.isna() & right.isna()))
-    return joined[differs].reset_index()
+        left, right = a[column].astype("string"), b[column].astype("string")
+        same = (left == right).fillna(False) | (left.isna() & right.isna())
+        rows += [{"scenario": scenario, "key": key, "what": column, first: left[scenario, key], second: right[scenario, key]}
+                 for scenario, key in a.index[~same.to_numpy()]]
+    order = {name: n for n, name in enumerate(dict.fromkeys(frame["scenario"]))}
+    table = pd.DataFrame(rows, columns=["scenario", "key", "what", first, second]).astype("string")
+    return table.sort_values(["scenario", "key"], key=lambda s: s.map(order) if s.name == "scenario" else s, kind="stable", ignore_index=True)
