@@ -247,9 +247,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     from probe_lib.study import api, export, measurement_files
 
     if args.out is not None:
-        export.check_folder(args.out)
+        export.check_folder(args.out, also_ours=measurement_files.is_written_by_run)
     def announce(target, count: int) -> None:
-        print(f"probe-lib run: {count} scenarios on {target} …", file=sys.stderr, flush=True)
+        print(f"probe-lib run: {count} scenario(s) on {target} …", file=sys.stderr, flush=True)
 
     result = api.study(args.file, _run_targets(args), measurements="live", on_target=announce)
     if args.out is not None:

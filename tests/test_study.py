@@ -117,7 +117,7 @@ def test_export_reads_other_recordings_by_file_and_names_what_it_skips(tmp_path)
 
 def test_export_refuses_a_folder_it_did_not_write(tmp_path):
     (tmp_path / "mine.txt").write_text("keep me")
-    with pytest.raises(InputError, match="holds files an export did not write"):
+    with pytest.raises(InputError, match="holds files the kit did not write"):
         export.export(tmp_path)
     assert (tmp_path / "mine.txt").read_text() == "keep me"
 
@@ -209,3 +209,17 @@ def test_verdict_grid_and_differences_read_the_frame():
     raw = {(e["version"], e["scenario"]): _raw_names(e) for e in _raw_outcomes()}
     moved = {s for s in catalogue.by_name() if sorted(raw["1.0.4", s]) != sorted(raw["1.71.0", s])}
     assert moved <= set(changed["scenario"])
+
+
+def test_run_may_write_again_into_its_own_folder_but_not_over_foreign_files(tmp_path):
+    """`run --out` accepts a folder of its own earlier files (measurement files and tables) and nothing else."""
+    from probe_lib.core.target import Target
+
+    outcomes = [o for o, _ in measurement_files.find(catalogue.scenarios()[:2], Target("mastra", "1.71.0"))]
+    written = measurement_files.write(tmp_path, Target("mastra", "1.71.0"), outcomes, "recorded")
+    export.write_tables(tidy.frame(outcomes, ["recorded"] * 2), tmp_path)
+    export.check_folder(tmp_path, also_ours=measurement_files.is_written_by_run)  # no error: all ours
+    assert [o.scenario for o in measurement_files.read(written)[0]] == catalogue.scenarios()[:2]
+    shutil.copy(RECORDINGS[0], tmp_path / "mastra-1.0.4.json")  # a recording, not a file `run` writes
+    with pytest.raises(InputError, match=r"holds files the kit did not write \(mastra-1.0.4.json\)"):
+        export.check_folder(tmp_path, also_ours=measurement_files.is_written_by_run)

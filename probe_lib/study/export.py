@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 import pandas as pd
 
@@ -90,14 +91,15 @@ def read_csv(path: Path) -> pd.DataFrame:
     return frame
 
 
-def check_folder(folder: Path) -> None:
-    """Refuse a folder holding anything but an earlier export's files, so no file the kit did not write is replaced."""
+def check_folder(folder: Path, also_ours: Callable[[Path], bool] = lambda path: False) -> None:
+    """Refuse a folder holding anything but an earlier export's files (or files ``also_ours`` accepts), so no file
+    the kit did not write is replaced."""
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file; give a folder (new, empty, or an earlier export)")
     if folder.exists():
-        foreign = sorted(p.name for p in folder.iterdir() if p.name not in FILES)
+        foreign = sorted(p.name for p in folder.iterdir() if p.name not in FILES and not also_ours(p))
         if foreign:
-            raise InputError(f"--out {folder} holds files an export did not write ({', '.join(foreign[:3])}); "
+            raise InputError(f"--out {folder} holds files the kit did not write ({', '.join(foreign[:3])}); "
                              "choose a new or empty folder")
 
 
