@@ -64,7 +64,8 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
             if identity not in seen:
                 seen.add(identity)
                 outcomes.append(outcome)
-                files.append(measurement_files.shown(path))
+                files.append(str(path.relative_to(primary.parent)) if primary and path.is_relative_to(primary)
+                             else measurement_files.shown(path))
     return tidy.frame(outcomes, ["recorded"] * len(outcomes), files), read, skipped
 
 
