@@ -137,6 +137,9 @@ MALFORMED = {
     "no scenarios": ("description: nothing\n", "'scenarios' is a required property", ""),
     "unknown top field": (GOOD + "senarios: []\n", "field 'senarios'", "unknown field; known: description, scenarios"),
     "empty name": ("scenarios:\n  - name: ''\n", "field 'name'", "should be non-empty"),
+    "toolset named by a number": ("scenarios:\n  - name: s\n    toolsets: {1: [x]}\n", "scenario 's' (number 1): field 'toolsets'",
+                                  "1 is not of type 'string' (quote it"),
+    "a list, not a mapping": ("- name: a\n", "the top level must be a mapping with a 'scenarios' list, not list", ""),
     "not YAML": ("scenarios: [\n", "not valid YAML", ""),
     "empty file": ("", "the file is empty", ""),
 }

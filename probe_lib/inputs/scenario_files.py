@@ -67,7 +67,7 @@ FIELDS: Mapping[str, tuple[str, dict]] = {
     "tools": ("tools", _TOOLS),
     "agents": ("agents", _TOOLS),
     "workflows": ("workflows", _TOOLS),
-    "toolsets": ("toolsets", {"type": "object", "additionalProperties": _TOOLS}),
+    "toolsets": ("toolsets", {"type": "object", "propertyNames": {"type": "string"}, "additionalProperties": _TOOLS}),
     "clientTools": ("client_tools", _TOOLS),
     "toolChoice": ("tool_choice", {"x-expected": "auto, required, none or {type: tool, toolName: NAME}", "oneOf": [
         {"enum": ["auto", "required", "none"]},
@@ -159,7 +159,10 @@ def _schema_error_of(label: str, document: Any, error: jsonschema.ValidationErro
         if inner:
             return _schema_error_of(label, document, jsonschema.exceptions.best_match(inner))
         message = f"{json.dumps(error.instance, ensure_ascii=False)[:60]} is not {error.schema['x-expected']}"
-    if isinstance(error.instance, (int, float, bool)) and "string" in json.dumps(error.schema):
+    if not path and error.validator == "type":
+        message = f"the top level must be a mapping with a 'scenarios' list, not {type(error.instance).__name__}"
+    expected = str(error.validator_value) if error.validator == "type" else error.schema.get("x-expected", "")
+    if isinstance(error.instance, (int, float, bool)) and "string" in expected:
         message += " (quote it: YAML reads 42, 1.5, yes and no as numbers and booleans)"
     return InputError(f"{_where(label, document, path)}: {message[:200]}")
 
