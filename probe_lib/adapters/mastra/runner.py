@@ -108,9 +108,10 @@ class Runner:
         return results
 
     def format(self, records: Sequence[Sequence[str]]) -> list[dict]:
-        """The real ``Agent.formatTools`` on each record, without a request: ``names`` or ``error`` per record."""
+        """The real ``Agent.formatTools`` on each record, without a request: ``{"names": [...]}`` per record, or
+        ``{"error": {"kind": "collision", "name": ...}}`` / ``{"error": {"kind": "crash", "message": ...}}``."""
         reply = self.exchange([{"op": "format", "id": "format", "records": [list(keys) for keys in records]}], timeout=600)
-        return reply["format"]["results"]
+        return [_format_result(result) for result in reply["format"]["results"]]
 
     def _write(self, requests: Sequence[dict]) -> None:
         stdin = self._process.stdin
@@ -214,6 +215,15 @@ def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capt
         unrouted=tuple({"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None),
         elapsed_ms=report.get("elapsedMs", 0.0),
     )
+
+
+def _format_result(result: dict) -> dict:
+    """One ``format`` result, its error chain judged by :func:`classify` like a scenario's."""
+    if "names" in result:
+        return result
+    failure = classify(result["error"], sent_requests=False)
+    detail = {"name": failure.name} if failure.kind == "collision" else {"message": failure.message}
+    return {"error": {"kind": failure.kind, **detail}}
 
 
 def format_records(records: Sequence[Sequence[str]], version: str) -> list[dict]:

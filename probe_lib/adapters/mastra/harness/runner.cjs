@@ -195,13 +195,13 @@ async function runScenario(scenario) {
 }
 
 // Function-level mode: the real Agent.formatTools on a record of keys, without a request (for big key sets).
+// An error goes back as its chain, like a scenario's, so Python judges both in one place (runner.classify).
 function formatKeys(agent, keys) {
   const marker = { id: 'marker' };
   try {
     return { names: Object.keys(agent.formatTools(record(keys.map((key) => [key, marker])))) };
   } catch (error) {
-    if (error && error.id === 'AGENT_TOOL_NAME_COLLISION') return { error: { kind: 'collision', name: error.details?.toolName } };
-    return { error: { kind: 'crash', message: String(error?.message ?? error) } };
+    return { error: describeError(error) };
   }
 }
 
