@@ -38,7 +38,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.scenarios import Scenario, ToolSpec
 from probe_lib.wire.replies import reply_from_json
 
-#: Bigger than any hand-written file (the catalogue is 6 kB): a larger one is most likely the wrong file.
+#: Bigger than any hand-written file (the catalogue is 5 kB): a larger one is most likely the wrong file.
 MAX_FILE_BYTES = 1_000_000
 _DEFAULT = Scenario(name="defaults")
 
