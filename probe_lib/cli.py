@@ -364,8 +364,77 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_reproduce)
 
 
+def _run_targets(args: argparse.Namespace) -> list[str]:
+    """``--mastra`` versions, ``--framework`` names (every version the kit pins) and ``--target`` pairs, as text."""
+    from probe_lib import adapters
+
+    chosen = [f"mastra@{version}" for version in args.mastra or []] + list(args.target or [])
+    for framework in args.framework or []:
+        if framework == "mastra" and args.mastra:
+            continue  # its versions are the --mastra ones
+        chosen += [f"{framework}@{version}" for version in adapters.get(framework).versions()]
+    return chosen or [f"mastra@{baseline('mastra').version}"]
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from probe_lib.study import api, export, measurement_files
+
+    if args.out is not None:
+        export.check_folder(args.out, also_ours=measurement_files.is_written_by_run)
+    def announce(target, count: int) -> None:
+        print(f"probe-lib run: {count} scenario(s) on {target} …", file=sys.stderr, flush=True)
+
+    result = api.study(args.file, _run_targets(args), measurements="live", on_target=announce)
+    if args.out is not None:
+        by_target: dict = {}
+        for outcome, source in zip(result.outcomes, result.sources):
+            by_target.setdefault((outcome.target, source), []).append(outcome)
+        written = [measurement_files.write(args.out, target, outcomes, source) for (target, source), outcomes in by_target.items()]
+        for path in written + export.write_tables(result.frame, args.out):
+            print(path)
+    elif args.json:
+        print(json.dumps([{"scenario": o.scenario.name, "target": str(o.target), "source": source, **o.result_json()}
+                          for o, source in zip(result.outcomes, result.sources)], ensure_ascii=False))
+    else:
+        for outcome, source in zip(result.outcomes, result.sources):
+            print(f"{outcome.scenario.name} on {outcome.target} ({source}): {json.dumps(outcome.result_json(), ensure_ascii=False)}")
+    return 0
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("run", help="run the scenarios of a scenario file (YAML or JSON) on real targets")
+    parser.add_argument("file", type=Path, help="a scenario file (format: probe_lib/inputs/scenario_files.py; example: data/scenarios/example.yaml)")
+    parser.add_argument("--mastra", action="append", metavar="VERSION", help=f"a pinned @mastra/core version, repeatable ({', '.join(mastra.ADAPTER.versions())})")
+    parser.add_argument("--framework", action="append", metavar="NAME", help="a framework adapter, at every version the kit pins for it; repeatable")
+    parser.add_argument("--target", action="append", metavar="FRAMEWORK@VERSION", help="one exact target, repeatable")
+    output = parser.add_mutually_exclusive_group()
+    output.add_argument("--json", action="store_true", help="print one JSON array: scenario, target, source and the names sent (or the error)")
+    output.add_argument("--out", type=Path, metavar="DIR", help="write measurement files and the tidy table (CSV, Parquet, dictionary) into DIR")
+    parser.set_defaults(handler=cmd_run)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from probe_lib.study import export
+
+    result = export.export(args.out)
+    print(f"{len(result.frame)} rows from {len(result.read)} measurement files:")
+    for path in result.written:
+        print(path)
+    for reason in result.skipped:
+        print(f"skipped: {reason}")
+    return 0
+
+
+def _add_export(sub: argparse._SubParsersAction) -> None:
+    from probe_lib.core import paths
+
+    parser = sub.add_parser("export", help="every measured outcome under data/captures/ as tidy CSV and Parquet, with a data dictionary")
+    parser.add_argument("--out", type=Path, default=paths.ROOT / "export", help=f"folder: new, empty, or an earlier export (default {paths.ROOT / 'export'})")
+    parser.set_defaults(handler=cmd_export)
+
+
 #: Each adds one subcommand; keep one entry per concern.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_reproduce, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_reproduce, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint, _add_run, _add_export]
 
 
 def build_parser() -> argparse.ArgumentParser:

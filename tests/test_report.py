@@ -175,3 +175,15 @@ def test_reproduce_refuses_a_folder_that_is_not_a_report(tmp_path):
                           capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and "notes.txt, which the kit did not write" in done.stderr and done.stdout == ""
     assert keep.read_text() == "a user's file"
+
+
+@pytest.mark.node
+def test_report_exports_every_outcome_with_this_runs_measurement_first(live_report):
+    from probe_lib.study import export
+
+    folder = live_report.folder / "export"
+    assert sorted(path.name for path in folder.iterdir()) == sorted(export.FILES)
+    table = export.read_csv(folder / "outcomes.csv")
+    catalogue_rows = table[table["recording"].str.startswith("measurements/")]
+    assert set(catalogue_rows["version"]) == set(mastra.ADAPTER.versions())
+    assert not table["recording"].str.startswith("data/captures/mastra-").any(), "a recording shadowed this run's measurement"

@@ -4,6 +4,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
     measurements/mastra-<version>.json   the catalogue's outcomes, measured live (or copied from recordings)
     ledger.csv                           every claim judged on every pinned version
+    export/                              every measured outcome as tidy CSV and Parquet, with dictionary.csv
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
     report.html                          the ledger first, then each notebook with its charts, then the glossary
@@ -38,7 +39,7 @@ from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.present.progress import Stages
-from probe_lib.study import ledger, recordings
+from probe_lib.study import export, ledger, recordings
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: The glossary every notebook links its terms to (``glossary.ipynb#<heading id>``); the report renders it last.
@@ -190,6 +191,7 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
     table = ledger.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)
+    export.export(folder / "export", primary=measurements)  # the tidy table of every outcome, this run's first
     runs = _execute_all(folder, version, jobs, stages, solved)
     with stages.stage("rendering report", 1) as step:
         for run in runs:

@@ -1,105 +1,42 @@
 """The fixed scenarios behind every claim of the ledger: recorded per version, rerun live by ``reproduce``.
 
-Each scenario is one agent turn that isolates one behaviour. Names are stable: the ledger, the notebooks and
-the recordings in ``data/captures/`` refer to scenarios by name.
+Each scenario is one agent turn that isolates one behaviour. They are written in ``catalogue.yaml`` beside this
+module, in the same scenario file format a user writes their own in (:mod:`probe_lib.inputs.scenario_files`), so
+there is one way to say what a scenario is. Names are stable: the ledger, the notebooks and the recordings in
+``data/captures/`` refer to scenarios by name.
 """
 
 from __future__ import annotations
 
-from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
-from probe_lib.inputs.keysets import ARTICLE_SPREAD
-from probe_lib.wire.replies import TextReply, ToolCall, ToolCallsReply
+from functools import cache
+from pathlib import Path
 
-#: The article's running example: a weather tool whose id is ``get-weather``, registered under ``search.web``.
-WEATHER = ToolSpec("search.web", id="get-weather")
-#: Keys whose rewrite shows every rule at once: the article's spread, reconstructed (see ``keysets.ARTICLE_SPREAD``).
-AWKWARD_KEYS = ARTICLE_SPREAD
+from probe_lib.core.scenarios import Scenario
+from probe_lib.inputs import scenario_files
+
+PATH = Path(__file__).with_name("catalogue.yaml")
 
 #: The docs' built-in tools table as the article quotes it (export name -> the id the docs say the model sees).
 #: A claim's subject, not the package's facts: the runner reads those from the installed package.
 DOCS_BUILTIN_TABLE = {"askUserTool": "ask_user", "submitPlanTool": "submit_plan", "taskWriteTool": "task_write",
                       "webFetchTool": "web_fetch"}
-#: The docs' three examples of the key rule: key -> the tool's id (the docs' own ids; weatherTool's id is weather-tool).
-DOCS_KEY_EXAMPLES = (("weatherTool", "weather-tool"), ("weather-tool", "weather-tool"), ("my-custom-name", "weather-tool"))
 #: The length in the provider error issue 6302 quotes (a tools[].function.name of 67 against a maximum of 64).
 ISSUE_6302_LENGTH = 67
 
-_CALL_AND_FINISH = 2  # steps: the model's tool call, then its final text
 
-
-def _round_trip(name: str, called: str, method: str = "generate") -> Scenario:
-    """The scripted model calls ``called`` with city Paris, then answers ``done``."""
-    return Scenario(
-        name=name,
-        tools=(WEATHER,),
-        replies=(ToolCallsReply((ToolCall(called, {"city": "Paris"}, id="call_probe_1"),)), TextReply("done")),
-        max_steps=_CALL_AND_FINISH,
-        method=method,
-    )
+@cache
+def _loaded() -> tuple[Scenario, ...]:
+    return tuple(scenario_files.load(PATH))
 
 
 def scenarios() -> list[Scenario]:
-    """Every catalogued scenario, in a stable order."""
-    return [
-        # What the installed package says of itself: its built-in tools and the normaliser's source text.
-        Scenario("package-facts", report_package=True),
-        # The key rule (documented) and where it quietly stops holding.
-        Scenario("key-not-id", tools=(WEATHER,), instructions="Always call the get-weather tool."),
-        Scenario("docs-legal-keys", tools=(
-            ToolSpec("weatherTool", id="weather-tool"), ToolSpec("weather-tool", id="weather-tool-2"),
-            ToolSpec("my-custom-name", id="weather-tool-3"),
-        )),
-        Scenario("docs-key-examples", tools=tuple(ToolSpec(key, id=tool_id) for key, tool_id in DOCS_KEY_EXAMPLES)),
-        Scenario("builtins-by-export", all_builtins="export"),
-        Scenario("builtins-by-id", all_builtins="id"),
-        # The rewrite rules.
-        Scenario("rewrite-rules", tools=tools(*AWKWARD_KEYS)),
-        Scenario("single-rewrite", tools=(WEATHER,)),
-        Scenario("emoji-key", tools=tools("weather😀", "plain")),
-        # One character each outside a-zA-Z0-9_-: é and · are one UTF-16 code unit, 😀 is two.
-        Scenario("unicode-keys", tools=tools("caf\u00e9", "a\u00b7b", "weather\U0001F600")),
-        Scenario("length-64", tools=tools("a" * 64, "c" * 63)),
-        Scenario("length-issue-6302", tools=tools("m" * ISSUE_6302_LENGTH)),
-        Scenario("integer-keys", tools=tools("b", "42", "7", "x.y")),
-        # Collisions, including the ones no second tool causes.
-        Scenario("collision-dot-space", tools=tools("search.web", "search web")),
-        Scenario("collision-long", tools=tools("t" * 63 + "_one", "t" * 63 + "_two")),
-        Scenario("collision-64th-unit", tools=tools("a" * 63 + "x", "a" * 63 + "y")),
-        # Two emoji that share their high surrogate: the keys differ only in their 64th UTF-16 code unit.
-        Scenario("collision-64th-unit-utf16", tools=tools("a" * 62 + "\U0001F600", "a" * 62 + "\U0001F601")),
-        Scenario("collision-proto", tools=tools("..proto..")),
-        Scenario("empty-key", tools=tools("", "ok")),
-        Scenario("proto-key", tools=tools("__proto__", "plain")),
-        # toolChoice and activeTools.
-        *(Scenario(f"choice-{mode}", tools=(WEATHER,), tool_choice=mode) for mode in ("auto", "required", "none")),
-        Scenario("choice-by-key", tools=(WEATHER,), tool_choice=named("search.web")),
-        Scenario("choice-by-id", tools=(WEATHER,), tool_choice=named("get-weather")),
-        Scenario("choice-by-wire-name", tools=(WEATHER,), tool_choice=named("search_web")),
-        Scenario("choice-legal-key", tools=(ToolSpec("search_web", id="get-weather"),), tool_choice=named("search_web")),
-        Scenario("choice-by-key-stream", tools=(WEATHER,), tool_choice=named("search.web"), method="stream"),
-        Scenario("shared-record", tools=(WEATHER,), shared_by=2),
-        Scenario("active-tools-by-key", tools=(WEATHER, ToolSpec("plain")), active_tools=("search.web",)),
-        Scenario("active-tools-by-wire-name", tools=(WEATHER, ToolSpec("plain")), active_tools=("search_web",)),
-        # The round trip: the scripted model calls the tool back.
-        _round_trip("call-by-wire-name", "search_web"),
-        _round_trip("call-by-id", "get-weather"),
-        _round_trip("call-by-key", "search.web"),
-        _round_trip("call-by-wire-name-stream", "search_web", method="stream"),
-        Scenario(
-            "docs-builtin-example", tools=(ToolSpec("submitPlanTool", builtin="submitPlanTool"),), method="stream",
-            replies=(ToolCallsReply((ToolCall("submitPlanTool", {"title": "t", "plan": "p"}, id="call_probe_1"),)), TextReply("done")),
-        ),
-        # Other sources of tools.
-        Scenario("sub-agents-workflows", tools=tools("plain"), agents=(ToolSpec("research.bot"),),
-                 workflows=(ToolSpec("etl.job"),)),
-        Scenario("toolsets", toolsets={"my.set": (ToolSpec("set.tool"),), "other": (ToolSpec("plain"),)}),
-        Scenario("client-tools", tools=tools("plain"), client_tools=(ToolSpec("client.tool"),)),
-        # The remedy: a boundary normaliser applied to keys, toolChoice and activeTools together.
-        Scenario("remedy-choice-by-key", tools=(WEATHER, ToolSpec("search web")), tool_choice=named("search.web"),
-                 remedy=True),
-        Scenario("remedy-active-tools", tools=(WEATHER, ToolSpec("plain")), active_tools=("search.web",), remedy=True),
-    ]
+    """Every catalogued scenario, in a stable order (the file's)."""
+    return list(_loaded())
 
 
 def by_name() -> dict[str, Scenario]:
     return {scenario.name: scenario for scenario in scenarios()}
+
+
+#: The article's running example: a weather tool whose id is ``get-weather``, registered under ``search.web``.
+WEATHER = by_name()["single-rewrite"].tools[0]

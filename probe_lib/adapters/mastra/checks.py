@@ -202,7 +202,7 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
     outcome = e["rewrite-rules"]
     names = _names(outcome)
     keys = outcome.registered_keys
-    # The article's rules applied by hand to catalogue.AWKWARD_KEYS, minus weather-EU, in registration order.
+    # The article's rules applied by hand to the rewrite-rules keys (keysets.ARTICLE_SPREAD), minus weather-EU, in order.
     rewritten_in_registration_order = ["search_web", "_9lives", "my_tool", "ns_read_file", "_1" + "a" * 61, "b" * 63]
     if keys[2:3] != ["weather-EU"]:
         raise CheckError(f"rewrite-rules no longer registers weather-EU third: {keys}")

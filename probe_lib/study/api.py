@@ -1,0 +1,165 @@
+"""Ask your own question in one call: scenarios × targets in, a tidy pandas table of what went on the wire out.
+
+    from probe_lib.study.api import study
+    result = study("data/scenarios/example.yaml", ["mastra@1.0.4", "mastra@1.71.0"])
+    result.frame            # one row per scenario × target × tool (probe_lib.study.tidy.COLUMNS)
+    result.requests         # every request body, one row each
+    result.outcomes         # the Outcome objects themselves
+
+Scenarios come from a scenario file (a path), key sets of :mod:`probe_lib.inputs.keysets` (each becomes one
+``generate()`` turn registering its keys), ``Scenario`` objects, or a list mixing them. Targets are ``Target``
+objects, ``"framework@version"`` text, or a bare version (Mastra's). ``measurements`` says where outcomes come from:
+
+* ``"live"``: run now through the framework's adapter (a target not installed here falls back to its recording,
+  with a warning, and the rows say ``recorded``);
+* ``"recorded"``: measurement files under ``data/captures/`` (the catalogue's recordings, and any other);
+* a folder: measurement files in that folder (``probe-lib run --out``, ``reproduce``'s ``measurements/``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+from typing import Callable, Iterable, Sequence, Union
+
+import pandas as pd
+
+from probe_lib import adapters
+from probe_lib.adapters import npm
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.scenarios import Scenario, for_keys
+from probe_lib.core.target import DEFAULT_FRAMEWORK, Target, version_key
+from probe_lib.inputs import scenario_files
+from probe_lib.inputs.keysets import KeySet
+from probe_lib.study import measurement_files, tidy
+
+ScenarioSource = Union[str, Path, Scenario, KeySet]
+TargetLike = Union[Target, str]
+#: Node processes sharing one target's batch: two, the cores this kit is sized for.
+LIVE_WORKERS = 2
+
+
+class RecordedFallback(UserWarning):
+    """A live study asked for a target that is not installed here, so its rows are read from recordings."""
+
+
+@dataclass(frozen=True)
+class Study:
+    """Outcomes of scenarios on targets, each with its source, and the tidy views of them."""
+
+    outcomes: tuple[Outcome, ...]
+    #: Per outcome: ``live`` (measured now) or ``recorded``, and the measurement file it was read from (or ``None``).
+    sources: tuple[str, ...]
+    recordings: tuple[str | None, ...]
+
+    @cached_property
+    def frame(self) -> pd.DataFrame:
+        """One row per scenario × target × tool; columns and their meaning in :data:`probe_lib.study.tidy.COLUMNS`."""
+        return tidy.frame(self.outcomes, self.sources, self.recordings)
+
+    @cached_property
+    def requests(self) -> pd.DataFrame:
+        """Every request body sent, one row each: scenario, framework, version, number (0: first), wire format, body."""
+        rows = [
+            {"scenario": o.scenario.name, "framework": o.framework, "version": o.version, "number": number,
+             "wire_format": o.wire, "body": body}
+            for o in self.outcomes for number, body in enumerate(o.requests)
+        ]
+        return pd.DataFrame(rows, columns=["scenario", "framework", "version", "number", "wire_format", "body"])
+
+    def outcome(self, scenario: str, target: TargetLike) -> Outcome:
+        """The outcome of one scenario (by name) on one target."""
+        wanted = as_target(target)
+        for outcome in self.outcomes:
+            if outcome.scenario.name == scenario and outcome.target == wanted:
+                return outcome
+        raise InputError(f"this study has no scenario {scenario!r} on {wanted}")
+
+
+def as_target(target: TargetLike) -> Target:
+    """``Target``, ``"mastra@1.67.0"`` or a bare version of the default framework, checked against the registry."""
+    if isinstance(target, str):
+        target = Target.parse(target) if "@" in target else Target(DEFAULT_FRAMEWORK, target)
+    adapters.check_target(target)
+    return target
+
+
+def versus(version: str, framework: str = DEFAULT_FRAMEWORK) -> list[Target]:
+    """``version`` and the pinned version furthest from it (the oldest; the newest when ``version`` is the oldest)."""
+    adapter = adapters.get(framework)
+    pinned = adapter.versions()
+    other = pinned[0] if adapter.check_version(version) != pinned[0] else pinned[-1]
+    return sorted({Target(framework, version), Target(framework, other)}, key=lambda t: version_key(t.version))
+
+
+def measurements_for_own_scenarios(measurements: str) -> str:
+    """Where a notebook studying scenarios of its own reads them: ``recorded`` stays, anything else is ``live``.
+
+    A ``reproduce`` folder holds the catalogue's measurements only, so scenarios from a file are measured live in
+    that report's run (and read from ``data/captures/`` when Node.js is missing, with a warning).
+    """
+    return "recorded" if measurements == "recorded" else "live"
+
+
+def as_scenarios(source: ScenarioSource | Iterable[ScenarioSource]) -> list[Scenario]:
+    """The scenarios a file path, a key set, a scenario, or a list of any of them stands for, in order."""
+    if isinstance(source, (str, Path)):
+        return scenario_files.load(source)
+    if isinstance(source, Scenario):
+        return [source]
+    if isinstance(source, KeySet):
+        return [for_keys(source.name, source.keys)]
+    scenarios = [scenario for item in source for scenario in as_scenarios(item)]
+    names = [scenario.name for scenario in scenarios]
+    duplicated = sorted({name for name in names if names.count(name) > 1})
+    if duplicated:
+        raise InputError(f"scenario names must be unique in one study; given twice: {', '.join(duplicated)}")
+    return scenarios
+
+
+def _measure(scenarios: Sequence[Scenario], target: Target, measurements: str | Path) -> list[tuple[Outcome, str | None]]:
+    """Outcomes of ``scenarios`` on ``target``, each with the file it was read from (``None``: measured live now)."""
+    if measurements == "live":
+        adapter = adapters.get(target.framework)
+        if adapter.is_installed(target.version):
+            return [(outcome, None) for outcome in adapter.run(scenarios, target.version, workers=LIVE_WORKERS)]
+        warnings.warn(f"{target} is not installed here: reading its RECORDED outcomes instead of measuring live. "
+                      f"{npm.NODE_HELP}", RecordedFallback, stacklevel=3)
+        return measurement_files.find(scenarios, target)
+    folder = paths.CAPTURES if measurements == "recorded" else Path(measurements)
+    if not folder.is_dir():
+        raise InputError(f"measurements {str(measurements)!r} is not 'live', 'recorded' or a folder of measurement files")
+    return measurement_files.find(scenarios, target, folder)
+
+
+def study(
+    scenarios: ScenarioSource | Iterable[ScenarioSource],
+    targets: TargetLike | Iterable[TargetLike],
+    *,
+    measurements: str | Path = "live",
+    on_target: Callable[[Target, int], None] | None = None,
+) -> Study:
+    """Measure (or read) every scenario on every target; targets in framework then version order.
+
+    ``on_target(target, scenario_count)`` is called before each target, so long live runs can show progress.
+    """
+    chosen = as_scenarios(scenarios)
+    if not chosen:
+        raise InputError("no scenarios to study: give a scenario file, key sets or Scenario objects")
+    wanted = [as_target(targets)] if isinstance(targets, (str, Target)) else [as_target(t) for t in targets]
+    if not wanted:
+        raise InputError("no targets to study: give e.g. 'mastra@1.71.0'")
+    measured: list[tuple[Outcome, str | None]] = []
+    for target in sorted(set(wanted), key=lambda t: (t.framework, version_key(t.version))):
+        if on_target is not None:
+            on_target(target, len(chosen))
+        measured += _measure(chosen, target, measurements)
+    return Study(
+        outcomes=tuple(outcome for outcome, _ in measured),
+        sources=tuple("live" if file is None else "recorded" for _, file in measured),
+        recordings=tuple(file for _, file in measured),
+    )

@@ -1,0 +1,111 @@
+"""Reading a study's tidy table across targets: what each turn did, in one word, and where two targets differ.
+
+Everything here takes the frame :func:`probe_lib.study.api.study` returns (``Study.frame``) or an export's
+``outcomes.csv`` read back, so a notebook compares targets without reaching into ``Outcome`` objects.
+:func:`verdict_grid` feeds :func:`probe_lib.present.charts.category_grid`, coloured by :data:`VERDICT_COLOURS`.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable
+
+import pandas as pd
+
+from probe_lib.core.naming import NameRule
+from probe_lib.core.scenarios import Scenario
+
+#: What a turn did, worst first: the first that applies is its verdict.
+VERDICT_COLOURS = {
+    "error": "#e07b7b",
+    "forced tool not in tools": "#f0a35e",
+    "keys left out": "#f3d36b",
+    "sent, renamed": "#9cc7e8",
+    "sent as registered": "#8fd18f",
+    "Python model": "#d9d9d9",
+}
+#: The columns that say what a key became on a target; two targets differ on a key when any of them does.
+COMPARED = ["wire_name", "position_after", "forced_tool", "forced_in_tools", "error_kind"]
+
+
+def target_label(framework: str, version: str) -> str:
+    return f"{framework}@{version}"
+
+
+def _verdict(turn: pd.DataFrame) -> str:
+    first = turn.iloc[0]
+    if pd.notna(first["error_kind"]) or first["requests"] == 0:
+        return "error"
+    if pd.notna(first["forced_tool"]) and not first["forced_in_tools"]:
+        return "forced tool not in tools"
+    keyed = turn[turn["key"].notna()]
+    if not keyed["on_wire"].all():
+        return "keys left out"
+    return "sent, renamed" if keyed["rewritten"].fillna(False).any() else "sent as registered"
+
+
+def turns(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per scenario × target: the names sent in wire order, the forced tool, the error, and a verdict."""
+    rows = []
+    for (scenario, framework, version), turn in frame.groupby(["scenario", "framework", "version"], sort=False):
+        sent = turn[turn["on_wire"]].sort_values("position_after")["wire_name"].tolist()
+        first = turn.iloc[0]
+        rows.append({
+            "scenario": scenario, "target": target_label(framework, version), "source": first["source"],
+            "names sent": ", ".join(sent) if first["requests"] else "no request",
+            "forced tool": first["forced_tool"], "error": first["error_kind"], "verdict": _verdict(turn),
+        })
+    return pd.DataFrame(rows)
+
+
+def model_names(scenarios: Iterable[Scenario], rule: NameRule) -> pd.Series:
+    """What the Python model of a name rule makes of each scenario's ``tools`` keys alone (no call options).
+
+    Beside measured targets it shows what the rule predicts; toolChoice, activeTools and other tool sources are
+    not part of the model, so a difference there is the framework's doing, not the rule's.
+    """
+    predicted = {}
+    for scenario in scenarios:
+        result = rule.normalise([spec.key for spec in scenario.tools])
+        predicted[scenario.name] = ", ".join(result.names) if result.error is None else f"error: {result.error.kind}"
+    return pd.Series(predicted, name="Python model")
+
+
+def verdict_grid(frame: pd.DataFrame, model: pd.Series | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(categories, labels)`` of scenario × target: each turn's verdict, labelled with the names it sent.
+
+    ``model`` (from :func:`model_names`) adds a grey column of what the name rule predicts.
+    """
+    table = turns(frame)
+    order = list(dict.fromkeys(table["scenario"]))
+    targets = list(dict.fromkeys(table["target"]))
+    categories = table.pivot(index="scenario", columns="target", values="verdict").reindex(index=order, columns=targets)
+    labels = table.pivot(index="scenario", columns="target", values="names sent").reindex(index=order, columns=targets)
+    forced = table.pivot(index="scenario", columns="target", values="forced tool").reindex(index=order, columns=targets)
+    labels = labels.where(forced.isna(), labels + ", forced: " + forced.astype("string"))
+    if model is not None:
+        categories["Python model"] = "Python model"
+        labels["Python model"] = model.reindex(order)
+    labels = labels.apply(lambda column: column.str.replace(", ", "\n"))  # one name a line, so none is cut
+    return categories, labels
+
+
+def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
+    """Each way a key's outcome differs between two targets (``"mastra@1.0.4"`` …): one row per scenario × key ×
+    differing column of :data:`COMPARED`, with the value on each target (empty: the two targets agree throughout)."""
+    labelled = frame.assign(target=frame["framework"] + "@" + frame["version"])
+    missing = {first, second} - set(labelled["target"])
+    if missing:
+        raise ValueError(f"the frame holds no rows of {', '.join(sorted(missing))}; it has {', '.join(sorted(set(labelled['target'])))}")
+    keyed = labelled[labelled["key"].notna()].set_index(["scenario", "key"])
+    a = keyed[keyed["target"] == first][COMPARED]
+    b = keyed[keyed["target"] == second][COMPARED].reindex(a.index.union(keyed[keyed["target"] == second].index))
+    a = a.reindex(b.index)
+    rows = []
+    for column in COMPARED:
+        left, right = a[column].astype("string"), b[column].astype("string")
+        same = (left == right).fillna(False) | (left.isna() & right.isna())
+        rows += [{"scenario": scenario, "key": key, "what": column, first: left[scenario, key], second: right[scenario, key]}
+                 for scenario, key in a.index[~same.to_numpy()]]
+    order = {name: n for n, name in enumerate(dict.fromkeys(frame["scenario"]))}
+    table = pd.DataFrame(rows, columns=["scenario", "key", "what", first, second]).astype("string")
+    return table.sort_values(["scenario", "key"], key=lambda s: s.map(order) if s.name == "scenario" else s, kind="stable", ignore_index=True)

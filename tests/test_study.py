@@ -1,0 +1,225 @@
+"""The study API and the export: tidy rows checked against the recordings' own JSON, read independently of the code."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections import Counter
+
+import pandas as pd
+import pytest
+import yaml
+
+from probe_lib.adapters.mastra import catalogue
+from probe_lib.cli import main
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+from probe_lib.inputs import keysets
+from probe_lib.adapters.mastra import normaliser
+from probe_lib.study import api, compare, export, measurement_files, tidy
+
+RECORDINGS = sorted(paths.CAPTURES.glob("mastra-*.json"))
+EXAMPLE = paths.DATA / "scenarios" / "example.yaml"
+
+
+def _registered_keys() -> dict[str, int]:
+    """Keys each catalogue scenario registers, counted from the YAML itself (not through the kit's reader)."""
+    document = yaml.safe_load(catalogue.PATH.read_text(encoding="utf-8"))
+    counts = {}
+    for entry in document["scenarios"]:
+        lists = [entry.get(field, []) for field in ("tools", "agents", "workflows", "clientTools")]
+        lists += list(entry.get("toolsets", {}).values())
+        counts[entry["name"]] = sum(map(len, lists))
+    return counts
+
+
+def _raw_outcomes() -> list[dict]:
+    """Every outcome entry of the pinned recordings, as plain JSON."""
+    return [entry for path in RECORDINGS for entry in json.loads(path.read_text(encoding="utf-8"))["outcomes"]]
+
+
+def _raw_names(entry: dict) -> list[str]:
+    """Tool names of an entry's first request, read from the Chat Completions body by hand."""
+    assert entry["wire"] == "chat-completions"
+    return [tool["function"]["name"] for tool in entry["requests"][0].get("tools", [])] if entry["requests"] else []
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("export")
+    result = export.export(folder / "out")
+    return result, folder / "out"
+
+
+def test_export_writes_csv_parquet_and_a_dictionary_of_every_column(exported):
+    result, folder = exported
+    assert sorted(p.name for p in folder.iterdir()) == sorted(export.FILES)
+    dictionary = pd.read_csv(folder / "dictionary.csv")
+    csv = pd.read_csv(folder / "outcomes.csv", nrows=1)
+    parquet = pd.read_parquet(folder / "outcomes.parquet")
+    assert list(csv.columns) == list(parquet.columns) == list(dictionary["column"])
+    assert dictionary["meaning"].str.len().min() > 10 and set(dictionary["type"]) <= {"string", "Int64", "boolean"}
+    assert dict(parquet.dtypes.astype(str)) == dict(zip(dictionary["column"], dictionary["type"]))
+    assert len(parquet) == len(result.frame) and not result.skipped
+    pd.testing.assert_frame_equal(export.read_csv(folder / "outcomes.csv"), parquet)
+    assert (parquet["key"] == "").sum() == len(RECORDINGS)  # the empty-key scenario's "" is a key, not a missing value
+
+
+def test_export_rows_match_the_recordings_json(exported):
+    _, folder = exported
+    table = pd.read_csv(folder / "outcomes.csv", keep_default_na=False, na_values=["<NA>"], dtype=str)
+    table = table[table["recording"].isin([f"data/captures/{path.name}" for path in RECORDINGS])]
+    raw = _raw_outcomes()
+    keys = _registered_keys()
+    groups = {name: rows for name, rows in table.groupby(["version", "scenario"])}
+    assert set(groups) == {(entry["version"], entry["scenario"]) for entry in raw}
+    for entry in raw:
+        rows = groups[entry["version"], entry["scenario"]]
+        names = _raw_names(entry)
+        where = f"{entry['scenario']} on {entry['version']}"
+        # One row per registered key; every name sent is on some row, at its index in the request.
+        assert len(rows) == max(1, keys[entry["scenario"]]), where
+        assert rows["key"].notna().sum() == keys[entry["scenario"]], where
+        sent = rows[rows["on_wire"] == "True"]
+        assert Counter(sent["wire_name"]) == Counter(names), where
+        assert all(names[int(position)] == name for name, position in zip(sent["wire_name"], sent["position_after"])), where
+        choice = entry["requests"][0].get("tool_choice") if entry["requests"] else None
+        forced = choice["function"]["name"] if isinstance(choice, dict) else None
+        assert set(rows["forced_tool"].dropna()) == ({forced} if forced else set()), where
+        kind = entry["failure"]["kind"] if entry["failure"] else None
+        assert set(rows["error_kind"].dropna()) == ({kind} if kind else set()), where
+        assert set(rows["requests"]) == {str(len(entry["requests"]))}, where
+    assert len(table) == sum(max(1, keys[entry["scenario"]]) for entry in raw)
+
+
+def test_export_reads_other_recordings_by_file_and_names_what_it_skips(tmp_path):
+    captures = tmp_path / "captures"
+    (captures / "sweep").mkdir(parents=True)
+    shutil.copy(RECORDINGS[0], captures / RECORDINGS[0].name)
+    other = json.loads(RECORDINGS[0].read_text(encoding="utf-8"))
+    for entry in other["outcomes"]:
+        entry["framework"], entry["scenario"] = "otherframework", f"sweep-{entry['scenario']}"
+    (captures / "sweep" / "otherframework-0.1.0.json").write_text(json.dumps(other), encoding="utf-8")
+    (captures / "notes.json").write_text('{"not": "a recording"}', encoding="utf-8")
+    frame, read, skipped = export.gather(captures=captures)
+    assert len(read) == 2 and len(skipped) == 1 and "notes.json is not a measurement file" in skipped[0]
+    sweep = frame[frame["framework"] == "otherframework"]
+    mastra_rows = frame[frame["framework"] == "mastra"]
+    # A scenario no file or catalogue defines still gets a row per key it measured and every name it sent; an
+    # unknown framework has no name rule, so no rule flags.
+    assert sweep["key"].notna().sum() == sum(len(entry["keys_after"]) for entry in other["outcomes"])
+    assert Counter(sweep[sweep["on_wire"]]["wire_name"]) == Counter(mastra_rows[mastra_rows["on_wire"]]["wire_name"])
+    assert sweep["rules_fired"].isna().all() and mastra_rows["rules_fired"].notna().all()
+    assert sweep["recording"].str.endswith("sweep/otherframework-0.1.0.json").all()
+
+
+def test_export_refuses_a_folder_it_did_not_write(tmp_path):
+    (tmp_path / "mine.txt").write_text("keep me")
+    with pytest.raises(InputError, match="holds files the kit did not write"):
+        export.export(tmp_path)
+    assert (tmp_path / "mine.txt").read_text() == "keep me"
+
+
+def test_cli_export_writes_the_tables(tmp_path, capsys):
+    assert main(["export", "--out", str(tmp_path / "x")]) == 0
+    shipped = len(list(paths.CAPTURES.rglob("*.json")))
+    assert (tmp_path / "x" / "outcomes.parquet").exists() and f"rows from {shipped} measurement files" in capsys.readouterr().out
+
+
+def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported):
+    result, _ = exported
+    frame = api.study(catalogue.scenarios(), ["1.0.4", "mastra@1.71.0"], measurements="recorded").frame
+    pinned = result.frame["recording"].isin(["data/captures/mastra-1.0.4.json", "data/captures/mastra-1.71.0.json"])
+    expected = result.frame[pinned].reset_index(drop=True)
+    pd.testing.assert_frame_equal(frame, expected)
+    assert len(api.study(catalogue.scenarios(), "1.0.4", measurements="recorded").requests) == sum(
+        len(entry["requests"]) for entry in json.loads(RECORDINGS[0].read_text())["outcomes"])
+
+
+def test_a_scenario_without_a_recording_says_to_measure_it_live():
+    with pytest.raises(InputError, match="scenario 'article-rewrites' has no recording on mastra@1.71.0 .* measure it live"):
+        api.study(keysets.by_name("article-rewrites", normaliser), "1.71.0", measurements="recorded")
+    changed = [s for s in catalogue.scenarios() if s.name == "choice-auto"][0]
+    with pytest.raises(InputError, match="'choice-auto' differs from the recorded one"):
+        api.study(changed.__class__(**{**changed.__dict__, "method": "stream"}), "1.71.0", measurements="recorded")
+
+
+def test_study_inputs_are_checked():
+    with pytest.raises(InputError, match="no framework adapter named 'nope'"):
+        api.study(EXAMPLE, "nope@1.0.0", measurements="recorded")
+    with pytest.raises(InputError, match="given twice: .*mcp-keys"):
+        api.as_scenarios([EXAMPLE, EXAMPLE])
+    with pytest.raises(InputError, match="is not 'live', 'recorded' or a folder"):
+        api.study(EXAMPLE, "1.71.0", measurements="/no/such/folder")
+
+
+@pytest.mark.node
+def test_key_sets_measured_live_give_one_row_per_key_matching_the_request(node_modules):
+    sets = keysets.article_sets()[:3]
+    result = api.study(sets, "mastra@1.71.0")
+    frame = result.frame
+    assert set(frame["source"]) == {"live"}
+    for keyset, outcome in zip(sets, result.outcomes):
+        rows = frame[frame["scenario"] == keyset.name]
+        assert list(rows["key"]) == list(keyset.keys)
+        sent = rows[rows["on_wire"]].sort_values("position_after")["wire_name"].tolist()
+        assert sent == [tool["function"]["name"] for tool in outcome.requests[0]["tools"]]
+        assert result.requests[result.requests["scenario"] == keyset.name]["body"].iloc[0] == outcome.requests[0]
+
+
+@pytest.mark.node
+def test_run_out_writes_files_a_study_reads_back_equal(node_modules, tmp_path):
+    """`probe-lib run FILE --out DIR` (a real process), then the study API on DIR: the same rows."""
+    out = tmp_path / "mine"
+    ran = subprocess.run([sys.executable, "-m", "probe_lib", "run", str(EXAMPLE), "--mastra", "1.0.4", "--mastra", "1.71.0",
+                          "--out", str(out)], capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr
+    assert sorted(p.name for p in out.iterdir()) == sorted([*export.FILES, "mastra-1.0.4.json", "mastra-1.71.0.json"])
+    for name in ("mastra-1.0.4.json", "mastra-1.71.0.json"):  # deterministic, and the shipped recording is current
+        shipped = paths.CAPTURES / "example" / name
+        assert (out / name).read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8"), (
+            f"{shipped} is stale: probe-lib run {EXAMPLE} --framework mastra --out DIR, then copy DIR/*.json there")
+    again = api.study(EXAMPLE, ["1.0.4", "1.71.0"], measurements=out).frame
+    written = pd.read_parquet(out / "outcomes.parquet")
+    pd.testing.assert_frame_equal(again.drop(columns=["source", "recording"]), written.drop(columns=["source", "recording"]))
+    # The example's question, answered on the wire: forcing by key names a function the tools do not hold.
+    turns = compare.turns(written).set_index(["scenario", "target"])
+    assert turns.loc[("mcp-forced-by-key", "mastra@1.71.0"), "verdict"] == "forced tool not in tools"
+    assert turns.loc[("mcp-forced-by-key-remedy", "mastra@1.71.0"), "verdict"] != "forced tool not in tools"
+
+
+def test_cli_run_rejects_a_bad_file_in_one_line(tmp_path, capsys):
+    path = tmp_path / "bad.yaml"
+    path.write_text("scenarios:\n  - name: a\n    tols: [x]\n", encoding="utf-8")
+    assert main(["run", str(path), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{path}: scenario 'a' (number 1): field 'tols': unknown field" in err
+
+
+def test_verdict_grid_and_differences_read_the_frame():
+    frame = api.study(catalogue.scenarios(), ["1.0.4", "1.71.0"], measurements="recorded").frame
+    categories, labels = compare.verdict_grid(frame, compare.model_names(catalogue.scenarios(), normaliser))
+    assert list(categories.columns) == ["mastra@1.0.4", "mastra@1.71.0", "Python model"]
+    assert categories.loc["choice-by-key", "mastra@1.71.0"] == "forced tool not in tools"
+    assert categories.loc["collision-dot-space", "mastra@1.0.4"] == "error"
+    assert set(categories.stack()) <= set(compare.VERDICT_COLOURS)
+    changed = compare.differences(frame, "mastra@1.0.4", "mastra@1.71.0")
+    raw = {(e["version"], e["scenario"]): _raw_names(e) for e in _raw_outcomes()}
+    moved = {s for s in catalogue.by_name() if sorted(raw["1.0.4", s]) != sorted(raw["1.71.0", s])}
+    assert moved <= set(changed["scenario"])
+
+
+def test_run_may_write_again_into_its_own_folder_but_not_over_foreign_files(tmp_path):
+    """`run --out` accepts a folder of its own earlier files (measurement files and tables) and nothing else."""
+    from probe_lib.core.target import Target
+
+    outcomes = [o for o, _ in measurement_files.find(catalogue.scenarios()[:2], Target("mastra", "1.71.0"))]
+    written = measurement_files.write(tmp_path, Target("mastra", "1.71.0"), outcomes, "recorded")
+    export.write_tables(tidy.frame(outcomes, ["recorded"] * 2), tmp_path)
+    export.check_folder(tmp_path, also_ours=measurement_files.is_written_by_run)  # no error: all ours
+    assert [o.scenario for o in measurement_files.read(written)[0]] == catalogue.scenarios()[:2]
+    shutil.copy(RECORDINGS[0], tmp_path / "mastra-1.0.4.json")  # a recording, not a file `run` writes
+    with pytest.raises(InputError, match=r"holds files the kit did not write \(mastra-1.0.4.json\)"):
+        export.check_folder(tmp_path, also_ours=measurement_files.is_written_by_run)
