@@ -61,12 +61,16 @@ const VOLATILE_KEYS = new Set(['runId', 'threadId', 'resourceId', 'traceId', 'sp
   'timestamp', 'createdAt', 'updatedAt', 'startedAt', 'endedAt', 'durationMs', 'elapsedMs']);
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const LOOPBACK_PORT = /(http:\/\/127\.0\.0\.1):\d+/g;
+// The capture server's per-batch scenario id (its place in the batch), which a rerun of a subset changes.
+const SCENARIO_PATH = /\/s\/[^/\s]+\//g;
 function scrub(value) {
   if (Array.isArray(value)) return value.map(scrub);
   if (value && typeof value === 'object') {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, VOLATILE_KEYS.has(k) ? '<volatile>' : scrub(v)]));
   }
-  if (typeof value === 'string') return value.replace(UUID, '<uuid>').replace(LOOPBACK_PORT, '$1:<port>');
+  if (typeof value === 'string') {
+    return value.replace(UUID, '<uuid>').replace(LOOPBACK_PORT, '$1:<port>').replace(SCENARIO_PATH, '/s/<scenario>/');
+  }
   return value;
 }
 function logArg(value) {
