@@ -126,7 +126,8 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("probe", help="what the real @mastra/core sends for tool keys (one generate() turn each)")
     parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
     parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION",
-                        help=f"pinned @mastra/core version ({', '.join(mastra.ADAPTER.versions())})")
+                        help=f"@mastra/core version: pinned ({', '.join(mastra.ADAPTER.versions())}) or any served "
+                             "one, installed on first use (`probe-lib versions` lists them)")
     parser.add_argument("--tool-choice", metavar="NAME", help="force a tool by this name (toolChoice {type:'tool'})")
     parser.add_argument("--workers", type=int, default=2, help="Node processes sharing the batch (default 2)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
@@ -207,7 +208,7 @@ def cmd_record(args: argparse.Namespace) -> int:
 def _add_record(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
     parser.add_argument("--mastra", action="append", metavar="VERSION",
-                        help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(mastra.ADAPTER.versions())})")
+                        help=f"a @mastra/core version (pinned or served), repeatable (default the pinned: {', '.join(mastra.ADAPTER.versions())})")
     parser.set_defaults(handler=cmd_record)
 
 
@@ -227,12 +228,75 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced (default {paths.REPORT})")
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=int, help="notebooks executed at once (default: one per core)")
-    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", help="version the finding notebooks show")
+    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", help="version the finding notebooks show (pinned or any served one)")
     parser.set_defaults(handler=cmd_reproduce)
 
 
+def cmd_versions(args: argparse.Namespace) -> int:
+    from probe_lib.adapters.mastra import versions
+
+    pinned = set(versions.pinned())
+    for version in versions.served(refresh=args.refresh):
+        if args.prereleases or versions.is_stable(version):
+            marks = [mark for mark, on in (("pinned", version in pinned), ("installed", versions.is_installed(version))) if on]
+            print(version + (f"  ({', '.join(marks)})" if marks else ""))
+    return 0
+
+
+def _add_versions(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("versions", help="the @mastra/core versions the npm registry serves (any can be probed)")
+    parser.add_argument("--prereleases", action="store_true", help="list prereleases too")
+    parser.add_argument("--refresh", action="store_true", help="ask the registry again instead of the cached list")
+    parser.set_defaults(handler=cmd_versions)
+
+
+def _add_range(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prereleases", action="store_true", help="include prereleases (default: stable versions only)")
+    parser.add_argument("--since", metavar="VERSION", help="first version to include")
+    parser.add_argument("--until", metavar="VERSION", help="last version to include")
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from probe_lib.study import sweep
+
+    chosen = args.mastra or sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
+    rows = sweep.sweep(chosen, retry_failed=args.retry_failed, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    failed = [r.version for r in rows if r.scenario == sweep.WHOLE_VERSION]
+    print(f"{len({r.version for r in rows})} versions, {len(rows)} rows; could not run: {', '.join(failed) or 'none'}")
+    if args.write_summary:
+        print(sweep.write_summary(sweep.all_cached()))
+    return 0
+
+
+def _add_sweep(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("sweep", help="the scenario catalogue on every served @mastra/core version (cached per version)")
+    parser.add_argument("--mastra", action="append", metavar="VERSION", help="only this version, repeatable")
+    _add_range(parser)
+    parser.add_argument("--retry-failed", action="store_true", help="measure again versions that failed to install or run")
+    parser.add_argument("--write-summary", action="store_true",
+                        help="write data/version_timeline.csv from every version measured so far")
+    parser.set_defaults(handler=cmd_sweep)
+
+
+def cmd_bisect(args: argparse.Namespace) -> int:
+    from probe_lib.study import bisect, sweep
+
+    chosen = sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
+    boundary = bisect.bisect(args.scenario, chosen, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    print(boundary.to_text())
+    return 0
+
+
+def _add_bisect(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("bisect", help="the first served version where one scenario's behaviour changed")
+    parser.add_argument("scenario", help="a scenario of the catalogue (probe_lib/adapters/mastra/catalogue.py)")
+    _add_range(parser)
+    parser.set_defaults(handler=cmd_bisect)
+
+
 #: Each adds one subcommand; keep one entry per concern.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_reproduce, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_reproduce, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint,
+                                                                    _add_versions, _add_sweep, _add_bisect]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -66,10 +66,10 @@ def notebooks() -> list[Path]:
     return sorted(paths.NOTEBOOKS.glob(NOTEBOOK_GLOB))
 
 
-def measure_all(folder: Path, *, live: bool) -> str:
-    """Write one measurement file per pinned version into ``folder``; return "live" or "recorded"."""
+def measure_all(folder: Path, *, live: bool, shown: str | None = None) -> str:
+    """Write one measurement file per pinned version (and ``shown``, any served one) into ``folder``; return the source."""
     source = "live" if live and all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())) else "recorded"
-    for version in mastra.ADAPTER.versions():
+    for version in dict.fromkeys((*mastra.ADAPTER.versions(), *([shown] if shown else []))):
         outcomes = recordings.measure(version) if source == "live" else recordings.load(version)
         recordings.write(folder / recordings.recording_path(version).name, version, outcomes, source)
     return source
@@ -123,7 +123,7 @@ def reproduce(folder: Path = paths.REPORT, *, live: bool = True, jobs: int | Non
     mastra.ADAPTER.check_version(version)
     _clear(folder)
     measurements = folder / "measurements"
-    source = measure_all(measurements, live=live)
+    source = measure_all(measurements, live=live, shown=version)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
     table = claims.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)

@@ -33,7 +33,7 @@ def measure(version: str, source: str = "live") -> dict[str, Outcome]:
     """The catalogue's outcomes on ``version`` by scenario name, from ``source`` (see the module docstring)."""
     mastra.ADAPTER.check_version(version)
     if source == "live":
-        if mastra.ADAPTER.is_installed(version):
+        if mastra.ADAPTER.can_run(version):  # a served, unpinned version installs on first use
             return recordings.outcomes(version, live=True)
         warnings.warn(
             f"Node.js or the pinned @mastra/core is missing: showing RECORDED outcomes of {version} "

@@ -1,5 +1,5 @@
 'use strict';
-// One long-lived Node process running scenarios against one pinned @mastra/core.
+// One long-lived Node process running scenarios against one @mastra/core version, of any era.
 //
 //   node runner.cjs MODULES_DIR VERSION [CONCURRENCY]
 //
@@ -7,43 +7,105 @@
 // RESULT_MARK so that anything Mastra itself prints to stdout cannot be mistaken for a result. A scenario that
 // throws or hangs is reported with its error; it never stops the batch. See probe_lib/harness.py for the shapes.
 
+const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const { createRequire } = require('module');
+const { pathToFileURL } = require('url');
 
 const [modulesDir, version, concurrencyArg] = process.argv.slice(2);
 const RESULT_MARK = '\u001eRESULT ';
 const requireFrom = createRequire(path.join(path.resolve(modulesDir), 'noop.js'));
 const pkg = `mastra-${version}`;
-const { Agent } = requireFrom(`${pkg}/agent`);
-const mastraTools = requireFrom(`${pkg}/tools`);
-const { createTool } = mastraTools;
+const IS_0X = version.startsWith('0.');
 const { z } = requireFrom('zod');
 
 const BUILTIN_EXPORTS = ['askUserTool', 'submitPlanTool', 'taskWriteTool', 'webFetchTool'];
 
-function emit(result) {
-  process.stdout.write(RESULT_MARK + JSON.stringify(result) + '\n');
+// What this version offers, filled in by loadEra() before the first scenario (each era differs; see below).
+let Agent = null;
+let mastraTools = {};
+let createTool = null;
+let modelConfig = null;
+// Why no scenario can run on this version at all (e.g. 0.1.x has no Agent), or null.
+let unavailable = null;
+
+// A scenario this version cannot express: classified "not applicable" (probe_lib/adapters/mastra/runner.classify).
+class NotApplicable extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'NotApplicable';
+  }
 }
 
-// The model settings every scenario uses: an OpenAI-compatible endpoint on the capture server.
-function modelConfig(url) {
-  return { id: 'openai/gpt-4o-mini', url, apiKey: 'sk-probe-not-a-secret' };
+// The import target of `${pkg}${sub}` from the package's own `exports` map (ESM-only versions such as 0.2.x).
+function importPath(sub) {
+  const root = path.join(path.resolve(modulesDir), pkg);
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const exportsMap = manifest.exports ?? {};
+  let target = exportsMap[`.${sub}`];
+  if (target === undefined && sub && exportsMap['./*'] !== undefined) {
+    target = JSON.parse(JSON.stringify(exportsMap['./*']).split('*').join(sub.slice(1)));
+  }
+  const pick = (t) => (typeof t === 'string' ? t : pick(t.import ?? t.default ?? t.node));
+  return path.join(root, target === undefined ? (sub ? `dist${sub}/index.js` : manifest.module ?? manifest.main) : pick(target));
+}
+
+// `${pkg}${sub}` by require(), or by import() when this version ships it as ESM only; null when absent.
+async function load(sub) {
+  try {
+    return requireFrom(`${pkg}${sub}`);
+  } catch (error) {
+    if (!['ERR_REQUIRE_ESM', 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'MODULE_NOT_FOUND'].includes(error.code)) throw error;
+  }
+  const file = importPath(sub);
+  return fs.existsSync(file) ? import(pathToFileURL(file).href) : null;
+}
+
+// The eras, told apart by what the package exports rather than by version number:
+// - no Agent (0.1.x, an earlier product under the same name): every scenario is "not applicable";
+// - AI SDK 4 era (0.2 to 0.19): the model is an AI SDK LanguageModelV1 (`@ai-sdk/openai` 1.x, Chat Completions)
+//   and generate()/stream() are the AI SDK 4 calls; tools' execute receives `{ context }`;
+// - model-router era (0.20 on, where generate() became the AI SDK 5 loop and generateLegacy() appeared, and 1.x):
+//   the model is an OpenAI-compatible config `{ id, url, apiKey }`.
+async function loadEra() {
+  const agentModule = (await load('/agent')) ?? (await load(''));
+  Agent = agentModule?.Agent ?? null;
+  if (typeof Agent !== 'function') {
+    unavailable = `@mastra/core ${version} exports no Agent class (an earlier product under the same name)`;
+    return;
+  }
+  mastraTools = (await load('/tools')) ?? {};
+  createTool = mastraTools.createTool ?? null;
+  const usesRouter = !IS_0X || typeof Agent.prototype.generateLegacy === 'function';
+  if (usesRouter) {
+    modelConfig = (url) => ({ id: 'openai/gpt-4o-mini', url, apiKey: 'sk-probe-not-a-secret' });
+  } else {
+    const { createOpenAI } = requireFrom('@ai-sdk/openai');
+    modelConfig = (url) => createOpenAI({ baseURL: url, apiKey: 'sk-probe-not-a-secret', compatibility: 'strict' })
+      .chat('gpt-4o-mini');
+  }
+}
+
+function emit(result) {
+  process.stdout.write(RESULT_MARK + JSON.stringify(result) + '\n');
 }
 
 // A tool that records its executions into `log` under its registered key (and never returns if `spec.hang`).
 function makeTool(spec, log) {
   if (spec.builtin) {
     const tool = mastraTools[spec.builtin];
-    if (!tool) throw new Error(`@mastra/core ${version} does not export the built-in tool ${spec.builtin}`);
+    if (!tool) throw new NotApplicable(`@mastra/core ${version} does not export the built-in tool ${spec.builtin}`);
     return tool;
   }
+  if (typeof createTool !== 'function') throw new NotApplicable(`@mastra/core ${version} exports no createTool`);
   return createTool({
     id: spec.id ?? spec.key,
     description: spec.description ?? `probe tool ${spec.id ?? spec.key}`,
     inputSchema: z.object({ city: z.string().optional() }),
     execute: async (input) => {
-      log.push({ key: spec.key, id: spec.id ?? spec.key, args: plain(input) });
+      const args = IS_0X && input && typeof input === 'object' && 'context' in input ? input.context : input; // 0.x: { context }
+      log.push({ key: spec.key, id: spec.id ?? spec.key, args: plain(args) });
       if (spec.hang) return new Promise(() => {}); // never settles: the scenario's timeout must end the turn
       return { tempC: 20 };
     },
@@ -82,7 +144,8 @@ function buildAgent(scenario, log) {
 }
 
 function makeWorkflow(spec) {
-  const { createWorkflow, createStep } = requireFrom(`${pkg}/workflows`);
+  const { createWorkflow, createStep } = workflowsModule ?? {};
+  if (typeof createWorkflow !== 'function') throw new NotApplicable(`@mastra/core ${version} exports no createWorkflow`);
   const step = createStep({
     id: `${spec.id ?? spec.key}-step`,
     inputSchema: z.object({}),
@@ -163,6 +226,11 @@ async function runStream(agent, scenario, options, observed) {
 
 async function runScenario(scenario) {
   const started = process.hrtime.bigint();
+  if (unavailable) {
+    return { id: scenario.id, version, error: describeError(new NotApplicable(unavailable)), executions: [],
+      observed: { toolNames: [], resultToolNames: [], streamErrors: [], text: null }, elapsedMs: 0 };
+  }
+  if (scenario.workflows) workflowsModule ??= (await load('/workflows')) ?? {};
   const log = [];
   const observed = { toolNames: [], resultToolNames: [], streamErrors: [], text: null };
   const result = { id: scenario.id, version, error: null, executions: log, observed };
@@ -206,7 +274,9 @@ function formatKeys(agent, keys) {
 }
 
 let formatAgent = null;
+let workflowsModule = null;
 function runFormat(scenario) {
+  if (unavailable) return { id: scenario.id, version, results: scenario.records.map(() => ({ error: { kind: 'crash', message: unavailable } })), elapsedMs: 0 };
   formatAgent ??= new Agent({ id: 'format', name: 'format', instructions: 'p', model: modelConfig('http://127.0.0.1:9/v1') });
   const started = process.hrtime.bigint();
   const results = scenario.records.map((keys) => formatKeys(formatAgent, keys));
@@ -216,6 +286,7 @@ function runFormat(scenario) {
 async function main() {
   const limit = Math.max(1, Number(concurrencyArg ?? 16));
   const running = new Set();
+  await loadEra();
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   emit({ ready: true, version });
   for await (const line of lines) {

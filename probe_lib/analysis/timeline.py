@@ -1,0 +1,192 @@
+"""Since when, and until when: the sweep's summary as one timeline per behaviour, its change points and ranges.
+
+Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/version_timeline.csv`` or a fresh sweep). Within one
+scenario, each distinct behaviour digest is one outcome; outcomes are numbered in the order versions first show
+them, so "outcome 1" is what the oldest measured version did. The version-range claims at the end answer the
+ledger's questions from measured rows only: each returns the versions it found, or ``None`` when none shows it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Sequence
+
+import pandas as pd
+
+from probe_lib.adapters import mastra
+from probe_lib.core.target import version_key
+from probe_lib.study import evidence, sweep
+from probe_lib.study.sweep import WHOLE_VERSION, Row
+
+NOT_APPLICABLE = "not applicable"
+COULD_NOT_RUN = "could not run"
+#: Outcome colours: the first behaviour a scenario showed, then each later one; grey and black for the rest.
+OUTCOME_COLOURS = ("#8fb8de", "#f5d76e", "#8fd18f", "#e39b6f", "#b79fd6", "#6fc9c2", "#d98fb0", "#c2c26f")
+SPECIAL_COLOURS = {NOT_APPLICABLE: "#dddddd", COULD_NOT_RUN: "#333333"}
+
+
+def frame(rows: Sequence[Row]) -> pd.DataFrame:
+    """One line per version and scenario (a version that could not run fills every scenario), semver order."""
+    scenarios = sorted({r.scenario for r in rows if r.scenario != WHOLE_VERSION})
+    lines = []
+    for r in rows:
+        names = scenarios if r.scenario == WHOLE_VERSION else [r.scenario]
+        kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
+        lines += [{"version": r.version, "scenario": name, "outcome": r.outcome, "error_kind": kind,
+                   "behaviour": json.loads(r.behaviour)} for name in names]
+    table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
+    order = {v: i for i, v in enumerate(versions(table))}
+    return table.sort_values(["scenario", "version"], key=lambda c: c.map(order) if c.name == "version" else c,
+                             ignore_index=True)
+
+
+def versions(table: pd.DataFrame) -> list[str]:
+    """The measured versions in semver order."""
+    return sorted(table["version"].unique(), key=version_key)
+
+
+def categories(table: pd.DataFrame) -> pd.DataFrame:
+    """Scenarios by versions: ``outcome N`` (N-th behaviour the scenario showed), ``not applicable`` or ``could not run``."""
+    cells = {}
+    for scenario, lines in table.groupby("scenario", sort=True):
+        seen: dict[str, int] = {}
+        for line in lines.itertuples():
+            if line.error_kind in SPECIAL_COLOURS:
+                cells[scenario, line.version] = line.error_kind
+            else:
+                cells[scenario, line.version] = f"outcome {seen.setdefault(line.outcome, len(seen) + 1)}"
+    grid = pd.Series(cells).unstack()
+    return grid.reindex(columns=versions(table))
+
+
+def colours(grid: pd.DataFrame) -> dict[str, str]:
+    """A colour per category present in ``grid``."""
+    numbered = sorted({c for c in grid.to_numpy().ravel() if isinstance(c, str) and c.startswith("outcome ")},
+                      key=lambda c: int(c.split()[1]))
+    palette = {c: OUTCOME_COLOURS[(int(c.split()[1]) - 1) % len(OUTCOME_COLOURS)] for c in numbered}
+    return {**palette, **SPECIAL_COLOURS}
+
+
+def describe(behaviour: dict, error_kind: str) -> str:
+    """A short reading of one behaviour: ``tools -> tool_choice`` and what was raised, or the failure."""
+    if "error" in behaviour:
+        error = behaviour["error"]
+        return f"{error['kind']}: {error.get('name') or error.get('message', '')}"[:160]
+    names = ", ".join(behaviour.get("names") or []) or "no tools"
+    choice = behaviour.get("tool_choice")
+    if isinstance(choice, dict):
+        choice = (choice.get("function") or {}).get("name") or json.dumps(choice)
+    raised = f"; threw: {behaviour['errors'][0]}" if behaviour.get("errors") else ""
+    return f"{names} -> {choice or 'no tool_choice'} ({behaviour.get('requests', 0)} req, " \
+           f"{behaviour.get('executions', 0)} exec){raised}"[:160]
+
+
+@dataclass(frozen=True)
+class Change:
+    scenario: str
+    before: str
+    after: str
+    was: str
+    became: str
+
+
+def change_points(table: pd.DataFrame) -> pd.DataFrame:
+    """Every change of a scenario's behaviour between two consecutive measured versions, with both behaviours."""
+    changes = []
+    for scenario, lines in table.groupby("scenario", sort=True):
+        previous = None
+        for line in lines.itertuples():
+            if previous is not None and (line.outcome, line.error_kind) != (previous.outcome, previous.error_kind):
+                changes.append(Change(scenario, previous.version, line.version,
+                                      describe(previous.behaviour, previous.error_kind),
+                                      describe(line.behaviour, line.error_kind)))
+            previous = line
+    return pd.DataFrame(changes, columns=["scenario", "before", "after", "was", "became"])
+
+
+def _first(table: pd.DataFrame, scenario: str, holds) -> str | None:
+    lines = table[table["scenario"] == scenario]
+    return next((line.version for line in lines.itertuples() if holds(line.behaviour, line.error_kind)), None)
+
+
+def first_with_normaliser(table: pd.DataFrame) -> str | None:
+    """The first version that sends the key ``search.web`` as ``search_web`` (the rewrite exists)."""
+    return _first(table, "single-rewrite", lambda b, kind: b.get("names") == ["search_web"])
+
+
+def first_with_builtins(table: pd.DataFrame) -> str | None:
+    """The first version whose built-in tools can be registered (not "not applicable") and are sent."""
+    return _first(table, "builtins-by-export", lambda b, kind: kind not in SPECIAL_COLOURS and bool(b.get("names")))
+
+
+def first_honouring_active_tools(table: pd.DataFrame) -> str | None:
+    """The first version where ``activeTools: ['search.web']`` leaves the other tool (``plain``) out of the request."""
+    return _first(table, "active-tools-by-key",
+                  lambda b, kind: b.get("names") is not None and "plain" not in b["names"] and bool(b["names"]))
+
+
+def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
+    """Where ``toolChoice: 'none'`` changed what is sent (e.g. tools with ``"none"``, then no tools at all)."""
+    changes = change_points(table)
+    return changes[changes["scenario"] == "choice-none"].reset_index(drop=True)
+
+
+def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:
+    """Versions where forcing a tool by its key names a function that is in the request's tools (empty: never)."""
+    fixed = []
+    for line in table[table["scenario"] == "choice-by-key"].itertuples():
+        choice, names = line.behaviour.get("tool_choice"), line.behaviour.get("names") or []
+        forced = (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
+        if forced is not None and forced in names:
+            fixed.append(line.version)
+    return fixed
+
+
+def range_claims(table: pd.DataFrame) -> pd.DataFrame:
+    """The ledger's version-range questions, each answered from ``table`` (one line each, measured values)."""
+    measured = versions(table)
+    span = f"{measured[0]}..{measured[-1]}" if measured else "nothing measured"
+    none_changes = tool_choice_none_changes(table)
+    fixed = passthrough_fixed_in(table)
+    answers = [
+        ("first version with the normaliser (search.web sent as search_web)", first_with_normaliser(table)),
+        ("first version whose built-in tools are sent", first_with_builtins(table)),
+        ("first version honouring activeTools", first_honouring_active_tools(table)),
+        ("toolChoice 'none' changed between", "; ".join(f"{c.before} -> {c.after}" for c in none_changes.itertuples())
+         or None),
+        ("toolChoice by key names a sent tool (passthrough fixed) on", ", ".join(fixed) or None),
+    ]
+    return pd.DataFrame([{"question": q, "answer": a if a is not None else f"never in {span}", "measured over": span}
+                         for q, a in answers])
+
+
+def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
+    """What every scenario does on ``version``, and since when (the first measured version with that behaviour run)."""
+    lines = []
+    for scenario, rows in table.groupby("scenario", sort=True):
+        run_start = None
+        previous = None
+        for line in rows.itertuples():
+            if previous is None or (line.outcome, line.error_kind) != previous:
+                run_start = line.version
+            previous = (line.outcome, line.error_kind)
+            if line.version == version:
+                lines.append({"scenario": scenario, "behaviour": describe(line.behaviour, line.error_kind),
+                              "same since": run_start})
+    return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since"])
+
+
+def gather(version: str, measurements: str) -> pd.DataFrame:
+    """The committed summary, with the pinned versions and ``version`` measured from ``measurements`` laid over it.
+
+    ``measurements`` is read as everywhere else (:func:`probe_lib.study.evidence.measure`): ``"live"`` runs the real
+    package now (a served version installs on first use), ``"recorded"`` or a reproduce folder read files.
+    """
+    rows = {(r.version, r.scenario): r for r in sweep.read_summary()}
+    fresh = evidence.gather(version, measurements, versions=dict.fromkeys((*mastra.ADAPTER.versions(), version)))
+    for outcomes in fresh.by_version.values():
+        for outcome in outcomes.values():
+            rows.pop((outcome.version, sweep.WHOLE_VERSION), None)
+            rows[outcome.version, outcome.scenario.name] = sweep.row(outcome)
+    return frame(list(rows.values()))
