@@ -87,8 +87,14 @@ class Change:
     scenario: str
     before: str
     after: str
+    #: The behaviour fields that differ (names, tool_choice, requests, executions, errors, error).
+    differs_in: str
     was: str
     became: str
+
+
+def _differing(was: dict, became: dict) -> str:
+    return ", ".join(sorted(k for k in set(was) | set(became) if was.get(k) != became.get(k))) or "error kind"
 
 
 def change_points(table: pd.DataFrame) -> pd.DataFrame:
@@ -99,10 +105,11 @@ def change_points(table: pd.DataFrame) -> pd.DataFrame:
         for line in lines.itertuples():
             if previous is not None and (line.outcome, line.error_kind) != (previous.outcome, previous.error_kind):
                 changes.append(Change(scenario, previous.version, line.version,
+                                      _differing(previous.behaviour, line.behaviour),
                                       describe(previous.behaviour, previous.error_kind),
                                       describe(line.behaviour, line.error_kind)))
             previous = line
-    return pd.DataFrame(changes, columns=["scenario", "before", "after", "was", "became"])
+    return pd.DataFrame(changes, columns=["scenario", "before", "after", "differs_in", "was", "became"])
 
 
 def _first(table: pd.DataFrame, scenario: str, holds) -> str | None:
@@ -121,9 +128,11 @@ def first_with_builtins(table: pd.DataFrame) -> str | None:
 
 
 def first_honouring_active_tools(table: pd.DataFrame) -> str | None:
-    """The first version where ``activeTools: ['search.web']`` leaves the other tool (``plain``) out of the request."""
-    return _first(table, "active-tools-by-key",
-                  lambda b, kind: b.get("names") is not None and "plain" not in b["names"] and bool(b["names"]))
+    """The first version where ``activeTools: ['search.web']`` leaves the other tool (``plain``) out of the request.
+
+    (Honoured as a filter: whether the key itself then survives is the rewrite's business, measured elsewhere.)
+    """
+    return _first(table, "active-tools-by-key", lambda b, kind: b.get("names") is not None and "plain" not in b["names"])
 
 
 def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
@@ -133,12 +142,16 @@ def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:
-    """Versions where forcing a tool by its key names a function that is in the request's tools (empty: never)."""
+    """Versions that rewrite the key ``search.web`` *and* force it as ``search_web``, the name they send (empty: never).
+
+    Before the normaliser the key went out verbatim, so ``tool_choice`` matched ``tools`` only because neither was
+    rewritten (and a provider refuses both); that is not a fix and is not counted.
+    """
     fixed = []
     for line in table[table["scenario"] == "choice-by-key"].itertuples():
         choice, names = line.behaviour.get("tool_choice"), line.behaviour.get("names") or []
         forced = (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
-        if forced is not None and forced in names:
+        if forced == "search_web" and forced in names:
             fixed.append(line.version)
     return fixed
 
@@ -181,10 +194,14 @@ def gather(version: str, measurements: str) -> pd.DataFrame:
     """The committed summary, with the pinned versions and ``version`` measured from ``measurements`` laid over it.
 
     ``measurements`` is read as everywhere else (:func:`probe_lib.study.evidence.measure`): ``"live"`` runs the real
-    package now (a served version installs on first use), ``"recorded"`` or a reproduce folder read files.
+    package now (a served version installs on first use), ``"recorded"`` or a reproduce folder read files; there,
+    an unpinned ``version`` comes from the summary when it holds it.
     """
     rows = {(r.version, r.scenario): r for r in sweep.read_summary()}
-    fresh = evidence.gather(version, measurements, versions=dict.fromkeys((*mastra.ADAPTER.versions(), version)))
+    pinned = mastra.ADAPTER.versions()
+    swept = {v for v, _ in rows}
+    fresh_versions = [*pinned, *([version] if version not in pinned and (measurements == "live" or version not in swept) else [])]
+    fresh = evidence.gather(fresh_versions[0], measurements, versions=fresh_versions)
     for outcomes in fresh.by_version.values():
         for outcome in outcomes.values():
             rows.pop((outcome.version, sweep.WHOLE_VERSION), None)

@@ -1,0 +1,78 @@
+"""Served versions, the sweep, bisection and the timeline: measured on real @mastra/core versions of three eras.
+
+The reduced sweep runs the catalogue live (not from the sweep's cache) on one 0.x version before the normaliser,
+one 0.x after it and one 1.x, and must equal the committed ``data/version_timeline.csv`` for those versions.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from probe_lib.adapters.mastra import versions
+from probe_lib.analysis import timeline
+from probe_lib.capture import CaptureServer
+from probe_lib.core.errors import InputError
+from probe_lib.study import sweep
+
+#: One version of each era: 0.x before the normaliser (the served 0.13 series has it first), 0.x after, 1.x.
+ERAS = ("0.12.1", "0.13.0", "1.0.4")
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "probe_lib", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_an_unknown_version_says_how_to_list_the_served_ones():
+    with pytest.raises(InputError, match=r"'0\.0\.1' is neither pinned .* nor served by npm; list the served ones with `probe-lib versions`"):
+        versions.check("0.0.1")
+
+
+def test_a_served_unpinned_version_is_accepted_and_its_harness_lives_in_the_cache():
+    assert "0.13.0" not in versions.pinned()
+    assert versions.check("0.13.0") == "0.13.0"
+    folder = versions.harness("0.13.0")
+    assert folder.is_relative_to(versions.GENERATED_DIR) and (folder / "package-lock.json").exists()
+    assert '"mastra-0.13.0": "npm:@mastra/core@0.13.0"' in (folder / "package.json").read_text()
+
+
+def test_probe_with_an_unknown_version_is_one_line_and_exit_2():
+    done = _cli("probe", "--json", "--mastra", "0.0.1", "a")
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "probe-lib versions" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def committed() -> dict[tuple[str, str], sweep.Row]:
+    return {(row.version, row.scenario): row for row in sweep.read_summary()}
+
+
+@pytest.mark.node
+@pytest.mark.parametrize("version", ERAS)
+def test_reduced_sweep_equals_the_committed_summary(version, committed):
+    with CaptureServer() as server:
+        rows = sweep.measure(version, server)  # live: the sweep's result cache is not read
+    expected = {scenario: row for (v, scenario), row in committed.items() if v == version}
+    assert expected, f"the committed summary has no rows for {version}"
+    assert {row.scenario: row for row in rows} == expected
+
+
+def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series(committed):
+    table = timeline.frame(list(committed.values()))
+    first = timeline.first_with_normaliser(table)
+    assert first is not None and first.startswith("0.13."), first
+    before = table[(table["scenario"] == "single-rewrite") & (table["version"] == "0.12.1")]
+    assert before["behaviour"].iloc[0].get("names") == ["search.web"], "0.12.1 sends the key verbatim"
+
+
+def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
+    table = timeline.frame(list(committed.values()))
+    measured = timeline.versions(table)
+    changes = timeline.change_points(table)
+    assert len(changes) > 0
+    for change in changes.itertuples():
+        assert measured.index(change.after) == measured.index(change.before) + 1
+        grid = timeline.categories(table)
+        assert grid.at[change.scenario, change.before] != grid.at[change.scenario, change.after]
