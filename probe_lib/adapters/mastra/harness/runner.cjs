@@ -67,7 +67,7 @@ async function load(sub) {
 // - AI SDK 4 era (0.2 to 0.19): the model is an AI SDK LanguageModelV1 (`@ai-sdk/openai` 1.x, Chat Completions)
 //   and generate()/stream() are the AI SDK 4 calls; tools' execute receives `{ context }`;
 // - model-router era (0.20 on, where generate() became the AI SDK 5 loop and generateLegacy() appeared, and 1.x):
-//   the model is an OpenAI-compatible config `{ id, url, apiKey }`.
+//   the model is an OpenAI-compatible config `{ id, url, apiKey }` (0.20.x: `url` is the full endpoint).
 async function loadEra() {
   const agentModule = (await load('/agent')) ?? (await load(''));
   Agent = agentModule?.Agent ?? null;
@@ -78,8 +78,14 @@ async function loadEra() {
   mastraTools = (await load('/tools')) ?? {};
   createTool = mastraTools.createTool ?? null;
   const usesRouter = !IS_0X || typeof Agent.prototype.generateLegacy === 'function';
+  // 0.20.x's first router (OpenAICompatibleModel, before ModelRouterLanguageModel) posts to `url` itself, so it
+  // takes the full endpoint; every later router takes a base URL.
+  const llm = usesRouter && IS_0X ? (await load('/llm')) ?? {} : {};
+  const fullEndpoint = Boolean(llm.OpenAICompatibleModel) && !llm.ModelRouterLanguageModel;
   if (usesRouter) {
-    modelConfig = (url) => ({ id: 'openai/gpt-4o-mini', url, apiKey: 'sk-probe-not-a-secret' });
+    modelConfig = (url) => ({
+      id: 'openai/gpt-4o-mini', url: fullEndpoint ? `${url}/chat/completions` : url, apiKey: 'sk-probe-not-a-secret',
+    });
   } else {
     const { createOpenAI } = requireFrom('@ai-sdk/openai');
     modelConfig = (url) => createOpenAI({ baseURL: url, apiKey: 'sk-probe-not-a-secret', compatibility: 'strict' })
