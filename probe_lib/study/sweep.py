@@ -1,7 +1,7 @@
 """The scenario catalogue on many ``@mastra/core`` versions: each version measured once, its results cached on disk.
 
-A version's results are kept in ``<cache>/sweep/<catalogue digest>/<version>.json``; the digest covers the scenarios
-and the Node harness, so changing either measures afresh while a plain rerun measures only versions not yet seen.
+A version's results are kept in ``<cache>/sweep/<catalogue digest>/<version>.json``; the digest covers the scenarios,
+the Node harness and this module, so changing any of them measures afresh while a plain rerun measures only versions not yet seen.
 A version that cannot be installed or run is a result too (one row, its error), and the sweep goes on.
 Each outcome is reduced to a comparable *behaviour* (what was sent, how many requests and executions, what was
 raised), with this run's incidentals (the capture server's port, the version itself inside messages) masked, and
@@ -50,8 +50,8 @@ class Row:
 
 
 def digest_of_catalogue() -> str:
-    """A digest of the scenarios and the Node harness: results measured under another digest are not reused."""
-    hasher = hashlib.sha256()
+    """A digest of the scenarios, the Node harness and this reduction: results measured under another are not reused."""
+    hasher = hashlib.sha256(Path(__file__).read_bytes())
     for scenario in catalogue.scenarios():
         hasher.update(json.dumps(scenario.to_json("URL"), sort_keys=True).encode())
     for script in sorted(paths.HARNESS.glob("*.cjs")):
@@ -67,9 +67,14 @@ def _mask(text: str, version: str) -> str:
     return _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>")
 
 
+def _is_captured(message: str) -> bool:
+    """The capture server's refusal, bare (1.x) or inside a wrapper's text (0.20's ``API error: 400 - {body}``)."""
+    return message == _CAPTURED or f'"message": "{_CAPTURED}"' in message
+
+
 def behaviour(outcome: Outcome) -> dict:
     """What a scenario did, comparable across versions: result, requests, executions and the errors raised."""
-    errors = [link["message"] for link in outcome.error if link["message"] != _CAPTURED]
+    errors = [link["message"] for link in outcome.error if not _is_captured(link["message"])]
     return {**outcome.result_json(), "requests": len(outcome.requests), "executions": len(outcome.executions),
             "errors": errors}
 
