@@ -13,12 +13,11 @@ import pytest
 
 from probe_lib.adapters.mastra import versions
 from probe_lib.analysis import timeline
-from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import InputError
 from probe_lib.study import sweep
 
-#: One version of each era: 0.x before the normaliser (the served 0.13 series has it first), 0.x after, 1.x.
-ERAS = ("0.12.1", "0.13.0", "1.0.4")
+#: One version of each era: 0.x before the normaliser (measured: it first appears in 0.13.2), 0.x after, 1.x.
+ERAS = ("0.12.1", "0.13.2", "1.0.4")
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
@@ -30,7 +29,8 @@ def test_an_unknown_version_says_how_to_list_the_served_ones():
         versions.check("0.0.1")
 
 
-def test_a_served_unpinned_version_is_accepted_and_its_harness_lives_in_the_cache():
+@pytest.mark.node
+def test_a_served_unpinned_version_is_accepted_and_its_harness_lives_in_the_cache(node_modules):
     assert "0.13.0" not in versions.pinned()
     assert versions.check("0.13.0") == "0.13.0"
     folder = versions.harness("0.13.0")
@@ -51,9 +51,8 @@ def committed() -> dict[tuple[str, str], sweep.Row]:
 
 @pytest.mark.node
 @pytest.mark.parametrize("version", ERAS)
-def test_reduced_sweep_equals_the_committed_summary(version, committed):
-    with CaptureServer() as server:
-        rows = sweep.measure(version, server)  # live: the sweep's result cache is not read
+def test_reduced_sweep_equals_the_committed_summary(version, committed, node_modules, capture_server):
+    rows = sweep.measure(version, capture_server)  # live: the sweep's result cache is neither read nor written
     expected = {scenario: row for (v, scenario), row in committed.items() if v == version}
     assert expected, f"the committed summary has no rows for {version}"
     assert {row.scenario: row for row in rows} == expected
