@@ -3,7 +3,8 @@
 Consecutive versions of a framework keep most of their dependencies unchanged, so after each install every regular
 file is hashed and replaced by a hard link to ``<cache>/store/<sha256>`` (the first copy becomes the store's). A
 second install of the same dependency then costs directory entries, not bytes. Installed packages are read, never
-written, by the runners, so sharing inodes between trees is safe.
+written, by the runners, so sharing inodes between trees is safe. Before sharing, :func:`prune` drops what no runner
+reads (source maps, type declarations), which is about half of each ``@mastra/core`` version's own bytes.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from pathlib import Path
 from probe_lib.core import paths
 
 STORE = paths.CACHE / "store"
+#: Files no runner reads (source maps and type declarations): ~half of a 1.x ``@mastra/core`` package's bytes.
+UNREAD_SUFFIXES = (".map", ".d.ts", ".d.cts", ".d.mts")
 
 
 def _digest(path: Path, mode: int) -> str:
@@ -49,3 +52,28 @@ def share(tree: Path, store: Path = STORE) -> tuple[int, int]:
                 entry.parent.mkdir(parents=True, exist_ok=True)
                 os.link(path, entry)
     return reused, saved
+
+
+def prune(tree: Path) -> int:
+    """Delete source maps and type declarations under ``tree`` (an install the kit made); return the bytes freed."""
+    freed = 0
+    for folder, _, files in os.walk(tree):
+        for name in files:
+            if name.endswith(UNREAD_SUFFIXES):
+                path = Path(folder, name)
+                info = path.lstat()
+                if stat.S_ISREG(info.st_mode):
+                    freed += info.st_size if info.st_nlink == 1 else 0
+                    path.unlink()
+    return freed
+
+
+def collect(store: Path = STORE) -> int:
+    """Delete store entries no install links to any more; return the bytes freed."""
+    freed = 0
+    for entry in store.glob("*/*"):
+        info = entry.stat()
+        if info.st_nlink == 1:
+            freed += info.st_size
+            entry.unlink()
+    return freed

@@ -75,6 +75,7 @@ def install(harness: Path, *, quiet: bool = True) -> Path:
         lines = [line for line in (completed.stderr or "").strip().splitlines() if "complete log of this run" not in line]
         tail = lines[-1:] or ["see npm's output above"]
         raise InstallFailed(f"`npm ci` failed in {staging}: {tail[0]}")
+    linkstore.prune(staging / "node_modules")  # source maps and type declarations: never read by a runner
     linkstore.share(staging / "node_modules")  # unchanged dependencies cost no new bytes across versions
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)  # atomic: a half-finished install is never mistaken for a whole one
