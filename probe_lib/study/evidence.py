@@ -57,7 +57,8 @@ def source_of(folder: Path, version: str) -> str:
 def gather(version: str, source: str = "live", versions: Iterable[str] | None = None) -> Evidence:
     """``Evidence`` for one version, with every pinned version measured alongside (for cross-version claims)."""
     by_version = {v: measure(v, source) for v in (versions or mastra.ADAPTER.versions())}
-    return Evidence(version, by_version[version], by_version)
+    shown = by_version[version] if version in by_version else measure(version, source)  # any served version
+    return Evidence(version, shown, by_version)
 
 
 def verdicts(evidence: Evidence, claim_ids: Iterable[str]) -> pd.DataFrame:
