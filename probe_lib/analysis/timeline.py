@@ -97,13 +97,21 @@ def _differing(was: dict, became: dict) -> str:
     return ", ".join(sorted(k for k in set(was) | set(became) if was.get(k) != became.get(k))) or "error kind"
 
 
+def _state(line) -> str:
+    """What a change is judged on: the behaviour digest, or just "not applicable" / "could not run" whatever the reason."""
+    return line.error_kind if line.error_kind in SPECIAL_COLOURS else line.outcome
+
+
 def change_points(table: pd.DataFrame) -> pd.DataFrame:
-    """Every change of a scenario's behaviour between two consecutive measured versions, with both behaviours."""
+    """Every change of a scenario's behaviour between two consecutive measured versions, with both behaviours.
+
+    A scenario that stays "not applicable" does not change, whatever the reason given (which built-in is missing).
+    """
     changes = []
     for scenario, lines in table.groupby("scenario", sort=True):
         previous = None
         for line in lines.itertuples():
-            if previous is not None and (line.outcome, line.error_kind) != (previous.outcome, previous.error_kind):
+            if previous is not None and _state(line) != _state(previous):
                 changes.append(Change(scenario, previous.version, line.version,
                                       _differing(previous.behaviour, line.behaviour),
                                       describe(previous.behaviour, previous.error_kind),
@@ -181,9 +189,9 @@ def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
         run_start = None
         previous = None
         for line in rows.itertuples():
-            if previous is None or (line.outcome, line.error_kind) != previous:
+            if previous is None or _state(line) != previous:
                 run_start = line.version
-            previous = (line.outcome, line.error_kind)
+            previous = _state(line)
             if line.version == version:
                 lines.append({"scenario": scenario, "behaviour": describe(line.behaviour, line.error_kind),
                               "same since": run_start})
