@@ -6,15 +6,17 @@ one 0.x after it and one 1.x, and must equal the committed ``data/version_timeli
 
 from __future__ import annotations
 
+import math
 import subprocess
 import sys
 
 import pytest
 
+from probe_lib.adapters import linkstore
 from probe_lib.adapters.mastra import versions
 from probe_lib.analysis import timeline
 from probe_lib.core.errors import InputError
-from probe_lib.study import sweep
+from probe_lib.study import bisect, sweep
 
 #: One version of each era: 0.x before the normaliser (measured: it first appears in 0.13.2), 0.x after, 1.x.
 ERAS = ("0.12.1", "0.13.2", "1.0.4")
@@ -75,3 +77,29 @@ def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
         assert measured.index(change.after) == measured.index(change.before) + 1
         grid = timeline.categories(table)
         assert grid.at[change.scenario, change.before] != grid.at[change.scenario, change.after]
+
+
+@pytest.mark.node
+def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(node_modules):
+    chosen = ["0.12.1", "0.13.0", "0.13.1", "0.13.2"]
+    boundary = bisect.bisect("single-rewrite", chosen, progress=lambda _: None)
+    assert (boundary.before.version, boundary.after.version) == ("0.13.1", "0.13.2")
+    assert '"names": ["search.web"]' in boundary.before.behaviour and '"names": ["search_web"]' in boundary.after.behaviour
+    assert boundary.probes <= 2 + math.ceil(math.log2(len(chosen) - 1)), "the two ends, then halving"
+    assert boundary.installs <= boundary.probes
+
+
+def test_the_store_shares_identical_files_and_keeps_different_ones_apart(tmp_path):
+    store = tmp_path / "store"
+    for tree, text in (("a", "same"), ("b", "same"), ("c", "other")):
+        (tmp_path / tree / "pkg").mkdir(parents=True)
+        (tmp_path / tree / "pkg" / "index.js").write_text(text)
+        (tmp_path / tree / "pkg" / "index.js.map").write_text("{}")
+        linkstore.prune(tmp_path / tree)
+        linkstore.share(tmp_path / tree, store)
+    inode = {tree: (tmp_path / tree / "pkg" / "index.js").stat().st_ino for tree in "abc"}
+    assert inode["a"] == inode["b"] != inode["c"]
+    assert not list(tmp_path.glob("*/pkg/*.map")), "source maps are pruned"
+    assert (tmp_path / "b" / "pkg" / "index.js").read_text() == "same"
+    (tmp_path / "c" / "pkg" / "index.js").unlink()
+    assert linkstore.collect(store) == len("other") and len(list(store.glob("*/*"))) == 1

@@ -66,12 +66,12 @@ def check(version: str) -> str:
     """``version`` if the kit pins it or the registry serves it, else ``InputError`` saying how to list them."""
     if version in pinned():
         return version
+    version_key(version)  # InputError naming the expected form
     try:
-        version_key(version)
         known = served()
         if version not in known:
             known = served(refresh=True)  # a release newer than the cached list
-    except (InputError, NodeMissing, InstallFailed) as error:
+    except (NodeMissing, InstallFailed) as error:
         raise InputError(f"@mastra/core {version!r} is not pinned ({', '.join(pinned())}) and the served versions "
                          f"could not be listed ({error})") from None
     if version not in known:
