@@ -110,7 +110,10 @@ def _generate(version: str, folder: Path) -> None:
     staging.mkdir(parents=True)
     (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     command = [_npm(), "install", "--package-lock-only", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false"]
-    completed = subprocess.run(command, cwd=staging, capture_output=True, text=True, timeout=600)
+    try:
+        completed = subprocess.run(command, cwd=staging, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise InstallFailed(f"resolving {PACKAGE} {version} took over 600 s; check the npm registry is reachable") from None
     if completed.returncode != 0:
         tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
         raise InstallFailed(f"resolving {PACKAGE} {version} failed: {tail}")
