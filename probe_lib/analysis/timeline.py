@@ -125,6 +125,30 @@ def _first(table: pd.DataFrame, scenario: str, holds) -> str | None:
     return next((line.version for line in lines.itertuples() if holds(line.behaviour, line.error_kind)), None)
 
 
+def runs(table: pd.DataFrame, scenario: str, holds) -> list[tuple[str, str]]:
+    """The stretches of consecutive measured versions on which ``holds(behaviour, error_kind)``: (first, last) each."""
+    stretches: list[tuple[str, str]] = []
+    current: list[str] = []
+    for line in table[table["scenario"] == scenario].itertuples():
+        if holds(line.behaviour, line.error_kind):
+            current.append(line.version)
+        elif current:
+            stretches.append((current[0], current[-1]))
+            current = []
+    if current:
+        stretches.append((current[0], current[-1]))
+    return stretches
+
+
+def _active_tools_honoured(behaviour: dict, error_kind: str) -> bool:
+    return behaviour.get("names") is not None and "plain" not in behaviour["names"]
+
+
+def active_tools_honoured(table: pd.DataFrame) -> list[tuple[str, str]]:
+    """The stretches of versions on which ``activeTools: ['search.web']`` leaves ``plain`` out (it can stop again)."""
+    return runs(table, "active-tools-by-key", _active_tools_honoured)
+
+
 def first_with_normaliser(table: pd.DataFrame) -> str | None:
     """The first version that sends the key ``search.web`` as ``search_web`` (the rewrite exists)."""
     return _first(table, "single-rewrite", lambda b, kind: b.get("names") == ["search_web"])
@@ -140,7 +164,7 @@ def first_honouring_active_tools(table: pd.DataFrame) -> str | None:
 
     (Honoured as a filter: whether the key itself then survives is the rewrite's business, measured elsewhere.)
     """
-    return _first(table, "active-tools-by-key", lambda b, kind: b.get("names") is not None and "plain" not in b["names"])
+    return _first(table, "active-tools-by-key", _active_tools_honoured)
 
 
 def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
@@ -174,6 +198,7 @@ def range_claims(table: pd.DataFrame) -> pd.DataFrame:
         ("first version with the normaliser (search.web sent as search_web)", first_with_normaliser(table)),
         ("first version whose built-in tools are sent", first_with_builtins(table)),
         ("first version honouring activeTools", first_honouring_active_tools(table)),
+        ("versions honouring activeTools", "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(table)) or None),
         ("toolChoice 'none' changed between", "; ".join(f"{c.before} -> {c.after}" for c in none_changes.itertuples())
          or None),
         ("toolChoice by key names a sent tool (passthrough fixed) on", ", ".join(fixed) or None),
