@@ -64,9 +64,9 @@ async function load(sub) {
 
 // The eras, told apart by what the package exports rather than by version number:
 // - no Agent (0.1.x, an earlier product under the same name): every scenario is "not applicable";
-// - AI SDK 4 era (0.2 to 0.19): the model is an AI SDK LanguageModelV1 (`@ai-sdk/openai` 1.x, Chat Completions)
+// - AI SDK 4 era (0.2 to 0.19, no model router exported): the model is an AI SDK LanguageModelV1 (`@ai-sdk/openai` 1.x, Chat Completions)
 //   and generate()/stream() are the AI SDK 4 calls; tools' execute receives `{ context }`;
-// - model-router era (0.20 on, where generate() became the AI SDK 5 loop and generateLegacy() appeared, and 1.x):
+// - model-router era (0.20 on, where generate() became the AI SDK 5 loop, and 1.x):
 //   the model is an OpenAI-compatible config `{ id, url, apiKey }` (0.20.x: `url` is the full endpoint).
 async function loadEra() {
   const agentModule = (await load('/agent')) ?? (await load(''));
@@ -77,10 +77,11 @@ async function loadEra() {
   }
   mastraTools = (await load('/tools')) ?? {};
   createTool = mastraTools.createTool ?? null;
-  const usesRouter = !IS_0X || typeof Agent.prototype.generateLegacy === 'function';
-  // 0.20.x's first router (OpenAICompatibleModel, before ModelRouterLanguageModel) posts to `url` itself, so it
-  // takes the full endpoint; every later router takes a base URL.
-  const llm = usesRouter && IS_0X ? (await load('/llm')) ?? {} : {};
+  // A 0.x version has the router when its `/llm` entry exports one (0.17-0.19 already have generateLegacy() but no
+  // router, and their generate() still wants an AI SDK 4 model). 0.20.x's first router (OpenAICompatibleModel)
+  // posts to `url` itself, so it takes the full endpoint; every later router takes a base URL.
+  const llm = IS_0X ? (await load('/llm')) ?? {} : {};
+  const usesRouter = !IS_0X || Boolean(llm.OpenAICompatibleModel || llm.ModelRouterLanguageModel);
   const fullEndpoint = Boolean(llm.OpenAICompatibleModel) && !llm.ModelRouterLanguageModel;
   if (usesRouter) {
     modelConfig = (url) => ({
