@@ -168,9 +168,15 @@ def first_honouring_active_tools(table: pd.DataFrame) -> str | None:
 
 
 def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
-    """Where ``toolChoice: 'none'`` changed what is sent (e.g. tools with ``"none"``, then no tools at all)."""
+    """Where ``toolChoice: 'none'`` changed what is sent (e.g. tools with ``"none"``, then no tools at all).
+
+    Only changes of the request itself (``tool_choice``, or the tools beyond their renaming by the normaliser)
+    between versions that can run the scenario; a change in retries or errors is in :func:`change_points`.
+    """
     changes = change_points(table)
-    return changes[changes["scenario"] == "choice-none"].reset_index(drop=True)
+    request = changes["differs_in"].str.contains("tool_choice") | (changes["after"] != first_with_normaliser(table))
+    sent = changes["differs_in"].str.contains("names|tool_choice") & ~changes["was"].str.startswith(NOT_APPLICABLE)
+    return changes[(changes["scenario"] == "choice-none") & request & sent].reset_index(drop=True)
 
 
 def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:

@@ -64,7 +64,13 @@ def cache_dir() -> Path:
 
 
 def _mask(text: str, version: str) -> str:
-    return _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>")
+    """This run's incidentals out of a behaviour's text: the server's port, the version, where the kit's cache is."""
+    return _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>").replace(str(paths.CACHE), "<cache>")
+
+
+def _first_line(message: str) -> str:
+    """An error message without the stack some versions append (its paths and line numbers are incidental)."""
+    return message.split("\n    at ", 1)[0]
 
 
 def _is_captured(message: str) -> bool:
@@ -74,7 +80,7 @@ def _is_captured(message: str) -> bool:
 
 def behaviour(outcome: Outcome) -> dict:
     """What a scenario did, comparable across versions: result, requests, executions and the errors raised."""
-    errors = [link["message"] for link in outcome.error if not _is_captured(link["message"])]
+    errors = [_first_line(link["message"]) for link in outcome.error if not _is_captured(link["message"])]
     return {**outcome.result_json(), "requests": len(outcome.requests), "executions": len(outcome.executions),
             "errors": errors}
 
