@@ -80,8 +80,10 @@ async function loadEra() {
   // A 0.x version has the router when its `/llm` entry exports one (0.17-0.19 already have generateLegacy() but no
   // router, and their generate() still wants an AI SDK 4 model). 0.20.x's first router (OpenAICompatibleModel)
   // posts to `url` itself, so it takes the full endpoint; every later router takes a base URL.
+  // 0.19.x already exports a router, yet its generate() still refuses anything but an AI SDK 4 model (measured).
   const llm = IS_0X ? (await load('/llm')) ?? {} : {};
-  const usesRouter = !IS_0X || Boolean(llm.OpenAICompatibleModel || llm.ModelRouterLanguageModel);
+  const minor = Number(version.split('.')[1]);
+  const usesRouter = !IS_0X || (Boolean(llm.OpenAICompatibleModel || llm.ModelRouterLanguageModel) && minor >= 20);
   const fullEndpoint = Boolean(llm.OpenAICompatibleModel) && !llm.ModelRouterLanguageModel;
   if (usesRouter) {
     modelConfig = (url) => ({
