@@ -22,7 +22,8 @@ from probe_lib.study.sweep import WHOLE_VERSION, Row
 NOT_APPLICABLE = "not applicable"
 COULD_NOT_RUN = "could not run"
 #: Outcome colours: the first behaviour a scenario showed, then each later one; grey and black for the rest.
-OUTCOME_COLOURS = ("#8fb8de", "#f5d76e", "#8fd18f", "#e39b6f", "#b79fd6", "#6fc9c2", "#d98fb0", "#c2c26f")
+OUTCOME_COLOURS = ("#8fb8de", "#f5d76e", "#8fd18f", "#e39b6f", "#b79fd6", "#6fc9c2", "#d98fb0", "#c2c26f",
+                   "#5b7fa8", "#a8744f", "#7a9a5b", "#9b5fa0")
 SPECIAL_COLOURS = {NOT_APPLICABLE: "#dddddd", COULD_NOT_RUN: "#333333"}
 
 
