@@ -60,8 +60,8 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
     return parse
 
 
-def _pinned(text: str) -> str:
-    """An argparse type: a pinned ``@mastra/core`` version, checked before any work starts."""
+def _mastra_version(text: str) -> str:
+    """An argparse type: a ``@mastra/core`` version the kit pins or the registry serves, checked before any work starts."""
     try:
         return mastra.ADAPTER.check_version(text)
     except InputError as error:  # its repr of the version shows a stray space; _fail cuts a megabyte
@@ -230,8 +230,9 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--framework", metavar="NAME",
                         help=f"framework adapter (default {DEFAULT_FRAMEWORK}; `probe-lib setup --framework NAME` installs one)")
     parser.add_argument("--version", metavar="V", help="its pinned version (default: mastra's article version, else the newest pin)")
-    parser.add_argument("--mastra", metavar="VERSION", type=_pinned,
-                        help=f"shorthand for --framework mastra --version VERSION ({', '.join(mastra.ADAPTER.versions())})")
+    parser.add_argument("--mastra", metavar="VERSION", type=_mastra_version,
+                        help=f"shorthand for --framework mastra --version VERSION: pinned ({', '.join(mastra.ADAPTER.versions())}) "
+                             "or any served one, installed on first use (`probe-lib versions` lists them)")
     parser.add_argument("--tool-choice", metavar="NAME", help="force the tool registered under this key")
     parser.add_argument("--workers", type=_bounded(1, 64), default=2, help="runner processes sharing the batch (mastra; default 2)")
     parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
@@ -323,8 +324,8 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def _add_record(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
-    parser.add_argument("--mastra", action="append", metavar="VERSION", type=_pinned,
-                        help=f"a pinned @mastra/core version, repeatable (default all: {', '.join(mastra.ADAPTER.versions())})")
+    parser.add_argument("--mastra", action="append", metavar="VERSION", type=_mastra_version,
+                        help=f"a @mastra/core version (pinned or served), repeatable (default the pinned: {', '.join(mastra.ADAPTER.versions())})")
     parser.add_argument("--frameworks", action="store_true",
                         help="instead, rerun the framework matrix on every registered framework (data/captures/frameworks.json)")
     parser.set_defaults(handler=cmd_record)
@@ -359,7 +360,7 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete (default {paths.REPORT})")
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=_bounded(1, 64), help="notebooks executed at once (default: one per core)")
-    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", type=_pinned, help="version the finding notebooks show")
+    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", type=_mastra_version, help="version the finding notebooks show")
     parser.add_argument("--solutions", action="store_true", help="answer every exercise with its solution (a teacher's report)")
     parser.set_defaults(handler=cmd_reproduce)
 
@@ -433,8 +434,71 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_export)
 
 
+def cmd_versions(args: argparse.Namespace) -> int:
+    from probe_lib.adapters.mastra import versions
+
+    pinned = set(versions.pinned())
+    for version in versions.served(refresh=args.refresh):
+        if args.prereleases or versions.is_stable(version):
+            marks = [mark for mark, on in (("pinned", version in pinned), ("installed", versions.is_installed(version))) if on]
+            print(version + (f"  ({', '.join(marks)})" if marks else ""))
+    return 0
+
+
+def _add_versions(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("versions", help="the @mastra/core versions the npm registry serves (any can be probed)")
+    parser.add_argument("--prereleases", action="store_true", help="list prereleases too")
+    parser.add_argument("--refresh", action="store_true", help="ask the registry again instead of the cached list")
+    parser.set_defaults(handler=cmd_versions)
+
+
+def _add_range(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--prereleases", action="store_true", help="include prereleases (default: stable versions only)")
+    parser.add_argument("--since", metavar="VERSION", help="first version to include")
+    parser.add_argument("--until", metavar="VERSION", help="last version to include")
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    from probe_lib.study import sweep
+
+    chosen = args.mastra or sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
+    rows = sweep.sweep(chosen, retry_failed=args.retry_failed, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    failed = [r.version for r in rows if r.scenario == sweep.WHOLE_VERSION]
+    print(f"{len({r.version for r in rows})} versions, {len(rows)} rows; could not run: {', '.join(failed) or 'none'}")
+    if args.write_summary:
+        print(sweep.write_summary(sweep.all_cached()))
+    return 0
+
+
+def _add_sweep(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("sweep", help="the scenario catalogue on every served @mastra/core version (cached per version)")
+    parser.add_argument("--mastra", action="append", metavar="VERSION", help="only this version, repeatable")
+    _add_range(parser)
+    parser.add_argument("--retry-failed", action="store_true", help="measure again versions that failed to install or run")
+    parser.add_argument("--write-summary", action="store_true",
+                        help="write data/version_timeline.csv from every version measured so far")
+    parser.set_defaults(handler=cmd_sweep)
+
+
+def cmd_bisect(args: argparse.Namespace) -> int:
+    from probe_lib.study import bisect, sweep
+
+    chosen = sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
+    boundary = bisect.bisect(args.scenario, chosen, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    print(boundary.to_text())
+    return 0
+
+
+def _add_bisect(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("bisect", help="the first served version where one scenario's behaviour changed")
+    parser.add_argument("scenario", help="a scenario of the catalogue (probe_lib/adapters/mastra/catalogue.yaml)")
+    _add_range(parser)
+    parser.set_defaults(handler=cmd_bisect)
+
+
 #: Each adds one subcommand; keep one entry per concern.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_reproduce, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint, _add_run, _add_export]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_reproduce, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint, _add_run, _add_export,
+                                                                    _add_versions, _add_sweep, _add_bisect]
 
 
 def build_parser() -> argparse.ArgumentParser:

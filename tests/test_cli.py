@@ -60,4 +60,4 @@ def test_bad_input_is_one_line_and_exit_2(stdin, fragment):
 
 def test_unknown_version_is_a_clear_error():
     done = run_cli("probe", "--mastra", "9.9.9", "--json", stdin='["a"]')
-    assert done.returncode == 2 and "'9.9.9' is not pinned" in done.stderr and done.stdout == ""
+    assert done.returncode == 2 and "'9.9.9' is neither pinned" in done.stderr and "probe-lib versions" in done.stderr and done.stdout == ""

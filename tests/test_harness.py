@@ -59,11 +59,11 @@ def test_a_throwing_and_a_hanging_scenario_leave_the_batch_intact(node_modules, 
     assert hung.error[0]["message"] == f"scenario timed out after {HANG_MS} ms"
 
 
-def test_an_unknown_version_lists_the_pinned_ones():
+def test_an_unknown_version_lists_the_pinned_ones_and_how_to_see_the_served():
     with pytest.raises(InputError) as raised:
         mastra.run([Scenario("any")], "0.0.1")
     message = str(raised.value)
-    assert "'0.0.1' is not pinned" in message
+    assert "'0.0.1' is neither pinned" in message and "probe-lib versions" in message
     assert all(version in message for version in mastra.ADAPTER.versions())
 
 
@@ -103,7 +103,7 @@ def test_probe_cli_batch_matches_normalise_plus_tool_choice(node_modules):
     ("args", "stdin", "names"),
     [
         (("probe", "--json", "--mastra", VERSION), "not json", "JSON"),
-        (("probe", "--json", "--mastra", "0.0.1", "a"), "", "'0.0.1' is not pinned"),
+        (("probe", "--json", "--mastra", "0.0.1", "a"), "", "'0.0.1' is neither pinned"),
     ],
     ids=["malformed-stdin", "unknown-version"],
 )

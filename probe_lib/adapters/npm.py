@@ -2,7 +2,8 @@
 
 Each harness folder installs on its own with ``npm ci``, into ``<cache>/node/<folder name>-<lockfile hash>/``: one
 entry per framework version, so adding a version installs that version alone, and changing a lockfile installs
-afresh beside the old entry rather than mixing trees. npm's own download cache is shared by every entry.
+afresh beside the old entry rather than mixing trees. npm's own download cache is shared by every entry,
+and identical files of all entries are hard links into one store (:mod:`probe_lib.adapters.linkstore`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from probe_lib.adapters import linkstore
 from probe_lib.core import paths
 from probe_lib.core.errors import InstallFailed, NodeMissing
 
@@ -66,11 +68,15 @@ def install(harness: Path, *, quiet: bool = True) -> Path:
     staging.mkdir(parents=True)
     for name in ("package.json", "package-lock.json"):
         shutil.copy2(harness / name, staging / name)
-    command = [npm, "ci", "--no-audit", "--no-fund", "--engine-strict=false"]
+    # No install scripts: the runners need only JavaScript, and old versions' scripts fetch binaries from outside npm.
+    command = [npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
     completed = subprocess.run(command, cwd=staging, capture_output=quiet, text=True, timeout=900)
     if completed.returncode != 0:
-        tail = (completed.stderr or "").strip().splitlines()[-1:] or ["see npm's output above"]
+        lines = [line for line in (completed.stderr or "").strip().splitlines() if "complete log of this run" not in line]
+        tail = lines[-1:] or ["see npm's output above"]
         raise InstallFailed(f"`npm ci` failed in {staging}: {tail[0]}")
+    linkstore.prune(staging / "node_modules")  # source maps and type declarations: never read by a runner
+    linkstore.share(staging / "node_modules")  # unchanged dependencies cost no new bytes across versions
     shutil.rmtree(target, ignore_errors=True)
     staging.rename(target)  # atomic: a half-finished install is never mistaken for a whole one
     return modules

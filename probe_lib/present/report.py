@@ -88,10 +88,11 @@ def notebooks() -> list[Path]:
     return sorted(paths.NOTEBOOKS.glob(NOTEBOOK_GLOB))
 
 
-def measure_all(folder: Path, *, live: bool, stages: Stages = QUIET) -> str:
-    """Write one measurement file per pinned version into ``folder``; return "live" or "recorded"."""
+def measure_all(folder: Path, *, live: bool, stages: Stages = QUIET, shown: str | None = None) -> str:
+    """Write one measurement file per pinned version (and ``shown``, any served one) into ``folder``; return the
+    source ("live" or "recorded")."""
     source = "live" if live and all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())) else "recorded"
-    versions = mastra.ADAPTER.versions()
+    versions = tuple(dict.fromkeys((*mastra.ADAPTER.versions(), *([shown] if shown else []))))
     with stages.stage(f"measuring @mastra/core ({source})", len(versions)) as step:
         for version in versions:
             outcomes = recordings.measure(version) if source == "live" else recordings.load(version)
@@ -187,7 +188,7 @@ def reproduce(
 def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: Stages, solved: bool) -> Report:
     """Measure, judge, execute and render into ``folder`` (the staging folder)."""
     measurements = folder / MEASUREMENTS
-    source = measure_all(measurements, live=live, stages=stages)
+    source = measure_all(measurements, live=live, stages=stages, shown=version)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
     table = ledger.ledger(by_version)
     table.to_csv(folder / "ledger.csv", index=False)

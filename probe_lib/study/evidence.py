@@ -38,7 +38,7 @@ def measure(version: str, source: str = "live") -> dict[str, Outcome]:
     """The catalogue's outcomes on ``version`` by scenario name, from ``source`` (see the module docstring)."""
     mastra.ADAPTER.check_version(version)
     if source == "live":
-        if mastra.ADAPTER.is_installed(version):
+        if mastra.ADAPTER.can_run(version):  # a served, unpinned version installs on first use
             return recordings.outcomes(version, live=True)
         warnings.warn(
             f"Node.js or the pinned @mastra/core is missing: showing RECORDED outcomes of {version} "
@@ -110,10 +110,12 @@ def source_of(folder: Path, version: str) -> str:
 
 def gather(version: str, source: str = "live", versions: Iterable[str] | None = None) -> Evidence:
     """``Evidence`` for one version, with every pinned version measured alongside (for cross-version claims);
-    says what it measures as it starts (see ``measure_all``)."""
+    says what it measures as it starts (see ``measure_all``). ``version`` may be any served one: it is measured on
+    its own and kept out of the cross-version claims."""
     mastra.ADAPTER.check_version(version)
     by_version = measure_all(source, versions)
-    return Evidence(version, by_version[version], by_version, provenance(source, version))
+    shown = by_version[version] if version in by_version else measure(version, source)
+    return Evidence(version, shown, by_version, provenance(source, version))
 
 
 def verdicts(evidence: Evidence, claim_ids: Iterable[str]) -> pd.DataFrame:

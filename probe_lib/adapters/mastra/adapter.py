@@ -25,6 +25,10 @@ class Mastra:
     def is_installed(self, version: str) -> bool:
         return versions.is_installed(version)
 
+    def can_run(self, version: str) -> bool:
+        """Installed, or served and installable on first use."""
+        return versions.can_run(version)
+
     def install(self, version: str) -> None:
         npm.install(versions.harness(version))
 

@@ -1,4 +1,4 @@
-"""Run scenarios on the real ``@mastra/core``: Node runners per pinned version, against the capture server.
+"""Run scenarios on the real ``@mastra/core``: Node runners per version (pinned or served), against the capture server.
 
 ``run(scenarios, version)`` is the whole instrument: it scripts the capture server for each scenario, sends the
 batch to long-lived Node processes (``harness/runner.cjs``; one per worker, each running many scenarios at once),
@@ -29,8 +29,6 @@ FRAMEWORK = "mastra"
 RESULT_MARK = "\x1eRESULT "
 COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
 _COLLISION_TEXT = "Two or more tools resolve to the same name "
-#: What runner.cjs says when a scenario asks for a built-in tool its @mastra/core version does not export.
-_MISSING_BUILTIN_TEXT = "does not export the built-in tool"
 #: The capture server's body limit when ``run`` starts its own server; 30,000 keys make a ~9 MiB request.
 DEFAULT_MAX_BODY_BYTES = 8 * 2**20
 #: Watchdog: a runner that sends no result for this long past the longest scenario timeout is hung.
@@ -50,10 +48,12 @@ class BatchIncomplete(HarnessError):
     def __init__(self, message: str, outcomes: list[Outcome | None]) -> None:
         super().__init__(message)
         self.outcomes = outcomes
+#: The error name runner.cjs gives a scenario its version cannot express (a built-in it lacks, no Agent at all, ...).
+NOT_APPLICABLE = "NotApplicable"
 
 
 def classify(error: Sequence[dict], sent_requests: bool) -> Failure | None:
-    """Mastra's error chain, judged once: a tool-name collision, a built-in this version lacks, or a crash.
+    """Mastra's error chain, judged once: a tool-name collision, a scenario this version cannot express, or a crash.
 
     A turn that sent its requests and then stopped on the capture server's scripted error has no failure.
     """
@@ -62,7 +62,7 @@ def classify(error: Sequence[dict], sent_requests: bool) -> Failure | None:
         is_collision = link.get("id") == COLLISION_ID or link.get("message", "").startswith(_COLLISION_TEXT)
         if is_collision and details.get("toolName") is not None:
             return Failure("collision", link["message"], details["toolName"])
-    missing = next((link["message"] for link in error if _MISSING_BUILTIN_TEXT in link["message"]), None)
+    missing = next((link["message"] for link in error if link.get("name") == NOT_APPLICABLE), None)
     if missing is not None:
         return Failure("not applicable", missing)
     if not sent_requests:
@@ -78,7 +78,7 @@ def _lacks_builtins(scenario: Scenario, version: str, report: dict) -> Failure |
 
 
 class Runner:
-    """One long-lived Node process running scenarios against one pinned ``@mastra/core`` version."""
+    """One long-lived Node process running scenarios against one ``@mastra/core`` version (installed on first use)."""
 
     def __init__(self, version: str, *, concurrency: int = 16) -> None:
         self.version = versions.check(version)

@@ -1,20 +1,35 @@
-"""The ``@mastra/core`` versions the kit pins, and where each is installed.
+"""The ``@mastra/core`` versions the kit can run: the pinned ones, and any other the npm registry serves.
 
 Each pinned version is one harness folder, ``harness/versions/<version>/``: a ``package.json`` naming
 ``@mastra/core`` under the alias ``mastra-<version>`` (the name ``runner.cjs`` loads), and its committed lockfile.
-Each installs on its own into the kit's cache (:mod:`probe_lib.adapters.npm`), so adding a version installs one.
+Any other served version gets the same folder generated on first use, in the kit's cache (never the source tree):
+``npm install --package-lock-only`` writes its lockfile, then it installs like a pin
+(:mod:`probe_lib.adapters.npm`). This module is the one place that knows pins from served versions.
 """
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from probe_lib.adapters import npm
 from probe_lib.core import paths
-from probe_lib.core.errors import InputError, NodeMissing
+from probe_lib.core.errors import InputError, InstallFailed, NodeMissing
 from probe_lib.core.target import version_key
 
+PACKAGE = "@mastra/core"
 VERSIONS_DIR = paths.HARNESS / "versions"
+#: Generated harness folders and the registry's version list, outside the source tree.
+GENERATED_DIR = paths.CACHE / "mastra" / "harness"
+SERVED_PATH = paths.CACHE / "mastra" / "served.json"
+LIST_HELP = "list the served ones with `probe-lib versions` (or `npm view @mastra/core versions --json`)"
+#: The zod every harness builds tool schemas with (satisfies every served version's zod range).
+ZOD = "3.25.76"
+#: 0.x builds its model from an AI SDK provider (no model router yet): the OpenAI provider of AI SDK 4.
+AI_SDK_OPENAI_0X = "1.3.24"
 
 
 def pinned() -> tuple[str, ...]:
@@ -23,15 +38,94 @@ def pinned() -> tuple[str, ...]:
     return tuple(sorted(folders, key=version_key))
 
 
+def served(*, refresh: bool = False) -> tuple[str, ...]:
+    """Every version the npm registry serves (prereleases included), oldest first; cached in the kit's cache."""
+    if refresh or not SERVED_PATH.exists():
+        npm.node_executable()
+        command = [_npm(), "view", PACKAGE, "versions", "--json"]
+        try:
+            completed = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        except subprocess.TimeoutExpired:
+            raise InstallFailed(f"`{' '.join(command[1:])}` took over 120 s; check the npm registry is reachable") from None
+        if completed.returncode != 0:
+            tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+            raise InstallFailed(f"`npm view {PACKAGE} versions` failed: {tail}")
+        listed = json.loads(completed.stdout)
+        SERVED_PATH.parent.mkdir(parents=True, exist_ok=True)
+        staging = SERVED_PATH.with_suffix(".partial")
+        staging.write_text(json.dumps(listed), encoding="utf-8")
+        staging.replace(SERVED_PATH)
+    return tuple(sorted(json.loads(SERVED_PATH.read_text(encoding="utf-8")), key=version_key))
+
+
+def is_stable(version: str) -> bool:
+    return "-" not in version
+
+
 def check(version: str) -> str:
-    """``version`` if the kit pins it, else ``InputError`` listing the pinned ones."""
-    if version not in pinned():
-        raise InputError(f"@mastra/core {version!r} is not pinned; choose one of {', '.join(pinned())}")
+    """``version`` if the kit pins it or the registry serves it, else ``InputError`` saying how to list them."""
+    if version in pinned():
+        return version
+    version_key(version)  # InputError naming the expected form
+    try:
+        known = served()
+        if version not in known:
+            known = served(refresh=True)  # a release newer than the cached list
+    except (NodeMissing, InstallFailed) as error:
+        raise InputError(f"@mastra/core {version!r} is not pinned ({', '.join(pinned())}) and the served versions "
+                         f"could not be listed ({error})") from None
+    if version not in known:
+        raise InputError(f"@mastra/core {version!r} is neither pinned ({', '.join(pinned())}) nor served by npm; "
+                         f"{LIST_HELP}")
     return version
 
 
 def harness(version: str) -> Path:
-    return VERSIONS_DIR / check(version)
+    """The harness folder of ``version``: its pin, else one generated in the cache (lockfile resolved once)."""
+    if check(version) in pinned():
+        return VERSIONS_DIR / version
+    folder = GENERATED_DIR / version
+    if not (folder / "package-lock.json").exists():
+        _generate(version, folder)
+    return folder
+
+
+def dependencies(version: str) -> dict[str, str]:
+    """What the harness of ``version`` installs: the package under its alias, zod, and per era a model provider."""
+    deps = {f"mastra-{version}": f"npm:{PACKAGE}@{version}", "zod": ZOD}
+    if version_key(version)[0] == 0:
+        deps["@ai-sdk/openai"] = AI_SDK_OPENAI_0X
+    return deps
+
+
+def _generate(version: str, folder: Path) -> None:
+    manifest = {
+        "name": f"probe-lib-mastra-{version}",
+        "private": True,
+        "description": f"{PACKAGE} {version} for probe_lib's Node runner, generated on first use.",
+        "dependencies": dependencies(version),
+    }
+    staging = folder.with_name(folder.name + ".partial")
+    shutil.rmtree(staging, ignore_errors=True)  # the kit's own leftover from an interrupted generation
+    staging.mkdir(parents=True)
+    (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    command = [_npm(), "install", "--package-lock-only", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false"]
+    try:
+        completed = subprocess.run(command, cwd=staging, capture_output=True, text=True, timeout=600)
+    except subprocess.TimeoutExpired:
+        raise InstallFailed(f"resolving {PACKAGE} {version} took over 600 s; check the npm registry is reachable") from None
+    if completed.returncode != 0:
+        tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+        raise InstallFailed(f"resolving {PACKAGE} {version} failed: {tail}")
+    shutil.rmtree(folder, ignore_errors=True)
+    staging.rename(folder)
+
+
+def _npm() -> str:
+    found = shutil.which("npm")
+    if found is None:
+        raise NodeMissing(f"npm was not found on PATH. {npm.NODE_HELP}")
+    return found
 
 
 def is_installed(version: str) -> bool:
@@ -40,9 +134,32 @@ def is_installed(version: str) -> bool:
         npm.node_executable()
     except NodeMissing:
         return False
+    if version not in pinned() and not (GENERATED_DIR / version / "package-lock.json").exists():
+        return False
     return npm.is_installed(harness(version))
 
 
+def can_run(version: str) -> bool:
+    """True when ``version`` can run live now: installed, or served and installable on first use (npm on PATH)."""
+    if is_installed(version):
+        return True
+    return version not in pinned() and shutil.which("npm") is not None and shutil.which("node") is not None
+
+
+def install_dir(version: str) -> Path:
+    """Where ``version`` is (or would be) installed in the cache."""
+    return npm.install_dir(harness(version))
+
+
+def install(version: str) -> Path:
+    """Install ``version`` (a no-op when it is there); return its ``node_modules``."""
+    return npm.install(harness(version))
+
+
 def modules_dir(version: str) -> Path:
-    """The installed ``node_modules`` holding ``mastra-<version>``, or ``NodeMissing`` saying what to run."""
-    return npm.modules_dir(harness(version), f"@mastra/core {version}")
+    """The ``node_modules`` holding ``mastra-<version>``: a pin must be set up, a served version installs now."""
+    if check(version) in pinned():
+        return npm.modules_dir(harness(version), f"{PACKAGE} {version}")
+    if not npm.is_installed(harness(version)):
+        print(f"installing {PACKAGE} {version} into {paths.CACHE / 'node'} (first use)", file=sys.stderr, flush=True)
+    return install(version)

@@ -1,5 +1,5 @@
 'use strict';
-// One long-lived Node process running scenarios against one pinned @mastra/core.
+// One long-lived Node process running scenarios against one @mastra/core version, of any era.
 //
 //   node runner.cjs MODULES_DIR VERSION [CONCURRENCY]
 //
@@ -7,33 +7,113 @@
 // RESULT_MARK so that anything Mastra itself prints to stdout cannot be mistaken for a result. A scenario that
 // throws or hangs is reported with its error; it never stops the batch. See probe_lib/harness.py for the shapes.
 
+const fs = require('fs');
 const path = require('path');
 const readline = require('readline');
 const { createRequire } = require('module');
+const { pathToFileURL } = require('url');
 
 const [modulesDir, version, concurrencyArg] = process.argv.slice(2);
 const RESULT_MARK = '\u001eRESULT ';
 const requireFrom = createRequire(path.join(path.resolve(modulesDir), 'noop.js'));
 const pkg = `mastra-${version}`;
-const { Agent } = requireFrom(`${pkg}/agent`);
-const mastraTools = requireFrom(`${pkg}/tools`);
-const { createTool } = mastraTools;
-const { MastraLogger } = requireFrom(`${pkg}/logger`);
+const IS_0X = version.startsWith('0.');
 const { z } = requireFrom('zod');
 
+// What this version offers, filled in by loadEra() before the first scenario (each era differs; see below).
+let Agent = null;
+let mastraTools = {};
+let createTool = null;
+let modelConfig = null;
 // The built-in tools this version exports, read from the package: export name -> the tool's own id.
-const BUILTINS = Object.fromEntries(Object.entries(mastraTools)
-  .filter(([, value]) => value instanceof mastraTools.Tool)
-  .map(([name, tool]) => [name, tool.id]));
+let BUILTINS = {};
+// The logger class that keeps Mastra's records (null where the version has no MastraLogger to extend).
+let CapturingLogger = null;
+// Why no scenario can run on this version at all (e.g. 0.1.x has no Agent), or null.
+let unavailable = null;
+
+// A scenario this version cannot express: classified "not applicable" (probe_lib/adapters/mastra/runner.classify).
+class NotApplicable extends Error {
+  constructor(message) {
+    super(message);
+    this.name = 'NotApplicable';
+  }
+}
+
+// The import target of `${pkg}${sub}` from the package's own `exports` map (ESM-only versions such as 0.2.x).
+function importPath(sub) {
+  const root = path.join(path.resolve(modulesDir), pkg);
+  const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+  const exportsMap = manifest.exports ?? {};
+  let target = exportsMap[`.${sub}`];
+  if (target === undefined && sub && exportsMap['./*'] !== undefined) {
+    target = JSON.parse(JSON.stringify(exportsMap['./*']).split('*').join(sub.slice(1)));
+  }
+  const pick = (t) => (typeof t === 'string' ? t : pick(t.import ?? t.default ?? t.node));
+  return path.join(root, target === undefined ? (sub ? `dist${sub}/index.js` : manifest.module ?? manifest.main) : pick(target));
+}
+
+// `${pkg}${sub}` by require(), or by import() when this version ships it as ESM only; null when absent.
+async function load(sub) {
+  try {
+    return requireFrom(`${pkg}${sub}`);
+  } catch (error) {
+    if (!['ERR_REQUIRE_ESM', 'ERR_PACKAGE_PATH_NOT_EXPORTED', 'MODULE_NOT_FOUND'].includes(error.code)) throw error;
+  }
+  const file = importPath(sub);
+  return fs.existsSync(file) ? import(pathToFileURL(file).href) : null;
+}
+
+// The eras, told apart by what the package exports rather than by version number:
+// - no Agent (0.1.x, an earlier product under the same name): every scenario is "not applicable";
+// - AI SDK 4 era (0.2 to 0.19, no model router exported): the model is an AI SDK LanguageModelV1 (`@ai-sdk/openai` 1.x, Chat Completions)
+//   and generate()/stream() are the AI SDK 4 calls; tools' execute receives `{ context }`;
+// - model-router era (0.20 on, where generate() became the AI SDK 5 loop, and 1.x):
+//   the model is an OpenAI-compatible config `{ id, url, apiKey }` (0.20.x: `url` is the full endpoint).
+async function loadEra() {
+  const agentModule = (await load('/agent')) ?? (await load(''));
+  Agent = agentModule?.Agent ?? null;
+  if (typeof Agent !== 'function') {
+    unavailable = `@mastra/core ${version} exports no Agent class (an earlier product under the same name)`;
+    return;
+  }
+  mastraTools = (await load('/tools')) ?? {};
+  createTool = mastraTools.createTool ?? null;
+  const { MastraLogger } = (await load('/logger')) ?? {};
+  CapturingLogger = typeof MastraLogger === 'function' ? capturingLoggerOf(MastraLogger) : null;
+  BUILTINS = typeof mastraTools.Tool === 'function' ? Object.fromEntries(Object.entries(mastraTools)
+    .filter(([, value]) => value instanceof mastraTools.Tool)
+    .map(([name, tool]) => [name, tool.id])) : {};
+  // A 0.x version has the router when its `/llm` entry exports one (0.17-0.19 already have generateLegacy() but no
+  // router, and their generate() still wants an AI SDK 4 model). 0.20.x's first router (OpenAICompatibleModel)
+  // posts to `url` itself, so it takes the full endpoint; every later router takes a base URL.
+  // 0.19.x already exports a router, yet its generate() still refuses anything but an AI SDK 4 model (measured).
+  const llm = IS_0X ? (await load('/llm')) ?? {} : {};
+  const minor = Number(version.split('.')[1]);
+  const usesRouter = !IS_0X || (Boolean(llm.OpenAICompatibleModel || llm.ModelRouterLanguageModel) && minor >= 20);
+  const fullEndpoint = Boolean(llm.OpenAICompatibleModel) && !llm.ModelRouterLanguageModel;
+  if (usesRouter) {
+    modelConfig = (url) => ({
+      id: 'openai/gpt-4o-mini', url: fullEndpoint ? `${url}/chat/completions` : url, apiKey: 'sk-probe-not-a-secret',
+    });
+  } else {
+    const { createOpenAI } = requireFrom('@ai-sdk/openai');
+    modelConfig = (url) => createOpenAI({ baseURL: url, apiKey: 'sk-probe-not-a-secret', compatibility: 'strict' })
+      .chat('gpt-4o-mini');
+  }
+}
 
 // What the package itself says, for the ledger: its built-ins and the source text of the normaliser.
 function packageFacts() {
-  return { builtins: BUILTINS, formatToolsSource: Agent.prototype.formatTools.toString() };
+  if (unavailable) return { builtins: {}, formatToolsSource: null };
+  return { builtins: BUILTINS, formatToolsSource: Agent.prototype.formatTools?.toString() ?? null };
 }
 
 // A logger that keeps every record Mastra writes (all levels, exceptions it tracks) in `sink`, instead of the
-// console: what an application's own logger would receive. Records are plain data, without timestamps.
-class CapturingLogger extends MastraLogger {
+// console: what an application's own logger would receive. Records are plain data, without timestamps. Built on
+// this version's MastraLogger once it is loaded.
+function capturingLoggerOf(MastraLogger) {
+  return class CapturingLogger extends MastraLogger {
   constructor(sink, component) {
     super({ name: 'probe', level: 'debug' });
     this.sink = sink;
@@ -53,6 +133,7 @@ class CapturingLogger extends MastraLogger {
   trackException(error) {
     this.sink.push({ level: 'exception', component: this.component, message: scrub(String(error?.message ?? error)), error: describeError(error) });
   }
+  };
 }
 
 // Values that change run to run (generated ids, times, stacks, the capture server's port) would make recordings
@@ -81,24 +162,21 @@ function emit(result) {
   process.stdout.write(RESULT_MARK + JSON.stringify(result) + '\n');
 }
 
-// The model settings every scenario uses: an OpenAI-compatible endpoint on the capture server.
-function modelConfig(url) {
-  return { id: 'openai/gpt-4o-mini', url, apiKey: 'sk-probe-not-a-secret' };
-}
-
 // A tool that records its executions into `log` under its registered key (and never returns if `spec.hang`).
 function makeTool(spec, log) {
   if (spec.builtin) {
     const tool = mastraTools[spec.builtin];
-    if (!tool) throw new Error(`@mastra/core ${version} does not export the built-in tool ${spec.builtin}`);
+    if (!tool) throw new NotApplicable(`@mastra/core ${version} does not export the built-in tool ${spec.builtin}`);
     return tool;
   }
+  if (typeof createTool !== 'function') throw new NotApplicable(`@mastra/core ${version} exports no createTool`);
   return createTool({
     id: spec.id ?? spec.key,
     description: spec.description ?? `probe tool ${spec.id ?? spec.key}`,
     inputSchema: z.object({ city: z.string().optional() }),
     execute: async (input) => {
-      log.push({ key: spec.key, id: spec.id ?? spec.key, args: plain(input) });
+      const args = IS_0X && input && typeof input === 'object' && 'context' in input ? input.context : input; // 0.x: { context }
+      log.push({ key: spec.key, id: spec.id ?? spec.key, args: plain(args) });
       if (spec.hang) return new Promise(() => {}); // never settles: the scenario's timeout must end the turn
       return { tempC: 20 };
     },
@@ -142,19 +220,20 @@ function buildAgent(scenario, log, logs) {
   }
   if (scenario.workflows) config.workflows = record(scenario.workflows.map((spec) => [spec.key, makeWorkflow(spec)]));
   const agent = new Agent(config);
-  agent.__setLogger(new CapturingLogger(logs));
+  if (CapturingLogger) agent.__setLogger(new CapturingLogger(logs));
   // Agents that share the very same tools record (the article's "one registry, several agents"); each runs a turn
   // after the first agent's turn.
   const sharers = Array.from({ length: (scenario.sharedBy ?? 1) - 1 }, (_, i) => {
     const other = new Agent({ ...config, id: `probe-${i + 2}`, name: `probe-${i + 2}` });
-    other.__setLogger(new CapturingLogger(logs));
+    if (CapturingLogger) other.__setLogger(new CapturingLogger(logs));
     return other;
   });
   return { agent, sharers, tools, mapping };
 }
 
 function makeWorkflow(spec) {
-  const { createWorkflow, createStep } = requireFrom(`${pkg}/workflows`);
+  const { createWorkflow, createStep } = workflowsModule ?? {};
+  if (typeof createWorkflow !== 'function') throw new NotApplicable(`@mastra/core ${version} exports no createWorkflow`);
   const step = createStep({
     id: `${spec.id ?? spec.key}-step`,
     inputSchema: z.object({}),
@@ -238,6 +317,11 @@ async function runStream(agent, scenario, options, observed) {
 
 async function runScenario(scenario) {
   const started = process.hrtime.bigint();
+  if (unavailable) {
+    return { id: scenario.id, version, error: describeError(new NotApplicable(unavailable)), executions: [],
+      observed: { toolNames: [], resultToolNames: [], streamErrors: [], text: null }, logs: [], elapsedMs: 0 };
+  }
+  if (scenario.workflows) workflowsModule ??= (await load('/workflows')) ?? {};
   const log = [];
   const logs = [];
   const observed = { toolNames: [], resultToolNames: [], streamErrors: [], text: null };
@@ -285,7 +369,9 @@ function formatKeys(agent, keys) {
 }
 
 let formatAgent = null;
+let workflowsModule = null;
 function runFormat(scenario) {
+  if (unavailable) return { id: scenario.id, version, results: scenario.records.map(() => ({ error: describeError(new NotApplicable(unavailable)) })), elapsedMs: 0 };
   formatAgent ??= new Agent({ id: 'format', name: 'format', instructions: 'p', model: modelConfig('http://127.0.0.1:9/v1') });
   const started = process.hrtime.bigint();
   const results = scenario.records.map((keys) => formatKeys(formatAgent, keys));
@@ -295,6 +381,7 @@ function runFormat(scenario) {
 async function main() {
   const limit = Math.max(1, Number(concurrencyArg ?? 16));
   const running = new Set();
+  await loadEra();
   const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
   emit({ ready: true, version });
   for await (const line of lines) {

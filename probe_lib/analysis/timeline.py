@@ -1,0 +1,249 @@
+"""Since when, and until when: the sweep's summary as one timeline per behaviour, its change points and ranges.
+
+Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/version_timeline.csv`` or a fresh sweep). Within one
+scenario, each distinct behaviour digest is one outcome; outcomes are numbered in the order versions first show
+them, so "outcome 1" is what the oldest measured version did. The version-range claims at the end answer the
+ledger's questions from measured rows only: each returns the versions it found, or ``None`` when none shows it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Sequence
+
+import pandas as pd
+
+from probe_lib.adapters import mastra
+from probe_lib.core.target import version_key
+from probe_lib.study import evidence, sweep
+from probe_lib.study.sweep import WHOLE_VERSION, Row
+
+NOT_APPLICABLE = "not applicable"
+COULD_NOT_RUN = "could not run"
+#: Outcome colours: the first behaviour a scenario showed, then each later one; grey and black for the rest.
+OUTCOME_COLOURS = ("#8fb8de", "#f5d76e", "#8fd18f", "#e39b6f", "#b79fd6", "#6fc9c2", "#d98fb0", "#c2c26f",
+                   "#5b7fa8", "#a8744f", "#7a9a5b", "#9b5fa0")
+SPECIAL_COLOURS = {NOT_APPLICABLE: "#dddddd", COULD_NOT_RUN: "#333333"}
+
+
+def frame(rows: Sequence[Row]) -> pd.DataFrame:
+    """One line per version and scenario (a version that could not run fills every scenario), semver order."""
+    scenarios = sorted({r.scenario for r in rows if r.scenario != WHOLE_VERSION})
+    lines = []
+    for r in rows:
+        names = scenarios if r.scenario == WHOLE_VERSION else [r.scenario]
+        kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
+        lines += [{"version": r.version, "scenario": name, "outcome": r.outcome, "error_kind": kind,
+                   "behaviour": json.loads(r.behaviour)} for name in names]
+    table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
+    order = {v: i for i, v in enumerate(versions(table))}
+    return table.sort_values(["scenario", "version"], key=lambda c: c.map(order) if c.name == "version" else c,
+                             ignore_index=True)
+
+
+def versions(table: pd.DataFrame) -> list[str]:
+    """The measured versions in semver order."""
+    return sorted(table["version"].unique(), key=version_key)
+
+
+def categories(table: pd.DataFrame) -> pd.DataFrame:
+    """Scenarios by versions: ``outcome N`` (N-th behaviour the scenario showed), ``not applicable`` or ``could not run``."""
+    cells = {}
+    for scenario, lines in table.groupby("scenario", sort=True):
+        seen: dict[str, int] = {}
+        for line in lines.itertuples():
+            if line.error_kind in SPECIAL_COLOURS:
+                cells[scenario, line.version] = line.error_kind
+            else:
+                cells[scenario, line.version] = f"outcome {seen.setdefault(line.outcome, len(seen) + 1)}"
+    grid = pd.Series(cells).unstack()
+    return grid.reindex(columns=versions(table))
+
+
+def colours(grid: pd.DataFrame) -> dict[str, str]:
+    """A colour per category present in ``grid``."""
+    numbered = sorted({c for c in grid.to_numpy().ravel() if isinstance(c, str) and c.startswith("outcome ")},
+                      key=lambda c: int(c.split()[1]))
+    palette = {c: OUTCOME_COLOURS[(int(c.split()[1]) - 1) % len(OUTCOME_COLOURS)] for c in numbered}
+    return {**palette, **SPECIAL_COLOURS}
+
+
+def describe(behaviour: dict, error_kind: str) -> str:
+    """A short reading of one behaviour: ``tools -> tool_choice`` and what was raised, or the failure."""
+    if "error" in behaviour:
+        error = behaviour["error"]
+        return f"{error['kind']}: {error.get('name') or error.get('message', '')}"[:160]
+    names = ", ".join(behaviour.get("names") or []) or "no tools"
+    choice = behaviour.get("tool_choice")
+    if isinstance(choice, dict):
+        choice = (choice.get("function") or {}).get("name") or json.dumps(choice)
+    raised = f"; threw: {behaviour['errors'][0]}" if behaviour.get("errors") else ""
+    return f"{names} -> {choice or 'no tool_choice'} ({behaviour.get('requests', 0)} req, " \
+           f"{behaviour.get('executions', 0)} exec){raised}"[:160]
+
+
+@dataclass(frozen=True)
+class Change:
+    scenario: str
+    before: str
+    after: str
+    #: The behaviour fields that differ (names, tool_choice, requests, executions, errors, error).
+    differs_in: str
+    was: str
+    became: str
+
+
+def _differing(was: dict, became: dict) -> str:
+    return ", ".join(sorted(k for k in set(was) | set(became) if was.get(k) != became.get(k))) or "error kind"
+
+
+def _state(line) -> str:
+    """What a change is judged on: the behaviour digest, or just "not applicable" / "could not run" whatever the reason."""
+    return line.error_kind if line.error_kind in SPECIAL_COLOURS else line.outcome
+
+
+def change_points(table: pd.DataFrame) -> pd.DataFrame:
+    """Every change of a scenario's behaviour between two consecutive measured versions, with both behaviours.
+
+    A scenario that stays "not applicable" does not change, whatever the reason given (which built-in is missing).
+    """
+    changes = []
+    for scenario, lines in table.groupby("scenario", sort=True):
+        previous = None
+        for line in lines.itertuples():
+            if previous is not None and _state(line) != _state(previous):
+                changes.append(Change(scenario, previous.version, line.version,
+                                      _differing(previous.behaviour, line.behaviour),
+                                      describe(previous.behaviour, previous.error_kind),
+                                      describe(line.behaviour, line.error_kind)))
+            previous = line
+    return pd.DataFrame(changes, columns=["scenario", "before", "after", "differs_in", "was", "became"])
+
+
+def _first(table: pd.DataFrame, scenario: str, holds) -> str | None:
+    lines = table[table["scenario"] == scenario]
+    return next((line.version for line in lines.itertuples() if holds(line.behaviour, line.error_kind)), None)
+
+
+def runs(table: pd.DataFrame, scenario: str, holds) -> list[tuple[str, str]]:
+    """The stretches of consecutive measured versions on which ``holds(behaviour, error_kind)``: (first, last) each."""
+    stretches: list[tuple[str, str]] = []
+    current: list[str] = []
+    for line in table[table["scenario"] == scenario].itertuples():
+        if holds(line.behaviour, line.error_kind):
+            current.append(line.version)
+        elif current:
+            stretches.append((current[0], current[-1]))
+            current = []
+    if current:
+        stretches.append((current[0], current[-1]))
+    return stretches
+
+
+def _active_tools_honoured(behaviour: dict, error_kind: str) -> bool:
+    return behaviour.get("names") is not None and "plain" not in behaviour["names"]
+
+
+def active_tools_honoured(table: pd.DataFrame) -> list[tuple[str, str]]:
+    """The stretches of versions on which ``activeTools: ['search.web']`` leaves ``plain`` out (it can stop again)."""
+    return runs(table, "active-tools-by-key", _active_tools_honoured)
+
+
+def first_with_normaliser(table: pd.DataFrame) -> str | None:
+    """The first version that sends the key ``search.web`` as ``search_web`` (the rewrite exists)."""
+    return _first(table, "single-rewrite", lambda b, kind: b.get("names") == ["search_web"])
+
+
+def first_with_builtins(table: pd.DataFrame) -> str | None:
+    """The first version whose built-in tools can be registered (not "not applicable") and are sent."""
+    return _first(table, "builtins-by-export", lambda b, kind: kind not in SPECIAL_COLOURS and bool(b.get("names")))
+
+
+def first_honouring_active_tools(table: pd.DataFrame) -> str | None:
+    """The first version where ``activeTools: ['search.web']`` leaves the other tool (``plain``) out of the request.
+
+    (Honoured as a filter: whether the key itself then survives is the rewrite's business, measured elsewhere.)
+    """
+    return _first(table, "active-tools-by-key", _active_tools_honoured)
+
+
+def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
+    """Where ``toolChoice: 'none'`` changed what is sent (e.g. tools with ``"none"``, then no tools at all).
+
+    Only changes of the request itself (``tool_choice``, or the tools beyond their renaming by the normaliser)
+    between versions that can run the scenario; a change in retries or errors is in :func:`change_points`.
+    """
+    changes = change_points(table)
+    request = changes["differs_in"].str.contains("tool_choice") | (changes["after"] != first_with_normaliser(table))
+    sent = changes["differs_in"].str.contains("names|tool_choice") & ~changes["was"].str.startswith(NOT_APPLICABLE)
+    return changes[(changes["scenario"] == "choice-none") & request & sent].reset_index(drop=True)
+
+
+def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:
+    """Versions that rewrite the key ``search.web`` *and* force it as ``search_web``, the name they send (empty: never).
+
+    Before the normaliser the key went out verbatim, so ``tool_choice`` matched ``tools`` only because neither was
+    rewritten (and a provider refuses both); that is not a fix and is not counted.
+    """
+    fixed = []
+    for line in table[table["scenario"] == "choice-by-key"].itertuples():
+        choice, names = line.behaviour.get("tool_choice"), line.behaviour.get("names") or []
+        forced = (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
+        if forced == "search_web" and forced in names:
+            fixed.append(line.version)
+    return fixed
+
+
+def range_claims(table: pd.DataFrame) -> pd.DataFrame:
+    """The ledger's version-range questions, each answered from ``table`` (one line each, measured values)."""
+    measured = versions(table)
+    span = f"{measured[0]}..{measured[-1]}" if measured else "nothing measured"
+    none_changes = tool_choice_none_changes(table)
+    fixed = passthrough_fixed_in(table)
+    answers = [
+        ("first version with the normaliser (search.web sent as search_web)", first_with_normaliser(table)),
+        ("first version whose built-in tools are sent", first_with_builtins(table)),
+        ("first version honouring activeTools", first_honouring_active_tools(table)),
+        ("versions honouring activeTools", "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(table)) or None),
+        ("toolChoice 'none' changed between", "; ".join(f"{c.before} -> {c.after}" for c in none_changes.itertuples())
+         or None),
+        ("toolChoice by key names a sent tool (passthrough fixed) on", ", ".join(fixed) or None),
+    ]
+    return pd.DataFrame([{"question": q, "answer": a if a is not None else f"never in {span}", "measured over": span}
+                         for q, a in answers])
+
+
+def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
+    """What every scenario does on ``version``, and since when (the first measured version with that behaviour run)."""
+    lines = []
+    for scenario, rows in table.groupby("scenario", sort=True):
+        run_start = None
+        previous = None
+        for line in rows.itertuples():
+            if previous is None or _state(line) != previous:
+                run_start = line.version
+            previous = _state(line)
+            if line.version == version:
+                lines.append({"scenario": scenario, "behaviour": describe(line.behaviour, line.error_kind),
+                              "same since": run_start})
+    return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since"])
+
+
+def gather(version: str, measurements: str) -> pd.DataFrame:
+    """The committed summary, with the pinned versions and ``version`` measured from ``measurements`` laid over it.
+
+    ``measurements`` is read as everywhere else (:func:`probe_lib.study.evidence.measure`): ``"live"`` runs the real
+    package now (a served version installs on first use), ``"recorded"`` or a reproduce folder read files; there,
+    an unpinned ``version`` comes from the summary when it holds it.
+    """
+    rows = {(r.version, r.scenario): r for r in sweep.read_summary()}
+    pinned = mastra.ADAPTER.versions()
+    swept = {v for v, _ in rows}
+    fresh_versions = [*pinned, *([version] if version not in pinned and (measurements == "live" or version not in swept) else [])]
+    fresh = evidence.gather(fresh_versions[0], measurements, versions=fresh_versions)
+    for outcomes in fresh.by_version.values():
+        for outcome in outcomes.values():
+            rows.pop((outcome.version, sweep.WHOLE_VERSION), None)
+            rows[outcome.version, outcome.scenario.name] = sweep.row(outcome)
+    return frame(list(rows.values()))

@@ -1,0 +1,183 @@
+"""The scenario catalogue on many ``@mastra/core`` versions: each version measured once, its results cached on disk.
+
+A version's results are kept in ``<cache>/sweep/<catalogue digest>/<version>.json``; the digest covers the scenarios,
+the Node harness and this module, so changing any of them measures afresh while a plain rerun measures only versions not yet seen.
+A version that cannot be installed or run is a result too (one row, its error), and the sweep goes on.
+Each outcome is reduced to a comparable *behaviour* (what was sent, how many requests and executions, what was
+raised), with this run's incidentals (the capture server's port, the version itself inside messages) masked, and
+to a short digest of it: two versions behave alike on a scenario exactly when their digests are equal.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Callable, Iterable, Sequence
+
+from probe_lib.adapters.mastra import catalogue, runner, versions
+from probe_lib.capture import CaptureServer
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError, InstallFailed, ProbeError
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.target import version_key
+from probe_lib.wire.replies import ErrorReply
+
+SUMMARY_PATH = paths.DATA / "version_timeline.csv"
+FIELDS = ("version", "scenario", "outcome", "error_kind", "behaviour")
+#: The scenario name of the one row a version that failed to install or run gets.
+WHOLE_VERSION = "*"
+#: The capture server's scripted refusal that ends each turn: proof a request went out, left out of the errors.
+_CAPTURED = ErrorReply().message
+_PORT = re.compile(r"127\.0\.0\.1:\d+")
+
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Row:
+    """One scenario on one version: its behaviour digest, the failure kind (``""``: none) and the behaviour JSON."""
+
+    version: str
+    scenario: str
+    outcome: str
+    error_kind: str
+    behaviour: str
+
+
+def digest_of_catalogue() -> str:
+    """A digest of the scenarios, the Node harness and this reduction: results measured under another are not reused."""
+    hasher = hashlib.sha256(Path(__file__).read_bytes())
+    for scenario in catalogue.scenarios():
+        hasher.update(json.dumps(scenario.to_json("URL"), sort_keys=True).encode())
+    for script in sorted(paths.HARNESS.glob("*.cjs")):
+        hasher.update(script.read_bytes())
+    return hasher.hexdigest()[:12]
+
+
+def cache_dir() -> Path:
+    return paths.CACHE / "sweep" / digest_of_catalogue()
+
+
+def _mask(text: str, version: str) -> str:
+    """This run's incidentals out of a behaviour's text: the server's port, the version, where the kit's cache is."""
+    return _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>").replace(str(paths.CACHE), "<cache>")
+
+
+def _first_line(message: str) -> str:
+    """An error message without the stack some versions append (its paths and line numbers are incidental)."""
+    return message.split("\n    at ", 1)[0]
+
+
+def _is_captured(message: str) -> bool:
+    """The capture server's refusal, bare (1.x) or inside a wrapper's text (0.20's ``API error: 400 - {body}``)."""
+    return message == _CAPTURED or f'"message": "{_CAPTURED}"' in message
+
+
+def behaviour(outcome: Outcome) -> dict:
+    """What a scenario did, comparable across versions: result, requests, executions and the errors raised."""
+    errors = [_first_line(link["message"]) for link in outcome.error if not _is_captured(link["message"])]
+    return {**outcome.result_json(), "requests": len(outcome.requests), "executions": len(outcome.executions),
+            "errors": errors}
+
+
+def row(outcome: Outcome) -> Row:
+    text = _mask(json.dumps(behaviour(outcome), ensure_ascii=False, sort_keys=True), outcome.version)
+    kind = outcome.failure.kind if outcome.failure else ""
+    return Row(outcome.version, outcome.scenario.name, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
+
+
+def failed_row(version: str, error: BaseException) -> Row:
+    """The one row of a version that could not be installed or run."""
+    kind = "install failed" if isinstance(error, InstallFailed) else "run failed"
+    text = json.dumps({"error": {"kind": kind, "message": _mask(str(error), version)}}, ensure_ascii=False)
+    return Row(version, WHOLE_VERSION, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
+
+
+def cached(version: str) -> list[Row] | None:
+    path = cache_dir() / f"{version}.json"
+    if not path.exists():
+        return None
+    return [Row(**fields) for fields in json.loads(path.read_text(encoding="utf-8"))]
+
+
+def _store(version: str, rows: Sequence[Row]) -> None:
+    folder = cache_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    staging = folder / f"{version}.json.partial"
+    staging.write_text(json.dumps([asdict(r) for r in rows], ensure_ascii=False), encoding="utf-8")
+    staging.replace(folder / f"{version}.json")
+
+
+def measure(version: str, server: CaptureServer) -> list[Row]:
+    """Install ``version`` if needed and run the catalogue on it; a failure becomes the version's one row."""
+    try:
+        versions.install(version)
+        return [row(outcome) for outcome in runner.run(catalogue.scenarios(), version, server=server)]
+    except ProbeError as error:
+        return [failed_row(version, error)]
+
+
+def selected(*, prereleases: bool = False, since: str | None = None, until: str | None = None) -> list[str]:
+    """Served versions in semver order: stable only unless ``prereleases``, within ``since``..``until`` inclusive."""
+    chosen = [v for v in versions.served() if prereleases or versions.is_stable(v)]
+    low = version_key(since) if since else None
+    high = version_key(until) if until else None
+    return [v for v in chosen if (low is None or version_key(v) >= low) and (high is None or version_key(v) <= high)]
+
+
+def sweep(
+    chosen: Iterable[str], *, retry_failed: bool = False, progress: Progress = print, server: CaptureServer | None = None
+) -> list[Row]:
+    """Rows of the catalogue on every version in ``chosen`` (semver order), measuring only versions not cached."""
+    chosen = sorted(dict.fromkeys(versions.check(v) for v in chosen), key=version_key)
+    if server is None:
+        with CaptureServer() as own:
+            return sweep(chosen, retry_failed=retry_failed, progress=progress, server=own)
+    rows: list[Row] = []
+    started = time.monotonic()
+    for number, version in enumerate(chosen, 1):
+        found = cached(version)
+        if found is not None and not (retry_failed and found[0].scenario == WHOLE_VERSION):
+            rows += found
+            progress(f"[{number}/{len(chosen)}] {version}: cached")
+            continue
+        began = time.monotonic()
+        measured = measure(version, server)
+        _store(version, measured)
+        rows += measured
+        note = measured[0].error_kind if measured[0].scenario == WHOLE_VERSION else f"{len(measured)} scenarios"
+        progress(f"[{number}/{len(chosen)}] {version}: {note} in {time.monotonic() - began:.0f} s "
+                 f"({time.monotonic() - started:.0f} s so far)")
+    return rows
+
+
+def all_cached() -> list[Row]:
+    """Every version measured under the current catalogue digest, in semver order."""
+    folder = cache_dir()
+    found = [p.name.removesuffix(".json") for p in folder.glob("*.json")] if folder.exists() else []
+    return [r for v in sorted(found, key=version_key) for r in cached(v) or ()]
+
+
+def write_summary(rows: Sequence[Row], path: Path = SUMMARY_PATH) -> Path:
+    """The tidy summary (one line per version and scenario), written atomically."""
+    staging = path.with_name(path.name + ".partial")
+    with staging.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle, lineterminator="\n")
+        writer.writerow(FIELDS)
+        for r in sorted(rows, key=lambda r: (version_key(r.version), r.scenario)):
+            writer.writerow([r.version, r.scenario, r.outcome, r.error_kind, r.behaviour])
+    staging.replace(path)
+    return path
+
+
+def read_summary(path: Path = SUMMARY_PATH) -> list[Row]:
+    """The committed summary's rows; ``InputError`` says how to make it when it is missing."""
+    if not path.exists():
+        raise InputError(f"no version summary at {path}: run `probe-lib sweep --write-summary`")
+    with path.open(newline="", encoding="utf-8") as handle:
+        return [Row(**line) for line in csv.DictReader(handle)]

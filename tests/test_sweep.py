@@ -1,0 +1,105 @@
+"""Served versions, the sweep, bisection and the timeline: measured on real @mastra/core versions of three eras.
+
+The reduced sweep runs the catalogue live (not from the sweep's cache) on one 0.x version before the normaliser,
+one 0.x after it and one 1.x, and must equal the committed ``data/version_timeline.csv`` for those versions.
+"""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+
+import pytest
+
+from probe_lib.adapters import linkstore
+from probe_lib.adapters.mastra import versions
+from probe_lib.analysis import timeline
+from probe_lib.core.errors import InputError
+from probe_lib.study import bisect, sweep
+
+#: One version of each era: 0.x before the normaliser (measured: it first appears in 0.13.2), 0.x after, 1.x.
+ERAS = ("0.12.1", "0.13.2", "1.0.4")
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "probe_lib", *args], capture_output=True, text=True, timeout=120)
+
+
+def test_an_unknown_version_says_how_to_list_the_served_ones():
+    with pytest.raises(InputError, match=r"'0\.0\.1' is neither pinned .* nor served by npm; list the served ones with `probe-lib versions`"):
+        versions.check("0.0.1")
+
+
+@pytest.mark.node
+def test_a_served_unpinned_version_is_accepted_and_its_harness_lives_in_the_cache(node_modules):
+    assert "0.13.0" not in versions.pinned()
+    assert versions.check("0.13.0") == "0.13.0"
+    folder = versions.harness("0.13.0")
+    assert folder.is_relative_to(versions.GENERATED_DIR) and (folder / "package-lock.json").exists()
+    assert '"mastra-0.13.0": "npm:@mastra/core@0.13.0"' in (folder / "package.json").read_text()
+
+
+def test_probe_with_an_unknown_version_is_one_line_and_exit_2():
+    done = _cli("probe", "--json", "--mastra", "0.0.1", "a")
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "probe-lib versions" in done.stderr
+
+
+@pytest.fixture(scope="module")
+def committed() -> dict[tuple[str, str], sweep.Row]:
+    return {(row.version, row.scenario): row for row in sweep.read_summary()}
+
+
+@pytest.mark.node
+@pytest.mark.parametrize("version", ERAS)
+def test_reduced_sweep_equals_the_committed_summary(version, committed, node_modules, capture_server):
+    rows = sweep.measure(version, capture_server)  # live: the sweep's result cache is neither read nor written
+    expected = {scenario: row for (v, scenario), row in committed.items() if v == version}
+    assert expected, f"the committed summary has no rows for {version}"
+    assert {row.scenario: row for row in rows} == expected
+
+
+def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series(committed):
+    table = timeline.frame(list(committed.values()))
+    first = timeline.first_with_normaliser(table)
+    assert first is not None and first.startswith("0.13."), first
+    before = table[(table["scenario"] == "single-rewrite") & (table["version"] == "0.12.1")]
+    assert before["behaviour"].iloc[0].get("names") == ["search.web"], "0.12.1 sends the key verbatim"
+
+
+def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
+    table = timeline.frame(list(committed.values()))
+    measured = timeline.versions(table)
+    changes = timeline.change_points(table)
+    assert len(changes) > 0
+    for change in changes.itertuples():
+        assert measured.index(change.after) == measured.index(change.before) + 1
+        grid = timeline.categories(table)
+        assert grid.at[change.scenario, change.before] != grid.at[change.scenario, change.after]
+
+
+@pytest.mark.node
+def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(node_modules):
+    chosen = ["0.12.1", "0.13.0", "0.13.1", "0.13.2"]
+    boundary = bisect.bisect("single-rewrite", chosen, progress=lambda _: None)
+    assert (boundary.before.version, boundary.after.version) == ("0.13.1", "0.13.2")
+    assert '"names": ["search.web"]' in boundary.before.behaviour and '"names": ["search_web"]' in boundary.after.behaviour
+    assert boundary.probes <= 2 + math.ceil(math.log2(len(chosen) - 1)), "the two ends, then halving"
+    assert boundary.installs <= boundary.probes
+
+
+def test_the_store_shares_identical_files_and_keeps_different_ones_apart(tmp_path):
+    store = tmp_path / "store"
+    for tree, text in (("a", "same"), ("b", "same"), ("c", "other")):
+        (tmp_path / tree / "pkg").mkdir(parents=True)
+        (tmp_path / tree / "pkg" / "index.js").write_text(text)
+        (tmp_path / tree / "pkg" / "index.js.map").write_text("{}")
+        linkstore.prune(tmp_path / tree)
+        linkstore.share(tmp_path / tree, store)
+    inode = {tree: (tmp_path / tree / "pkg" / "index.js").stat().st_ino for tree in "abc"}
+    assert inode["a"] == inode["b"] != inode["c"]
+    assert not list(tmp_path.glob("*/pkg/*.map")), "source maps are pruned"
+    assert (tmp_path / "b" / "pkg" / "index.js").read_text() == "same"
+    (tmp_path / "c" / "pkg" / "index.js").unlink()
+    assert linkstore.collect(store) == len("other") and len(list(store.glob("*/*"))) == 1
