@@ -35,6 +35,13 @@ def _registered_keys() -> dict[str, int]:
     return counts
 
 
+def _keys_of(entry: dict, counts: dict[str, int]) -> int:
+    """The keys one recorded turn registered: its scenario's, plus the built-ins the package reported for a scenario
+    that registers all of them."""
+    return counts[entry["scenario"]] + len((entry.get("package") or {}).get("builtins") or {}) * bool(
+        entry["scenario"].startswith("builtins-by-"))
+
+
 def _raw_outcomes() -> list[dict]:
     """Every outcome entry of the pinned recordings, as plain JSON."""
     return [entry for path in RECORDINGS for entry in json.loads(path.read_text(encoding="utf-8"))["outcomes"]]
@@ -64,7 +71,8 @@ def test_export_writes_csv_parquet_and_a_dictionary_of_every_column(exported):
     assert dict(parquet.dtypes.astype(str)) == dict(zip(dictionary["column"], dictionary["type"]))
     assert len(parquet) == len(result.frame) and not result.skipped
     pd.testing.assert_frame_equal(export.read_csv(folder / "outcomes.csv"), parquet)
-    assert (parquet["key"] == "").sum() == len(RECORDINGS)  # the empty-key scenario's "" is a key, not a missing value
+    catalogue_rows = parquet[parquet["recording"].isin([f"data/captures/{path.name}" for path in RECORDINGS])]
+    assert (catalogue_rows["key"] == "").sum() == len(RECORDINGS)  # the empty-key scenario's "" is a key, not missing
 
 
 def test_export_rows_match_the_recordings_json(exported):
@@ -80,8 +88,8 @@ def test_export_rows_match_the_recordings_json(exported):
         names = _raw_names(entry)
         where = f"{entry['scenario']} on {entry['version']}"
         # One row per registered key; every name sent is on some row, at its index in the request.
-        assert len(rows) == max(1, keys[entry["scenario"]]), where
-        assert rows["key"].notna().sum() == keys[entry["scenario"]], where
+        assert len(rows) == max(1, _keys_of(entry, keys)), where
+        assert rows["key"].notna().sum() == _keys_of(entry, keys), where
         sent = rows[rows["on_wire"] == "True"]
         assert Counter(sent["wire_name"]) == Counter(names), where
         assert all(names[int(position)] == name for name, position in zip(sent["wire_name"], sent["position_after"])), where
@@ -91,7 +99,7 @@ def test_export_rows_match_the_recordings_json(exported):
         kind = entry["failure"]["kind"] if entry["failure"] else None
         assert set(rows["error_kind"].dropna()) == ({kind} if kind else set()), where
         assert set(rows["requests"]) == {str(len(entry["requests"]))}, where
-    assert len(table) == sum(max(1, keys[entry["scenario"]]) for entry in raw)
+    assert len(table) == sum(max(1, _keys_of(entry, keys)) for entry in raw)
 
 
 def test_export_reads_other_recordings_by_file_and_names_what_it_skips(tmp_path):
@@ -102,7 +110,7 @@ def test_export_reads_other_recordings_by_file_and_names_what_it_skips(tmp_path)
     for entry in other["outcomes"]:
         entry["framework"], entry["scenario"] = "otherframework", f"sweep-{entry['scenario']}"
     (captures / "sweep" / "otherframework-0.1.0.json").write_text(json.dumps(other), encoding="utf-8")
-    (captures / "notes.json").write_text('{"not": "a recording"}', encoding="utf-8")
+    (captures / "notes.json").write_text('{"not": "a recording", "outcomes": 1}', encoding="utf-8")
     frame, read, skipped = export.gather(captures=captures)
     assert len(read) == 2 and len(skipped) == 1 and "notes.json is not a measurement file" in skipped[0]
     sweep = frame[frame["framework"] == "otherframework"]
@@ -111,7 +119,8 @@ def test_export_reads_other_recordings_by_file_and_names_what_it_skips(tmp_path)
     # unknown framework has no name rule, so no rule flags.
     assert sweep["key"].notna().sum() == sum(len(entry["keys_after"]) for entry in other["outcomes"])
     assert Counter(sweep[sweep["on_wire"]]["wire_name"]) == Counter(mastra_rows[mastra_rows["on_wire"]]["wire_name"])
-    assert sweep["rules_fired"].isna().all() and mastra_rows["rules_fired"].notna().all()
+    keyed = mastra_rows[mastra_rows["key"].notna()]
+    assert sweep["rules_fired"].isna().all() and keyed["rules_fired"].notna().all()
     assert sweep["recording"].str.endswith("sweep/otherframework-0.1.0.json").all()
 
 
@@ -124,7 +133,7 @@ def test_export_refuses_a_folder_it_did_not_write(tmp_path):
 
 def test_cli_export_writes_the_tables(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path / "x")]) == 0
-    shipped = len(list(paths.CAPTURES.rglob("*.json")))
+    shipped = len(measurement_files.discover(paths.CAPTURES))
     assert (tmp_path / "x" / "outcomes.parquet").exists() and f"rows from {shipped} measurement files" in capsys.readouterr().out
 
 

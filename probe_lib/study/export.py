@@ -17,6 +17,8 @@ Files written into the output folder:
 
 from __future__ import annotations
 
+import json
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -46,13 +48,16 @@ class Export:
 
 def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tuple[pd.DataFrame, list[Path], list[str]]:
     """The tidy table of every outcome in ``primary`` then ``captures``, the files read, and the files skipped."""
-    seen: set[tuple[str, str, str]] = set()
+    # This run's measurements (``primary``) replace their recordings; files in ``captures`` are all kept, since two
+    # collections (the catalogue, the framework matrix) may each hold the same turn as a measurement of their own.
+    replaced: set[tuple[str, str, str, str]] = set()
     outcomes: list[Outcome] = []
     files: list[str] = []
     read: list[Path] = []
     skipped: list[str] = []
-    candidates = [*(measurement_files.discover(primary) if primary else []), *measurement_files.discover(captures)]
-    for path in candidates:
+    candidates = [*((path, True) for path in (measurement_files.discover(primary) if primary else [])),
+                  *((path, False) for path in measurement_files.discover(captures))]
+    for path, is_primary in candidates:
         try:
             found, _ = measurement_files.read(path)
         except InputError as error:
@@ -60,12 +65,14 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
             continue
         read.append(path)
         for outcome in found:
-            identity = (outcome.framework, outcome.version, outcome.scenario.name)
-            if identity not in seen:
-                seen.add(identity)
-                outcomes.append(outcome)
-                files.append(str(path.relative_to(primary.parent)) if primary and path.is_relative_to(primary)
-                             else measurement_files.shown(path))
+            identity = (outcome.framework, outcome.version, outcome.scenario.name,
+                        json.dumps(outcome.scenario.to_json(""), sort_keys=True))
+            if is_primary:
+                replaced.add(identity)
+            elif identity in replaced:
+                continue
+            outcomes.append(outcome)
+            files.append(str(path.relative_to(primary.parent)) if is_primary else measurement_files.shown(path))
     return tidy.frame(outcomes, ["recorded"] * len(outcomes), files), read, skipped
 
 

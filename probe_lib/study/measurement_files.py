@@ -90,8 +90,17 @@ def shown(path: Path) -> str:
 
 
 def discover(folder: Path = paths.CAPTURES) -> list[Path]:
-    """Every JSON file under ``folder`` (recursively), in path order: candidates to :func:`read`."""
-    return sorted(folder.rglob("*.json"))
+    """Every JSON file under ``folder`` (recursively) that holds outcomes, or cannot be read to tell, in path order:
+    candidates to :func:`read`. Recordings of another shape (the MCP measurement's table) are not outcomes."""
+    return [path for path in sorted(folder.rglob("*.json")) if _may_hold_outcomes(path)]
+
+
+def _may_hold_outcomes(path: Path) -> bool:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return True  # :func:`read` names what is wrong with it
+    return not isinstance(document, dict) or "outcomes" in document
 
 
 def find(scenarios: Iterable[Scenario], target: Target, folder: Path = paths.CAPTURES) -> list[tuple[Outcome, str]]:
@@ -99,10 +108,12 @@ def find(scenarios: Iterable[Scenario], target: Target, folder: Path = paths.CAP
     the file it was read from (as :func:`shown`).
 
     A recorded outcome counts only if its scenario equals the one asked for (same name is not enough), so a changed
-    scenario is measured again rather than read from a stale recording.
+    scenario is measured again rather than read from a stale recording. The target's own recording
+    (``<framework>-<version>.json``) is read first, then collections such as the framework matrix.
     """
     recorded: dict[str, tuple[Outcome, str]] = {}
-    for path in discover(folder):
+    own = f"{target.framework}-{target.version}.json"  # the target's own recording first, collections after it
+    for path in sorted(discover(folder), key=lambda path: (path.name != own, path)):
         try:
             outcomes, _ = read(path)
         except InputError:

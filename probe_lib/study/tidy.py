@@ -66,9 +66,12 @@ def dictionary() -> pd.DataFrame:
     return pd.DataFrame(COLUMNS, columns=["column", "type", "meaning"])
 
 
-def registrations(scenario: Scenario) -> Iterator[tuple[str, ToolSpec]]:
-    """Every tool the scenario registers, with where: tools, agents, workflows, each toolset, client tools."""
+def registrations(outcome: Outcome) -> Iterator[tuple[str, ToolSpec]]:
+    """Every tool the turn registered, with where: tools (with the built-ins the package exported, when the scenario
+    asks for all of them), agents, workflows, each toolset, client tools."""
+    scenario = outcome.scenario
     yield from (("tools", spec) for spec in scenario.tools)
+    yield from (("tools", ToolSpec(key)) for key in outcome.registered_keys[len(scenario.tools):])
     yield from (("agents", spec) for spec in scenario.agents)
     yield from (("workflows", spec) for spec in scenario.workflows)
     for name, specs in scenario.toolsets.items():
@@ -120,7 +123,7 @@ def rows(outcome: Outcome, source: str) -> list[dict]:
     }
     taken: set[int] = set()
     table = []
-    for position, (registered_as, spec) in enumerate(registrations(scenario)):
+    for position, (registered_as, spec) in enumerate(registrations(outcome)):
         row = {**common, "registered_as": registered_as, "key": spec.key, "tool_id": spec.id, "position_before": position,
                "executions": sum(1 for run in outcome.executions if run.get("key") == spec.key)}
         predicted = None
