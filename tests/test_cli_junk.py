@@ -212,12 +212,12 @@ CATALOGUE = [
     (["normalise"], b"[" + b"1" * 5000 + b"]", "number"),
     (["normalise", "--json"], b'["\xff\xfe"]', "UTF-8"),
     (["normalise", "--json"], b'{"a": 1}', "JSON array"),
-    (["probe", "--mastra", "../../etc", "a"], b"", "not pinned"),
-    (["probe", "--mastra", "1.67.0 ", "a"], b"", "not pinned"),
+    (["probe", "--mastra", "../../etc", "a"], b"", "is not MAJOR.MINOR.PATCH"),
+    (["probe", "--mastra", "1.67.0 ", "a"], b"", "is not MAJOR.MINOR.PATCH"),
     (["probe", "--workers", "0", "a"], b"", "out of range"),
     (["capture", "--port", "70000"], b"", "out of range"),
     (["reproduce", "--jobs", "0"], b"", "out of range"),
-    (["record", "--mastra", "1.67"], b"", "not pinned"),
+    (["record", "--mastra", "1.67"], b"", "is not MAJOR.MINOR.PATCH"),
     (["setup", "--frobnicate"], b"", "unrecognized"),
 ]
 

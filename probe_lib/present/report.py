@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import html
+import logging
 import multiprocessing
 import os
 import re
@@ -204,6 +205,12 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     return report
 
 
+def _quiet_worker() -> None:
+    """Keep a notebook worker's asyncio noise out of the run's output: when Ctrl-C reaches the kernels, nbclient
+    leaves tasks whose "Kernel died" asyncio logs with a traceback at exit; the run reports each notebook itself."""
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+
+
 def _execute_all(folder: Path, version: str, jobs: int | None, stages: Stages, solved: bool) -> tuple[NotebookRun, ...]:
     """Every notebook, in reading order, each in its own worker process (see below).
 
@@ -212,7 +219,7 @@ def _execute_all(folder: Path, version: str, jobs: int | None, stages: Stages, s
     """
     sources = notebooks()
     workers = jobs or max(1, min(len(sources), os.cpu_count() or 1))
-    pool = ProcessPoolExecutor(max_workers=workers)
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_quiet_worker)
     try:
         with stages.stage("executing notebooks", len(sources)) as step:
             futures = {pool.submit(execute, notebook, folder, version, solved): notebook for notebook in sources}
