@@ -34,6 +34,14 @@ def node_executable() -> str:
     return node
 
 
+def npm_executable() -> str:
+    """The ``npm`` on PATH, or ``NodeMissing``."""
+    found = shutil.which("npm")
+    if found is None:
+        raise NodeMissing(f"npm was not found on PATH. {NODE_HELP}")
+    return found
+
+
 def install_dir(harness: Path) -> Path:
     """Where ``npm ci`` installs the harness package in folder ``harness``."""
     digest = hashlib.sha256((harness / "package-lock.json").read_bytes()).hexdigest()[:16]
@@ -60,9 +68,7 @@ def install(harness: Path, *, quiet: bool = True) -> Path:
     if (modules / _COMPLETE_MARK).exists():
         return modules
     node_executable()
-    npm = shutil.which("npm")
-    if npm is None:
-        raise NodeMissing(f"npm was not found on PATH. {NODE_HELP}")
+    npm = npm_executable()
     staging = target.with_name(target.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)  # the kit's own leftover from an interrupted install
     staging.mkdir(parents=True)

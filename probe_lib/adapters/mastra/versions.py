@@ -42,7 +42,7 @@ def served(*, refresh: bool = False) -> tuple[str, ...]:
     """Every version the npm registry serves (prereleases included), oldest first; cached in the kit's cache."""
     if refresh or not SERVED_PATH.exists():
         npm.node_executable()
-        command = [_npm(), "view", PACKAGE, "versions", "--json"]
+        command = [npm.npm_executable(), "view", PACKAGE, "versions", "--json"]
         try:
             completed = subprocess.run(command, capture_output=True, text=True, timeout=120)
         except subprocess.TimeoutExpired:
@@ -109,7 +109,7 @@ def _generate(version: str, folder: Path) -> None:
     shutil.rmtree(staging, ignore_errors=True)  # the kit's own leftover from an interrupted generation
     staging.mkdir(parents=True)
     (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    command = [_npm(), "install", "--package-lock-only", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false"]
+    command = [npm.npm_executable(), "install", "--package-lock-only", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false"]
     try:
         completed = subprocess.run(command, cwd=staging, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
@@ -119,13 +119,6 @@ def _generate(version: str, folder: Path) -> None:
         raise InstallFailed(f"resolving {PACKAGE} {version} failed: {tail}")
     shutil.rmtree(folder, ignore_errors=True)
     staging.rename(folder)
-
-
-def _npm() -> str:
-    found = shutil.which("npm")
-    if found is None:
-        raise NodeMissing(f"npm was not found on PATH. {npm.NODE_HELP}")
-    return found
 
 
 def is_installed(version: str) -> bool:
