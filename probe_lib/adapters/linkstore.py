@@ -40,17 +40,20 @@ def share(tree: Path, store: Path = STORE) -> tuple[int, int]:
                 continue
             digest = _digest(path, info.st_mode)
             entry = store / digest[:2] / digest[2:]
-            if entry.exists():
-                if entry.stat().st_ino == info.st_ino:
-                    continue
-                temporary = path.with_name(name + ".link-tmp")
-                os.link(entry, temporary)
-                os.replace(temporary, path)
-                reused += 1
-                saved += info.st_size
-            else:
+            if not entry.exists():
                 entry.parent.mkdir(parents=True, exist_ok=True)
-                os.link(path, entry)
+                try:
+                    os.link(path, entry)
+                    continue
+                except FileExistsError:  # another install stored the same file just now: link to theirs
+                    pass
+            if entry.stat().st_ino == info.st_ino:
+                continue
+            temporary = path.with_name(name + ".link-tmp")
+            os.link(entry, temporary)
+            os.replace(temporary, path)
+            reused += 1
+            saved += info.st_size
     return reused, saved
 
 
