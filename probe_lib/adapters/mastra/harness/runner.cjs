@@ -12,9 +12,11 @@ const path = require('path');
 const readline = require('readline');
 const { createRequire } = require('module');
 const { pathToFileURL } = require('url');
+const lines = require('../../harness/lines.cjs');
+
+const { emit, plain } = lines;
 
 const [modulesDir, version, concurrencyArg] = process.argv.slice(2);
-const RESULT_MARK = '\u001eRESULT ';
 const requireFrom = createRequire(path.join(path.resolve(modulesDir), 'noop.js'));
 const pkg = `mastra-${version}`;
 const IS_0X = version.startsWith('0.');
@@ -158,10 +160,6 @@ function logArg(value) {
   return scrub(value instanceof Error ? { error: describeError(value) } : plain(value));
 }
 
-function emit(result) {
-  process.stdout.write(RESULT_MARK + JSON.stringify(result) + '\n');
-}
-
 // A tool that records its executions into `log` under its registered key (and never returns if `spec.hang`).
 function makeTool(spec, log) {
   if (spec.builtin) {
@@ -266,31 +264,16 @@ function callOptions(scenario, log, mapping) {
   return options;
 }
 
-// JSON-safe copy of anything (errors, zod-parsed args, results).
-function plain(value) {
-  if (value === undefined) return null;
-  try {
-    return JSON.parse(JSON.stringify(value));
-  } catch {
-    return String(value);
-  }
-}
-
-// An error and its `cause` chain, outermost first.
+// An error and its `cause` chain, outermost first, with Mastra's own error fields (MastraError's id, domain,
+// category and details) on each link.
 function describeError(error) {
-  const chain = [];
-  for (let e = error, depth = 0; e && depth < 8; e = e.cause, depth += 1) {
-    chain.push({
-      name: e.name ?? typeof e,
-      class: typeof e === 'object' ? e.constructor?.name ?? null : null,
-      id: e.id ?? null,
-      domain: e.domain ?? null,
-      category: e.category ?? null,
-      message: typeof e === 'object' ? String(e.message ?? '') : String(e),
-      details: e.details ? plain(e.details) : null,
-    });
-  }
-  return chain;
+  return lines.describeError(error, (e) => ({
+    class: typeof e === 'object' ? e.constructor?.name ?? null : null,
+    id: e.id ?? null,
+    domain: e.domain ?? null,
+    category: e.category ?? null,
+    details: e.details ? plain(e.details) : null,
+  }));
 }
 
 function toolName(chunk) {
