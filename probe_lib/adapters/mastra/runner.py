@@ -40,6 +40,9 @@ class BatchIncomplete(HarnessError):
     def __init__(self, message: str, outcomes: list[Outcome | None]) -> None:
         super().__init__(message)
         self.outcomes = outcomes
+#: The wire format each ``Scenario.wire`` path speaks, for an outcome that sent no request (a collision, say).
+_WIRE_OF_PATH = {"chat": wire.CHAT_COMPLETIONS.name, "responses": wire.RESPONSES.name,
+                 "messages": wire.ANTHROPIC_MESSAGES.name}
 #: The error name runner.cjs gives a scenario its version cannot express (a built-in it lacks, no Agent at all, ...).
 NOT_APPLICABLE = "NotApplicable"
 
@@ -203,7 +206,7 @@ def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capt
         stream_errors=tuple(tuple(chain) for chain in observed.get("streamErrors") or ()),
         text=observed.get("text"),
         failure=classify(error, bool(calls)) or _lacks_builtins(scenario, version, report),
-        wire=calls[0].wire if calls else wire.CHAT_COMPLETIONS.name,
+        wire=calls[0].wire if calls else _WIRE_OF_PATH[scenario.wire],
         unrouted=tuple({"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None),
         logs=tuple(report.get("logs") or ()),
         package=report.get("package"),
