@@ -227,11 +227,15 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
     return frame(list(rows.values()))
 
 
-def for_ledger(by_version: Mapping[str, Mapping[str, Outcome]]) -> ledger.Timeline:
-    """What the ledger's range claims are judged on: the summary with this run's versions laid over it."""
-    table = laid_over_summary(by_version)
+def as_evidence(table: pd.DataFrame) -> ledger.Timeline:
+    """A :func:`frame` as what the ledger's range claims are judged on, named by the versions it spans."""
     measured = versions(table)
     return ledger.Timeline(f"{measured[0]}..{measured[-1]} ({len(measured)} versions)", table)
+
+
+def for_ledger(by_version: Mapping[str, Mapping[str, Outcome]]) -> ledger.Timeline:
+    """What the ledger's range claims are judged on: the summary with this run's versions laid over it."""
+    return as_evidence(laid_over_summary(by_version))
 
 
 def _lines(timeline: ledger.Timeline, scenario: str, *, expressible_only: bool = True) -> list:

@@ -84,6 +84,11 @@ class Timeline:
     span: str
     table: object
 
+    @property
+    def label(self) -> str:
+        """What a verdict table says these verdicts were judged on."""
+        return f"the timeline of {self.span}"
+
 
 RangeCheck = Callable[[Timeline], tuple[Status, str]]
 #: Claim id -> its check, for claims about a range of versions (since when, until when); judged once per ledger.
