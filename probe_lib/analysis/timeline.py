@@ -100,14 +100,16 @@ def _differing(was: dict, became: dict) -> str:
 
 
 def _state(line) -> str:
-    """What a change is judged on: the behaviour digest, or just "not applicable" / "could not run" whatever the reason."""
-    return line.error_kind if line.error_kind in SPECIAL_COLOURS else line.outcome
+    """What a change is judged on: the behaviour digest (for "not applicable", its reason: which feature is missing),
+    or just "could not run", whatever the install or start error."""
+    return line.error_kind if line.error_kind == COULD_NOT_RUN else line.outcome
 
 
 def change_points(table: pd.DataFrame) -> pd.DataFrame:
     """Every change of a scenario's behaviour between two consecutive measured versions, with both behaviours.
 
-    A scenario that stays "not applicable" does not change, whatever the reason given (which built-in is missing).
+    A scenario that stays "not applicable" changes when the reason does (no ``Agent`` at all, then one built-in
+    missing): that is a feature arriving.
     """
     changes = []
     for scenario, lines in table.groupby("scenario", sort=True):
