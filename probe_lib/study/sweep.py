@@ -88,8 +88,10 @@ def _is_captured(message: str) -> bool:
 def behaviour(outcome: Outcome) -> dict:
     """What a scenario did, comparable across versions: result, requests, executions and the errors raised."""
     errors = [_first_line(link["message"]) for link in outcome.error if not _is_captured(link["message"])]
-    return {**outcome.result_json(), "requests": len(outcome.requests), "executions": len(outcome.executions),
-            "errors": errors}
+    result = outcome.result_json()
+    if outcome.failure is not None and "error" not in result:  # judged after a request went out (no built-ins)
+        result["error"] = {"kind": outcome.failure.kind, "message": outcome.failure.message}
+    return {**result, "requests": len(outcome.requests), "executions": len(outcome.executions), "errors": errors}
 
 
 def row(outcome: Outcome) -> Row:
