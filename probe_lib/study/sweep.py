@@ -27,7 +27,6 @@ from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError, InstallFailed, ProbeError
 from probe_lib.core.outcome import Outcome
-from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import version_key
 from probe_lib.wire.replies import ErrorReply
 
@@ -55,18 +54,12 @@ class Row:
     behaviour: str
 
 
-def swept_scenarios() -> list[Scenario]:
-    """The catalogue's Chat Completions scenarios. The model router's other provider paths (``Scenario.wire``) are
-    recorded on the pinned versions only, so the committed timeline stays what the full sweep measured."""
-    return [scenario for scenario in catalogue.scenarios() if scenario.wire == "chat"]
-
-
 def digest_of_catalogue() -> str:
     """A digest of the scenarios, the Node harness and this reduction: results measured under another are not reused."""
     hasher = hashlib.sha256()
     for function in (_mask, _first_line, _is_captured, behaviour, row, failed_row):
         hasher.update(inspect.getsource(function).encode())
-    for scenario in swept_scenarios():
+    for scenario in catalogue.scenarios():
         hasher.update(json.dumps(scenario.to_json("URL"), sort_keys=True).encode())
     for script in [*sorted(paths.HARNESS.glob("*.cjs")), paths.SHARED_HARNESS / "lines.cjs"]:
         hasher.update(script.read_bytes())
@@ -133,7 +126,7 @@ def measure(version: str, server: CaptureServer, installed: Future[Path] | None 
     """The catalogue on ``version``, installed by ``installed`` (else now); a failure becomes the version's one row."""
     try:
         installed.result() if installed is not None else versions.install(version)
-        return [row(outcome) for outcome in runner.run(swept_scenarios(), version, server=server)]
+        return [row(outcome) for outcome in runner.run(catalogue.scenarios(), version, server=server)]
     except ProbeError as error:
         return [failed_row(version, error)]
 
