@@ -77,8 +77,8 @@ def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
         assert measured.index(change.after) == measured.index(change.before) + 1
         grid = timeline.categories(table)
         cells = grid.at[change.scenario, change.before], grid.at[change.scenario, change.after]
-        if cells == ("not applicable", "not applicable"):  # one grey for every reason: the reasons differ
-            assert change.was != change.became and change.became.startswith("not applicable: ")
+        if cells == ("not applicable", "not applicable"):  # one grey for both: the behaviours behind it differ
+            assert change.became.startswith("not applicable: ") and change.differs_in != "error kind"
         else:
             assert cells[0] != cells[1]
 

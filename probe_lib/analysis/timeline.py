@@ -129,11 +129,25 @@ def _first(table: pd.DataFrame, scenario: str, holds) -> str | None:
     return next((line.version for line in lines.itertuples() if holds(line.behaviour, line.error_kind)), None)
 
 
+def sent_nothing(line) -> bool:
+    """A version that could not express the scenario, or crashed before any request: it says nothing of the
+    behaviour a range question asks about (0.20.2 wants an API key in the environment; 1.57.0 breaks on zod)."""
+    return line.error_kind in SPECIAL_COLOURS or (line.error_kind == "crash" and not line.behaviour.get("requests"))
+
+
+def sent(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` without its :func:`sent_nothing` lines."""
+    return table[[not sent_nothing(line) for line in table.itertuples()]]
+
+
 def runs(table: pd.DataFrame, scenario: str, holds) -> list[tuple[str, str]]:
-    """The stretches of consecutive measured versions on which ``holds(behaviour, error_kind)``: (first, last) each."""
+    """The stretches of consecutive measured versions on which ``holds(behaviour, error_kind)``: (first, last) each.
+
+    A version that sent nothing on the scenario (:func:`sent_nothing`) is a gap, not a break.
+    """
     stretches: list[tuple[str, str]] = []
     current: list[str] = []
-    for line in table[table["scenario"] == scenario].itertuples():
+    for line in sent(table[table["scenario"] == scenario]).itertuples():
         if holds(line.behaviour, line.error_kind):
             current.append(line.version)
         elif current:
@@ -177,10 +191,10 @@ def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
     Only changes of the request itself (``tool_choice``, or the tools beyond their renaming by the normaliser)
     between versions that can run the scenario; a change in retries or errors is in :func:`change_points`.
     """
-    changes = change_points(table)
+    changes = change_points(sent(table))
     request = changes["differs_in"].str.contains("tool_choice") | (changes["after"] != first_with_normaliser(table))
-    sent = changes["differs_in"].str.contains("names|tool_choice") & ~changes["was"].str.startswith(NOT_APPLICABLE)
-    return changes[(changes["scenario"] == "choice-none") & request & sent].reset_index(drop=True)
+    on_the_wire = changes["differs_in"].str.contains("names|tool_choice")
+    return changes[(changes["scenario"] == "choice-none") & request & on_the_wire].reset_index(drop=True)
 
 
 def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:
@@ -241,9 +255,10 @@ def for_ledger(by_version: Mapping[str, Mapping[str, Outcome]]) -> ledger.Timeli
 
 
 def _lines(timeline: ledger.Timeline, scenario: str, *, expressible_only: bool = True) -> list:
-    """The scenario's measured lines in semver order; versions that cannot express it left out unless asked for."""
+    """The scenario's lines that sent a request, in semver order; with ``expressible_only=False`` also those that
+    could not express it (a feature's absence is then the measurement)."""
     lines = [line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
-             if line.error_kind != COULD_NOT_RUN and not (expressible_only and line.error_kind == NOT_APPLICABLE)]
+             if not sent_nothing(line) or (not expressible_only and line.error_kind == NOT_APPLICABLE)]
     if not lines:
         raise ledger.CheckError(f"no version in the timeline ran scenario {scenario!r}")
     return lines
@@ -266,7 +281,14 @@ def _begins_at(
         return "refuted", f"{what}: {exceptions} ({len(lines)} versions ran {scenario})"
     return "confirmed", (f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
                          f"newest), on none of the {len(before)} before it (last: {before[-1]}): "
-                         f"{describe(since[0].behaviour, '')}")
+                         f"{describe(since[0].behaviour, '')}{_crashed_note(timeline, scenario)}")
+
+
+def _crashed_note(timeline: ledger.Timeline, scenario: str) -> str:
+    """Which versions crashed before sending anything on ``scenario`` (left out of the claim), or nothing."""
+    crashed = [line.version for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
+               if line.error_kind == "crash" and not line.behaviour.get("requests")]
+    return f"; left out, crashed before any request: {', '.join(crashed)}" if crashed else ""
 
 
 def _sends(name: str):
@@ -293,7 +315,8 @@ def _passthrough_never_fixed(timeline: ledger.Timeline) -> tuple[ledger.Status, 
         return "refuted", f"tool_choice names the sent search_web on {', '.join(fixed[:5])}"
     forced = sorted({str(_forced(line.behaviour)) for line in lines})
     return "confirmed", (f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
-                         f"{lines[-1].version}), tool_choice names {' / '.join(forced)}, a function tools lacks")
+                         f"{lines[-1].version}), tool_choice names {' / '.join(forced)}, a function tools lacks"
+                         f"{_crashed_note(timeline, 'choice-by-key')}")
 
 
 @ledger.range_check("V03")
@@ -304,13 +327,15 @@ def _active_tools_stretches(timeline: ledger.Timeline) -> tuple[ledger.Status, s
     def stated(version: str) -> bool:  # honoured on 0.20.0..0.24.9 and from 1.1.0 on
         return key("0.20.0") <= key(version) <= key("0.24.9") or key(version) >= key("1.1.0")
 
+
     wrong = [line.version for line in lines if _active_tools_honoured(line.behaviour, "") != stated(line.version)]
     found = "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(timeline.table)) or "no version"
     if wrong:
         return "refuted", f"activeTools ['search.web'] leaves plain out on {found}; otherwise than stated on " \
                           f"{', '.join(wrong[:5])}"
     return "confirmed", f"activeTools ['search.web'] leaves plain out on {found}; plain is sent on the other " \
-                        f"{sum(not stated(line.version) for line in lines)} measured versions"
+                        f"{sum(not stated(line.version) for line in lines)} measured versions" \
+                        f"{_crashed_note(timeline, 'active-tools-by-key')}"
 
 
 def _choice(line) -> object:
@@ -331,14 +356,21 @@ def _choice_none_changes(timeline: ledger.Timeline) -> tuple[ledger.Status, str]
     if (with_tools[-1], without[0]) != ("1.18.0", "1.19.0"):
         return "refuted", f"the switch is between {with_tools[-1]} and {without[0]}, not 1.18.0 and 1.19.0"
     return "confirmed", (f"tools with tool_choice 'none' on {len(with_tools)} versions up to {with_tools[-1]}; "
-                         f"no tools and no tool_choice on {len(without)} versions from {without[0]}")
+                         f"no tools and no tool_choice on {len(without)} versions from {without[0]}"
+                         f"{_crashed_note(timeline, 'choice-none')}")
 
 
 @ledger.range_check("V05")
 def _builtins_arrive(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
     # A version that exports no built-in cannot register them: counted as "not sent", not left out.
-    return _begins_at(timeline, "builtins-by-export", "1.45.0", lambda b: bool(b.get("names")),
-                      "the built-in tools registered by export name are sent", expressible_only=False)
+    first = _begins_at(timeline, "builtins-by-export", "1.42.0", lambda b: bool(b.get("names")),
+                       "built-in tools registered by export name are sent", expressible_only=False)
+    web_fetch = _begins_at(timeline, "builtins-by-export", "1.54.0", _sends("webFetchTool"),
+                           "webFetchTool is among them", expressible_only=False)
+    for status in ("refuted", "not testable"):
+        if status in (first[0], web_fetch[0]):
+            return status, "; ".join(text for verdict, text in (first, web_fetch) if verdict == status)
+    return "confirmed", f"{web_fetch[1].split(', on none of')[0]}; {first[1]}"
 
 
 def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
