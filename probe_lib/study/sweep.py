@@ -91,6 +91,8 @@ def behaviour(outcome: Outcome) -> dict:
     result = outcome.result_json()
     if outcome.failure is not None and "error" not in result:  # judged after a request went out (no built-ins)
         result["error"] = {"kind": outcome.failure.kind, "message": outcome.failure.message}
+    if "message" in result.get("error", {}):  # 0.21-0.24 put the stack in the message: paths, line numbers
+        result["error"] = {**result["error"], "message": _first_line(result["error"]["message"])}
     return {**result, "requests": len(outcome.requests), "executions": len(outcome.executions), "errors": errors}
 
 
