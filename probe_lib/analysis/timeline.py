@@ -23,8 +23,10 @@ from probe_lib.study.sweep import WHOLE_VERSION, Row
 NOT_APPLICABLE = "not applicable"
 COULD_NOT_RUN = "could not run"
 #: Outcome colours: the first behaviour a scenario showed, then each later one; grey and black for the rest.
+#: 24 colours, so a scenario's outcomes stay apart however many releases changed it (colours repeat only beyond 24).
 OUTCOME_COLOURS = ("#8fb8de", "#f5d76e", "#8fd18f", "#e39b6f", "#b79fd6", "#6fc9c2", "#d98fb0", "#c2c26f",
-                   "#5b7fa8", "#a8744f", "#7a9a5b", "#9b5fa0")
+                   "#5b7fa8", "#a8744f", "#7a9a5b", "#9b5fa0", "#6b6ecf", "#b5cf6b", "#e7ba52", "#d6616b",
+                   "#ce6dbd", "#9c9ede", "#8ca252", "#bd9e39", "#ad494a", "#a55194", "#cedb9c", "#e7969c")
 SPECIAL_COLOURS = {NOT_APPLICABLE: "#dddddd", COULD_NOT_RUN: "#333333"}
 
 
