@@ -174,3 +174,19 @@ def test_cli_export_names_each_table_and_its_rows(tmp_path, capsys):
     tool_sets, _ = _tool_sets()
     assert f"mcp_corpus: {sum(len(t['tools served']) for t in tool_sets)} rows" in out
     assert "version_sweep: " in out and all((tmp_path / "x" / name).exists() for name in export.FILES)
+
+
+def test_the_exported_outcomes_feed_the_comparison_tables_one_recording_per_turn(exported):
+    """The export holds some turns twice (the catalogue's recording and the framework matrix's); the comparison
+    refuses to merge them, saying how to keep one, and takes the table once filtered."""
+    from probe_lib.study import compare
+
+    _, folder = exported
+    table = export.read_csv(folder / "outcomes.csv")
+    with pytest.raises(ValueError, match=r"from two recordings \(data/captures/.*\); keep one"):
+        compare.differences(table, "mastra@1.0.4", "mastra@1.71.0")
+    catalogue = table[table["recording"].str.fullmatch(r"data/captures/mastra-[0-9.]+\.json")]
+    turns = compare.turns(catalogue).set_index(["scenario", "target"])
+    assert turns.loc[("choice-by-key", "mastra@1.71.0"), "verdict"] == "forced tool not in tools"
+    changed = compare.differences(catalogue, "mastra@1.0.4", "mastra@1.71.0")
+    assert "builtins-by-export" in set(changed["scenario"])

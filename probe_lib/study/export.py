@@ -192,7 +192,8 @@ def check_folder(folder: Path, also_ours: Callable[[Path], bool] = lambda path: 
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file; give a folder (new, empty, or an earlier export)")
     if folder.exists():
-        foreign = sorted(p.name for p in folder.iterdir() if p.name not in FILES and not also_ours(p))
+        ours = {*FILES, *(f".{name}.partial" for name in FILES)}  # a partial one is left only by a killed export
+        foreign = sorted(p.name for p in folder.iterdir() if p.name not in ours and not also_ours(p))
         if foreign:
             raise InputError(f"--out {folder} holds files the kit did not write ({', '.join(foreign[:3])}); "
                              "choose a new or empty folder")
