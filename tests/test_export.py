@@ -190,3 +190,29 @@ def test_the_exported_outcomes_feed_the_comparison_tables_one_recording_per_turn
     assert turns.loc[("choice-by-key", "mastra@1.71.0"), "verdict"] == "forced tool not in tools"
     changed = compare.differences(catalogue, "mastra@1.0.4", "mastra@1.71.0")
     assert "builtins-by-export" in set(changed["scenario"])
+
+
+def _names_sent(request: dict) -> list[str]:
+    """Tool names of a request body read by hand: Chat Completions nests them under ``function``, Responses does not."""
+    return [tool["function"]["name"] if "function" in tool else tool["name"] for tool in request.get("tools", [])]
+
+
+def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
+    """The matrix recording carries its probes, so a probe named like a catalogue scenario (length-64) keeps its keys."""
+    from probe_lib.analysis import matrix
+    from probe_lib.inputs import scenario_files
+
+    document = json.loads(matrix.RECORDING.read_text(encoding="utf-8"))
+    assert document["scenarios"] == scenario_files.to_document(matrix.scenarios()), (
+        "frameworks.json's scenarios are stale: `probe-lib record --frameworks` rewrites them")
+    keys = {entry["name"]: entry["tools"] for entry in document["scenarios"]["scenarios"]}
+    result, _ = exported
+    table = result.frame[result.frame["recording"] == "data/captures/frameworks.json"]
+    groups = {key: rows for key, rows in table.groupby(["framework", "version", "scenario"])}
+    assert len(groups) == len(document["outcomes"])
+    for entry in document["outcomes"]:
+        rows = groups[entry["framework"], entry["version"], entry["scenario"]]
+        where = f"{entry['scenario']} on {entry['framework']}@{entry['version']}"
+        assert rows["key"].dropna().tolist() == keys[entry["scenario"]], where
+        sent = _names_sent(entry["requests"][0]) if entry["requests"] else []
+        assert Counter(rows[rows["on_wire"]]["wire_name"]) == Counter(sent), where
