@@ -216,3 +216,13 @@ def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
         assert rows["key"].dropna().tolist() == keys[entry["scenario"]], where
         sent = _names_sent(entry["requests"][0]) if entry["requests"] else []
         assert Counter(rows[rows["on_wire"]]["wire_name"]) == Counter(sent), where
+
+
+def test_a_missing_mcp_recording_leaves_its_table_empty_and_says_why(tmp_path, monkeypatch):
+    from probe_lib.adapters.mastra import mcp
+
+    monkeypatch.setattr(mcp, "RECORDING", tmp_path / "mcp-mastra.json")
+    result = export.export(tmp_path / "out")
+    assert len(result.tables["mcp_corpus"]) == 0 and any("mcp-mastra.json is missing" in why for why in result.skipped)
+    header = next(csv.reader((tmp_path / "out" / "mcp_corpus.csv").open(encoding="utf-8")))
+    assert header == list(pd.read_parquet(tmp_path / "out" / "mcp_corpus.parquet").columns) == list(result.tables["mcp_corpus"].columns)

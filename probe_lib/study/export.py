@@ -30,7 +30,7 @@ import json
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping
+from typing import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -109,7 +109,7 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
     return tidy.frame(outcomes, ["recorded"] * len(outcomes), files), read, skipped
 
 
-def gather_sweep(summary: Path = sweep.SUMMARY_PATH, cached: list[sweep.Row] | None = None) -> pd.DataFrame:
+def gather_sweep(summary: Path = sweep.SUMMARY_PATH, cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:
     """The version sweep table: ``summary`` with the ``cached`` rows laid over it (default: this machine's cache)."""
     rows = sweep.read_summary(summary) if summary.exists() else []
     return tidy_sweep.frame(rows, sweep.all_cached() if cached is None else cached, measurement_files.shown(summary))
@@ -122,16 +122,14 @@ def _empty(columns: Columns) -> pd.DataFrame:
 def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], list[Path], list[str]]:
     """Every table (see the module docstring), the measurement files read and what was skipped, and why."""
     outcomes, read, skipped = gather(primary)
-    tables = {OUTCOMES: outcomes, VERSION_SWEEP: gather_sweep(), MCP_CORPUS: _empty(tidy_mcp.COLUMNS)}
     if not sweep.SUMMARY_PATH.exists():
         skipped.append(f"{measurement_files.shown(sweep.SUMMARY_PATH)} is missing: {VERSION_SWEEP} holds only this "
                        "machine's sweep cache (`probe-lib sweep --write-summary` makes it)")
-    if mcp.RECORDING.exists():
-        tables[MCP_CORPUS] = tidy_mcp.frame(mcp.RECORDING)
-    else:
+    if not mcp.RECORDING.exists():
         skipped.append(f"{measurement_files.shown(mcp.RECORDING)} is missing: {MCP_CORPUS} is empty "
                        "(`probe-lib record` makes it where Node.js is installed)")
-    return tables, read, skipped
+    corpus = tidy_mcp.frame(mcp.RECORDING) if mcp.RECORDING.exists() else _empty(tidy_mcp.COLUMNS)
+    return {OUTCOMES: outcomes, VERSION_SWEEP: gather_sweep(), MCP_CORPUS: corpus}, read, skipped
 
 
 def dictionary(tables: Iterable[str] = TABLES) -> pd.DataFrame:
