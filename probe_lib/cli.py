@@ -418,7 +418,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     from probe_lib.study import export
 
     result = export.export(args.out)
-    print(f"{len(result.frame)} rows from {len(result.read)} measurement files:")
+    print(f"{len(result.frame)} outcome rows from {len(result.read)} measurement files; "
+          + ", ".join(f"{name}: {len(table)} rows" for name, table in result.tables.items()) + ":")
     for path in result.written:
         print(path)
     for reason in result.skipped:
@@ -429,7 +430,7 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _add_export(sub: argparse._SubParsersAction) -> None:
     from probe_lib.core import paths
 
-    parser = sub.add_parser("export", help="every measured outcome under data/captures/ as tidy CSV and Parquet, with a data dictionary")
+    parser = sub.add_parser("export", help="every measured outcome (recordings, swept versions, the MCP corpus) as tidy CSV and Parquet, with a data dictionary")
     parser.add_argument("--out", type=Path, default=paths.ROOT / "export", help=f"folder: new, empty, or an earlier export (default {paths.ROOT / 'export'})")
     parser.set_defaults(handler=cmd_export)
 

@@ -187,3 +187,8 @@ def test_report_exports_every_outcome_with_this_runs_measurement_first(live_repo
     catalogue_rows = table[table["recording"].str.startswith("measurements/")]
     assert set(catalogue_rows["version"]) == set(mastra.ADAPTER.versions())
     assert not table["recording"].str.startswith("data/captures/mastra-").any(), "a recording shadowed this run's measurement"
+    # The sweep and the MCP corpus beside it, counted from their sources by hand.
+    tool_sets = json.loads((paths.CAPTURES / "mcp-mastra.json").read_text(encoding="utf-8"))["tool sets"]
+    assert len(export.read_csv(folder / "mcp_corpus.csv")) == sum(len(tool_set["tools served"]) for tool_set in tool_sets)
+    swept = pd.read_csv(paths.DATA / "version_timeline.csv", dtype=str)["version"]
+    assert set(export.read_csv(folder / "version_sweep.csv")["version"]) >= set(swept)

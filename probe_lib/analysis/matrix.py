@@ -25,6 +25,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, for_keys, named
 from probe_lib.core.target import version_key
+from probe_lib.inputs import scenario_files
 from probe_lib.providers import lint, name_rules
 from probe_lib.study.recordings import outcome_from_json, outcome_to_json
 
@@ -104,10 +105,14 @@ def measure(frameworks: Iterable[str] | None = None, *, only_installed: bool = F
 
 
 def write(outcomes: Sequence[Outcome], path: Path = RECORDING) -> Path:
-    """Write a matrix recording (deterministic: targets in name and version order, keys sorted, timings dropped)."""
+    """Write a matrix recording (deterministic: targets in name and version order, keys sorted, timings dropped).
+
+    It carries the probes' scenarios, so a reader of measurement files (the export) registers each probe's own keys
+    rather than a catalogue scenario of the same name (``length-64``)."""
     order = {scenario.name: number for number, scenario in enumerate(scenarios())}
     ordered = sorted(outcomes, key=lambda o: (o.framework, version_key(o.version), order[o.scenario.name]))
-    document = {"source": "live", "outcomes": [outcome_to_json(outcome) for outcome in ordered]}
+    document = {"source": "live", "scenarios": scenario_files.to_document(scenarios()),
+                "outcomes": [outcome_to_json(outcome) for outcome in ordered]}
     partial = path.with_suffix(".partial")
     partial.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     partial.replace(path)

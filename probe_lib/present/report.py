@@ -4,7 +4,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
     measurements/mastra-<version>.json   the catalogue's outcomes, measured live (or copied from recordings)
     ledger.csv                           every claim judged on every pinned version, range claims on the timeline
-    export/                              every measured outcome as tidy CSV and Parquet, with dictionary.csv
+    export/                              every measured outcome as tidy CSV and Parquet tables, with dictionary.csv
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
     report.html                          the ledger first, then each notebook with its charts, then the glossary
@@ -194,7 +194,7 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
     table = ledger.ledger(by_version, timeline.for_ledger(by_version))
     table.to_csv(folder / "ledger.csv", index=False)
-    export.export(folder / "export", primary=measurements)  # the tidy table of every outcome, this run's first
+    export.export(folder / "export", primary=measurements)  # every outcome (this run's first), the sweep, the MCP corpus
     runs = _execute_all(folder, version, jobs, stages, solved)
     with stages.stage("rendering report", 1) as step:
         for run in runs:

@@ -43,8 +43,23 @@ def _verdict(turn: pd.DataFrame) -> str:
     return "sent, renamed" if keyed["rewritten"].fillna(False).any() else "sent as registered"
 
 
+def check_one_recording_per_turn(frame: pd.DataFrame) -> None:
+    """Refuse a frame holding one scenario on one target from two recordings (the export's outcomes table holds the
+    catalogue's and the framework matrix's turns alike), which would otherwise be merged into one turn."""
+    if "recording" not in frame.columns or frame.empty:
+        return
+    counts = frame.groupby(["scenario", "framework", "version"], sort=False)["recording"].nunique(dropna=False)
+    if (counts > 1).any():
+        scenario, framework, version = counts[counts > 1].index[0]
+        files = frame[(frame["scenario"] == scenario) & (frame["framework"] == framework) & (frame["version"] == version)]
+        first, second = list(dict.fromkeys(files["recording"]))[:2]
+        raise ValueError(f"the frame holds scenario {scenario!r} on {target_label(framework, version)} from two "
+                         f"recordings ({first}, {second}); keep one, e.g. frame[frame['recording'] != {second!r}]")
+
+
 def turns(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per scenario × target: the names sent in wire order, the forced tool, the error, and a verdict."""
+    check_one_recording_per_turn(frame)
     rows = []
     for (scenario, framework, version), turn in frame.groupby(["scenario", "framework", "version"], sort=False):
         sent = turn[turn["on_wire"]].sort_values("position_after")["wire_name"].tolist()
@@ -92,6 +107,7 @@ def verdict_grid(frame: pd.DataFrame, model: pd.Series | None = None) -> tuple[p
 def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
     """Each way a key's outcome differs between two targets (``"mastra@1.0.4"`` …): one row per scenario × key ×
     differing column of :data:`COMPARED`, with the value on each target (empty: the two targets agree throughout)."""
+    check_one_recording_per_turn(frame)
     labelled = frame.assign(target=frame["framework"] + "@" + frame["version"])
     missing = {first, second} - set(labelled["target"])
     if missing:

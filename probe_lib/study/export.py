@@ -1,18 +1,27 @@
-"""``probe-lib export``: every measured outcome the kit holds, as one tidy table in CSV and Parquet, with its dictionary.
+"""``probe-lib export``: every measured outcome the kit holds, as tidy tables in CSV and Parquet, with their dictionary.
 
-Outcomes are read from measurement files, found by file (:func:`probe_lib.study.measurement_files.discover`):
-first those in a primary folder (``reproduce`` passes its fresh ``measurements/``), then every other file under
-``data/captures/`` (the pinned versions' recordings, and whatever recordings of other frameworks or sweeps sit
-there). An outcome of a scenario on a target already read is not read twice. A JSON file that is not a measurement
-file is listed as skipped, never dropped silently.
+Three tables, each built from its own source and each row naming the file it came from:
 
-Files written into the output folder:
+``outcomes``
+    every turn in a measurement file (:mod:`probe_lib.study.tidy`), found by file
+    (:func:`probe_lib.study.measurement_files.discover`): first those in a primary folder (``reproduce`` passes its
+    fresh ``measurements/``), then every other file under ``data/captures/`` (the pinned versions, the framework
+    matrix, the example's recordings). An outcome of a scenario on a target already read is not read twice. A JSON
+    file that is not a measurement file is listed as skipped, never dropped silently.
+``version_sweep``
+    every swept ``@mastra/core`` version (:mod:`probe_lib.study.tidy_sweep`): the committed summary
+    ``data/version_timeline.csv``, with this machine's sweep cache laid over it.
+``mcp_corpus``
+    every MCP tool set of the corpus as the real ``@mastra/mcp`` loaded it (:mod:`probe_lib.study.tidy_mcp`).
 
-    outcomes.csv        the tidy table (probe_lib.study.tidy), one row per scenario × target × tool; a missing
-                        value is written <NA> and an empty cell is an empty string (a key can be "": read it
-                        back with :func:`read_csv`, or pandas' keep_default_na=False, na_values=["<NA>"])
-    outcomes.parquet    the same, with its column types kept
-    dictionary.csv      every column: name, type, meaning
+Files written into the output folder (every table is gathered before the first file is written, and each file is
+written beside its place and renamed into it, so an interrupted export leaves no half-written file):
+
+    <table>.csv         the table; a missing value is written <NA> and an empty cell is an empty string (a key can
+                        be "": read it back with :func:`read_csv`, or pandas' keep_default_na=False,
+                        na_values=["<NA>"])
+    <table>.parquet     the same, with its column types kept
+    dictionary.csv      every column of every table: table, column, type, meaning
 """
 
 from __future__ import annotations
@@ -21,16 +30,34 @@ import json
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
+from probe_lib.adapters.mastra import mcp
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
-from probe_lib.study import measurement_files, tidy
+from probe_lib.study import measurement_files, sweep, tidy, tidy_mcp, tidy_sweep
 
-FILES = ("outcomes.csv", "outcomes.parquet", "dictionary.csv")
+Columns = tuple[tuple[str, str, str], ...]
+
+OUTCOMES = "outcomes"
+VERSION_SWEEP = "version_sweep"
+MCP_CORPUS = "mcp_corpus"
+#: Every table the export writes, with its columns (name, pandas dtype, meaning), in the dictionary's order.
+TABLES: dict[str, Columns] = {OUTCOMES: tidy.COLUMNS, VERSION_SWEEP: tidy_sweep.COLUMNS, MCP_CORPUS: tidy_mcp.COLUMNS}
+DICTIONARY = "dictionary.csv"
+
+
+def files_of(tables: Iterable[str]) -> tuple[str, ...]:
+    """The files written for ``tables``: each one's CSV and Parquet, then the dictionary."""
+    return (*(f"{name}.{suffix}" for name in tables for suffix in ("csv", "parquet")), DICTIONARY)
+
+
+#: What ``probe-lib export`` and ``reproduce`` write; ``probe-lib run --out`` writes the outcomes table alone.
+FILES = files_of(TABLES)
+RUN_FILES = files_of([OUTCOMES])
 #: How the CSV writes a missing value: not as an empty cell, which an empty key (the catalogue's empty-key) is.
 CSV_MISSING = "<NA>"
 
@@ -39,11 +66,17 @@ CSV_MISSING = "<NA>"
 class Export:
     """What an export read and wrote."""
 
-    frame: pd.DataFrame
+    #: Every table by name (see :data:`TABLES`).
+    tables: Mapping[str, pd.DataFrame]
     read: tuple[Path, ...]
     #: Files found but not readable as measurement files, each with why.
     skipped: tuple[str, ...]
     written: tuple[Path, ...]
+
+    @property
+    def frame(self) -> pd.DataFrame:
+        """The outcomes table."""
+        return self.tables[OUTCOMES]
 
 
 def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tuple[pd.DataFrame, list[Path], list[str]]:
@@ -76,21 +109,73 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
     return tidy.frame(outcomes, ["recorded"] * len(outcomes), files), read, skipped
 
 
-def write_tables(frame: pd.DataFrame, folder: Path) -> list[Path]:
-    """``frame`` as CSV and Parquet, and its data dictionary, into ``folder``; returns the files written."""
+def gather_sweep(summary: Path = sweep.SUMMARY_PATH, cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:
+    """The version sweep table: ``summary`` with the ``cached`` rows laid over it (default: this machine's cache)."""
+    rows = sweep.read_summary(summary) if summary.exists() else []
+    return tidy_sweep.frame(rows, sweep.all_cached() if cached is None else cached, measurement_files.shown(summary))
+
+
+def _empty(columns: Columns) -> pd.DataFrame:
+    return pd.DataFrame(columns=[name for name, _, _ in columns]).astype({name: dtype for name, dtype, _ in columns})
+
+
+def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], list[Path], list[str]]:
+    """Every table (see the module docstring), the measurement files read and what was skipped, and why."""
+    outcomes, read, skipped = gather(primary)
+    if not sweep.SUMMARY_PATH.exists():
+        skipped.append(f"{measurement_files.shown(sweep.SUMMARY_PATH)} is missing: {VERSION_SWEEP} holds only this "
+                       "machine's sweep cache (`probe-lib sweep --write-summary` makes it)")
+    if not mcp.RECORDING.exists():
+        skipped.append(f"{measurement_files.shown(mcp.RECORDING)} is missing: {MCP_CORPUS} is empty "
+                       "(`probe-lib record` makes it where Node.js is installed)")
+    corpus = tidy_mcp.frame(mcp.RECORDING) if mcp.RECORDING.exists() else _empty(tidy_mcp.COLUMNS)
+    return {OUTCOMES: outcomes, VERSION_SWEEP: gather_sweep(), MCP_CORPUS: corpus}, read, skipped
+
+
+def dictionary(tables: Iterable[str] = TABLES) -> pd.DataFrame:
+    """The data dictionary of ``tables``: one row per column (table, column, type, meaning)."""
+    return pd.DataFrame([(table, *column) for table in tables for column in TABLES[table]],
+                        columns=["table", "column", "type", "meaning"])
+
+
+def _write(path: Path, write: Callable[[Path], None]) -> Path:
+    """``write`` into a file beside ``path``, then rename it into place: no half-written file is ever at ``path``."""
+    partial = path.with_name(f".{path.name}.partial")
+    try:
+        write(partial)
+        partial.replace(path)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_tables(tables: Mapping[str, pd.DataFrame] | pd.DataFrame, folder: Path) -> list[Path]:
+    """Each table as CSV and Parquet, and their data dictionary, into ``folder``; returns the files written.
+
+    A lone frame is the outcomes table (what ``probe-lib run --out`` writes).
+    """
+    tables = {OUTCOMES: tables} if isinstance(tables, pd.DataFrame) else tables
     folder.mkdir(parents=True, exist_ok=True)
-    csv_path, parquet_path, dictionary_path = (folder / name for name in FILES)
-    frame.to_csv(csv_path, index=False, na_rep=CSV_MISSING)
-    frame.to_parquet(parquet_path, index=False)
-    tidy.dictionary().to_csv(dictionary_path, index=False)
-    return [csv_path, parquet_path, dictionary_path]
+    written = []
+    for name, frame in tables.items():
+        written.append(_write(folder / f"{name}.csv",
+                              lambda path, frame=frame: frame.to_csv(path, index=False, na_rep=CSV_MISSING)))
+        written.append(_write(folder / f"{name}.parquet", lambda path, frame=frame: frame.to_parquet(path, index=False)))
+    written.append(_write(folder / DICTIONARY, lambda path: dictionary(tables).to_csv(path, index=False)))
+    return written
 
 
-def read_csv(path: Path) -> pd.DataFrame:
-    """An exported ``outcomes.csv`` read back with its types, and empty strings kept apart from missing values."""
+def read_csv(path: Path, table: str | None = None) -> pd.DataFrame:
+    """An exported table's CSV read back with its types, and empty strings kept apart from missing values.
+
+    ``table``: which table it is (default: the file's name, ``version_sweep.csv`` -> ``version_sweep``; a name that
+    is no table's is read as the outcomes table, which ``probe-lib run --out`` writes).
+    """
+    dtypes = {name: dtype for name, dtype, _ in TABLES.get(table or path.stem, TABLES[OUTCOMES])}
     frame = pd.read_csv(path, keep_default_na=False, na_values=[CSV_MISSING], dtype=str)
     for column in frame.columns:
-        dtype = tidy.DTYPES.get(column, "string")
+        dtype = dtypes.get(column, "string")
         if dtype == "boolean":
             frame[column] = frame[column].map({"True": True, "False": False})
         elif dtype == "Int64":
@@ -105,15 +190,16 @@ def check_folder(folder: Path, also_ours: Callable[[Path], bool] = lambda path: 
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file; give a folder (new, empty, or an earlier export)")
     if folder.exists():
-        foreign = sorted(p.name for p in folder.iterdir() if p.name not in FILES and not also_ours(p))
+        ours = {*FILES, *(f".{name}.partial" for name in FILES)}  # a partial one is left only by a killed export
+        foreign = sorted(p.name for p in folder.iterdir() if p.name not in ours and not also_ours(p))
         if foreign:
             raise InputError(f"--out {folder} holds files the kit did not write ({', '.join(foreign[:3])}); "
                              "choose a new or empty folder")
 
 
 def export(folder: Path, primary: Path | None = None) -> Export:
-    """Write every measured outcome (see the module docstring) into ``folder``."""
+    """Write every table (see the module docstring) into ``folder``."""
     check_folder(folder)
-    frame, read, skipped = gather(primary)
-    written = write_tables(frame, folder)
-    return Export(frame, tuple(read), tuple(skipped), tuple(written))
+    tables, read, skipped = gather_all(primary)
+    written = write_tables(tables, folder)
+    return Export(tables, tuple(read), tuple(skipped), tuple(written))

@@ -1,0 +1,228 @@
+"""The export's swept-versions and MCP-corpus tables, checked against their sources read here by hand (csv and json),
+not through the code that builds them; and every exported table's dictionary, CSV and Parquet checked together."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections import Counter
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from probe_lib.cli import main
+from probe_lib.core import paths
+from probe_lib.study import export, sweep
+
+SUMMARY = paths.DATA / "version_timeline.csv"
+MCP_RECORDING = paths.CAPTURES / "mcp-mastra.json"
+
+
+def _summary_lines() -> list[dict]:
+    with SUMMARY.open(newline="", encoding="utf-8") as handle:
+        return list(csv.DictReader(handle))
+
+
+def _tool_sets() -> tuple[list[dict], dict]:
+    document = json.loads(MCP_RECORDING.read_text(encoding="utf-8"))
+    return document["tool sets"], document["versions"]
+
+
+def _absent(value: object) -> bool:
+    return value is None or value != value  # the recording's NaN
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory) -> tuple[export.Export, Path]:
+    folder = tmp_path_factory.mktemp("export") / "out"
+    return export.export(folder), folder
+
+
+def test_every_table_is_written_as_csv_and_parquet_that_agree_and_the_dictionary_covers_every_column(exported):
+    result, folder = exported
+    assert sorted(p.name for p in folder.iterdir()) == sorted(export.FILES)
+    assert list(result.tables) == ["outcomes", "version_sweep", "mcp_corpus"]
+    dictionary = pd.read_csv(folder / "dictionary.csv")
+    assert list(dictionary.columns) == ["table", "column", "type", "meaning"]
+    assert not dictionary.duplicated(["table", "column"]).any() and dictionary["meaning"].str.len().min() > 10
+    for name, table in result.tables.items():
+        parquet = pd.read_parquet(folder / f"{name}.parquet")
+        described = dictionary[dictionary["table"] == name]
+        header = next(csv.reader((folder / f"{name}.csv").open(encoding="utf-8")))
+        assert header == list(parquet.columns) == list(described["column"]), name
+        assert dict(parquet.dtypes.astype(str)) == dict(zip(described["column"], described["type"])), name
+        assert len(parquet) == len(table) > 0, name
+        pd.testing.assert_frame_equal(export.read_csv(folder / f"{name}.csv"), parquet, obj=name)
+        # Every column says something in some row (no column is always empty).
+        assert parquet.notna().any().all(), f"{name}: always empty: {list(parquet.columns[~parquet.notna().any()])}"
+
+
+def test_version_sweep_rows_match_the_committed_summary():
+    table = export.gather_sweep(cached=[])
+    lines = _summary_lines()
+    behaviours = [json.loads(line["behaviour"]) for line in lines]
+    assert len(table) == sum(max(1, len(b.get("names") or [])) for b in behaviours)
+    assert set(table["source"]) == {"summary"} and set(table["recording"]) == {"data/version_timeline.csv"}
+    groups = {key: rows for key, rows in table.groupby(["version", "scenario"])}
+    assert set(groups) == {(line["version"], line["scenario"]) for line in lines}
+    for line, behaviour in zip(lines, behaviours):
+        rows = groups[line["version"], line["scenario"]]
+        where = f"{line['scenario']} on {line['version']}"
+        names = behaviour.get("names") or []
+        assert rows["wire_name"].dropna().tolist() == names, where
+        assert rows["position_after"].dropna().tolist() == list(range(len(names))), where
+        assert set(rows["outcome"]) == {line["outcome"]}, where
+        assert set(rows["error_kind"].dropna()) == ({line["error_kind"]} if line["error_kind"] else set()), where
+        assert set(rows["requests"]) == {behaviour["requests"]} and set(rows["executions"]) == {behaviour["executions"]}, where
+        choice = behaviour.get("tool_choice")
+        forced = choice["function"]["name"] if isinstance(choice, dict) else None
+        assert set(rows["forced_tool"].dropna()) == ({forced} if forced else set()), where
+        if forced:
+            assert set(rows["forced_in_tools"]) == {forced in names}, where
+        error = behaviour.get("error", {})
+        if error.get("kind") == "collision":
+            assert set(rows["collision_name"]) == {error["name"]} and error["name"] in rows["error_text"].iloc[0], where
+        elif "message" in error:
+            assert set(rows["error_text"]) == {error["message"]}, where
+    pinned = table[table["pinned"]]
+    assert set(pinned["version"]) == {"1.0.4", "1.67.0", "1.71.0"} & {line["version"] for line in lines}
+
+
+def _cache_row(version: str, scenario: str, behaviour: dict, error_kind: str = "") -> dict:
+    return {"version": version, "scenario": scenario, "outcome": "0123456789", "error_kind": error_kind,
+            "behaviour": json.dumps(behaviour)}
+
+
+def test_the_sweep_cache_is_laid_over_the_summary(tmp_path, monkeypatch):
+    """A version cached on this machine replaces its summary rows, a new one is added, and a cached failure alone
+    does not hide what the summary measured."""
+    monkeypatch.setattr(paths, "CACHE", tmp_path)
+    monkeypatch.setattr(sweep, "cache_dir", lambda: tmp_path / "sweep" / "digest")
+    folder = sweep.cache_dir()
+    folder.mkdir(parents=True)
+    sent = {"names": ["a", "b_c"], "tool_choice": "auto", "requests": 1, "executions": 0, "errors": []}
+    failed = {"error": {"kind": "install failed", "message": "npm said no"}}
+    files = {
+        "1.67.0": [_cache_row("1.67.0", "single-rewrite", sent)],
+        "99.0.0": [_cache_row("99.0.0", "*", failed, "install failed")],
+        "1.71.0": [_cache_row("1.71.0", "*", failed, "install failed")],
+    }
+    for version, rows in files.items():
+        (folder / f"{version}.json").write_text(json.dumps(rows), encoding="utf-8")
+    table = export.gather_sweep()
+    lines = _summary_lines()
+    summary = [line for line in lines if line["version"] != "1.67.0"]
+    expected = sum(max(1, len(json.loads(line["behaviour"]).get("names") or [])) for line in summary) + 2 + 1
+    assert len(table) == expected
+    assert table[table["version"] == "1.67.0"]["wire_name"].tolist() == ["a", "b_c"]
+    assert set(table[table["version"] == "1.67.0"]["recording"]) == {"<cache>/sweep/digest/1.67.0.json"}
+    new = table[table["version"] == "99.0.0"].iloc[0]
+    assert (new["scenario"], new["error_kind"], new["error_text"], new["source"]) == ("*", "install failed", "npm said no", "cache")
+    assert pd.isna(new["requests"]) and table["version"].iloc[-1] == "99.0.0"  # semver order, not text order
+    assert set(table[table["version"] == "1.71.0"]["source"]) == {"summary"}
+
+
+def test_mcp_corpus_rows_match_the_recording(exported):
+    result, _ = exported
+    table = result.tables["mcp_corpus"]
+    tool_sets, versions = _tool_sets()
+    assert len(table) == sum(len(tool_set["tools served"]) for tool_set in tool_sets)
+    assert set(table["mastra_version"]) == {versions["@mastra/core"]} and set(table["mcp_version"]) == {versions["@mastra/mcp"]}
+    groups = dict(list(table.groupby("record", sort=False)))
+    assert list(groups) == [tool_set["record"] for tool_set in tool_sets]
+    for tool_set in tool_sets:
+        rows = groups[tool_set["record"]]
+        where = tool_set["record"]
+        assert rows["tool"].tolist() == tool_set["tools served"] and rows["key"].tolist() == tool_set["client keys"], where
+        assert set(rows["server"]) == {tool_set["server"]} and set(rows["tools_in_set"]) == {len(tool_set["tools served"])}
+        wire = tool_set["wire names"]
+        if _absent(wire):
+            assert not rows["on_wire"].any() and set(rows["set_failure"]) == {tool_set["failure"]}, where
+            continue
+        sent = rows[rows["on_wire"]]
+        # Every name sent is on exactly one row, at its index in the request.
+        assert Counter(sent["wire_name"]) == Counter(wire) and len(sent) == len(rows), where
+        assert all(wire[position] == name for name, position in zip(sent["wire_name"], sent["position_after"])), where
+        assert sent["rewritten"].sum() == sum(1 for key in tool_set["client keys"] if key not in set(wire)), where
+        # What the Python model predicts is what the real package sent.
+        assert (sent["predicted_name"] == sent["wire_name"]).all(), where
+        assert rows["set_failure"].isna().all(), where
+    collided = table[table["set_failure"] == "collision"]
+    for record, rows in collided.groupby("record"):
+        colliding = rows[rows["in_collision"]]
+        assert len(colliding) >= 2 and (colliding["key"].str.len() > 63).all(), record
+        assert colliding["key"].str[:63].nunique() == 1 == rows["collision_name"].nunique(), record
+    # The provider verdicts, spot-checked by hand: a 64+-character key is over OpenAI's 64; a short legal one is not.
+    long_keys = table[table["key"].str.len() > 64]
+    assert len(long_keys) and long_keys["providers_refusing_key"].str.split("+").map(lambda p: "openai" in p).all()
+    assert table.loc[table["key"] == "ado_advsec_get_alerts", "providers_refusing_key"].tolist() == ["none"]
+
+
+def test_an_interrupted_write_leaves_no_half_written_file(tmp_path):
+    good = pd.DataFrame({"scenario": ["a"]})
+    unwritable = pd.DataFrame({"mixed": [1, "x"]})  # pyarrow refuses a column of ints and text
+    with pytest.raises(Exception):
+        export.write_tables({"outcomes": good, "version_sweep": unwritable}, tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["outcomes.csv", "outcomes.parquet", "version_sweep.csv"]
+    assert pd.read_parquet(tmp_path / "outcomes.parquet").equals(good)
+
+
+def test_cli_export_names_each_table_and_its_rows(tmp_path, capsys):
+    assert main(["export", "--out", str(tmp_path / "x")]) == 0
+    out = capsys.readouterr().out
+    tool_sets, _ = _tool_sets()
+    assert f"mcp_corpus: {sum(len(t['tools served']) for t in tool_sets)} rows" in out
+    assert "version_sweep: " in out and all((tmp_path / "x" / name).exists() for name in export.FILES)
+
+
+def test_the_exported_outcomes_feed_the_comparison_tables_one_recording_per_turn(exported):
+    """The export holds some turns twice (the catalogue's recording and the framework matrix's); the comparison
+    refuses to merge them, saying how to keep one, and takes the table once filtered."""
+    from probe_lib.study import compare
+
+    _, folder = exported
+    table = export.read_csv(folder / "outcomes.csv")
+    with pytest.raises(ValueError, match=r"from two recordings \(data/captures/.*\); keep one"):
+        compare.differences(table, "mastra@1.0.4", "mastra@1.71.0")
+    catalogue = table[table["recording"].str.fullmatch(r"data/captures/mastra-[0-9.]+\.json")]
+    turns = compare.turns(catalogue).set_index(["scenario", "target"])
+    assert turns.loc[("choice-by-key", "mastra@1.71.0"), "verdict"] == "forced tool not in tools"
+    changed = compare.differences(catalogue, "mastra@1.0.4", "mastra@1.71.0")
+    assert "builtins-by-export" in set(changed["scenario"])
+
+
+def _names_sent(request: dict) -> list[str]:
+    """Tool names of a request body read by hand: Chat Completions nests them under ``function``, Responses does not."""
+    return [tool["function"]["name"] if "function" in tool else tool["name"] for tool in request.get("tools", [])]
+
+
+def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
+    """The matrix recording carries its probes, so a probe named like a catalogue scenario (length-64) keeps its keys."""
+    from probe_lib.analysis import matrix
+    from probe_lib.inputs import scenario_files
+
+    document = json.loads(matrix.RECORDING.read_text(encoding="utf-8"))
+    assert document["scenarios"] == scenario_files.to_document(matrix.scenarios()), (
+        "frameworks.json's scenarios are stale: `probe-lib record --frameworks` rewrites them")
+    keys = {entry["name"]: entry["tools"] for entry in document["scenarios"]["scenarios"]}
+    result, _ = exported
+    table = result.frame[result.frame["recording"] == "data/captures/frameworks.json"]
+    groups = {key: rows for key, rows in table.groupby(["framework", "version", "scenario"])}
+    assert len(groups) == len(document["outcomes"])
+    for entry in document["outcomes"]:
+        rows = groups[entry["framework"], entry["version"], entry["scenario"]]
+        where = f"{entry['scenario']} on {entry['framework']}@{entry['version']}"
+        assert rows["key"].dropna().tolist() == keys[entry["scenario"]], where
+        sent = _names_sent(entry["requests"][0]) if entry["requests"] else []
+        assert Counter(rows[rows["on_wire"]]["wire_name"]) == Counter(sent), where
+
+
+def test_a_missing_mcp_recording_leaves_its_table_empty_and_says_why(tmp_path, monkeypatch):
+    from probe_lib.adapters.mastra import mcp
+
+    monkeypatch.setattr(mcp, "RECORDING", tmp_path / "mcp-mastra.json")
+    result = export.export(tmp_path / "out")
+    assert len(result.tables["mcp_corpus"]) == 0 and any("mcp-mastra.json is missing" in why for why in result.skipped)
+    header = next(csv.reader((tmp_path / "out" / "mcp_corpus.csv").open(encoding="utf-8")))
+    assert header == list(pd.read_parquet(tmp_path / "out" / "mcp_corpus.parquet").columns) == list(result.tables["mcp_corpus"].columns)
