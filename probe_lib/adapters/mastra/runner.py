@@ -273,7 +273,8 @@ def stream(
     AHEAD_PER_TURN`` scenarios are out at once (sent, running, or done and waiting for an earlier one). Each
     runner takes the next scenario whenever it has a free slot. When a runner fails the others carry on; each
     scenario that could not finish is yielded as ``None``, and after the last one ``BatchIncomplete`` is raised
-    (its ``outcomes`` empty: they were yielded). ``BodyTooLarge`` stops the batch as soon as a request is refused.
+    (its ``outcomes`` empty: they were yielded). A request refused as too large stops the batch with
+    ``BodyTooLarge`` in its scenario's turn, after every earlier outcome.
     The version, the names and the server are checked on the call, before anything runs.
     """
     versions.check(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
@@ -338,7 +339,7 @@ class _Batch:
         threads = [threading.Thread(target=feed.run, daemon=True) for feed in feeds]
         for thread in threads:
             thread.start()
-        waiting: dict[int, Outcome | None] = {}  # finished, or given up, before an earlier one
+        waiting: dict[int, Outcome | BodyTooLarge | None] = {}  # finished, or given up, before an earlier one
         ended = finished = 0
         try:
             for index in range(count):
@@ -351,14 +352,17 @@ class _Batch:
                         continue
                     number, report = item
                     captures = server.take(self.scenario_id(number))  # also forgets an unfinished one's script
-                    if any(capture.status == 413 for capture in captures):
-                        raise BodyTooLarge(
+                    if any(capture.status == 413 for capture in captures):  # raised in its turn, after earlier ones
+                        waiting[number] = BodyTooLarge(
                             f"scenario {self.scenarios[number].name} sent a request body over the kit's capture "
                             f"limit of {server.max_body_bytes / 2**20:g} MiB (not a Mastra failure): raise it "
                             "(probe --max-body-mb; CaptureServer(max_body_bytes=...)) or send fewer keys per tool set")
-                    waiting[number] = None if report is None else _outcome(
-                        self.scenarios[number], self.version, report, captures)
+                    else:
+                        waiting[number] = None if report is None else _outcome(
+                            self.scenarios[number], self.version, report, captures)
                 outcome = waiting.pop(index, None)  # none left to wait for when every runner has ended
+                if isinstance(outcome, BodyTooLarge):
+                    raise outcome
                 finished += outcome is not None
                 dispatch.yielded(index + 1)
                 yield outcome
