@@ -231,6 +231,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     adapter.check_version(version)
     tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
     batch = [scenarios.for_keys(f"probe-{number}", keys, tool_choice) for number, keys in enumerate(records)]
+    del records  # the scenarios hold the keys; the lists around them are not needed while the batch runs
     out, single, broken = _ResultsOut(args.json, f"{adapter.name}@{version}"), None, None
     try:
         with CaptureServer(max_body_bytes=args.max_body_mb * 2**20) as server:
@@ -275,7 +276,7 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
                         help="largest request body the kit's capture server records (default 8; ~30,000 keys need 9)")
     parser.add_argument("--node-heap-mb", type=_bounded(64, 65536), metavar="MIB",
-                        help="Node heap cap of each mastra runner (default 192, plus 16 KiB per tool of the largest set)")
+                        help="Node heap cap of each mastra runner (default 128, plus 16 KiB per tool of the largest set)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
     parser.set_defaults(handler=cmd_probe)
 
