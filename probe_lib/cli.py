@@ -276,7 +276,7 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
                         help="largest request body the kit's capture server records (default 8; ~30,000 keys need 9)")
     parser.add_argument("--node-heap-mb", type=_bounded(64, 65536), metavar="MIB",
-                        help="Node heap cap of each mastra runner (default 128, plus 16 KiB per tool of the largest set)")
+                        help="Node heap cap of each mastra runner (default 128, plus 32 KiB per tool of the largest set)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
     parser.set_defaults(handler=cmd_probe)
 

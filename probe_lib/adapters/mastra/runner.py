@@ -42,8 +42,9 @@ NODE_HEAP_MIB = 128
 #: V8's young generation (``--max-semi-space-size``, MiB; Node's default is 16) for the same runners: 8 took
 #: another ~20 MiB off a runner's peak for ~4% more CPU per turn.
 NODE_SEMI_SPACE_MIB = 8
-#: Added to the cap per tool of the largest scenario: one 30,000-key tool set needed more than 320 MiB.
-NODE_HEAP_KIB_PER_TOOL = 16
+#: Added to the cap per tool of the largest scenario: one 30,000-key tool set reached 666 MiB uncapped, and slowed
+#: past the watchdog (garbage collection near the cap) at 596 MiB.
+NODE_HEAP_KIB_PER_TOOL = 32
 #: How far ahead of the oldest outcome not yet yielded the batch may run, per concurrent turn.
 AHEAD_PER_TURN = 4
 #: What V8 prints on stderr when a process reaches its heap cap (then it aborts).
