@@ -17,6 +17,7 @@ import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks)
+from probe_lib.analysis import timeline  # noqa: F401  (registers the version-range checks)
 from probe_lib.core.target import baseline
 from probe_lib.study import ledger, recordings
 from probe_lib.study.ledger import Evidence
@@ -146,6 +147,11 @@ COUNTERFACTUALS = {
     "F12": (OLDEST, "confirmed", {name: like(VERSION, name) for name in ("choice-none", "active-tools-by-key", "call-by-key")},
             "refuted", "oldest version behaves like"),
     "F13": (VERSION, "confirmed", {"remedy-choice-by-key": set_choice("search.web")}, "refuted", "remedied: tools"),
+    "F14": (VERSION, "confirmed", {"rewrite-rules-messages": first_request(lambda body: body["tools"][0].update(name="ns.read"))},
+            "refuted", "messages: the rewrite-rules keys went out as ['ns.read'"),
+    "F15": (VERSION, "confirmed",
+            {"choice-by-key-responses": first_request(lambda body: body.update(tool_choice={"type": "function", "name": "search_web"}))},
+            "refuted", "responses: tool_choice was not sent as 'search.web'"),
 }
 
 #: Edits that must move a claim from one qualified verdict to another (not only away from "confirmed").
@@ -183,7 +189,8 @@ def test_check_moves_between_qualified_verdicts_for_the_measured_reason(case, re
 
 def test_every_claim_has_a_check_and_a_counterfactual():
     loaded = ledger.load_claims()
-    assert {claim.id for claim in loaded} == set(ledger.CHECKS) == set(COUNTERFACTUALS)
+    per_version = {claim.id for claim in loaded} - set(ledger.RANGE_CHECKS)  # range claims: test_timeline_claims
+    assert per_version == set(ledger.CHECKS) == set(COUNTERFACTUALS)
     assert {claim.origin for claim in loaded} == {"article", "finding"}
     assert sum(claim.origin == "article" for claim in loaded) >= 18
 
@@ -204,7 +211,7 @@ def test_a_check_that_breaks_for_another_reason_raises(recorded):
 
 
 def test_ledger_covers_every_claim_on_every_version(recorded):
-    table = ledger.ledger(recorded)
-    assert len(table) == len(ledger.load_claims()) * len(recorded)
+    table = ledger.ledger(recorded)  # no timeline: the range claims are left out
+    assert len(table) == (len(ledger.load_claims()) - len(ledger.RANGE_CHECKS)) * len(recorded)
     assert set(table["status"]) <= set(ledger.STATUSES) - {"failed"}
     assert not table["evidence"].str.strip().eq("").any()

@@ -3,7 +3,7 @@
 Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
     measurements/mastra-<version>.json   the catalogue's outcomes, measured live (or copied from recordings)
-    ledger.csv                           every claim judged on every pinned version
+    ledger.csv                           every claim judged on every pinned version, range claims on the timeline
     export/                              every measured outcome as tidy CSV and Parquet, with dictionary.csv
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
@@ -35,6 +35,7 @@ import pandas as pd
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
+from probe_lib.analysis import timeline  # also registers the version-range checks
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
@@ -191,7 +192,7 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     measurements = folder / MEASUREMENTS
     source = measure_all(measurements, live=live, stages=stages, shown=version)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
-    table = ledger.ledger(by_version)
+    table = ledger.ledger(by_version, timeline.for_ledger(by_version))
     table.to_csv(folder / "ledger.csv", index=False)
     export.export(folder / "export", primary=measurements)  # the tidy table of every outcome, this run's first
     runs = _execute_all(folder, version, jobs, stages, solved)
@@ -306,7 +307,8 @@ def render(report: Report, version: str) -> str:
     head = "".join(f"<th>{html.escape(v)}</th>" for v in matrix.columns)
     rows = []
     for claim_id, statuses in matrix.iterrows():
-        cells = "".join(f'<td style="background:{STATUS_COLOURS[s]}">{s}</td>' for s in statuses)
+        cells = "".join(f'<td style="background:{STATUS_COLOURS[s]}">{s}</td>' if isinstance(s, str) else "<td></td>"
+                        for s in statuses)  # a range claim has one status, in its span's column
         rows.append(f"<tr><td>{claim_id}</td>{_side_by_side(table[table['claim'] == claim_id])}{cells}</tr>")
     evidence = table[["claim", "version", "status", "evidence"]].to_html(index=False, escape=True)
     banner = (
@@ -330,7 +332,8 @@ def render(report: Report, version: str) -> str:
         f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; the ledger judges every pinned version.</p>"
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
         + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th><th>the article says (paraphrased) or we found</th>"
-        f"<th>measured on {baseline('mastra').version}, the article's version</th>{head}</tr>{''.join(rows)}</table>"
+        f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline)</th>"
+        f"{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
         + "".join(sections) + "</body></html>"
     )
@@ -348,7 +351,8 @@ def _side_by_side(rows: pd.DataFrame) -> str:
     """Two cells for one claim: the statement with its origin and notebook link, and the evidence on the article's version."""
     first = rows.iloc[0]
     origin = "article, section" if first.origin == "article" else "our finding"
-    measured = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]
+    on_baseline = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]
+    measured = on_baseline if len(on_baseline) else rows["evidence"]  # a range claim: its one verdict
     return (f"<td>{html.escape(first.statement)}<br><small>{origin} <em>{html.escape(first.section)}</em>"
             f" · <a href='#{first.notebook}'>{first.notebook}</a></small></td>"
             f"<td><small>{html.escape(measured.iloc[0] if len(measured) else 'not measured')}</small></td>")

@@ -76,15 +76,43 @@ Check = Callable[[Evidence], tuple[Status, str]]
 CHECKS: dict[str, Check] = {}
 
 
-def check(claim_id: str) -> Callable[[Check], Check]:
-    """Register the decorated function as the check of ``claim_id`` (one check per claim)."""
-    def register(function: Check) -> Check:
-        if claim_id in CHECKS:
-            raise ValueError(f"claim {claim_id} already has a check: {CHECKS[claim_id].__qualname__}")
-        CHECKS[claim_id] = function
+@dataclass(frozen=True)
+class Timeline:
+    """What a version-range claim is judged on: one table of many versions' outcomes, and the span it covers."""
+
+    #: The versions covered, as the ledger's version column shows them (e.g. ``0.1.0..1.71.0 (141 versions)``).
+    span: str
+    table: object
+
+    @property
+    def label(self) -> str:
+        """What a verdict table says these verdicts were judged on."""
+        return f"the timeline of {self.span}"
+
+
+RangeCheck = Callable[[Timeline], tuple[Status, str]]
+#: Claim id -> its check, for claims about a range of versions (since when, until when); judged once per ledger.
+RANGE_CHECKS: dict[str, RangeCheck] = {}
+
+
+def _registrar(registry: dict, claim_id: str) -> Callable:
+    def register(function: Callable) -> Callable:
+        if claim_id in CHECKS or claim_id in RANGE_CHECKS:
+            raise ValueError(f"claim {claim_id} already has a check: {(CHECKS | RANGE_CHECKS)[claim_id].__qualname__}")
+        registry[claim_id] = function
         return function
 
     return register
+
+
+def check(claim_id: str) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of ``claim_id``, judged on each version (one check per claim)."""
+    return _registrar(CHECKS, claim_id)
+
+
+def range_check(claim_id: str) -> Callable[[RangeCheck], RangeCheck]:
+    """Register the decorated function as the check of ``claim_id``, judged once on a :class:`Timeline`."""
+    return _registrar(RANGE_CHECKS, claim_id)
 
 
 def load_claims() -> list[Claim]:
@@ -94,40 +122,51 @@ def load_claims() -> list[Claim]:
     ids = [claim.id for claim in claims]
     if len(set(ids)) != len(ids):
         raise InputError(f"{CLAIMS_PATH.name}: claim ids repeat")
-    missing = sorted(set(ids) ^ set(CHECKS))
+    missing = sorted(set(ids) ^ set(CHECKS) ^ set(RANGE_CHECKS))
     if missing:
         raise InputError(
             f"{CLAIMS_PATH.name} and the registered checks disagree on claims {missing}: each claim needs one check "
-            "(import the adapter's checks module, e.g. probe_lib.adapters.mastra.checks, before judging)"
+            "(import the modules that register them, probe_lib.adapters.mastra.checks and probe_lib.analysis.timeline, "
+            "before judging)"
         )
     return claims
 
 
-def judge(claim: Claim, evidence: Evidence) -> Verdict:
+def judge(claim: Claim, evidence: Evidence | Timeline) -> Verdict:
     """Run one claim's check; a check whose evidence lacks what it needs is reported as failed, with the reason."""
+    is_range = isinstance(evidence, Timeline)
     try:
-        status, text = CHECKS[claim.id](evidence)
+        status, text = (RANGE_CHECKS if is_range else CHECKS)[claim.id](evidence)
     except CheckError as error:
         status, text = "failed", f"check could not run: {error}"
-    return Verdict(claim.id, evidence.version, status, text)
+    return Verdict(claim.id, evidence.span if is_range else evidence.version, status, text)
 
 
-def ledger(by_version: Mapping[str, Mapping[str, object]]) -> pd.DataFrame:
-    """One row per (claim, version): the claim, where it comes from, its status and one line of evidence."""
+def ledger(by_version: Mapping[str, Mapping[str, object]], timeline: Timeline | None = None) -> pd.DataFrame:
+    """One row per (claim, version): the claim, where it comes from, its status and one line of evidence.
+
+    A version-range claim is judged once, on ``timeline``, in a row whose version is the timeline's span; without a
+    timeline those claims are left out.
+    """
     rows = []
     for claim in load_claims():
-        for version, outcomes in by_version.items():
-            verdict = judge(claim, Evidence(version, outcomes, by_version))
-            rows.append({
-                "claim": claim.id, "origin": claim.origin, "section": claim.section, "statement": claim.statement,
-                "notebook": claim.notebook, "version": version, "status": verdict.status, "evidence": verdict.evidence,
-            })
+        if claim.id in RANGE_CHECKS:
+            verdicts = [judge(claim, timeline)] if timeline is not None else []
+        else:
+            verdicts = [judge(claim, Evidence(v, outcomes, by_version)) for v, outcomes in by_version.items()]
+        rows += [{
+            "claim": claim.id, "origin": claim.origin, "section": claim.section, "statement": claim.statement,
+            "notebook": claim.notebook, "version": v.version, "status": v.status, "evidence": v.evidence,
+        } for v in verdicts]
     return pd.DataFrame(rows)
 
 
 def status_matrix(table: pd.DataFrame) -> pd.DataFrame:
-    """Claims as rows, versions as columns, statuses as cells: the ledger at a glance."""
-    return table.pivot(index="claim", columns="version", values="status")
+    """Claims as rows, versions as columns (in the ledger's order), statuses as cells: the ledger at a glance.
+
+    A version-range claim has one status, in its span's column; its other cells are empty (NaN).
+    """
+    return table.pivot(index="claim", columns="version", values="status").reindex(columns=table["version"].unique())
 
 
 def statuses_with_statements(table: pd.DataFrame) -> pd.DataFrame:
