@@ -4,9 +4,11 @@ Each tool set is one ``generate()`` turn whose request the capture server record
 --json``, timed as a whole process: Python start, Node runners starting and loading @mastra/core, 2,000 turns,
 JSON out) is set beside the article's method, one fresh ``node`` process per tool set, timed on a few sets and
 extrapolated. Targets for 10,000 tool sets through the CLI: >= 150 tool sets/s, and the whole process tree (Python,
-capture server, Node runners) under 500 MiB at its peak, sampled from /proc every 50 ms. Then the library path
-alone, with the CPU each side spends per turn, which says where the time goes; CPUs / CPU per turn is the ceiling an
-otherwise idle machine would reach (others' load lowers the measured rates).
+capture server, Node runners) under 500 MiB at its peak, sampled from /proc every 50 ms, with each process's own
+peak (its kernel high-water mark). On a shared machine the wall-clock rate follows others' load, so the CLI run also
+reports the CPU seconds its whole tree spent per 1,000 sets and the ceiling that implies on idle CPUs (CPUs / CPU
+per set), with the load average during the run. Then the library path alone, with the CPU each side spends per
+turn, which says where the time goes.
 
     .venv/bin/python benchmarks/wire_throughput.py [--mastra VERSION] [--sets N] [--article-sets N] [--memory-sets N]
 """
