@@ -513,7 +513,8 @@ def _cell_label(outcome: Outcome) -> str:
     result, errors = outcome.result_json(), raised(outcome)
     if "error" in result:
         return f"{result['error']['kind']}: {result['error'].get('name') or result['error'].get('message')}"
-    choice = outcome.forced_name or outcome.tool_choice or "no tool_choice"
+    sent = outcome.tool_choice  # a mode is a string on Chat Completions, an object on Anthropic Messages
+    choice = outcome.forced_name or (sent if isinstance(sent, str) or not sent else json.dumps(sent)) or "no tool_choice"
     return f"{', '.join(result['names']) or 'no tools'} -> " + (f"threw: {errors[0]}" if errors else choice)
 
 

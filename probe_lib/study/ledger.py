@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import csv
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Callable, Generic, Literal, Mapping, TypeVar
 
 import pandas as pd
@@ -74,6 +75,9 @@ class Evidence(Generic[OutcomeT]):
 Check = Callable[[Evidence], tuple[Status, str]]
 #: Claim id -> its check; filled by the adapters' check modules as they are imported.
 CHECKS: dict[str, Check] = {}
+#: The modules whose import registers the checks of data/claims.csv; :func:`load_claims` imports them all, so
+#: whoever reads the ledger judges every claim.
+CHECK_MODULES = ("probe_lib.adapters.mastra.checks", "probe_lib.analysis.timeline")
 
 
 @dataclass(frozen=True)
@@ -117,6 +121,8 @@ def range_check(claim_id: str) -> Callable[[RangeCheck], RangeCheck]:
 
 def load_claims() -> list[Claim]:
     """The ledger's claims, each with a registered check; raises ``InputError`` if the file drifts."""
+    for module in CHECK_MODULES:  # imported here, not above: they sit in layers above this one
+        import_module(module)
     with CLAIMS_PATH.open(newline="", encoding="utf-8") as handle:
         claims = [Claim(**row) for row in csv.DictReader(handle)]
     ids = [claim.id for claim in claims]
@@ -126,8 +132,7 @@ def load_claims() -> list[Claim]:
     if missing:
         raise InputError(
             f"{CLAIMS_PATH.name} and the registered checks disagree on claims {missing}: each claim needs one check "
-            "(import the modules that register them, probe_lib.adapters.mastra.checks and probe_lib.analysis.timeline, "
-            "before judging)"
+            f"(checks are registered by importing {', '.join(CHECK_MODULES)})"
         )
     return claims
 
