@@ -280,11 +280,11 @@ class _Batch:
         finally:
             dispatch.stop()
             for feed in feeds:
-                feed.stop()  # a no-op for a runner that finished its part
+                feed.stop()  # ends a runner still starting or idle, and any runner left when the caller stopped early
             for thread in threads:
                 thread.join()
         errors = [feed.error for feed in feeds if feed.error is not None]
-        if errors:
+        if errors and finished < count:  # a runner ended (or was ended above) after every outcome was in: none lost
             error = errors[0] if len(errors) == 1 else WorkersFailed(errors)
             raise BatchIncomplete(f"{error}; {finished:,} of {count:,} scenarios finished", []) from error
 
