@@ -109,3 +109,12 @@ def test_a_body_over_the_limit_mid_batch_keeps_every_result_before_it(node_modul
     assert len(results) == 44
     assert all(results[n]["names"] == [f"k{n}", f"x_{n}"] for n in range(40))
     assert all(result["error"]["kind"] == "not-run" for result in results[40:])
+
+
+def test_a_batch_done_before_its_second_runner_is_ready_is_complete(node_modules):
+    """Two tiny sets on two runners: one runner often answers both before the other has loaded @mastra/core, and
+    ending that idle runner must not turn a complete batch into a failed one."""
+    batch = [scenarios.for_keys(f"set-{n}", [f"x.{n}"]) for n in range(2)]
+    for _ in range(3):
+        outcomes = mastra.run(batch, VERSION, workers=2)
+        assert [outcome.wire_names for outcome in outcomes] == [["x_0"], ["x_1"]]
