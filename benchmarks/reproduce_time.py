@@ -1,7 +1,9 @@
 """Wall time of ``probe-lib reproduce``: warm (this checkout, everything installed) and cold (a fresh clone
 running the README's main command, with the pip and npm caches warm). Target: warm <= 25 s on 2 cores. The warm
 run is split into reproduce's own stages (measuring, executing notebooks, rendering), timed from the progress lines
-it prints; the load average is printed first, since others' work on a shared machine lengthens every figure.
+it prints; the load average is printed first, since others' work on a shared machine lengthens every figure. The
+CPU seconds of the whole process tree (kernels and Node runners included) do not depend on that load; divided by
+the CPUs they give the least wall time the run could take on an idle machine, if it kept every CPU busy.
 
     .venv/bin/python benchmarks/reproduce_time.py [--skip-cold]
 """
@@ -11,6 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -35,6 +38,12 @@ def timed(command: list[str] | str, cwd: Path, **kwargs) -> float:
     return time.perf_counter() - started
 
 
+def children_cpu() -> float:
+    """CPU seconds (user + system) of every process this one has waited for, their own children included."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed_stages(command: list[str], cwd: Path) -> tuple[float, list[tuple[str, float]]]:
     """Wall seconds of ``command`` and of each stage it reports on stderr (from its start or the last stage's end)."""
     started = last = time.perf_counter()
@@ -55,19 +64,28 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skip-cold", action="store_true", help="only the warm run")
     args = parser.parse_args()
-    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    cpus = os.cpu_count() or 1
+    print(f"{cpus} CPUs, load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as scratch:
+        cpu_before = children_cpu()
         warm, stages = timed_stages([sys.executable, "-m", "probe_lib", "reproduce", "--out", str(Path(scratch) / "report")], paths.ROOT)
-        rows = [("reproduce, warm", warm, f"<= {WARM_TARGET_S:.0f} s", "ok" if warm <= WARM_TARGET_S else "MISSED")]
+        cpu = children_cpu() - cpu_before  # reproduce, its Node runners and its Jupyter kernels
+        load = os.getloadavg()[0]
+        rows = [(f"reproduce, warm (load average {load:.1f} at its end)", warm, f"<= {WARM_TARGET_S:.0f} s",
+                 "ok" if warm <= WARM_TARGET_S else "MISSED")]
         rows += [(f"  {stage}", seconds, "", "-") for stage, seconds in stages]
+        # Load-independent: the CPU it spent, and the wall time that CPU needs at best on idle cores.
+        rows.append(("  CPU seconds, whole process tree", cpu, "", "-"))
+        rows.append((f"  floor on {cpus} idle CPUs: CPU / {cpus}", cpu / cpus, f"<= {WARM_TARGET_S:.0f} s",
+                     "ok" if cpu / cpus <= WARM_TARGET_S else "MISSED"))
         if not args.skip_cold:
             clone = Path(scratch) / "clone"
             subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(clone)], check=True)
             cold = timed(README_MAIN, clone, shell=True, executable="/bin/bash")
             rows.append(("README main command, fresh clone (caches warm)", cold, "(no target)", "-"))
-    print(f"{'figure':<48} {'seconds':>8}  {'target':<10} verdict")
+    print(f"{'figure':<52} {'seconds':>8}  {'target':<10} verdict")
     for figure, seconds, target, verdict in rows:
-        print(f"{figure:<48} {seconds:>8.1f}  {target:<10} {verdict}")
+        print(f"{figure:<52} {seconds:>8.1f}  {target:<10} {verdict}")
 
 
 if __name__ == "__main__":

@@ -4,9 +4,11 @@ Each tool set is one ``generate()`` turn whose request the capture server record
 --json``, timed as a whole process: Python start, Node runners starting and loading @mastra/core, 2,000 turns,
 JSON out) is set beside the article's method, one fresh ``node`` process per tool set, timed on a few sets and
 extrapolated. Targets for 10,000 tool sets through the CLI: >= 150 tool sets/s, and the whole process tree (Python,
-capture server, Node runners) under 500 MiB at its peak, sampled from /proc every 50 ms. Then the library path
-alone, with the CPU each side spends per turn, which says where the time goes; CPUs / CPU per turn is the ceiling an
-otherwise idle machine would reach (others' load lowers the measured rates).
+capture server, Node runners) under 500 MiB at its peak, sampled from /proc every 50 ms, with each process's own
+peak (its kernel high-water mark). On a shared machine the wall-clock rate follows others' load, so the CLI run also
+reports the CPU seconds its whole tree spent per 1,000 sets and the ceiling that implies on idle CPUs (CPUs / CPU
+per set), with the load average during the run. Then the library path alone, with the CPU each side spends per
+turn, which says where the time goes.
 
     .venv/bin/python benchmarks/wire_throughput.py [--mastra VERSION] [--sets N] [--article-sets N] [--memory-sets N]
 """
@@ -18,8 +20,11 @@ import json
 import os
 import subprocess
 import sys
+import resource
 import threading
 import time
+from dataclasses import dataclass, field
+from typing import Sequence
 
 from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra import versions
@@ -29,7 +34,6 @@ from probe_lib.inputs.keysets import adversarial_records
 
 TARGET_SETS_PER_S = 150.0
 TARGET_TREE_MIB = 500.0
-_PAGE_KIB = os.sysconf("SC_PAGE_SIZE") // 1024
 
 #: Run in a fresh interpreter so its peaks are this batch's alone: the library path of ``probe`` (one capture
 #: server in this process, the runners as its children), reporting peak RSS and CPU for each side.
@@ -51,46 +55,79 @@ print(json.dumps({
 """
 
 
-def tree_rss_kib(root: int) -> int:
-    """Resident memory of ``root`` and all its descendants now, in KiB (from /proc/*/stat)."""
-    parent, rss = {}, {}
+def _process_table() -> dict[int, tuple[int, int, int, str]]:
+    """Every process now: pid -> (parent pid, RSS KiB, peak RSS KiB, label), from /proc."""
+    table = {}
     for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/stat") as stat:
-                    fields = stat.read().rsplit(")", 1)[1].split()
-            except OSError:  # the process ended while we looked
-                continue
-            parent[int(entry.name)], rss[int(entry.name)] = int(fields[1]), int(fields[21]) * _PAGE_KIB
-    tree, frontier = {root}, [root]
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status") as status:
+                fields = dict(line.split(":", 1) for line in status if ":" in line)
+            with open(f"/proc/{entry.name}/cmdline", "rb") as cmdline:
+                argv = cmdline.read().split(b"\0")
+        except OSError:  # the process ended while we looked
+            continue
+        rss, peak = (int(fields.get(name, "0 kB").split()[0]) for name in ("VmRSS", "VmHWM"))
+        label = "Node runner" if any(arg.endswith(b"runner.cjs") for arg in argv) else "Python (CLI + capture server)"
+        table[int(entry.name)] = (int(fields["PPid"]), rss, peak, label)
+    return table
+
+
+def tree(root: int, table: dict[int, tuple[int, int, int, str]]) -> list[int]:
+    """``root`` and all its descendants in ``table``."""
+    found, frontier = [root], [root]
     while frontier:
-        children = [pid for pid, ppid in parent.items() if ppid in frontier and pid not in tree]
-        tree.update(children)
-        frontier = children
-    return sum(rss.get(pid, 0) for pid in tree)
+        frontier = [pid for pid, row in table.items() if row[0] in frontier and pid not in found]
+        found += frontier
+    return [pid for pid in found if pid in table]
 
 
-def cli_run(records: list[list[str]], version: str) -> tuple[float, list[dict], float]:
-    """Wall seconds of ``probe-lib probe --json`` on ``records`` as one process, its results, and the peak RSS
-    (MiB) of its whole process tree."""
-    peak, done = [0], threading.Event()
+@dataclass
+class TreeRun:
+    """What one CLI run cost: wall and CPU seconds, memory, and how busy the machine was meanwhile."""
+
+    seconds: float
+    stdout: str
+    #: CPU seconds (user + system) of the process and every descendant it waited for (the Node runners).
+    cpu_seconds: float
+    #: The largest sum of the tree's RSS seen in one 50 ms sample.
+    tree_peak_mib: float
+    #: Each process's own peak RSS (the kernel's high-water mark), by pid: (label, MiB).
+    process_peaks: dict[int, tuple[str, float]] = field(default_factory=dict)
+    load_average: float = 0.0
+
+
+def cli_run(records: list[list[str]], version: str, extra: Sequence[str] = ()) -> TreeRun:
+    """``probe-lib probe --json`` on ``records`` as one process, sampled every 50 ms while it runs."""
+    stdin = json.dumps(records)
+    peak, process_peaks, loads, done = [0], {}, [], threading.Event()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "probe_lib", "probe", "--json", "--mastra", version],
+    process = subprocess.Popen([sys.executable, "-m", "probe_lib", "probe", "--json", "--mastra", version, *extra],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
     def sample() -> None:
         while not done.wait(0.05):
-            peak[0] = max(peak[0], tree_rss_kib(process.pid))
+            table = _process_table()
+            members = tree(process.pid, table)
+            peak[0] = max(peak[0], sum(table[pid][1] for pid in members))
+            for pid in members:  # an ended process (a zombie) has no peak or command line left: keep the last
+                if table[pid][2]:
+                    process_peaks[pid] = (table[pid][3], table[pid][2] / 1024)
+            loads.append(os.getloadavg()[0])
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
-    stdout, stderr = process.communicate(json.dumps(records))
+    stdout, stderr = process.communicate(stdin)
     seconds = time.perf_counter() - started
     done.set()
     sampler.join()
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if process.returncode != 0:
         raise SystemExit(f"probe failed ({process.returncode}): {stderr.strip()[-500:]}")
-    return seconds, json.loads(stdout), peak[0] / 1024
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return TreeRun(seconds, stdout, cpu, peak[0] / 1024, process_peaks, sum(loads) / max(1, len(loads)))
 
 
 def article_run(records: list[list[str]], version: str) -> tuple[float, list[list[str] | None]]:
@@ -128,44 +165,67 @@ def memory_run(version: str, count: int) -> dict:
     return json.loads(completed.stdout)
 
 
+def cli_rows(run: TreeRun, sets: int) -> list[tuple[str, str, str, str]]:
+    """The CLI run's figures: wall rate with the load beside it, CPU per 1,000 sets and the ceiling it implies on
+    idle cores (the load-independent speed figure), the tree's peak and each process's own peak."""
+    cpus = os.cpu_count() or 1
+    rate, cpu_per_1000 = sets / run.seconds, run.cpu_seconds / sets * 1000
+    ceiling = cpus * 1000 / cpu_per_1000
+    goal = f">= {TARGET_SETS_PER_S:.0f} sets/s"
+    rows = [
+        (f"CLI probe --json, {sets:,} sets, wall clock", f"{rate:,.0f} sets/s", goal,
+         f"{judge(rate)} (load {run.load_average:.1f})"),
+        ("  CPU, whole process tree, per 1,000 sets", f"{cpu_per_1000:,.1f} s", "", "-"),
+        (f"  ceiling on {cpus} idle CPUs: {cpus} / CPU per set", f"{ceiling:,.0f} sets/s", goal, judge(ceiling)),
+        ("  peak RSS, whole process tree (sampled)", f"{run.tree_peak_mib:,.0f} MiB", f"< {TARGET_TREE_MIB:.0f} MiB",
+         judge_memory(run.tree_peak_mib)),
+    ]
+    for pid, (label, mib) in sorted(run.process_peaks.items()):
+        rows.append((f"    peak RSS, {label} (pid {pid})", f"{mib:,.0f} MiB", "", "-"))
+    return rows
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mastra", default=mastra.ADAPTER.versions()[-1], metavar="VERSION",
                         help="pinned @mastra/core version (default: the newest)")
     parser.add_argument("--sets", type=int, default=10_000, help="tool sets through the CLI (default 10,000)")
-    parser.add_argument("--article-sets", type=int, default=10, help="fresh Node processes to time (default 10)")
-    parser.add_argument("--memory-sets", type=int, default=10_000, help="tool sets for the memory run (default 10,000)")
+    parser.add_argument("--article-sets", type=int, default=10, help="fresh Node processes to time (default 10; 0 skips)")
+    parser.add_argument("--memory-sets", type=int, default=10_000,
+                        help="tool sets for the library run (default 10,000; 0 skips)")
     args = parser.parse_args()
     version = mastra.ADAPTER.check_version(args.mastra)
     print(f"@mastra/core {version}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
 
     records = adversarial_records(seed=1, count=args.sets)
-    cli_seconds, cli_results, cli_tree_mib = cli_run(records, version)
-    article_seconds, article_names = article_run(records[:args.article_sets], version)
-    for number, names in enumerate(article_names):
-        cli_names = cli_results[number].get("names")
-        if names != cli_names:
-            raise SystemExit(f"tool set {number}: one process per set sent {names}, the CLI reported {cli_names}")
-    memory = memory_run(version, args.memory_sets)
-
-    cli_rate, article_rate = args.sets / cli_seconds, 1 / article_seconds
-    library_rate = args.memory_sets / memory["wall"]
-    node_ms, python_ms = (memory[side] / args.memory_sets * 1000 for side in ("node_cpu", "python_cpu"))
-    ceiling = (os.cpu_count() or 1) * 1000 / (node_ms + python_ms)
+    cli = cli_run(records, version)
+    rows = cli_rows(cli, args.sets)
     goal = f">= {TARGET_SETS_PER_S:.0f} sets/s"
-    rows = [
-        (f"CLI probe --json, {args.sets:,} sets, whole process", f"{cli_rate:,.0f} sets/s", goal, judge(cli_rate)),
-        ("  peak RSS, whole process tree (Python + Node)", f"{cli_tree_mib:,.0f} MiB", f"< {TARGET_TREE_MIB:.0f} MiB",
-         judge_memory(cli_tree_mib)),
-        (f"article: fresh node per set ({args.article_sets} timed)", f"{article_rate:,.2f} sets/s",
-         f"{args.sets:,} sets: {args.sets * article_seconds / 60:,.0f} min", f"CLI {cli_rate / article_rate:,.0f}x"),
-        (f"library, {args.memory_sets:,} sets, 2 runners", f"{library_rate:,.0f} sets/s", goal, judge(library_rate)),
-        ("  peak RSS, largest Node runner", f"{memory['node_rss_kib'] / 1024:,.0f} MiB", "", "-"),
-        ("  peak RSS, Python process + capture server", f"{memory['python_rss_kib'] / 1024:,.0f} MiB", "", "-"),
-        ("  CPU per turn, Node runners (@mastra/core)", f"{node_ms:.1f} ms", "", "-"),
-        ("  CPU per turn, Python (server, orchestration)", f"{python_ms:.1f} ms", "", "-"),
-        (f"  ceiling: {os.cpu_count()} CPUs / CPU per turn", f"{ceiling:,.0f} sets/s", goal, judge(ceiling)),
-    ]
+    if args.article_sets:
+        cli_results = json.loads(cli.stdout)
+        article_seconds, article_names = article_run(records[:args.article_sets], version)
+        for number, names in enumerate(article_names):
+            cli_names = cli_results[number].get("names")
+            if names != cli_names:
+                raise SystemExit(f"tool set {number}: one process per set sent {names}, the CLI reported {cli_names}")
+        article_rate = 1 / article_seconds
+        rows.append((f"article: fresh node per set ({args.article_sets} timed)", f"{article_rate:,.2f} sets/s",
+                     f"{args.sets:,} sets: {args.sets * article_seconds / 60:,.0f} min",
+                     f"CLI {args.sets / cli.seconds / article_rate:,.0f}x"))
+    if args.memory_sets:
+        memory = memory_run(version, args.memory_sets)
+        library_rate = args.memory_sets / memory["wall"]
+        node_ms, python_ms = (memory[side] / args.memory_sets * 1000 for side in ("node_cpu", "python_cpu"))
+        ceiling = (os.cpu_count() or 1) * 1000 / (node_ms + python_ms)
+        rows += [
+            (f"library, {args.memory_sets:,} sets, 2 runners", f"{library_rate:,.0f} sets/s", goal, judge(library_rate)),
+            ("  peak RSS, largest Node runner", f"{memory['node_rss_kib'] / 1024:,.0f} MiB", "", "-"),
+            ("  peak RSS, Python process + capture server", f"{memory['python_rss_kib'] / 1024:,.0f} MiB", "", "-"),
+            ("  CPU per turn, Node runners (@mastra/core)", f"{node_ms:.1f} ms", "", "-"),
+            ("  CPU per turn, Python (server, orchestration)", f"{python_ms:.1f} ms", "", "-"),
+            (f"  ceiling: {os.cpu_count()} CPUs / CPU per turn", f"{ceiling:,.0f} sets/s", goal, judge(ceiling)),
+        ]
+    print(f"load average at the end {os.getloadavg()[0]:.1f}")
     print(f"{'figure':<52} {'value':>14}  {'anchor/target':<24} verdict")
     for figure, value, target, verdict in rows:
         print(f"{figure:<52} {value:>14}  {target:<24} {verdict}")

@@ -12,7 +12,7 @@ import io
 import json
 import sys
 from pathlib import Path
-from typing import Callable, NoReturn, Sequence
+from typing import Callable, Iterable, NoReturn, Sequence
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
@@ -194,6 +194,34 @@ def _probe_target(args: argparse.Namespace):
     return adapter, adapter.versions()[-1]
 
 
+class _ResultsOut:
+    """Prints ``probe``'s results one by one as they finish, exactly as printing them all at once would (a JSON
+    batch is one array on one line), so a long batch never holds its results in memory."""
+
+    def __init__(self, as_json: bool, label: str) -> None:
+        self.as_json, self.label, self.printed = as_json, label, 0
+
+    def add(self, result: dict) -> None:
+        if self.as_json:
+            sys.stdout.write(("[" if not self.printed else ", ") + json.dumps(result, ensure_ascii=False))
+        else:
+            print(f"# record {self.printed} on {self.label}")
+            print(json.dumps(result, ensure_ascii=False, indent=2))
+        self.printed += 1
+
+    def close(self) -> None:
+        if self.as_json:
+            sys.stdout.write(("[" if not self.printed else "") + "]\n")
+        sys.stdout.flush()
+
+
+def _probe_outcomes(adapter, batch: list, version: str, server, args: argparse.Namespace) -> Iterable:
+    """Mastra's outcomes as each finishes (so memory stays bounded however long the batch); others' all at once."""
+    if adapter is mastra.ADAPTER:
+        return mastra.stream(batch, version, server=server, workers=args.workers, node_heap_mib=args.node_heap_mb)
+    return adapter.run(batch, version, server=server, workers=args.workers)
+
+
 def cmd_probe(args: argparse.Namespace) -> int:
     from probe_lib.capture import CaptureServer
     from probe_lib.core import scenarios
@@ -203,20 +231,30 @@ def cmd_probe(args: argparse.Namespace) -> int:
     adapter.check_version(version)
     tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
     batch = [scenarios.for_keys(f"probe-{number}", keys, tool_choice) for number, keys in enumerate(records)]
+    del records  # the scenarios hold the keys; the lists around them are not needed while the batch runs
+    out, single, broken = _ResultsOut(args.json, f"{adapter.name}@{version}"), None, None
     try:
         with CaptureServer(max_body_bytes=args.max_body_mb * 2**20) as server:
-            outcomes = adapter.run(batch, version, server=server, workers=args.workers)
-        broken = None
+            for outcome in _probe_outcomes(adapter, batch, version, server, args):
+                result = NOT_RUN if outcome is None else outcome.result_json()
+                if is_batch:
+                    out.add(result)
+                else:
+                    single = result
     except mastra.BatchIncomplete as error:  # keep what finished; the rest is marked, the exit code says so
-        outcomes, broken = error.outcomes, error
-    results = [NOT_RUN if outcome is None else outcome.result_json() for outcome in outcomes]
-    if broken is None or is_batch:
-        if args.json:
-            _emit(results, is_batch)
-        else:
-            for number, result in enumerate(results):
-                print(f"# record {number} on {adapter.name}@{version}")
-                print(json.dumps(result, ensure_ascii=False, indent=2))
+        broken = error
+    except mastra.BodyTooLarge as error:  # the kit's limit, met mid-batch: what finished before is kept
+        if not out.printed:
+            raise
+        broken = error
+    if is_batch:
+        for _ in range(out.printed, len(batch)):
+            out.add(NOT_RUN)
+        out.close()
+    elif broken is None and args.json:
+        print(json.dumps(single, ensure_ascii=False))
+    elif broken is None:
+        out.add(single)
     if broken is not None:
         partial = '; the results printed are PARTIAL: records marked "not-run" did not finish' if is_batch else ""
         _fail("probe-lib probe", f"{broken}{partial}")
@@ -237,6 +275,8 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--workers", type=_bounded(1, 64), default=2, help="runner processes sharing the batch (mastra; default 2)")
     parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
                         help="largest request body the kit's capture server records (default 8; ~30,000 keys need 9)")
+    parser.add_argument("--node-heap-mb", type=_bounded(64, 65536), metavar="MIB",
+                        help="Node heap cap of each mastra runner (default 128, plus 32 KiB per tool of the largest set)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
     parser.set_defaults(handler=cmd_probe)
 

@@ -80,6 +80,7 @@ bad_versions = st.one_of(
     st.text(max_size=12),
 ).filter(lambda text: text not in mastra.ADAPTER.versions())
 bad_counts = st.one_of(st.integers(max_value=0), st.integers(min_value=4097), st.sampled_from(["two", "1.5", "", "0x10", "9" * 5000]))
+bad_heaps = st.one_of(st.integers(max_value=63), st.integers(min_value=65_537), st.sampled_from(["big", "1.5", ""]))
 bad_ports = st.one_of(st.integers(max_value=-1), st.integers(min_value=65_536), st.sampled_from(["http", "80.0", ""]))
 
 
@@ -90,9 +91,10 @@ def test_normalise_refuses_junk_stdin_in_one_line(stdin, as_json):
 
 
 @JUNK
-@given(stdin=bad_stdin | st.just(b'["a"]'), version=bad_versions, count=bad_counts, which=st.integers(0, 3))
-def test_probe_refuses_junk_before_starting_node(stdin, version, count, which):
-    flags = [["--mastra", version], ["--workers", str(count)], ["--max-body-mb", str(count)], []][which]
+@given(stdin=bad_stdin | st.just(b'["a"]'), version=bad_versions, count=bad_counts, heap=bad_heaps, which=st.integers(0, 4))
+def test_probe_refuses_junk_before_starting_node(stdin, version, count, heap, which):
+    flags = [["--mastra", version], ["--workers", str(count)], ["--max-body-mb", str(count)],
+             ["--node-heap-mb", str(heap)], []][which]
     if not flags and stdin == b'["a"]':
         flags = ["--workers", "0"]
     assert_input_error(*run_main(["probe", "--json", *flags], stdin))

@@ -5,14 +5,16 @@ from probe_lib.adapters.mastra.runner import (
     COLLISION_ID,
     BatchIncomplete,
     BodyTooLarge,
+    NodeHeapExhausted,
     Runner,
     format_records,
     package_facts,
     run,
+    stream,
 )
 from probe_lib.core.outcome import Outcome
 
 __all__ = [
-    "ADAPTER", "BatchIncomplete", "BodyTooLarge", "COLLISION_ID", "Outcome", "Runner", "format_records",
-    "package_facts", "run",
+    "ADAPTER", "BatchIncomplete", "BodyTooLarge", "COLLISION_ID", "NodeHeapExhausted", "Outcome", "Runner",
+    "format_records", "package_facts", "run", "stream",
 ]

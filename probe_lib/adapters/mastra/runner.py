@@ -7,8 +7,11 @@ and joins each runner's report with the request bodies the server captured for t
 
 from __future__ import annotations
 
+import heapq
+import json
+import queue
 import threading
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 from probe_lib import wire
 from probe_lib.adapters import npm
@@ -27,6 +30,21 @@ _COLLISION_TEXT = "Two or more tools resolve to the same name "
 DEFAULT_MAX_BODY_BYTES = 8 * 2**20
 #: Watchdog: a runner that sends no result for this long past the longest scenario timeout is hung.
 STALL_SLACK_SECONDS = 30.0
+#: V8's old-space cap for the runners ``run`` starts, in MiB, before the allowance for the largest tool set.
+#: Uncapped, V8 lets a busy runner's heap pass 450 MiB before it collects, though its live data stays near 85 MiB
+#: (measured over 2,000 turns of up to 23 keys, flat: no leak); capped, it collects sooner and memory is bounded.
+#: Measured on 1,000 turns: uncapped 358 MiB peak RSS; 192: 232 MiB; 128: 215 MiB, at the same CPU per turn.
+NODE_HEAP_MIB = 128
+#: V8's young generation (``--max-semi-space-size``, MiB; Node's default is 16) for the same runners: 8 took
+#: another ~20 MiB off a runner's peak for ~4% more CPU per turn.
+NODE_SEMI_SPACE_MIB = 8
+#: Added to the cap per tool of the largest scenario: one 30,000-key tool set reached 666 MiB uncapped, and slowed
+#: past the watchdog (garbage collection near the cap) at 596 MiB.
+NODE_HEAP_KIB_PER_TOOL = 32
+#: How far ahead of the oldest outcome not yet yielded the batch may run, per concurrent turn.
+AHEAD_PER_TURN = 4
+#: What V8 prints on stderr when a process reaches its heap cap (then it aborts).
+_HEAP_EXHAUSTED = "JavaScript heap out of memory"
 
 
 class BodyTooLarge(InputError):
@@ -78,15 +96,20 @@ class Runner(LinesChild):
     The JSON-lines plumbing (watchdog, last words, ``finished`` kept after a failure) is :class:`LinesChild`'s.
     """
 
-    def __init__(self, version: str, *, concurrency: int = 16) -> None:
+    def __init__(self, version: str, *, concurrency: int = 16, heap_mib: int | None = None) -> None:
         self.version = versions.check(version)
         self.concurrency = concurrency
+        #: V8's old-space cap for this runner (``--max-old-space-size``, with a smaller young generation);
+        #: ``None`` leaves Node's defaults.
+        self.heap_mib = heap_mib
         super().__init__([], f"@mastra/core {self.version}", ready_timeout=60.0)
 
     def start(self) -> None:
         """Install the version if needed (here, not in ``__init__``), then start its runner."""
         self.command = [
             npm.node_executable(),
+            *([f"--max-old-space-size={self.heap_mib}", f"--max-semi-space-size={NODE_SEMI_SPACE_MIB}"]
+              if self.heap_mib else []),
             str(paths.HARNESS / "runner.cjs"),
             str(versions.modules_dir(self.version)),
             self.version,
@@ -121,70 +144,282 @@ def run(
     workers: int = 1,
     concurrency: int = 16,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    node_heap_mib: int | None = None,
 ) -> list[Outcome]:
     """Run ``scenarios`` on ``version`` and return one ``Outcome`` each, in the given order.
 
-    ``workers`` Node processes share the batch (Mastra's ``generate()`` costs ~13 ms of CPU, so one process
-    tops out near 75 turns/s); each runs ``concurrency`` turns at once. A scenario that throws or hangs is an
-    ``Outcome`` with its error, never a failed batch. A runner that dies or sends nothing for the longest
-    scenario timeout plus ``STALL_SLACK_SECONDS`` is killed, and the batch raises ``BatchIncomplete`` holding
-    every scenario that did finish. A request over ``max_body_bytes`` (of ``server``, when given) raises
-    ``BodyTooLarge``, naming the kit's limit.
+    :func:`stream`, collected: ``workers`` Node processes share the batch (Mastra's ``generate()`` costs ~13 ms of
+    CPU, so one process tops out near 75 turns/s); each runs ``concurrency`` turns at once. A scenario that throws
+    or hangs is an ``Outcome`` with its error, never a failed batch. A runner that dies or sends nothing for the
+    longest scenario timeout plus ``STALL_SLACK_SECONDS`` is killed, and the batch raises ``BatchIncomplete``
+    holding, in order, every scenario that did finish. A request over ``max_body_bytes`` (of ``server``, when
+    given) raises ``BodyTooLarge``, and a runner that reaches its heap cap (``node_heap_mib``; by default
+    :func:`heap_cap`) is reported as ``NodeHeapExhausted``: each names the kit's limit and how to raise it.
+    """
+    outcomes: list[Outcome | None] = []
+    try:
+        for outcome in stream(scenarios, version, server=server, workers=workers, concurrency=concurrency,
+                              max_body_bytes=max_body_bytes, node_heap_mib=node_heap_mib):
+            outcomes.append(outcome)
+    except BatchIncomplete as error:
+        error.outcomes = outcomes
+        raise
+    return outcomes  # type: ignore[return-value]  # None only ever comes before BatchIncomplete
+
+
+def stream(
+    scenarios: Iterable[Scenario],
+    version: str,
+    *,
+    server: CaptureServer | None = None,
+    workers: int = 1,
+    concurrency: int = 16,
+    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    node_heap_mib: int | None = None,
+) -> Iterator[Outcome | None]:
+    """Run ``scenarios`` on ``version`` and yield one ``Outcome`` each, in the given order, as they finish.
+
+    Memory stays bounded however long the batch: each outcome is built as soon as its turn ends (its requests
+    taken from the server then) and is not kept once yielded, and at most ``workers * concurrency *
+    AHEAD_PER_TURN`` scenarios are out at once (sent, running, or done and waiting for an earlier one). Each
+    runner takes the next scenario whenever it has a free slot. When a runner fails the others carry on; each
+    scenario that could not finish is yielded as ``None``, and after the last one ``BatchIncomplete`` is raised
+    (its ``outcomes`` empty: they were yielded). A request refused as too large stops the batch with
+    ``BodyTooLarge`` in its scenario's turn, after every earlier outcome.
+    The version, the names and the server are checked on the call, before anything runs.
     """
     versions.check(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
     scenarios = list(scenarios)
     names = [scenario.name for scenario in scenarios]
     if len(set(names)) != len(names):
         raise InputError("scenario names must be unique within one run")
-    if server is None:
-        with CaptureServer(max_body_bytes=max_body_bytes) as own_server:
-            return run(scenarios, version, server=own_server, workers=workers, concurrency=concurrency)
-    ids = [f"{version}-{index}" for index in range(len(scenarios))]
-    for scenario_id, scenario in zip(ids, scenarios):
-        server.script(scenario_id, scenario.replies)
-    requests = [
-        {**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id}
-        for scenario_id, scenario in zip(ids, scenarios)
-    ]
-    timeout = max((scenario.timeout_ms for scenario in scenarios), default=0) / 1000 + STALL_SLACK_SECONDS
-    shares = [requests[worker::workers] for worker in range(workers)]
-    reports: dict[str, dict] = {}
-    errors: list[BaseException] = []
+    batch = _Batch(scenarios, version, workers, concurrency, node_heap_mib or heap_cap(scenarios))
+    if server is not None:
+        return batch.outcomes(server)
+    return _with_own_server(batch, max_body_bytes)
 
-    def run_share(share: list[dict]) -> None:
-        runner = Runner(version, concurrency=concurrency)
+
+def heap_cap(scenarios: Sequence[Scenario]) -> int:
+    """The runners' heap cap (MiB) for a batch: ``NODE_HEAP_MIB`` and room for its largest tool set."""
+    largest = max(map(_tool_count, scenarios), default=0)
+    return NODE_HEAP_MIB + largest * NODE_HEAP_KIB_PER_TOOL // 1024
+
+
+def _tool_count(scenario: Scenario) -> int:
+    toolsets = sum(len(tools) for tools in scenario.toolsets.values())
+    return len(scenario.tools) + len(scenario.agents) + len(scenario.workflows) + len(scenario.client_tools) + toolsets
+
+
+class NodeHeapExhausted(HarnessError):
+    """A runner reached the kit's Node heap cap: the kit's limit, not a Mastra failure."""
+
+
+def _with_own_server(batch: _Batch, max_body_bytes: int) -> Iterator[Outcome | None]:
+    with CaptureServer(max_body_bytes=max_body_bytes) as server:
+        yield from batch.outcomes(server)
+
+
+class _Batch:
+    """One batch on one version: its runners (one :class:`_Feed` each) and the ordered stream of its outcomes."""
+
+    def __init__(
+        self, scenarios: list[Scenario], version: str, workers: int, concurrency: int, node_heap_mib: int
+    ) -> None:
+        self.scenarios, self.version = scenarios, version
+        self.workers, self.concurrency, self.node_heap_mib = workers, concurrency, node_heap_mib
+        self.timeout = max((scenario.timeout_ms for scenario in scenarios), default=0) / 1000 + STALL_SLACK_SECONDS
+
+    def scenario_id(self, index: int) -> str:
+        return f"{self.version}-{index}"
+
+    def outcomes(self, server: CaptureServer) -> Iterator[Outcome | None]:
+        count = len(self.scenarios)
+        dispatch = _Dispatch(count, max(1, self.workers) * self.concurrency * AHEAD_PER_TURN)
+        done: queue.Queue[tuple[int, dict | None] | _Feed] = queue.Queue()
+
+        def request(index: int) -> dict:
+            scenario_id, scenario = self.scenario_id(index), self.scenarios[index]
+            server.script(scenario_id, scenario.replies)
+            return {**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id}
+
+        feeds = [
+            _Feed(Runner(self.version, concurrency=self.concurrency, heap_mib=self.node_heap_mib), dispatch, done,
+                  request, self.timeout)
+            for _ in range(min(self.workers, count))
+        ]
+        threads = [threading.Thread(target=feed.run, daemon=True) for feed in feeds]
+        for thread in threads:
+            thread.start()
+        waiting: dict[int, Outcome | BodyTooLarge | None] = {}  # finished, or given up, before an earlier one
+        ended = finished = 0
         try:
-            with runner:
-                runner.exchange(share, timeout=timeout)
-        except BaseException as error:  # re-raised below, in the caller's thread
-            errors.append(error)
-        reports.update(runner.finished)  # a failed runner's finished results are kept too
+            for index in range(count):
+                while index not in waiting and ended < len(feeds):
+                    item = done.get()
+                    if isinstance(item, _Feed):  # a runner is done, or failed to start or mid-batch
+                        ended += 1
+                        if item.error is not None and not isinstance(item.error, HarnessError):
+                            raise item.error  # not the runner's fault (Node missing, an install failed)
+                        continue
+                    number, report = item
+                    captures = server.take(self.scenario_id(number))  # also forgets an unfinished one's script
+                    if any(capture.status == 413 for capture in captures):  # raised in its turn, after earlier ones
+                        waiting[number] = BodyTooLarge(
+                            f"scenario {self.scenarios[number].name} sent a request body over the kit's capture "
+                            f"limit of {server.max_body_bytes / 2**20:g} MiB (not a Mastra failure): raise it "
+                            "(probe --max-body-mb; CaptureServer(max_body_bytes=...)) or send fewer keys per tool set")
+                    else:
+                        waiting[number] = None if report is None else _outcome(
+                            self.scenarios[number], self.version, report, captures)
+                outcome = waiting.pop(index, None)  # none left to wait for when every runner has ended
+                if isinstance(outcome, BodyTooLarge):
+                    raise outcome
+                finished += outcome is not None
+                dispatch.yielded(index + 1)
+                yield outcome
+        finally:
+            dispatch.stop()
+            for feed in feeds:
+                feed.stop()  # ends a runner still starting or idle, and any runner left when the caller stopped early
+            for thread in threads:
+                thread.join()
+        errors = [feed.error for feed in feeds if feed.error is not None]
+        if errors and finished < count:  # a runner ended (or was ended above) after every outcome was in: none lost
+            error = errors[0] if len(errors) == 1 else WorkersFailed(errors)
+            raise BatchIncomplete(f"{error}; {finished:,} of {count:,} scenarios finished", []) from error
 
-    threads = [threading.Thread(target=run_share, args=(share,)) for share in shares if share]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    outcomes: list[Outcome | None] = []
-    too_large: list[str] = []
-    for scenario_id, scenario in zip(ids, scenarios):
-        captures = server.take(scenario_id)  # taken even when unfinished, so a shared server forgets the script
-        if any(capture.status == 413 for capture in captures):
-            too_large.append(scenario.name)
-        outcomes.append(_outcome(scenario, version, reports[scenario_id], captures) if scenario_id in reports else None)
-    if too_large:
-        raise BodyTooLarge(
-            f"{len(too_large):,} scenario(s) (first: {too_large[0]}) sent a request body over the kit's capture "
-            f"limit of {server.max_body_bytes / 2**20:g} MiB (not a Mastra failure): raise it (probe --max-body-mb; "
-            "CaptureServer(max_body_bytes=...)) or send fewer keys per tool set")
-    if errors:
-        error = errors[0] if len(errors) == 1 else WorkersFailed(errors)
-        if not all(isinstance(each, HarnessError) for each in errors):
-            raise error
-        done = sum(outcome is not None for outcome in outcomes)
-        raise BatchIncomplete(f"{error}; {done:,} of {len(outcomes):,} scenarios finished", outcomes) from error
-    return outcomes
 
+class _Dispatch:
+    """Hands out batch positions in order, never ``ahead`` or more past the oldest not yet yielded, so outcomes
+    waiting for an earlier one stay few; a position a failing runner took but could not send goes out again first."""
+
+    def __init__(self, count: int, ahead: int) -> None:
+        self._count, self._ahead = count, ahead
+        self._next = self._oldest = 0
+        self._returned: list[int] = []
+        self._stopped = False
+        self._changed = threading.Condition()
+
+    def take(self) -> int | None:
+        """The next position to run, waiting while the batch is ``ahead`` in front; ``None`` when none is left."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._stopped or self._returned or self._next >= self._count
+                                   or self._next < self._oldest + self._ahead)
+            if self._stopped:
+                return None
+            if self._returned:
+                return heapq.heappop(self._returned)
+            if self._next >= self._count:
+                return None
+            self._next += 1
+            return self._next - 1
+
+    def give_back(self, index: int) -> None:
+        with self._changed:
+            heapq.heappush(self._returned, index)
+            self._changed.notify_all()
+
+    def yielded(self, oldest: int) -> None:
+        """Every position before ``oldest`` has been handed to the caller."""
+        with self._changed:
+            self._oldest = oldest
+            self._changed.notify_all()
+
+    def stop(self) -> None:
+        with self._changed:
+            self._stopped = True
+            self._changed.notify_all()
+
+
+class _Feed:
+    """One runner working through a batch: a writer thread sends it the next scenario whenever it has fewer than
+    ``2 * concurrency`` out (so it never waits for work, and never holds much), and :meth:`run` reads each result
+    back onto ``done`` as ``(position, report)``, then puts the feed itself there when it ends. When the runner
+    fails, each scenario it had out goes onto ``done`` as ``(position, None)`` and ``error`` says why."""
+
+    def __init__(
+        self, runner: Runner, dispatch: _Dispatch, done: queue.Queue, request: Callable[[int], dict], timeout: float
+    ) -> None:
+        self.runner, self.error = runner, None
+        self._dispatch, self._done, self._request, self._timeout = dispatch, done, request, timeout
+        self._out: dict[str, int] = {}  # sent and not answered: scenario id -> position
+        self._slots = threading.Semaphore(2 * runner.concurrency)
+        self._writing, self._dead = True, False
+        self._changed = threading.Condition()
+
+    def run(self) -> None:
+        try:
+            with self.runner:
+                writer = threading.Thread(target=self._write, daemon=True)
+                writer.start()
+                try:
+                    self._read()
+                except BaseException:
+                    self.stop()
+                    raise
+                finally:
+                    writer.join()
+        except BaseException as error:  # handed to the batch, which raises it in the caller's thread
+            self.error = self._named(error)
+        finally:
+            self._done.put(self)
+
+    def stop(self) -> None:
+        """Kill the runner (this frees a writer blocked on its full pipe) and give up what it had out."""
+        with self._changed:
+            self._dead = True
+            out, self._out = list(self._out.values()), {}
+            self._changed.notify_all()
+            process = self.runner._process
+            if process is not None:
+                process.kill()
+        for index in out:
+            self._done.put((index, None))
+        self._slots.release()  # a writer waiting for a slot sees the runner is dead
+
+    def _write(self) -> None:
+        stdin = self.runner._process.stdin
+        while self._slots.acquire() and not self._dead:
+            index = self._dispatch.take()
+            if index is None:
+                break
+            request = self._request(index)
+            with self._changed:
+                if self._dead:
+                    self._dispatch.give_back(index)
+                    break
+                self._out[request["id"]] = index
+                self._changed.notify_all()
+            try:
+                stdin.write(json.dumps(request, ensure_ascii=True) + "\n")  # ASCII escapes keep lone surrogates intact
+                stdin.flush()
+            except (OSError, ValueError):  # the runner died: the reader finds out and gives up what was out
+                break
+        with self._changed:
+            self._writing = False
+            self._changed.notify_all()
+
+    def _read(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: self._out or not self._writing)
+                if not self._out:
+                    return  # everything sent has been answered, and nothing more will be sent
+            result = self.runner._next(timeout=self._timeout)
+            with self._changed:
+                index = self._out.pop(result.get("id"), None)
+            if index is not None:
+                self._slots.release()
+                self._done.put((index, result))
+
+    def _named(self, error: BaseException) -> BaseException:
+        """A runner killed by V8 at the heap cap is the kit's limit, said so with how to raise it."""
+        if not isinstance(error, HarnessError) or not any(_HEAP_EXHAUSTED in line for line in self.runner._stderr):
+            return error
+        return NodeHeapExhausted(
+            f"a @mastra/core {self.runner.version} runner reached the kit's Node heap cap of "
+            f"{self.runner.heap_mib} MiB (not a Mastra failure): raise it (probe --node-heap-mb "
+            f"{2 * self.runner.heap_mib}; run(node_heap_mib=...)) or send fewer keys per tool set")
 
 def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capture]) -> Outcome:
     observed = report.get("observed") or {}
