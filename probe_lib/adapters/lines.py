@@ -136,7 +136,12 @@ class LinesChild:
     def _read_results(self) -> None:
         for line in self._process.stdout:
             if line.startswith(RESULT_MARK):
-                self._results.put(json.loads(line[len(RESULT_MARK):]))
+                try:
+                    result = json.loads(line[len(RESULT_MARK):])
+                except ValueError:  # cut short: the child died writing it, which the None below reports
+                    self._stderr.append(f"(its last result line was cut short after {len(line):,} characters)")
+                    break
+                self._results.put(result)
         self._results.put(None)
 
     def _drain_stderr(self) -> None:
