@@ -38,7 +38,7 @@ WHOLE_VERSION = "*"
 _CAPTURED = ErrorReply().message
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 #: Installs running ahead of the measuring: the registry and the disk, not the CPU, bound them.
-DEFAULT_INSTALLERS = 2
+DEFAULT_INSTALLERS = 3
 
 Progress = Callable[[str], None]
 
