@@ -14,6 +14,7 @@ from typing import Mapping, Sequence
 
 import pandas as pd
 
+from probe_lib import wire
 from probe_lib.adapters import mastra
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.target import version_key
@@ -80,7 +81,7 @@ def describe(behaviour: dict, error_kind: str) -> str:
     names = ", ".join(behaviour.get("names") or []) or "no tools"
     choice = behaviour.get("tool_choice")
     if isinstance(choice, dict):
-        choice = (choice.get("function") or {}).get("name") or json.dumps(choice)
+        choice = wire.forced_by(choice) or json.dumps(choice)
     raised = f"; threw: {behaviour['errors'][0]}" if behaviour.get("errors") else ""
     return f"{names} -> {choice or 'no tool_choice'} ({behaviour.get('requests', 0)} req, " \
            f"{behaviour.get('executions', 0)} exec){raised}"[:160]
@@ -208,7 +209,7 @@ def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:
     fixed = []
     for line in table[table["scenario"] == "choice-by-key"].itertuples():
         choice, names = line.behaviour.get("tool_choice"), line.behaviour.get("names") or []
-        forced = (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
+        forced = wire.forced_by(choice)
         if forced == "search_web" and forced in names:
             fixed.append(line.version)
     return fixed
@@ -297,11 +298,6 @@ def _sends(name: str):
     return lambda behaviour: name in (behaviour.get("names") or [])
 
 
-def _forced(behaviour: dict) -> str | None:
-    choice = behaviour.get("tool_choice")
-    return (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
-
-
 @ledger.range_check("V01")
 def _normaliser_arrives(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
     return _begins_at(timeline, "single-rewrite", "0.13.2", _sends("search_web"), "search.web goes out as search_web")
@@ -312,10 +308,10 @@ def _passthrough_never_fixed(timeline: ledger.Timeline) -> tuple[ledger.Status, 
     lines = [line for line in _lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.get("names") or [])]
     if not lines:
         return "not testable", "no measured version both rewrites search.web and runs choice-by-key"
-    fixed = [line.version for line in lines if _forced(line.behaviour) == "search_web"]
+    fixed = [line.version for line in lines if wire.forced_by(line.behaviour.get("tool_choice")) == "search_web"]
     if fixed:
         return "refuted", f"tool_choice names the sent search_web on {', '.join(fixed[:5])}"
-    forced = sorted({str(_forced(line.behaviour)) for line in lines})
+    forced = sorted({str(wire.forced_by(line.behaviour.get("tool_choice"))) for line in lines})
     return "confirmed", (f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
                          f"{lines[-1].version}), tool_choice names {' / '.join(forced)}, a function tools lacks"
                          f"{_crashed_note(timeline, 'choice-by-key')}")

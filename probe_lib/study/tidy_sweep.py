@@ -21,6 +21,7 @@ from typing import Sequence
 
 import pandas as pd
 
+from probe_lib import wire
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
 from probe_lib.core.target import version_key
@@ -71,10 +72,6 @@ def chosen_rows(summary: Sequence[Row], cached: Sequence[Row]) -> list[tuple[Row
             for pair in sorted(by_version[version], key=lambda pair: pair[0].scenario)]
 
 
-def _forced(choice: object) -> str | None:
-    return (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
-
-
 def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
     """The tidy rows of one summary or cache row (at least one)."""
     behaviour = json.loads(row.behaviour)
@@ -82,7 +79,7 @@ def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
     raised = behaviour.get("errors")
     names = behaviour.get("names")
     choice = behaviour.get("tool_choice")
-    forced = _forced(choice)
+    forced = wire.forced_by(choice)
     whole = row.scenario == WHOLE_VERSION
     common = {
         "version": row.version, "pinned": pinned, "scenario": row.scenario, "source": source, "recording": recording,

@@ -32,7 +32,17 @@ def detect(body: Body, route: str | None = None) -> WireFormat | None:
     return next((wire for wire in FORMATS if wire.owns_body(body)), None)
 
 
+def forced_by(tool_choice: object) -> str | None:
+    """The function ``tool_choice`` forces, in whichever format's shape it is written; ``None`` if it forces none.
+
+    For a ``tool_choice`` kept without its request (the sweep's summary): the three shapes cannot be mistaken for
+    one another (``{"function": {"name"}}``, ``{"type": "function", "name"}``, ``{"type": "tool", "name"}``).
+    """
+    body = {"tool_choice": tool_choice}
+    return next((name for wire in FORMATS if (name := wire.forced_name(body)) is not None), None)
+
+
 __all__ = [
     "ANTHROPIC_MESSAGES", "Answer", "BY_NAME", "Body", "CHAT_COMPLETIONS", "FORMATS", "JsonAnswer", "RESPONSES",
-    "StreamAnswer", "WireFormat", "detect", "for_route",
+    "StreamAnswer", "WireFormat", "detect", "for_route", "forced_by",
 ]
