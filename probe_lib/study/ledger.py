@@ -2,7 +2,8 @@
 
 ``data/claims.csv`` lists the claims (paraphrased, with the article section or finding they come from and the
 notebook that shows them). Each claim has one check, registered under its id with :func:`check` by the adapter
-that measures it (``probe_lib.adapters.mastra.checks`` for Mastra). A check reads the outcomes of one version (live
+that measures it, with the framework it is about (``probe_lib.adapters.mastra.checks`` for Mastra,
+``probe_lib.adapters.keyed_checks`` for the frameworks of the matrix, judged on each one's matrix outcomes). A check reads the outcomes of one version (live
 or recorded) and returns a status and one line of evidence: confirmed (holds as stated), refined (holds with a
 qualification measured here), refuted (measured otherwise), not testable (the version lacks the feature), or
 failed (the evidence lacks what the check needs: a defect of the kit or of the recording, never of the framework).
@@ -74,14 +75,20 @@ class Evidence(Generic[OutcomeT]):
 Check = Callable[[Evidence], tuple[Status, str]]
 #: Claim id -> its check; filled by the adapters' check modules as they are imported.
 CHECKS: dict[str, Check] = {}
+#: Claim id -> the framework whose outcomes its check reads (the adapter name: ``mastra``, ``crewai`` …).
+FRAMEWORKS: dict[str, str] = {}
+#: The framework whose pinned versions :func:`ledger`'s ``by_version`` holds.
+MASTRA = "mastra"
 
 
-def check(claim_id: str) -> Callable[[Check], Check]:
-    """Register the decorated function as the check of ``claim_id`` (one check per claim)."""
+def check(claim_id: str, framework: str = MASTRA) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of ``claim_id`` (one check per claim), judged on the
+    outcomes of ``framework``."""
     def register(function: Check) -> Check:
         if claim_id in CHECKS:
-            raise ValueError(f"claim {claim_id} already has a check: {CHECKS[claim_id].__qualname__}")
+            raise ValueError(f"claim {claim_id} already has a check: {getattr(CHECKS[claim_id], '__qualname__', '?')}")
         CHECKS[claim_id] = function
+        FRAMEWORKS[claim_id] = framework
         return function
 
     return register
@@ -112,21 +119,45 @@ def judge(claim: Claim, evidence: Evidence) -> Verdict:
     return Verdict(claim.id, evidence.version, status, text)
 
 
-def ledger(by_version: Mapping[str, Mapping[str, object]]) -> pd.DataFrame:
-    """One row per (claim, version): the claim, where it comes from, its status and one line of evidence."""
+def claims_of(framework: str) -> list[Claim]:
+    """The claims whose checks read ``framework``'s outcomes."""
+    return [claim for claim in load_claims() if FRAMEWORKS[claim.id] == framework]
+
+
+def ledger(
+    by_version: Mapping[str, Mapping[str, object]],
+    by_target: Mapping[str, Mapping[str, object]] | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """One row per (claim, version): the claim, the framework it is about, where it comes from, its status and one
+    line of evidence.
+
+    ``by_version`` holds Mastra's outcomes per pinned version. ``by_target`` (``framework@version`` -> outcomes,
+    the framework matrix) judges every other framework's claims on each of that framework's targets, with
+    ``sources`` saying how each target was measured; without it, only Mastra's claims are judged.
+    """
     rows = []
     for claim in load_claims():
-        for version, outcomes in by_version.items():
-            verdict = judge(claim, Evidence(version, outcomes, by_version))
+        framework = FRAMEWORKS[claim.id]
+        if framework == MASTRA:
+            judged = [(version, Evidence(version, outcomes, by_version)) for version, outcomes in by_version.items()]
+        else:
+            judged = [(target.partition("@")[2], Evidence(target.partition("@")[2], outcomes, by_target,
+                                                         (sources or {}).get(target, "unstated")))
+                      for target, outcomes in (by_target or {}).items() if target.partition("@")[0] == framework]
+        for version, evidence in judged:
+            verdict = judge(claim, evidence)
             rows.append({
-                "claim": claim.id, "origin": claim.origin, "section": claim.section, "statement": claim.statement,
-                "notebook": claim.notebook, "version": version, "status": verdict.status, "evidence": verdict.evidence,
+                "claim": claim.id, "framework": framework, "origin": claim.origin, "section": claim.section,
+                "statement": claim.statement, "notebook": claim.notebook, "version": version,
+                "source": evidence.source, "status": verdict.status, "evidence": verdict.evidence,
             })
     return pd.DataFrame(rows)
 
 
 def status_matrix(table: pd.DataFrame) -> pd.DataFrame:
-    """Claims as rows, versions as columns, statuses as cells: the ledger at a glance."""
+    """Mastra's claims as rows, its versions as columns, statuses as cells: the ledger at a glance."""
+    table = table[table["framework"] == MASTRA]
     return table.pivot(index="claim", columns="version", values="status")
 
 
@@ -134,4 +165,4 @@ def statuses_with_statements(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`status_matrix` with each claim's statement and notebook beside its statuses, so a reader sees what
     was judged before how it fared."""
     info = table.drop_duplicates("claim").set_index("claim")[["statement", "notebook"]]
-    return info.join(status_matrix(table))
+    return info.join(status_matrix(table), how="inner")
