@@ -194,16 +194,14 @@ def read(path: Path = RECORDING) -> list[Outcome]:
     entries = json.loads(path.read_text(encoding="utf-8"))["outcomes"]
     by_name = {scenario.name: scenario for scenario in scenarios()}
     probed = [outcome_from_json(entry, by_name) for entry in entries if not entry["scenario"].endswith(ROUND_TRIP)]
-    by_target: dict[tuple[str, str], list[Outcome]] = {}
-    for outcome in probed:
-        by_target.setdefault((outcome.framework, outcome.version), []).append(outcome)
-    trips = {(target, scenario.name): scenario for target, runs in by_target.items() for scenario in round_trips(runs)}
+    trips = {(target, scenario.name): scenario
+             for target, runs in by_target(probed).items() for scenario in round_trips(runs.values())}
     return probed + [_round_trip_from_json(entry, trips) for entry in entries if entry["scenario"].endswith(ROUND_TRIP)]
 
 
-def _round_trip_from_json(entry: dict, trips: dict[tuple[tuple[str, str], str], Scenario]) -> Outcome:
+def _round_trip_from_json(entry: dict, trips: Mapping[tuple[str, str], Scenario]) -> Outcome:
     """A recorded round trip, with the scenario its recorded plain run makes (which fixes the name it calls)."""
-    scenario = trips.get(((entry["framework"], entry["version"]), entry["scenario"]))
+    scenario = trips.get((f"{entry['framework']}@{entry['version']}", entry["scenario"]))
     return outcome_from_json(entry, {} if scenario is None else {scenario.name: scenario})
 
 
@@ -272,9 +270,8 @@ def wire_names_by_key(keys: list[str], outcome: Outcome) -> dict[str, str]:
 
     Read from the tools' descriptions when each names a distinct key (every runner describes its tool as
     ``probe tool <key>``): exact, whatever the framework did to names and order, and a dropped tool is seen as
-    such. Otherwise (the raw SDK and the
-    Python frameworks that describe a tool by its function's docstring, all of which send names verbatim) a guess
-    from the names alone: position by position when every pair still looks alike and no unchanged key moved (the
+    such. Otherwise (the raw SDK and the Python frameworks that describe a tool by its function's docstring, all of
+    which send names verbatim) a guess from the names alone: position by position when every pair still looks alike and no unchanged key moved (the
     framework kept the order); otherwise unchanged keys keep their names and the rewritten keys pair, in order,
     with the new names (Mastra moves those last).
     """
