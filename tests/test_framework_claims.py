@@ -14,6 +14,7 @@ import pytest
 
 from probe_lib.adapters import keyed_checks
 from probe_lib.analysis import matrix
+from probe_lib.analysis import timeline  # noqa: F401  (registers the version-range checks, so the ledger loads)
 from probe_lib.study import evidence  # noqa: F401  (registers every framework's checks)
 from probe_lib.study import ledger
 from probe_lib.study.ledger import Evidence
@@ -48,7 +49,7 @@ def test_every_framework_claim_is_counted_here():
 
 
 def test_every_framework_claim_holds_on_the_recording(by_target):
-    table = ledger.ledger({}, by_target, {target: "recorded" for target in by_target})
+    table = ledger.ledger({}, by_target=by_target, sources={target: "recorded" for target in by_target})
     assert set(table["framework"]) == set(ledger.FRAMEWORKS.values()) - {ledger.MASTRA}
     assert (table["status"] == "confirmed").all(), table[table["status"] != "confirmed"][["claim", "evidence"]].to_string()
     assert (table["source"] == "recorded").all()

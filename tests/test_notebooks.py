@@ -29,7 +29,7 @@ def test_there_is_an_overview_and_one_notebook_per_ledger_entry():
 def test_notebook_judges_exactly_the_claims_the_ledger_files_under_it(path):
     filed = sorted(claim.id for claim in ledger.claims_of(ledger.MASTRA) if claim.notebook == path.stem)
     source = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
-    judged = sorted(re.findall(r'"([AF]\d\d)"', "".join(re.findall(r"evidence\.verdicts\(ev, \[([^\]]*)\]", source))))
+    judged = sorted(re.findall(r'"([AFV]\d\d)"', "".join(re.findall(r"evidence\.verdicts\(\w+, \[([^\]]*)\]", source))))
     assert judged == filed, f"{path.stem} judges {judged}; data/claims.csv files {filed} under it"
     others = [claim.id for claim in ledger.load_claims() if claim.notebook == path.stem and claim.id not in CHECKED_HERE]
     if others:  # the other frameworks' claims are judged all together, on the matrix the notebook reads

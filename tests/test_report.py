@@ -70,7 +70,8 @@ def test_every_exercise_is_answered_right_by_its_solution_measured_live(live_rep
 @pytest.mark.node
 def test_ledger_has_no_refuted_or_failed_claim(live_report):
     table = pd.read_csv(live_report.folder / "ledger.csv")
-    assert set(table.loc[table["framework"] == "mastra", "version"].astype(str)) == set(mastra.ADAPTER.versions())
+    per_version = (table["framework"] == "mastra") & ~table["claim"].isin(ledger.RANGE_CHECKS)
+    assert set(table.loc[per_version, "version"].astype(str)) == set(mastra.ADAPTER.versions())
     others = table[table["framework"] != "mastra"]
     assert set(others["framework"]) == set(ledger.FRAMEWORKS.values()) - {"mastra"}, "every framework's claims are judged"
     assert set(others["source"]) == {"live"}, "every installed framework is rerun live"

@@ -25,6 +25,7 @@ from probe_lib import adapters
 # importing the checks modules registers every framework's checks into the ledger.
 from probe_lib.adapters.keyed_checks import FORCED, ROUND_TRIP, called_name
 from probe_lib.adapters.mastra import checks as _mastra_checks  # noqa: F401
+from probe_lib.analysis import timeline as _range_checks  # noqa: F401
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
@@ -220,7 +221,7 @@ def sources(measurements: str, outcomes: Iterable[Outcome]) -> dict[str, str]:
 def claims(outcomes: Sequence[Outcome], measurements: str) -> pd.DataFrame:
     """The ledger's claims about the frameworks other than Mastra, judged on ``outcomes`` (as :func:`load` read
     them for ``measurements``): one row per claim and target, with its framework, source, verdict and evidence."""
-    table = ledger.ledger({}, by_target(outcomes), sources(measurements, outcomes))
+    table = ledger.ledger({}, by_target=by_target(outcomes), sources=sources(measurements, outcomes))
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 

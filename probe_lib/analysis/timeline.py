@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import pandas as pd
 
 from probe_lib.adapters import mastra
+from probe_lib.core.outcome import Outcome
 from probe_lib.core.target import version_key
-from probe_lib.study import evidence, sweep
+from probe_lib.study import evidence, ledger, sweep
 from probe_lib.study.sweep import WHOLE_VERSION, Row
 
 NOT_APPLICABLE = "not applicable"
@@ -99,14 +100,16 @@ def _differing(was: dict, became: dict) -> str:
 
 
 def _state(line) -> str:
-    """What a change is judged on: the behaviour digest, or just "not applicable" / "could not run" whatever the reason."""
-    return line.error_kind if line.error_kind in SPECIAL_COLOURS else line.outcome
+    """What a change is judged on: the behaviour digest (for "not applicable", its reason: which feature is missing),
+    or just "could not run", whatever the install or start error."""
+    return line.error_kind if line.error_kind == COULD_NOT_RUN else line.outcome
 
 
 def change_points(table: pd.DataFrame) -> pd.DataFrame:
     """Every change of a scenario's behaviour between two consecutive measured versions, with both behaviours.
 
-    A scenario that stays "not applicable" does not change, whatever the reason given (which built-in is missing).
+    A scenario that stays "not applicable" changes when the reason does (no ``Agent`` at all, then one built-in
+    missing): that is a feature arriving.
     """
     changes = []
     for scenario, lines in table.groupby("scenario", sort=True):
@@ -214,6 +217,130 @@ def range_claims(table: pd.DataFrame) -> pd.DataFrame:
                          for q, a in answers])
 
 
+# -- the ledger's version-range claims: each judged on the whole timeline, each able to fail ------------------------
+
+def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.DataFrame:
+    """The committed summary's :func:`frame`, with the outcomes of ``by_version`` replacing their versions' rows."""
+    rows = {(r.version, r.scenario): r for r in sweep.read_summary()}
+    for outcomes in by_version.values():
+        for outcome in outcomes.values():
+            rows.pop((outcome.version, sweep.WHOLE_VERSION), None)
+            rows[outcome.version, outcome.scenario.name] = sweep.row(outcome)
+    return frame(list(rows.values()))
+
+
+def as_evidence(table: pd.DataFrame) -> ledger.Timeline:
+    """A :func:`frame` as what the ledger's range claims are judged on, named by the versions it spans."""
+    measured = versions(table)
+    return ledger.Timeline(f"{measured[0]}..{measured[-1]} ({len(measured)} versions)", table)
+
+
+def for_ledger(by_version: Mapping[str, Mapping[str, Outcome]]) -> ledger.Timeline:
+    """What the ledger's range claims are judged on: the summary with this run's versions laid over it."""
+    return as_evidence(laid_over_summary(by_version))
+
+
+def _lines(timeline: ledger.Timeline, scenario: str, *, expressible_only: bool = True) -> list:
+    """The scenario's measured lines in semver order; versions that cannot express it left out unless asked for."""
+    lines = [line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
+             if line.error_kind != COULD_NOT_RUN and not (expressible_only and line.error_kind == NOT_APPLICABLE)]
+    if not lines:
+        raise ledger.CheckError(f"no version in the timeline ran scenario {scenario!r}")
+    return lines
+
+
+def _begins_at(
+    timeline: ledger.Timeline, scenario: str, stated: str, holds, what: str, *, expressible_only: bool = True
+) -> tuple[ledger.Status, str]:
+    """The claim "``what`` holds from ``stated`` on, and on no version before it": refuted by any measured exception."""
+    lines = _lines(timeline, scenario, expressible_only=expressible_only)
+    before = [line.version for line in lines if version_key(line.version) < version_key(stated)]
+    since = [line for line in lines if version_key(line.version) >= version_key(stated)]
+    if not before or not since or since[0].version != stated:
+        return "not testable", f"{scenario} was not measured on {stated} and a version before it"
+    early = [line.version for line in lines[:len(before)] if holds(line.behaviour)]
+    late = [line.version for line in since if not holds(line.behaviour)]
+    if early or late:
+        exceptions = "; ".join(part for part in (f"already on {', '.join(early[:5])}" if early else "",
+                                                  f"not on {', '.join(late[:5])}" if late else "") if part)
+        return "refuted", f"{what}: {exceptions} ({len(lines)} versions ran {scenario})"
+    return "confirmed", (f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
+                         f"newest), on none of the {len(before)} before it (last: {before[-1]}): "
+                         f"{describe(since[0].behaviour, '')}")
+
+
+def _sends(name: str):
+    return lambda behaviour: name in (behaviour.get("names") or [])
+
+
+def _forced(behaviour: dict) -> str | None:
+    choice = behaviour.get("tool_choice")
+    return (choice.get("function") or {}).get("name") if isinstance(choice, dict) else None
+
+
+@ledger.range_check("V01")
+def _normaliser_arrives(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
+    return _begins_at(timeline, "single-rewrite", "0.13.2", _sends("search_web"), "search.web goes out as search_web")
+
+
+@ledger.range_check("V02")
+def _passthrough_never_fixed(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
+    lines = [line for line in _lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.get("names") or [])]
+    if not lines:
+        return "not testable", "no measured version both rewrites search.web and runs choice-by-key"
+    fixed = [line.version for line in lines if _forced(line.behaviour) == "search_web"]
+    if fixed:
+        return "refuted", f"tool_choice names the sent search_web on {', '.join(fixed[:5])}"
+    forced = sorted({str(_forced(line.behaviour)) for line in lines})
+    return "confirmed", (f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
+                         f"{lines[-1].version}), tool_choice names {' / '.join(forced)}, a function tools lacks")
+
+
+@ledger.range_check("V03")
+def _active_tools_stretches(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
+    lines = _lines(timeline, "active-tools-by-key")
+    key = version_key
+
+    def stated(version: str) -> bool:  # honoured on 0.20.0..0.24.9 and from 1.1.0 on
+        return key("0.20.0") <= key(version) <= key("0.24.9") or key(version) >= key("1.1.0")
+
+    wrong = [line.version for line in lines if _active_tools_honoured(line.behaviour, "") != stated(line.version)]
+    found = "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(timeline.table)) or "no version"
+    if wrong:
+        return "refuted", f"activeTools ['search.web'] leaves plain out on {found}; otherwise than stated on " \
+                          f"{', '.join(wrong[:5])}"
+    return "confirmed", f"activeTools ['search.web'] leaves plain out on {found}; plain is sent on the other " \
+                        f"{sum(not stated(line.version) for line in lines)} measured versions"
+
+
+def _choice(line) -> object:
+    return line.behaviour.get("tool_choice")
+
+
+@ledger.range_check("V04")
+def _choice_none_changes(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
+    lines = _lines(timeline, "choice-none")
+    with_tools = [line.version for line in lines if line.behaviour.get("names") and _choice(line) == "none"]
+    without = [line.version for line in lines if not line.behaviour.get("names") and _choice(line) is None]
+    other = [line.version for line in lines if line.version not in with_tools and line.version not in without]
+    if other:
+        return "refuted", f"toolChoice 'none' sent something else on {', '.join(other[:5])}"
+    if not with_tools or not without or version_key(with_tools[-1]) >= version_key(without[0]):
+        return "refuted", f"tools with 'none' on {', '.join(with_tools[-3:]) or 'no version'}; no tools on " \
+                          f"{', '.join(without[:3]) or 'no version'}: not one switch from the first to the second"
+    if (with_tools[-1], without[0]) != ("1.18.0", "1.19.0"):
+        return "refuted", f"the switch is between {with_tools[-1]} and {without[0]}, not 1.18.0 and 1.19.0"
+    return "confirmed", (f"tools with tool_choice 'none' on {len(with_tools)} versions up to {with_tools[-1]}; "
+                         f"no tools and no tool_choice on {len(without)} versions from {without[0]}")
+
+
+@ledger.range_check("V05")
+def _builtins_arrive(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
+    # A version that exports no built-in cannot register them: counted as "not sent", not left out.
+    return _begins_at(timeline, "builtins-by-export", "1.45.0", lambda b: bool(b.get("names")),
+                      "the built-in tools registered by export name are sent", expressible_only=False)
+
+
 def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
     """What every scenario does on ``version``, and since when (the first measured version with that behaviour run)."""
     lines = []
@@ -237,13 +364,8 @@ def gather(version: str, measurements: str) -> pd.DataFrame:
     package now (a served version installs on first use), ``"recorded"`` or a reproduce folder read files; there,
     an unpinned ``version`` comes from the summary when it holds it.
     """
-    rows = {(r.version, r.scenario): r for r in sweep.read_summary()}
     pinned = mastra.ADAPTER.versions()
-    swept = {v for v, _ in rows}
-    fresh_versions = [*pinned, *([version] if version not in pinned and (measurements == "live" or version not in swept) else [])]
-    fresh = evidence.gather(fresh_versions[0], measurements, versions=fresh_versions)
-    for outcomes in fresh.by_version.values():
-        for outcome in outcomes.values():
-            rows.pop((outcome.version, sweep.WHOLE_VERSION), None)
-            rows[outcome.version, outcome.scenario.name] = sweep.row(outcome)
-    return frame(list(rows.values()))
+    swept = {r.version for r in sweep.read_summary()}
+    unswept = version not in pinned and (measurements == "live" or version not in swept)
+    fresh_versions = [*pinned, *([version] if unswept else [])]
+    return laid_over_summary(evidence.gather(fresh_versions[0], measurements, versions=fresh_versions).by_version)

@@ -4,7 +4,8 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
     measurements/mastra-<version>.json   the catalogue's outcomes, measured live (or copied from recordings)
     measurements/frameworks.json         the framework matrix: live on every installed framework, else recorded
-    ledger.csv                           every claim judged on every pinned version (each other framework's on its own)
+    ledger.csv                           every claim judged on every pinned version, range claims on the timeline,
+                                         each other framework's claims on its matrix runs
     export/                              every measured outcome as tidy CSV and Parquet, with dictionary.csv
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
@@ -37,7 +38,8 @@ import pandas as pd
 from probe_lib.adapters import keyed_checks  # noqa: F401  (registers the other frameworks' checks)
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
-from probe_lib.analysis import matrix
+from probe_lib.analysis import matrix as framework_matrix
+from probe_lib.analysis import timeline  # also registers the version-range checks
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
@@ -194,10 +196,11 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     measurements = folder / MEASUREMENTS
     source = measure_all(measurements, live=live, stages=stages, shown=version)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
-    with stages.stage("measuring the framework matrix", len(matrix.targets())) as step:
-        frameworks, sources = matrix.measure_or_read(live, step)
-    matrix.write(frameworks, measurements / matrix.RECORDING.name, sources)  # notebook 12 reads it from there
-    table = ledger.ledger(by_version, matrix.by_target(frameworks), sources)
+    with stages.stage("measuring the framework matrix", len(framework_matrix.targets())) as step:
+        frameworks, sources = framework_matrix.measure_or_read(live, step)
+    framework_matrix.write(frameworks, measurements / framework_matrix.RECORDING.name, sources)  # notebook 12 reads it
+    table = ledger.ledger(by_version, timeline.for_ledger(by_version),
+                          by_target=framework_matrix.by_target(frameworks), sources=sources)
     table.to_csv(folder / "ledger.csv", index=False)
     export.export(folder / "export", primary=measurements)  # the tidy table of every outcome, this run's first
     runs = _execute_all(folder, version, jobs, stages, solved)
@@ -312,7 +315,8 @@ def render(report: Report, version: str) -> str:
     head = "".join(f"<th>{html.escape(v)}</th>" for v in matrix.columns)
     rows = []
     for claim_id, statuses in matrix.iterrows():
-        cells = "".join(f'<td style="background:{STATUS_COLOURS[s]}">{s}</td>' for s in statuses)
+        cells = "".join(f'<td style="background:{STATUS_COLOURS[s]}">{s}</td>' if isinstance(s, str) else "<td></td>"
+                        for s in statuses)  # a range claim has one status, in its span's column
         rows.append(f"<tr><td>{claim_id}</td>{_side_by_side(table[table['claim'] == claim_id])}{cells}</tr>")
     evidence = table[table["framework"] == ledger.MASTRA][["claim", "version", "status", "evidence"]].to_html(index=False, escape=True)
     banner = (
@@ -336,7 +340,8 @@ def render(report: Report, version: str) -> str:
         f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; the ledger judges every pinned version.</p>"
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
         + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th><th>the article says (paraphrased) or we found</th>"
-        f"<th>measured on {baseline('mastra').version}, the article's version</th>{head}</tr>{''.join(rows)}</table>"
+        f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline)</th>"
+        f"{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
         + _framework_ledger(table)
         + "".join(sections) + "</body></html>"
@@ -375,7 +380,8 @@ def _side_by_side(rows: pd.DataFrame) -> str:
     """Two cells for one claim: the statement with its origin and notebook link, and the evidence on the article's version."""
     first = rows.iloc[0]
     origin = "article, section" if first.origin == "article" else "our finding"
-    measured = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]
+    on_baseline = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]
+    measured = on_baseline if len(on_baseline) else rows["evidence"]  # a range claim: its one verdict
     return (f"<td>{html.escape(first.statement)}<br><small>{origin} <em>{html.escape(first.section)}</em>"
             f" · <a href='#{first.notebook}'>{first.notebook}</a></small></td>"
             f"<td><small>{html.escape(measured.iloc[0] if len(measured) else 'not measured')}</small></td>")

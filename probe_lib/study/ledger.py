@@ -81,17 +81,46 @@ FRAMEWORKS: dict[str, str] = {}
 MASTRA = "mastra"
 
 
-def check(claim_id: str, framework: str = MASTRA) -> Callable[[Check], Check]:
-    """Register the decorated function as the check of ``claim_id`` (one check per claim), judged on the
-    outcomes of ``framework``."""
-    def register(function: Check) -> Check:
-        if claim_id in CHECKS:
-            raise ValueError(f"claim {claim_id} already has a check: {getattr(CHECKS[claim_id], '__qualname__', '?')}")
-        CHECKS[claim_id] = function
+@dataclass(frozen=True)
+class Timeline:
+    """What a version-range claim is judged on: one table of many versions' outcomes, and the span it covers."""
+
+    #: The versions covered, as the ledger's version column shows them (e.g. ``0.1.0..1.71.0 (141 versions)``).
+    span: str
+    table: object
+
+    @property
+    def label(self) -> str:
+        """What a verdict table says these verdicts were judged on."""
+        return f"the timeline of {self.span}"
+
+
+RangeCheck = Callable[[Timeline], tuple[Status, str]]
+#: Claim id -> its check, for claims about a range of versions (since when, until when); judged once per ledger.
+RANGE_CHECKS: dict[str, RangeCheck] = {}
+
+
+def _registrar(registry: dict, claim_id: str, framework: str) -> Callable:
+    def register(function: Callable) -> Callable:
+        if claim_id in CHECKS or claim_id in RANGE_CHECKS:
+            known = (CHECKS | RANGE_CHECKS)[claim_id]
+            raise ValueError(f"claim {claim_id} already has a check: {getattr(known, '__qualname__', '?')}")
+        registry[claim_id] = function
         FRAMEWORKS[claim_id] = framework
         return function
 
     return register
+
+
+def check(claim_id: str, framework: str = MASTRA) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of ``claim_id``, judged on each version of ``framework`` (one
+    check per claim)."""
+    return _registrar(CHECKS, claim_id, framework)
+
+
+def range_check(claim_id: str) -> Callable[[RangeCheck], RangeCheck]:
+    """Register the decorated function as the check of ``claim_id``, judged once on a :class:`Timeline` of Mastra."""
+    return _registrar(RANGE_CHECKS, claim_id, MASTRA)
 
 
 def load_claims() -> list[Claim]:
@@ -101,22 +130,25 @@ def load_claims() -> list[Claim]:
     ids = [claim.id for claim in claims]
     if len(set(ids)) != len(ids):
         raise InputError(f"{CLAIMS_PATH.name}: claim ids repeat")
-    missing = sorted(set(ids) ^ set(CHECKS))
+    missing = sorted(set(ids) ^ set(CHECKS) ^ set(RANGE_CHECKS))
     if missing:
         raise InputError(
             f"{CLAIMS_PATH.name} and the registered checks disagree on claims {missing}: each claim needs one check "
-            "(import the adapter's checks module, e.g. probe_lib.adapters.mastra.checks, before judging)"
+            "(import the modules that register them, probe_lib.adapters.mastra.checks, probe_lib.adapters.keyed_checks "
+            "and probe_lib.analysis.timeline, "
+            "before judging)"
         )
     return claims
 
 
-def judge(claim: Claim, evidence: Evidence) -> Verdict:
+def judge(claim: Claim, evidence: Evidence | Timeline) -> Verdict:
     """Run one claim's check; a check whose evidence lacks what it needs is reported as failed, with the reason."""
+    is_range = isinstance(evidence, Timeline)
     try:
-        status, text = CHECKS[claim.id](evidence)
+        status, text = (RANGE_CHECKS if is_range else CHECKS)[claim.id](evidence)
     except CheckError as error:
         status, text = "failed", f"check could not run: {error}"
-    return Verdict(claim.id, evidence.version, status, text)
+    return Verdict(claim.id, evidence.span if is_range else evidence.version, status, text)
 
 
 def claims_of(framework: str) -> list[Claim]:
@@ -126,39 +158,49 @@ def claims_of(framework: str) -> list[Claim]:
 
 def ledger(
     by_version: Mapping[str, Mapping[str, object]],
+    timeline: Timeline | None = None,
+    *,
     by_target: Mapping[str, Mapping[str, object]] | None = None,
     sources: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
     """One row per (claim, version): the claim, the framework it is about, where it comes from, its status and one
     line of evidence.
 
-    ``by_version`` holds Mastra's outcomes per pinned version. ``by_target`` (``framework@version`` -> outcomes,
-    the framework matrix) judges every other framework's claims on each of that framework's targets, with
-    ``sources`` saying how each target was measured; without it, only Mastra's claims are judged.
+    ``by_version`` holds Mastra's outcomes per pinned version. A version-range claim is judged once, on
+    ``timeline``, in a row whose version is the timeline's span; without a timeline those claims are left out.
+    ``by_target`` (``framework@version`` -> outcomes, the framework matrix) judges every other framework's claims
+    on each of that framework's targets, with ``sources`` saying how each target was measured; without it, those
+    claims are left out.
     """
     rows = []
     for claim in load_claims():
         framework = FRAMEWORKS[claim.id]
-        if framework == MASTRA:
-            judged = [(version, Evidence(version, outcomes, by_version)) for version, outcomes in by_version.items()]
+        if claim.id in RANGE_CHECKS:
+            judged = [(timeline, "unstated")] if timeline is not None else []
+        elif framework == MASTRA:
+            judged = [(Evidence(v, outcomes, by_version), "unstated") for v, outcomes in by_version.items()]
         else:
-            judged = [(target.partition("@")[2], Evidence(target.partition("@")[2], outcomes, by_target,
-                                                         (sources or {}).get(target, "unstated")))
+            judged = [(Evidence(target.partition("@")[2], outcomes, by_target, (sources or {}).get(target, "unstated")),
+                       (sources or {}).get(target, "unstated"))
                       for target, outcomes in (by_target or {}).items() if target.partition("@")[0] == framework]
-        for version, evidence in judged:
+        for evidence, source in judged:
             verdict = judge(claim, evidence)
             rows.append({
                 "claim": claim.id, "framework": framework, "origin": claim.origin, "section": claim.section,
-                "statement": claim.statement, "notebook": claim.notebook, "version": version,
-                "source": evidence.source, "status": verdict.status, "evidence": verdict.evidence,
+                "statement": claim.statement, "notebook": claim.notebook, "version": verdict.version,
+                "source": source, "status": verdict.status, "evidence": verdict.evidence,
             })
     return pd.DataFrame(rows)
 
 
 def status_matrix(table: pd.DataFrame) -> pd.DataFrame:
-    """Mastra's claims as rows, its versions as columns, statuses as cells: the ledger at a glance."""
+    """Mastra's claims as rows, versions as columns (in the ledger's order), statuses as cells: the ledger at a glance.
+
+    A version-range claim has one status, in its span's column; its other cells are empty (NaN). The other
+    frameworks' claims are not in it (each has its own versions).
+    """
     table = table[table["framework"] == MASTRA]
-    return table.pivot(index="claim", columns="version", values="status")
+    return table.pivot(index="claim", columns="version", values="status").reindex(columns=table["version"].unique())
 
 
 def statuses_with_statements(table: pd.DataFrame) -> pd.DataFrame:

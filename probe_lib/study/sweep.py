@@ -1,7 +1,8 @@
 """The scenario catalogue on many ``@mastra/core`` versions: each version measured once, its results cached on disk.
 
 A version's results are kept in ``<cache>/sweep/<catalogue digest>/<version>.json``; the digest covers the scenarios,
-the Node harness and this module, so changing any of them measures afresh while a plain rerun measures only versions not yet seen.
+the Node harness and the reduction below, so changing any of them measures afresh while a plain rerun measures only
+versions not yet seen.
 A version that cannot be installed or run is a result too (one row, its error), and the sweep goes on.
 Each outcome is reduced to a comparable *behaviour* (what was sent, how many requests and executions, what was
 raised), with this run's incidentals (the capture server's port, the version itself inside messages) masked, and
@@ -12,9 +13,11 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import inspect
 import json
 import re
 import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Sequence
@@ -34,6 +37,8 @@ WHOLE_VERSION = "*"
 #: The capture server's scripted refusal that ends each turn: proof a request went out, left out of the errors.
 _CAPTURED = ErrorReply().message
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
+#: Installs running ahead of the measuring: the registry and the disk, not the CPU, bound them.
+DEFAULT_INSTALLERS = 2
 
 Progress = Callable[[str], None]
 
@@ -51,7 +56,9 @@ class Row:
 
 def digest_of_catalogue() -> str:
     """A digest of the scenarios, the Node harness and this reduction: results measured under another are not reused."""
-    hasher = hashlib.sha256(Path(__file__).read_bytes())
+    hasher = hashlib.sha256()
+    for function in (_mask, _first_line, _is_captured, behaviour, row, failed_row):
+        hasher.update(inspect.getsource(function).encode())
     for scenario in catalogue.scenarios():
         hasher.update(json.dumps(scenario.to_json("URL"), sort_keys=True).encode())
     for script in sorted(paths.HARNESS.glob("*.cjs")):
@@ -81,8 +88,10 @@ def _is_captured(message: str) -> bool:
 def behaviour(outcome: Outcome) -> dict:
     """What a scenario did, comparable across versions: result, requests, executions and the errors raised."""
     errors = [_first_line(link["message"]) for link in outcome.error if not _is_captured(link["message"])]
-    return {**outcome.result_json(), "requests": len(outcome.requests), "executions": len(outcome.executions),
-            "errors": errors}
+    result = outcome.result_json()
+    if outcome.failure is not None and "error" not in result:  # judged after a request went out (no built-ins)
+        result["error"] = {"kind": outcome.failure.kind, "message": outcome.failure.message}
+    return {**result, "requests": len(outcome.requests), "executions": len(outcome.executions), "errors": errors}
 
 
 def row(outcome: Outcome) -> Row:
@@ -113,10 +122,10 @@ def _store(version: str, rows: Sequence[Row]) -> None:
     staging.replace(folder / f"{version}.json")
 
 
-def measure(version: str, server: CaptureServer) -> list[Row]:
-    """Install ``version`` if needed and run the catalogue on it; a failure becomes the version's one row."""
+def measure(version: str, server: CaptureServer, installed: Future[Path] | None = None) -> list[Row]:
+    """The catalogue on ``version``, installed by ``installed`` (else now); a failure becomes the version's one row."""
     try:
-        versions.install(version)
+        installed.result() if installed is not None else versions.install(version)
         return [row(outcome) for outcome in runner.run(catalogue.scenarios(), version, server=server)]
     except ProbeError as error:
         return [failed_row(version, error)]
@@ -131,28 +140,44 @@ def selected(*, prereleases: bool = False, since: str | None = None, until: str 
 
 
 def sweep(
-    chosen: Iterable[str], *, retry_failed: bool = False, progress: Progress = print, server: CaptureServer | None = None
+    chosen: Iterable[str],
+    *,
+    retry_failed: bool = False,
+    progress: Progress = print,
+    server: CaptureServer | None = None,
+    installers: int = DEFAULT_INSTALLERS,
 ) -> list[Row]:
-    """Rows of the catalogue on every version in ``chosen`` (semver order), measuring only versions not cached."""
+    """Rows of the catalogue on every version in ``chosen`` (semver order), measuring only versions not cached.
+
+    Versions run one at a time, while ``installers`` threads install the next ones ahead: an install waits mostly on
+    the registry and the disk, so it overlaps with the previous version's catalogue instead of following it.
+    """
     chosen = sorted(dict.fromkeys(versions.check(v) for v in chosen), key=version_key)
     if server is None:
         with CaptureServer() as own:
-            return sweep(chosen, retry_failed=retry_failed, progress=progress, server=own)
+            return sweep(chosen, retry_failed=retry_failed, progress=progress, server=own, installers=installers)
+    found = {version: cached(version) for version in chosen}
+    to_measure = [v for v in chosen if found[v] is None or (retry_failed and found[v][0].scenario == WHOLE_VERSION)]
     rows: list[Row] = []
     started = time.monotonic()
-    for number, version in enumerate(chosen, 1):
-        found = cached(version)
-        if found is not None and not (retry_failed and found[0].scenario == WHOLE_VERSION):
-            rows += found
-            progress(f"[{number}/{len(chosen)}] {version}: cached")
-            continue
-        began = time.monotonic()
-        measured = measure(version, server)
-        _store(version, measured)
-        rows += measured
-        note = measured[0].error_kind if measured[0].scenario == WHOLE_VERSION else f"{len(measured)} scenarios"
-        progress(f"[{number}/{len(chosen)}] {version}: {note} in {time.monotonic() - began:.0f} s "
-                 f"({time.monotonic() - started:.0f} s so far)")
+    with ThreadPoolExecutor(max_workers=max(1, installers), thread_name_prefix="install") as pool:
+        installs = {version: pool.submit(versions.install, version) for version in to_measure}
+        try:
+            for number, version in enumerate(chosen, 1):
+                if version not in installs:
+                    rows += found[version]
+                    progress(f"[{number}/{len(chosen)}] {version}: cached")
+                    continue
+                began = time.monotonic()
+                measured = measure(version, server, installs.pop(version))
+                _store(version, measured)
+                rows += measured
+                note = measured[0].error_kind if measured[0].scenario == WHOLE_VERSION else f"{len(measured)} scenarios"
+                progress(f"[{number}/{len(chosen)}] {version}: {note} in {time.monotonic() - began:.0f} s "
+                         f"({time.monotonic() - started:.0f} s so far)")
+        finally:
+            for pending in installs.values():  # interrupted: installs not yet begun are dropped, running ones finish
+                pending.cancel()
     return rows
 
 

@@ -15,6 +15,8 @@ const { pathToFileURL } = require('url');
 
 const [modulesDir, version, concurrencyArg] = process.argv.slice(2);
 const RESULT_MARK = '\u001eRESULT ';
+// How long a stream's text may take to settle once the stream itself has ended (it is already known by then).
+const TEXT_SETTLE_MS = 5000;
 const requireFrom = createRequire(path.join(path.resolve(modulesDir), 'noop.js'));
 const pkg = `mastra-${version}`;
 const IS_0X = version.startsWith('0.');
@@ -312,7 +314,16 @@ async function runStream(agent, scenario, options, observed) {
     if (chunk.type === 'tool-result') observed.resultToolNames.push(toolName(chunk));
     if (chunk.type === 'error') observed.streamErrors.push(describeError(chunk.payload?.error ?? chunk.error));
   }
-  observed.text = (await output.text) ?? null;
+  // The stream has ended, so its text must settle now; the AI SDK 4 era's never does after an error part.
+  let settle;
+  const unsettled = new Promise((_, reject) => {
+    settle = setTimeout(() => reject(new Error(`stream ended but its text did not settle within ${TEXT_SETTLE_MS} ms`)), TEXT_SETTLE_MS);
+  });
+  try {
+    observed.text = (await Promise.race([output.text, unsettled])) ?? null;
+  } finally {
+    clearTimeout(settle);
+  }
 }
 
 async function runScenario(scenario) {

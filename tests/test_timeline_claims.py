@@ -1,0 +1,86 @@
+"""The ledger's version-range claims (V…): each holds on the measured timeline and gives way to its counterfactual.
+
+The timeline is the committed sweep summary (``data/version_timeline.csv``, measured on every served stable
+version) with the pinned versions' recordings laid over it. A counterfactual edits one measured behaviour into what
+the claim says never happened (the rewrite on a version before its stated arrival, a forced tool that matches …);
+the check must then refute the claim and name that version.
+"""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+
+from probe_lib.adapters import mastra
+from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks)
+from probe_lib.analysis import timeline
+from probe_lib.study import ledger, recordings
+
+
+@pytest.fixture(scope="module")
+def measured() -> ledger.Timeline:
+    return timeline.for_ledger({v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()})
+
+
+def judge(claim_id: str, evidence: ledger.Timeline) -> ledger.Verdict:
+    return ledger.judge(next(c for c in ledger.load_claims() if c.id == claim_id), evidence)
+
+
+def edited(evidence: ledger.Timeline, version: str, scenario: str, **changes) -> ledger.Timeline:
+    """The timeline with one version's behaviour on one scenario changed (and judged expressible)."""
+    table = evidence.table.copy()
+    where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]
+    assert len(where) == 1, f"the timeline has no single row for {version} {scenario}"
+    behaviour = {**copy.deepcopy(table.at[where[0], "behaviour"]), **changes}
+    table.at[where[0], "behaviour"] = behaviour
+    table.at[where[0], "error_kind"] = ""
+    return ledger.Timeline(evidence.span, table)
+
+
+def forced(name: str) -> dict:
+    return {"type": "function", "function": {"name": name}}
+
+
+COUNTERFACTUALS = {
+    "V01 rewrite before 0.13.2": ("V01", "0.13.1", "single-rewrite", {"names": ["search_web"]}, "already on 0.13.1"),
+    "V01 verbatim again later": ("V01", "1.71.0", "single-rewrite", {"names": ["search.web"]}, "not on 1.71.0"),
+    "V02 passthrough fixed": ("V02", "1.71.0", "choice-by-key", {"tool_choice": forced("search_web")}, "1.71.0"),
+    "V03 honoured on 1.0.4": ("V03", "1.0.4", "active-tools-by-key", {"names": ["search_web"]}, "1.0.4"),
+    "V04 tools again on 1.20.0": ("V04", "1.20.0", "choice-none", {"names": ["search_web"], "tool_choice": "none"},
+                                  "1.20.0"),
+    "V05 built-ins before 1.45.0": ("V05", "1.40.0", "builtins-by-export", {"names": ["askUserTool"]},
+                                    "already on 1.40.0"),
+}
+
+
+@pytest.mark.parametrize("claim_id", sorted(ledger.RANGE_CHECKS))
+def test_each_range_claim_is_confirmed_on_the_measured_timeline(claim_id, measured):
+    verdict = judge(claim_id, measured)
+    assert verdict.status == "confirmed", verdict.evidence
+    assert verdict.version == measured.span
+
+
+@pytest.mark.parametrize("case", sorted(COUNTERFACTUALS))
+def test_a_range_claim_is_refuted_by_one_version_behaving_otherwise(case, measured):
+    claim_id, version, scenario, changes, reason = COUNTERFACTUALS[case]
+    verdict = judge(claim_id, edited(measured, version, scenario, **changes))
+    assert (verdict.status, reason in verdict.evidence) == ("refuted", True), verdict.evidence
+
+
+def test_every_range_claim_has_a_counterfactual():
+    assert {case.split()[0] for case in COUNTERFACTUALS} == set(ledger.RANGE_CHECKS)
+
+
+def test_a_boundary_the_timeline_did_not_measure_is_not_testable(measured):
+    table = measured.table[measured.table["version"] != "0.13.2"]
+    verdict = judge("V01", ledger.Timeline(measured.span, table))
+    assert verdict.status == "not testable" and "0.13.2" in verdict.evidence
+
+
+def test_the_ledger_judges_each_range_claim_once_in_the_timeline_column(measured):
+    recorded = {v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()}
+    table = ledger.ledger(recorded, measured)
+    ranges = table[table["claim"].isin(ledger.RANGE_CHECKS)]
+    assert len(ranges) == len(ledger.RANGE_CHECKS) and set(ranges["version"]) == {measured.span}
+    assert list(ledger.status_matrix(table).columns) == [*recorded, measured.span]
