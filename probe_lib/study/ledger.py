@@ -14,6 +14,7 @@ This module knows nothing about any framework: outcomes are whatever objects the
 from __future__ import annotations
 
 import csv
+from importlib import import_module
 from dataclasses import dataclass
 from typing import Callable, Generic, Literal, Mapping, TypeVar
 
@@ -23,6 +24,9 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
+#: The modules that register the ledger's checks when imported: Mastra's per-version claims, the other frameworks'
+#: claims and Mastra's version-range claims.
+CHECK_MODULES = ("probe_lib.adapters.mastra.checks", "probe_lib.adapters.keyed_checks", "probe_lib.analysis.timeline")
 Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
 STATUSES: tuple[Status, ...] = ("confirmed", "refined", "refuted", "not testable", "failed")
 
@@ -124,7 +128,14 @@ def range_check(claim_id: str) -> Callable[[RangeCheck], RangeCheck]:
 
 
 def load_claims() -> list[Claim]:
-    """The ledger's claims, each with a registered check; raises ``InputError`` if the file drifts."""
+    """The ledger's claims, each with a registered check; raises ``InputError`` if the file drifts.
+
+    The modules that register checks are imported first (by name, as the adapters' registry imports its adapters:
+    they live in higher layers), so a caller that imported only some of them, such as a notebook judging a few
+    Mastra claims, still loads every claim.
+    """
+    for module in CHECK_MODULES:
+        import_module(module)
     with CLAIMS_PATH.open(newline="", encoding="utf-8") as handle:
         claims = [Claim(**row) for row in csv.DictReader(handle)]
     ids = [claim.id for claim in claims]
