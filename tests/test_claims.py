@@ -148,6 +148,11 @@ COUNTERFACTUALS = {
     "F12": (OLDEST, "confirmed", {name: like(VERSION, name) for name in ("choice-none", "active-tools-by-key", "call-by-key")},
             "refuted", "oldest version behaves like"),
     "F13": (VERSION, "confirmed", {"remedy-choice-by-key": set_choice("search.web")}, "refuted", "remedied: tools"),
+    "F14": (VERSION, "confirmed", {"rewrite-rules-messages": first_request(lambda body: body["tools"][0].update(name="ns.read"))},
+            "refuted", "messages: the rewrite-rules keys went out as ['ns.read'"),
+    "F15": (VERSION, "confirmed",
+            {"choice-by-key-responses": first_request(lambda body: body.update(tool_choice={"type": "function", "name": "search_web"}))},
+            "refuted", "responses: tool_choice was not sent as 'search.web'"),
 }
 
 #: Edits that must move a claim from one qualified verdict to another (not only away from "confirmed").

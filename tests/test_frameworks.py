@@ -215,3 +215,11 @@ def test_the_recorded_matrix_covers_every_registered_target():
     recorded = matrix.table(matrix.read())
     assert set(recorded["target"]) == {f"{name}@{version}" for name, version in matrix.targets()}
     assert set(recorded["probe"]) == {probe.name for probe in matrix.PROBES}
+
+
+def test_a_mastra_provider_path_is_not_applicable_to_a_keyed_framework_rather_than_run_as_chat(capture_server):
+    adapter = adapters.get("openai")
+    version = _installed(adapter)
+    [outcome] = adapter.run([Scenario("p", tools=for_keys("p", ["a"]).tools, wire="messages")], version, server=capture_server)
+    assert (outcome.requests, outcome.failure.kind) == ((), "not applicable")
+    assert "Mastra's messages provider path" in outcome.failure.message

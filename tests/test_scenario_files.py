@@ -76,6 +76,11 @@ def _catalogue_as_python() -> list[Scenario]:
         Scenario("client-tools", tools=tools("plain"), client_tools=(ToolSpec("client.tool"),)),
         Scenario("remedy-choice-by-key", tools=(weather, ToolSpec("search web")), tool_choice=named("search.web"), remedy=True),
         Scenario("remedy-active-tools", tools=(weather, ToolSpec("plain")), active_tools=("search.web",), remedy=True),
+        *[scenario for path in ("responses", "messages") for scenario in (  # the router's other paths (issue 11)
+            Scenario(f"rewrite-rules-{path}", tools=tools(*awkward), wire=path),
+            Scenario(f"choice-by-key-{path}", tools=(weather,), tool_choice=named("search.web"), wire=path),
+            Scenario(f"collision-dot-space-{path}", tools=tools("search.web", "search web"), wire=path),
+        )],
     ]
 
 

@@ -48,9 +48,15 @@ def _raw_outcomes() -> list[dict]:
 
 
 def _raw_names(entry: dict) -> list[str]:
-    """Tool names of an entry's first request, read from the Chat Completions body by hand."""
-    assert entry["wire"] == "chat-completions"
-    return [tool["function"]["name"] for tool in entry["requests"][0].get("tools", [])] if entry["requests"] else []
+    """Tool names of an entry's first request, read by hand from its body: Chat Completions nests each function's
+    name (``tools[].function.name``); Responses and Anthropic Messages put it on the tool (``tools[].name``)."""
+    if not entry["requests"]:
+        return []
+    tools = entry["requests"][0].get("tools", [])
+    if entry["wire"] == "chat-completions":
+        return [tool["function"]["name"] for tool in tools]
+    assert entry["wire"] in ("responses", "anthropic-messages"), entry["wire"]
+    return [tool["name"] for tool in tools]
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +100,9 @@ def test_export_rows_match_the_recordings_json(exported):
         assert Counter(sent["wire_name"]) == Counter(names), where
         assert all(names[int(position)] == name for name, position in zip(sent["wire_name"], sent["position_after"])), where
         choice = entry["requests"][0].get("tool_choice") if entry["requests"] else None
-        forced = choice["function"]["name"] if isinstance(choice, dict) else None
+        # Chat Completions nests the forced name under "function"; Responses and Messages hold it as "name" (a
+        # Messages mode such as {"type": "auto"} has none).
+        forced = (choice.get("function") or {}).get("name") or choice.get("name") if isinstance(choice, dict) else None
         assert set(rows["forced_tool"].dropna()) == ({forced} if forced else set()), where
         kind = entry["failure"]["kind"] if entry["failure"] else None
         assert set(rows["error_kind"].dropna()) == ({kind} if kind else set()), where

@@ -33,6 +33,7 @@ def not_applicable_reason(scenario: Scenario) -> str | None:
         "agents": scenario.agents, "workflows": scenario.workflows, "toolsets": scenario.toolsets,
         "client tools": scenario.client_tools, "active tools": scenario.active_tools, "the remedy": scenario.remedy,
         "built-in tools": any(spec.builtin or spec.hang or (spec.id not in (None, spec.key)) for spec in scenario.tools),
+        f"Mastra's {scenario.wire} provider path": scenario.wire != "chat",
     }
     used = [name for name, value in extras.items() if value]
     if used:

@@ -1,10 +1,11 @@
 """A long-lived child process that takes JSON requests on stdin and answers JSON results on stdout, with a watchdog.
 
-Every framework harness (Node or Python) speaks the same protocol: one JSON object per line in, each carrying an
-``id``; one ``RESULT_MARK``-prefixed JSON line out per request, carrying the same ``id`` (a first ``{"ready": …}``
-line says the framework has loaded). Anything else the framework prints is ignored, and stderr is drained into a
-short tail that error messages quote. No wait is unbounded: a child that says nothing for ``timeout`` seconds is
-killed and reported as a ``HarnessError``.
+Every framework harness (Node or Python, Mastra's included) speaks the same protocol: one JSON object per line in,
+each carrying an ``id``; one ``RESULT_MARK``-prefixed JSON line out per request, carrying the same ``id`` (a first
+``{"ready": …}`` line says the framework has loaded). Anything else the framework prints is ignored, and stderr is
+drained into a short tail. No wait is unbounded: a child that says nothing for ``timeout`` seconds is killed and
+reported as a ``HarnessError`` that quotes its "last words" (exit status or signal, last stderr lines). Every result
+received stays readable in ``finished`` after a failure, so a broken batch keeps what did finish.
 """
 
 from __future__ import annotations
@@ -13,17 +14,24 @@ import collections
 import json
 import os
 import queue
+import signal
 import subprocess
 import threading
+from contextlib import suppress
 from typing import Mapping, Sequence
 
 from probe_lib.core.errors import HarnessError, StateError
 
 RESULT_MARK = "\x1eRESULT "
+#: How many of a dead child's last stderr lines its error quotes.
+_LAST_WORDS_LINES = 3
 
 
 class LinesChild:
-    """One child process speaking the JSON-lines protocol; use it as a context manager."""
+    """One child process speaking the JSON-lines protocol; use it as a context manager.
+
+    ``label`` names the child in error messages (``"@mastra/core 1.67.0"``, ``"openai 1.2.3"``).
+    """
 
     def __init__(
         self, command: Sequence[str], label: str, *, env: Mapping[str, str] | None = None, ready_timeout: float = 120.0
@@ -33,6 +41,8 @@ class LinesChild:
         self.env = dict(env or {})
         self.ready_timeout = ready_timeout
         self.ready: dict = {}
+        #: Every result received, by id; still readable after the child failed, so a batch keeps them.
+        self.finished: dict[str, dict] = {}
         self._process: subprocess.Popen[str] | None = None
         self._results: queue.Queue[dict | None] = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=40)
@@ -44,19 +54,29 @@ class LinesChild:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @property
+    def pid(self) -> int | None:
+        """The child's process id while it is started (what a caller signals or watches), else ``None``."""
+        return None if self._process is None else self._process.pid
+
     def start(self) -> None:
+        """Start the child and wait for its ready line; a child that fails to get ready is closed, not left behind."""
         self._process = subprocess.Popen(
             self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
             text=True, encoding="utf-8", errors="surrogateescape", bufsize=1, env={**os.environ, **self.env},
         )
         threading.Thread(target=self._read_results, daemon=True).start()
         threading.Thread(target=self._drain_stderr, daemon=True).start()
-        self.ready = self._next(timeout=self.ready_timeout)
+        try:
+            self.ready = self._next(timeout=self.ready_timeout)
+        except BaseException:
+            self.close()
+            raise
 
     def close(self) -> None:
         if self._process is None:
             return
-        if self._process.stdin:
+        with suppress(OSError):  # a dead child's pipe is broken; there is nothing left to flush
             self._process.stdin.close()
         try:
             self._process.wait(timeout=10)
@@ -68,16 +88,18 @@ class LinesChild:
     def exchange(self, requests: Sequence[dict], *, timeout: float) -> dict[str, dict]:
         """Send ``requests``; return the child's results by id. ``timeout`` bounds the wait for each next result."""
         if self._process is None or self._process.stdin is None:
-            raise StateError(f"the {self.label} runner is not started: use it as a context manager")
+            raise StateError(f"the {self.label} runner is not started: use it as a context manager, or call start()")
         writer = threading.Thread(target=self._write, args=(requests,), daemon=True)
         writer.start()
         results: dict[str, dict] = {}
         try:
             while len(results) < len(requests):
                 result = self._next(timeout=timeout)
-                results[result["id"]] = result
-        except HarnessError:
-            self._process.kill()  # the watchdog: a silent child is ended, never waited on forever
+                results[result["id"]] = self.finished[result["id"]] = result
+        except BaseException:
+            # Killed first (the watchdog, or any other failure): a writer blocked on the full pipe of a child that
+            # stopped reading is freed by it, and close() cannot then hang flushing into that pipe.
+            self._process.kill()
             raise
         writer.join()
         return results
@@ -88,17 +110,28 @@ class LinesChild:
             for request in requests:
                 stdin.write(json.dumps(request, ensure_ascii=True) + "\n")  # ASCII escapes keep lone surrogates
             stdin.flush()
-        except (BrokenPipeError, ValueError):
-            pass  # the child died; _next reports it with its stderr
+        except (OSError, ValueError):  # the child died (broken pipe) or was closed: the reader reports why
+            return
 
     def _next(self, *, timeout: float) -> dict:
         try:
             result = self._results.get(timeout=timeout)
         except queue.Empty:
-            raise HarnessError(f"{self.label} runner gave no result for {timeout:.0f} s") from None
+            raise HarnessError(f"{self.label} runner gave no result for {timeout:.0f} s, so it was stopped "
+                               f"({self._last_words()})") from None
         if result is None:
-            raise HarnessError(f"{self.label} runner exited: " + " | ".join(self._stderr)[-2000:])
+            with suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout=5)  # its exit status says how it died
+            raise HarnessError(f"{self.label} runner exited ({self._last_words()})")
         return result
+
+    def _last_words(self) -> str:
+        """How the process ended (if it has) and the last lines it wrote on stderr, on one line."""
+        code = self._process.poll()
+        status = [] if code is None else [f"exit status {code}" if code >= 0 else f"killed by {_signal_name(-code)}"]
+        tail = [line.strip() for line in self._stderr if line.strip()][-_LAST_WORDS_LINES:]
+        words = " | ".join(tail)[-300:]
+        return "; ".join(status + [f"last stderr: {words}" if words else "no stderr output"])
 
     def _read_results(self) -> None:
         for line in self._process.stdout:
@@ -109,3 +142,10 @@ class LinesChild:
     def _drain_stderr(self) -> None:
         for line in self._process.stderr:  # frameworks log failed turns; an undrained pipe would block the child
             self._stderr.append(line.rstrip())
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"

@@ -14,10 +14,9 @@ from typing import Literal
 
 from probe_lib.adapters import npm, pyvenv
 from probe_lib.core.errors import InputError, NodeMissing, SetupError
+from probe_lib.core.paths import SHARED_HARNESS
 from probe_lib.core.target import version_key
 
-#: The child-side halves of the JSON-lines protocol (``lines.cjs``, ``lines.py``), shared by every runner.
-SHARED_HARNESS = Path(__file__).resolve().parent / "harness"
 
 Runtime = Literal["node", "python"]
 

@@ -513,7 +513,8 @@ def _cell_label(outcome: Outcome) -> str:
     result, errors = outcome.result_json(), raised(outcome)
     if "error" in result:
         return f"{result['error']['kind']}: {result['error'].get('name') or result['error'].get('message')}"
-    choice = outcome.forced_name or outcome.tool_choice or "no tool_choice"
+    sent = outcome.tool_choice  # a mode is a string on Chat Completions, an object on Anthropic Messages
+    choice = outcome.forced_name or (sent if isinstance(sent, str) or not sent else json.dumps(sent)) or "no tool_choice"
     return f"{', '.join(result['names']) or 'no tools'} -> " + (f"threw: {errors[0]}" if errors else choice)
 
 
@@ -604,3 +605,32 @@ def _versus(outcome: Outcome, version: str, baseline: str, is_same: bool) -> str
     if version == baseline:
         return f"baseline ({baseline})"
     return f"same as {baseline}" if is_same else "differs"
+
+
+#: The model router's provider paths (``Scenario.wire``) and the catalogue families measured on each: the path's
+#: scenario is ``<family>-<path>`` (Chat Completions, the default, has the bare family name).
+PROVIDER_PATHS = ("chat", "responses", "messages")
+PATH_FAMILIES = ("rewrite-rules", "choice-by-key", "collision-dot-space")
+
+
+def path_scenarios(*paths: str) -> list[str]:
+    """The catalogue scenarios of :data:`PATH_FAMILIES` on ``paths`` (default: every path), family by family."""
+    return [family if path == "chat" else f"{family}-{path}" for family in PATH_FAMILIES for path in paths or PROVIDER_PATHS]
+
+
+def provider_paths(ev: Evidence) -> pd.DataFrame:
+    """Per family and provider path: the wire format spoken, the names sent (long runs by shape), ``tool_choice`` as
+    the format writes it, whether a forced tool is offered, and what was raised (beyond the capture server's 400)."""
+    rows = []
+    for family in PATH_FAMILIES:
+        for path in PROVIDER_PATHS:
+            outcome = ev[family if path == "chat" else f"{family}-{path}"]
+            forced = outcome.forced_name
+            rows.append({
+                "family": family, "path": path, "wire format": outcome.wire,
+                "tools sent": [letter_run(name) for name in outcome.wire_names] if outcome.requests else NO_REQUEST,
+                "tool_choice sent": json.dumps(outcome.tool_choice, sort_keys=True) if outcome.requests else NO_REQUEST,
+                "forced tool is in tools": None if forced is None else forced in outcome.wire_names,
+                "raised": raised(outcome)[-1:] or "-",
+            })
+    return pd.DataFrame(rows, dtype=object).set_index(["family", "path"])

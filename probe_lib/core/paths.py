@@ -12,6 +12,9 @@ DATA = ROOT / "data"
 CAPTURES = DATA / "captures"
 NOTEBOOKS = ROOT / "notebooks"
 HARNESS = PACKAGE / "adapters" / "mastra" / "harness"
+#: The child-side halves of the JSON-lines protocol (``lines.cjs``, ``lines.mjs``, ``lines.py``), shared by every
+#: runner (Mastra's ``runner.cjs`` requires ``lines.cjs``).
+SHARED_HARNESS = PACKAGE / "adapters" / "harness"
 #: A harness package of its own for the real ``@mastra/mcp`` client (installed beside the main one).
 MCP_HARNESS = HARNESS / "mcp"
 

@@ -68,6 +68,10 @@ class Scenario:
     #: How many agents are built on the very same tools record; each runs one turn, in order.
     shared_by: int = 1
     instructions: str = "p"
+    #: The provider path the model speaks: ``chat`` (an OpenAI-compatible Chat Completions model, the default), or
+    #: the model router's own providers, ``responses`` (``openai/...``: the OpenAI Responses API) and ``messages``
+    #: (``anthropic/...``: Anthropic Messages), each of which may name tools in its own way.
+    wire: Literal["chat", "responses", "messages"] = "chat"
     #: The runner's watchdog for one turn. A turn takes well under a second alone; on a loaded 2-core machine
     #: 16 concurrent turns were seen to pass 10 s, so the default leaves room (a hang still ends).
     timeout_ms: int = 30_000
@@ -94,6 +98,7 @@ class Scenario:
             "allBuiltins": self.all_builtins,
             "reportPackage": self.report_package or None,
             "sharedBy": self.shared_by if self.shared_by > 1 else None,
+            "wire": self.wire if self.wire != "chat" else None,
         }
         data.update({name: value for name, value in optional.items() if value is not None})
         return data

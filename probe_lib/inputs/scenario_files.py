@@ -18,7 +18,8 @@ optional and defaults to what :class:`Scenario` says::
           - {text: done}
         maxSteps: 2
     # also: agents, workflows, clientTools (lists of tools), toolsets ({name: [tools]}), remedy (true/false),
-    # instructions (the system prompt), timeoutMs (the turn's watchdog)
+    # instructions (the system prompt), timeoutMs (the turn's watchdog), wire (chat, the default | responses |
+    # messages: Mastra's model router's OpenAI Responses or Anthropic Messages provider)
 
 :data:`SCHEMA` is the format's JSON Schema, checked with ``jsonschema``; replies are read by
 :func:`probe_lib.wire.replies.reply_from_json`. A bad file raises one :class:`InputError` line naming the file, the
@@ -84,6 +85,7 @@ FIELDS: Mapping[str, tuple[str, dict]] = {
     "allBuiltins": ("all_builtins", {"enum": ["export", "id"]}),
     "reportPackage": ("report_package", {"type": "boolean"}),
     "sharedBy": ("shared_by", {"type": "integer", "minimum": 1, "maximum": 16}),
+    "wire": ("wire", {"enum": ["chat", "responses", "messages"]}),
 }
 
 SCHEMA: dict = {

@@ -14,8 +14,8 @@ This module knows nothing about any framework: outcomes are whatever objects the
 from __future__ import annotations
 
 import csv
-from importlib import import_module
 from dataclasses import dataclass
+from importlib import import_module
 from typing import Callable, Generic, Literal, Mapping, TypeVar
 
 import pandas as pd
@@ -24,9 +24,6 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
-#: The modules that register the ledger's checks when imported: Mastra's per-version claims, the other frameworks'
-#: claims and Mastra's version-range claims.
-CHECK_MODULES = ("probe_lib.adapters.mastra.checks", "probe_lib.adapters.keyed_checks", "probe_lib.analysis.timeline")
 Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
 STATUSES: tuple[Status, ...] = ("confirmed", "refined", "refuted", "not testable", "failed")
 
@@ -83,6 +80,9 @@ CHECKS: dict[str, Check] = {}
 FRAMEWORKS: dict[str, str] = {}
 #: The framework whose pinned versions :func:`ledger`'s ``by_version`` holds.
 MASTRA = "mastra"
+#: The modules whose import registers the checks of data/claims.csv; :func:`load_claims` imports them all, so
+#: whoever reads the ledger judges every claim.
+CHECK_MODULES = ("probe_lib.adapters.mastra.checks", "probe_lib.adapters.keyed_checks", "probe_lib.analysis.timeline")
 
 
 @dataclass(frozen=True)
@@ -128,13 +128,8 @@ def range_check(claim_id: str) -> Callable[[RangeCheck], RangeCheck]:
 
 
 def load_claims() -> list[Claim]:
-    """The ledger's claims, each with a registered check; raises ``InputError`` if the file drifts.
-
-    The modules that register checks are imported first (by name, as the adapters' registry imports its adapters:
-    they live in higher layers), so a caller that imported only some of them, such as a notebook judging a few
-    Mastra claims, still loads every claim.
-    """
-    for module in CHECK_MODULES:
+    """The ledger's claims, each with a registered check; raises ``InputError`` if the file drifts."""
+    for module in CHECK_MODULES:  # imported here, not above: they sit in layers above this one
         import_module(module)
     with CLAIMS_PATH.open(newline="", encoding="utf-8") as handle:
         claims = [Claim(**row) for row in csv.DictReader(handle)]
@@ -145,9 +140,7 @@ def load_claims() -> list[Claim]:
     if missing:
         raise InputError(
             f"{CLAIMS_PATH.name} and the registered checks disagree on claims {missing}: each claim needs one check "
-            "(import the modules that register them, probe_lib.adapters.mastra.checks, probe_lib.adapters.keyed_checks "
-            "and probe_lib.analysis.timeline, "
-            "before judging)"
+            f"(checks are registered by importing {', '.join(CHECK_MODULES)})"
         )
     return claims
 

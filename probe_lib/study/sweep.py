@@ -61,7 +61,7 @@ def digest_of_catalogue() -> str:
         hasher.update(inspect.getsource(function).encode())
     for scenario in catalogue.scenarios():
         hasher.update(json.dumps(scenario.to_json("URL"), sort_keys=True).encode())
-    for script in sorted(paths.HARNESS.glob("*.cjs")):
+    for script in [*sorted(paths.HARNESS.glob("*.cjs")), paths.SHARED_HARNESS / "lines.cjs"]:
         hasher.update(script.read_bytes())
     return hasher.hexdigest()[:12]
 

@@ -1,4 +1,5 @@
-// The Node half of probe_lib/adapters/lines.py, shared by every Node framework runner.
+// The Node half of probe_lib/adapters/lines.py, shared by every Node framework runner (Mastra's runner.cjs uses
+// its CommonJS core, lines.cjs, directly).
 //
 // serve(turn, version) reads one JSON request per line on stdin ({id, url, keys, toolChoice, timeoutMs, ...}),
 // runs `await turn(request, log)` for each (several at once), and writes one RESULT_MARK-prefixed JSON line per
@@ -9,38 +10,12 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
-
-const RESULT_MARK = '\u001eRESULT ';
-
-export function emit(result) {
-  process.stdout.write(RESULT_MARK + JSON.stringify(result) + '\n');
-}
+import { emit, plain, describeError } from './lines.cjs';
 
 // Import package `spec` from the installed node_modules folder `modulesDir` (ESM or CommonJS alike).
 export async function load(modulesDir, spec) {
   const require = createRequire(path.join(path.resolve(modulesDir), 'noop.js'));
   return import(pathToFileURL(require.resolve(spec)).href);
-}
-
-function plain(value) {
-  if (value === undefined) return null;
-  try {
-    return JSON.parse(JSON.stringify(value));
-  } catch {
-    return String(value);
-  }
-}
-
-// An error and its `cause` chain, outermost first.
-export function describeError(error) {
-  const chain = [];
-  for (let e = error, depth = 0; e && depth < 8; e = e.cause, depth += 1) {
-    chain.push({
-      name: e?.name ?? e?.constructor?.name ?? typeof e,
-      message: typeof e === 'object' ? String(e.message ?? '') : String(e),
-    });
-  }
-  return chain;
 }
 
 async function runOne(turn, request, version) {

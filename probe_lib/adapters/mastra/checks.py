@@ -544,3 +544,43 @@ def _remedy(e: Evidence) -> tuple[Status, str]:
     if selected in _names(active):
         return "refined", f"remedied: tool_choice {forced!r} is offered; activeTools is ignored on {e.version} (sent {_names(active)})"
     return "refuted", f"remedied activeTools sent {_names(active)}"
+
+
+#: The model router's other provider paths (``Scenario.wire``) and the wire format each must have spoken.
+_ROUTER_PATHS = {"responses": "responses", "messages": "anthropic-messages"}
+
+
+def _path_outcome(e: Evidence, scenario: str, path: str) -> Outcome:
+    """``scenario`` measured on the router path ``path``; a request in another wire format is a defect of the probe."""
+    outcome = e[f"{scenario}-{path}"]
+    if outcome.requests and outcome.wire != _ROUTER_PATHS[path]:
+        raise CheckError(f"{scenario}-{path} was sent as {outcome.wire}, not {_ROUTER_PATHS[path]}")
+    return outcome
+
+
+@check("F14")
+def _paths_rename_alike(e: Evidence) -> tuple[Status, str]:
+    chat_names = _names(e["rewrite-rules"])
+    chat_collision = e["collision-dot-space"].failure
+    for path in _ROUTER_PATHS:
+        names = _names(_path_outcome(e, "rewrite-rules", path))
+        if names != chat_names:
+            return "refuted", f"{path}: the rewrite-rules keys went out as {names}, not as on Chat Completions {chat_names}"
+        collision = _path_outcome(e, "collision-dot-space", path)
+        if collision.requests or collision.failure != chat_collision:
+            return "refuted", (f"{path}: search.web + 'search web' ended as {collision.failure} "
+                               f"with {len(collision.requests)} request(s), not refused like on Chat Completions")
+    return "confirmed", (f"Responses and Messages sent the same {len(chat_names)} names in the same order as Chat "
+                         f"Completions ({chat_names[0]} ..., the longest {max(map(len, chat_names))} characters) "
+                         "and refused the same collision")
+
+
+@check("F15")
+def _paths_force_absent_tool(e: Evidence) -> tuple[Status, str]:
+    said = []
+    for path in _ROUTER_PATHS:
+        status, evidence = _forces_absent_tool(_path_outcome(e, "choice-by-key", path), "search.web", f"{path}: ")
+        if status != "confirmed":
+            return status, evidence
+        said.append(f"{evidence} as {json.dumps(e[f'choice-by-key-{path}'].tool_choice)}")
+    return "confirmed", "; ".join(said)

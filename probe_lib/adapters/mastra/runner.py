@@ -7,34 +7,26 @@ and joins each runner's report with the request bodies the server captured for t
 
 from __future__ import annotations
 
-import collections
-import json
-import queue
-import signal
-import subprocess
 import threading
-from contextlib import suppress
 from typing import Iterable, Sequence
 
 from probe_lib import wire
 from probe_lib.adapters import npm
+from probe_lib.adapters.lines import LinesChild
 from probe_lib.adapters.mastra import versions
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core import paths
-from probe_lib.core.errors import HarnessError, InputError, StateError, WorkersFailed
+from probe_lib.core.errors import HarnessError, InputError, WorkersFailed
 from probe_lib.core.outcome import Failure, Outcome
 from probe_lib.core.scenarios import Scenario
 
 FRAMEWORK = "mastra"
-RESULT_MARK = "\x1eRESULT "
 COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
 _COLLISION_TEXT = "Two or more tools resolve to the same name "
 #: The capture server's body limit when ``run`` starts its own server; 30,000 keys make a ~9 MiB request.
 DEFAULT_MAX_BODY_BYTES = 8 * 2**20
 #: Watchdog: a runner that sends no result for this long past the longest scenario timeout is hung.
 STALL_SLACK_SECONDS = 30.0
-#: How many of a dead runner's last stderr lines its error quotes (its "last words").
-_LAST_WORDS_LINES = 3
 
 
 class BodyTooLarge(InputError):
@@ -48,6 +40,9 @@ class BatchIncomplete(HarnessError):
     def __init__(self, message: str, outcomes: list[Outcome | None]) -> None:
         super().__init__(message)
         self.outcomes = outcomes
+#: The wire format each ``Scenario.wire`` path speaks, for an outcome that sent no request (a collision, say).
+_WIRE_OF_PATH = {"chat": wire.CHAT_COMPLETIONS.name, "responses": wire.RESPONSES.name,
+                 "messages": wire.ANTHROPIC_MESSAGES.name}
 #: The error name runner.cjs gives a scenario its version cannot express (a built-in it lacks, no Agent at all, ...).
 NOT_APPLICABLE = "NotApplicable"
 
@@ -77,75 +72,27 @@ def _lacks_builtins(scenario: Scenario, version: str, report: dict) -> Failure |
     return None
 
 
-class Runner:
-    """One long-lived Node process running scenarios against one ``@mastra/core`` version (installed on first use)."""
+class Runner(LinesChild):
+    """One long-lived Node process running scenarios against one ``@mastra/core`` version (installed on first use).
+
+    The JSON-lines plumbing (watchdog, last words, ``finished`` kept after a failure) is :class:`LinesChild`'s.
+    """
 
     def __init__(self, version: str, *, concurrency: int = 16) -> None:
         self.version = versions.check(version)
         self.concurrency = concurrency
-        self._process: subprocess.Popen[str] | None = None
-        self._results: queue.Queue[dict | None] = queue.Queue()
-        self._stderr: collections.deque[str] = collections.deque(maxlen=40)
-        #: Every result received, by id; still readable after the runner failed, so a batch keeps them.
-        self.finished: dict[str, dict] = {}
-
-    def __enter__(self) -> Runner:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        super().__init__([], f"@mastra/core {self.version}", ready_timeout=60.0)
 
     def start(self) -> None:
-        command = [
+        """Install the version if needed (here, not in ``__init__``), then start its runner."""
+        self.command = [
             npm.node_executable(),
             str(paths.HARNESS / "runner.cjs"),
             str(versions.modules_dir(self.version)),
             self.version,
             str(self.concurrency),
         ]
-        self._process = subprocess.Popen(
-            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", errors="surrogateescape", bufsize=1,
-        )
-        threading.Thread(target=self._read_results, daemon=True).start()
-        threading.Thread(target=self._drain_stderr, daemon=True).start()
-        try:
-            self._next(timeout=60.0)  # the runner's "ready" line: @mastra/core has loaded
-        except BaseException:
-            self.close()
-            raise
-
-    def close(self) -> None:
-        if self._process is None:
-            return
-        with suppress(OSError):  # a dead runner's pipe is broken; there is nothing left to flush
-            self._process.stdin.close()
-        try:
-            self._process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self._process.kill()
-            self._process.wait()
-        self._process = None
-
-    def exchange(self, requests: Sequence[dict], *, timeout: float) -> dict[str, dict]:
-        """Send scenario (or ``format``) requests; return the runner's results by id."""
-        if self._process is None or self._process.stdin is None:
-            raise StateError("the runner is not started: use it as a context manager, or call start() first")
-        writer = threading.Thread(target=self._write, args=(requests,), daemon=True)
-        writer.start()
-        results: dict[str, dict] = {}
-        try:
-            while len(results) < len(requests):
-                result = self._next(timeout=timeout)
-                results[result["id"]] = self.finished[result["id"]] = result
-        except BaseException:
-            # Killed first: a writer blocked on the full pipe of a runner that stopped reading is freed by it, and
-            # close() cannot then hang flushing into that pipe.
-            self._process.kill()
-            raise
-        writer.join()
-        return results
+        super().start()
 
     def format(self, records: Sequence[Sequence[str]]) -> list[dict]:
         """The real ``Agent.formatTools`` on each record, without a request: ``{"names": [...]}`` per record, or
@@ -157,58 +104,13 @@ class Runner:
         """What the installed package says of itself: its built-in tools (export -> id) and ``formatTools``' source."""
         reply = self.exchange([{"op": "package", "id": "package"}], timeout=60)["package"]
         return {"builtins": reply["builtins"], "formatToolsSource": reply["formatToolsSource"]}
+
     def turn(self, scenario: Scenario, server: CaptureServer, scenario_id: str) -> Outcome:
         """One scenario on this (already started, warm) runner, captured by ``server`` under ``scenario_id``."""
         server.script(scenario_id, scenario.replies)
         request = {**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id}
         report = self.exchange([request], timeout=scenario.timeout_ms / 1000 + 30)[scenario_id]
         return _outcome(scenario, self.version, report, server.take(scenario_id))
-
-    def _write(self, requests: Sequence[dict]) -> None:
-        stdin = self._process.stdin
-        try:
-            for request in requests:
-                stdin.write(json.dumps(request, ensure_ascii=True) + "\n")  # ASCII escapes keep lone surrogates intact
-            stdin.flush()
-        except (OSError, ValueError):  # the runner died (broken pipe) or was closed: the reader reports why
-            return
-
-    def _next(self, *, timeout: float) -> dict:
-        try:
-            result = self._results.get(timeout=timeout)
-        except queue.Empty:
-            raise HarnessError(f"@mastra/core {self.version} runner gave no result for {timeout:.0f} s, so it was "
-                               f"stopped ({self._last_words()})") from None
-        if result is None:
-            with suppress(subprocess.TimeoutExpired):
-                self._process.wait(timeout=5)  # its exit status says how it died
-            raise HarnessError(f"@mastra/core {self.version} runner exited ({self._last_words()})")
-        return result
-
-    def _last_words(self) -> str:
-        """How the process ended (if it has) and the last lines it wrote on stderr, on one line."""
-        code = self._process.poll()
-        status = [] if code is None else [f"exit status {code}" if code >= 0 else f"killed by {_signal_name(-code)}"]
-        tail = [line.strip() for line in self._stderr if line.strip()][-_LAST_WORDS_LINES:]
-        words = " | ".join(tail)[-300:]
-        return "; ".join(status + [f"last stderr: {words}" if words else "no stderr output"])
-
-    def _read_results(self) -> None:
-        for line in self._process.stdout:
-            if line.startswith(RESULT_MARK):
-                self._results.put(json.loads(line[len(RESULT_MARK):]))
-        self._results.put(None)
-
-    def _drain_stderr(self) -> None:
-        for line in self._process.stderr:  # Mastra logs every failed turn; an undrained pipe would block Node
-            self._stderr.append(line.rstrip())
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def run(
@@ -304,7 +206,7 @@ def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capt
         stream_errors=tuple(tuple(chain) for chain in observed.get("streamErrors") or ()),
         text=observed.get("text"),
         failure=classify(error, bool(calls)) or _lacks_builtins(scenario, version, report),
-        wire=calls[0].wire if calls else wire.CHAT_COMPLETIONS.name,
+        wire=calls[0].wire if calls else _WIRE_OF_PATH[scenario.wire],
         unrouted=tuple({"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None),
         logs=tuple(report.get("logs") or ()),
         package=report.get("package"),

@@ -12,9 +12,12 @@ const path = require('path');
 const readline = require('readline');
 const { createRequire } = require('module');
 const { pathToFileURL } = require('url');
+const { AsyncLocalStorage } = require('async_hooks');
+const lines = require('../../harness/lines.cjs');
+
+const { emit, plain } = lines;
 
 const [modulesDir, version, concurrencyArg] = process.argv.slice(2);
-const RESULT_MARK = '\u001eRESULT ';
 // How long a stream's text may take to settle once the stream itself has ended (it is already known by then).
 const TEXT_SETTLE_MS = 5000;
 const requireFrom = createRequire(path.join(path.resolve(modulesDir), 'noop.js'));
@@ -95,14 +98,50 @@ async function loadEra() {
   const usesRouter = !IS_0X || (Boolean(llm.OpenAICompatibleModel || llm.ModelRouterLanguageModel) && minor >= 20);
   const fullEndpoint = Boolean(llm.OpenAICompatibleModel) && !llm.ModelRouterLanguageModel;
   if (usesRouter) {
-    modelConfig = (url) => ({
+    modelConfig = (url, wire) => (ROUTER_PATHS[wire] ? routerPath(wire, url, fullEndpoint) : {
       id: 'openai/gpt-4o-mini', url: fullEndpoint ? `${url}/chat/completions` : url, apiKey: 'sk-probe-not-a-secret',
     });
   } else {
     const { createOpenAI } = requireFrom('@ai-sdk/openai');
-    modelConfig = (url) => createOpenAI({ baseURL: url, apiKey: 'sk-probe-not-a-secret', compatibility: 'strict' })
-      .chat('gpt-4o-mini');
+    modelConfig = (url, wire) => {
+      if (ROUTER_PATHS[wire]) throw new NotApplicable(`@mastra/core ${version} has no model router, so no ${wire} path`);
+      return createOpenAI({ baseURL: url, apiKey: 'sk-probe-not-a-secret', compatibility: 'strict' }).chat('gpt-4o-mini');
+    };
   }
+}
+
+// The model router's own provider paths: a router id without a `url` makes Mastra build the provider's AI SDK model
+// itself (`openai/...` -> @ai-sdk/openai's Responses model, `anthropic/...` -> @ai-sdk/anthropic's Messages model),
+// with the base URL read from the provider's *_BASE_URL variable when the model is resolved. Each scenario has its
+// own capture URL, so the variable answers per scenario (AsyncLocalStorage follows the turn through every await),
+// and the API key differs per scenario because the router caches resolved models by key, not by base URL.
+const ROUTER_PATHS = {
+  responses: { id: 'openai/gpt-4o-mini', baseUrlVar: 'OPENAI_BASE_URL' },
+  messages: { id: 'anthropic/claude-haiku-4-5', baseUrlVar: 'ANTHROPIC_BASE_URL' },
+};
+const scenarioUrl = new AsyncLocalStorage();
+const realEnv = process.env;
+const baseUrlVars = new Set(Object.values(ROUTER_PATHS).map((each) => each.baseUrlVar));
+process.env = new Proxy(realEnv, {
+  get: (env, name) => (baseUrlVars.has(name) && scenarioUrl.getStore()?.path ? scenarioUrl.getStore().url : env[name]),
+});
+// Nothing leaves the machine: a version whose router ignores the *_BASE_URL variable (0.21-0.24 for anthropic/...)
+// would post to the real provider; on a router path any request off loopback is refused, as "not applicable".
+const realFetch = globalThis.fetch;
+globalThis.fetch = (input, init) => {
+  const store = scenarioUrl.getStore();
+  const target = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+  if (store?.path && target.hostname !== '127.0.0.1') {
+    // Kept on the turn's context too: the version may rewrap the error as a plain Error, losing its name.
+    store.refused = `@mastra/core ${version}'s ${store.path.id.split('/')[0]} provider ignores ${store.path.baseUrlVar} `
+      + `and would call ${target.host}, so its ${store.wire} path cannot be pointed at the capture server`;
+    return Promise.reject(new NotApplicable(store.refused));
+  }
+  return realFetch(input, init);
+};
+function routerPath(wire, url, chatOnly) {
+  if (chatOnly) throw new NotApplicable(`@mastra/core ${version}'s first model router speaks Chat Completions only, so no ${wire} path`);
+  return { id: ROUTER_PATHS[wire].id, apiKey: `sk-probe-${url.replace(/^.*\/s\/([^/]+)\/.*$/, '$1')}` };
 }
 
 // What the package itself says, for the ledger: its built-ins and the source text of the normaliser.
@@ -160,10 +199,6 @@ function logArg(value) {
   return scrub(value instanceof Error ? { error: describeError(value) } : plain(value));
 }
 
-function emit(result) {
-  process.stdout.write(RESULT_MARK + JSON.stringify(result) + '\n');
-}
-
 // A tool that records its executions into `log` under its registered key (and never returns if `spec.hang`).
 function makeTool(spec, log) {
   if (spec.builtin) {
@@ -211,13 +246,13 @@ function buildAgent(scenario, log, logs) {
     id: scenario.agentId ?? 'probe',
     name: scenario.agentName ?? 'probe',
     instructions: scenario.instructions ?? 'p',
-    model: modelConfig(scenario.url),
+    model: modelConfig(scenario.url, scenario.wire),
     tools,
   };
   if (scenario.agents) {
     config.agents = record(scenario.agents.map((spec) => [spec.key, new Agent({
       id: spec.id ?? spec.key, name: spec.id ?? spec.key, description: `sub-agent ${spec.key}`,
-      instructions: 'p', model: modelConfig(scenario.url),
+      instructions: 'p', model: modelConfig(scenario.url, scenario.wire),
     })]));
   }
   if (scenario.workflows) config.workflows = record(scenario.workflows.map((spec) => [spec.key, makeWorkflow(spec)]));
@@ -268,31 +303,16 @@ function callOptions(scenario, log, mapping) {
   return options;
 }
 
-// JSON-safe copy of anything (errors, zod-parsed args, results).
-function plain(value) {
-  if (value === undefined) return null;
-  try {
-    return JSON.parse(JSON.stringify(value));
-  } catch {
-    return String(value);
-  }
-}
-
-// An error and its `cause` chain, outermost first.
+// An error and its `cause` chain, outermost first, with Mastra's own error fields (MastraError's id, domain,
+// category and details) on each link.
 function describeError(error) {
-  const chain = [];
-  for (let e = error, depth = 0; e && depth < 8; e = e.cause, depth += 1) {
-    chain.push({
-      name: e.name ?? typeof e,
-      class: typeof e === 'object' ? e.constructor?.name ?? null : null,
-      id: e.id ?? null,
-      domain: e.domain ?? null,
-      category: e.category ?? null,
-      message: typeof e === 'object' ? String(e.message ?? '') : String(e),
-      details: e.details ? plain(e.details) : null,
-    });
-  }
-  return chain;
+  return lines.describeError(error, (e) => ({
+    class: typeof e === 'object' ? e.constructor?.name ?? null : null,
+    id: e.id ?? null,
+    domain: e.domain ?? null,
+    category: e.category ?? null,
+    details: e.details ? plain(e.details) : null,
+  }));
 }
 
 function toolName(chunk) {
@@ -348,13 +368,15 @@ async function runScenario(scenario) {
       timer = setTimeout(() => reject(new Error(`scenario timed out after ${scenario.timeoutMs ?? 10000} ms`)),
         scenario.timeoutMs ?? 10000);
     });
+    const turnContext = { url: scenario.url, wire: scenario.wire, path: ROUTER_PATHS[scenario.wire], refused: null };
     for (const each of [agent, ...sharers]) {
       try {
-        await Promise.race([run(each, scenario, options, observed), timeout]);
+        await Promise.race([scenarioUrl.run(turnContext, () => run(each, scenario, options, observed)), timeout]);
       } catch (error) {
         result.error = describeError(error); // with sharers: the last turn's error (each gets the capture's 400)
       }
     }
+    if (turnContext.refused) result.error = describeError(new NotApplicable(turnContext.refused));
     result.mapping = mapping && Object.fromEntries(mapping);
     result.keysAfter = Object.keys(tools);
     result.idsBefore = idsBefore;
