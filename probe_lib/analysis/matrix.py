@@ -13,6 +13,7 @@ framework installed.
 from __future__ import annotations
 
 import json
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -157,7 +158,7 @@ def measure_or_read(
     recorded = by_target(read())
     outcomes: list[Outcome] = []
     sources: dict[str, str] = {}
-    with CaptureServer() as server:
+    with CaptureServer() if live else nullcontext() as server:  # nothing to capture when all is read
         for name, version in targets():
             target = f"{name}@{version}"
             live_here = live and adapters.get(name).is_installed(version)
