@@ -17,7 +17,7 @@ from typing import Callable, Iterable, NoReturn, Sequence
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
 from probe_lib.core import json_input, paths
-from probe_lib.core.errors import InputError, ProbeError
+from probe_lib.core.errors import InputError, ProbeError, SetupError
 from probe_lib.core.target import DEFAULT_FRAMEWORK, baseline
 from probe_lib.inputs.records import check_record, parse_records
 
@@ -145,24 +145,36 @@ def _setup_frameworks(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
+    """Install each framework asked for, going on past one that fails, a line per framework as it ends; then one
+    summary line, and exit 1 when any failed (the others stay installed)."""
     import time
 
     from probe_lib import adapters
     from probe_lib.adapters import npm
     from probe_lib.present import browser
 
-    for name in _setup_frameworks(args):
+    names, failed = _setup_frameworks(args), []
+    for name in names:
         adapter = adapters.get(name)
         started = time.monotonic()
-        for version in adapter.versions():
-            adapter.install(version)
-        if name == DEFAULT_FRAMEWORK:  # and the real MCP client notebook 10 measures, in its own harness
-            npm.install(paths.MCP_HARNESS, quiet=not args.verbose)
+        try:
+            for version in adapter.versions():
+                adapter.install(version)
+            if name == DEFAULT_FRAMEWORK:  # and the real MCP client notebook 10 measures, in its own harness
+                npm.install(paths.MCP_HARNESS, quiet=not args.verbose)
+        except SetupError as error:
+            failed.append(name)
+            print(f"{name}: FAILED after {time.monotonic() - started:.0f} s: {error}", flush=True)
+            continue
         print(f"{name} {', '.join(adapter.versions())} installed in {paths.CACHE} ({time.monotonic() - started:.0f} s)",
               flush=True)
     if args.with_browser:
         print(f"browser for the report tests: {browser.install_browser()}")
-    return 0
+    if len(names) > 1 or failed:
+        print(f"setup: {len(names) - len(failed)} of {len(names)} frameworks installed"
+              + (f"; FAILED: {', '.join(failed)} (why: each one's line above)" if failed else ""),
+              file=sys.stderr if failed else sys.stdout, flush=True)
+    return 1 if failed else 0
 
 
 def _add_setup(sub: argparse._SubParsersAction) -> None:

@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -20,6 +21,7 @@ from probe_lib.adapters.keyed import KeyedAdapter
 from probe_lib.adapters.pins import Pins
 from probe_lib.analysis import matrix
 from probe_lib.core.scenarios import Scenario, for_keys, named
+from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 #: The adapters whose runner is not Mastra's; each must run here.
 KEYED = [name for name in adapters.names() if isinstance(adapters.get(name), KeyedAdapter)]
@@ -50,14 +52,24 @@ def _installed(adapter) -> str:
     return version
 
 
-def _reduced() -> list[Scenario]:
-    return [
+def _called_back(name: str, keys: list[str], called: str) -> Scenario:
+    """``keys`` registered, the model calling ``called`` (the name the framework is expected to send)."""
+    return replace(for_keys(name, keys), replies=(ToolCallsReply((ToolCall(called, {"city": "Paris"}),)),))
+
+
+def _reduced(adapter) -> list[Scenario]:
+    scenarios = [
         for_keys("legal-plain", ["get_weather", "lookup_user"]),
         for_keys("legal", ["get_weather", "lookup_user"], named("get_weather")),
         for_keys("dot", ["search.web", "plain"]),
         for_keys("dot+forced", ["search.web", "plain"], named("search.web")),
         for_keys("unregistered", ["plain"], named("missing")),
+        _called_back("legal+round-trip", ["get_weather", "lookup_user"], "get_weather"),
     ]
+    if adapter.name not in REFUSES_ILLEGAL:  # the dotted key's name as it goes out (checked by the dot run)
+        scenarios.append(_called_back("dot+round-trip", ["search.web", "plain"],
+                                      "search.web" if adapter.name in VERBATIM else "search_web"))
+    return scenarios
 
 
 @pytest.mark.parametrize("name", KEYED)
@@ -65,10 +77,10 @@ def test_framework_on_the_wire(name, capture_server):
     """One runner start per framework (the costly part), then every check on its outcomes."""
     adapter = adapters.get(name)
     version = _installed(adapter)
-    outcomes = {outcome.scenario.name: outcome for outcome in adapter.run(_reduced(), version, server=capture_server)}
+    outcomes = {outcome.scenario.name: outcome for outcome in adapter.run(_reduced(adapter), version, server=capture_server)}
     for check in (_requests_arrive_in_the_adapters_wire_format_on_known_routes,
                   _legal_keys_go_out_as_given_and_a_forced_one_is_among_them, _a_dotted_key_follows_the_frameworks_rule,
-                  _forcing_a_rewritten_key, _a_forced_name_no_tool_has):
+                  _forcing_a_rewritten_key, _a_forced_name_no_tool_has, _a_call_by_the_wire_name):
         check(adapter, outcomes)
 
 
@@ -137,6 +149,37 @@ def _a_forced_name_no_tool_has(adapter, outcomes):
     else:
         assert unregistered.requests and unregistered.failure is None
         assert "missing" in json.dumps(unregistered.tool_choice)
+
+
+def _a_call_by_the_wire_name(adapter, outcomes):
+    """A legal key's name runs its tool everywhere; the dotted key's name as sent runs its tool, except under
+    LlamaIndex, whose tool lookup (``acall_tool_with_selection``) uses the name as registered and raises KeyError."""
+    assert [run["key"] for run in outcomes["legal+round-trip"].executions] == ["get_weather"], outcomes["legal+round-trip"].error
+    if adapter.name in REFUSES_ILLEGAL:
+        return
+    dot = outcomes["dot+round-trip"]
+    if adapter.name in LLAMA_INDEX:
+        assert dot.executions == () and "search_web" in dot.error[0]["message"], dot.error
+    else:
+        assert [run["key"] for run in dot.executions] == ["search.web"], dot.error
+
+
+def test_the_matrix_pairs_a_rewritten_name_with_its_key_by_the_tool_description():
+    """CrewAI sends search.web and search_web as search_web and search_web_2: the descriptions say search_web is
+    search.web's tool and search_web_2 the other's, while a pairing by names alone guessed the reverse."""
+    crewai = matrix.table(matrix.read()).query("target.str.startswith('crewai@') and probe == 'collision'").iloc[0]
+    assert crewai["names"] == ["search_web", "search_web_2"]
+    assert crewai["how"] == '"search.web" → "search_web"; "search_web" → "search_web_2"', crewai["how"]
+    assert crewai["round trip called"] == "search_web" and crewai["round trip ran"] == ["search.web"]
+
+
+def test_the_recorded_matrix_has_a_round_trip_wherever_the_key_went_out():
+    recorded = matrix.table(matrix.read())
+    sent = recorded["names verdict"].isin(["verbatim", "reordered", "rewritten", "duplicated"])
+    assert recorded.loc[sent, "round trip"].isin(["right tool", "wrong tool", "not executed"]).all()
+    assert set(recorded.loc[~sent, "round trip"]) <= set(matrix.REFUSALS) | {"not sent"}
+    assert set(recorded.loc[recorded["round trip"] == "right tool", "target"]) >= {
+        f"{name}@{adapters.get(name).versions()[-1]}" for name in VERBATIM}
 
 
 def test_an_unavailable_framework_is_recorded_not_dropped(capture_server, tmp_path):

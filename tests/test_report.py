@@ -15,6 +15,7 @@ import nbformat
 import pandas as pd
 import pytest
 
+from probe_lib import adapters
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
@@ -69,7 +70,11 @@ def test_every_exercise_is_answered_right_by_its_solution_measured_live(live_rep
 @pytest.mark.node
 def test_ledger_has_no_refuted_or_failed_claim(live_report):
     table = pd.read_csv(live_report.folder / "ledger.csv")
-    assert set(table["version"].astype(str)) == set(mastra.ADAPTER.versions())
+    per_version = (table["framework"] == "mastra") & ~table["claim"].isin(ledger.RANGE_CHECKS)
+    assert set(table.loc[per_version, "version"].astype(str)) == set(mastra.ADAPTER.versions())
+    others = table[table["framework"] != "mastra"]
+    assert set(others["framework"]) == set(ledger.FRAMEWORKS.values()) - {"mastra"}, "every framework's claims are judged"
+    assert set(others["source"]) == {"live"}, "every installed framework is rerun live"
     broken = table[table["status"].isin(["refuted", "failed"])]
     assert broken.empty, broken[["claim", "version", "status", "evidence"]].to_string()
     assert (table["status"] == "confirmed").sum() > len(table) / 2
@@ -138,7 +143,8 @@ def test_report_works_in_a_real_browser(live_report):
         targets = page.eval_on_selector_all("a[href^='#']", "links => links.map(a => a.getAttribute('href').slice(1))")
         resolves = "f => document.getElementById(f) !== null || document.getElementById(decodeURIComponent(f)) !== null"
         landed = [target for target in set(targets) if page.evaluate(resolves, target)]  # as the HTML spec looks up
-        notebook_links = page.eval_on_selector_all("#ledger a[href^='#']", "links => links.map(a => a.hash.slice(1))")
+        notebook_links = page.eval_on_selector_all("#ledger a[href^='#'], #framework-ledger a[href^='#']",
+                                                   "links => links.map(a => a.hash.slice(1))")
         explorer_text = page.inner_text("#\\31 1-explorer .probe-explorer-static")
         page.screenshot(path=str(live_report.folder / "report-screenshot.png"))
         browser.close()
@@ -184,8 +190,10 @@ def test_report_exports_every_outcome_with_this_runs_measurement_first(live_repo
     folder = live_report.folder / "export"
     assert sorted(path.name for path in folder.iterdir()) == sorted(export.FILES)
     table = export.read_csv(folder / "outcomes.csv")
-    catalogue_rows = table[table["recording"].str.startswith("measurements/")]
+    catalogue_rows = table[table["recording"].str.startswith("measurements/mastra-")]
     assert set(catalogue_rows["version"]) == set(mastra.ADAPTER.versions())
+    matrix_rows = table[table["recording"] == "measurements/frameworks.json"]  # this run's framework matrix
+    assert set(matrix_rows["framework"]) == set(adapters.names())
     assert not table["recording"].str.startswith("data/captures/mastra-").any(), "a recording shadowed this run's measurement"
     # The sweep and the MCP corpus beside it, counted from their sources by hand.
     tool_sets = json.loads((paths.CAPTURES / "mcp-mastra.json").read_text(encoding="utf-8"))["tool sets"]

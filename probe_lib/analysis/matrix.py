@@ -4,21 +4,27 @@ Each probe registers one tool per key on one framework at one version, once as i
 keys (a framework may refuse only the forced run, and then its names are still seen in the plain one). What
 came of it is judged from the captured request alone: the names sent against the keys given (verbatim,
 reordered, rewritten, tools dropped) or the framework's refusal, and whether a forced tool reaches the wire as a
-tool of that same request (the linter's ``choice-not-in-tools``). A recording, ``data/captures/frameworks.json``,
-keeps every request body, so the matrix is read without any framework installed.
+tool of that same request (the linter's ``choice-not-in-tools``). A third run, the round trip, scripts the model to
+call the probe's first key by the name the plain run sent for it, and the runner reports which tool executed.
+A recording, ``data/captures/frameworks.json``, keeps every request body, so the matrix is read without any
+framework installed.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from contextlib import nullcontext
+from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
 from probe_lib import adapters
+# The scenario-name suffixes of a probe's forced run and of its round trip, which the ledger's checks read too;
+# importing the checks modules registers every framework's checks into the ledger.
+from probe_lib.adapters.keyed_checks import FORCED, ROUND_TRIP, called_name
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
@@ -27,11 +33,16 @@ from probe_lib.core.scenarios import Scenario, for_keys, named
 from probe_lib.core.target import version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.providers import lint, name_rules
+from probe_lib.study import ledger
 from probe_lib.study.recordings import outcome_from_json, outcome_to_json
+from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 RECORDING = paths.CAPTURES / "frameworks.json"
-#: Suffix of the scenario that forces a probe's key (the plain one shows the names; this one, the forced tool).
-FORCED = "+forced"
+#: What every runner puts before the key in its probe tool's description: the wire names a tool after its key
+#: (or not), while the description says which key it is.
+DESCRIBED = "probe tool "
+#: The arguments of the round trip's scripted tool call.
+ROUND_TRIP_ARGS = {"city": "Paris"}
 
 
 @dataclass(frozen=True)
@@ -47,6 +58,15 @@ class Probe:
         """The keys registered alone (what names go out), then, if a key is forced, the same with it forced."""
         plain = for_keys(self.name, self.keys)
         return [plain] if self.forced is None else [plain, for_keys(self.name + FORCED, self.keys, named(self.forced))]
+
+    def round_trip(self, plain: Outcome) -> Scenario | None:
+        """The keys registered again, the model calling the first key by the wire name ``plain`` sent for it
+        (``None`` when ``plain`` sent no request or no tool for that key, so there is no wire name to call)."""
+        called = wire_names_by_key(list(self.keys), plain).get(self.keys[0]) if plain.requests else None
+        if called is None:
+            return None
+        reply = ToolCallsReply((ToolCall(called, ROUND_TRIP_ARGS),))
+        return replace(for_keys(self.name + ROUND_TRIP, self.keys), replies=(reply,))
 
 
 PROBES: tuple[Probe, ...] = (
@@ -76,6 +96,11 @@ FORCED_COLOURS = {
     "forced, in tools": "#a6dba0", "not in tools": "#d7191c", "not forced": "#fdb863", "rejected": "#b2abd2",
     "collision": "#d7191c", "crash": "#999999", "not applicable": "#eeeeee",
 }
+#: Colour per fate of a model's call by the wire name (no request in the plain run: that run's verdict).
+ROUND_TRIP_COLOURS = {
+    "right tool": "#a6dba0", "wrong tool": "#d7191c", "not executed": "#fdb863", "not sent": "#e66101", "rejected": "#b2abd2",
+    "collision": "#762a83", "crash": "#999999", "not applicable": "#eeeeee",
+}
 
 
 def scenarios() -> list[Scenario]:
@@ -92,27 +117,76 @@ def targets(frameworks: Iterable[str] | None = None) -> list[tuple[str, str]]:
     return [(name, version) for name in names for version in adapters.get(name).versions()]
 
 
+def round_trips(outcomes: Iterable[Outcome]) -> list[Scenario]:
+    """The round-trip scenario of every probe whose plain run (among ``outcomes``, of one target) sent a request."""
+    plain = {outcome.scenario.name: outcome for outcome in outcomes}
+    made = (probe.round_trip(plain[probe.name]) for probe in PROBES if probe.name in plain)
+    return [scenario for scenario in made if scenario is not None]
+
+
 def measure(frameworks: Iterable[str] | None = None, *, only_installed: bool = False) -> list[Outcome]:
     """Every probe on every pin of ``frameworks``, live, through one capture server."""
     outcomes: list[Outcome] = []
     with CaptureServer() as server:
         for name, version in targets(frameworks):
-            adapter = adapters.get(name)
-            if only_installed and not adapter.is_installed(version):
-                continue
-            outcomes += adapter.run(scenarios(), version, server=server)
+            if not only_installed or adapters.get(name).is_installed(version):
+                outcomes += measure_target(name, version, server)
     return outcomes
 
 
-def write(outcomes: Sequence[Outcome], path: Path = RECORDING) -> Path:
-    """Write a matrix recording (deterministic: targets in name and version order, keys sorted, timings dropped).
+def measure_target(name: str, version: str, server: CaptureServer) -> list[Outcome]:
+    """Every probe on one target: the plain and forced runs, then the round trips, which call the names the plain
+    runs sent."""
+    adapter = adapters.get(name)
+    probed = adapter.run(scenarios(), version, server=server)
+    return probed + adapter.run(round_trips(probed), version, server=server)
+
+
+def _order() -> dict[str, int]:
+    """Each scenario name's place in a recording: plain and forced runs in probe order, then the round trips."""
+    names = [scenario.name for scenario in scenarios()] + [probe.name + ROUND_TRIP for probe in PROBES]
+    return {name: number for number, name in enumerate(names)}
+
+
+def measure_or_read(
+    live: bool = True, step: Callable[[str], None] = lambda target: None
+) -> tuple[list[Outcome], dict[str, str]]:
+    """Every target of the matrix: measured now when ``live`` and its framework is installed, else as recorded;
+    with how each target (``framework@version``) was obtained, ``"live"`` or ``"recorded"``. ``step`` is told of
+    each target done (progress)."""
+    recorded = by_target(read())
+    outcomes: list[Outcome] = []
+    sources: dict[str, str] = {}
+    with CaptureServer() if live else nullcontext() as server:  # nothing to capture when all is read
+        for name, version in targets():
+            target = f"{name}@{version}"
+            live_here = live and adapters.get(name).is_installed(version)
+            outcomes += measure_target(name, version, server) if live_here else list(recorded.get(target, {}).values())
+            sources[target] = "live" if live_here else "recorded"
+            step(target)
+    return outcomes, sources
+
+
+def by_target(outcomes: Iterable[Outcome]) -> dict[str, dict[str, Outcome]]:
+    """``framework@version`` -> scenario name -> outcome: what the ledger judges the frameworks' claims on."""
+    grouped: dict[str, dict[str, Outcome]] = {}
+    for outcome in outcomes:
+        grouped.setdefault(str(outcome.target), {})[outcome.scenario.name] = outcome
+    return grouped
+
+
+def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[str, str] | None = None) -> Path:
+    """Write a matrix recording (deterministic: targets in name and version order, keys sorted, timings dropped);
+    ``sources`` says how each target was obtained (default: all live).
 
     It carries the probes' scenarios, so a reader of measurement files (the export) registers each probe's own keys
     rather than a catalogue scenario of the same name (``length-64``)."""
-    order = {scenario.name: number for number, scenario in enumerate(scenarios())}
+    order = _order()
     ordered = sorted(outcomes, key=lambda o: (o.framework, version_key(o.version), order[o.scenario.name]))
     document = {"source": "live", "scenarios": scenario_files.to_document(scenarios()),
                 "outcomes": [outcome_to_json(outcome) for outcome in ordered]}
+    if sources is not None and set(sources.values()) != {"live"}:
+        document.update(source="mixed", sources=dict(sorted(sources.items())))
     partial = path.with_suffix(".partial")
     partial.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
     partial.replace(path)
@@ -122,8 +196,43 @@ def write(outcomes: Sequence[Outcome], path: Path = RECORDING) -> Path:
 def read(path: Path = RECORDING) -> list[Outcome]:
     if not path.exists():
         raise InputError(f"no matrix recording at {path}: run `probe-lib record --frameworks` with the frameworks installed")
+    entries = json.loads(path.read_text(encoding="utf-8"))["outcomes"]
     by_name = {scenario.name: scenario for scenario in scenarios()}
-    return [outcome_from_json(entry, by_name) for entry in json.loads(path.read_text(encoding="utf-8"))["outcomes"]]
+    probed = [outcome_from_json(entry, by_name) for entry in entries if not entry["scenario"].endswith(ROUND_TRIP)]
+    trips = {(target, scenario.name): scenario
+             for target, runs in by_target(probed).items() for scenario in round_trips(runs.values())}
+    return probed + [_round_trip_from_json(entry, trips) for entry in entries if entry["scenario"].endswith(ROUND_TRIP)]
+
+
+def _round_trip_from_json(entry: dict, trips: Mapping[tuple[str, str], Scenario]) -> Outcome:
+    """A recorded round trip, with the scenario its recorded plain run makes (which fixes the name it calls)."""
+    scenario = trips.get((f"{entry['framework']}@{entry['version']}", entry["scenario"]))
+    return outcome_from_json(entry, {} if scenario is None else {scenario.name: scenario})
+
+
+def sources(measurements: str, outcomes: Iterable[Outcome]) -> dict[str, str]:
+    """How each target of ``outcomes`` was obtained, for :func:`load`'s ``measurements``: ``"live"``, ``"recorded"``,
+    or as a reproduce folder's matrix file says."""
+    folder_file = Path(measurements) / RECORDING.name
+    if measurements not in ("live", "recorded") and folder_file.exists():
+        document = json.loads(folder_file.read_text(encoding="utf-8"))
+        default, given = document.get("source", "live"), document.get("sources", {})
+        return {target: given.get(target, default) for target in by_target(outcomes)}
+    source = "live" if measurements == "live" else "recorded"
+    return {target: source for target in by_target(outcomes)}
+
+
+def claims(outcomes: Sequence[Outcome], measurements: str) -> pd.DataFrame:
+    """The ledger's claims about the frameworks other than Mastra, judged on ``outcomes`` (as :func:`load` read
+    them for ``measurements``): one row per claim and target, with its framework, source, verdict and evidence."""
+    table = ledger.ledger({}, by_target=by_target(outcomes), sources=sources(measurements, outcomes))
+    return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
+
+
+def misrouted(matrix: pd.DataFrame) -> pd.DataFrame:
+    """Round trips where a model's call by the wire name did not run the tool it was sent for."""
+    found = matrix[matrix["round trip"].isin(["wrong tool", "not executed"])]
+    return found[["target", "probe", "keys", "round trip called", "round trip ran", "round trip error"]].reset_index(drop=True)
 
 
 def load(measurements: str) -> list[Outcome]:
@@ -155,25 +264,42 @@ def _names_verdict(probe: Probe, outcome: Outcome) -> tuple[str, str]:
         return "duplicated", "two tools sent under one name: " + ", ".join(map(_quoted, names))
     if sorted(names) == sorted(keys):
         return "reordered", "order " + ", ".join(map(_quoted, names))
-    pairs = _pairs(keys, names)
+    pairs = wire_names_by_key(keys, outcome)
     how = "; ".join(f"{_quoted(key)} → {_quoted(name)}" for key, name in pairs.items() if key != name)
     in_key_order = [pairs[key] for key in keys]
     return "rewritten", how + ("; order changed: " + ", ".join(map(_quoted, names)) if names != in_key_order else "")
 
 
-def _pairs(keys: list[str], names: list[str]) -> dict[str, str]:
-    """Which name each key became, read off the wire (no framework reports it): a guess for the ``how`` text only.
+def wire_names_by_key(keys: list[str], outcome: Outcome) -> dict[str, str]:
+    """Which name each key went out as, in ``outcome``'s first request (a key whose tool was not sent has none).
 
-    Position by position when every pair still looks alike and no unchanged key moved (the framework kept the
-    order); otherwise unchanged keys keep their names and the rewritten keys pair, in order, with the new names
-    (Mastra moves those last). The wire cannot tell these apart when a rewrite lands on another key's name
-    (CrewAI's ``search_web_2``): the names sent are exact, the pairing may not be.
+    Read from the tools' descriptions when each names a distinct key (every runner describes its tool as
+    ``probe tool <key>``): exact, whatever the framework did to names and order, and a dropped tool is seen as
+    such. Otherwise (the raw SDK and the Python frameworks that describe a tool by its function's docstring, all of
+    which send names verbatim) a guess from the names alone: position by position when every pair still looks alike and no unchanged key moved (the
+    framework kept the order); otherwise unchanged keys keep their names and the rewritten keys pair, in order,
+    with the new names (Mastra moves those last).
     """
+    names = outcome.wire_names or []
+    described = [_described_key(tool) for tool in _tools(outcome.requests[0])] if outcome.requests else []
+    if len(described) == len(names) and set(described) <= set(keys) and len(set(described)) == len(described):
+        return dict(zip(described, names))
     moved = any(name in keys and keys.index(name) != position for position, name in enumerate(names))
     if not moved and all(SequenceMatcher(None, key, name).ratio() >= 0.5 for key, name in zip(keys, names)):
         return dict(zip(keys, names))
     rewritten = dict(zip([key for key in keys if key not in names], [name for name in names if name not in keys]))
     return {key: rewritten.get(key, key) for key in keys}
+
+
+def _tools(body: dict) -> list[dict]:
+    tools = body.get("tools")
+    return [tool for tool in tools if isinstance(tool, dict)] if isinstance(tools, list) else []
+
+
+def _described_key(tool: dict) -> str | None:
+    """The key a probe tool's description names (Chat Completions nests it under ``function``), or ``None``."""
+    description = (tool.get("function") if isinstance(tool.get("function"), dict) else tool).get("description")
+    return description.removeprefix(DESCRIBED) if isinstance(description, str) and description.startswith(DESCRIBED) else None
 
 
 def _cell(probe: Probe, category: str, outcome: Outcome) -> str:
@@ -187,7 +313,7 @@ def _cell(probe: Probe, category: str, outcome: Outcome) -> str:
         return "order: " + ", ".join(names)
     if category in ("dropped", "duplicated"):
         return f"{len(names)} of {len(probe.keys)} sent: " + ", ".join(names)
-    pairs = _pairs(list(probe.keys), names)
+    pairs = wire_names_by_key(list(probe.keys), outcome)
     long = [(key, name) for key, name in pairs.items() if len(key) > len(name) >= 60]
     if long:
         key, name = long[0]
@@ -209,6 +335,19 @@ def _forced_verdict(probe: Probe, outcome: Outcome, category: str) -> str | None
     return "not in tools" if absent or outcome.forced_name is None else "forced, in tools"
 
 
+def _round_trip_verdict(probe: Probe, trip: Outcome | None, category: str) -> str:
+    """Whether the model's call by the first key's wire name ran that key's tool, another tool, or none; with no
+    round trip, the plain run's refusal, or "not sent" (its request left that key's tool out)."""
+    if trip is None:
+        return category if category in REFUSALS else "not sent"
+    if trip.failure is not None and not trip.requests:
+        return trip.failure.kind
+    ran = {execution["key"] for execution in trip.executions}
+    if ran == {probe.keys[0]}:
+        return "right tool"
+    return "wrong tool" if ran else "not executed"
+
+
 def _choice_text(outcome: Outcome) -> str | None:
     """The forced tool as sent: its name, or a bare string ``tool_choice`` in quotes (no request: ``None``)."""
     if not outcome.requests:
@@ -223,10 +362,11 @@ def table(outcomes: Iterable[Outcome]) -> pd.DataFrame:
     by_run = {(str(outcome.target), outcome.scenario.name): outcome for outcome in outcomes}
     rows = []
     for target, name in by_run:
-        if name.endswith(FORCED):
+        if name.endswith((FORCED, ROUND_TRIP)):
             continue
         probe = next(probe for probe in PROBES if probe.name == name)
         outcome, forced = by_run[target, name], by_run.get((target, name + FORCED))
+        trip = by_run.get((target, name + ROUND_TRIP))
         category, how = _names_verdict(probe, outcome)
         forced_category = None if forced is None else _names_verdict(probe, forced)[0]
         rows.append({
@@ -238,6 +378,10 @@ def table(outcomes: Iterable[Outcome]) -> pd.DataFrame:
             "forced verdict": None if forced is None else _forced_verdict(probe, forced, forced_category),
             "error": outcome.failure.message if outcome.failure else None,
             "forced error": forced.failure.message if forced is not None and forced.failure else None,
+            "round trip called": None if trip is None else called_name(trip),
+            "round trip ran": None if trip is None else [execution["key"] for execution in trip.executions],
+            "round trip": _round_trip_verdict(probe, trip, category),
+            "round trip error": trip.error[0]["message"] if trip is not None and trip.error else None,
         })
     return pd.DataFrame(rows)
 

@@ -3,7 +3,9 @@
 Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
     measurements/mastra-<version>.json   the catalogue's outcomes, measured live (or copied from recordings)
-    ledger.csv                           every claim judged on every pinned version, range claims on the timeline
+    measurements/frameworks.json         the framework matrix: live on every installed framework, else recorded
+    ledger.csv                           every claim judged on every pinned version, range claims on the timeline,
+                                         each other framework's claims on its matrix runs
     export/                              every measured outcome as tidy CSV and Parquet tables, with dictionary.csv
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
@@ -33,8 +35,10 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
+from probe_lib.adapters import keyed_checks  # noqa: F401  (registers the other frameworks' checks)
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
+from probe_lib.analysis import matrix as framework_matrix
 from probe_lib.analysis import timeline  # also registers the version-range checks
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
@@ -192,7 +196,11 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     measurements = folder / MEASUREMENTS
     source = measure_all(measurements, live=live, stages=stages, shown=version)
     by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
-    table = ledger.ledger(by_version, timeline.for_ledger(by_version))
+    with stages.stage("measuring the framework matrix", len(framework_matrix.targets())) as step:
+        frameworks, sources = framework_matrix.measure_or_read(live, step)
+    framework_matrix.write(frameworks, measurements / framework_matrix.RECORDING.name, sources)  # notebook 12 reads it
+    table = ledger.ledger(by_version, timeline.for_ledger(by_version),
+                          by_target=framework_matrix.by_target(frameworks), sources=sources)
     table.to_csv(folder / "ledger.csv", index=False)
     export.export(folder / "export", primary=measurements)  # every outcome (this run's first), the sweep, the MCP corpus
     runs = _execute_all(folder, version, jobs, stages, solved)
@@ -310,7 +318,7 @@ def render(report: Report, version: str) -> str:
         cells = "".join(f'<td style="background:{STATUS_COLOURS[s]}">{s}</td>' if isinstance(s, str) else "<td></td>"
                         for s in statuses)  # a range claim has one status, in its span's column
         rows.append(f"<tr><td>{claim_id}</td>{_side_by_side(table[table['claim'] == claim_id])}{cells}</tr>")
-    evidence = table[["claim", "version", "status", "evidence"]].to_html(index=False, escape=True)
+    evidence = table[table["framework"] == ledger.MASTRA][["claim", "version", "status", "evidence"]].to_html(index=False, escape=True)
     banner = (
         '<p class="banner live">Measured live on the real @mastra/core '
         f'{", ".join(mastra.ADAPTER.versions())} against the kit\'s capture server.</p>'
@@ -335,6 +343,7 @@ def render(report: Report, version: str) -> str:
         f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline)</th>"
         f"{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
+        + _framework_ledger(table)
         + "".join(sections) + "</body></html>"
     )
 
@@ -344,6 +353,26 @@ _LEDGER_NOTE = (
     "every pinned version (1.0.4 stands in for the article's 1.0.0, which the registry does not serve). "
     "The article's table of awkward keys is not in its text: the key set the kit uses for it is "
     "<strong>reconstructed</strong> (<code>keysets.ARTICLE_SPREAD</code>), and it is the same set everywhere."
+)
+
+
+def _framework_ledger(table: pd.DataFrame) -> str:
+    """The claims about the other frameworks: one row per claim and target, with the framework, the version, how it
+    was measured (live, or recorded when the framework is not installed here), the verdict and its evidence."""
+    rows = []
+    for row in table[table["framework"] != ledger.MASTRA].itertuples():
+        rows.append(
+            f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}<br><small>{row.source}</small></td>"
+            f"<td>{html.escape(row.statement)}<br><small>our finding <em>{html.escape(row.section)}</em> · "
+            f"<a href='#{row.notebook}'>{row.notebook}</a></small></td>"
+            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td><td><small>{html.escape(row.evidence)}</small></td></tr>')
+    return (f"<h3>The other frameworks</h3><p>{_FRAMEWORK_NOTE}</p><table id='framework-ledger'><tr><th>claim</th>"
+            f"<th>framework, version, measured</th><th>we found</th><th>verdict</th><th>evidence</th></tr>{''.join(rows)}</table>")
+
+
+_FRAMEWORK_NOTE = (
+    "The same probes on every framework of the matrix (notebook 12), each claim judged on its framework's runs: "
+    "rerun live where the framework is installed, read from <code>data/captures/frameworks.json</code> where not."
 )
 
 

@@ -25,6 +25,7 @@ from probe_lib.adapters.mastra import (
     catalogue,
     checks,  # noqa: F401  (registers Mastra's checks into the ledger)
 )
+from probe_lib.adapters import keyed_checks  # noqa: F401  (registers the other frameworks' checks)
 from probe_lib.core.errors import InputError
 from probe_lib.study import ledger, notebook, recordings
 from probe_lib.study.ledger import Evidence

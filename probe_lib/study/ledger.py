@@ -2,7 +2,8 @@
 
 ``data/claims.csv`` lists the claims (paraphrased, with the article section or finding they come from and the
 notebook that shows them). Each claim has one check, registered under its id with :func:`check` by the adapter
-that measures it (``probe_lib.adapters.mastra.checks`` for Mastra). A check reads the outcomes of one version (live
+that measures it, with the framework it is about (``probe_lib.adapters.mastra.checks`` for Mastra,
+``probe_lib.adapters.keyed_checks`` for the frameworks of the matrix, judged on each one's matrix outcomes). A check reads the outcomes of one version (live
 or recorded) and returns a status and one line of evidence: confirmed (holds as stated), refined (holds with a
 qualification measured here), refuted (measured otherwise), not testable (the version lacks the feature), or
 failed (the evidence lacks what the check needs: a defect of the kit or of the recording, never of the framework).
@@ -75,9 +76,13 @@ class Evidence(Generic[OutcomeT]):
 Check = Callable[[Evidence], tuple[Status, str]]
 #: Claim id -> its check; filled by the adapters' check modules as they are imported.
 CHECKS: dict[str, Check] = {}
+#: Claim id -> the framework whose outcomes its check reads (the adapter name: ``mastra``, ``crewai`` …).
+FRAMEWORKS: dict[str, str] = {}
+#: The framework whose pinned versions :func:`ledger`'s ``by_version`` holds.
+MASTRA = "mastra"
 #: The modules whose import registers the checks of data/claims.csv; :func:`load_claims` imports them all, so
 #: whoever reads the ledger judges every claim.
-CHECK_MODULES = ("probe_lib.adapters.mastra.checks", "probe_lib.analysis.timeline")
+CHECK_MODULES = ("probe_lib.adapters.mastra.checks", "probe_lib.adapters.keyed_checks", "probe_lib.analysis.timeline")
 
 
 @dataclass(frozen=True)
@@ -99,24 +104,27 @@ RangeCheck = Callable[[Timeline], tuple[Status, str]]
 RANGE_CHECKS: dict[str, RangeCheck] = {}
 
 
-def _registrar(registry: dict, claim_id: str) -> Callable:
+def _registrar(registry: dict, claim_id: str, framework: str) -> Callable:
     def register(function: Callable) -> Callable:
         if claim_id in CHECKS or claim_id in RANGE_CHECKS:
-            raise ValueError(f"claim {claim_id} already has a check: {(CHECKS | RANGE_CHECKS)[claim_id].__qualname__}")
+            known = (CHECKS | RANGE_CHECKS)[claim_id]
+            raise ValueError(f"claim {claim_id} already has a check: {getattr(known, '__qualname__', '?')}")
         registry[claim_id] = function
+        FRAMEWORKS[claim_id] = framework
         return function
 
     return register
 
 
-def check(claim_id: str) -> Callable[[Check], Check]:
-    """Register the decorated function as the check of ``claim_id``, judged on each version (one check per claim)."""
-    return _registrar(CHECKS, claim_id)
+def check(claim_id: str, framework: str = MASTRA) -> Callable[[Check], Check]:
+    """Register the decorated function as the check of ``claim_id``, judged on each version of ``framework`` (one
+    check per claim)."""
+    return _registrar(CHECKS, claim_id, framework)
 
 
 def range_check(claim_id: str) -> Callable[[RangeCheck], RangeCheck]:
-    """Register the decorated function as the check of ``claim_id``, judged once on a :class:`Timeline`."""
-    return _registrar(RANGE_CHECKS, claim_id)
+    """Register the decorated function as the check of ``claim_id``, judged once on a :class:`Timeline` of Mastra."""
+    return _registrar(RANGE_CHECKS, claim_id, MASTRA)
 
 
 def load_claims() -> list[Claim]:
@@ -147,30 +155,55 @@ def judge(claim: Claim, evidence: Evidence | Timeline) -> Verdict:
     return Verdict(claim.id, evidence.span if is_range else evidence.version, status, text)
 
 
-def ledger(by_version: Mapping[str, Mapping[str, object]], timeline: Timeline | None = None) -> pd.DataFrame:
-    """One row per (claim, version): the claim, where it comes from, its status and one line of evidence.
+def claims_of(framework: str) -> list[Claim]:
+    """The claims whose checks read ``framework``'s outcomes."""
+    return [claim for claim in load_claims() if FRAMEWORKS[claim.id] == framework]
 
-    A version-range claim is judged once, on ``timeline``, in a row whose version is the timeline's span; without a
-    timeline those claims are left out.
+
+def ledger(
+    by_version: Mapping[str, Mapping[str, object]],
+    timeline: Timeline | None = None,
+    *,
+    by_target: Mapping[str, Mapping[str, object]] | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """One row per (claim, version): the claim, the framework it is about, where it comes from, its status and one
+    line of evidence.
+
+    ``by_version`` holds Mastra's outcomes per pinned version. A version-range claim is judged once, on
+    ``timeline``, in a row whose version is the timeline's span; without a timeline those claims are left out.
+    ``by_target`` (``framework@version`` -> outcomes, the framework matrix) judges every other framework's claims
+    on each of that framework's targets, with ``sources`` saying how each target was measured; without it, those
+    claims are left out.
     """
     rows = []
     for claim in load_claims():
+        framework = FRAMEWORKS[claim.id]
         if claim.id in RANGE_CHECKS:
-            verdicts = [judge(claim, timeline)] if timeline is not None else []
+            judged = [(timeline, "unstated")] if timeline is not None else []
+        elif framework == MASTRA:
+            judged = [(Evidence(v, outcomes, by_version), "unstated") for v, outcomes in by_version.items()]
         else:
-            verdicts = [judge(claim, Evidence(v, outcomes, by_version)) for v, outcomes in by_version.items()]
-        rows += [{
-            "claim": claim.id, "origin": claim.origin, "section": claim.section, "statement": claim.statement,
-            "notebook": claim.notebook, "version": v.version, "status": v.status, "evidence": v.evidence,
-        } for v in verdicts]
+            judged = [(Evidence(target.partition("@")[2], outcomes, by_target, (sources or {}).get(target, "unstated")),
+                       (sources or {}).get(target, "unstated"))
+                      for target, outcomes in (by_target or {}).items() if target.partition("@")[0] == framework]
+        for evidence, source in judged:
+            verdict = judge(claim, evidence)
+            rows.append({
+                "claim": claim.id, "framework": framework, "origin": claim.origin, "section": claim.section,
+                "statement": claim.statement, "notebook": claim.notebook, "version": verdict.version,
+                "source": source, "status": verdict.status, "evidence": verdict.evidence,
+            })
     return pd.DataFrame(rows)
 
 
 def status_matrix(table: pd.DataFrame) -> pd.DataFrame:
-    """Claims as rows, versions as columns (in the ledger's order), statuses as cells: the ledger at a glance.
+    """Mastra's claims as rows, versions as columns (in the ledger's order), statuses as cells: the ledger at a glance.
 
-    A version-range claim has one status, in its span's column; its other cells are empty (NaN).
+    A version-range claim has one status, in its span's column; its other cells are empty (NaN). The other
+    frameworks' claims are not in it (each has its own versions).
     """
+    table = table[table["framework"] == MASTRA]
     return table.pivot(index="claim", columns="version", values="status").reindex(columns=table["version"].unique())
 
 
@@ -178,4 +211,4 @@ def statuses_with_statements(table: pd.DataFrame) -> pd.DataFrame:
     """:func:`status_matrix` with each claim's statement and notebook beside its statuses, so a reader sees what
     was judged before how it fared."""
     info = table.drop_duplicates("claim").set_index("claim")[["statement", "notebook"]]
-    return info.join(status_matrix(table))
+    return info.join(status_matrix(table), how="inner")

@@ -4,16 +4,18 @@
 
 Each tool is ``FunctionTool(fn, name=KEY)``. AutoGen takes a forced tool as a tool object, not a name, so forcing
 a key passes the tool registered under it (``create(..., tool_choice=TOOL)``); a forced name no tool has is a tool
-of that name left out of ``tools``.
+of that name left out of ``tools``. The model's tool calls are then run through ``StaticWorkbench.call_tool``, as
+``AssistantAgent`` runs them: the tool whose ``name`` is the called name, else "Tool ... not found.".
 """
 
+import json
 import sys
 
 sys.path.insert(0, sys.argv[1])
 
 import lines  # noqa: E402  (the shared loop, found through argv[1])
 from autogen_core.models import UserMessage  # noqa: E402
-from autogen_core.tools import FunctionTool  # noqa: E402
+from autogen_core.tools import FunctionTool, StaticWorkbench  # noqa: E402
 from autogen_ext.models.openai import OpenAIChatCompletionClient  # noqa: E402
 
 
@@ -33,7 +35,12 @@ async def turn(request: dict, log: list) -> None:
     forced = request.get("toolChoice")
     choice = "auto" if forced is None else tools.get(forced) or probe_tool(forced, log)
     try:
-        await client.create([UserMessage(content="hi", source="user")], tools=list(tools.values()), tool_choice=choice)
+        result = await client.create([UserMessage(content="hi", source="user")], tools=list(tools.values()),
+                                     tool_choice=choice)
+        for call in result.content if isinstance(result.content, list) else ():
+            ran = await StaticWorkbench(list(tools.values())).call_tool(call.name, json.loads(call.arguments or "{}"))
+            if ran.is_error:
+                raise LookupError(ran.to_text())
     finally:
         await client.close()
 

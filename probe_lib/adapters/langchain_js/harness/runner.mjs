@@ -3,7 +3,8 @@
 //   node runner.mjs MODULES_DIR VERSION [CONCURRENCY]
 //
 // Makes one tool per key with tool(fn, {name: KEY}), binds them with bindTools(tools, {tool_choice: KEY}) when a
-// key is forced, and invokes the model once against the capture server.
+// key is forced, and invokes the model once against the capture server. The model's tool calls are then run as
+// LangGraph's ToolNode runs them (not installed here): the tool whose `name` is the called name.
 
 import { load, serve } from '../../harness/lines.mjs';
 
@@ -20,7 +21,12 @@ async function turn(request, log) {
     name: key, description: `probe tool ${key}`, schema: z.object({ city: z.string().optional() }),
   }));
   const options = request.toolChoice != null ? { tool_choice: request.toolChoice } : {};
-  await model.bindTools(tools, options).invoke('hi');
+  const message = await model.bindTools(tools, options).invoke('hi');
+  const byName = new Map(tools.map((t) => [t.name, t]));
+  for (const call of message.tool_calls ?? []) {
+    if (!byName.has(call.name)) throw new Error(`Tool "${call.name}" not found.`);
+    await byName.get(call.name).invoke(call.args);
+  }
 }
 
 await serve(turn, version, concurrency);

@@ -4,10 +4,13 @@
 
 Each tool is a ``Tool`` subclass whose ``name`` is the key (smolagents checks it when the tool is made). Its agents
 always send ``tool_choice="required"``, so a key is forced at the model level, the one place smolagents takes a
-``tool_choice``: ``generate(messages, tools_to_call_from=tools, tool_choice={"type": "function", ...})``.
+``tool_choice``: ``generate(messages, tools_to_call_from=tools, tool_choice={"type": "function", ...})``. The model's tool calls are
+then run as ``ToolCallingAgent.execute_tool_call`` runs them: the tool whose ``name`` is the called name, else
+"Unknown tool".
 """
 
 import asyncio
+import json
 import sys
 
 sys.path.insert(0, sys.argv[1])
@@ -37,7 +40,13 @@ async def turn(request: dict, log: list) -> None:
     forced = request.get("toolChoice")
     choice = {"type": "function", "function": {"name": forced}} if forced is not None else "required"
     messages = [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "hi"}])]
-    await asyncio.to_thread(model.generate, messages, tools_to_call_from=tools, tool_choice=choice)
+    message = await asyncio.to_thread(model.generate, messages, tools_to_call_from=tools, tool_choice=choice)
+    by_name = {tool.name: tool for tool in tools}
+    for call in message.tool_calls or ():
+        name, arguments = call.function.name, call.function.arguments
+        if name not in by_name:
+            raise LookupError(f"Unknown tool {name}, should be one of: {', '.join(by_name)}.")
+        by_name[name](**(json.loads(arguments) if isinstance(arguments, str) else arguments or {}))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,197 @@
+"""The ledger's claims about the other frameworks, each judged on that framework's framework-matrix outcomes.
+
+Every claim of ``data/claims.csv`` checked here is about one framework (the adapter it registers under) and reads
+the matrix's runs of that framework at one version, live or recorded (``probe_lib.analysis.matrix``): ``PROBE``
+(the keys registered alone), ``PROBE+forced`` (one key forced by the key) and ``PROBE+round-trip`` (the model
+calling the first key by the name the plain run sent for it). Expected names and error texts are written out in
+each claim, as measured and as each framework's source states them, never computed by the kit; so a framework
+that changes makes its claim refuted, and a run that is missing makes it failed.
+
+A claim is built from small clauses (:func:`sends`, :func:`refuses`, :func:`forces`, :func:`round_trip`), all
+of which must hold.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+from probe_lib.core.outcome import Outcome
+from probe_lib.study.ledger import Evidence, Status, check
+from probe_lib.wire.replies import ToolCallsReply
+
+#: Suffixes of the matrix's scenario names (``probe_lib.analysis.matrix`` builds them).
+FORCED = "+forced"
+ROUND_TRIP = "+round-trip"
+#: The Mastra adapter: a matrix target, but its own claims are judged by ``probe_lib.adapters.mastra.checks``.
+MASTRA = "mastra"
+
+Clause = Callable[[Evidence], tuple[bool, str]]
+_KEY_FAMILIES = ("dot", "space", "colon-slash", "accent", "emoji")
+
+
+def _error(outcome: Outcome) -> str:
+    return " <- ".join(link["message"] for link in outcome.error) or "no error"
+
+
+def _keys(outcome: Outcome) -> list[str]:
+    return [spec.key for spec in outcome.scenario.tools]
+
+
+def sends(expected: Mapping[str, Sequence[str]]) -> Clause:
+    """Each probe's request offers exactly these names, in this order."""
+    def clause(e: Evidence) -> tuple[bool, str]:
+        said = []
+        for probe, names in expected.items():
+            outcome = e[probe]
+            if outcome.wire_names is None:
+                return False, f"{probe}: keys {_keys(outcome)} sent no request: {_error(outcome)}"
+            if outcome.wire_names != list(names):
+                return False, f"{probe}: keys {_keys(outcome)} went out as {outcome.wire_names}, not {list(names)}"
+            said.append(f"{_keys(outcome)} sent as {outcome.wire_names}")
+        return True, "; ".join(said)
+    return clause
+
+
+def sends_as_given(*probes: str) -> Clause:
+    """Each probe's keys go out exactly as registered (names and order)."""
+    def clause(e: Evidence) -> tuple[bool, str]:
+        for probe in probes:
+            outcome = e[probe]
+            if outcome.wire_names != _keys(outcome):
+                sent = "nothing: " + _error(outcome) if outcome.wire_names is None else outcome.wire_names
+                return False, f"{probe}: keys {_keys(outcome)} went out as {sent}"
+        return True, f"{', '.join(key for probe in probes for key in _keys(e[probe])[:1])} went out as given"
+    return clause
+
+
+def refuses(expected: Mapping[str, str]) -> Clause:
+    """Each run sends no request and raises an error containing the text."""
+    def clause(e: Evidence) -> tuple[bool, str]:
+        said = []
+        for run, text in expected.items():
+            outcome = e[run]
+            if outcome.requests:
+                return False, f"{run}: sent a request offering {outcome.wire_names} instead of refusing"
+            if text not in _error(outcome):
+                return False, f"{run}: refused, but with {_error(outcome)[:160]!r}, not {text!r}"
+            said.append(f"{run}: no request, raised {_error(outcome)[:120]!r}")
+        return True, "; ".join(said)
+    return clause
+
+
+def forces(*probes: str, absent: bool) -> Clause:
+    """Forcing each probe's key sends ``tool_choice`` naming the key unchanged, and that name is (``absent``: is not)
+    among the request's own tools."""
+    def clause(e: Evidence) -> tuple[bool, str]:
+        said = []
+        for probe in probes:
+            outcome = e[probe + FORCED]
+            key = outcome.scenario.tool_choice["toolName"]
+            if outcome.wire_names is None:
+                return False, f"{probe}: forcing {key!r} sent no request: {_error(outcome)[:160]}"
+            if outcome.forced_name != key:
+                return False, f"{probe}: forcing {key!r} sent tool_choice {outcome.tool_choice}, not the key"
+            if (key in outcome.wire_names) == absent:
+                where = "is among" if absent else "is not among"
+                return False, f"{probe}: tool_choice names {key!r}, which {where} tools {outcome.wire_names}"
+            said.append(f"tool_choice {key!r} with tools {outcome.wire_names}")
+        return True, "; ".join(said)
+    return clause
+
+
+def called_name(outcome: Outcome) -> str:
+    """The tool name a round trip's scripted model called."""
+    return next(reply.calls[0].name for reply in outcome.scenario.replies if isinstance(reply, ToolCallsReply))
+
+
+def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Clause:
+    """A model calling the first key by the name the plain run sent for it runs that key's tool (``runs``), or runs
+    no tool registered under the key (``runs=False``; then the tool registered under ``ran``, if given)."""
+    def clause(e: Evidence) -> tuple[bool, str]:
+        said = []
+        for probe in probes:
+            outcome = e[probe + ROUND_TRIP]
+            key, name = _keys(outcome)[0], called_name(outcome)
+            executed = [execution["key"] for execution in outcome.executions]
+            expected = [key] if runs else ([ran] if ran is not None else [])
+            if executed != expected:
+                return False, f"{probe}: a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}, not {expected or 'nothing'}"
+            said.append(f"a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}"
+                        + ("" if executed == [key] else f" ({_error(outcome)[:80]})"))
+        return True, "; ".join(said)
+    return clause
+
+
+def forcing_absent_frameworks(e: Evidence) -> set[str]:
+    """The frameworks among ``e.by_version`` (every target of the matrix) with a request forcing a registered key
+    that its own tools do not offer."""
+    found = set()
+    for target, outcomes in e.by_version.items():
+        for name, outcome in outcomes.items():
+            choice = outcome.scenario.tool_choice
+            key = choice.get("toolName") if isinstance(choice, dict) else None
+            if name.endswith(FORCED) and outcome.requests and key in _keys(outcome) and outcome.forced_name == key \
+                    and key not in (outcome.wire_names or []):
+                found.add(target.partition("@")[0])
+    return found
+
+
+def alone_forces_absent(framework: str) -> Clause:
+    """Of the matrix's frameworks other than Mastra, ``framework`` is the only one forcing a tool absent from its tools."""
+    def clause(e: Evidence) -> tuple[bool, str]:
+        others = sorted({target.partition("@")[0] for target in e.by_version} - {MASTRA})
+        found = sorted(forcing_absent_frameworks(e) - {MASTRA})
+        if found != [framework]:
+            return False, f"of {len(others)} adapters besides Mastra, {found or 'none'} forced a tool absent from its tools"
+        return True, f"of {len(others)} adapters besides Mastra ({', '.join(others)}), only {framework} did"
+    return clause
+
+
+def claim(claim_id: str, framework: str, *clauses: Clause) -> None:
+    """Register ``claim_id``'s check on ``framework``: confirmed when every clause holds, else refuted by the first
+    that does not."""
+    def judged(e: Evidence) -> tuple[Status, str]:
+        said = []
+        for clause in clauses:
+            holds, text = clause(e)
+            if not holds:
+                return "refuted", text
+            said.append(text)
+        return "confirmed", "; ".join(said)
+
+    judged.__qualname__ = f"claim_{claim_id}_{framework}"
+    check(claim_id, framework)(judged)
+
+
+claim("X01", "ai-sdk", sends_as_given(*_KEY_FAMILIES), forces("dot", "accent", absent=False), round_trip("dot", "emoji"))
+claim("X02", "ai-sdk", sends({"integer-order": ["42", "b", "x.y"]}))
+claim("X03", "openai", sends_as_given(*_KEY_FAMILIES, "integer-order", "length-70"), forces("dot", "emoji", absent=False),
+      round_trip("dot"))
+claim("X04", "langchain-js", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False), round_trip("dot"))
+claim("X05", "langchain", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False),
+      sends({"empty": ["probe", "plain"]}), round_trip("dot"))
+claim("X06", "openai-agents", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False), round_trip("dot"))
+claim("X07", "pydantic-ai", sends_as_given(*_KEY_FAMILIES), forces("dot", absent=False),
+      refuses({"unregistered-choice+forced": "Invalid tool names in `tool_choice`: {'missing'}"}))
+claim("X08", "llama-index", sends({"dot": ["search_web", "plain"], "accent": ["m_t_o", "plain"], "emoji": ["weather_", "plain"],
+                                   "integer-order": ["b", "42", "x_y"]}))
+claim("X09", "llama-index", forces("dot", "accent", "mcp-prefixed", absent=True))
+claim("X10", "llama-index", round_trip("dot", "accent", runs=False), round_trip("legal"))
+claim("X11", "llama-index", sends({"collision": ["search_web", "search_web"]}), round_trip("collision", runs=False, ran="search_web"))
+claim("X12", "llama-index", alone_forces_absent("llama-index"))
+claim("X13", "crewai", sends({"dot": ["search_web", "plain"], "legal": ["get_weather", "lookup_user"], "accent": ["meteo", "plain"],
+                              "emoji": ["weather", "plain"]}))
+claim("X14", "crewai", refuses({"leading-digit": "OpenAI function name '9lives' must start with a letter or underscore",
+                                "empty": "OpenAI function name cannot be empty"}))
+claim("X15", "crewai", sends({"length-70": ["b" * 55 + "_b9444034", "plain"], "length-64": ["a" * 64, "plain"]}))
+claim("X16", "crewai", sends({"collision": ["search_web", "search_web_2"]}), round_trip("collision", "dot", "accent", "length-70"))
+claim("X17", "openai-agents-js", sends({"legal": ["get_weather", "lookup_user"], "dot": ["search_web", "plain"],
+                                        "emoji": ["weather__", "plain"]}), round_trip("dot", "emoji"))
+claim("X18", "openai-agents-js", refuses({"dot+forced": 'modelSettings.toolChoice="search.web" does not match any available tool'}))
+claim("X19", "openai-agents-js", sends({"collision": ["search_web"]}))
+claim("X20", "smolagents", refuses({"dot": "Invalid Tool name 'search.web': must be a valid Python identifier",
+                                    "legal": "Invalid Tool name 'lookup-user'"}),
+      sends_as_given("accent"), round_trip("accent"))
+claim("X21", "autogen", refuses({"dot": "Invalid name: search.web. Only letters, numbers, '_' and '-' are allowed.",
+                                 "length-70": "Name must be less than 64 characters"}),
+      sends_as_given("length-64", "legal"), round_trip("legal"))

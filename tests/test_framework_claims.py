@@ -1,0 +1,76 @@
+"""The ledger's claims about the other frameworks: each holds on its framework's recorded matrix runs, and each
+can fail, for the reason it names.
+
+The counterfactual of a claim is a real recording, not an edit: the same probes as another framework ran them.
+A claim that a framework rewrites, refuses or misroutes must be refuted on the raw openai SDK's runs (which send
+every key verbatim); a claim that a framework sends keys verbatim must be refuted on LlamaIndex's runs (which
+rewrite them); and the claim that LlamaIndex alone forces a tool absent from its own tools must be refuted once
+LlamaIndex's runs are those of the openai SDK.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from probe_lib.adapters import keyed_checks
+from probe_lib.analysis import matrix
+from probe_lib.analysis import timeline  # noqa: F401  (registers the version-range checks, so the ledger loads)
+from probe_lib.study import evidence  # noqa: F401  (registers every framework's checks)
+from probe_lib.study import ledger
+from probe_lib.study.ledger import Evidence
+
+#: Claims that a framework sends keys as given: refuted when it behaves like LlamaIndex.
+VERBATIM_CLAIMS = {"X01", "X03", "X04", "X05", "X06", "X07"}
+#: Claims that an order or a rewrite, refusal, truncation or misrouting is measured: refuted on the raw SDK's runs.
+OTHER_CLAIMS = {"X02", "X08", "X09", "X10", "X11", "X13", "X14", "X15", "X16", "X17", "X18", "X19", "X20", "X21"}
+ALONE = "X12"
+
+
+@pytest.fixture(scope="module")
+def by_target():
+    return matrix.by_target(matrix.read())
+
+
+def _target(by_target, framework: str) -> str:
+    return next(target for target in by_target if target.partition("@")[0] == framework)
+
+
+def _judge(claim_id: str, outcomes, by_target) -> ledger.Verdict:
+    claim = next(c for c in ledger.load_claims() if c.id == claim_id)
+    return ledger.judge(claim, Evidence("counterfactual", outcomes, by_target))
+
+
+def test_every_framework_claim_is_counted_here():
+    framework_claims = {claim.id for claim in ledger.load_claims() if ledger.FRAMEWORKS[claim.id] != ledger.MASTRA}
+    assert framework_claims == VERBATIM_CLAIMS | OTHER_CLAIMS | {ALONE}
+    assert {ledger.FRAMEWORKS[claim] for claim in framework_claims} == {
+        "ai-sdk", "openai", "langchain-js", "langchain", "openai-agents", "pydantic-ai", "llama-index", "crewai",
+        "openai-agents-js", "smolagents", "autogen"}, "each of the eleven frameworks besides Mastra has a claim"
+
+
+def test_every_framework_claim_holds_on_the_recording(by_target):
+    table = ledger.ledger({}, by_target=by_target, sources={target: "recorded" for target in by_target})
+    assert set(table["framework"]) == set(ledger.FRAMEWORKS.values()) - {ledger.MASTRA}
+    assert (table["status"] == "confirmed").all(), table[table["status"] != "confirmed"][["claim", "evidence"]].to_string()
+    assert (table["source"] == "recorded").all()
+
+
+@pytest.mark.parametrize("claim_id", sorted(VERBATIM_CLAIMS))
+def test_a_verbatim_claim_is_refuted_by_a_framework_that_rewrites(claim_id, by_target):
+    verdict = _judge(claim_id, by_target[_target(by_target, "llama-index")], by_target)
+    assert verdict.status == "refuted", verdict
+    assert "search_web" in verdict.evidence or "search.web" in verdict.evidence, verdict
+
+
+@pytest.mark.parametrize("claim_id", sorted(OTHER_CLAIMS))
+def test_a_rewrite_or_refusal_claim_is_refuted_by_the_verbatim_baseline(claim_id, by_target):
+    verdict = _judge(claim_id, by_target[_target(by_target, "openai")], by_target)
+    assert verdict.status == "refuted", verdict
+
+
+def test_llama_index_alone_is_refuted_when_it_sends_what_it_forces(by_target):
+    llama = _target(by_target, "llama-index")
+    as_openai = {**by_target, llama: by_target[_target(by_target, "openai")]}
+    verdict = _judge(ALONE, by_target[llama], as_openai)
+    assert verdict.status == "refuted" and "none" in verdict.evidence, verdict
+    assert keyed_checks.forcing_absent_frameworks(Evidence("x", {}, by_target)) - {"mastra"} == {"llama-index"}
