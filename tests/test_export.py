@@ -205,7 +205,7 @@ def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
     from probe_lib.inputs import scenario_files
 
     document = json.loads(matrix.RECORDING.read_text(encoding="utf-8"))
-    assert document["scenarios"] == scenario_files.to_document(matrix.scenarios()), (
+    assert document["scenarios"] == scenario_files.to_document(matrix.recorded_scenarios()), (
         "frameworks.json's scenarios are stale: `probe-lib record --frameworks` rewrites them")
     keys = {entry["name"]: entry["tools"] for entry in document["scenarios"]["scenarios"]}
     result, _ = exported

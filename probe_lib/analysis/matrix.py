@@ -107,6 +107,12 @@ def scenarios() -> list[Scenario]:
     return [scenario for probe in PROBES for scenario in probe.scenarios()]
 
 
+def recorded_scenarios() -> list[Scenario]:
+    """What a matrix recording says its scenarios are: the probes, then each probe's round trip with its keys (the
+    call a round trip scripts is the name one target sent, so it differs per target: each outcome's requests hold it)."""
+    return scenarios() + [for_keys(probe.name + ROUND_TRIP, probe.keys) for probe in PROBES]
+
+
 #: Verdicts that mean no request went out.
 REFUSALS = ("rejected", "collision", "crash", "not applicable")
 
@@ -183,7 +189,7 @@ def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[
     rather than a catalogue scenario of the same name (``length-64``)."""
     order = _order()
     ordered = sorted(outcomes, key=lambda o: (o.framework, version_key(o.version), order[o.scenario.name]))
-    document = {"source": "live", "scenarios": scenario_files.to_document(scenarios()),
+    document = {"source": "live", "scenarios": scenario_files.to_document(recorded_scenarios()),
                 "outcomes": [outcome_to_json(outcome) for outcome in ordered]}
     if sources is not None and set(sources.values()) != {"live"}:
         document.update(source="mixed", sources=dict(sorted(sources.items())))
