@@ -18,10 +18,18 @@ from probe_lib.core.errors import InputError
 from probe_lib.present import safe_folder
 
 
+def _as_at_a_terminal() -> None:
+    """Ctrl-C as a user's shell delivers it: SIGINT at its default disposition and not blocked. A child inherits an
+    ignored SIGINT, and in the full suite something in a pytest worker leaves it ignored (seen: reproduce ran on
+    after SIGINT, to exit 0)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 def reproduce(out: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(out), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_at_a_terminal,
     )
 
 

@@ -34,7 +34,7 @@ STALL_SLACK_SECONDS = 30.0
 #: Uncapped, V8 lets a busy runner's heap pass 450 MiB before it collects, though its live data stays near 85 MiB
 #: (measured over 2,000 turns of up to 23 keys, flat: no leak); capped, it collects sooner and memory is bounded.
 #: Measured on 1,000 turns: uncapped 358 MiB peak RSS; 192: 232 MiB; 128: 215 MiB, at the same CPU per turn.
-NODE_HEAP_MIB = 128
+NODE_HEAP_MIB = 192
 #: V8's young generation (``--max-semi-space-size``, MiB; Node's default is 16) for the same runners: 8 took
 #: another ~20 MiB off a runner's peak for ~4% more CPU per turn.
 NODE_SEMI_SPACE_MIB = 8
