@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Callable, Iterable, NoReturn, Sequence
@@ -578,3 +579,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         _fail(prog, "interrupted")
         return 130
+    except BrokenPipeError:  # the reader went away (`probe-lib export | head`): stop quietly, as `cat` does
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush finds no pipe
+        return 141

@@ -61,3 +61,17 @@ def test_bad_input_is_one_line_and_exit_2(stdin, fragment):
 def test_unknown_version_is_a_clear_error():
     done = run_cli("probe", "--mastra", "9.9.9", "--json", stdin='["a"]')
     assert done.returncode == 2 and "'9.9.9' is neither pinned" in done.stderr and "probe-lib versions" in done.stderr and done.stdout == ""
+
+
+def test_a_reader_that_goes_away_ends_the_output_quietly():
+    """`probe-lib … | head`: the closed pipe ends the command with 141, as for `cat`, and no traceback."""
+    keys = json.dumps([f"k.{number}" for number in range(50_000)]).encode()
+    process = subprocess.Popen([sys.executable, "-m", "probe_lib", "normalise"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process.stdin.write(keys)
+    process.stdin.close()
+    assert process.stdout.read(200)  # the table has begun
+    process.stdout.close()
+    errors = process.stderr.read()
+    assert process.wait(timeout=60) == 141
+    assert b"Traceback" not in errors and b"BrokenPipe" not in errors
