@@ -132,10 +132,16 @@ def _first(table: pd.DataFrame, scenario: str, holds) -> str | None:
     return next((line.version for line in lines.itertuples() if holds(line.behaviour, line.error_kind)), None)
 
 
+def crashed_before_sending(line) -> bool:
+    """The version crashed before its first request (0.20.2 wants an API key in the environment; 1.57.0 breaks on
+    zod)."""
+    return line.error_kind == "crash" and not line.behaviour.get("requests")
+
+
 def sent_nothing(line) -> bool:
-    """A version that could not express the scenario, or crashed before any request: it says nothing of the
-    behaviour a range question asks about (0.20.2 wants an API key in the environment; 1.57.0 breaks on zod)."""
-    return line.error_kind in SPECIAL_COLOURS or (line.error_kind == "crash" and not line.behaviour.get("requests"))
+    """A version that could not express the scenario, or :func:`crashed_before_sending`: it says nothing of the
+    behaviour a range question asks about."""
+    return line.error_kind in SPECIAL_COLOURS or crashed_before_sending(line)
 
 
 def sent(table: pd.DataFrame) -> pd.DataFrame:
@@ -290,7 +296,7 @@ def _begins_at(
 def _crashed_note(timeline: ledger.Timeline, scenario: str) -> str:
     """Which versions crashed before sending anything on ``scenario`` (left out of the claim), or nothing."""
     crashed = [line.version for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
-               if line.error_kind == "crash" and not line.behaviour.get("requests")]
+               if crashed_before_sending(line)]
     return f"; left out, crashed before any request: {', '.join(crashed)}" if crashed else ""
 
 
