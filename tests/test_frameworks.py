@@ -21,6 +21,7 @@ from probe_lib.adapters.keyed import KeyedAdapter
 from probe_lib.adapters.pins import Pins
 from probe_lib.analysis import matrix
 from probe_lib.core.scenarios import Scenario, for_keys, named
+from probe_lib.study.recordings import outcome_to_json
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 #: The adapters whose runner is not Mastra's; each must run here.
@@ -223,3 +224,16 @@ def test_a_mastra_provider_path_is_not_applicable_to_a_keyed_framework_rather_th
     [outcome] = adapter.run([Scenario("p", tools=for_keys("p", ["a"]).tools, wire="messages")], version, server=capture_server)
     assert (outcome.requests, outcome.failure.kind) == ((), "not applicable")
     assert "Mastra's messages provider path" in outcome.failure.message
+
+
+def test_targets_measured_at_once_each_get_their_own_requests(capture_server):
+    """Two frameworks' runners share one capture server at once (as reproduce runs the matrix): each target's
+    outcomes are still exactly the ones recorded for it, request bodies included, and each end is reported."""
+    chosen = [(name, _installed(adapters.get(name))) for name in ("ai-sdk", "openai-agents-js")]
+    ended: list[str] = []
+    measured = matrix.measure_targets(chosen, capture_server, ended.append)
+    recorded = matrix.by_target(matrix.read())
+    assert sorted(ended) == sorted(f"{name}@{version}" for name, version in chosen)
+    for name, version in chosen:
+        live = {outcome.scenario.name: outcome_to_json(outcome) for outcome in measured[(name, version)]}
+        assert live == {scenario: outcome_to_json(outcome) for scenario, outcome in recorded[f"{name}@{version}"].items()}

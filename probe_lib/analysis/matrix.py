@@ -13,7 +13,8 @@ framework installed.
 from __future__ import annotations
 
 import json
-from contextlib import nullcontext
+import os
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
@@ -41,6 +42,8 @@ RECORDING = paths.CAPTURES / "frameworks.json"
 #: What every runner puts before the key in its probe tool's description: the wire names a tool after its key
 #: (or not), while the description says which key it is.
 DESCRIBED = "probe tool "
+#: Targets measured at once (see :func:`measure_targets`).
+PARALLEL_TARGETS = os.cpu_count() or 1
 #: The arguments of the round trip's scripted tool call.
 ROUND_TRIP_ARGS = {"city": "Paris"}
 
@@ -132,12 +135,30 @@ def round_trips(outcomes: Iterable[Outcome]) -> list[Scenario]:
 
 def measure(frameworks: Iterable[str] | None = None, *, only_installed: bool = False) -> list[Outcome]:
     """Every probe on every pin of ``frameworks``, live, through one capture server."""
-    outcomes: list[Outcome] = []
+    chosen = [(name, version) for name, version in targets(frameworks)
+              if not only_installed or adapters.get(name).is_installed(version)]
     with CaptureServer() as server:
-        for name, version in targets(frameworks):
-            if not only_installed or adapters.get(name).is_installed(version):
-                outcomes += measure_target(name, version, server)
-    return outcomes
+        measured = measure_targets(chosen, server)
+    return [outcome for target in chosen for outcome in measured[target]]
+
+
+def measure_targets(
+    chosen: Sequence[tuple[str, str]], server: CaptureServer, step: Callable[[str], None] = lambda target: None
+) -> dict[tuple[str, str], list[Outcome]]:
+    """:func:`measure_target` on each of ``chosen``, ``PARALLEL_TARGETS`` at a time (each target's runner is its
+    own process, mostly starting up, so targets overlap on every CPU); ``step`` is told of each as it ends.
+
+    A target that fails raises here once those already running have ended; none is started after it."""
+    with ThreadPoolExecutor(max_workers=PARALLEL_TARGETS, thread_name_prefix="matrix") as pool:
+        futures = {pool.submit(measure_target, name, version, server): (name, version) for name, version in chosen}
+        try:
+            for future in as_completed(futures):
+                future.result()
+                step("@".join(futures[future]))
+        except BaseException:
+            pool.shutdown(cancel_futures=True)
+            raise
+    return {target: future.result() for future, target in futures.items()}
 
 
 def measure_target(name: str, version: str, server: CaptureServer) -> list[Outcome]:
@@ -161,16 +182,19 @@ def measure_or_read(
     with how each target (``framework@version``) was obtained, ``"live"`` or ``"recorded"``. ``step`` is told of
     each target done (progress)."""
     recorded = by_target(read())
-    outcomes: list[Outcome] = []
-    sources: dict[str, str] = {}
-    with CaptureServer() if live else nullcontext() as server:  # nothing to capture when all is read
-        for name, version in targets():
-            target = f"{name}@{version}"
-            live_here = live and adapters.get(name).is_installed(version)
-            outcomes += measure_target(name, version, server) if live_here else list(recorded.get(target, {}).values())
-            sources[target] = "live" if live_here else "recorded"
+    chosen = targets()
+    live_here = [(name, version) for name, version in chosen if live and adapters.get(name).is_installed(version)]
+    sources = {f"{name}@{version}": "live" if (name, version) in live_here else "recorded" for name, version in chosen}
+    for target, source in sources.items():
+        if source == "recorded":
             step(target)
-    return outcomes, sources
+    measured: dict[tuple[str, str], list[Outcome]] = {}
+    if live_here:
+        with CaptureServer() as server:
+            measured = measure_targets(live_here, server, step)
+    for name, version in chosen:
+        measured.setdefault((name, version), list(recorded.get(f"{name}@{version}", {}).values()))
+    return [outcome for target in chosen for outcome in measured[target]], sources
 
 
 def by_target(outcomes: Iterable[Outcome]) -> dict[str, dict[str, Outcome]]:

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from typing import Mapping
 
+import numpy as np
 import pandas as pd
+from matplotlib.collections import LineCollection
+from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
@@ -17,17 +20,22 @@ _CELL_W, _CELL_H = 0.13, 0.24  # inches
 
 
 def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlight: str | None = None) -> Figure:
-    """``grid`` (scenarios by versions, one category per cell) as coloured cells; changes between columns in black."""
+    """``grid`` (scenarios by versions, one category per cell) as coloured cells; changes between columns in black.
+
+    The cells are one image and the separators two line collections: a sweep has thousands of cells, and one
+    patch per cell took seconds to draw."""
     rows, columns = grid.shape
     fig = Figure(figsize=(3.2 + _CELL_W * columns, 1.8 + _CELL_H * rows), layout="constrained")
     ax = fig.add_subplot()
-    for row in range(rows):
-        for column in range(columns):
-            category = grid.iat[row, column]
-            colour = colours.get(category, "white") if isinstance(category, str) else "white"
-            ax.add_patch(Rectangle((column, row), 1, 1, facecolor=colour, edgecolor="white", linewidth=0.3))
-            if column and category != grid.iat[row, column - 1]:
-                ax.plot([column, column], [row, row + 1], color="black", linewidth=1.6)
+    values = grid.to_numpy()
+    cells = np.array([[to_rgba(colours.get(category, "white") if isinstance(category, str) else "white")
+                       for category in row] for row in values]).reshape(rows, columns, 4)
+    ax.imshow(cells, extent=(0, columns, rows, 0), aspect="auto", interpolation="nearest")
+    ax.vlines(range(1, columns), 0, rows, colors="white", linewidth=0.3)
+    ax.hlines(range(1, rows), 0, columns, colors="white", linewidth=0.3)
+    changes = [[(column, row), (column, row + 1)] for row in range(rows) for column in range(1, columns)
+               if _changed(values[row, column - 1], values[row, column])]
+    ax.add_collection(LineCollection(changes, colors="black", linewidths=1.6))
     if highlight in grid.columns:
         at = list(grid.columns).index(highlight)
         ax.add_patch(Rectangle((at, 0), 1, rows, fill=False, edgecolor="red", linewidth=1.5))
@@ -46,3 +54,8 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
     ax.set_title(title, loc="left")
     return fig
+
+
+def _changed(before: object, after: object) -> bool:
+    """A change point between two cells; two empty cells (not measured) are no change."""
+    return not (pd.isna(before) and pd.isna(after)) and before != after
