@@ -147,7 +147,7 @@ def test_sources_list_the_model_and_every_pinned_version_live():
 
 @pytest.mark.node
 def test_a_live_source_runs_the_real_package_and_words_the_collision_as_mastra_does(view, node_modules):
-    explorer.POOL.close()  # cold: the first run starts Node, so "measuring…" is on screen meanwhile
+    explorer.POOL.close()  # cold: the first run starts a runner, so "measuring…" is on screen meanwhile
     view.keys.value = "search.web\nsearch web"
     view.source.value = LIVE_1_67
     view._timer.join()

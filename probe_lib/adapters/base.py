@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from importlib.metadata import entry_points
-from typing import Iterable, Protocol
+from typing import ContextManager, Iterable, Protocol
 
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import InputError
@@ -61,6 +61,17 @@ class Adapter(Protocol):
         self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
     ) -> list[Outcome]:
         """One outcome per scenario, in order; a scenario the framework refuses or crashes on is an outcome too."""
+
+    def session(self, version: str) -> ContextManager[Session]:
+        """A runner kept for several runs on ``version`` (started once: loading a framework is most of a small
+        run's cost), closed when the context ends."""
+
+
+class Session(Protocol):
+    """Runs on one framework version through one warm runner (:meth:`Adapter.session`)."""
+
+    def run(self, scenarios: Iterable[Scenario], server: CaptureServer) -> list[Outcome]:
+        """As :meth:`Adapter.run`, on this session's runner."""
 
 
 _REGISTRY: dict[str, Adapter] = {}

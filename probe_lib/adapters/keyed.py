@@ -12,8 +12,9 @@ result is ``{"id", "error": [{"name", "message"}…] | null, "executions": [{"ke
 from __future__ import annotations
 
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 from probe_lib.adapters.base import register
 from probe_lib.adapters.lines import LinesChild
@@ -85,36 +86,21 @@ class KeyedAdapter:
     def run(
         self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
     ) -> list[Outcome]:
-        scenarios = list(scenarios)
         self.check_version(version)
-        if len({scenario.name for scenario in scenarios}) != len(scenarios):
-            raise InputError("scenario names must be unique within one run")
         if server is None:
             with CaptureServer() as own_server:
                 return self.run(scenarios, version, server=own_server, workers=workers)
-        reasons = {s.name: self.unavailable or not_applicable_reason(s) or (self.cannot_force if forced_key(s) else None)
-                   for s in scenarios}
-        runnable = [(f"{self.name}-{version}-{n}", s) for n, s in enumerate(scenarios) if reasons[s.name] is None]
-        reports: dict[str, dict] = {}
-        if runnable:
-            for scenario_id, scenario in runnable:
-                server.script(scenario_id, scenario.replies)
-            requests = [
-                {"id": scenario_id, "url": server.scenario_url(scenario_id), "keys": [t.key for t in scenario.tools],
-                 "toolChoice": forced_key(scenario), "timeoutMs": scenario.timeout_ms,
-                 "maxSteps": scenario.max_steps, **self.extra}
-                for scenario_id, scenario in runnable
-            ]
-            timeout = max(scenario.timeout_ms for _, scenario in runnable) / 1000 + 30
-            command = [*self.pins.command(version), str(self.concurrency)]
-            with LinesChild(command, f"{self.name} {version}") as child:
-                reports = child.exchange(requests, timeout=timeout)
-        ids = {scenario.name: scenario_id for scenario_id, scenario in runnable}
-        return [
-            self._outcome(s, version, reports[ids[s.name]], server.take(ids[s.name])) if s.name in ids
-            else self._not_applicable(s, version, reasons[s.name])
-            for s in scenarios
-        ]
+        with self.session(version) as session:
+            return session.run(scenarios, server)
+
+    @contextmanager
+    def session(self, version: str) -> Iterator[KeyedSession]:
+        """One runner child for several runs (its start, loading the framework, is most of a small run's cost)."""
+        session = KeyedSession(self, self.check_version(version))
+        try:
+            yield session
+        finally:
+            session.close()
 
     def classify(self, error: Sequence[dict], sent: bool, timed_out: bool) -> Failure | None:
         """A collision (by the framework's own error text), a refusal before sending, or a crash."""
@@ -152,6 +138,61 @@ class KeyedAdapter:
             tool_names=(), result_tool_names=(), keys_after=(), ids_before=(), ids_after=(),
             failure=Failure("not applicable", reason), wire=self.wire,
         )
+
+
+class KeyedSession:
+    """Runs on one framework version through one runner child, started at the first scenario that can run."""
+
+    def __init__(self, adapter: KeyedAdapter, version: str) -> None:
+        self.adapter, self.version = adapter, version
+        self._child: LinesChild | None = None
+
+    def run(self, scenarios: Iterable[Scenario], server: CaptureServer) -> list[Outcome]:
+        """One outcome per scenario, in order (see :meth:`KeyedAdapter.run`)."""
+        adapter, version = self.adapter, self.version
+        scenarios = list(scenarios)
+        if len({scenario.name for scenario in scenarios}) != len(scenarios):
+            raise InputError("scenario names must be unique within one run")
+        reasons = {s.name: adapter.unavailable or not_applicable_reason(s)
+                   or (adapter.cannot_force if forced_key(s) else None) for s in scenarios}
+        # Ids as a one-run session had them (an error text quoting a URL keeps them); a run takes its own captures,
+        # so the next run of the session can use them again.
+        runnable = [(f"{adapter.name}-{version}-{n}", s) for n, s in enumerate(scenarios) if reasons[s.name] is None]
+        reports: dict[str, dict] = {}
+        if runnable:
+            for scenario_id, scenario in runnable:
+                server.script(scenario_id, scenario.replies)
+            requests = [
+                {"id": scenario_id, "url": server.scenario_url(scenario_id), "keys": [t.key for t in scenario.tools],
+                 "toolChoice": forced_key(scenario), "timeoutMs": scenario.timeout_ms,
+                 "maxSteps": scenario.max_steps, **adapter.extra}
+                for scenario_id, scenario in runnable
+            ]
+            timeout = max(scenario.timeout_ms for _, scenario in runnable) / 1000 + 30
+            try:
+                reports = self._started().exchange(requests, timeout=timeout)
+            except BaseException:
+                self.close()  # a runner that failed is not reused: the session's next run starts another
+                raise
+        ids = {scenario.name: scenario_id for scenario_id, scenario in runnable}
+        return [
+            adapter._outcome(s, version, reports[ids[s.name]], server.take(ids[s.name])) if s.name in ids
+            else adapter._not_applicable(s, version, reasons[s.name])
+            for s in scenarios
+        ]
+
+    def _started(self) -> LinesChild:
+        if self._child is None:
+            command = [*self.adapter.pins.command(self.version), str(self.adapter.concurrency)]
+            child = LinesChild(command, f"{self.adapter.name} {self.version}")
+            child.start()
+            self._child = child
+        return self._child
+
+    def close(self) -> None:
+        if self._child is not None:
+            self._child.close()
+            self._child = None
 
 
 def adapter(**fields) -> KeyedAdapter:

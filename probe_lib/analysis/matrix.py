@@ -164,9 +164,9 @@ def measure_targets(
 def measure_target(name: str, version: str, server: CaptureServer) -> list[Outcome]:
     """Every probe on one target: the plain and forced runs, then the round trips, which call the names the plain
     runs sent."""
-    adapter = adapters.get(name)
-    probed = adapter.run(scenarios(), version, server=server)
-    return probed + adapter.run(round_trips(probed), version, server=server)
+    with adapters.get(name).session(version) as session:
+        probed = session.run(scenarios(), server)
+        return probed + session.run(round_trips(probed), server)
 
 
 def _order() -> dict[str, int]:

@@ -14,17 +14,16 @@ the kit learns to run (or a version it pins) appears in every selector by name.
 from __future__ import annotations
 
 import atexit
-import itertools
 import json
 import re
 import threading
 import time
+from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Sequence
 
 from probe_lib.adapters import base as registry
-from probe_lib.adapters.base import Adapter
-from probe_lib.adapters.mastra import Runner
+from probe_lib.adapters.base import Adapter, Session
 from probe_lib.adapters.mastra.runner import FRAMEWORK as MASTRA
 from probe_lib.capture import CaptureServer
 from probe_lib.core import scenarios
@@ -207,52 +206,41 @@ def provider_labels() -> list[str]:
 
 
 class LivePool:
-    """One capture server, and one warm Node runner per ``@mastra/core`` version, started on first use and
-    stopped at exit (when the kernel ends).
+    """One capture server, and one warm runner per live source (a framework at a version), started on first use
+    and stopped at exit (when the kernel ends).
 
-    Starting Node and loading ``@mastra/core`` costs a second or two, so Mastra's runners are kept between runs
-    (other frameworks run through their adapter, cold); a runner that fails is closed and replaced on the next
-    run. Runs are serialised (a runner serves one batch at a time).
+    Starting a runner (Node or Python, loading the framework) costs a second or more, so each is kept between runs
+    as its adapter's session (:meth:`~probe_lib.adapters.base.Adapter.session`); a runner that fails is replaced
+    on the next run. Runs are serialised (a runner serves one batch at a time).
     """
 
     def __init__(self) -> None:
         self._server: CaptureServer | None = None
-        self._runners: dict[str, Runner] = {}
+        self._sessions: dict[Source, Session] = {}
+        self._open = ExitStack()
         self._lock = threading.Lock()
-        self._ids = itertools.count()
         atexit.register(self.close)
 
     def run(self, source: Source, scenario: scenarios.Scenario) -> Outcome:
         """The outcome of ``scenario`` on a live ``source``, through the capture server."""
         with self._lock:
             if self._server is None:
-                self._server = CaptureServer().start()
-            if source.framework != MASTRA:
-                return source.adapter.run([scenario], source.version, server=self._server)[0]
-            runner = self._runners.get(source.version)
-            if runner is None:
-                runner = Runner(source.version, concurrency=1)
-                runner.start()
-                self._runners[source.version] = runner
-            try:
-                return runner.turn(scenario, self._server, f"explore-{next(self._ids)}")
-            except BaseException:
-                self._runners.pop(source.version).close()
-                raise
+                self._server = self._open.enter_context(CaptureServer())
+            session = self._sessions.get(source)
+            if session is None:
+                session = self._sessions[source] = self._open.enter_context(source.adapter.session(source.version))
+            return session.run([scenario], self._server)[0]
 
     def running(self) -> list[Source]:
         """Live sources with a warm runner (read without the lock, which a run holds: ``dict.copy`` is atomic)."""
-        return [Source(MASTRA, version) for version in self._runners.copy()]
+        return list(self._sessions.copy())
 
     def close(self) -> None:
         """Stop every runner and the capture server."""
         with self._lock:
-            for runner in self._runners.values():
-                runner.close()
-            self._runners.clear()
-            if self._server is not None:
-                self._server.close()
-                self._server = None
+            self._open.close()
+            self._sessions.clear()
+            self._server = None
 
 
 POOL = LivePool()

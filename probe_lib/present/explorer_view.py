@@ -124,7 +124,7 @@ class ExplorerView:
                       "active_tools": self.active_tools.value, "provider": self.provider.value}
             source = explorer.source_named(inputs["source"])
             if source.live:
-                first = "" if source in explorer.POOL.running() else " (the first run of a version starts Node: ~2 s)"
+                first = "" if source in explorer.POOL.running() else " (the first run of a version starts its runner: a second or more)"
                 self.status.value = f"<i class='x-measuring'>measuring… on {html.escape(inputs['source'])}{first}</i>"
             self._future = self._worker.submit(self._run, generation, inputs)
 

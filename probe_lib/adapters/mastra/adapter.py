@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Iterable
+from contextlib import contextmanager
+from typing import Iterable, Iterator
 
 from probe_lib.adapters import npm
 from probe_lib.adapters.base import register
 from probe_lib.adapters.mastra import normaliser, runner, versions
 from probe_lib.capture import CaptureServer
+from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
 
@@ -36,6 +38,44 @@ class Mastra:
         self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
     ) -> list[Outcome]:
         return runner.run(scenarios, version, server=server, workers=workers)
+
+    @contextmanager
+    def session(self, version: str) -> Iterator[Session]:
+        """One warm runner for several runs (each run is sent to it at once; :meth:`run` spreads a big batch over
+        workers instead)."""
+        session = Session(self.check_version(version))
+        try:
+            yield session
+        finally:
+            session.close()
+
+
+class Session:
+    """Runs on one ``@mastra/core`` version through one runner, started at the first run with the heap cap that
+    run needs (:func:`runner.heap_cap`)."""
+
+    def __init__(self, version: str) -> None:
+        self.version = version
+        self._runner: runner.Runner | None = None
+
+    def run(self, scenarios: Iterable[Scenario], server: CaptureServer) -> list[Outcome]:
+        scenarios = list(scenarios)
+        if len({scenario.name for scenario in scenarios}) != len(scenarios):
+            raise InputError("scenario names must be unique within one run")
+        if self._runner is None:
+            started = runner.Runner(self.version, heap_mib=runner.heap_cap(scenarios))
+            started.start()
+            self._runner = started
+        try:
+            return self._runner.turns(scenarios, server, [f"{self.version}-{n}" for n in range(len(scenarios))])
+        except BaseException:
+            self.close()  # a runner that failed is not reused: the session's next run starts another
+            raise
+
+    def close(self) -> None:
+        if self._runner is not None:
+            self._runner.close()
+            self._runner = None
 
 
 ADAPTER: Mastra = register(Mastra())

@@ -130,10 +130,18 @@ class Runner(LinesChild):
 
     def turn(self, scenario: Scenario, server: CaptureServer, scenario_id: str) -> Outcome:
         """One scenario on this (already started, warm) runner, captured by ``server`` under ``scenario_id``."""
-        server.script(scenario_id, scenario.replies)
-        request = {**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id}
-        report = self.exchange([request], timeout=scenario.timeout_ms / 1000 + 30)[scenario_id]
-        return _outcome(scenario, self.version, report, server.take(scenario_id))
+        return self.turns([scenario], server, [scenario_id])[0]
+
+    def turns(self, scenarios: Sequence[Scenario], server: CaptureServer, scenario_ids: Sequence[str]) -> list[Outcome]:
+        """Scenarios on this started runner, all sent at once, each captured under its id; outcomes in order."""
+        requests = []
+        for scenario, scenario_id in zip(scenarios, scenario_ids, strict=True):
+            server.script(scenario_id, scenario.replies)
+            requests.append({**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id})
+        timeout = max((scenario.timeout_ms for scenario in scenarios), default=0) / 1000 + 30
+        reports = self.exchange(requests, timeout=timeout) if requests else {}
+        return [_outcome(scenario, self.version, reports[scenario_id], server.take(scenario_id))
+                for scenario, scenario_id in zip(scenarios, scenario_ids)]
 
 
 def run(
