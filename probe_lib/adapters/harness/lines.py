@@ -18,6 +18,28 @@ RESULT_MARK = "\x1eRESULT "
 Turn = Callable[[dict, list], Awaitable[None]]
 
 
+def description(key: str) -> str:
+    """What a probe tool says of itself where its framework takes a description: its key (the matrix pairs a
+    rewritten wire name with its key by it)."""
+    return f"probe tool {key}"
+
+
+def ran(key: str, log: list, city: str | None) -> str:
+    """What a probe tool does when called: record, under its key, that it ran and with what."""
+    log.append({"key": key, "args": {"city": city}})
+    return "tempC=20"
+
+
+def probe(key: str, log: list) -> Callable[..., Awaitable[str]]:
+    """A probe tool's function, for frameworks that make a tool of a coroutine (its signature is its schema)."""
+
+    async def probe(city: str | None = None) -> str:
+        """A probe tool: records that it ran."""
+        return ran(key, log, city)
+
+    return probe
+
+
 def emit(result: dict) -> None:
     sys.stdout.write(RESULT_MARK + json.dumps(result, default=str) + "\n")
     sys.stdout.flush()

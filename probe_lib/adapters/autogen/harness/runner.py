@@ -20,12 +20,7 @@ from autogen_ext.models.openai import OpenAIChatCompletionClient  # noqa: E402
 
 
 def probe_tool(key: str, log: list) -> FunctionTool:
-    async def probe(city: str | None = None) -> str:
-        """A probe tool: records that it ran."""
-        log.append({"key": key, "args": {"city": city}})
-        return "tempC=20"
-
-    return FunctionTool(probe, description=f"probe tool {key}", name=key)
+    return FunctionTool(lines.probe(key, log), description=lines.description(key), name=key)
 
 
 async def turn(request: dict, log: list) -> None:

@@ -22,11 +22,10 @@ from crewai.utilities.agent_utils import convert_tools_to_openai_schema  # noqa:
 def probe_tool(key: str, log: list) -> BaseTool:
     class Probe(BaseTool):
         name: str = key
-        description: str = f"probe tool {key}"
+        description: str = lines.description(key)
 
         def _run(self, city: str | None = None) -> str:
-            log.append({"key": key, "args": {"city": city}})
-            return "tempC=20"
+            return lines.ran(key, log, city)
 
     return Probe()
 

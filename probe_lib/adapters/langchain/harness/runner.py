@@ -17,12 +17,7 @@ from langchain_openai import ChatOpenAI  # noqa: E402
 
 
 def probe_tool(key: str, log: list) -> StructuredTool:
-    async def probe(city: str | None = None) -> str:
-        """A probe tool: records that it ran."""
-        log.append({"key": key, "args": {"city": city}})
-        return "tempC=20"
-
-    return StructuredTool.from_function(coroutine=probe, name=key, description=f"probe tool {key}")
+    return StructuredTool.from_function(coroutine=lines.probe(key, log), name=key, description=lines.description(key))
 
 
 async def turn(request: dict, log: list) -> None:

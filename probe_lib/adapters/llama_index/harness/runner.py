@@ -19,12 +19,7 @@ from llama_index.llms.openai import OpenAI  # noqa: E402
 
 
 def probe_tool(key: str, log: list) -> FunctionTool:
-    async def probe(city: str | None = None) -> str:
-        """A probe tool: records that it ran."""
-        log.append({"key": key, "args": {"city": city}})
-        return "tempC=20"
-
-    return FunctionTool.from_defaults(async_fn=probe, name=key, description=f"probe tool {key}")
+    return FunctionTool.from_defaults(async_fn=lines.probe(key, log), name=key, description=lines.description(key))
 
 
 async def turn(request: dict, log: list) -> None:

@@ -16,12 +16,7 @@ from agents import Agent, ModelSettings, OpenAIProvider, RunConfig, Runner, func
 
 
 def probe_tool(key: str, log: list):
-    async def probe(city: str | None = None) -> str:
-        """A probe tool: records that it ran."""
-        log.append({"key": key, "args": {"city": city}})
-        return "tempC=20"
-
-    return function_tool(probe, name_override=key)
+    return function_tool(lines.probe(key, log), name_override=key)
 
 
 async def turn(request: dict, log: list) -> None:

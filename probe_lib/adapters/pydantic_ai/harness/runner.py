@@ -20,12 +20,7 @@ from pydantic_ai.providers.openai import OpenAIProvider  # noqa: E402
 
 
 def probe_tool(key: str, log: list) -> Tool:
-    async def probe(city: str | None = None) -> str:
-        """A probe tool: records that it ran."""
-        log.append({"key": key, "args": {"city": city}})
-        return "tempC=20"
-
-    return Tool(probe, name=key)
+    return Tool(lines.probe(key, log), name=key)
 
 
 @dataclass

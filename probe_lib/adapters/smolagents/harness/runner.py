@@ -22,13 +22,12 @@ from smolagents import ChatMessage, MessageRole, OpenAIModel, Tool  # noqa: E402
 def probe_tool(key: str, log: list) -> Tool:
     class Probe(Tool):
         name = key
-        description = f"probe tool {key}"
+        description = lines.description(key)
         inputs = {"city": {"type": "string", "description": "a city", "nullable": True}}
         output_type = "string"
 
         def forward(self, city=None):
-            log.append({"key": key, "args": {"city": city}})
-            return "tempC=20"
+            return lines.ran(key, log, city)
 
     return Probe()
 
