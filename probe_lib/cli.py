@@ -243,8 +243,7 @@ def cmd_probe(args: argparse.Namespace) -> int:
     adapter, version = _probe_target(args)
     adapter.check_version(version)
     tool_choice = scenarios.named(args.tool_choice) if args.tool_choice is not None else None
-    batch = [scenarios.for_keys(f"probe-{number}", keys, tool_choice) for number, keys in enumerate(records)]
-    del records  # the scenarios hold the keys; the lists around them are not needed while the batch runs
+    batch = scenarios.KeySets(records, tool_choice)
     out, single, broken = _ResultsOut(args.json, f"{adapter.name}@{version}"), None, None
     try:
         with CaptureServer(max_body_bytes=args.max_body_mb * 2**20) as server:

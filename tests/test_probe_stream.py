@@ -118,3 +118,15 @@ def test_a_batch_done_before_its_second_runner_is_ready_is_complete(node_modules
     for _ in range(3):
         outcomes = mastra.run(batch, VERSION, workers=2)
         assert [outcome.wire_names for outcome in outcomes] == [["x_0"], ["x_1"]]
+
+
+def test_a_batch_of_key_sets_builds_each_scenario_when_read_and_reads_like_the_list_it_replaces():
+    key_sets = [["a", "x.y"], ["b"], []]
+    lazy = scenarios.KeySets(key_sets, scenarios.named("x.y"))
+    eager = [scenarios.for_keys(f"probe-{number}", keys, scenarios.named("x.y")) for number, keys in enumerate(key_sets)]
+    assert len(lazy) == 3 and list(lazy) == eager and lazy[-1] == eager[-1]
+    assert lazy[0] is not lazy[0], "built on each read, never kept"
+    with pytest.raises(IndexError):
+        lazy[3]
+    with pytest.raises(TypeError, match="by position"):
+        lazy[0:2]

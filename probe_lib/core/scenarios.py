@@ -107,3 +107,20 @@ class Scenario:
 def for_keys(name: str, keys: Sequence[str], tool_choice: ToolChoice = None) -> Scenario:
     """The scenario behind ``probe``: one probe tool per key, one ``generate()`` turn."""
     return Scenario(name=name, tools=tools(*keys), tool_choice=tool_choice)
+
+
+class KeySets(Sequence[Scenario]):
+    """:func:`for_keys` over many key sets (``probe``'s batch), each scenario built when it is read: a batch holds
+    its keys, not a ``Scenario`` per set (16 MiB for 10,000 sets of about 11 keys)."""
+
+    def __init__(self, key_sets: Sequence[Sequence[str]], tool_choice: ToolChoice = None, prefix: str = "probe") -> None:
+        self._key_sets, self._tool_choice, self._prefix = key_sets, tool_choice, prefix
+
+    def __len__(self) -> int:
+        return len(self._key_sets)
+
+    def __getitem__(self, index: int) -> Scenario:  # type: ignore[override]  # no slices: a batch is read by position
+        if not isinstance(index, int):
+            raise TypeError(f"KeySets is read by position, not by {type(index).__name__}")
+        number = range(len(self))[index]  # IndexError past the end, as a list; a negative index counts from it
+        return for_keys(f"{self._prefix}-{number}", self._key_sets[number], self._tool_choice)

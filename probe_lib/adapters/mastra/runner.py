@@ -197,7 +197,7 @@ def stream(
     The version, the names and the server are checked on the call, before anything runs.
     """
     versions.check(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
-    scenarios = list(scenarios)
+    scenarios = scenarios if isinstance(scenarios, Sequence) else list(scenarios)  # KeySets stays lazy
     names = [scenario.name for scenario in scenarios]
     if len(set(names)) != len(names):
         raise InputError("scenario names must be unique within one run")
