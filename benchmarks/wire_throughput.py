@@ -193,9 +193,9 @@ def cli_rows(run: TreeRun, sets: int) -> list[tuple[str, str, str, str]]:
          f"{judge(rate)} (load {run.load_average:.1f})"),
         ("  CPU, whole process tree, per 1,000 sets", f"{cpu_per_1000:,.1f} s", "", "-"),
         (f"  ceiling on {cpus} idle CPUs: {cpus} / CPU per set", f"{ceiling:,.0f} sets/s", goal, judge(ceiling)),
-        ("  peak memory, whole process tree, each page once (PSS)", f"{run.tree_peak_pss_mib:,.0f} MiB",
+        ("  peak memory, whole tree, each page once (PSS)", f"{run.tree_peak_pss_mib:,.0f} MiB",
          f"< {TARGET_TREE_MIB:.0f} MiB", judge_memory(run.tree_peak_pss_mib)),
-        ("  peak RSS summed over the tree (shared pages per process)", f"{run.tree_peak_mib:,.0f} MiB",
+        ("  peak RSS summed over the tree's processes", f"{run.tree_peak_mib:,.0f} MiB",
          f"< {TARGET_TREE_MIB:.0f} MiB", judge_memory(run.tree_peak_mib)),
     ]
     for pid, (label, mib) in sorted(run.process_peaks.items()):
