@@ -119,3 +119,53 @@ def test_probe_cli_without_node_is_one_line_and_exit_2(tmp_path):
     completed = _cli("probe", "--json", "a.b", env={**os.environ, "PATH": str(tmp_path)})
     assert (completed.returncode, completed.stdout) == (2, "")
     assert completed.stderr.startswith("probe-lib probe: node was not found on PATH") and completed.stderr.count("\n") == 1
+
+
+def _child_pids() -> set[int]:
+    """This process's children now (a session's runner is one)."""
+    found = set()
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/stat") as stat:
+                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == os.getpid():
+                        found.add(int(entry.name))
+            except OSError:  # ended while we looked
+                continue
+    return found
+
+
+@pytest.mark.parametrize("framework", ["mastra", "ai-sdk"])
+def test_a_session_runs_on_one_warm_runner_and_closes_it(framework, node_modules, capture_server):
+    from probe_lib import adapters
+
+    adapter = adapters.get(framework)
+    version = adapter.versions()[-1]
+    before = _child_pids()
+    with adapter.session(version) as session:
+        [first] = session.run([Scenario("first", tools=tools("search.web", "a"))], capture_server)
+        runners = _child_pids() - before
+        [second] = session.run([Scenario("second", tools=tools("b"))], capture_server)
+        assert _child_pids() - before == runners and len(runners) == 1, "the second run reused the first's runner"
+    assert not _child_pids() - before, "closing the session ends its runner"
+    sent = [[tool["function"]["name"] for tool in outcome.requests[0]["tools"]] for outcome in (first, second)]
+    assert sent[1] == ["b"] and sent[0] in (["a", "search_web"], ["search.web", "a"])  # Mastra rewrites; ai-sdk not
+
+
+def test_a_mastra_session_restarts_its_runner_for_a_run_that_needs_a_larger_heap(node_modules, capture_server):
+    def heap_caps() -> dict[int, int]:
+        """Each child's ``--max-old-space-size``, by pid."""
+        caps = {}
+        for pid in _child_pids():
+            for arg in open(f"/proc/{pid}/cmdline", "rb").read().decode().split("\0"):
+                if arg.startswith("--max-old-space-size="):
+                    caps[pid] = int(arg.split("=")[1])
+        return caps
+
+    with mastra.ADAPTER.session(mastra.ADAPTER.versions()[-1]) as session:
+        session.run([Scenario("small", tools=tools("a"))], capture_server)
+        [(small_pid, small_cap)] = heap_caps().items()
+        [big] = session.run([Scenario("big", tools=tools(*(f"k{n}" for n in range(4_000))))], capture_server)
+        [(big_pid, big_cap)] = heap_caps().items()
+    assert big_pid != small_pid and big_cap > small_cap
+    assert len(big.requests[0]["tools"]) == 4_000

@@ -52,7 +52,7 @@ class Mastra:
 
 class Session:
     """Runs on one ``@mastra/core`` version through one runner, started at the first run with the heap cap that
-    run needs (:func:`runner.heap_cap`)."""
+    run needs (:func:`runner.heap_cap`), and started again for a run that needs more."""
 
     def __init__(self, version: str) -> None:
         self.version = version
@@ -62,8 +62,11 @@ class Session:
         scenarios = list(scenarios)
         if len({scenario.name for scenario in scenarios}) != len(scenarios):
             raise InputError("scenario names must be unique within one run")
+        cap = runner.heap_cap(scenarios)
+        if self._runner is not None and self._runner.heap_mib < cap:
+            self.close()
         if self._runner is None:
-            started = runner.Runner(self.version, heap_mib=runner.heap_cap(scenarios))
+            started = runner.Runner(self.version, heap_mib=cap)
             started.start()
             self._runner = started
         try:
