@@ -16,11 +16,14 @@ from typing import Callable
 import pytest
 
 from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks)
-from probe_lib.adapters import keyed_checks  # noqa: F401  (registers the other frameworks' checks)
 from probe_lib.analysis import timeline  # noqa: F401  (registers the version-range checks)
 from probe_lib.core.target import baseline
-from probe_lib.study import ledger, recordings
+from probe_lib.study import (
+    framework_checks,  # noqa: F401  (registers the other frameworks' checks)
+    ledger,
+    mastra_checks,  # noqa: F401  (registers Mastra's checks)
+    recordings,
+)
 from probe_lib.study.ledger import Evidence
 
 VERSION = baseline("mastra").version

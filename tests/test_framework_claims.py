@@ -12,11 +12,15 @@ from __future__ import annotations
 
 import pytest
 
-from probe_lib.adapters import keyed_checks
-from probe_lib.analysis import matrix
-from probe_lib.analysis import timeline  # noqa: F401  (registers the version-range checks, so the ledger loads)
-from probe_lib.study import evidence  # noqa: F401  (registers every framework's checks)
-from probe_lib.study import ledger
+from probe_lib.analysis import (
+    matrix,
+    timeline,  # noqa: F401  (registers the version-range checks, so the ledger loads)
+)
+from probe_lib.study import (
+    evidence,  # noqa: F401  (registers every framework's checks)
+    framework_checks,
+    ledger,
+)
 from probe_lib.study.ledger import Evidence
 
 #: Claims that a framework sends keys as given: refuted when it behaves like LlamaIndex.
@@ -73,4 +77,4 @@ def test_llama_index_alone_is_refuted_when_it_sends_what_it_forces(by_target):
     as_openai = {**by_target, llama: by_target[_target(by_target, "openai")]}
     verdict = _judge(ALONE, by_target[llama], as_openai)
     assert verdict.status == "refuted" and "none" in verdict.evidence, verdict
-    assert keyed_checks.forcing_absent_frameworks(Evidence("x", {}, by_target)) - {"mastra"} == {"llama-index"}
+    assert framework_checks.forcing_absent_frameworks(Evidence("x", {}, by_target)) - {"mastra"} == {"llama-index"}

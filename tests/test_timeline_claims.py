@@ -13,9 +13,12 @@ import copy
 import pytest
 
 from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks)
 from probe_lib.analysis import timeline
-from probe_lib.study import ledger, recordings
+from probe_lib.study import (
+    ledger,
+    mastra_checks,  # noqa: F401  (registers Mastra's checks)
+    recordings,
+)
 
 
 @pytest.fixture(scope="module")

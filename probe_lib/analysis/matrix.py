@@ -23,9 +23,6 @@ from typing import Callable, Iterable, Mapping, Sequence
 import pandas as pd
 
 from probe_lib import adapters
-# The scenario-name suffixes of a probe's forced run and of its round trip, which the ledger's checks read too;
-# importing the checks modules registers every framework's checks into the ledger.
-from probe_lib.adapters.keyed_checks import FORCED, ROUND_TRIP, called_name
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
@@ -35,6 +32,10 @@ from probe_lib.core.target import version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.providers import lint, name_rules
 from probe_lib.study import ledger
+
+# The scenario-name suffixes of a probe's forced run and of its round trip, which the ledger's checks read too;
+# importing the checks modules registers every framework's checks into the ledger.
+from probe_lib.study.framework_checks import FORCED, ROUND_TRIP, called_name
 from probe_lib.study.recordings import outcome_from_json, outcome_to_json
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 

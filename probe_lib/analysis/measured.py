@@ -2,7 +2,7 @@
 
 Each function reads :class:`~probe_lib.adapters.mastra.Outcome` objects (one, or several by scenario name from an
 :class:`~probe_lib.study.ledger.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
-shows. Nothing here judges a claim (that is :mod:`probe_lib.adapters.mastra.checks`) or models ``formatTools()`` (that is
+shows. Nothing here judges a claim (that is :mod:`probe_lib.study.mastra_checks`) or models ``formatTools()`` (that is
 :mod:`probe_lib.analysis.tables`): these are the measurements themselves, laid out to be read.
 
 Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one

@@ -35,9 +35,7 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from probe_lib.adapters import keyed_checks  # noqa: F401  (registers the other frameworks' checks)
 from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import checks  # noqa: F401  (registers Mastra's checks into the ledger)
 from probe_lib.analysis import matrix as framework_matrix
 from probe_lib.analysis import timeline  # also registers the version-range checks
 from probe_lib.core import paths
@@ -45,7 +43,13 @@ from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.present.progress import Stages
-from probe_lib.study import export, ledger, recordings
+from probe_lib.study import (
+    export,
+    framework_checks,  # noqa: F401  (registers the other frameworks' checks)
+    ledger,
+    mastra_checks,  # noqa: F401  (registers Mastra's checks into the ledger)
+    recordings,
+)
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: The glossary every notebook links its terms to (``glossary.ipynb#<heading id>``); the report renders it last.

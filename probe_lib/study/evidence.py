@@ -20,14 +20,15 @@ from typing import Iterable, Mapping
 import pandas as pd
 
 from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import (
-    Outcome,
-    catalogue,
-    checks,  # noqa: F401  (registers Mastra's checks into the ledger)
-)
-from probe_lib.adapters import keyed_checks  # noqa: F401  (registers the other frameworks' checks)
+from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.core.errors import InputError
-from probe_lib.study import ledger, notebook, recordings
+from probe_lib.study import (
+    framework_checks,  # noqa: F401  (registers the other frameworks' checks)
+    ledger,
+    mastra_checks,  # noqa: F401  (registers Mastra's checks into the ledger)
+    notebook,
+    recordings,
+)
 from probe_lib.study.ledger import Evidence
 
 

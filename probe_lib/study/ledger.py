@@ -2,8 +2,8 @@
 
 ``data/claims.csv`` lists the claims (paraphrased, with the article section or finding they come from and the
 notebook that shows them). Each claim has one check, registered under its id with :func:`check` by the adapter
-that measures it, with the framework it is about (``probe_lib.adapters.mastra.checks`` for Mastra,
-``probe_lib.adapters.keyed_checks`` for the frameworks of the matrix, judged on each one's matrix outcomes). A check reads the outcomes of one version (live
+that measures it, with the framework it is about (``probe_lib.study.mastra_checks`` for Mastra,
+``probe_lib.study.framework_checks`` for the frameworks of the matrix, judged on each one's matrix outcomes). A check reads the outcomes of one version (live
 or recorded) and returns a status and one line of evidence: confirmed (holds as stated), refined (holds with a
 qualification measured here), refuted (measured otherwise), not testable (the version lacks the feature), or
 failed (the evidence lacks what the check needs: a defect of the kit or of the recording, never of the framework).
@@ -82,7 +82,7 @@ FRAMEWORKS: dict[str, str] = {}
 MASTRA = "mastra"
 #: The modules whose import registers the checks of data/claims.csv; :func:`load_claims` imports them all, so
 #: whoever reads the ledger judges every claim.
-CHECK_MODULES = ("probe_lib.adapters.mastra.checks", "probe_lib.adapters.keyed_checks", "probe_lib.analysis.timeline")
+CHECK_MODULES = ("probe_lib.study.mastra_checks", "probe_lib.study.framework_checks", "probe_lib.analysis.timeline")
 
 
 @dataclass(frozen=True)

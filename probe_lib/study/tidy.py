@@ -21,7 +21,7 @@ from probe_lib import adapters
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import NameRule
 from probe_lib.core.outcome import Outcome
-from probe_lib.core.scenarios import Scenario, ToolSpec
+from probe_lib.core.scenarios import ToolSpec
 
 #: The capture server's deliberate 400 (proof a request went out), which is not an error of the framework's.
 CAPTURED = "captured"

@@ -22,7 +22,7 @@ from probe_lib.wire.replies import ToolCallsReply
 #: Suffixes of the matrix's scenario names (``probe_lib.analysis.matrix`` builds them).
 FORCED = "+forced"
 ROUND_TRIP = "+round-trip"
-#: The Mastra adapter: a matrix target, but its own claims are judged by ``probe_lib.adapters.mastra.checks``.
+#: The Mastra adapter: a matrix target, but its own claims are judged by ``probe_lib.study.mastra_checks``.
 MASTRA = "mastra"
 
 Clause = Callable[[Evidence], tuple[bool, str]]
