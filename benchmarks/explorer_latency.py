@@ -1,8 +1,10 @@
 """How long the explorer keeps a reader waiting after the last keystroke (the debounce comes on top).
 
 For tool sets of 10, 100 and 1,000 keys: ``explore`` plus the HTML rendering on the Python model, on a cold live
-run (Node starts and loads @mastra/core) and on a warm one (the runner kept by ``explorer.POOL``). Targets: the
-model and a warm live run answer a 100-key set within 300 ms (typing feels live), a cold start within 5 s.
+run (Node starts and loads @mastra/core) and on a warm one (the runner kept by ``explorer.POOL``). Then each other
+installed framework's newest pin, cold and warm, on 100 keys: the pool keeps every framework's runner (its adapter's
+session). Targets: the model and a warm live run answer a 100-key set within 300 ms (typing feels live), a cold
+start within 5 s.
 
     .venv/bin/python benchmarks/explorer_latency.py [--mastra VERSION]
 """
@@ -12,6 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 
+from probe_lib import adapters
 from probe_lib.adapters import mastra
 from probe_lib.core import target
 from probe_lib.present import explorer, explorer_html
@@ -43,6 +46,16 @@ def main() -> None:
         best_live = min(timed(keys, live) for _ in range(3))
         goal = f"   target <= {TARGET_WARM_S} s" if size == 100 else ""
         print(f"{size:>5} keys: model {best_model:7.3f} s, warm live {best_live:7.3f} s{goal}")
+    keys = [f"tool.{number}" if number % 2 else f"tool_{number}" for number in range(100)]
+    for name in adapters.names():
+        adapter = adapters.get(name)
+        newest = adapter.versions()[-1]
+        if name == "mastra" or not adapter.is_installed(newest):
+            continue
+        source = explorer.Source(name, newest).label
+        cold = timed(keys, source)
+        warm = min(timed(keys, source) for _ in range(3))
+        print(f"{source:>36}, 100 keys: cold {cold:7.3f} s, warm {warm:7.3f} s   target <= {TARGET_WARM_S} s warm")
     explorer.POOL.close()
 
 
