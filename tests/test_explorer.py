@@ -22,6 +22,14 @@ MODEL = "@mastra/core, Python model"
 COLLISION_TEXT = 'Two or more tools resolve to the same name "search_web". Please rename one of the tools to avoid this collision.'
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _warm_runners_end_with_the_module():
+    """The explorer's pool keeps live runners warm until exit; they end with this module, so a later test in the
+    same worker (one that counts or signals this process's runners) never meets them."""
+    yield
+    explorer.POOL.close()
+
+
 @pytest.fixture
 def view():
     made = explorer_view.ExplorerView(debounce_s=0.01)
