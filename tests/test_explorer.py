@@ -14,6 +14,7 @@ import sys
 
 import pytest
 
+from probe_lib import adapters
 from probe_lib.present import explorer, explorer_html, explorer_view
 from probe_lib.present.explorer import Source
 
@@ -221,3 +222,17 @@ def test_a_collision_leaves_every_key_unsent_and_says_what_each_would_have_becom
     assert cells(view, 3) == ["none sent; would be search_web", "none sent; would be search_web", "none sent; would be ok"]
     assert cells(view, 4) == ["illegal characters → _", "illegal characters → _", "none"]
     assert "model: collision: &#x27;search web&#x27; rewrites to &#x27;search_web&#x27;, already held by &#x27;search.web&#x27;" in view.output.value
+
+
+@pytest.mark.parametrize("framework", ["pydantic-ai", "llama-index"])
+def test_a_live_run_on_another_framework_traces_each_wire_name_to_its_key(framework):
+    """pydantic-ai describes a tool by its function's docstring, LlamaIndex by its key and rewrites the name: on
+    both the real framework's request says which key each name came from."""
+    adapter = adapters.get(framework)
+    version = adapter.versions()[-1]
+    if not adapter.is_installed(version):
+        pytest.fail(f"{framework} {version} is not installed: run `probe-lib setup --all-frameworks`")
+    measurement = explorer.explore(["b", "a.x"], Source(framework, version).label).measurement
+    assert measurement.captured
+    assert dict(zip(measurement.wire_keys, measurement.wire_names)) == (
+        {"b": "b", "a.x": "a.x"} if framework == "pydantic-ai" else {"b": "b", "a.x": "a_x"})

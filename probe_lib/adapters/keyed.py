@@ -20,9 +20,8 @@ from probe_lib.adapters.base import register
 from probe_lib.adapters.lines import LinesChild
 from probe_lib.adapters.pins import Pins
 from probe_lib.capture import Capture, CaptureServer
-from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure, Outcome
-from probe_lib.core.scenarios import Scenario
+from probe_lib.core.scenarios import Scenario, check_unique_names
 
 #: Error names that mean the framework could not reach the capture server, not that it refused anything.
 _NETWORK = re.compile(r"connect|ECONNREFUSED|fetch failed|timed? ?out", re.IGNORECASE)
@@ -151,8 +150,7 @@ class KeyedSession:
         """One outcome per scenario, in order (see :meth:`KeyedAdapter.run`)."""
         adapter, version = self.adapter, self.version
         scenarios = list(scenarios)
-        if len({scenario.name for scenario in scenarios}) != len(scenarios):
-            raise InputError("scenario names must be unique within one run")
+        check_unique_names(scenarios)
         reasons = {s.name: adapter.unavailable or not_applicable_reason(s)
                    or (adapter.cannot_force if forced_key(s) else None) for s in scenarios}
         # Ids as a one-run session had them (an error text quoting a URL keeps them); a run takes its own captures,

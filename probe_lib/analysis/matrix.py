@@ -27,7 +27,7 @@ from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
-from probe_lib.core.scenarios import Scenario, for_keys, named
+from probe_lib.core.scenarios import PROBE_DESCRIPTION, Scenario, for_keys, named
 from probe_lib.core.target import version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.providers import lint, name_rules
@@ -40,9 +40,6 @@ from probe_lib.study.recordings import outcome_from_json, outcome_to_json
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 RECORDING = paths.CAPTURES / "frameworks.json"
-#: What every runner puts before the key in its probe tool's description: the wire names a tool after its key
-#: (or not), while the description says which key it is.
-DESCRIBED = "probe tool "
 #: Targets measured at once (see :func:`measure_targets`).
 PARALLEL_TARGETS = os.cpu_count() or 1
 #: The arguments of the round trip's scripted tool call.
@@ -304,12 +301,12 @@ def _names_verdict(probe: Probe, outcome: Outcome) -> tuple[str, str]:
 def wire_names_by_key(keys: list[str], outcome: Outcome) -> dict[str, str]:
     """Which name each key went out as, in ``outcome``'s first request (a key whose tool was not sent has none).
 
-    Read from the tools' descriptions when each names a distinct key (every runner describes its tool as
-    ``probe tool <key>``): exact, whatever the framework did to names and order, and a dropped tool is seen as
-    such. Otherwise (the raw SDK and the Python frameworks that describe a tool by its function's docstring, all of
-    which send names verbatim) a guess from the names alone: position by position when every pair still looks alike and no unchanged key moved (the
-    framework kept the order); otherwise unchanged keys keep their names and the rewritten keys pair, in order,
-    with the new names (Mastra moves those last).
+    Read from the tools' descriptions when each names a distinct key (``PROBE_DESCRIPTION`` and the key): exact,
+    whatever the framework did to names and order, and a dropped tool is seen as such. Otherwise (the raw SDK and
+    the Python frameworks that describe a tool by its function's docstring, all of which send names verbatim) a
+    guess from the names alone: position by position when every pair still looks alike and no unchanged key moved
+    (the framework kept the order); otherwise unchanged keys keep their names and the rewritten keys pair, in
+    order, with the new names (Mastra moves those last).
     """
     names = outcome.wire_names or []
     described = [_described_key(tool) for tool in _tools(outcome.requests[0])] if outcome.requests else []
@@ -330,7 +327,9 @@ def _tools(body: dict) -> list[dict]:
 def _described_key(tool: dict) -> str | None:
     """The key a probe tool's description names (Chat Completions nests it under ``function``), or ``None``."""
     description = (tool.get("function") if isinstance(tool.get("function"), dict) else tool).get("description")
-    return description.removeprefix(DESCRIBED) if isinstance(description, str) and description.startswith(DESCRIBED) else None
+    if isinstance(description, str) and description.startswith(PROBE_DESCRIPTION):
+        return description.removeprefix(PROBE_DESCRIPTION)
+    return None
 
 
 def _cell(probe: Probe, category: str, outcome: Outcome) -> str:

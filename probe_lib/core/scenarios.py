@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, Mapping, Sequence
 
+from probe_lib.core.errors import InputError
 from probe_lib.wire.replies import Reply
 
 ToolChoice = Literal["auto", "required", "none"] | Mapping[str, str] | None
@@ -33,6 +34,18 @@ class ToolSpec:
 def named(tool_name: str) -> dict[str, str]:
     """A ``toolChoice`` forcing one tool by name, in the AI SDK's form."""
     return {"type": "tool", "toolName": tool_name}
+
+
+#: What every runner's probe tool says of itself, before its key, where the framework takes a description
+#: (``harness/lines.*``): how a captured tool is traced back to its key whatever its wire name.
+PROBE_DESCRIPTION = "probe tool "
+
+
+def check_unique_names(scenarios: Sequence[Scenario]) -> None:
+    """``InputError`` unless every scenario of one run has its own name (outcomes are told apart by it)."""
+    names = [scenario.name for scenario in scenarios]
+    if len(set(names)) != len(names):
+        raise InputError("scenario names must be unique within one run")
 
 
 def tools(*keys: str) -> tuple[ToolSpec, ...]:

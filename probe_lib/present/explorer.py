@@ -25,6 +25,7 @@ from typing import Sequence
 from probe_lib.adapters import base as registry
 from probe_lib.adapters.base import Adapter, Session
 from probe_lib.adapters.mastra.runner import FRAMEWORK as MASTRA
+from probe_lib.analysis import matrix
 from probe_lib.capture import CaptureServer
 from probe_lib.core import scenarios
 from probe_lib.core.errors import InputError
@@ -245,10 +246,6 @@ class LivePool:
 
 POOL = LivePool()
 
-#: The description runner.cjs gives a probe tool: how a captured tool is traced back to its key.
-_PROBE_DESCRIPTION = "probe tool "
-
-
 def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Measurement:
     """The name rule's prediction, with a sketch of the request (tools and tool_choice only)."""
     result = rule.normalise(keys)
@@ -284,13 +281,9 @@ def _live(source: Source, keys: tuple[str, ...], tool_choice: str | None,
     )
     if not outcome.requests:
         return Measurement(None, None, error or ("no request was sent and no error was raised",), None, True)
-    body = outcome.requests[0]
-    tools = [tool for tool in body.get("tools") or [] if isinstance(tool, dict)]
-    names = tuple(lint.tool_names(body))
-    wire_keys = tuple(
-        str((tool.get("function") or tool).get("description", "")).removeprefix(_PROBE_DESCRIPTION) for tool in tools
-    )
-    return Measurement(names, wire_keys, error, body, True)
+    names = tuple(outcome.wire_names)
+    key_of = {name: key for key, name in matrix.wire_names_by_key(list(keys), outcome).items()}
+    return Measurement(names, tuple(key_of.get(name, name) for name in names), error, outcome.requests[0], True)
 
 
 # -- one exploration ----------------------------------------------------------------------------------------------

@@ -9,9 +9,8 @@ from probe_lib.adapters import npm
 from probe_lib.adapters.base import register
 from probe_lib.adapters.mastra import normaliser, runner, versions
 from probe_lib.capture import CaptureServer
-from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
-from probe_lib.core.scenarios import Scenario
+from probe_lib.core.scenarios import Scenario, check_unique_names
 
 
 class Mastra:
@@ -60,8 +59,7 @@ class Session:
 
     def run(self, scenarios: Iterable[Scenario], server: CaptureServer) -> list[Outcome]:
         scenarios = list(scenarios)
-        if len({scenario.name for scenario in scenarios}) != len(scenarios):
-            raise InputError("scenario names must be unique within one run")
+        check_unique_names(scenarios)
         cap = runner.heap_cap(scenarios)
         if self._runner is not None and self._runner.heap_mib < cap:
             self.close()
@@ -70,7 +68,7 @@ class Session:
             started.start()
             self._runner = started
         try:
-            return self._runner.turns(scenarios, server, [f"{self.version}-{n}" for n in range(len(scenarios))])
+            return self._runner.turns(scenarios, server)
         except BaseException:
             self.close()  # a runner that failed is not reused: the session's next run starts another
             raise

@@ -21,7 +21,7 @@ from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import HarnessError, InputError, WorkersFailed
 from probe_lib.core.outcome import Failure, Outcome
-from probe_lib.core.scenarios import Scenario
+from probe_lib.core.scenarios import Scenario, check_unique_names
 
 FRAMEWORK = "mastra"
 COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
@@ -128,20 +128,29 @@ class Runner(LinesChild):
         reply = self.exchange([{"op": "package", "id": "package"}], timeout=60)["package"]
         return {"builtins": reply["builtins"], "formatToolsSource": reply["formatToolsSource"]}
 
-    def turn(self, scenario: Scenario, server: CaptureServer, scenario_id: str) -> Outcome:
-        """One scenario on this (already started, warm) runner, captured by ``server`` under ``scenario_id``."""
-        return self.turns([scenario], server, [scenario_id])[0]
-
-    def turns(self, scenarios: Sequence[Scenario], server: CaptureServer, scenario_ids: Sequence[str]) -> list[Outcome]:
-        """Scenarios on this started runner, all sent at once, each captured under its id; outcomes in order."""
-        requests = []
-        for scenario, scenario_id in zip(scenarios, scenario_ids, strict=True):
-            server.script(scenario_id, scenario.replies)
-            requests.append({**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id})
-        timeout = max((scenario.timeout_ms for scenario in scenarios), default=0) / 1000 + 30
-        reports = self.exchange(requests, timeout=timeout) if requests else {}
+    def turns(self, scenarios: Sequence[Scenario], server: CaptureServer) -> list[Outcome]:
+        """Scenarios on this started (warm) runner, all sent at once; one outcome each, in order."""
+        ids = [_scenario_id(self.version, index) for index in range(len(scenarios))]
+        requests = [_request(server, scenario, scenario_id) for scenario, scenario_id in zip(scenarios, ids)]
+        reports = self.exchange(requests, timeout=_stall_seconds(scenarios)) if requests else {}
         return [_outcome(scenario, self.version, reports[scenario_id], server.take(scenario_id))
-                for scenario, scenario_id in zip(scenarios, scenario_ids)]
+                for scenario, scenario_id in zip(scenarios, ids)]
+
+
+def _scenario_id(version: str, index: int) -> str:
+    """The capture server's scenario id of a batch's ``index``-th scenario (the runner scrubs it from its logs)."""
+    return f"{version}-{index}"
+
+
+def _request(server: CaptureServer, scenario: Scenario, scenario_id: str) -> dict:
+    """Script ``scenario``'s replies on ``server`` under ``scenario_id``; the runner's input line for it."""
+    server.script(scenario_id, scenario.replies)
+    return {**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id}
+
+
+def _stall_seconds(scenarios: Sequence[Scenario]) -> float:
+    """The watchdog: how long a runner may send nothing before it counts as hung."""
+    return max((scenario.timeout_ms for scenario in scenarios), default=0) / 1000 + STALL_SLACK_SECONDS
 
 
 def run(
@@ -198,9 +207,7 @@ def stream(
     """
     versions.check(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
     scenarios = scenarios if isinstance(scenarios, Sequence) else list(scenarios)  # KeySets stays lazy
-    names = [scenario.name for scenario in scenarios]
-    if len(set(names)) != len(names):
-        raise InputError("scenario names must be unique within one run")
+    check_unique_names(scenarios)
     batch = _Batch(scenarios, version, workers, concurrency, node_heap_mib or heap_cap(scenarios))
     if server is not None:
         return batch.outcomes(server)
@@ -235,10 +242,10 @@ class _Batch:
     ) -> None:
         self.scenarios, self.version = scenarios, version
         self.workers, self.concurrency, self.node_heap_mib = workers, concurrency, node_heap_mib
-        self.timeout = max((scenario.timeout_ms for scenario in scenarios), default=0) / 1000 + STALL_SLACK_SECONDS
+        self.timeout = _stall_seconds(scenarios)
 
     def scenario_id(self, index: int) -> str:
-        return f"{self.version}-{index}"
+        return _scenario_id(self.version, index)
 
     def outcomes(self, server: CaptureServer) -> Iterator[Outcome | None]:
         count = len(self.scenarios)
@@ -246,9 +253,7 @@ class _Batch:
         done: queue.Queue[tuple[int, dict | None] | _Feed] = queue.Queue()
 
         def request(index: int) -> dict:
-            scenario_id, scenario = self.scenario_id(index), self.scenarios[index]
-            server.script(scenario_id, scenario.replies)
-            return {**scenario.to_json(server.scenario_url(scenario_id)), "id": scenario_id}
+            return _request(server, self.scenarios[index], self.scenario_id(index))
 
         feeds = [
             _Feed(Runner(self.version, concurrency=self.concurrency, heap_mib=self.node_heap_mib), dispatch, done,
