@@ -24,7 +24,7 @@ import pandas as pd
 
 from probe_lib import adapters
 from probe_lib.capture import CaptureServer
-from probe_lib.core import paths
+from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import PROBE_DESCRIPTION, Scenario, for_keys, named
@@ -215,9 +215,7 @@ def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[
                 "outcomes": [outcome_to_json(outcome) for outcome in ordered]}
     if sources is not None and set(sources.values()) != {"live"}:
         document.update(source="mixed", sources=dict(sorted(sources.items())))
-    partial = path.with_suffix(".partial")
-    partial.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    partial.replace(path)
+    files.write_json(path, document)
     return path
 
 

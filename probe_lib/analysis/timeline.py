@@ -326,11 +326,10 @@ def _passthrough_never_fixed(timeline: ledger.Timeline) -> tuple[ledger.Status, 
 @ledger.range_check("V03")
 def _active_tools_stretches(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
     lines = _lines(timeline, "active-tools-by-key")
-    key = version_key
 
     def stated(version: str) -> bool:  # honoured on 0.20.0..0.24.9 and from 1.1.0 on
-        return key("0.20.0") <= key(version) <= key("0.24.9") or key(version) >= key("1.1.0")
-
+        at = version_key(version)
+        return version_key("0.20.0") <= at <= version_key("0.24.9") or at >= version_key("1.1.0")
 
     wrong = [line.version for line in lines if _active_tools_honoured(line.behaviour, "") != stated(line.version)]
     found = "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(timeline.table)) or "no version"

@@ -27,7 +27,6 @@ written beside its place and renamed into it, so an interrupted export leaves no
 from __future__ import annotations
 
 import json
-
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Mapping, Sequence
@@ -35,7 +34,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 import pandas as pd
 
 from probe_lib.adapters.mastra import mcp
-from probe_lib.core import paths
+from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.study import measurement_files, sweep, tidy, tidy_mcp, tidy_sweep
@@ -138,18 +137,6 @@ def dictionary(tables: Iterable[str] = TABLES) -> pd.DataFrame:
                         columns=["table", "column", "type", "meaning"])
 
 
-def _write(path: Path, write: Callable[[Path], None]) -> Path:
-    """``write`` into a file beside ``path``, then rename it into place: no half-written file is ever at ``path``."""
-    partial = path.with_name(f".{path.name}.partial")
-    try:
-        write(partial)
-        partial.replace(path)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    return path
-
-
 def write_tables(tables: Mapping[str, pd.DataFrame] | pd.DataFrame, folder: Path) -> list[Path]:
     """Each table as CSV and Parquet, and their data dictionary, into ``folder``; returns the files written.
 
@@ -159,10 +146,11 @@ def write_tables(tables: Mapping[str, pd.DataFrame] | pd.DataFrame, folder: Path
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, frame in tables.items():
-        written.append(_write(folder / f"{name}.csv",
-                              lambda path, frame=frame: frame.to_csv(path, index=False, na_rep=CSV_MISSING)))
-        written.append(_write(folder / f"{name}.parquet", lambda path, frame=frame: frame.to_parquet(path, index=False)))
-    written.append(_write(folder / DICTIONARY, lambda path: dictionary(tables).to_csv(path, index=False)))
+        written.append(files.write_atomically(
+            folder / f"{name}.csv", lambda path, frame=frame: frame.to_csv(path, index=False, na_rep=CSV_MISSING)))
+        written.append(files.write_atomically(
+            folder / f"{name}.parquet", lambda path, frame=frame: frame.to_parquet(path, index=False)))
+    written.append(files.write_atomically(folder / DICTIONARY, lambda path: dictionary(tables).to_csv(path, index=False)))
     return written
 
 
@@ -190,7 +178,7 @@ def check_folder(folder: Path, also_ours: Callable[[Path], bool] = lambda path: 
     if folder.exists() and not folder.is_dir():
         raise InputError(f"--out {folder} is a file; give a folder (new, empty, or an earlier export)")
     if folder.exists():
-        ours = {*FILES, *(f".{name}.partial" for name in FILES)}  # a partial one is left only by a killed export
+        ours = {*FILES, *map(files.partial_name, FILES)}  # a partial one is left only by a killed export
         foreign = sorted(p.name for p in folder.iterdir() if p.name not in ours and not also_ours(p))
         if foreign:
             raise InputError(f"--out {folder} holds files the kit did not write ({', '.join(foreign[:3])}); "

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Callable, Mapping, Sequence
 
+from probe_lib.adapters.keyed import forced_key
 from probe_lib.core.outcome import Outcome
 from probe_lib.study.ledger import Evidence, Status, check
 from probe_lib.wire.replies import ToolCallsReply
@@ -128,8 +129,7 @@ def forcing_absent_frameworks(e: Evidence) -> set[str]:
     found = set()
     for target, outcomes in e.by_version.items():
         for name, outcome in outcomes.items():
-            choice = outcome.scenario.tool_choice
-            key = choice.get("toolName") if isinstance(choice, dict) else None
+            key = forced_key(outcome.scenario)
             if name.endswith(FORCED) and outcome.requests and key in _keys(outcome) and outcome.forced_name == key \
                     and key not in (outcome.wire_names or []):
                 found.add(target.partition("@")[0])

@@ -1,9 +1,9 @@
 """The claims ledger: every claim of the article and every finding of ours, judged on measured outcomes.
 
 ``data/claims.csv`` lists the claims (paraphrased, with the article section or finding they come from and the
-notebook that shows them). Each claim has one check, registered under its id with :func:`check` by the adapter
-that measures it, with the framework it is about (``probe_lib.study.mastra_checks`` for Mastra,
-``probe_lib.study.framework_checks`` for the frameworks of the matrix, judged on each one's matrix outcomes). A check reads the outcomes of one version (live
+notebook that shows them). Each claim has one check, registered under its id with :func:`check`, with the
+framework it is about (``probe_lib.study.mastra_checks`` for Mastra, ``probe_lib.study.framework_checks`` for the
+frameworks of the matrix, judged on each one's matrix outcomes). A check reads the outcomes of one version (live
 or recorded) and returns a status and one line of evidence: confirmed (holds as stated), refined (holds with a
 qualification measured here), refuted (measured otherwise), not testable (the version lacks the feature), or
 failed (the evidence lacks what the check needs: a defect of the kit or of the recording, never of the framework).
@@ -184,9 +184,12 @@ def ledger(
         elif framework == MASTRA:
             judged = [(Evidence(v, outcomes, by_version), "unstated") for v, outcomes in by_version.items()]
         else:
-            judged = [(Evidence(target.partition("@")[2], outcomes, by_target, (sources or {}).get(target, "unstated")),
-                       (sources or {}).get(target, "unstated"))
-                      for target, outcomes in (by_target or {}).items() if target.partition("@")[0] == framework]
+            judged = []
+            for target, outcomes in (by_target or {}).items():
+                name, _, version = target.partition("@")
+                if name == framework:
+                    source = (sources or {}).get(target, "unstated")
+                    judged.append((Evidence(version, outcomes, by_target, source), source))
         for evidence, source in judged:
             verdict = judge(claim, evidence)
             rows.append({

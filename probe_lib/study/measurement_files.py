@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Iterable, Sequence
 
 from probe_lib.adapters.mastra import catalogue
-from probe_lib.core import paths
+from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, tools
@@ -42,11 +42,7 @@ def write(folder: Path, target: Target, outcomes: Sequence[Outcome], source: str
         "outcomes": [recordings.outcome_to_json(outcome) for outcome in outcomes],
     }
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / file_name(target)
-    partial = path.with_suffix(".partial")
-    partial.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    partial.replace(path)
-    return path
+    return files.write_json(folder / file_name(target), document)
 
 
 def is_written_by_run(path: Path) -> bool:

@@ -15,7 +15,7 @@ from typing import Sequence
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.capture import CaptureServer
-from probe_lib.core import paths
+from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
 
@@ -57,10 +57,7 @@ def write(path: Path, version: str, outcomes: Sequence[Outcome], source: str) ->
     """Write a measurement file: ``source`` says whether it was measured live or copied from a recording."""
     document = {"mastra": version, "source": source, "outcomes": [outcome_to_json(outcome) for outcome in outcomes]}
     path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_suffix(".partial")
-    partial.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    partial.replace(path)  # atomic: an interrupted run never leaves a truncated recording
-    return path
+    return files.write_json(path, document)  # atomic: an interrupted run never leaves a truncated recording
 
 
 def measure(version: str, server: CaptureServer | None = None) -> list[Outcome]:

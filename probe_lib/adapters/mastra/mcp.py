@@ -21,7 +21,7 @@ from probe_lib import wire
 from probe_lib.adapters import npm
 from probe_lib.capture import CaptureServer
 from probe_lib.capture.mcp_servers import McpServers
-from probe_lib.core import paths
+from probe_lib.core import files, paths
 from probe_lib.core.errors import HarnessError, InputError
 from probe_lib.inputs import corpus
 
@@ -88,10 +88,7 @@ def record(frame: pd.DataFrame | None = None) -> Path:
     """Measure every MCP tool set live and write ``data/captures/mcp-mastra.json`` (deterministic)."""
     table = measure(corpus.load_corpus() if frame is None else frame)
     document = {"versions": versions(), "tool sets": table.to_dict("records")}
-    partial = RECORDING.with_suffix(".partial")
-    partial.write_text(json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
-    partial.replace(RECORDING)
-    return RECORDING
+    return files.write_json(RECORDING, document)
 
 
 def load(source: str = "live") -> pd.DataFrame:
