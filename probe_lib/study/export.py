@@ -39,13 +39,11 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.study import measurement_files, sweep, tidy, tidy_mcp, tidy_sweep
 
-Columns = tuple[tuple[str, str, str], ...]
-
 OUTCOMES = "outcomes"
 VERSION_SWEEP = "version_sweep"
 MCP_CORPUS = "mcp_corpus"
 #: Every table the export writes, with its columns (name, pandas dtype, meaning), in the dictionary's order.
-TABLES: dict[str, Columns] = {OUTCOMES: tidy.COLUMNS, VERSION_SWEEP: tidy_sweep.COLUMNS, MCP_CORPUS: tidy_mcp.COLUMNS}
+TABLES: dict[str, tidy.Columns] = {OUTCOMES: tidy.COLUMNS, VERSION_SWEEP: tidy_sweep.COLUMNS, MCP_CORPUS: tidy_mcp.COLUMNS}
 DICTIONARY = "dictionary.csv"
 
 
@@ -114,10 +112,6 @@ def gather_sweep(summary: Path = sweep.SUMMARY_PATH, cached: Sequence[sweep.Row]
     return tidy_sweep.frame(rows, sweep.all_cached() if cached is None else cached, measurement_files.shown(summary))
 
 
-def _empty(columns: Columns) -> pd.DataFrame:
-    return pd.DataFrame(columns=[name for name, _, _ in columns]).astype({name: dtype for name, dtype, _ in columns})
-
-
 def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], list[Path], list[str]]:
     """Every table (see the module docstring), the measurement files read and what was skipped, and why."""
     outcomes, read, skipped = gather(primary)
@@ -127,7 +121,7 @@ def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], li
     if not mcp.RECORDING.exists():
         skipped.append(f"{measurement_files.shown(mcp.RECORDING)} is missing: {MCP_CORPUS} is empty "
                        "(`probe-lib record` makes it where Node.js is installed)")
-    corpus = tidy_mcp.frame(mcp.RECORDING) if mcp.RECORDING.exists() else _empty(tidy_mcp.COLUMNS)
+    corpus = tidy_mcp.frame(mcp.RECORDING) if mcp.RECORDING.exists() else tidy.typed_frame([], tidy_mcp.COLUMNS)
     return {OUTCOMES: outcomes, VERSION_SWEEP: gather_sweep(), MCP_CORPUS: corpus}, read, skipped
 
 

@@ -13,7 +13,7 @@ rewrites fired; they come from the framework's Python model (``Adapter.name_rule
 from __future__ import annotations
 
 import json
-from typing import Iterator, Sequence
+from typing import Iterator, Mapping, Sequence
 
 import pandas as pd
 
@@ -26,8 +26,11 @@ from probe_lib.core.scenarios import ToolSpec
 #: The capture server's deliberate 400 (proof a request went out), which is not an error of the framework's.
 CAPTURED = "captured"
 
+#: A table's columns: name, pandas dtype, meaning, in the table's order (each exported table has its own).
+Columns = tuple[tuple[str, str, str], ...]
+
 #: Every column of the tidy table: name, pandas dtype, meaning. The order is the table's.
-COLUMNS: tuple[tuple[str, str, str], ...] = (
+COLUMNS: Columns = (
     ("scenario", "string", "the scenario's name (unique in its file or the catalogue)"),
     ("framework", "string", "the adapter that ran it (mastra, …)"),
     ("version", "string", "the framework's version"),
@@ -57,8 +60,12 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("error_text", "string", "the failure's message, else the first error the turn raised other than the capture server's 400"),
     ("recording", "string", "the measurement file the row was read from, relative to the project (empty: not named)"),
 )
-NAMES = [name for name, _, _ in COLUMNS]
-DTYPES = {name: dtype for name, dtype, _ in COLUMNS}
+
+
+def typed_frame(rows: Sequence[Mapping[str, object]], columns: Columns = COLUMNS) -> pd.DataFrame:
+    """``rows`` as a table of ``columns``, each of its pandas dtype (no rows: an empty table of those types)."""
+    return pd.DataFrame(list(rows), columns=[name for name, _, _ in columns]).astype(
+        {name: dtype for name, dtype, _ in columns})
 
 
 def dictionary() -> pd.DataFrame:
@@ -156,4 +163,4 @@ def frame(outcomes: Sequence[Outcome], sources: Sequence[str], recordings: Seque
         row | {"recording": file}
         for outcome, source, file in zip(outcomes, sources, files, strict=True) for row in rows(outcome, source)
     ]
-    return pd.DataFrame(table, columns=NAMES).astype(DTYPES)
+    return typed_frame(table)

@@ -20,12 +20,12 @@ import pandas as pd
 
 from probe_lib.adapters.mastra import mcp, normaliser
 from probe_lib.providers import name_rules
-from probe_lib.study import measurement_files
+from probe_lib.study import measurement_files, tidy
 
 NONE = "none"
 
 #: Every column: name, pandas dtype, meaning. The order is the table's.
-COLUMNS: tuple[tuple[str, str, str], ...] = (
+COLUMNS: tidy.Columns = (
     ("record", "string", "the tool set: its MCP server label and the repository the names were gathered from"),
     ("server", "string", "the server label the MCP client was given (it prefixes every key with it)"),
     ("repository", "string", "the public repository the tool names come from (data/mcp_tool_names.csv)"),
@@ -51,8 +51,6 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("mcp_version", "string", "the @mastra/mcp client version that listed the tools"),
     ("recording", "string", "the recording the row was read from, relative to the project"),
 )
-NAMES = [name for name, _, _ in COLUMNS]
-DTYPES = {name: dtype for name, dtype, _ in COLUMNS}
 
 
 def _missing(value: object) -> bool:
@@ -110,4 +108,4 @@ def frame(path: Path = mcp.RECORDING) -> pd.DataFrame:
     document = json.loads(path.read_text(encoding="utf-8"))
     shown = measurement_files.shown(path)
     table = [row for tool_set in document["tool sets"] for row in rows(tool_set, document["versions"], shown)]
-    return pd.DataFrame(table, columns=NAMES).astype(DTYPES)
+    return tidy.typed_frame(table, COLUMNS)

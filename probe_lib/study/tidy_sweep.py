@@ -25,14 +25,14 @@ from probe_lib import wire
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
 from probe_lib.core.target import version_key
-from probe_lib.study import sweep
+from probe_lib.study import sweep, tidy
 from probe_lib.study.sweep import WHOLE_VERSION, Row
 
 SUMMARY = "summary"
 CACHE = "cache"
 
 #: Every column: name, pandas dtype, meaning. The order is the table's.
-COLUMNS: tuple[tuple[str, str, str], ...] = (
+COLUMNS: tidy.Columns = (
     ("version", "string", "the @mastra/core version swept (rows are in semver order)"),
     ("pinned", "boolean", "the version is one the kit pins (its full recording is in the outcomes table too)"),
     ("scenario", "string", f"the catalogue scenario's name; {WHOLE_VERSION} for the one row of a version that could not be installed or run"),
@@ -52,8 +52,6 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("forced_tool", "string", "the function the first request's tool_choice forces (empty: none)"),
     ("forced_in_tools", "boolean", "forced_tool is among the first request's tool names (empty: nothing forced)"),
 )
-NAMES = [name for name, _, _ in COLUMNS]
-DTYPES = {name: dtype for name, dtype, _ in COLUMNS}
 
 
 def chosen_rows(summary: Sequence[Row], cached: Sequence[Row]) -> list[tuple[Row, str]]:
@@ -110,4 +108,4 @@ def frame(summary: Sequence[Row], cached: Sequence[Row], summary_file: str = "da
     table = [line for row, source in chosen_rows(summary, cached)
              for line in rows(row, source, summary_file if source == SUMMARY else _cache_file(row.version),
                               row.version in pinned)]
-    return pd.DataFrame(table, columns=NAMES).astype(DTYPES)
+    return tidy.typed_frame(table, COLUMNS)
