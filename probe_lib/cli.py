@@ -228,7 +228,7 @@ class _ResultsOut:
         sys.stdout.flush()
 
 
-def _probe_outcomes(adapter, batch: list, version: str, server, args: argparse.Namespace) -> Iterable:
+def _probe_outcomes(adapter, batch: Sequence, version: str, server, args: argparse.Namespace) -> Iterable:
     """Mastra's outcomes as each finishes (so memory stays bounded however long the batch); others' all at once."""
     if adapter is mastra.ADAPTER:
         return mastra.stream(batch, version, server=server, workers=args.workers, node_heap_mib=args.node_heap_mb)
@@ -288,7 +288,8 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
                         help="largest request body the kit's capture server records (default 8; ~30,000 keys need 9)")
     parser.add_argument("--node-heap-mb", type=_bounded(64, 65536), metavar="MIB",
-                        help="Node heap cap of each mastra runner (default 128, plus 32 KiB per tool of the largest set)")
+                        help=f"Node heap cap of each mastra runner (default {mastra.runner.NODE_HEAP_MIB}, plus "
+                             f"{mastra.runner.NODE_HEAP_KIB_PER_TOOL} KiB per tool of the largest set)")
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
     parser.set_defaults(handler=cmd_probe)
 

@@ -24,7 +24,7 @@ from typing import Callable, Iterable, Sequence
 
 from probe_lib.adapters.mastra import catalogue, runner, versions
 from probe_lib.capture import CaptureServer
-from probe_lib.core import paths
+from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError, InstallFailed, ProbeError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.target import version_key
@@ -119,9 +119,8 @@ def cached(version: str) -> list[Row] | None:
 def _store(version: str, rows: Sequence[Row]) -> None:
     folder = cache_dir()
     folder.mkdir(parents=True, exist_ok=True)
-    staging = folder / f"{version}.json.partial"
-    staging.write_text(json.dumps([asdict(r) for r in rows], ensure_ascii=False), encoding="utf-8")
-    staging.replace(folder / f"{version}.json")
+    text = json.dumps([asdict(r) for r in rows], ensure_ascii=False)
+    files.write_atomically(folder / f"{version}.json", lambda partial: partial.write_text(text, encoding="utf-8"))
 
 
 def measure(version: str, server: CaptureServer, installed: Future[Path] | None = None) -> list[Row]:
@@ -192,14 +191,14 @@ def all_cached() -> list[Row]:
 
 def write_summary(rows: Sequence[Row], path: Path = SUMMARY_PATH) -> Path:
     """The tidy summary (one line per version and scenario), written atomically."""
-    staging = path.with_name(path.name + ".partial")
-    with staging.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n")
-        writer.writerow(FIELDS)
-        for r in sorted(rows, key=lambda r: (version_key(r.version), r.scenario)):
-            writer.writerow([r.version, r.scenario, r.outcome, r.error_kind, r.behaviour])
-    staging.replace(path)
-    return path
+    def write(partial: Path) -> None:
+        with partial.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow(FIELDS)
+            for r in sorted(rows, key=lambda r: (version_key(r.version), r.scenario)):
+                writer.writerow([r.version, r.scenario, r.outcome, r.error_kind, r.behaviour])
+
+    return files.write_atomically(path, write)
 
 
 def read_summary(path: Path = SUMMARY_PATH) -> list[Row]:
