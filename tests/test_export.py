@@ -146,6 +146,9 @@ def test_mcp_corpus_rows_match_the_recording(exported):
         # Every name sent is on exactly one row, at its index in the request.
         assert Counter(sent["wire_name"]) == Counter(wire) and len(sent) == len(rows), where
         assert all(wire[position] == name for name, position in zip(sent["wire_name"], sent["position_after"])), where
+        # Each key is paired with the name its own served tool went out under (the request's descriptions say which).
+        served_at = tool_set["wire served"]
+        assert all(served_at[position] == tool for tool, position in zip(sent["tool"], sent["position_after"])), where
         assert sent["rewritten"].sum() == sum(1 for key in tool_set["client keys"] if key not in set(wire)), where
         # What the Python model predicts is what the real package sent.
         assert (sent["predicted_name"] == sent["wire_name"]).all(), where

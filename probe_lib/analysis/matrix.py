@@ -22,7 +22,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
-from probe_lib import adapters
+from probe_lib import adapters, wire
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
@@ -307,7 +307,7 @@ def wire_names_by_key(keys: list[str], outcome: Outcome) -> dict[str, str]:
     order, with the new names (Mastra moves those last).
     """
     names = outcome.wire_names or []
-    described = [_described_key(tool) for tool in _tools(outcome.requests[0])] if outcome.requests else []
+    described = [_described_key(text) for text in wire.tool_descriptions(outcome.requests[0])] if outcome.requests else []
     if len(described) == len(names) and set(described) <= set(keys) and len(set(described)) == len(described):
         return dict(zip(described, names))
     moved = any(name in keys and keys.index(name) != position for position, name in enumerate(names))
@@ -317,15 +317,9 @@ def wire_names_by_key(keys: list[str], outcome: Outcome) -> dict[str, str]:
     return {key: rewritten.get(key, key) for key in keys}
 
 
-def _tools(body: dict) -> list[dict]:
-    tools = body.get("tools")
-    return [tool for tool in tools if isinstance(tool, dict)] if isinstance(tools, list) else []
-
-
-def _described_key(tool: dict) -> str | None:
-    """The key a probe tool's description names (Chat Completions nests it under ``function``), or ``None``."""
-    description = (tool.get("function") if isinstance(tool.get("function"), dict) else tool).get("description")
-    if isinstance(description, str) and description.startswith(PROBE_DESCRIPTION):
+def _described_key(description: str | None) -> str | None:
+    """The key a probe tool's description names, or ``None``."""
+    if description is not None and description.startswith(PROBE_DESCRIPTION):
         return description.removeprefix(PROBE_DESCRIPTION)
     return None
 

@@ -28,10 +28,16 @@ def _answer(city: str = "") -> str:
     return "ok"
 
 
+def served_description(label: str, name: str) -> str:
+    """The description a served tool carries: its server's label and its own name, so that a request tells which
+    served tool each sent name is, whatever the client and the framework did to the name."""
+    return f"{label} tool {name}"
+
+
 def _server(label: str, names: Sequence[str]) -> MCPServer:
     server = MCPServer(label, warn_on_duplicate_tools=False, log_level="ERROR")
     for name in names:
-        server.add_tool(_answer, name=name, description=f"{label} tool {name}")
+        server.add_tool(_answer, name=name, description=served_description(label, name))
     return server
 
 

@@ -3,9 +3,10 @@
 Read from the recording ``data/captures/mcp-mastra.json`` (:mod:`probe_lib.adapters.mastra.mcp`): for every MCP
 tool set of the corpus, the tool names a real MCP server served, the keys the real client built from them (one per
 tool, in the served order), the names the real Mastra agent sent, and why the turn failed if it did. Each key is
-matched to the name it was sent under: itself when sent verbatim, else the rewrite the Python model of
-``formatTools()`` predicts for it. The model's flags say which rewrites fired, and each provider's documented rule
-(``data/provider_rules.csv``) says whether it would refuse the key as registered and the name as sent.
+matched to the name it was sent under by the request itself: every sent tool's description names the served tool
+it is, and the key of that served tool is the client's. The Python model of ``formatTools()`` only predicts a name
+beside it (its flags say which rewrites fired), and each provider's documented rule (``data/provider_rules.csv``)
+says whether it would refuse the key as registered and the name as sent.
 
 :data:`COLUMNS` is this table's part of the data dictionary.
 """
@@ -63,20 +64,13 @@ def _refusing(name: str) -> str:
     return "+".join(refusing) or NONE
 
 
-def _wire_index(key: str, predicted: str, wire: list[str], taken: set[int]) -> int | None:
-    """Where ``key`` went on the wire: itself, else its predicted rewrite, skipping names already matched."""
-    for candidate in (key, predicted):
-        index = next((i for i, name in enumerate(wire) if i not in taken and name == candidate), None)
-        if index is not None:
-            return index
-    return None
-
-
 def rows(tool_set: dict, versions: dict[str, str], recording: str) -> list[dict]:
     """The tidy rows of one recorded tool set: one per tool served."""
     server, record = tool_set["server"], tool_set["record"]
     served, keys = tool_set["tools served"], tool_set["client keys"]
     wire = None if _missing(tool_set["wire names"]) else list(tool_set["wire names"])
+    # the position each served tool was sent at, as the request's descriptions say (none: not sent)
+    sent_at = {} if wire is None else {tool: index for index, tool in enumerate(tool_set["wire served"])}
     failure = None if _missing(tool_set["failure"]) else tool_set["failure"]
     collision = None if _missing(tool_set["collision name"]) else tool_set["collision name"]
     common = {
@@ -84,7 +78,6 @@ def rows(tool_set: dict, versions: dict[str, str], recording: str) -> list[dict]
         "set_failure": failure, "collision_name": collision, "mastra_version": versions["@mastra/core"],
         "mcp_version": versions["@mastra/mcp"], "recording": recording,
     }
-    taken: set[int] = set()
     table = []
     for position, (tool, key) in enumerate(zip(served, keys, strict=True)):
         alone = normaliser.normalise([key]).rows[0]
@@ -94,9 +87,8 @@ def rows(tool_set: dict, versions: dict[str, str], recording: str) -> list[dict]
             "rules_fired": "+".join(flag for flag, on in flags.items() if on) or NONE,
             "in_collision": alone.name == collision, "providers_refusing_key": _refusing(key), "on_wire": False,
         }
-        index = _wire_index(key, alone.name, wire, taken) if wire is not None else None
+        index = sent_at.get(tool)
         if index is not None:
-            taken.add(index)
             row |= {"wire_name": wire[index], "position_after": index, "on_wire": True,
                     "rewritten": wire[index] != key, "providers_refusing_wire_name": _refusing(wire[index])}
         table.append(row)

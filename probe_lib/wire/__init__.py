@@ -42,7 +42,22 @@ def forced_by(tool_choice: object) -> str | None:
     return next((name for wire in FORMATS if (name := wire.forced_name(body)) is not None), None)
 
 
+def tool_descriptions(body: Body) -> list[str | None]:
+    """Each tool's description, in the request's order (``None`` where it has none), in whichever format's shape:
+    Chat Completions nests it under ``function``, Responses and Messages keep it on the tool. What a framework does
+    to a tool's name, it leaves its description alone: the kit's probe tools say there which key or served tool they
+    are."""
+    tools = body.get("tools") if isinstance(body, dict) else None
+    described = []
+    for tool in tools if isinstance(tools, list) else []:
+        if isinstance(tool, dict):
+            holder = tool.get("function") if isinstance(tool.get("function"), dict) else tool
+            description = holder.get("description")
+            described.append(description if isinstance(description, str) else None)
+    return described
+
+
 __all__ = [
     "ANTHROPIC_MESSAGES", "Answer", "BY_NAME", "Body", "CHAT_COMPLETIONS", "FORMATS", "JsonAnswer", "RESPONSES",
-    "StreamAnswer", "WireFormat", "detect", "for_route", "forced_by",
+    "StreamAnswer", "WireFormat", "detect", "for_route", "forced_by", "tool_descriptions",
 ]

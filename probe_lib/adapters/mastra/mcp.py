@@ -4,7 +4,8 @@ For every MCP tool set of the corpus (one per server and repository, :func:`prob
 real MCP server (:class:`probe_lib.capture.mcp_servers.McpServers`) serves exactly its tool names under the corpus's
 server label; the real ``MCPClient`` (``harness/mcp``, its own pinned package with the ``@mastra/core`` it needs)
 connects to it, and an ``Agent`` holding the client's ``listTools()`` record makes one ``generate()`` call against
-the capture server. What is kept per tool set: the keys the client built, the names that reached the wire, and why
+the capture server. What is kept per tool set: the keys the client built, the names that reached the wire, which
+served tool each of those names is (read from the description its server gave it, which no one rewrites), and why
 the turn failed if it did.
 """
 
@@ -20,7 +21,7 @@ import pandas as pd
 from probe_lib import wire
 from probe_lib.adapters import npm
 from probe_lib.capture import CaptureServer
-from probe_lib.capture.mcp_servers import McpServers
+from probe_lib.capture.mcp_servers import McpServers, served_description
 from probe_lib.core import files, paths
 from probe_lib.core.errors import HarnessError, InputError
 from probe_lib.inputs import corpus
@@ -29,7 +30,7 @@ RUNNER = paths.MCP_HARNESS / "mcp_runner.cjs"
 RECORDING = paths.CAPTURES / "mcp-mastra.json"
 #: Watchdog for the whole batch (about 0.1 s per tool set is typical).
 BATCH_SECONDS = 600
-COLUMNS = ("record", "server", "tools served", "client keys", "wire names", "failure", "collision name")
+COLUMNS = ("record", "server", "tools served", "client keys", "wire names", "wire served", "failure", "collision name")
 
 
 def versions() -> dict[str, str]:
@@ -58,15 +59,23 @@ def measure(frame: pd.DataFrame) -> pd.DataFrame:
     rows = []
     for (record, (label, names)), reply in zip(sets.items(), replies):
         calls = sent[record]
+        body = calls[0].body if calls else None
         error = reply["error"] or []
         collision = next((link["toolName"] for link in error if link.get("toolName")), None)
         rows.append({
             "record": record, "server": label, "tools served": list(names), "client keys": reply["keys"],
-            "wire names": wire.BY_NAME[calls[0].wire].tool_names(calls[0].body) if calls else None,
+            "wire names": wire.BY_NAME[calls[0].wire].tool_names(body) if calls else None,
+            "wire served": [_served_tool(ids[record], text) for text in wire.tool_descriptions(body)] if calls else None,
             "failure": None if calls else ("collision" if collision else (error[-1]["message"] if error else "no request")),
             "collision name": collision,
         })
     return pd.DataFrame(rows, columns=list(COLUMNS))
+
+
+def _served_tool(server: str, description: str | None) -> str | None:
+    """The served tool a sent tool is, read from the description ``server`` gave it (``None``: not one of ours)."""
+    prefix = served_description(server, "")
+    return description.removeprefix(prefix) if description is not None and description.startswith(prefix) else None
 
 
 def _run(requests: list[dict]) -> list[dict]:
