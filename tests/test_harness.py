@@ -13,6 +13,7 @@ import subprocess
 import sys
 
 import pytest
+from processes import child_pids
 
 from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra import Runner
@@ -121,33 +122,19 @@ def test_probe_cli_without_node_is_one_line_and_exit_2(tmp_path):
     assert completed.stderr.startswith("probe-lib probe: node was not found on PATH") and completed.stderr.count("\n") == 1
 
 
-def _child_pids() -> set[int]:
-    """This process's children now (a session's runner is one)."""
-    found = set()
-    for entry in os.scandir("/proc"):
-        if entry.name.isdigit():
-            try:
-                with open(f"/proc/{entry.name}/stat") as stat:
-                    if int(stat.read().rsplit(")", 1)[1].split()[1]) == os.getpid():
-                        found.add(int(entry.name))
-            except OSError:  # ended while we looked
-                continue
-    return found
-
-
 @pytest.mark.parametrize("framework", ["mastra", "ai-sdk"])
 def test_a_session_runs_on_one_warm_runner_and_closes_it(framework, node_modules, capture_server):
     from probe_lib import adapters
 
     adapter = adapters.get(framework)
     version = adapter.versions()[-1]
-    before = _child_pids()
+    before = child_pids(os.getpid())
     with adapter.session(version) as session:
         [first] = session.run([Scenario("first", tools=tools("search.web", "a"))], capture_server)
-        runners = _child_pids() - before
+        runners = child_pids(os.getpid()) - before
         [second] = session.run([Scenario("second", tools=tools("b"))], capture_server)
-        assert _child_pids() - before == runners and len(runners) == 1, "the second run reused the first's runner"
-    assert not _child_pids() - before, "closing the session ends its runner"
+        assert child_pids(os.getpid()) - before == runners and len(runners) == 1, "the second run reused the first's runner"
+    assert not child_pids(os.getpid()) - before, "closing the session ends its runner"
     sent = [[tool["function"]["name"] for tool in outcome.requests[0]["tools"]] for outcome in (first, second)]
     assert sent[1] == ["b"] and sent[0] in (["a", "search_web"], ["search.web", "a"])  # Mastra rewrites; ai-sdk not
 
@@ -156,7 +143,7 @@ def test_a_mastra_session_restarts_its_runner_for_a_run_that_needs_a_larger_heap
     def heap_caps() -> dict[int, int]:
         """Each child's ``--max-old-space-size``, by pid."""
         caps = {}
-        for pid in _child_pids():
+        for pid in child_pids(os.getpid()):
             for arg in open(f"/proc/{pid}/cmdline", "rb").read().decode().split("\0"):
                 if arg.startswith("--max-old-space-size="):
                     caps[pid] = int(arg.split("=")[1])

@@ -14,9 +14,9 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
+from processes import child_pids
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import runner
@@ -27,20 +27,9 @@ VERSION = "1.67.0"
 pytestmark = pytest.mark.node
 
 
-def runner_pids(parent: int) -> list[int]:
+def runner_pids(parent: int) -> set[int]:
     """Node runner processes whose parent is ``parent``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        try:
-            if not entry.name.isdigit():
-                continue
-            stat = (entry / "stat").read_text()
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            if ppid == parent and b"runner.cjs" in (entry / "cmdline").read_bytes():
-                found.append(int(entry.name))
-        except OSError:
-            continue
-    return found
+    return child_pids(parent, b"runner.cjs")
 
 
 def batch(count: int, timeout_ms: int = 10_000) -> list[scenarios.Scenario]:
