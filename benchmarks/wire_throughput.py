@@ -7,9 +7,9 @@ extrapolated. Targets for 10,000 tool sets through the CLI: >= 150 tool sets/s, 
 capture server, Node runners) under 500 MiB at its peak, sampled from /proc every 50 ms: its resident pages
 counted once (the sum of PSS; the two runners share Node's own ~40 MiB of code), with the plain sum of RSS beside it
 (which counts those pages once per runner) and each process's own peak (its kernel high-water mark). On a shared
-machine the wall-clock rate follows others' load, so the CLI run also reports the CPU seconds its whole tree spent per 1,000 sets and the ceiling that implies on idle CPUs (CPUs / CPU
-per set), with the load average during the run. Then the library path alone, with the CPU each side spends per
-turn, which says where the time goes.
+machine the wall-clock rate follows others' load, so the CLI run also reports the CPU seconds its whole tree
+spent per 1,000 sets and the ceiling that implies on idle CPUs (CPUs / CPU per set), with the load average during
+the run. Then the library path alone, with the CPU each side spends per turn, which says where the time goes.
 
     .venv/bin/python benchmarks/wire_throughput.py [--mastra VERSION] [--sets N] [--article-sets N] [--memory-sets N]
 """
