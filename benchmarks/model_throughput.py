@@ -20,7 +20,7 @@ import random
 import subprocess
 import sys
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra.normaliser import VANISHING_KEYS, normalise
@@ -126,7 +126,11 @@ def memory(version: str) -> tuple[dict, dict]:
     outputs = []
     for script, extra in ((_MODEL_MEMORY, []), (_REAL_MEMORY, [version])):
         completed = subprocess.run(
-            [sys.executable, "-c", script, str(paths.ROOT / "benchmarks"), *extra], capture_output=True, text=True, check=True, cwd=paths.ROOT
+            [sys.executable, "-c", script, str(paths.ROOT / "benchmarks"), *extra],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=paths.ROOT,
         )
         outputs.append(json.loads(completed.stdout))
     return outputs[0], outputs[1]
@@ -134,17 +138,26 @@ def memory(version: str) -> tuple[dict, dict]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mastra", default=mastra.ADAPTER.versions()[-1], metavar="VERSION",
-                        help="pinned @mastra/core version (formatTools is identical in all of them)")
+    parser.add_argument(
+        "--mastra",
+        default=mastra.ADAPTER.versions()[-1],
+        metavar="VERSION",
+        help="pinned @mastra/core version (formatTools is identical in all of them)",
+    )
     parser.add_argument("--repeat", type=int, default=5, help="runs per figure; the fastest counts (default 5)")
     args = parser.parse_args()
     version = mastra.ADAPTER.check_version(args.mastra)
 
     node = subprocess.run([npm.node_executable(), "--version"], capture_output=True, text=True).stdout.strip()
-    print(f"@mastra/core {version}, Node {node}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
-          f"load average {os.getloadavg()[0]:.1f}; best of {args.repeat} runs")
+    print(
+        f"@mastra/core {version}, Node {node}, Python {sys.version.split()[0]}, {os.cpu_count()} CPUs, "
+        f"load average {os.getloadavg()[0]:.1f}; best of {args.repeat} runs"
+    )
     rows: list[tuple[str, str, str, str]] = []
-    for workload, records in (("adversarial", records_of(adversarial_key, seed=0)), ("legal", records_of(legal_key, seed=0))):
+    for workload, records in (
+        ("adversarial", records_of(adversarial_key, seed=0)),
+        ("legal", records_of(legal_key, seed=0)),
+    ):
         print(f"{workload} workload:", end=" ", flush=True)
         figures = throughput(records, version, args.repeat)
         keys, model = figures["keys"], figures["model"]
@@ -152,15 +165,27 @@ def main() -> None:
         for way, label in REAL_WAYS.items():
             ratio = figures[way] / model
             verdict = "met" if ratio >= TARGET_RATIO else "MISSED"
-            rows.append((f"{workload}: real, {label}", f"{keys / figures[way]:,.0f} keys/s",
-                         f"model/real >= {TARGET_RATIO:.1f}", f"{ratio:.2f}x {verdict}"))
+            rows.append(
+                (
+                    f"{workload}: real, {label}",
+                    f"{keys / figures[way]:,.0f} keys/s",
+                    f"model/real >= {TARGET_RATIO:.1f}",
+                    f"{ratio:.2f}x {verdict}",
+                )
+            )
 
     model_memory, real_memory = memory(version)
-    rows.append(("1,000,000 keys: model, traced peak (Results kept)", f"{model_memory['traced'] / 2**20:,.0f} MiB",
-                 "", "-"))
-    rows.append(("1,000,000 keys: model process, peak RSS (+keys)", f"{model_memory['rss_kib'] / 1024:,.0f} MiB",
-                 f"< Node's {real_memory['rss_kib'] / 1024:,.0f} MiB",
-                 "met" if model_memory["rss_kib"] < real_memory["rss_kib"] else "MISSED"))
+    rows.append(
+        ("1,000,000 keys: model, traced peak (Results kept)", f"{model_memory['traced'] / 2**20:,.0f} MiB", "", "-")
+    )
+    rows.append(
+        (
+            "1,000,000 keys: model process, peak RSS (+keys)",
+            f"{model_memory['rss_kib'] / 1024:,.0f} MiB",
+            f"< Node's {real_memory['rss_kib'] / 1024:,.0f} MiB",
+            "met" if model_memory["rss_kib"] < real_memory["rss_kib"] else "MISSED",
+        )
+    )
 
     print(f"{'figure':<58} {'value':>18}  {'anchor/target':<22} verdict")
     for figure, value, target, verdict in rows:

@@ -23,9 +23,7 @@ from pathlib import Path
 from probe_lib.core import paths
 
 WARM_TARGET_S = 25.0
-README_MAIN = (
-    "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/probe-lib setup && .venv/bin/probe-lib reproduce"
-)
+README_MAIN = "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/probe-lib setup && .venv/bin/probe-lib reproduce"
 
 
 #: A progress line that ends a stage: "executing notebooks: 11/11 10-mcp-tool-sets".
@@ -68,16 +66,30 @@ def main() -> None:
     print(f"{cpus} CPUs, load average {os.getloadavg()[0]:.1f}")
     with tempfile.TemporaryDirectory() as scratch:
         cpu_before = children_cpu()
-        warm, stages = timed_stages([sys.executable, "-m", "probe_lib", "reproduce", "--out", str(Path(scratch) / "report")], paths.ROOT)
+        warm, stages = timed_stages(
+            [sys.executable, "-m", "probe_lib", "reproduce", "--out", str(Path(scratch) / "report")], paths.ROOT
+        )
         cpu = children_cpu() - cpu_before  # reproduce, its Node runners and its Jupyter kernels
         load = os.getloadavg()[0]
-        rows = [(f"reproduce, warm (load average {load:.1f} at its end)", warm, f"<= {WARM_TARGET_S:.0f} s",
-                 "ok" if warm <= WARM_TARGET_S else "MISSED")]
+        rows = [
+            (
+                f"reproduce, warm (load average {load:.1f} at its end)",
+                warm,
+                f"<= {WARM_TARGET_S:.0f} s",
+                "ok" if warm <= WARM_TARGET_S else "MISSED",
+            )
+        ]
         rows += [(f"  {stage}", seconds, "", "-") for stage, seconds in stages]
         # Load-independent: the CPU it spent, and the wall time that CPU needs at best on idle cores.
         rows.append(("  CPU seconds, whole process tree", cpu, "", "-"))
-        rows.append((f"  floor on {cpus} idle CPUs: CPU / {cpus}", cpu / cpus, f"<= {WARM_TARGET_S:.0f} s",
-                     "ok" if cpu / cpus <= WARM_TARGET_S else "MISSED"))
+        rows.append(
+            (
+                f"  floor on {cpus} idle CPUs: CPU / {cpus}",
+                cpu / cpus,
+                f"<= {WARM_TARGET_S:.0f} s",
+                "ok" if cpu / cpus <= WARM_TARGET_S else "MISSED",
+            )
+        )
         if not args.skip_cold:
             clone = Path(scratch) / "clone"
             subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(clone)], check=True)

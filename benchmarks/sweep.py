@@ -44,7 +44,11 @@ def unique_mb(folder, others) -> float:
 
 
 def _served_installs() -> list[str]:
-    return [v for v in versions.served() if versions.is_stable(v) and versions.is_installed(v) and v not in versions.pinned()]
+    return [
+        v
+        for v in versions.served()
+        if versions.is_stable(v) and versions.is_installed(v) and v not in versions.pinned()
+    ]
 
 
 def main() -> None:
@@ -63,32 +67,64 @@ def main() -> None:
         cold_seconds.append(time.perf_counter() - started)
         others = [versions.install_dir(v) for v in _served_installs()]
         cold_mb.append(unique_mb(versions.install_dir(version), others))
-        print(f"cold {version}: {cold_seconds[-1]:.0f} s (install and catalogue), {cold_mb[-1]:.0f} MB of its own on disk")
+        print(
+            f"cold {version}: {cold_seconds[-1]:.0f} s (install and catalogue), {cold_mb[-1]:.0f} MB of its own on disk"
+        )
     installed = _served_installs()
     if installed:
         shared = disk_mb(*(versions.install_dir(v) for v in installed), store)
         alone = sum(disk_mb(versions.install_dir(v)) for v in installed)  # each tree as if it stood alone
-        rows.append((f"disk per version, shared store ({len(installed)} installed)", shared / len(installed), "MB", "-", "-"))
+        rows.append(
+            (f"disk per version, shared store ({len(installed)} installed)", shared / len(installed), "MB", "-", "-")
+        )
         rows.append(("disk per version, each tree alone (naive)", alone / len(installed), "MB", "-", "-"))
         per_version = sum(cold_mb) / len(cold_mb) if cold_mb else shared / len(installed)
         total_gb = (shared + per_version * (len(stable) - len(installed))) / 1024
-        rows.append((f"disk, all {len(stable)} stable versions (extrapolated)", total_gb, "GB",
-                     f"<= {DISK_TARGET_GB:.0f}", "ok" if total_gb <= DISK_TARGET_GB else "MISSED"))
+        rows.append(
+            (
+                f"disk, all {len(stable)} stable versions (extrapolated)",
+                total_gb,
+                "GB",
+                f"<= {DISK_TARGET_GB:.0f}",
+                "ok" if total_gb <= DISK_TARGET_GB else "MISSED",
+            )
+        )
     if cold_seconds:
         total_min = sum(cold_seconds) / len(cold_seconds) * len(stable) / 60
-        rows.append((f"cold sweep, all {len(stable)} stable versions (extrapolated)", total_min, "min",
-                     f"<= {COLD_TARGET_MIN:.0f}", "ok" if total_min <= COLD_TARGET_MIN else "MISSED"))
+        rows.append(
+            (
+                f"cold sweep, all {len(stable)} stable versions (extrapolated)",
+                total_min,
+                "min",
+                f"<= {COLD_TARGET_MIN:.0f}",
+                "ok" if total_min <= COLD_TARGET_MIN else "MISSED",
+            )
+        )
     cached = [r.version for r in sweep.all_cached()]
     started = time.perf_counter()
     sweep.sweep(set(cached), progress=lambda _: None)
     warm = time.perf_counter() - started
-    rows.append((f"warm rerun ({len(set(cached))} cached versions)", warm, "s", f"<= {WARM_TARGET_S:.0f}",
-                 "ok" if warm <= WARM_TARGET_S else "MISSED"))
+    rows.append(
+        (
+            f"warm rerun ({len(set(cached))} cached versions)",
+            warm,
+            "s",
+            f"<= {WARM_TARGET_S:.0f}",
+            "ok" if warm <= WARM_TARGET_S else "MISSED",
+        )
+    )
     if args.bisect:
         boundary = bisect.bisect(args.bisect, stable, progress=lambda _: None)
         print(boundary.to_text())
-        rows.append((f"installs in one bisection ({args.bisect})", boundary.installs, "installs",
-                     f"<= {BISECT_TARGET_INSTALLS}", "ok" if boundary.installs <= BISECT_TARGET_INSTALLS else "MISSED"))
+        rows.append(
+            (
+                f"installs in one bisection ({args.bisect})",
+                boundary.installs,
+                "installs",
+                f"<= {BISECT_TARGET_INSTALLS}",
+                "ok" if boundary.installs <= BISECT_TARGET_INSTALLS else "MISSED",
+            )
+        )
     print(f"{'figure':<58} {'value':>8} {'unit':<8} {'target':<8} verdict")
     for figure, value, unit, target, verdict in rows:
         print(f"{figure:<58} {value:>8.1f} {unit:<8} {target:<8} {verdict}")

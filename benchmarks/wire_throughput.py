@@ -24,8 +24,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra import versions
@@ -118,8 +118,13 @@ def cli_run(records: list[list[str]], version: str, extra: Sequence[str] = ()) -
     peak, peak_pss, process_peaks, loads, done = [0], [0], {}, [], threading.Event()
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    process = subprocess.Popen([sys.executable, "-m", "probe_lib", "probe", "--json", "--mastra", version, *extra],
-                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "probe_lib", "probe", "--json", "--mastra", version, *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
     def sample() -> None:
         while not done.wait(0.05):
@@ -142,20 +147,29 @@ def cli_run(records: list[list[str]], version: str, extra: Sequence[str] = ()) -
     if process.returncode != 0:
         raise SystemExit(f"probe failed ({process.returncode}): {stderr.strip()[-500:]}")
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
-    return TreeRun(seconds, stdout, cpu, peak[0] / 1024, peak_pss[0] / 1024, process_peaks,
-                   sum(loads) / max(1, len(loads)))
+    return TreeRun(
+        seconds, stdout, cpu, peak[0] / 1024, peak_pss[0] / 1024, process_peaks, sum(loads) / max(1, len(loads))
+    )
 
 
 def article_run(records: list[list[str]], version: str) -> tuple[float, list[list[str] | None]]:
     """Mean wall seconds of one fresh ``node`` process running one turn, and the wire names each sent."""
-    command = [npm.node_executable(), str(paths.HARNESS / "runner.cjs"), str(versions.modules_dir(version)), version, "1"]
+    command = [
+        npm.node_executable(),
+        str(paths.HARNESS / "runner.cjs"),
+        str(versions.modules_dir(version)),
+        version,
+        "1",
+    ]
     seconds, names = [], []
     with CaptureServer() as server:
         for number, keys in enumerate(records):
             scenario_id = f"article-{number}"
             server.script(scenario_id, ())
-            line = json.dumps({**scenarios.for_keys(scenario_id, keys).to_json(server.scenario_url(scenario_id)),
-                               "id": scenario_id}, ensure_ascii=True)
+            line = json.dumps(
+                {**scenarios.for_keys(scenario_id, keys).to_json(server.scenario_url(scenario_id)), "id": scenario_id},
+                ensure_ascii=True,
+            )
             started = time.perf_counter()
             subprocess.run(command, input=line + "\n", capture_output=True, text=True, check=True)
             seconds.append(time.perf_counter() - started)
@@ -175,8 +189,7 @@ def judge_memory(mib: float) -> str:
 def memory_run(version: str, count: int) -> dict:
     """Wall time, peak RSS and CPU of ``count`` turns through the library, the Python and the Node side apart."""
     completed = subprocess.run(
-        [sys.executable, "-c", _MEMORY, version, str(count)],
-        capture_output=True, text=True, check=True, cwd=paths.ROOT,
+        [sys.executable, "-c", _MEMORY, version, str(count)], capture_output=True, text=True, check=True, cwd=paths.ROOT
     )
     return json.loads(completed.stdout)
 
@@ -189,14 +202,26 @@ def cli_rows(run: TreeRun, sets: int) -> list[tuple[str, str, str, str]]:
     ceiling = cpus * 1000 / cpu_per_1000
     goal = f">= {TARGET_SETS_PER_S:.0f} sets/s"
     rows = [
-        (f"CLI probe --json, {sets:,} sets, wall clock", f"{rate:,.0f} sets/s", goal,
-         f"{judge(rate)} (load {run.load_average:.1f})"),
+        (
+            f"CLI probe --json, {sets:,} sets, wall clock",
+            f"{rate:,.0f} sets/s",
+            goal,
+            f"{judge(rate)} (load {run.load_average:.1f})",
+        ),
         ("  CPU, whole process tree, per 1,000 sets", f"{cpu_per_1000:,.1f} s", "", "-"),
         (f"  ceiling on {cpus} idle CPUs: {cpus} / CPU per set", f"{ceiling:,.0f} sets/s", goal, judge(ceiling)),
-        ("  peak memory, whole tree, each page once (PSS)", f"{run.tree_peak_pss_mib:,.0f} MiB",
-         f"< {TARGET_TREE_MIB:.0f} MiB", judge_memory(run.tree_peak_pss_mib)),
-        ("  peak RSS summed over the tree's processes", f"{run.tree_peak_mib:,.0f} MiB",
-         f"< {TARGET_TREE_MIB:.0f} MiB", judge_memory(run.tree_peak_mib)),
+        (
+            "  peak memory, whole tree, each page once (PSS)",
+            f"{run.tree_peak_pss_mib:,.0f} MiB",
+            f"< {TARGET_TREE_MIB:.0f} MiB",
+            judge_memory(run.tree_peak_pss_mib),
+        ),
+        (
+            "  peak RSS summed over the tree's processes",
+            f"{run.tree_peak_mib:,.0f} MiB",
+            f"< {TARGET_TREE_MIB:.0f} MiB",
+            judge_memory(run.tree_peak_mib),
+        ),
     ]
     for pid, (label, mib) in sorted(run.process_peaks.items()):
         rows.append((f"    peak RSS, {label} (pid {pid})", f"{mib:,.0f} MiB", "", "-"))
@@ -205,12 +230,19 @@ def cli_rows(run: TreeRun, sets: int) -> list[tuple[str, str, str, str]]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mastra", default=mastra.ADAPTER.versions()[-1], metavar="VERSION",
-                        help="pinned @mastra/core version (default: the newest)")
+    parser.add_argument(
+        "--mastra",
+        default=mastra.ADAPTER.versions()[-1],
+        metavar="VERSION",
+        help="pinned @mastra/core version (default: the newest)",
+    )
     parser.add_argument("--sets", type=int, default=10_000, help="tool sets through the CLI (default 10,000)")
-    parser.add_argument("--article-sets", type=int, default=10, help="fresh Node processes to time (default 10; 0 skips)")
-    parser.add_argument("--memory-sets", type=int, default=10_000,
-                        help="tool sets for the library run (default 10,000; 0 skips)")
+    parser.add_argument(
+        "--article-sets", type=int, default=10, help="fresh Node processes to time (default 10; 0 skips)"
+    )
+    parser.add_argument(
+        "--memory-sets", type=int, default=10_000, help="tool sets for the library run (default 10,000; 0 skips)"
+    )
     args = parser.parse_args()
     version = mastra.ADAPTER.check_version(args.mastra)
     print(f"@mastra/core {version}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
@@ -221,22 +253,32 @@ def main() -> None:
     goal = f">= {TARGET_SETS_PER_S:.0f} sets/s"
     if args.article_sets:
         cli_results = json.loads(cli.stdout)
-        article_seconds, article_names = article_run(records[:args.article_sets], version)
+        article_seconds, article_names = article_run(records[: args.article_sets], version)
         for number, names in enumerate(article_names):
             cli_names = cli_results[number].get("names")
             if names != cli_names:
                 raise SystemExit(f"tool set {number}: one process per set sent {names}, the CLI reported {cli_names}")
         article_rate = 1 / article_seconds
-        rows.append((f"article: fresh node per set ({args.article_sets} timed)", f"{article_rate:,.2f} sets/s",
-                     f"{args.sets:,} sets: {args.sets * article_seconds / 60:,.0f} min",
-                     f"CLI {args.sets / cli.seconds / article_rate:,.0f}x"))
+        rows.append(
+            (
+                f"article: fresh node per set ({args.article_sets} timed)",
+                f"{article_rate:,.2f} sets/s",
+                f"{args.sets:,} sets: {args.sets * article_seconds / 60:,.0f} min",
+                f"CLI {args.sets / cli.seconds / article_rate:,.0f}x",
+            )
+        )
     if args.memory_sets:
         memory = memory_run(version, args.memory_sets)
         library_rate = args.memory_sets / memory["wall"]
         node_ms, python_ms = (memory[side] / args.memory_sets * 1000 for side in ("node_cpu", "python_cpu"))
         ceiling = (os.cpu_count() or 1) * 1000 / (node_ms + python_ms)
         rows += [
-            (f"library, {args.memory_sets:,} sets, 2 runners", f"{library_rate:,.0f} sets/s", goal, judge(library_rate)),
+            (
+                f"library, {args.memory_sets:,} sets, 2 runners",
+                f"{library_rate:,.0f} sets/s",
+                goal,
+                judge(library_rate),
+            ),
             ("  peak RSS, largest Node runner", f"{memory['node_rss_kib'] / 1024:,.0f} MiB", "", "-"),
             ("  peak RSS, Python process + capture server", f"{memory['python_rss_kib'] / 1024:,.0f} MiB", "", "-"),
             ("  CPU per turn, Node runners (@mastra/core)", f"{node_ms:.1f} ms", "", "-"),

@@ -41,4 +41,3 @@ if "pandas" in sys.modules:
     _configure_pandas(sys.modules["pandas"])
 else:
     sys.meta_path.insert(0, _ConfigurePandasOnImport())
-

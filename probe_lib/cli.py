@@ -12,8 +12,9 @@ import io
 import json
 import os
 import sys
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Callable, Iterable, NoReturn, Sequence
+from typing import NoReturn
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
@@ -50,6 +51,7 @@ def _fail(prog: str, message: str) -> None:
 
 def _bounded(low: int, high: int) -> Callable[[str], int]:
     """An argparse type: an integer from ``low`` to ``high``."""
+
     def parse(text: str) -> int:
         try:
             value = int(text)
@@ -58,6 +60,7 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
         if not low <= value <= high:
             raise argparse.ArgumentTypeError(f"{value} is out of range; give {low} to {high}")
         return value
+
     return parse
 
 
@@ -128,10 +131,15 @@ def cmd_lint(args: argparse.Namespace) -> int:
 def _add_lint(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("lint", help="find tool names a provider would refuse and forced tools missing from tools")
     parser.add_argument("file", help="a request body, a JSON array of them, capture JSON lines or a HAR export")
-    parser.add_argument("--provider", default="openai", help="provider rule to check (default openai; see data/provider_rules.csv)")
+    parser.add_argument(
+        "--provider", default="openai", help="provider rule to check (default openai; see data/provider_rules.csv)"
+    )
     parser.add_argument("--variant", help="rule variant such as documented or observed (default: documented)")
-    parser.add_argument("--framework", default=DEFAULT_FRAMEWORK,
-                        help=f"whose renaming to suggest fixes from (default {DEFAULT_FRAMEWORK}; 'none' for no suggestions)")
+    parser.add_argument(
+        "--framework",
+        default=DEFAULT_FRAMEWORK,
+        help=f"whose renaming to suggest fixes from (default {DEFAULT_FRAMEWORK}; 'none' for no suggestions)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
     parser.set_defaults(handler=cmd_lint)
 
@@ -167,23 +175,32 @@ def cmd_setup(args: argparse.Namespace) -> int:
             failed.append(name)
             print(f"{name}: FAILED after {time.monotonic() - started:.0f} s: {error}", flush=True)
             continue
-        print(f"{name} {', '.join(adapter.versions())} installed in {paths.CACHE} ({time.monotonic() - started:.0f} s)",
-              flush=True)
+        print(
+            f"{name} {', '.join(adapter.versions())} installed in {paths.CACHE} ({time.monotonic() - started:.0f} s)",
+            flush=True,
+        )
     if args.with_browser:
         print(f"browser for the report tests: {browser.install_browser()}")
     if len(names) > 1 or failed:
-        print(f"setup: {len(names) - len(failed)} of {len(names)} frameworks installed"
-              + (f"; FAILED: {', '.join(failed)} (why: each one's line above)" if failed else ""),
-              file=sys.stderr if failed else sys.stdout, flush=True)
+        print(
+            f"setup: {len(names) - len(failed)} of {len(names)} frameworks installed"
+            + (f"; FAILED: {', '.join(failed)} (why: each one's line above)" if failed else ""),
+            file=sys.stderr if failed else sys.stdout,
+            flush=True,
+        )
     return 1 if failed else 0
 
 
 def _add_setup(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("setup", help="install pinned frameworks into a cache (default: the @mastra/core versions)")
     parser.add_argument("--verbose", action="store_true", help="show npm's output")
-    parser.add_argument("--framework", action="append", metavar="NAME", help="install this framework's pins (repeatable)")
+    parser.add_argument(
+        "--framework", action="append", metavar="NAME", help="install this framework's pins (repeatable)"
+    )
     parser.add_argument("--all-frameworks", action="store_true", help="install every registered framework's pins")
-    parser.add_argument("--with-browser", action="store_true", help="also install Debian's Chromium (tests load the report in it)")
+    parser.add_argument(
+        "--with-browser", action="store_true", help="also install Debian's Chromium (tests load the report in it)"
+    )
     parser.set_defaults(handler=cmd_setup)
 
 
@@ -277,19 +294,39 @@ def cmd_probe(args: argparse.Namespace) -> int:
 def _add_probe(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("probe", help="what a real framework sends for tool keys (one turn each)")
     parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
-    parser.add_argument("--framework", metavar="NAME",
-                        help=f"framework adapter (default {DEFAULT_FRAMEWORK}; `probe-lib setup --framework NAME` installs one)")
-    parser.add_argument("--version", metavar="V", help="its pinned version (default: mastra's article version, else the newest pin)")
-    parser.add_argument("--mastra", metavar="VERSION", type=_mastra_version,
-                        help=f"shorthand for --framework mastra --version VERSION: pinned ({', '.join(mastra.ADAPTER.versions())}) "
-                             "or any served one, installed on first use (`probe-lib versions` lists them)")
+    parser.add_argument(
+        "--framework",
+        metavar="NAME",
+        help=f"framework adapter (default {DEFAULT_FRAMEWORK}; `probe-lib setup --framework NAME` installs one)",
+    )
+    parser.add_argument(
+        "--version", metavar="V", help="its pinned version (default: mastra's article version, else the newest pin)"
+    )
+    parser.add_argument(
+        "--mastra",
+        metavar="VERSION",
+        type=_mastra_version,
+        help=f"shorthand for --framework mastra --version VERSION: pinned ({', '.join(mastra.ADAPTER.versions())}) "
+        "or any served one, installed on first use (`probe-lib versions` lists them)",
+    )
     parser.add_argument("--tool-choice", metavar="NAME", help="force the tool registered under this key")
-    parser.add_argument("--workers", type=_bounded(1, 64), default=2, help="runner processes sharing the batch (mastra; default 2)")
-    parser.add_argument("--max-body-mb", type=_bounded(1, 4096), default=8, metavar="MIB",
-                        help="largest request body the kit's capture server records (default 8; ~30,000 keys need 9)")
-    parser.add_argument("--node-heap-mb", type=_bounded(64, 65536), metavar="MIB",
-                        help=f"Node heap cap of each mastra runner (default {mastra.runner.NODE_HEAP_MIB}, plus "
-                             f"{mastra.runner.NODE_HEAP_KIB_PER_TOOL} KiB per tool of the largest set)")
+    parser.add_argument(
+        "--workers", type=_bounded(1, 64), default=2, help="runner processes sharing the batch (mastra; default 2)"
+    )
+    parser.add_argument(
+        "--max-body-mb",
+        type=_bounded(1, 4096),
+        default=8,
+        metavar="MIB",
+        help="largest request body the kit's capture server records (default 8; ~30,000 keys need 9)",
+    )
+    parser.add_argument(
+        "--node-heap-mb",
+        type=_bounded(64, 65536),
+        metavar="MIB",
+        help=f"Node heap cap of each mastra runner (default {mastra.runner.NODE_HEAP_MIB}, plus "
+        f"{mastra.runner.NODE_HEAP_KIB_PER_TOOL} KiB per tool of the largest set)",
+    )
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
     parser.set_defaults(handler=cmd_probe)
 
@@ -337,8 +374,12 @@ def cmd_capture(args: argparse.Namespace) -> int:
             raise InputError(f"cannot listen on port {args.port}: {error.strerror}; choose another --port") from None
         server.script("default", replies)
         base = server.base_url
-        print(f"probe-lib capture: listening on {base}; give Mastra url {base}/v1 "
-              f"(or {base}/s/<scenario>/v1); Ctrl-C stops", file=sys.stderr, flush=True)
+        print(
+            f"probe-lib capture: listening on {base}; give Mastra url {base}/v1 "
+            f"(or {base}/s/<scenario>/v1); Ctrl-C stops",
+            file=sys.stderr,
+            flush=True,
+        )
         signal.sigwait(stops)
     finally:
         server.close()
@@ -350,10 +391,16 @@ def cmd_capture(args: argparse.Namespace) -> int:
 
 def _add_capture(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("capture", help="serve a recording OpenAI-compatible endpoint on loopback until Ctrl-C")
-    parser.add_argument("--port", type=_bounded(0, 65535), default=0, help="port to listen on (default 0: any free port)")
+    parser.add_argument(
+        "--port", type=_bounded(0, 65535), default=0, help="port to listen on (default 0: any free port)"
+    )
     parser.add_argument("--replies", metavar="FILE", help="JSON array of replies for scenario default, in order")
-    parser.add_argument("--out", metavar="FILE", help="append each record as a JSON line (default stdout); records are "
-                        "then kept only in FILE, so GET /_probe/records answers none")
+    parser.add_argument(
+        "--out",
+        metavar="FILE",
+        help="append each record as a JSON line (default stdout); records are "
+        "then kept only in FILE, so GET /_probe/records answers none",
+    )
     parser.set_defaults(handler=cmd_capture)
 
 
@@ -377,10 +424,18 @@ def cmd_record(args: argparse.Namespace) -> int:
 
 def _add_record(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("record", help="rerun the scenario catalogue live and rewrite data/captures/")
-    parser.add_argument("--mastra", action="append", metavar="VERSION", type=_mastra_version,
-                        help=f"a @mastra/core version (pinned or served), repeatable (default the pinned: {', '.join(mastra.ADAPTER.versions())})")
-    parser.add_argument("--frameworks", action="store_true",
-                        help="instead, rerun the framework matrix on every registered framework (data/captures/frameworks.json)")
+    parser.add_argument(
+        "--mastra",
+        action="append",
+        metavar="VERSION",
+        type=_mastra_version,
+        help=f"a @mastra/core version (pinned or served), repeatable (default the pinned: {', '.join(mastra.ADAPTER.versions())})",
+    )
+    parser.add_argument(
+        "--frameworks",
+        action="store_true",
+        help="instead, rerun the framework matrix on every registered framework (data/captures/frameworks.json)",
+    )
     parser.set_defaults(handler=cmd_record)
 
 
@@ -392,8 +447,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from probe_lib.present.progress import Stages
 
     try:
-        result = report.reproduce(args.out, live=not args.recorded, jobs=args.jobs, version=args.mastra, stages=Stages(),
-                                  solved=args.solutions)
+        result = report.reproduce(
+            args.out,
+            live=not args.recorded,
+            jobs=args.jobs,
+            version=args.mastra,
+            stages=Stages(),
+            solved=args.solutions,
+        )
     except KeyboardInterrupt:
         _fail("probe-lib reproduce", f"interrupted; {args.out} was left as it was (the new report was discarded)")
         return 130
@@ -409,12 +470,27 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 def _add_reproduce(sub: argparse._SubParsersAction) -> None:
 
-    parser = sub.add_parser("reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report")
-    parser.add_argument("--out", type=Path, default=paths.REPORT, help=f"report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete (default {paths.REPORT})")
+    parser = sub.add_parser(
+        "reproduce", help="measure every pinned version, judge every claim, run every notebook, write the report"
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=paths.REPORT,
+        help=f"report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete (default {paths.REPORT})",
+    )
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=_bounded(1, 64), help="notebooks executed at once (default: one per core)")
-    parser.add_argument("--mastra", default=baseline("mastra").version, metavar="VERSION", type=_mastra_version, help="version the finding notebooks show")
-    parser.add_argument("--solutions", action="store_true", help="answer every exercise with its solution (a teacher's report)")
+    parser.add_argument(
+        "--mastra",
+        default=baseline("mastra").version,
+        metavar="VERSION",
+        type=_mastra_version,
+        help="version the finding notebooks show",
+    )
+    parser.add_argument(
+        "--solutions", action="store_true", help="answer every exercise with its solution (a teacher's report)"
+    )
     parser.set_defaults(handler=cmd_reproduce)
 
 
@@ -435,6 +511,7 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         export.check_folder(args.out, also_ours=measurement_files.is_written_by_run)
+
     def announce(target, count: int) -> None:
         print(f"probe-lib run: {count} scenario(s) on {target} …", file=sys.stderr, flush=True)
 
@@ -443,27 +520,62 @@ def cmd_run(args: argparse.Namespace) -> int:
         by_target: dict = {}
         for outcome, source in zip(result.outcomes, result.sources):
             by_target.setdefault((outcome.target, source), []).append(outcome)
-        written = [measurement_files.write(args.out, target, outcomes, source) for (target, source), outcomes in by_target.items()]
+        written = [
+            measurement_files.write(args.out, target, outcomes, source)
+            for (target, source), outcomes in by_target.items()
+        ]
         for path in written + export.write_tables(result.frame, args.out):
             print(path)
     elif args.json:
-        print(json.dumps([{"scenario": o.scenario.name, "target": str(o.target), "source": source, **o.result_json()}
-                          for o, source in zip(result.outcomes, result.sources)], ensure_ascii=False))
+        print(
+            json.dumps(
+                [
+                    {"scenario": o.scenario.name, "target": str(o.target), "source": source, **o.result_json()}
+                    for o, source in zip(result.outcomes, result.sources)
+                ],
+                ensure_ascii=False,
+            )
+        )
     else:
         for outcome, source in zip(result.outcomes, result.sources):
-            print(f"{outcome.scenario.name} on {outcome.target} ({source}): {json.dumps(outcome.result_json(), ensure_ascii=False)}")
+            print(
+                f"{outcome.scenario.name} on {outcome.target} ({source}): {json.dumps(outcome.result_json(), ensure_ascii=False)}"
+            )
     return 0
 
 
 def _add_run(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("run", help="run the scenarios of a scenario file (YAML or JSON) on real targets")
-    parser.add_argument("file", type=Path, help="a scenario file (format: probe_lib/inputs/scenario_files.py; example: data/scenarios/example.yaml)")
-    parser.add_argument("--mastra", action="append", metavar="VERSION", help=f"a pinned @mastra/core version, repeatable ({', '.join(mastra.ADAPTER.versions())})")
-    parser.add_argument("--framework", action="append", metavar="NAME", help="a framework adapter, at every version the kit pins for it; repeatable")
+    parser.add_argument(
+        "file",
+        type=Path,
+        help="a scenario file (format: probe_lib/inputs/scenario_files.py; example: data/scenarios/example.yaml)",
+    )
+    parser.add_argument(
+        "--mastra",
+        action="append",
+        metavar="VERSION",
+        help=f"a pinned @mastra/core version, repeatable ({', '.join(mastra.ADAPTER.versions())})",
+    )
+    parser.add_argument(
+        "--framework",
+        action="append",
+        metavar="NAME",
+        help="a framework adapter, at every version the kit pins for it; repeatable",
+    )
     parser.add_argument("--target", action="append", metavar="FRAMEWORK@VERSION", help="one exact target, repeatable")
     output = parser.add_mutually_exclusive_group()
-    output.add_argument("--json", action="store_true", help="print one JSON array: scenario, target, source and the names sent (or the error)")
-    output.add_argument("--out", type=Path, metavar="DIR", help="write measurement files and the tidy table (CSV, Parquet, dictionary) into DIR")
+    output.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON array: scenario, target, source and the names sent (or the error)",
+    )
+    output.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="write measurement files and the tidy table (CSV, Parquet, dictionary) into DIR",
+    )
     parser.set_defaults(handler=cmd_run)
 
 
@@ -471,8 +583,11 @@ def cmd_export(args: argparse.Namespace) -> int:
     from probe_lib.study import export
 
     result = export.export(args.out)
-    print(f"{len(result.frame)} outcome rows from {len(result.read)} measurement files; "
-          + ", ".join(f"{name}: {len(table)} rows" for name, table in result.tables.items()) + ":")
+    print(
+        f"{len(result.frame)} outcome rows from {len(result.read)} measurement files; "
+        + ", ".join(f"{name}: {len(table)} rows" for name, table in result.tables.items())
+        + ":"
+    )
     for path in result.written:
         print(path)
     for reason in result.skipped:
@@ -483,8 +598,16 @@ def cmd_export(args: argparse.Namespace) -> int:
 def _add_export(sub: argparse._SubParsersAction) -> None:
     from probe_lib.core import paths
 
-    parser = sub.add_parser("export", help="every measured outcome (recordings, swept versions, the MCP corpus) as tidy CSV and Parquet, with a data dictionary")
-    parser.add_argument("--out", type=Path, default=paths.ROOT / "export", help=f"folder: new, empty, or an earlier export (default {paths.ROOT / 'export'})")
+    parser = sub.add_parser(
+        "export",
+        help="every measured outcome (recordings, swept versions, the MCP corpus) as tidy CSV and Parquet, with a data dictionary",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        default=paths.ROOT / "export",
+        help=f"folder: new, empty, or an earlier export (default {paths.ROOT / 'export'})",
+    )
     parser.set_defaults(handler=cmd_export)
 
 
@@ -494,7 +617,11 @@ def cmd_versions(args: argparse.Namespace) -> int:
     pinned = set(versions.pinned())
     for version in versions.served(refresh=args.refresh):
         if args.prereleases or versions.is_stable(version):
-            marks = [mark for mark, on in (("pinned", version in pinned), ("installed", versions.is_installed(version))) if on]
+            marks = [
+                mark
+                for mark, on in (("pinned", version in pinned), ("installed", versions.is_installed(version)))
+                if on
+            ]
             print(version + (f"  ({', '.join(marks)})" if marks else ""))
     return 0
 
@@ -507,7 +634,9 @@ def _add_versions(sub: argparse._SubParsersAction) -> None:
 
 
 def _add_range(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--prereleases", action="store_true", help="include prereleases (default: stable versions only)")
+    parser.add_argument(
+        "--prereleases", action="store_true", help="include prereleases (default: stable versions only)"
+    )
     parser.add_argument("--since", metavar="VERSION", help="first version to include")
     parser.add_argument("--until", metavar="VERSION", help="last version to include")
 
@@ -516,7 +645,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     from probe_lib.study import sweep
 
     chosen = args.mastra or sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
-    rows = sweep.sweep(chosen, retry_failed=args.retry_failed, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    rows = sweep.sweep(
+        chosen, retry_failed=args.retry_failed, progress=lambda line: print(line, file=sys.stderr, flush=True)
+    )
     failed = [r.version for r in rows if r.scenario == sweep.WHOLE_VERSION]
     print(f"{len({r.version for r in rows})} versions, {len(rows)} rows; could not run: {', '.join(failed) or 'none'}")
     if args.write_summary:
@@ -525,12 +656,19 @@ def cmd_sweep(args: argparse.Namespace) -> int:
 
 
 def _add_sweep(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("sweep", help="the scenario catalogue on every served @mastra/core version (cached per version)")
+    parser = sub.add_parser(
+        "sweep", help="the scenario catalogue on every served @mastra/core version (cached per version)"
+    )
     parser.add_argument("--mastra", action="append", metavar="VERSION", help="only this version, repeatable")
     _add_range(parser)
-    parser.add_argument("--retry-failed", action="store_true", help="measure again versions that failed to install or run")
-    parser.add_argument("--write-summary", action="store_true",
-                        help="write data/version_timeline.csv from every version measured so far")
+    parser.add_argument(
+        "--retry-failed", action="store_true", help="measure again versions that failed to install or run"
+    )
+    parser.add_argument(
+        "--write-summary",
+        action="store_true",
+        help="write data/version_timeline.csv from every version measured so far",
+    )
     parser.set_defaults(handler=cmd_sweep)
 
 
@@ -551,8 +689,20 @@ def _add_bisect(sub: argparse._SubParsersAction) -> None:
 
 
 #: Each adds one subcommand; keep one entry per concern.
-SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [_add_setup, _add_reproduce, _add_normalise, _add_probe, _add_capture, _add_record, _add_lint, _add_run, _add_export,
-                                                                    _add_versions, _add_sweep, _add_bisect]
+SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
+    _add_setup,
+    _add_reproduce,
+    _add_normalise,
+    _add_probe,
+    _add_capture,
+    _add_record,
+    _add_lint,
+    _add_run,
+    _add_export,
+    _add_versions,
+    _add_sweep,
+    _add_bisect,
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -54,8 +54,11 @@ integer_like_keys = st.one_of(
 #: Keys around and beyond the 63-unit cut: legal, digit-first, and with illegal or astral characters.
 long_keys = st.one_of(
     st.text(alphabet=LEGAL_CHARS, min_size=60, max_size=90),
-    st.builds(lambda digit, rest: digit + rest, st.sampled_from(string.digits),
-              st.text(alphabet=LEGAL_CHARS, min_size=58, max_size=70)),  # fmt: skip
+    st.builds(
+        lambda digit, rest: digit + rest,
+        st.sampled_from(string.digits),
+        st.text(alphabet=LEGAL_CHARS, min_size=58, max_size=70),
+    ),  # fmt: skip
     js_strings(min_size=55, max_size=90),
 )
 

@@ -11,8 +11,8 @@ import sys
 import threading
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import aiohttp
 import pytest
@@ -94,14 +94,18 @@ def test_non_streaming_completion_shapes(server: CaptureServer) -> None:
 
     assert headers["Content-Type"].startswith("application/json")
     assert {key: tool_reply[key] for key in ("id", "object", "created", "model")} == {
-        "id": "chatcmpl-1", "object": "chat.completion", "created": 0, "model": "m-1",
+        "id": "chatcmpl-1",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m-1",
     }
     [choice] = tool_reply["choices"]
     assert choice["finish_reason"] == "tool_calls"
     assert choice["message"]["role"] == "assistant" and choice["message"]["content"] is None
     wire = choice["message"]["tool_calls"]
     assert [(call["id"], call["type"], call["function"]["name"]) for call in wire] == [
-        ("call_a", "function", "get_weather"), ("call_b", "function", "raw"),
+        ("call_a", "function", "get_weather"),
+        ("call_b", "function", "raw"),
     ]
     assert json.loads(wire[0]["function"]["arguments"]) == {"city": "Zürich"}
     assert wire[1]["function"]["arguments"] == '{"x":1}'
@@ -161,8 +165,11 @@ def test_an_error_reply_to_a_streaming_request_is_plain_json(server: CaptureServ
 
 def test_secret_headers_are_redacted_and_the_host_dropped(server: CaptureServer) -> None:
     secrets = {
-        "Authorization": "Bearer sk-secret-1", "API-Key": "secret-2", "X-Api-Key": "secret-3",
-        "Cookie": "session=secret-4", "OpenAI-Organization": "org-secret-5",
+        "Authorization": "Bearer sk-secret-1",
+        "API-Key": "secret-2",
+        "X-Api-Key": "secret-3",
+        "Cookie": "session=secret-4",
+        "OpenAI-Organization": "org-secret-5",
     }
     http("POST", f"{server.base_url}/v1/chat/completions", {"model": "m"}, {**secrets, "User-Agent": "ai-sdk/x"})
     [record] = server.records()
@@ -203,7 +210,8 @@ def test_a_body_over_the_limit_is_answered_413_and_recorded() -> None:
     assert len(at_limit) == 1000 and accepted == 400  # the default reply: the body was read and parsed
     assert refused == 413 and "max_body_bytes" in json.loads(payload)["error"]["message"]
     assert [(record.status, record.body is None, record.raw) for record in records] == [
-        (400, False, None), (413, True, None),
+        (400, False, None),
+        (413, True, None),
     ]
 
 
@@ -280,9 +288,12 @@ def test_close_stops_serving_and_keeps_records() -> None:
 def test_reply_forms_round_trip() -> None:
     forms = [
         {"error": {"status": 500, "message": "boom"}},
-        {"tool_calls": [
-            {"id": "c9", "name": "f", "arguments": {"a": [1]}}, {"id": "c10", "name": "g", "arguments": "{}"},
-        ]},
+        {
+            "tool_calls": [
+                {"id": "c9", "name": "f", "arguments": {"a": [1]}},
+                {"id": "c10", "name": "g", "arguments": "{}"},
+            ]
+        },
         {"text": ""},
     ]
     replies = replies_from_json(forms)
@@ -290,16 +301,26 @@ def test_reply_forms_round_trip() -> None:
     assert [reply.to_json() for reply in replies] == forms
     assert reply_from_json({"error": {}}) == ErrorReply()
     assert reply_from_json({"tool_calls": [{"name": "f"}, {"name": "g"}]}).calls == (
-        ToolCall("f", {}, "call_1"), ToolCall("g", {}, "call_2"),
+        ToolCall("f", {}, "call_1"),
+        ToolCall("g", {}, "call_2"),
     )
 
 
 @pytest.mark.parametrize(
     "form",
     [
-        None, [], {"text": 1}, {"text": "a", "error": {}}, {"unknown": 1}, {"error": {"status": 200}},
-        {"error": {"status": "400"}}, {"error": {"code": 1}}, {"tool_calls": []}, {"tool_calls": {}},
-        {"tool_calls": [{"id": "x"}]}, {"tool_calls": [{"name": "f", "arguments": [1]}]},
+        None,
+        [],
+        {"text": 1},
+        {"text": "a", "error": {}},
+        {"unknown": 1},
+        {"error": {"status": 200}},
+        {"error": {"status": "400"}},
+        {"error": {"code": 1}},
+        {"tool_calls": []},
+        {"tool_calls": {}},
+        {"tool_calls": [{"id": "x"}]},
+        {"tool_calls": [{"name": "f", "arguments": [1]}]},
         {"tool_calls": [{"name": "f", "extra": 1}]},
     ],
 )
@@ -402,7 +423,10 @@ def test_cli_serves_records_to_out_and_stops_on_sigterm(tmp_path: Path) -> None:
     replies.write_text('[{"text": "from the file"}]')
     process = subprocess.Popen(
         [sys.executable, "-m", "probe_lib", "capture", "--replies", str(replies), "--out", str(out)],
-        cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         banner = process.stderr.readline()
@@ -419,7 +443,10 @@ def test_cli_serves_records_to_out_and_stops_on_sigterm(tmp_path: Path) -> None:
     assert status == 200 and json.loads(payload)["choices"][0]["message"]["content"] == "from the file"
     [record] = [json.loads(line) for line in lines]
     assert (record["seq"], record["scenario"], record["body"], record["headers"]["authorization"]) == (
-        0, "default", {"model": "m"}, "<redacted>",
+        0,
+        "default",
+        {"model": "m"},
+        "<redacted>",
     )
     assert code == 0
 

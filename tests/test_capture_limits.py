@@ -72,8 +72,11 @@ def test_without_keep_records_every_record_goes_to_on_record_and_none_is_kept():
     written = []
     with CaptureServer(on_record=written.append, keep_records=False) as server:
         for number in range(50):
-            request = urllib.request.Request(f"{server.base_url}/v1/chat/completions", method="POST",
-                                             data=json.dumps({"model": "m", "messages": [], "n": number}).encode())
+            request = urllib.request.Request(
+                f"{server.base_url}/v1/chat/completions",
+                method="POST",
+                data=json.dumps({"model": "m", "messages": [], "n": number}).encode(),
+            )
             with pytest.raises(urllib.error.HTTPError):  # 400 "captured": no reply scripted
                 urllib.request.urlopen(request, timeout=10)
         assert server.records() == [] and server.take("default") == []
@@ -85,8 +88,11 @@ def capture_cli(tmp_path):
     """``probe-lib capture --out FILE --replies`` (text replies) as a real process; yields (base URL, out file)."""
     out, replies = tmp_path / "records.jsonl", tmp_path / "replies.json"
     replies.write_text(json.dumps([{"text": "ok"}] * 4))
-    process = subprocess.Popen([sys.executable, "-m", "probe_lib", "capture", "--out", str(out), "--replies", str(replies)],
-                               stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "probe_lib", "capture", "--out", str(out), "--replies", str(replies)],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         banner = process.stderr.readline()
         base = re.search(r"listening on (http://\S+);", banner).group(1)
@@ -99,10 +105,13 @@ def capture_cli(tmp_path):
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_lone_surrogate_in_a_body_is_answered_200_and_recorded(capture_cli, stream):
     base, out = capture_cli
-    body = '{"model": "gpt-\\ud800", "stream": %s, "messages": [], "tools": [{"type": "function", ' \
-           '"function": {"name": "a\\udc00b"}}]}' % json.dumps(stream)
-    request = urllib.request.Request(f"{base}/v1/chat/completions", data=body.encode(), method="POST",
-                                     headers={"Content-Type": "application/json"})
+    body = (
+        '{"model": "gpt-\\ud800", "stream": %s, "messages": [], "tools": [{"type": "function", '
+        '"function": {"name": "a\\udc00b"}}]}' % json.dumps(stream)
+    )
+    request = urllib.request.Request(
+        f"{base}/v1/chat/completions", data=body.encode(), method="POST", headers={"Content-Type": "application/json"}
+    )
     with urllib.request.urlopen(request, timeout=10) as response:
         assert response.status == 200
         answer = response.read().decode("utf-8")

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from typing import Callable
+from collections.abc import Callable
 
 import pytest
 
@@ -42,11 +42,13 @@ def judge(claim_id: str, version: str, by_version) -> ledger.Verdict:
 
 # -- edits of recorded outcomes ----------------------------------------------------------------------------------
 
+
 def first_request(edit: Callable[[dict], None]):
     def apply(outcome):
         body = copy.deepcopy(outcome.requests[0])
         edit(body)
         return dataclasses.replace(outcome, requests=(body, *outcome.requests[1:]))
+
     return apply
 
 
@@ -63,11 +65,14 @@ def replace_name(old, new):
         for tool in body["tools"]:
             if tool["function"]["name"] == old:
                 tool["function"]["name"] = new
+
     return first_request(edit)
 
 
 def add_log(level, message):
-    return lambda o: dataclasses.replace(o, logs=(*o.logs, {"level": level, "component": "AGENT", "message": message, "args": []}))
+    return lambda o: dataclasses.replace(
+        o, logs=(*o.logs, {"level": level, "component": "AGENT", "message": message, "args": []})
+    )
 
 
 def fields(**changes):
@@ -86,7 +91,9 @@ def unwrapped_collision(o):
 def forget_collision_id(o):
     """The collision as a plain Error everywhere: no MastraError with AGENT_TOOL_NAME_COLLISION in chain or logs."""
     plain = lambda link: {**link, "class": "Error", "id": None}
-    logs = tuple({**r, "error": [plain(link) for link in r["error"]]} if r["level"] == "exception" else r for r in o.logs)
+    logs = tuple(
+        {**r, "error": [plain(link) for link in r["error"]]} if r["level"] == "exception" else r for r in o.logs
+    )
     return dataclasses.replace(o, error=tuple(plain(link) for link in o.error), logs=logs)
 
 
@@ -95,6 +102,7 @@ def package_edit(edit: Callable[[dict], None]):
         package = copy.deepcopy(outcome.package)
         edit(package)
         return dataclasses.replace(outcome, package=package)
+
     return apply
 
 
@@ -103,7 +111,9 @@ def slice_at_64(package):
 
 
 def an_extra_statement(package):
-    package["formatToolsSource"] = package["formatToolsSource"].replace("return tools;", "console.warn(tools);\n\t\treturn tools;")
+    package["formatToolsSource"] = package["formatToolsSource"].replace(
+        "return tools;", "console.warn(tools);\n\t\treturn tools;"
+    )
 
 
 def rename_docs_builtin(package):
@@ -117,55 +127,266 @@ def like(version, scenario):
 
 # claim -> (version judged, verdict recorded there, {scenario: edit}, verdict expected after the edit, reason in evidence)
 COUNTERFACTUALS = {
-    "A01": (VERSION, "confirmed", {"docs-key-examples": set_tool_names(["weather-tool"] * 3)}, "refuted", "not as the keys"),
-    "A02": (VERSION, "confirmed", {"key-not-id": set_tool_names(["get-weather"])}, "refuted", "the tool's id get-weather was offered"),
-    "A03": (VERSION, "confirmed", {"builtins-by-export": package_edit(rename_docs_builtin)}, "refuted", "the docs' table does not match"),
-    "A04": (VERSION, "refined", {"rewrite-rules": replace_name("my_tool", "my__tool")}, "refuted", "not one underscore per character"),
-    "A05": (VERSION, "confirmed", {"rewrite-rules": replace_name("_1" + "a" * 61, "_1" + "a" * 62)}, "refuted", "not prefixed then cut to 63"),
-    "A06": (VERSION, "confirmed", {"length-64": add_log("warn", "tool name cut to 63 characters")}, "refuted", "the cut was not silent"),
-    "A07": (VERSION, "confirmed", {"rewrite-rules": set_tool_names(["search_web", "_9lives", "weather-EU"])}, "refuted", "did not go out first"),
-    "A08": (VERSION, "refined", {"collision-long": first_sentence_only}, "refuted", "error text is not the article's, in full"),
-    "A09": (VERSION, "confirmed", {"single-rewrite": add_log("warn", "tool key search.web renamed to search_web")}, "refuted", "not silent"),
-    "A10": (VERSION, "confirmed", {"choice-by-key": set_choice("search_web")}, "refuted", "tool_choice was not sent as 'search.web'"),
-    "A11": (VERSION, "confirmed", {"choice-by-id": set_choice("search_web")}, "refuted", "tool_choice was not sent as 'get-weather'"),
+    "A01": (
+        VERSION,
+        "confirmed",
+        {"docs-key-examples": set_tool_names(["weather-tool"] * 3)},
+        "refuted",
+        "not as the keys",
+    ),
+    "A02": (
+        VERSION,
+        "confirmed",
+        {"key-not-id": set_tool_names(["get-weather"])},
+        "refuted",
+        "the tool's id get-weather was offered",
+    ),
+    "A03": (
+        VERSION,
+        "confirmed",
+        {"builtins-by-export": package_edit(rename_docs_builtin)},
+        "refuted",
+        "the docs' table does not match",
+    ),
+    "A04": (
+        VERSION,
+        "refined",
+        {"rewrite-rules": replace_name("my_tool", "my__tool")},
+        "refuted",
+        "not one underscore per character",
+    ),
+    "A05": (
+        VERSION,
+        "confirmed",
+        {"rewrite-rules": replace_name("_1" + "a" * 61, "_1" + "a" * 62)},
+        "refuted",
+        "not prefixed then cut to 63",
+    ),
+    "A06": (
+        VERSION,
+        "confirmed",
+        {"length-64": add_log("warn", "tool name cut to 63 characters")},
+        "refuted",
+        "the cut was not silent",
+    ),
+    "A07": (
+        VERSION,
+        "confirmed",
+        {"rewrite-rules": set_tool_names(["search_web", "_9lives", "weather-EU"])},
+        "refuted",
+        "did not go out first",
+    ),
+    "A08": (
+        VERSION,
+        "refined",
+        {"collision-long": first_sentence_only},
+        "refuted",
+        "error text is not the article's, in full",
+    ),
+    "A09": (
+        VERSION,
+        "confirmed",
+        {"single-rewrite": add_log("warn", "tool key search.web renamed to search_web")},
+        "refuted",
+        "not silent",
+    ),
+    "A10": (
+        VERSION,
+        "confirmed",
+        {"choice-by-key": set_choice("search_web")},
+        "refuted",
+        "tool_choice was not sent as 'search.web'",
+    ),
+    "A11": (
+        VERSION,
+        "confirmed",
+        {"choice-by-id": set_choice("search_web")},
+        "refuted",
+        "tool_choice was not sent as 'get-weather'",
+    ),
     "A12": (VERSION, "confirmed", {"call-by-wire-name": fields(executions=())}, "refuted", "execute ran []"),
-    "A13": (VERSION, "confirmed", {"key-not-id": fields(keys_after=("search_web",))}, "refuted", "the caller's record was renamed"),
-    "A14": (OLDEST, "refined", {"package-facts": package_edit(slice_at_64)}, "refuted", "formatTools' constants differ"),
+    "A13": (
+        VERSION,
+        "confirmed",
+        {"key-not-id": fields(keys_after=("search_web",))},
+        "refuted",
+        "the caller's record was renamed",
+    ),
+    "A14": (
+        OLDEST,
+        "refined",
+        {"package-facts": package_edit(slice_at_64)},
+        "refuted",
+        "formatTools' constants differ",
+    ),
     "A15": (VERSION, "confirmed", {"choice-legal-key": set_tool_names(["search-web"])}, "refuted", "absent"),
-    "A16": (VERSION, "confirmed", {"collision-64th-unit-utf16": fields(error=(), requests=({"tools": []},))}, "refuted", "no collision"),
-    "A17": (VERSION, "confirmed", {"shared-record": fields(keys_after=("search_web",))}, "refuted", "the shared record was renamed"),
-    "A18": (VERSION, "confirmed", {"length-issue-6302": set_tool_names(["m" * 67])}, "refuted", "went out as lengths [67]"),
-    "F01": (VERSION, "confirmed", {"emoji-key": set_tool_names(["plain", "weather_"])}, "refuted", "did not go out as weather__"),
-    "F02": (VERSION, "confirmed", {"integer-keys": set_tool_names(["b", "_42", "_7", "x_y"])}, "refuted", "not first in numeric order"),
-    "F03": (VERSION, "confirmed", {"empty-key": fields(error=(), requests=({"tools": []},))}, "refuted", "a request went out"),
-    "F04": (VERSION, "confirmed", {"collision-proto": fields(error=(), requests=({"tools": []},))}, "refuted", "not refused as a collision on __proto__"),
-    "F05": (VERSION, "confirmed", {"collision-dot-space": lambda o: dataclasses.replace(o, error=({**o.error[0], "id": "AGENT_TOOL_NAME_COLLISION"}, *o.error[1:]))},
-            "refuted", "the caller's error chain carries ids"),
-    "F06": (VERSION, "confirmed", {"proto-key": set_tool_names(["__proto__", "plain"])}, "refuted", "registered __proto__ and plain, sent"),
-    "F07": (VERSION, "confirmed", {"call-by-wire-name": fields(tool_names=("search.web",))}, "refuted", "toolName reported for key search.web"),
-    "F08": (VERSION, "confirmed", {"call-by-key": fields(executions=({"key": "search.web", "id": "get-weather", "args": {}},))},
-            "refuted", "the model called the key search.web and the tool ran"),
-    "F09": (VERSION, "confirmed", {"active-tools-by-key": add_log("warn", "activeTools names no registered tool")}, "refuted", "not silently"),
-    "F10": (VERSION, "confirmed", {"toolsets": set_tool_names(["plain", "my_set_set_tool"])}, "refuted", "toolset my.set with tool set.tool"),
-    "F11": (VERSION, "confirmed", {"choice-by-key-stream": set_choice("search_web")}, "refuted", "stream(): tool_choice was not sent"),
-    "F12": (OLDEST, "confirmed", {name: like(VERSION, name) for name in ("choice-none", "active-tools-by-key", "call-by-key")},
-            "refuted", "oldest version behaves like"),
+    "A16": (
+        VERSION,
+        "confirmed",
+        {"collision-64th-unit-utf16": fields(error=(), requests=({"tools": []},))},
+        "refuted",
+        "no collision",
+    ),
+    "A17": (
+        VERSION,
+        "confirmed",
+        {"shared-record": fields(keys_after=("search_web",))},
+        "refuted",
+        "the shared record was renamed",
+    ),
+    "A18": (
+        VERSION,
+        "confirmed",
+        {"length-issue-6302": set_tool_names(["m" * 67])},
+        "refuted",
+        "went out as lengths [67]",
+    ),
+    "F01": (
+        VERSION,
+        "confirmed",
+        {"emoji-key": set_tool_names(["plain", "weather_"])},
+        "refuted",
+        "did not go out as weather__",
+    ),
+    "F02": (
+        VERSION,
+        "confirmed",
+        {"integer-keys": set_tool_names(["b", "_42", "_7", "x_y"])},
+        "refuted",
+        "not first in numeric order",
+    ),
+    "F03": (
+        VERSION,
+        "confirmed",
+        {"empty-key": fields(error=(), requests=({"tools": []},))},
+        "refuted",
+        "a request went out",
+    ),
+    "F04": (
+        VERSION,
+        "confirmed",
+        {"collision-proto": fields(error=(), requests=({"tools": []},))},
+        "refuted",
+        "not refused as a collision on __proto__",
+    ),
+    "F05": (
+        VERSION,
+        "confirmed",
+        {
+            "collision-dot-space": lambda o: dataclasses.replace(
+                o, error=({**o.error[0], "id": "AGENT_TOOL_NAME_COLLISION"}, *o.error[1:])
+            )
+        },
+        "refuted",
+        "the caller's error chain carries ids",
+    ),
+    "F06": (
+        VERSION,
+        "confirmed",
+        {"proto-key": set_tool_names(["__proto__", "plain"])},
+        "refuted",
+        "registered __proto__ and plain, sent",
+    ),
+    "F07": (
+        VERSION,
+        "confirmed",
+        {"call-by-wire-name": fields(tool_names=("search.web",))},
+        "refuted",
+        "toolName reported for key search.web",
+    ),
+    "F08": (
+        VERSION,
+        "confirmed",
+        {"call-by-key": fields(executions=({"key": "search.web", "id": "get-weather", "args": {}},))},
+        "refuted",
+        "the model called the key search.web and the tool ran",
+    ),
+    "F09": (
+        VERSION,
+        "confirmed",
+        {"active-tools-by-key": add_log("warn", "activeTools names no registered tool")},
+        "refuted",
+        "not silently",
+    ),
+    "F10": (
+        VERSION,
+        "confirmed",
+        {"toolsets": set_tool_names(["plain", "my_set_set_tool"])},
+        "refuted",
+        "toolset my.set with tool set.tool",
+    ),
+    "F11": (
+        VERSION,
+        "confirmed",
+        {"choice-by-key-stream": set_choice("search_web")},
+        "refuted",
+        "stream(): tool_choice was not sent",
+    ),
+    "F12": (
+        OLDEST,
+        "confirmed",
+        {name: like(VERSION, name) for name in ("choice-none", "active-tools-by-key", "call-by-key")},
+        "refuted",
+        "oldest version behaves like",
+    ),
     "F13": (VERSION, "confirmed", {"remedy-choice-by-key": set_choice("search.web")}, "refuted", "remedied: tools"),
-    "F14": (VERSION, "confirmed", {"rewrite-rules-messages": first_request(lambda body: body["tools"][0].update(name="ns.read"))},
-            "refuted", "messages: the rewrite-rules keys went out as ['ns.read'"),
-    "F15": (VERSION, "confirmed",
-            {"choice-by-key-responses": first_request(lambda body: body.update(tool_choice={"type": "function", "name": "search_web"}))},
-            "refuted", "responses: tool_choice was not sent as 'search.web'"),
+    "F14": (
+        VERSION,
+        "confirmed",
+        {"rewrite-rules-messages": first_request(lambda body: body["tools"][0].update(name="ns.read"))},
+        "refuted",
+        "messages: the rewrite-rules keys went out as ['ns.read'",
+    ),
+    "F15": (
+        VERSION,
+        "confirmed",
+        {
+            "choice-by-key-responses": first_request(
+                lambda body: body.update(tool_choice={"type": "function", "name": "search_web"})
+            )
+        },
+        "refuted",
+        "responses: tool_choice was not sent as 'search.web'",
+    ),
 }
 
 #: Edits that must move a claim from one qualified verdict to another (not only away from "confirmed").
 FURTHER = {
-    "A08 id found nowhere": ("A08", VERSION, {"collision-dot-space": forget_collision_id}, "refuted", "anywhere the package exposes it"),
-    "A08 caller sees the id": ("A08", VERSION, {"collision-dot-space": unwrapped_collision, "collision-long": unwrapped_collision},
-                               "confirmed", "the caller's error is a MastraError"),
-    "A04 emoji as one underscore": ("A04", VERSION, {"unicode-keys": replace_name("weather__", "weather_")}, "confirmed", "weather😀 -> weather_"),
-    "A14 an extra statement": ("A14", mastra.ADAPTER.versions()[-1], {"package-facts": package_edit(an_extra_statement)}, "refined", "+console.warn(tools)"),
-    "A08 logged at error level": ("A08", VERSION, {"collision-long": add_log("error", 'Two or more tools resolve to the same name "x"')}, "refined", "also logged"),
+    "A08 id found nowhere": (
+        "A08",
+        VERSION,
+        {"collision-dot-space": forget_collision_id},
+        "refuted",
+        "anywhere the package exposes it",
+    ),
+    "A08 caller sees the id": (
+        "A08",
+        VERSION,
+        {"collision-dot-space": unwrapped_collision, "collision-long": unwrapped_collision},
+        "confirmed",
+        "the caller's error is a MastraError",
+    ),
+    "A04 emoji as one underscore": (
+        "A04",
+        VERSION,
+        {"unicode-keys": replace_name("weather__", "weather_")},
+        "confirmed",
+        "weather😀 -> weather_",
+    ),
+    "A14 an extra statement": (
+        "A14",
+        mastra.ADAPTER.versions()[-1],
+        {"package-facts": package_edit(an_extra_statement)},
+        "refined",
+        "+console.warn(tools)",
+    ),
+    "A08 logged at error level": (
+        "A08",
+        VERSION,
+        {"collision-long": add_log("error", 'Two or more tools resolve to the same name "x"')},
+        "refined",
+        "also logged",
+    ),
 }
 
 
@@ -193,7 +414,9 @@ def test_check_moves_between_qualified_verdicts_for_the_measured_reason(case, re
 
 def test_every_claim_has_a_check_and_a_counterfactual():
     loaded = ledger.load_claims()
-    per_version = {claim.id for claim in ledger.claims_of("mastra")} - set(ledger.RANGE_CHECKS)  # range claims: test_timeline_claims
+    per_version = {claim.id for claim in ledger.claims_of("mastra")} - set(
+        ledger.RANGE_CHECKS
+    )  # range claims: test_timeline_claims
     assert {claim.id for claim in loaded} == set(ledger.CHECKS) | set(ledger.RANGE_CHECKS)
     assert per_version == set(COUNTERFACTUALS)  # the other frameworks' claims: test_framework_claims
     assert {claim.origin for claim in loaded} == {"article", "finding"}

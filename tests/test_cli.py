@@ -10,7 +10,9 @@ import pytest
 
 
 def run_cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "probe_lib", *args], input=stdin, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "probe_lib", *args], input=stdin, capture_output=True, text=True, timeout=120
+    )
 
 
 def test_normalise_one_record_from_stdin():
@@ -60,14 +62,23 @@ def test_bad_input_is_one_line_and_exit_2(stdin, fragment):
 
 def test_unknown_version_is_a_clear_error():
     done = run_cli("probe", "--mastra", "9.9.9", "--json", stdin='["a"]')
-    assert done.returncode == 2 and "'9.9.9' is neither pinned" in done.stderr and "probe-lib versions" in done.stderr and done.stdout == ""
+    assert (
+        done.returncode == 2
+        and "'9.9.9' is neither pinned" in done.stderr
+        and "probe-lib versions" in done.stderr
+        and done.stdout == ""
+    )
 
 
 def test_a_reader_that_goes_away_ends_the_output_quietly():
     """`probe-lib … | head`: the closed pipe ends the command with 141, as for `cat`, and no traceback."""
     keys = json.dumps([f"k.{number}" for number in range(50_000)]).encode()
-    process = subprocess.Popen([sys.executable, "-m", "probe_lib", "normalise"], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "probe_lib", "normalise"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     process.stdin.write(keys)
     process.stdin.close()
     assert process.stdout.read(200)  # the table has begun

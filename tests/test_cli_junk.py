@@ -58,7 +58,8 @@ def assert_input_error(code: int, stdout: str, stderr: str) -> None:
 # -- generated junk ------------------------------------------------------------------------------------------
 
 deep_nesting = st.integers(1_000, 5_000).flatmap(
-    lambda depth: st.sampled_from([b"[" * depth + b"]" * depth, b'{"a":' * depth + b"1" + b"}" * depth, b"[" * depth]))
+    lambda depth: st.sampled_from([b"[" * depth + b"]" * depth, b'{"a":' * depth + b"1" + b"}" * depth, b"[" * depth])
+)
 huge_integers = st.integers(4_301, 20_000).map(lambda digits: b'["a", ' + b"7" * digits + b"]")
 invalid_utf8 = st.binary(min_size=1, max_size=40).map(lambda tail: b'["\xff' + tail + b'"]')
 json_values = st.recursive(
@@ -69,17 +70,26 @@ json_values = st.recursive(
 #: JSON that is never a tools record or batch: not an array, or an array holding a non-string non-array.
 wrong_shapes = st.one_of(
     json_values.filter(lambda value: not isinstance(value, list)),
-    st.tuples(st.lists(js_strings(max_size=5), max_size=3), st.none() | st.integers() | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2))
-      .map(lambda parts: [*parts[0], parts[1]]),
+    st.tuples(
+        st.lists(js_strings(max_size=5), max_size=3),
+        st.none() | st.integers() | st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+    ).map(lambda parts: [*parts[0], parts[1]]),
     st.just("x" * 2_000_000).map(lambda big: [big, 1]),  # a megabyte of input must not be echoed
 ).map(lambda value: json.dumps(value).encode("utf-8", "surrogatepass"))
-bad_stdin = st.one_of(deep_nesting, huge_integers, invalid_utf8, wrong_shapes, st.binary(max_size=30).filter(
-    lambda data: not data.strip().startswith((b"[", b'"', b"{")) or b"\xff" in data))
+bad_stdin = st.one_of(
+    deep_nesting,
+    huge_integers,
+    invalid_utf8,
+    wrong_shapes,
+    st.binary(max_size=30).filter(lambda data: not data.strip().startswith((b"[", b'"', b"{")) or b"\xff" in data),
+)
 bad_versions = st.one_of(
     st.sampled_from(["../../etc", "1.67.0 ", " 1.67.0", "1.67", "latest", "", "1.67.0\n", "x" * 100_000]),
     st.text(max_size=12),
 ).filter(lambda text: text not in mastra.ADAPTER.versions())
-bad_counts = st.one_of(st.integers(max_value=0), st.integers(min_value=4097), st.sampled_from(["two", "1.5", "", "0x10", "9" * 5000]))
+bad_counts = st.one_of(
+    st.integers(max_value=0), st.integers(min_value=4097), st.sampled_from(["two", "1.5", "", "0x10", "9" * 5000])
+)
 bad_heaps = st.one_of(st.integers(max_value=63), st.integers(min_value=65_537), st.sampled_from(["big", "1.5", ""]))
 bad_ports = st.one_of(st.integers(max_value=-1), st.integers(min_value=65_536), st.sampled_from(["http", "80.0", ""]))
 
@@ -91,10 +101,17 @@ def test_normalise_refuses_junk_stdin_in_one_line(stdin, as_json):
 
 
 @JUNK
-@given(stdin=bad_stdin | st.just(b'["a"]'), version=bad_versions, count=bad_counts, heap=bad_heaps, which=st.integers(0, 4))
+@given(
+    stdin=bad_stdin | st.just(b'["a"]'), version=bad_versions, count=bad_counts, heap=bad_heaps, which=st.integers(0, 4)
+)
 def test_probe_refuses_junk_before_starting_node(stdin, version, count, heap, which):
-    flags = [["--mastra", version], ["--workers", str(count)], ["--max-body-mb", str(count)],
-             ["--node-heap-mb", str(heap)], []][which]
+    flags = [
+        ["--mastra", version],
+        ["--workers", str(count)],
+        ["--max-body-mb", str(count)],
+        ["--node-heap-mb", str(heap)],
+        [],
+    ][which]
     if not flags and stdin == b'["a"]':
         flags = ["--workers", "0"]
     assert_input_error(*run_main(["probe", "--json", *flags], stdin))
@@ -103,7 +120,9 @@ def test_probe_refuses_junk_before_starting_node(stdin, version, count, heap, wh
 @JUNK
 @given(version=bad_versions, jobs=bad_counts, which=st.integers(0, 2))
 def test_reproduce_and_record_refuse_junk_flags(version, jobs, which):
-    argv = [["reproduce", "--mastra", version], ["reproduce", "--jobs", str(jobs)], ["record", "--mastra", version]][which]
+    argv = [["reproduce", "--mastra", version], ["reproduce", "--jobs", str(jobs)], ["record", "--mastra", version]][
+        which
+    ]
     assert_input_error(*run_main(argv))
 
 
@@ -129,9 +148,14 @@ def test_capture_refuses_a_port_out_of_range(port):
 #: Reply files that are never a valid script: not an array, or an array holding an unknown reply form.
 bad_replies = st.one_of(
     bad_stdin,
-    st.tuples(st.lists(st.just({"text": "ok"}), max_size=2), json_values.filter(
-        lambda value: not (isinstance(value, dict) and len(value) == 1 and set(value) <= {"text", "error", "tool_calls"})))
-      .map(lambda parts: json.dumps([*parts[0], parts[1]]).encode("utf-8", "surrogatepass")),
+    st.tuples(
+        st.lists(st.just({"text": "ok"}), max_size=2),
+        json_values.filter(
+            lambda value: (
+                not (isinstance(value, dict) and len(value) == 1 and set(value) <= {"text", "error", "tool_calls"})
+            )
+        ),
+    ).map(lambda parts: json.dumps([*parts[0], parts[1]]).encode("utf-8", "surrogatepass")),
 )
 
 
@@ -149,8 +173,11 @@ def test_capture_refuses_an_out_that_is_a_folder(tmp_path):
 
 
 @JUNK
-@given(flag=st.text(min_size=1, max_size=20).map(lambda text: "--" + text.lstrip("-")).filter(
-    lambda flag: flag not in ("--verbose", "--with-browser", "--help")))
+@given(
+    flag=st.text(min_size=1, max_size=20)
+    .map(lambda text: "--" + text.lstrip("-"))
+    .filter(lambda flag: flag not in ("--verbose", "--with-browser", "--help"))
+)
 def test_setup_refuses_an_unknown_flag_before_installing_anything(flag):
     assert_input_error(*run_main(["setup", flag]))
 
@@ -171,8 +198,17 @@ def test_lint_refuses_a_junk_file_in_one_line(file):
 #: ``tools`` a provider refuses: not an array, or an array holding an item that is no tool at all.
 junk_tools = st.one_of(
     json_values.filter(lambda value: not isinstance(value, list) and value is not None),
-    st.lists(st.none() | st.integers() | js_strings(max_size=5) | st.lists(st.integers(), max_size=2)
-             | st.just({}) | st.just({"function": {}}) | st.just({"type": "function"}), min_size=1, max_size=4),
+    st.lists(
+        st.none()
+        | st.integers()
+        | js_strings(max_size=5)
+        | st.lists(st.integers(), max_size=2)
+        | st.just({})
+        | st.just({"function": {}})
+        | st.just({"type": "function"}),
+        min_size=1,
+        max_size=4,
+    ),
 )
 
 
@@ -188,8 +224,11 @@ def test_lint_never_calls_junk_tools_clean(tools, as_json):
 
 
 @JUNK
-@given(keys=st.lists(js_strings(min_size=1, max_size=6), min_size=1, max_size=5, unique=True).filter(
-    lambda keys: any("\ud800" <= char <= "\udfff" for key in keys for char in key)))
+@given(
+    keys=st.lists(js_strings(min_size=1, max_size=6), min_size=1, max_size=5, unique=True).filter(
+        lambda keys: any("\ud800" <= char <= "\udfff" for key in keys for char in key)
+    )
+)
 def test_lone_surrogates_are_normalised_and_printed_escaped(keys):
     stdin = json.dumps(keys).encode()  # ASCII escapes, as any JSON encoder may send them
     code, stdout, stderr = run_main(["normalise", "--json"], stdin)

@@ -69,8 +69,12 @@ def test_loader_counts_match_the_readme(corpus: pd.DataFrame) -> None:
     assert len(corpus) == STATS["all"]["rows"]
     assert is_mcp.sum() == STATS["mcp"]["rows"]
     header = README.read_text(encoding="utf-8")
-    pairs, labels, repos = map(int, re.search(
-        r"from (\d+) \(server, repo\) pairs \((\d+) distinct server labels, (\d+) repositories\)", header).groups())
+    pairs, labels, repos = map(
+        int,
+        re.search(
+            r"from (\d+) \(server, repo\) pairs \((\d+) distinct server labels, (\d+) repositories\)", header
+        ).groups(),
+    )
     mcp = corpus[is_mcp]
     assert mcp.groupby(["server", "source_repo"]).ngroups == pairs
     assert mcp["server"].nunique() == labels
@@ -90,6 +94,7 @@ def test_tool_names_stay_strings(corpus: pd.DataFrame) -> None:
 
 
 # ---- the measures against "Quick stats" ----------------------------------------------------------------------
+
 
 def test_characters_outside_the_set_and_the_63_cut_on_bare_names(corpus: pd.DataFrame) -> None:
     table = rewrites(corpus, [prefix_style("none")])
@@ -135,16 +140,25 @@ def test_every_dotted_join_breaks_the_openai_charset(corpus: pd.DataFrame) -> No
 
 # ---- tidy tables ---------------------------------------------------------------------------------------------
 
+
 def test_tables_have_stable_columns_and_one_row_per_key(corpus: pd.DataFrame) -> None:
     small = corpus[corpus["server"].isin(["filesystem", "git", "composio"])]
     table = refusals(small)
     assert list(table.columns) == ["style", "subset", "provider", "variant", "names", "refused", "share"]
     assert not table.duplicated(["style", "subset", "provider", "variant"]).any()
     assert len(table) == len(PREFIX_STYLES) * 3 * len({(r, v) for r, v in zip(table["provider"], table["variant"])})
-    assert list(rewrites(small).columns) == ["style", "subset", "names", "rewritten", "substituted", "prefixed",
-                                             "truncated", "suffix_lost", "share"]
-    assert list(collisions(small).columns) == ["style", "subset", "records", "failing", "tools_in_failing",
-                                               "share"]
+    assert list(rewrites(small).columns) == [
+        "style",
+        "subset",
+        "names",
+        "rewritten",
+        "substituted",
+        "prefixed",
+        "truncated",
+        "suffix_lost",
+        "share",
+    ]
+    assert list(collisions(small).columns) == ["style", "subset", "records", "failing", "tools_in_failing", "share"]
 
 
 def test_collisions_are_records_where_two_names_share_their_first_63_units(corpus: pd.DataFrame) -> None:
@@ -175,6 +189,7 @@ def test_composio_records_are_toolkits(corpus: pd.DataFrame) -> None:
 
 # ---- drift ---------------------------------------------------------------------------------------------------
 
+
 def write(frame: pd.DataFrame, tmp_path: Path) -> Path:
     path = tmp_path / "corpus.csv"
     frame.to_csv(path, index=False)
@@ -198,8 +213,7 @@ def test_a_drifting_file_is_refused(corpus: pd.DataFrame, tmp_path: Path, change
         load_corpus(path)
 
 
-def test_an_unchanged_copy_loads_and_a_missing_file_says_where_to_get_it(corpus: pd.DataFrame,
-                                                                         tmp_path: Path) -> None:
+def test_an_unchanged_copy_loads_and_a_missing_file_says_where_to_get_it(corpus: pd.DataFrame, tmp_path: Path) -> None:
     assert load_corpus(write(corpus, tmp_path)).equals(corpus)
     with pytest.raises(InputError, match="shared/data"):
         load_corpus(tmp_path / "missing.csv")

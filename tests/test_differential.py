@@ -24,9 +24,7 @@ VERSIONS = mastra.ADAPTER.versions()
 
 def _disagreements(records, real_results):
     return [
-        (keys, model, real)
-        for keys, real in zip(records, real_results)
-        if (model := normalise(keys).to_json()) != real
+        (keys, model, real) for keys, real in zip(records, real_results) if (model := normalise(keys).to_json()) != real
     ]
 
 
@@ -42,7 +40,9 @@ def test_model_equals_the_wire(version, node_modules, capture_server):
     assert sum(map(len, records)) >= 10_000
     outcomes = mastra.run(
         [scenarios.for_keys(f"diff-{n}", keys) for n, keys in enumerate(records)],
-        version, server=capture_server, workers=2,
+        version,
+        server=capture_server,
+        workers=2,
     )
     real = []
     for outcome in outcomes:
@@ -73,7 +73,9 @@ def test_every_catalogued_key_set_matches_the_wire(version, node_modules, captur
     sets = keysets.catalogue(normaliser)
     outcomes = mastra.run(
         [scenarios.for_keys(f"set-{keyset.name}", keyset.keys) for keyset in sets],
-        version, server=capture_server, workers=2,
+        version,
+        server=capture_server,
+        workers=2,
     )
     real = [{k: v for k, v in outcome.result_json().items() if k != "tool_choice"} for outcome in outcomes]
     disagreements = _disagreements([list(keyset.keys) for keyset in sets], real)

@@ -25,8 +25,7 @@ def test_recorded_evidence_says_so_as_it_starts_and_in_its_verdicts(capsys):
 
 
 def test_without_node_a_live_request_falls_back_with_a_banner_naming_the_parameter():
-    code = ("from probe_lib.study import evidence; ev = evidence.gather('1.67.0', 'live'); "
-            "print('SOURCE', ev.source)")
+    code = "from probe_lib.study import evidence; ev = evidence.gather('1.67.0', 'live'); print('SOURCE', ev.source)"
     done = subprocess.run([sys.executable, "-c", code], env=WITHOUT_NODE, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "RECORDED, NOT LIVE: Node.js or the pinned @mastra/core is missing here" in done.stdout
@@ -39,9 +38,21 @@ def test_a_notebook_without_node_shows_the_banner_and_its_verdicts_whole(tmp_pat
     verdicts naming the recordings, and claim statements longer than pandas' 50-character cut shown whole."""
     executed = tmp_path / "06.ipynb"
     done = subprocess.run(
-        [sys.executable, "-m", "papermill", str(paths.NOTEBOOKS / "06-toolchoice-break.ipynb"), str(executed),
-         "--cwd", str(tmp_path), "-k", "python3"],
-        env=WITHOUT_NODE, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-m",
+            "papermill",
+            str(paths.NOTEBOOKS / "06-toolchoice-break.ipynb"),
+            str(executed),
+            "--cwd",
+            str(tmp_path),
+            "-k",
+            "python3",
+        ],
+        env=WITHOUT_NODE,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     notebook = nbformat.read(executed, as_version=4)

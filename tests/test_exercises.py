@@ -20,16 +20,20 @@ NAMES = list(exercises.EXERCISES)
 WRONG: dict[str, tuple[object, str]] = {
     "name_the_model_sees": ("lookup-order", "That is the tool's id"),
     "key_for_the_id": ("getWeather", "offered 'getWeather'"),
-    "predict_wire_names": ({"my.tool": "my_tool", "3d-view": "3d-view", "café": "cafe", "rocket🚀": "rocket_",
-                            "ok": "ok"}, "3 of 5 wrong"),
+    "predict_wire_names": (
+        {"my.tool": "my_tool", "3d-view": "3d-view", "café": "cafe", "rocket🚀": "rocket_", "ok": "ok"},
+        "3 of 5 wrong",
+    ),
     "key_mastra_cuts": ("a" * 63, "sends 'aaaaaaaaaa"),
     "predict_wire_order": (["b", "x_y", "_10", "a", "_2"], "['b', 'a', '_2', '_10', 'x_y']"),
     "colliding_key": ("search-web", "no collision"),
     "fix_tool_choice": ("get-weather", "forces 'get-weather' but tools offers only ['search_web']"),
     "names_that_run": (["search.web"], "the tool ran for ['get-weather', 'search_web']"),
     "first_version_honouring_active_tools": ("1.0.4", "1.0.4: ignored"),
-    "safe_names": ({"search.web": "search_web", "search web": "search_web2", "weather😀": "weather😀", "9lives": "9lives"},
-                   "refused"),
+    "safe_names": (
+        {"search.web": "search_web", "search web": "search_web2", "weather😀": "weather😀", "9lives": "9lives"},
+        "refused",
+    ),
     "mcp_server_mastra_cuts": ("aws-ecs awslabs/mcp", "whole"),
 }
 
@@ -75,8 +79,13 @@ def test_the_verdict_renders_in_words():
 
 
 def _exercise_cells(notebook: nbformat.NotebookNode) -> dict[str, str]:
-    return {name: cell.source for cell in notebook.cells if cell.cell_type == "code"
-            for name in [solutions.exercise_of(cell.source)] if name}
+    return {
+        name: cell.source
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+        for name in [solutions.exercise_of(cell.source)]
+        if name
+    }
 
 
 def test_each_exercise_sits_in_its_notebook_with_the_placeholder():

@@ -20,7 +20,9 @@ from probe_lib.present.explorer import Source
 
 LIVE_1_67 = "@mastra/core 1.67.0, live"
 MODEL = "@mastra/core, Python model"
-COLLISION_TEXT = 'Two or more tools resolve to the same name "search_web". Please rename one of the tools to avoid this collision.'
+COLLISION_TEXT = (
+    'Two or more tools resolve to the same name "search_web". Please rename one of the tools to avoid this collision.'
+)
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -51,7 +53,7 @@ def test_the_view_opens_on_the_articles_keys_with_each_rewrite_highlighted(view)
     assert cells(view, 3) == ["search_web", "_2fa-check", "weather-EU", "github_list_issues"]
     assert cells(view, 1) == ["1", "2", "0", "3"]  # the legal key first, rewritten keys re-added after it
     out = view.output.value
-    assert 'class="x-changed"' in out and '>.</span>' in out  # the dot that became "_"
+    assert 'class="x-changed"' in out and ">.</span>" in out  # the dot that became "_"
     assert '<span class="x-added" style="background:#c9e2ff;color:#00366b">_</span>2fa-check' in out
     assert "<svg" in out and 'class="x-order"' in out
 
@@ -97,7 +99,10 @@ def test_bad_input_is_named_in_the_widget_and_never_breaks_it(view):
     assert "not JSON" in view.output.value
     view.keys.value = '["a", ""]'  # the empty key, which only a JSON array can carry
     view.settle()
-    assert "crash" in view.output.value and "Cannot read properties of undefined (reading &#x27;match&#x27;)" in view.output.value
+    assert (
+        "crash" in view.output.value
+        and "Cannot read properties of undefined (reading &#x27;match&#x27;)" in view.output.value
+    )
 
 
 def test_picking_a_key_set_or_a_corpus_tool_set_fills_the_keys(view):
@@ -147,9 +152,11 @@ def test_sources_list_the_model_and_every_pinned_version_live():
 
     labels = [source.label for source in explorer.sources()]
     start = labels.index(MODEL)
-    assert labels[start:start + 4] == [MODEL, "@mastra/core 1.0.4, live", LIVE_1_67, "@mastra/core 1.71.0, live"]
+    assert labels[start : start + 4] == [MODEL, "@mastra/core 1.0.4, live", LIVE_1_67, "@mastra/core 1.71.0, live"]
     others = [adapters.get(name) for name in adapters.names() if name != "mastra"]
-    assert len(labels) == 4 + sum(len(a.versions()) + (a.name_rule is not None) for a in others), "every framework's pins"
+    assert len(labels) == 4 + sum(len(a.versions()) + (a.name_rule is not None) for a in others), (
+        "every framework's pins"
+    )
     with pytest.raises(explorer.InputError, match="choose one of"):
         explorer.explore(["a"], "@mastra/core 9.9.9, live")
 
@@ -219,9 +226,16 @@ def test_keys_given_as_a_sequence_are_checked_like_typed_ones():
 def test_a_collision_leaves_every_key_unsent_and_says_what_each_would_have_become(view):
     view.keys.value = "search.web\nsearch web\nok"
     view.settle()
-    assert cells(view, 3) == ["none sent; would be search_web", "none sent; would be search_web", "none sent; would be ok"]
+    assert cells(view, 3) == [
+        "none sent; would be search_web",
+        "none sent; would be search_web",
+        "none sent; would be ok",
+    ]
     assert cells(view, 4) == ["illegal characters → _", "illegal characters → _", "none"]
-    assert "model: collision: &#x27;search web&#x27; rewrites to &#x27;search_web&#x27;, already held by &#x27;search.web&#x27;" in view.output.value
+    assert (
+        "model: collision: &#x27;search web&#x27; rewrites to &#x27;search_web&#x27;, already held by &#x27;search.web&#x27;"
+        in view.output.value
+    )
 
 
 @pytest.mark.parametrize("framework", ["pydantic-ai", "llama-index"])
@@ -235,4 +249,5 @@ def test_a_live_run_on_another_framework_traces_each_wire_name_to_its_key(framew
     measurement = explorer.explore(["b", "a.x"], Source(framework, version).label).measurement
     assert measurement.captured
     assert dict(zip(measurement.wire_keys, measurement.wire_names)) == (
-        {"b": "b", "a.x": "a.x"} if framework == "pydantic-ai" else {"b": "b", "a.x": "a_x"})
+        {"b": "b", "a.x": "a.x"} if framework == "pydantic-ai" else {"b": "b", "a.x": "a_x"}
+    )

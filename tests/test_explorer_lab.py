@@ -23,7 +23,9 @@ from probe_lib.present import browser as chromium_browser
 
 #: The whole test must end well within a minute; the server is killed after this long whatever happens.
 WATCHDOG_SECONDS = 150
-COLLISION_TEXT = 'Two or more tools resolve to the same name "search_web". Please rename one of the tools to avoid this collision.'
+COLLISION_TEXT = (
+    'Two or more tools resolve to the same name "search_web". Please rename one of the tools to avoid this collision.'
+)
 
 
 def _free_port() -> int:
@@ -73,16 +75,35 @@ def lab(tmp_path):
     root.mkdir()
     shutil.copy(paths.NOTEBOOKS / "11-explorer.ipynb", root)  # Lab may autosave; never into the repository
     port, token = _free_port(), secrets.token_hex(16)
-    environment = {**os.environ, "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-                   "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"), "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-                   "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces")}
+    environment = {
+        **os.environ,
+        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
+        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
+        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
+        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
+    }
     log = (tmp_path / "lab.log").open("w")
     server = subprocess.Popen(
-        [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}",
-         "--ServerApp.port_retries=0", f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-         "--LabApp.news_url=", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-         "--LabApp.extension_manager=readonly", *(["--allow-root"] if os.geteuid() == 0 else [])],
-        env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "jupyter",
+            "lab",
+            "--no-browser",
+            "--ServerApp.ip=127.0.0.1",
+            f"--ServerApp.port={port}",
+            "--ServerApp.port_retries=0",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.news_url=",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            "--LabApp.extension_manager=readonly",
+            *(["--allow-root"] if os.geteuid() == 0 else []),
+        ],
+        env=environment,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+        start_new_session=True,
     )
     watchdog = threading.Timer(WATCHDOG_SECONDS, lambda: os.killpg(server.pid, signal.SIGKILL))
     watchdog.start()
@@ -156,7 +177,7 @@ def test_explorer_in_jupyterlab_measures_typed_keys_live(lab, tmp_path, node_mod
         explorer.locator("input[type='text']").first.fill("search.web")  # toolChoice
         expect(headline).to_contain_text("2 key(s), 2 tool(s) sent, 1 renamed")
         findings = explorer.locator(".x-findings")
-        expect(findings).to_contain_text("tool_choice forces \"search.web\", which is not in tools")
+        expect(findings).to_contain_text('tool_choice forces "search.web", which is not in tools')
         rows = explorer.locator(".x-keys tr")
         expect(rows.nth(1)).to_contain_text("search_web")
         findings.scroll_into_view_if_needed()

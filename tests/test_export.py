@@ -74,7 +74,9 @@ def test_version_sweep_rows_match_the_committed_summary():
         assert rows["position_after"].dropna().tolist() == list(range(len(names))), where
         assert set(rows["outcome"]) == {line["outcome"]}, where
         assert set(rows["error_kind"].dropna()) == ({line["error_kind"]} if line["error_kind"] else set()), where
-        assert set(rows["requests"]) == {behaviour["requests"]} and set(rows["executions"]) == {behaviour["executions"]}, where
+        assert set(rows["requests"]) == {behaviour["requests"]} and set(rows["executions"]) == {
+            behaviour["executions"]
+        }, where
         choice = behaviour.get("tool_choice")
         forced = None  # read by hand in each format's shape: Chat Completions, Responses, Anthropic Messages
         if isinstance(choice, dict):
@@ -92,8 +94,13 @@ def test_version_sweep_rows_match_the_committed_summary():
 
 
 def _cache_row(version: str, scenario: str, behaviour: dict, error_kind: str = "") -> dict:
-    return {"version": version, "scenario": scenario, "outcome": "0123456789", "error_kind": error_kind,
-            "behaviour": json.dumps(behaviour)}
+    return {
+        "version": version,
+        "scenario": scenario,
+        "outcome": "0123456789",
+        "error_kind": error_kind,
+        "behaviour": json.dumps(behaviour),
+    }
 
 
 def test_the_sweep_cache_is_laid_over_the_summary(tmp_path, monkeypatch):
@@ -120,7 +127,12 @@ def test_the_sweep_cache_is_laid_over_the_summary(tmp_path, monkeypatch):
     assert table[table["version"] == "1.67.0"]["wire_name"].tolist() == ["a", "b_c"]
     assert set(table[table["version"] == "1.67.0"]["recording"]) == {"<cache>/sweep/digest/1.67.0.json"}
     new = table[table["version"] == "99.0.0"].iloc[0]
-    assert (new["scenario"], new["error_kind"], new["error_text"], new["source"]) == ("*", "install failed", "npm said no", "cache")
+    assert (new["scenario"], new["error_kind"], new["error_text"], new["source"]) == (
+        "*",
+        "install failed",
+        "npm said no",
+        "cache",
+    )
     assert pd.isna(new["requests"]) and table["version"].iloc[-1] == "99.0.0"  # semver order, not text order
     assert set(table[table["version"] == "1.71.0"]["source"]) == {"summary"}
 
@@ -130,14 +142,20 @@ def test_mcp_corpus_rows_match_the_recording(exported):
     table = result.tables["mcp_corpus"]
     tool_sets, versions = _tool_sets()
     assert len(table) == sum(len(tool_set["tools served"]) for tool_set in tool_sets)
-    assert set(table["mastra_version"]) == {versions["@mastra/core"]} and set(table["mcp_version"]) == {versions["@mastra/mcp"]}
+    assert set(table["mastra_version"]) == {versions["@mastra/core"]} and set(table["mcp_version"]) == {
+        versions["@mastra/mcp"]
+    }
     groups = dict(list(table.groupby("record", sort=False)))
     assert list(groups) == [tool_set["record"] for tool_set in tool_sets]
     for tool_set in tool_sets:
         rows = groups[tool_set["record"]]
         where = tool_set["record"]
-        assert rows["tool"].tolist() == tool_set["tools served"] and rows["key"].tolist() == tool_set["client keys"], where
-        assert set(rows["server"]) == {tool_set["server"]} and set(rows["tools_in_set"]) == {len(tool_set["tools served"])}
+        assert rows["tool"].tolist() == tool_set["tools served"] and rows["key"].tolist() == tool_set["client keys"], (
+            where
+        )
+        assert set(rows["server"]) == {tool_set["server"]} and set(rows["tools_in_set"]) == {
+            len(tool_set["tools served"])
+        }
         wire = tool_set["wire names"]
         if _absent(wire):
             assert not rows["on_wire"].any() and set(rows["set_failure"]) == {tool_set["failure"]}, where
@@ -209,7 +227,8 @@ def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
 
     document = json.loads(matrix.RECORDING.read_text(encoding="utf-8"))
     assert document["scenarios"] == scenario_files.to_document(matrix.recorded_scenarios()), (
-        "frameworks.json's scenarios are stale: `probe-lib record --frameworks` rewrites them")
+        "frameworks.json's scenarios are stale: `probe-lib record --frameworks` rewrites them"
+    )
     keys = {entry["name"]: entry["tools"] for entry in document["scenarios"]["scenarios"]}
     result, _ = exported
     table = result.frame[result.frame["recording"] == "data/captures/frameworks.json"]
@@ -230,4 +249,8 @@ def test_a_missing_mcp_recording_leaves_its_table_empty_and_says_why(tmp_path, m
     result = export.export(tmp_path / "out")
     assert len(result.tables["mcp_corpus"]) == 0 and any("mcp-mastra.json is missing" in why for why in result.skipped)
     header = next(csv.reader((tmp_path / "out" / "mcp_corpus.csv").open(encoding="utf-8")))
-    assert header == list(pd.read_parquet(tmp_path / "out" / "mcp_corpus.parquet").columns) == list(result.tables["mcp_corpus"].columns)
+    assert (
+        header
+        == list(pd.read_parquet(tmp_path / "out" / "mcp_corpus.parquet").columns)
+        == list(result.tables["mcp_corpus"].columns)
+    )

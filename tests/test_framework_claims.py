@@ -48,14 +48,26 @@ def test_every_framework_claim_is_counted_here():
     framework_claims = {claim.id for claim in ledger.load_claims() if ledger.FRAMEWORKS[claim.id] != ledger.MASTRA}
     assert framework_claims == VERBATIM_CLAIMS | OTHER_CLAIMS | {ALONE}
     assert {ledger.FRAMEWORKS[claim] for claim in framework_claims} == {
-        "ai-sdk", "openai", "langchain-js", "langchain", "openai-agents", "pydantic-ai", "llama-index", "crewai",
-        "openai-agents-js", "smolagents", "autogen"}, "each of the eleven frameworks besides Mastra has a claim"
+        "ai-sdk",
+        "openai",
+        "langchain-js",
+        "langchain",
+        "openai-agents",
+        "pydantic-ai",
+        "llama-index",
+        "crewai",
+        "openai-agents-js",
+        "smolagents",
+        "autogen",
+    }, "each of the eleven frameworks besides Mastra has a claim"
 
 
 def test_every_framework_claim_holds_on_the_recording(by_target):
     table = ledger.ledger({}, by_target=by_target, sources={target: "recorded" for target in by_target})
     assert set(table["framework"]) == set(ledger.FRAMEWORKS.values()) - {ledger.MASTRA}
-    assert (table["status"] == "confirmed").all(), table[table["status"] != "confirmed"][["claim", "evidence"]].to_string()
+    assert (table["status"] == "confirmed").all(), table[table["status"] != "confirmed"][
+        ["claim", "evidence"]
+    ].to_string()
     assert (table["source"] == "recorded").all()
 
 

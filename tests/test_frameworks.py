@@ -27,8 +27,16 @@ from probe_lib.wire.replies import ToolCall, ToolCallsReply
 #: The adapters whose runner is not Mastra's; each must run here.
 KEYED = [name for name in adapters.names() if isinstance(adapters.get(name), KeyedAdapter)]
 #: Frameworks that send each key as given and force a tool by its key unchanged.
-VERBATIM = {"openai", "openai-responses", "ai-sdk", "langchain-js", "langchain", "openai-agents", "openai-agents-chat",
-            "pydantic-ai"}
+VERBATIM = {
+    "openai",
+    "openai-responses",
+    "ai-sdk",
+    "langchain-js",
+    "langchain",
+    "openai-agents",
+    "openai-agents-chat",
+    "pydantic-ai",
+}
 #: OpenAI Agents JS makes every tool name with `name.replace(/[^a-zA-Z0-9]/g, '_')` (agents-core utils/tools).
 AGENTS_JS = {"openai-agents-js", "openai-agents-js-chat"}
 #: LlamaIndex sends `re.sub(r"[^a-zA-Z0-9_-]", "_", name)` (core/tools/types.py) but a forced name as given.
@@ -68,8 +76,11 @@ def _reduced(adapter) -> list[Scenario]:
         _called_back("legal+round-trip", ["get_weather", "lookup_user"], "get_weather"),
     ]
     if adapter.name not in REFUSES_ILLEGAL:  # the dotted key's name as it goes out (checked by the dot run)
-        scenarios.append(_called_back("dot+round-trip", ["search.web", "plain"],
-                                      "search.web" if adapter.name in VERBATIM else "search_web"))
+        scenarios.append(
+            _called_back(
+                "dot+round-trip", ["search.web", "plain"], "search.web" if adapter.name in VERBATIM else "search_web"
+            )
+        )
     return scenarios
 
 
@@ -78,16 +89,35 @@ def test_framework_on_the_wire(name, capture_server):
     """One runner start per framework (the costly part), then every check on its outcomes."""
     adapter = adapters.get(name)
     version = _installed(adapter)
-    outcomes = {outcome.scenario.name: outcome for outcome in adapter.run(_reduced(adapter), version, server=capture_server)}
-    for check in (_requests_arrive_in_the_adapters_wire_format_on_known_routes,
-                  _legal_keys_go_out_as_given_and_a_forced_one_is_among_them, _a_dotted_key_follows_the_frameworks_rule,
-                  _forcing_a_rewritten_key, _a_forced_name_no_tool_has, _a_call_by_the_wire_name):
+    outcomes = {
+        outcome.scenario.name: outcome for outcome in adapter.run(_reduced(adapter), version, server=capture_server)
+    }
+    for check in (
+        _requests_arrive_in_the_adapters_wire_format_on_known_routes,
+        _legal_keys_go_out_as_given_and_a_forced_one_is_among_them,
+        _a_dotted_key_follows_the_frameworks_rule,
+        _forcing_a_rewritten_key,
+        _a_forced_name_no_tool_has,
+        _a_call_by_the_wire_name,
+    ):
         check(adapter, outcomes)
 
 
 def test_every_framework_of_the_issue_is_registered():
-    named_in_issue = {"mastra", "ai-sdk", "openai-agents-js", "langchain-js", "openai", "openai-agents", "pydantic-ai",
-                      "langchain", "llama-index", "smolagents", "autogen", "crewai"}
+    named_in_issue = {
+        "mastra",
+        "ai-sdk",
+        "openai-agents-js",
+        "langchain-js",
+        "openai",
+        "openai-agents",
+        "pydantic-ai",
+        "langchain",
+        "llama-index",
+        "smolagents",
+        "autogen",
+        "crewai",
+    }
     assert named_in_issue <= set(adapters.names())
 
 
@@ -155,7 +185,9 @@ def _a_forced_name_no_tool_has(adapter, outcomes):
 def _a_call_by_the_wire_name(adapter, outcomes):
     """A legal key's name runs its tool everywhere; the dotted key's name as sent runs its tool, except under
     LlamaIndex, whose tool lookup (``acall_tool_with_selection``) uses the name as registered and raises KeyError."""
-    assert [run["key"] for run in outcomes["legal+round-trip"].executions] == ["get_weather"], outcomes["legal+round-trip"].error
+    assert [run["key"] for run in outcomes["legal+round-trip"].executions] == ["get_weather"], outcomes[
+        "legal+round-trip"
+    ].error
     if adapter.name in REFUSES_ILLEGAL:
         return
     dot = outcomes["dot+round-trip"]
@@ -180,12 +212,17 @@ def test_the_recorded_matrix_has_a_round_trip_wherever_the_key_went_out():
     assert recorded.loc[sent, "round trip"].isin(["right tool", "wrong tool", "not executed"]).all()
     assert set(recorded.loc[~sent, "round trip"]) <= set(matrix.REFUSALS) | {"not sent"}
     assert set(recorded.loc[recorded["round trip"] == "right tool", "target"]) >= {
-        f"{name}@{adapters.get(name).versions()[-1]}" for name in VERBATIM}
+        f"{name}@{adapters.get(name).versions()[-1]}" for name in VERBATIM
+    }
 
 
 def test_an_unavailable_framework_is_recorded_not_dropped(capture_server, tmp_path):
-    unavailable = KeyedAdapter(name="unavailable-probe", pins=Pins("x", tmp_path, "python"), wire="chat-completions",
-                               unavailable="cannot be installed here: its wheel needs a compiler")
+    unavailable = KeyedAdapter(
+        name="unavailable-probe",
+        pins=Pins("x", tmp_path, "python"),
+        wire="chat-completions",
+        unavailable="cannot be installed here: its wheel needs a compiler",
+    )
     (tmp_path / "x-1.0.0").mkdir()
     (tmp_path / "x-1.0.0" / "requirements.lock").write_text("x==1.0.0\n")
     [outcome] = unavailable.run([for_keys("p", ["a"])], "1.0.0", server=capture_server)
@@ -196,8 +233,21 @@ def test_an_unavailable_framework_is_recorded_not_dropped(capture_server, tmp_pa
 def test_cli_probe_framework_answers_per_key_set():
     _installed(adapters.get("openai-agents-js"))
     done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "probe", "--framework", "openai-agents-js", "--json", "--tool-choice", "x.y"],
-        input=json.dumps([["a", "x.y"], ["a"]]), capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "probe_lib",
+            "probe",
+            "--framework",
+            "openai-agents-js",
+            "--json",
+            "--tool-choice",
+            "x.y",
+        ],
+        input=json.dumps([["a", "x.y"], ["a"]]),
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stderr
     first, second = json.loads(done.stdout)
@@ -206,8 +256,12 @@ def test_cli_probe_framework_answers_per_key_set():
 
 
 def test_cli_probe_rejects_an_unpinned_version_in_one_line():
-    done = subprocess.run([sys.executable, "-m", "probe_lib", "probe", "--framework", "ai-sdk", "--version", "0.0.1", "a"],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "probe", "--framework", "ai-sdk", "--version", "0.0.1", "a"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2
     assert done.stderr.count("\n") == 1 and "not pinned" in done.stderr
 
@@ -221,7 +275,9 @@ def test_the_recorded_matrix_covers_every_registered_target():
 def test_a_mastra_provider_path_is_not_applicable_to_a_keyed_framework_rather_than_run_as_chat(capture_server):
     adapter = adapters.get("openai")
     version = _installed(adapter)
-    [outcome] = adapter.run([Scenario("p", tools=for_keys("p", ["a"]).tools, wire="messages")], version, server=capture_server)
+    [outcome] = adapter.run(
+        [Scenario("p", tools=for_keys("p", ["a"]).tools, wire="messages")], version, server=capture_server
+    )
     assert (outcome.requests, outcome.failure.kind) == ((), "not applicable")
     assert "Mastra's messages provider path" in outcome.failure.message
 
@@ -236,4 +292,6 @@ def test_targets_measured_at_once_each_get_their_own_requests(capture_server):
     assert sorted(ended) == sorted(f"{name}@{version}" for name, version in chosen)
     for name, version in chosen:
         live = {outcome.scenario.name: outcome_to_json(outcome) for outcome in measured[(name, version)]}
-        assert live == {scenario: outcome_to_json(outcome) for scenario, outcome in recorded[f"{name}@{version}"].items()}
+        assert live == {
+            scenario: outcome_to_json(outcome) for scenario, outcome in recorded[f"{name}@{version}"].items()
+        }

@@ -16,8 +16,20 @@ from probe_lib.present import report
 ALL_NOTEBOOKS = sorted(paths.NOTEBOOKS.glob("*.ipynb"))
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
 #: The terms the learners' reading found undefined (issue 13), as glossary anchors.
-MUST_DEFINE = ("UTF-16-code-unit", "Object.prototype", "Kendall-distance", "refined", "Key", "Tool-id", "Wire-name",
-               "toolChoice", "activeTools", "Capture-server", "Recording", "Python-model")
+MUST_DEFINE = (
+    "UTF-16-code-unit",
+    "Object.prototype",
+    "Kendall-distance",
+    "refined",
+    "Key",
+    "Tool-id",
+    "Wire-name",
+    "toolChoice",
+    "activeTools",
+    "Capture-server",
+    "Recording",
+    "Python-model",
+)
 
 
 @cache
@@ -49,8 +61,12 @@ def test_links_between_notebooks_name_existing_notebooks(path):
 
 def test_the_terms_learners_stumbled_on_are_defined_and_linked():
     assert set(MUST_DEFINE) <= anchors()
-    linked = {target.split("#", 1)[1] for path in report.notebooks() for target in links(path)
-              if target.startswith("glossary.ipynb#")}
+    linked = {
+        target.split("#", 1)[1]
+        for path in report.notebooks()
+        for target in links(path)
+        if target.startswith("glossary.ipynb#")
+    }
     assert set(MUST_DEFINE) <= linked, f"never linked from a notebook: {sorted(set(MUST_DEFINE) - linked)}"
 
 

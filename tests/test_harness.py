@@ -29,8 +29,7 @@ HANG_MS = 1500
 def _cli(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     """``python -m probe_lib ARGS`` as a user runs it: a separate process, text in and out."""
     return subprocess.run(
-        [sys.executable, "-m", "probe_lib", *args], input=stdin, capture_output=True, text=True,
-        env=env, timeout=120,
+        [sys.executable, "-m", "probe_lib", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
     )
 
 
@@ -40,7 +39,10 @@ def test_a_throwing_and_a_hanging_scenario_leave_the_batch_intact(node_modules, 
         Scenario("before", tools=tools("search.web")),
         Scenario("throws", tools=(ToolSpec("x", builtin="noSuchTool"),)),
         Scenario(
-            "hangs", tools=(ToolSpec("stuck", hang=True),), max_steps=2, timeout_ms=HANG_MS,
+            "hangs",
+            tools=(ToolSpec("stuck", hang=True),),
+            max_steps=2,
+            timeout_ms=HANG_MS,
             replies=(ToolCallsReply((ToolCall("stuck", {"city": "Paris"}),)), TextReply("never reached")),
         ),
         Scenario("after", tools=tools("plain", "a b")),
@@ -119,7 +121,9 @@ def test_probe_cli_bad_input_is_one_line_and_exit_2(args, stdin, names):
 def test_probe_cli_without_node_is_one_line_and_exit_2(tmp_path):
     completed = _cli("probe", "--json", "a.b", env={**os.environ, "PATH": str(tmp_path)})
     assert (completed.returncode, completed.stdout) == (2, "")
-    assert completed.stderr.startswith("probe-lib probe: node was not found on PATH") and completed.stderr.count("\n") == 1
+    assert (
+        completed.stderr.startswith("probe-lib probe: node was not found on PATH") and completed.stderr.count("\n") == 1
+    )
 
 
 @pytest.mark.parametrize("framework", ["mastra", "ai-sdk"])
@@ -133,7 +137,9 @@ def test_a_session_runs_on_one_warm_runner_and_closes_it(framework, node_modules
         [first] = session.run([Scenario("first", tools=tools("search.web", "a"))], capture_server)
         runners = child_pids(os.getpid()) - before
         [second] = session.run([Scenario("second", tools=tools("b"))], capture_server)
-        assert child_pids(os.getpid()) - before == runners and len(runners) == 1, "the second run reused the first's runner"
+        assert child_pids(os.getpid()) - before == runners and len(runners) == 1, (
+            "the second run reused the first's runner"
+        )
     assert not child_pids(os.getpid()) - before, "closing the session ends its runner"
     sent = [[tool["function"]["name"] for tool in outcome.requests[0]["tools"]] for outcome in (first, second)]
     assert sent[1] == ["b"] and sent[0] in (["a", "search_web"], ["search.web", "a"])  # Mastra rewrites; ai-sdk not

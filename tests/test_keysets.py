@@ -108,10 +108,7 @@ def test_the_article_collisions_and_builtins_are_its_own_keys():
 
 @pytest.mark.parametrize(
     ("name", "characters", "position"),
-    [
-        ("ascii-punctuation-inside", string.punctuation, 1),
-        ("ascii-punctuation-leading", string.punctuation, 0),
-    ],
+    [("ascii-punctuation-inside", string.punctuation, 1), ("ascii-punctuation-leading", string.punctuation, 0)],
 )
 def test_one_key_per_ascii_punctuation_character(name, characters, position):
     assert [key[position] for key in keys_of(name)] == list(characters)
@@ -151,13 +148,7 @@ def test_the_sweep_variants_differ_in_the_way_their_names_say():
 
 @pytest.mark.parametrize(
     ("name", "separator"),
-    [
-        ("mcp-dot", "."),
-        ("mcp-colon", ":"),
-        ("mcp-slash", "/"),
-        ("mcp-mastra", "_"),
-        ("mcp-double-underscore", "__"),
-    ],
+    [("mcp-dot", "."), ("mcp-colon", ":"), ("mcp-slash", "/"), ("mcp-mastra", "_"), ("mcp-double-underscore", "__")],
 )
 def test_mcp_sets_use_one_separator_each(name, separator):
     assert keys_of(name)[0] == f"server{separator}tool"

@@ -47,8 +47,15 @@ def test_a_python_runner_killed_mid_batch_keeps_its_finished_results():
         for n in range(BATCH):
             scenario = for_keys(f"set-{n}", [f"k{n}", f"x.{n}"])
             server.script(f"s{n}", scenario.replies)
-            requests.append({"id": f"s{n}", "url": server.scenario_url(f"s{n}"), "keys": [f"k{n}", f"x.{n}"],
-                             "toolChoice": None, "timeoutMs": 10_000})
+            requests.append(
+                {
+                    "id": f"s{n}",
+                    "url": server.scenario_url(f"s{n}"),
+                    "keys": [f"k{n}", f"x.{n}"],
+                    "toolChoice": None,
+                    "timeoutMs": 10_000,
+                }
+            )
         child = LinesChild(_command(), "openai test")
         child_box.append(child)
         with child, pytest.raises(HarnessError) as caught:
@@ -68,7 +75,8 @@ def test_a_python_runner_killed_mid_batch_keeps_its_finished_results():
 
 def test_a_runner_that_exits_before_ready_quotes_its_exit_status_and_stderr():
     with pytest.raises(HarnessError) as caught:
-        with LinesChild(["python3", "-c", "import sys; sys.stderr.write('boom: no framework here\\n'); sys.exit(3)"],
-                        "broken"):
+        with LinesChild(
+            ["python3", "-c", "import sys; sys.stderr.write('boom: no framework here\\n'); sys.exit(3)"], "broken"
+        ):
             pass
     assert str(caught.value) == "broken runner exited (exit status 3; last stderr: boom: no framework here)"

@@ -23,8 +23,7 @@ def chat_body(names: list[str], choice: str | None = None) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": "gpt-4o-mini",
         "messages": [{"role": "user", "content": "hi"}],
-        "tools": [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}}
-                  for name in names],
+        "tools": [{"type": "function", "function": {"name": name, "parameters": {"type": "object"}}} for name in names],
     }
     if choice is not None:
         body["tool_choice"] = {"type": "function", "function": {"name": choice}}
@@ -120,10 +119,19 @@ def test_plain_names_and_names_formatTools_would_change_get_no_hint() -> None:
 
 # ---- reading files -------------------------------------------------------------------------------------------
 
+
 def capture_record(seq: int, body: Any) -> dict[str, Any]:
     """A line as the kit's capture server writes it."""
-    return {"seq": seq, "scenario": "default", "method": "POST", "path": "/v1/chat/completions",
-            "headers": {"content-type": "application/json"}, "body": body, "raw": None, "status": 400}
+    return {
+        "seq": seq,
+        "scenario": "default",
+        "method": "POST",
+        "path": "/v1/chat/completions",
+        "headers": {"content-type": "application/json"},
+        "body": body,
+        "raw": None,
+        "status": 400,
+    }
 
 
 def write_lines(path: Path, items: list[Any]) -> Path:
@@ -152,11 +160,14 @@ def test_reads_an_array_of_bodies_with_positions(tmp_path: Path) -> None:
 
 
 def test_reads_capture_json_lines_skipping_records_without_a_body(tmp_path: Path) -> None:
-    path = write_lines(tmp_path / "capture.jsonl", [
-        capture_record(0, CLEAN),
-        {**capture_record(1, None), "method": "GET", "path": "/v1/models"},
-        capture_record(2, ARTICLE),
-    ])
+    path = write_lines(
+        tmp_path / "capture.jsonl",
+        [
+            capture_record(0, CLEAN),
+            {**capture_record(1, None), "method": "GET", "path": "/v1/models"},
+            capture_record(2, ARTICLE),
+        ],
+    )
     report = lint_file(path, name_rule=RULE)
     assert report.requests == 2 and report.failed
     assert [f.request for f in report.findings] == [2]
@@ -210,6 +221,7 @@ def test_an_unknown_provider_is_refused_before_the_file_is_read(tmp_path: Path) 
 
 
 # ---- the CLI -------------------------------------------------------------------------------------------------
+
 
 def run_cli(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = cli.main(["lint", *argv])
@@ -279,8 +291,12 @@ def test_cli_streams_a_50_mb_capture_without_holding_it(tmp_path: Path, capsys) 
         position = 0
         while out.tell() < 50 * 2**20:
             body = ARTICLE if position == bad_at else CLEAN
-            body = {**body, "tools": [{**tool, "function": {**tool["function"], "description": description}}
-                                      for tool in body["tools"]]}
+            body = {
+                **body,
+                "tools": [
+                    {**tool, "function": {**tool["function"], "description": description}} for tool in body["tools"]
+                ],
+            }
             out.write(json.dumps(capture_record(position, body)) + "\n")
             position += 1
     assert path.stat().st_size >= 50 * 2**20
@@ -306,4 +322,8 @@ def test_without_a_name_rule_a_mismatch_has_no_suggestion_and_no_name_gets_a_hin
     body = chat_body(["search_web", "_9lives", "a" * 63], "search.web")
     findings = lint_body(body, OPENAI)
     assert codes(findings) == ["choice-not-in-tools"] and findings[0].suggestion is None
-    assert codes(lint_body(body, OPENAI, name_rule=RULE)) == ["choice-not-in-tools", "maybe-rewritten", "maybe-rewritten"]
+    assert codes(lint_body(body, OPENAI, name_rule=RULE)) == [
+        "choice-not-in-tools",
+        "maybe-rewritten",
+        "maybe-rewritten",
+    ]

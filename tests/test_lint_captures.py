@@ -15,8 +15,9 @@ import functools
 import json
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import pytest
 
@@ -74,7 +75,9 @@ def lint_cli(path: Path) -> tuple[int, dict[str, Any]]:
     """``probe-lib lint FILE --provider openai --json`` as a user runs it: exit code and the parsed report."""
     done = subprocess.run(
         [sys.executable, "-m", "probe_lib", "lint", str(path), "--provider", "openai", "--json"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.stderr == "", done.stderr
     return done.returncode, json.loads(done.stdout)
@@ -82,12 +85,15 @@ def lint_cli(path: Path) -> tuple[int, dict[str, Any]]:
 
 # ---- the known-bad requests ------------------------------------------------------------------------------------
 
+
 def check_flagged(outcome: Outcome, suggestion: str | None) -> None:
     forced = outcome.scenario.tool_choice["toolName"]
     for body in outcome.requests:
         assert forced_name(body) == forced, "Mastra sent toolChoice unchanged (the bug the linter looks for)"
         assert forced not in tool_names(body)
-        mismatches = [finding for finding in lint_body(body, OPENAI, name_rule=RULE) if finding.code == "choice-not-in-tools"]
+        mismatches = [
+            finding for finding in lint_body(body, OPENAI, name_rule=RULE) if finding.code == "choice-not-in-tools"
+        ]
         assert len(mismatches) == 1, mismatches
         (finding,) = mismatches
         assert finding.severity == "mismatch"
@@ -116,6 +122,7 @@ def test_cli_exits_1_on_the_recorded_bad_requests(version: str, tmp_path: Path) 
 
 
 # ---- the remedied and legal requests ---------------------------------------------------------------------------
+
 
 def check_not_vacuous(outcomes: dict[str, Outcome]) -> None:
     """The clean requests do force or restrict to a tool, so passing the linter says something."""
@@ -151,6 +158,7 @@ def test_recorded_remedied_and_legal_requests_lint_clean(version: str, tmp_path:
 
 
 # ---- the same, measured now --------------------------------------------------------------------------------
+
 
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)

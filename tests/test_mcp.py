@@ -10,13 +10,15 @@ from probe_lib.inputs import corpus
 
 #: Names chosen to reach every branch: legal, dotted, over 63 with the label, and two that collide once cut.
 LONG = "describe_all_the_things_in_the_account_with_a_very_long_name_"
-SETS = pd.DataFrame({
-    "server": ["probe", "probe", "probe", "other", "other"],
-    "tool": ["search", LONG + "one", LONG + "two", "fetch", "list.issues"],
-    "source_repo": ["kit/probe"] * 3 + ["kit/other"] * 2,
-    "source_path": ["x"] * 5,
-    "source_commit": ["0" * 40] * 5,
-})
+SETS = pd.DataFrame(
+    {
+        "server": ["probe", "probe", "probe", "other", "other"],
+        "tool": ["search", LONG + "one", LONG + "two", "fetch", "list.issues"],
+        "source_repo": ["kit/probe"] * 3 + ["kit/other"] * 2,
+        "source_path": ["x"] * 5,
+        "source_commit": ["0" * 40] * 5,
+    }
+)
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +36,9 @@ def test_the_client_prefixes_each_tool_with_its_server_label(measured):
 @pytest.mark.node
 def test_mastra_rewrites_the_joined_names_and_refuses_the_set_whose_cut_names_collide(measured):
     rows = measured.set_index("server")
-    assert rows.loc["other", "wire names"] == ["other_fetch", "other_list_issues"] and pd.isna(rows.loc["other", "failure"])
+    assert rows.loc["other", "wire names"] == ["other_fetch", "other_list_issues"] and pd.isna(
+        rows.loc["other", "failure"]
+    )
     assert rows.loc["probe", "wire names"] is None and rows.loc["probe", "failure"] == "collision"
     assert rows.loc["probe", "collision name"] == ("probe_" + LONG + "one")[:63]
 

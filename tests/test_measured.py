@@ -22,17 +22,33 @@ VERSIONS = mastra.ADAPTER.versions()
 BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}
 EVIDENCE = {version: Evidence(version, BY_VERSION[version], BY_VERSION) for version in VERSIONS}
 
-CHOICES = ["choice-auto", "choice-required", "choice-none", "choice-by-key", "choice-by-id", "choice-by-wire-name",
-           "choice-legal-key", "choice-by-key-stream", "active-tools-by-key", "active-tools-by-wire-name"]
+CHOICES = [
+    "choice-auto",
+    "choice-required",
+    "choice-none",
+    "choice-by-key",
+    "choice-by-id",
+    "choice-by-wire-name",
+    "choice-legal-key",
+    "choice-by-key-stream",
+    "active-tools-by-key",
+    "active-tools-by-wire-name",
+]
 ROUND_TRIPS = ["call-by-wire-name", "call-by-wire-name-stream", "call-by-id", "call-by-key"]
 ERRORS = ["collision-dot-space", "collision-long", "collision-proto", "empty-key", "proto-key", "single-rewrite"]
-REMEDY_PAIRS = ["collision-dot-space", "choice-by-key", "remedy-choice-by-key", "active-tools-by-key",
-                "remedy-active-tools"]
+REMEDY_PAIRS = [
+    "collision-dot-space",
+    "choice-by-key",
+    "remedy-choice-by-key",
+    "active-tools-by-key",
+    "remedy-active-tools",
+]
 
 by_version = pytest.mark.parametrize("version", VERSIONS)
 
 
 # -- reading the recorded bodies directly ----------------------------------------------------------------------
+
 
 def names_sent(body: dict) -> list[str]:
     """Function names in a request body's ``tools`` (Chat Completions shape, as Mastra sends it)."""
@@ -59,6 +75,7 @@ def values(column: pd.Series) -> list:
 
 # -- the small readings -------------------------------------------------------------------------------------------
 
+
 def test_letter_run_shows_one_repeated_letter_as_letter_and_count():
     assert measured.letter_run("a" * 64) == "a × 64"
     assert measured.letter_run("search_web") == "search_web"
@@ -83,6 +100,7 @@ def test_raised_leaves_out_only_the_capture_servers_400(version):
 
 
 # -- 01 ---------------------------------------------------------------------------------------------------------
+
 
 @by_version
 def test_three_names_are_the_ones_in_the_captured_request(version):
@@ -132,8 +150,12 @@ def test_builtins_by_export_and_by_id_are_the_names_each_request_sent(version):
 @by_version
 def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_it(version):
     ev = EVIDENCE[version]
-    short = {"docs-legal-keys": "docs", "key-not-id": "probe", "builtins-by-export": "by export",
-             "builtins-by-id": "by id"}
+    short = {
+        "docs-legal-keys": "docs",
+        "key-not-id": "probe",
+        "builtins-by-export": "by export",
+        "builtins-by-id": "by id",
+    }
     scenarios = [name for name in short if ev[name].registered_keys]
     assert ("builtins-by-id" in scenarios) == (version != "1.0.4")
     grid, labels = measured.offered_grid(ev, scenarios, short)
@@ -150,6 +172,7 @@ def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_i
 
 
 # -- 02-04 ------------------------------------------------------------------------------------------------------
+
 
 @by_version
 @pytest.mark.parametrize("scenario", ["rewrite-rules", "integer-keys", "proto-key"])
@@ -191,6 +214,7 @@ def test_tool_sources_list_every_source_beside_the_names_sent(version):
 
 
 # -- 05 ---------------------------------------------------------------------------------------------------------
+
 
 @by_version
 def test_outcome_summary_counts_requests_and_shows_the_names_or_the_error(version):
@@ -241,6 +265,7 @@ def test_record_and_wire_shows_the_proto_key_kept_by_the_caller_but_not_sent(ver
 
 # -- 06 ---------------------------------------------------------------------------------------------------------
 
+
 @by_version
 def test_choice_table_reads_tools_and_tool_choice_from_each_first_request(version):
     ev = EVIDENCE[version]
@@ -276,8 +301,9 @@ def test_lint_findings_flag_exactly_the_requests_forcing_an_absent_tool(version)
     ev = EVIDENCE[version]
     findings = measured.lint_findings(ev, CHOICES, provider="openai")
     forcing = {name: forced_in(first(ev, name)) for name in CHOICES}
-    expected = {name for name, forced in forcing.items()
-                if forced is not None and forced not in names_sent(first(ev, name))}
+    expected = {
+        name for name, forced in forcing.items() if forced is not None and forced not in names_sent(first(ev, name))
+    }
     assert measured.flagged(findings) == expected
     assert expected == {"choice-by-key", "choice-by-id", "choice-by-key-stream"}
     mismatch = findings[(findings["scenario"] == "choice-by-key") & (findings["code"] == "choice-not-in-tools")]
@@ -293,8 +319,13 @@ def test_choice_grid_colours_follow_the_bodies(version):
         body = first(ev, name)
         assert grid.loc[name, "tools sent"] == ("tools sent" if names_sent(body) else "no tools sent")
         forced = forced_in(body)
-        expected = ("no tool forced" if forced is None else
-                    "forced tool offered" if forced in names_sent(body) else "forced tool not offered")
+        expected = (
+            "no tool forced"
+            if forced is None
+            else "forced tool offered"
+            if forced in names_sent(body)
+            else "forced tool not offered"
+        )
         assert grid.loc[name, "tool_choice sent"] == expected
         assert (grid.loc[name, "lint"] == "mismatch flagged") == (expected == "forced tool not offered")
         emptied = names_sent(body) == [] and ev[name].scenario.tool_choice != "none"  # 'none' asks for no tools
@@ -306,6 +337,7 @@ def test_choice_grid_colours_follow_the_bodies(version):
 
 # -- 07 ---------------------------------------------------------------------------------------------------------
 
+
 @by_version
 def test_round_trip_reports_executions_and_the_follow_up_tool_messages(version):
     ev = EVIDENCE[version]
@@ -316,7 +348,8 @@ def test_round_trip_reports_executions_and_the_follow_up_tool_messages(version):
         assert table.loc[name, "requests"] == len(outcome.requests)
         assert table.loc[name, "under tool_call_id"] == (", ".join(m["tool_call_id"] for m in replies) or None)
         assert table.loc[name, "execute ran with"] == (
-            ", ".join(json.dumps(x["args"]) for x in outcome.executions) or "did not run")
+            ", ".join(json.dumps(x["args"]) for x in outcome.executions) or "did not run"
+        )
         assert table.loc[name, "toolName reported"] == (", ".join(outcome.tool_names) or "none")
         if replies:
             assert table.loc[name, "model got back"] == " ".join(m["content"] for m in replies)
@@ -390,12 +423,14 @@ def test_round_trip_grid_categories_follow_executions_and_replies(version):
         replies = tool_messages(outcome.requests[1]) if len(outcome.requests) > 1 else []
         assert grid.loc[name, "execute ran with"] == ("tool ran" if outcome.executions else "tool did not run")
         assert grid.loc[name, "model got back"] == (
-            "tool result" if outcome.executions else "told the tool was not found" if replies else "turn failed")
+            "tool result" if outcome.executions else "told the tool was not found" if replies else "turn failed"
+        )
         assert all(len(line) <= 30 for line in labels.loc[name, "model got back"].splitlines())
     assert set(grid.stack()) <= set(measured.ROUND_TRIP_COLOURS)
 
 
 # -- 08 ---------------------------------------------------------------------------------------------------------
+
 
 def test_version_comparison_against_1_67_0():
     comparison = measured.version_comparison(EVIDENCE["1.67.0"])
@@ -410,8 +445,9 @@ def test_version_comparison_against_1_67_0():
     assert (names_sent(old), old["tool_choice"], names_sent(base)) == (["search_web"], "none", [])
     assert comparison.grid.loc["choice-none", "1.0.4"] == "differs"
     assert comparison.grid.loc["builtins-by-export", "1.0.4"] == "feature missing"
-    rows = comparison.differences[(comparison.differences["scenario"] == "choice-none")
-                                  & (comparison.differences["field"] == "names")]
+    rows = comparison.differences[
+        (comparison.differences["scenario"] == "choice-none") & (comparison.differences["field"] == "names")
+    ]
     assert rows[["on this version", "on 1.67.0"]].values.tolist() == [[names_sent(old), names_sent(base)]]
     assert comparison.differing_versions == ["1.0.4"]
     assert set(comparison.grid.stack()) <= set(comparison.colours)
@@ -460,6 +496,7 @@ def test_behaviour_counts_requests_executions_and_own_errors():
 
 # -- 09 ---------------------------------------------------------------------------------------------------------
 
+
 @by_version
 def test_remedy_table_reads_mapping_and_bodies(version):
     ev = EVIDENCE[version]
@@ -483,8 +520,9 @@ def test_remedy_outcomes_follow_the_bodies(version):
     assert outcome["remedy-choice-by-key"] == "consistent"
     selected = ev["remedy-active-tools"].mapping["search.web"]
     sent = names_sent(first(ev, "remedy-active-tools"))
-    assert outcome["remedy-active-tools"] == ("selects what it names" if sent == [selected]
-                                              else "does not select what it names")
+    assert outcome["remedy-active-tools"] == (
+        "selects what it names" if sent == [selected] else "does not select what it names"
+    )
     assert (outcome["remedy-active-tools"] == "selects what it names") == (version != "1.0.4")  # 1.0.4 ignores it
     by_key = names_sent(first(ev, "active-tools-by-key"))
     expected = "selects no tool at all" if not by_key else "does not select what it names"

@@ -31,7 +31,9 @@ def test_notebook_judges_exactly_the_claims_the_ledger_files_under_it(path):
     source = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
     judged = sorted(re.findall(r'"([AFV]\d\d)"', "".join(re.findall(r"evidence\.verdicts\(\w+, \[([^\]]*)\]", source))))
     assert judged == filed, f"{path.stem} judges {judged}; data/claims.csv files {filed} under it"
-    others = [claim.id for claim in ledger.load_claims() if claim.notebook == path.stem and claim.id not in CHECKED_HERE]
+    others = [
+        claim.id for claim in ledger.load_claims() if claim.notebook == path.stem and claim.id not in CHECKED_HERE
+    ]
     if others:  # the other frameworks' claims are judged all together, on the matrix the notebook reads
         assert "matrix.claims(outcomes, measurements)" in source, f"{path.stem} does not judge {others}"
 
@@ -39,7 +41,11 @@ def test_notebook_judges_exactly_the_claims_the_ledger_files_under_it(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
 def test_notebook_is_stored_without_outputs(path):
     notebook = nbformat.read(path, as_version=4)
-    dirty = [n for n, cell in enumerate(notebook.cells) if cell.cell_type == "code" and (cell.outputs or cell.execution_count)]
+    dirty = [
+        n
+        for n, cell in enumerate(notebook.cells)
+        if cell.cell_type == "code" and (cell.outputs or cell.execution_count)
+    ]
     assert not dirty, f"cells {dirty} carry outputs or execution counts: strip them before committing"
 
 
@@ -51,7 +57,8 @@ def test_notebook_has_one_typed_commented_parameters_cell(path):
     source = tagged[0].source
     annotations = {
         node.target.id: ast.unparse(node.annotation)
-        for node in ast.parse(source).body if isinstance(node, ast.AnnAssign)
+        for node in ast.parse(source).body
+        if isinstance(node, ast.AnnAssign)
     }
     assert annotations == PARAMETERS, f"parameters must be {PARAMETERS}, typed"
     assert all("#" in line for line in source.splitlines() if line.strip()), "each parameter carries a comment"
@@ -77,5 +84,7 @@ def test_notebook_is_thin(path):
         assert not defined, f"define functions in probe_lib, not in a notebook: {cell.source[:80]}"
         if "parameters" in cell.metadata.get("tags", []):
             continue
-        steps = [line for line in cell.source.splitlines() if line.strip() and not line.startswith(("import ", "from ", "%"))]
+        steps = [
+            line for line in cell.source.splitlines() if line.strip() and not line.startswith(("import ", "from ", "%"))
+        ]
         assert len(steps) <= MAX_CELL_LINES, f"cell too long for a thin notebook: {cell.source[:80]}"

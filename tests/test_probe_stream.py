@@ -34,14 +34,21 @@ def probe(stdin: Path, *flags: str, source: Path = paths.ROOT, timeout: float = 
     """``probe-lib probe --json`` of the package under ``source`` (this checkout by default) on ``stdin``."""
     env = {**os.environ, "PYTHONPATH": str(source)}
     with stdin.open() as handle:
-        return subprocess.run([sys.executable, "-m", "probe_lib", "probe", "--json", "--mastra", VERSION, *flags],
-                              stdin=handle, capture_output=True, env=env, cwd=source, timeout=timeout)
+        return subprocess.run(
+            [sys.executable, "-m", "probe_lib", "probe", "--json", "--mastra", VERSION, *flags],
+            stdin=handle,
+            capture_output=True,
+            env=env,
+            cwd=source,
+            timeout=timeout,
+        )
 
 
 def kit_before_streaming(into: Path) -> Path:
     """The kit's package and data at ``BEFORE_STREAMING``, unpacked into ``into`` (skips if git cannot give it)."""
-    archive = subprocess.run(["git", "-C", str(paths.ROOT), "archive", BEFORE_STREAMING, "probe_lib", "data"],
-                             capture_output=True)
+    archive = subprocess.run(
+        ["git", "-C", str(paths.ROOT), "archive", BEFORE_STREAMING, "probe_lib", "data"], capture_output=True
+    )
     if archive.returncode != 0:
         pytest.skip(f"this checkout has no commit {BEFORE_STREAMING} to compare with (a shallow clone or an export)")
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
@@ -76,8 +83,9 @@ def test_a_batch_never_runs_further_ahead_of_the_reader_than_its_bound(node_modu
 
     batch = [scenarios.for_keys(f"set-{n}", [f"k{n}", f"x.{n}"]) for n in range(300)]
     with CaptureServer(on_record=on_record) as server:
-        for number, outcome in enumerate(mastra.stream(batch, VERSION, server=server, workers=workers,
-                                                       concurrency=concurrency)):
+        for number, outcome in enumerate(
+            mastra.stream(batch, VERSION, server=server, workers=workers, concurrency=concurrency)
+        ):
             assert outcome.scenario.name == f"set-{number}" and outcome.wire_names == [f"k{number}", f"x_{number}"]
             handed[0] = number + 1
             if number % 50 == 0:
@@ -123,7 +131,9 @@ def test_a_batch_done_before_its_second_runner_is_ready_is_complete(node_modules
 def test_a_batch_of_key_sets_builds_each_scenario_when_read_and_reads_like_the_list_it_replaces():
     key_sets = [["a", "x.y"], ["b"], []]
     lazy = scenarios.KeySets(key_sets, scenarios.named("x.y"))
-    eager = [scenarios.for_keys(f"probe-{number}", keys, scenarios.named("x.y")) for number, keys in enumerate(key_sets)]
+    eager = [
+        scenarios.for_keys(f"probe-{number}", keys, scenarios.named("x.y")) for number, keys in enumerate(key_sets)
+    ]
     assert len(lazy) == 3 and list(lazy) == eager and lazy[-1] == eager[-1]
     assert lazy[0] is not lazy[0], "built on each read, never kept"
     with pytest.raises(IndexError):

@@ -91,6 +91,7 @@ def test_flags_explain_the_rewrite(key):
 def reference_enumeration(record: list[str]) -> list[str]:
     """``Object.keys`` order, derived apart from the model: ECMAScript's array indices (canonical numeric strings
     below 2**32 - 1) ascending, then every other key in insertion order."""
+
     def is_index(key: str) -> bool:
         return key.isascii() and key.isdecimal() and str(int(key)) == key and int(key) < 2**32 - 1
 

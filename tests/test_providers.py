@@ -17,16 +17,23 @@ from probe_lib.core.errors import InputError
 from probe_lib.providers.name_rules import COLUMNS, check_name, get_rule, load_rules, provider_names, rules, variants
 
 #: Names drawn from legal characters plus the separators and oddities real keys carry.
-names = st.text(
-    alphabet=st.sampled_from("aZ_09-.:/ @é😀") | st.characters(codec="utf-8"),
-    min_size=0,
-    max_size=140,
-)
+names = st.text(alphabet=st.sampled_from("aZ_09-.:/ @é😀") | st.characters(codec="utf-8"), min_size=0, max_size=140)
 
 
 def test_every_provider_the_kit_names_is_known() -> None:
-    expected = {"openai", "openai-responses", "azure", "anthropic", "gemini", "bedrock", "mistral", "groq",
-                "cohere", "deepseek", "mcp"}
+    expected = {
+        "openai",
+        "openai-responses",
+        "azure",
+        "anthropic",
+        "gemini",
+        "bedrock",
+        "mistral",
+        "groq",
+        "cohere",
+        "deepseek",
+        "mcp",
+    }
     assert set(provider_names()) == expected
 
 
@@ -131,8 +138,9 @@ SOURCE_REGEXES = [
 @example(name="9a")
 @example(name="a.b:c")
 @example(name="abc\n")
-def test_rules_agree_with_the_regex_their_source_prints(provider: str, variant: str, source_regex: str,
-                                                         name: str) -> None:
+def test_rules_agree_with_the_regex_their_source_prints(
+    provider: str, variant: str, source_regex: str, name: str
+) -> None:
     accepted = re.fullmatch(source_regex, name) is not None
     assert (check_name(name, provider, variant) == []) is accepted
 
@@ -151,7 +159,7 @@ def test_unknown_provider_and_variant_say_what_exists() -> None:
         check_name("x", "openai", "live")
 
 
-GOOD_ROW = ("openai,documented,[a-z],,[a-z]+,64,somewhere,docs,2026-11-30,a note")
+GOOD_ROW = "openai,documented,[a-z],,[a-z]+,64,somewhere,docs,2026-11-30,a note"
 
 
 @pytest.mark.parametrize(

@@ -35,7 +35,9 @@ def test_live_catalogue_equals_its_recording(version, node_modules, capture_serv
         for old, new in zip(recorded, live)
         if old != new
     ]
-    assert not diffs, f"{len(diffs)} scenarios changed on {version} (`probe-lib record` if intended):\n" + "\n".join(diffs)
+    assert not diffs, f"{len(diffs)} scenarios changed on {version} (`probe-lib record` if intended):\n" + "\n".join(
+        diffs
+    )
 
 
 def test_recordings_load_without_node():
@@ -51,7 +53,11 @@ def test_recordings_load_without_node():
         "print('ok')\n"
     )
     completed = subprocess.run(
-        [sys.executable, "-c", script], env={"PATH": "/nonexistent"}, cwd=paths.ROOT, capture_output=True, text=True,
+        [sys.executable, "-c", script],
+        env={"PATH": "/nonexistent"},
+        cwd=paths.ROOT,
+        capture_output=True,
+        text=True,
         timeout=60,
     )
     assert (completed.returncode, completed.stdout) == (0, "ok\n"), completed.stderr
@@ -71,5 +77,8 @@ def test_a_missing_recording_says_how_to_make_it(monkeypatch, tmp_path):
 
 
 def test_an_unpinned_version_has_no_recording():
-    with pytest.raises(InputError, match=r"'0\.0\.1' is neither pinned \(" + ", ".join(VERSIONS).replace(".", r"\.") + r"\) nor served by npm"):
+    with pytest.raises(
+        InputError,
+        match=r"'0\.0\.1' is neither pinned \(" + ", ".join(VERSIONS).replace(".", r"\.") + r"\) nor served by npm",
+    ):
         recordings.load("0.0.1")

@@ -115,7 +115,9 @@ def test_tool_choice_and_active_tools_follow_the_renamed_keys() -> None:
     tools, mapping = rename_tools({"search.web": "S", "get_weather": "W"})
     assert tools == {"search_web": "S", "get_weather": "W"}
     assert apply_to_tool_choice({"type": "tool", "toolName": "search.web"}, mapping) == {
-        "type": "tool", "toolName": "search_web"}
+        "type": "tool",
+        "toolName": "search_web",
+    }
     assert apply_to_tool_choice("required", mapping) == "required"
     assert apply_to_tool_choice({"type": "tool", "toolName": "search_web"}, mapping)["toolName"] == "search_web"
     assert apply_to_active_tools(["search.web", "get_weather"], mapping) == ["search_web", "get_weather"]
@@ -174,8 +176,14 @@ def test_javascript_and_python_give_identical_mappings() -> None:
     sets = curated_sets()
     limits = [MAX_NAME_LENGTH if number % 3 else 10 + number % 50 for number in range(len(sets))]
     payload = json.dumps({"sets": sets, "limits": limits})  # ensure_ascii: lone surrogates travel as \\uXXXX
-    done = subprocess.run([node, "-e", NODE_SCRIPT, str(REMEDY_JS)], input=payload, capture_output=True,
-                          text=True, timeout=60, check=False)
+    done = subprocess.run(
+        [node, "-e", NODE_SCRIPT, str(REMEDY_JS)],
+        input=payload,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
     assert done.returncode == 0, done.stderr
     output = json.loads(done.stdout)
     for keys, limit, mapping in zip(sets, limits, output["mappings"], strict=True):

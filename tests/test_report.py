@@ -45,7 +45,9 @@ def test_every_notebook_executes_on_the_live_measurement(live_report):
 def test_report_was_swapped_in_whole_with_a_manifest_of_every_file(live_report):
     folder = live_report.folder
     listed = json.loads((folder / safe_folder.MANIFEST).read_text())["files"]
-    on_disk = sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != safe_folder.MANIFEST)
+    on_disk = sorted(
+        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != safe_folder.MANIFEST
+    )
     assert listed == on_disk and "report.html" in listed
     left = [p.name for p in folder.parent.iterdir() if p.name.startswith(f".{folder.name}.")]
     assert not left, f"a staging or retired folder was left beside the report: {left}"
@@ -73,7 +75,9 @@ def test_ledger_has_no_refuted_or_failed_claim(live_report):
     per_version = (table["framework"] == "mastra") & ~table["claim"].isin(ledger.RANGE_CHECKS)
     assert set(table.loc[per_version, "version"].astype(str)) == set(mastra.ADAPTER.versions())
     others = table[table["framework"] != "mastra"]
-    assert set(others["framework"]) == set(ledger.FRAMEWORKS.values()) - {"mastra"}, "every framework's claims are judged"
+    assert set(others["framework"]) == set(ledger.FRAMEWORKS.values()) - {"mastra"}, (
+        "every framework's claims are judged"
+    )
     assert set(others["source"]) == {"live"}, "every installed framework is rerun live"
     broken = table[table["status"].isin(["refuted", "failed"])]
     assert broken.empty, broken[["claim", "version", "status", "evidence"]].to_string()
@@ -91,7 +95,9 @@ def test_report_renders_ledger_first_then_every_notebook_with_figures(live_repor
             continue
         assert list((live_report.folder / "figures").glob(f"{path.stem}-*.png")), f"{path.stem} drew no figure"
     explorer = page.split('id="11-explorer"', 1)[1]
-    assert "probe-explorer-static" in explorer and "search_web" in explorer, "the explorer's static rendering is missing"
+    assert "probe-explorer-static" in explorer and "search_web" in explorer, (
+        "the explorer's static rendering is missing"
+    )
     assert page.count("data:image/png") >= len(report.notebooks()) - len(INTERACTIVE)
 
 
@@ -103,8 +109,12 @@ def test_report_shows_each_claim_beside_its_measurement_and_no_machine_path(live
     for claim in ledger.load_claims():
         assert html.escape(claim.statement) in page and html.escape(claim.section) in page
     generated = [path for path in live_report.folder.rglob("*") if path.suffix in {".html", ".ipynb", ".csv", ".json"}]
-    leaks = [path.name for path in generated if str(live_report.folder) in path.read_text(encoding="utf-8")
-             or str(paths.ROOT) in path.read_text(encoding="utf-8")]
+    leaks = [
+        path.name
+        for path in generated
+        if str(live_report.folder) in path.read_text(encoding="utf-8")
+        or str(paths.ROOT) in path.read_text(encoding="utf-8")
+    ]
     assert not leaks, f"absolute paths of this machine in {leaks}"
 
 
@@ -113,7 +123,10 @@ def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
     environment = {**os.environ, "PATH": bin_without_node}
     done = subprocess.run(
         [sys.executable, "-m", "probe_lib", "reproduce", "--out", str(tmp_path)],
-        env=environment, capture_output=True, text=True, timeout=600,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "NODE MISSING" in done.stdout
@@ -130,8 +143,14 @@ def test_report_works_in_a_real_browser(live_report):
 
     chromium = kit_browser.browser_executable()
     assert chromium, f"Chromium is missing: {kit_browser.BROWSER_HELP}"
-    flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
-             "--disable-sync", "--no-first-run"]
+    flags = [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+    ]
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=chromium, args=flags)
         page = browser.new_page()
@@ -143,14 +162,17 @@ def test_report_works_in_a_real_browser(live_report):
         targets = page.eval_on_selector_all("a[href^='#']", "links => links.map(a => a.getAttribute('href').slice(1))")
         resolves = "f => document.getElementById(f) !== null || document.getElementById(decodeURIComponent(f)) !== null"
         landed = [target for target in set(targets) if page.evaluate(resolves, target)]  # as the HTML spec looks up
-        notebook_links = page.eval_on_selector_all("#ledger a[href^='#'], #framework-ledger a[href^='#']",
-                                                   "links => links.map(a => a.hash.slice(1))")
+        notebook_links = page.eval_on_selector_all(
+            "#ledger a[href^='#'], #framework-ledger a[href^='#']", "links => links.map(a => a.hash.slice(1))"
+        )
         explorer_text = page.inner_text("#\\31 1-explorer .probe-explorer-static")
         page.screenshot(path=str(live_report.folder / "report-screenshot.png"))
         browser.close()
     assert len(sizes) >= len(report.notebooks()) - len(INTERACTIVE) and all(sizes), "every chart must decode"
     assert sorted(landed) == sorted(set(targets)), "every in-page link must land on an element"
-    assert set(notebook_links) == {claim.notebook for claim in ledger.load_claims()}, "the ledger links every notebook it names"
+    assert set(notebook_links) == {claim.notebook for claim in ledger.load_claims()}, (
+        "the ledger links every notebook it names"
+    )
     assert not errors, errors
     assert "search.web" in explorer_text and "search_web" in explorer_text, explorer_text[:500]
 
@@ -160,11 +182,18 @@ def test_report_drops_widget_views_and_keeps_their_static_rendering():
     output that had nothing else to show (ipywidgets' interact repr) becomes a note saying where it works."""
     notebook = nbformat.v4.new_notebook(metadata={"widgets": {"application/vnd.jupyter.widget-state+json": {}}})
     view = {"model_id": "m", "version_major": 2, "version_minor": 0}
-    notebook.cells = [nbformat.v4.new_code_cell("x", outputs=[
-        nbformat.v4.new_output("display_data", {"text/plain": "interactive(...)", report._WIDGET_VIEW: view}),
-        nbformat.v4.new_output("display_data", {"text/plain": "View", "text/html": "<b>static</b>", report._WIDGET_VIEW: view}),
-        nbformat.v4.new_output("stream", text="kept\n"),
-    ])]
+    notebook.cells = [
+        nbformat.v4.new_code_cell(
+            "x",
+            outputs=[
+                nbformat.v4.new_output("display_data", {"text/plain": "interactive(...)", report._WIDGET_VIEW: view}),
+                nbformat.v4.new_output(
+                    "display_data", {"text/plain": "View", "text/html": "<b>static</b>", report._WIDGET_VIEW: view}
+                ),
+                nbformat.v4.new_output("stream", text="kept\n"),
+            ],
+        )
+    ]
     cleaned = report.without_widgets(notebook)
     assert "widgets" not in cleaned.metadata
     assert [output.get("data") for output in cleaned.cells[0].outputs] == [
@@ -177,8 +206,12 @@ def test_report_drops_widget_views_and_keeps_their_static_rendering():
 def test_reproduce_refuses_a_folder_that_is_not_a_report(tmp_path):
     keep = tmp_path / "notes.txt"
     keep.write_text("a user's file")
-    done = subprocess.run([sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(tmp_path)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and "notes.txt, which the kit did not write" in done.stderr and done.stdout == ""
     assert keep.read_text() == "a user's file"
 
@@ -194,9 +227,13 @@ def test_report_exports_every_outcome_with_this_runs_measurement_first(live_repo
     assert set(catalogue_rows["version"]) == set(mastra.ADAPTER.versions())
     matrix_rows = table[table["recording"] == "measurements/frameworks.json"]  # this run's framework matrix
     assert set(matrix_rows["framework"]) == set(adapters.names())
-    assert not table["recording"].str.startswith("data/captures/mastra-").any(), "a recording shadowed this run's measurement"
+    assert not table["recording"].str.startswith("data/captures/mastra-").any(), (
+        "a recording shadowed this run's measurement"
+    )
     # The sweep and the MCP corpus beside it, counted from their sources by hand.
     tool_sets = json.loads((paths.CAPTURES / "mcp-mastra.json").read_text(encoding="utf-8"))["tool sets"]
-    assert len(export.read_csv(folder / "mcp_corpus.csv")) == sum(len(tool_set["tools served"]) for tool_set in tool_sets)
+    assert len(export.read_csv(folder / "mcp_corpus.csv")) == sum(
+        len(tool_set["tools served"]) for tool_set in tool_sets
+    )
     swept = pd.read_csv(paths.DATA / "version_timeline.csv", dtype=str)["version"]
     assert set(export.read_csv(folder / "version_sweep.csv")["version"]) >= set(swept)

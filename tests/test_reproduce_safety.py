@@ -29,14 +29,21 @@ def _as_at_a_terminal() -> None:
 def reproduce(out: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(out), *extra],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_as_at_a_terminal,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_as_at_a_terminal,
     )
 
 
 def earlier_report(folder: Path) -> dict[str, bytes]:
     """An earlier report as ``reproduce`` leaves it (files and manifest); returns its files' contents."""
-    files = {"report.html": b"<p>earlier</p>", "ledger.csv": b"claim,version\nA01,1.67.0\n",
-             "measurements/mastra-1.67.0.json": b"{}", "figures/00-overview-1.png": b"png"}
+    files = {
+        "report.html": b"<p>earlier</p>",
+        "ledger.csv": b"claim,version\nA01,1.67.0\n",
+        "measurements/mastra-1.67.0.json": b"{}",
+        "figures/00-overview-1.png": b"png",
+    }
     for name, content in files.items():
         (folder / name).parent.mkdir(parents=True, exist_ok=True)
         (folder / name).write_bytes(content)
@@ -54,8 +61,12 @@ def test_a_user_file_in_an_earlier_report_makes_the_run_refuse_and_survives(tmp_
     earlier_report(out)
     (out / user_file).write_text("mine")
     before = snapshot(out)
-    done = subprocess.run([sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(out)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2, done.stderr
     assert done.stderr.count("\n") == 1 and user_file in done.stderr and "nothing was changed" in done.stderr
     assert snapshot(out) == before
@@ -78,8 +89,12 @@ def test_out_naming_a_file_or_a_symlink_is_one_line_and_exit_2(tmp_path, kind):
     else:
         (tmp_path / "real").mkdir()
         target.symlink_to(tmp_path / "real")
-    done = subprocess.run([sys.executable, "-m", "probe_lib", "reproduce", "--out", str(target)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "reproduce", "--out", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and ("is a file" in done.stderr or "symbolic link" in done.stderr)
     assert target.exists() and (kind == "symlink" or target.read_text() == "mine")

@@ -34,8 +34,10 @@ def runner_pids(parent: int) -> set[int]:
 
 def batch(count: int, timeout_ms: int = 10_000) -> list[scenarios.Scenario]:
     """``count`` tool sets of one legal key and one dotted key (``["k7", "x.7"]``)."""
-    return [dataclasses.replace(scenarios.for_keys(f"set-{n}", [f"k{n}", f"x.{n}"]), timeout_ms=timeout_ms)
-            for n in range(count)]
+    return [
+        dataclasses.replace(scenarios.for_keys(f"set-{n}", [f"k{n}", f"x.{n}"]), timeout_ms=timeout_ms)
+        for n in range(count)
+    ]
 
 
 def fault_after(records: int, fault: signal.Signals) -> tuple[CaptureServer, threading.Event]:
@@ -85,8 +87,13 @@ def test_probe_cli_prints_partial_results_marked_and_exits_1_when_its_runner_is_
     records = tmp_path / "records.json"
     records.write_text(json.dumps([[f"k{n}", f"x.{n}"] for n in range(3_000)]))
     with records.open() as stdin:
-        process = subprocess.Popen([sys.executable, "-m", "probe_lib", "probe", "--json", "--workers", "1"],
-                                   stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "probe_lib", "probe", "--json", "--workers", "1"],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not runner_pids(process.pid):
         time.sleep(0.1)
@@ -107,12 +114,19 @@ def test_probe_cli_prints_partial_results_marked_and_exits_1_when_its_runner_is_
 
 
 @pytest.mark.parametrize(("limit_mb", "fits"), [(1, False), (4, True)])
-def test_a_request_over_the_kits_body_limit_names_that_limit_and_the_flag_raises_it(node_modules, tmp_path, limit_mb, fits):
+def test_a_request_over_the_kits_body_limit_names_that_limit_and_the_flag_raises_it(
+    node_modules, tmp_path, limit_mb, fits
+):
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps([f"key.{n}" for n in range(5_000)]))  # ~1.5 MB of tools in one request
     with keys.open() as stdin:
-        done = subprocess.run([sys.executable, "-m", "probe_lib", "probe", "--json", "--max-body-mb", str(limit_mb)],
-                              stdin=stdin, capture_output=True, text=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "probe_lib", "probe", "--json", "--max-body-mb", str(limit_mb)],
+            stdin=stdin,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     if fits:
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["names"][:2] == ["key_0", "key_1"]

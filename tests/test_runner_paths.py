@@ -22,7 +22,12 @@ SENT = ["plain", "search_web", "_9lives", "b" * 63]
 def _batch(path: str) -> list[Scenario]:
     return [
         Scenario(f"rewrite-{path}", tools=tools(*KEYS), wire=path),
-        Scenario(f"forced-{path}", tools=(ToolSpec("search.web", id="get-weather"),), tool_choice=named("search.web"), wire=path),
+        Scenario(
+            f"forced-{path}",
+            tools=(ToolSpec("search.web", id="get-weather"),),
+            tool_choice=named("search.web"),
+            wire=path,
+        ),
         Scenario(f"collision-{path}", tools=tools("search.web", "search web"), wire=path),
     ]
 
@@ -52,8 +57,11 @@ def test_the_messages_path_renames_like_chat_and_forces_the_key_verbatim(version
 
 def test_each_turn_reaches_its_own_capture_url_when_paths_run_concurrently(node_modules, capture_server):
     """The base URL is per turn: many router-path turns at once must each land in their own scenario."""
-    batch = [Scenario(f"own-{n}-{path}", tools=tools(f"k{n}.x"), wire=path)
-             for n in range(24) for path in ("responses", "messages")]
+    batch = [
+        Scenario(f"own-{n}-{path}", tools=tools(f"k{n}.x"), wire=path)
+        for n in range(24)
+        for path in ("responses", "messages")
+    ]
     outcomes = mastra.run(batch, "1.71.0", server=capture_server, concurrency=16)
     for outcome in outcomes:
         n = outcome.scenario.name.split("-")[1]

@@ -24,33 +24,46 @@ def _catalogue_as_python() -> list[Scenario]:
     against the file itself."""
     weather = ToolSpec("search.web", id="get-weather")
     awkward = ("search.web", "9lives", "weather-EU", "my tool", "ns:read/file", "1" + "a" * 62, "b" * 70)
-    docs_key_examples = (("weatherTool", "weather-tool"), ("weather-tool", "weather-tool"), ("my-custom-name", "weather-tool"))
+    docs_key_examples = (
+        ("weatherTool", "weather-tool"),
+        ("weather-tool", "weather-tool"),
+        ("my-custom-name", "weather-tool"),
+    )
 
     def round_trip(name: str, called: str, method: str = "generate") -> Scenario:
-        return Scenario(name=name, tools=(weather,), method=method, max_steps=2,
-                        replies=(ToolCallsReply((ToolCall(called, {"city": "Paris"}, id="call_probe_1"),)), TextReply("done")))
+        return Scenario(
+            name=name,
+            tools=(weather,),
+            method=method,
+            max_steps=2,
+            replies=(ToolCallsReply((ToolCall(called, {"city": "Paris"}, id="call_probe_1"),)), TextReply("done")),
+        )
 
     return [
         Scenario("package-facts", report_package=True),
         Scenario("key-not-id", tools=(weather,), instructions="Always call the get-weather tool."),
-        Scenario("docs-legal-keys", tools=(
-            ToolSpec("weatherTool", id="weather-tool"), ToolSpec("weather-tool", id="weather-tool-2"),
-            ToolSpec("my-custom-name", id="weather-tool-3"),
-        )),
+        Scenario(
+            "docs-legal-keys",
+            tools=(
+                ToolSpec("weatherTool", id="weather-tool"),
+                ToolSpec("weather-tool", id="weather-tool-2"),
+                ToolSpec("my-custom-name", id="weather-tool-3"),
+            ),
+        ),
         Scenario("docs-key-examples", tools=tuple(ToolSpec(key, id=tool_id) for key, tool_id in docs_key_examples)),
         Scenario("builtins-by-export", all_builtins="export"),
         Scenario("builtins-by-id", all_builtins="id"),
         Scenario("rewrite-rules", tools=tools(*awkward)),
         Scenario("single-rewrite", tools=(weather,)),
         Scenario("emoji-key", tools=tools("weather😀", "plain")),
-        Scenario("unicode-keys", tools=tools("caf\u00e9", "a\u00b7b", "weather\U0001F600")),
+        Scenario("unicode-keys", tools=tools("caf\u00e9", "a\u00b7b", "weather\U0001f600")),
         Scenario("length-64", tools=tools("a" * 64, "c" * 63)),
         Scenario("length-issue-6302", tools=tools("m" * 67)),
         Scenario("integer-keys", tools=tools("b", "42", "7", "x.y")),
         Scenario("collision-dot-space", tools=tools("search.web", "search web")),
         Scenario("collision-long", tools=tools("t" * 63 + "_one", "t" * 63 + "_two")),
         Scenario("collision-64th-unit", tools=tools("a" * 63 + "x", "a" * 63 + "y")),
-        Scenario("collision-64th-unit-utf16", tools=tools("a" * 62 + "\U0001F600", "a" * 62 + "\U0001F601")),
+        Scenario("collision-64th-unit-utf16", tools=tools("a" * 62 + "\U0001f600", "a" * 62 + "\U0001f601")),
         Scenario("collision-proto", tools=tools("..proto..")),
         Scenario("empty-key", tools=tools("", "ok")),
         Scenario("proto-key", tools=tools("__proto__", "plain")),
@@ -58,7 +71,9 @@ def _catalogue_as_python() -> list[Scenario]:
         Scenario("choice-by-key", tools=(weather,), tool_choice=named("search.web")),
         Scenario("choice-by-id", tools=(weather,), tool_choice=named("get-weather")),
         Scenario("choice-by-wire-name", tools=(weather,), tool_choice=named("search_web")),
-        Scenario("choice-legal-key", tools=(ToolSpec("search_web", id="get-weather"),), tool_choice=named("search_web")),
+        Scenario(
+            "choice-legal-key", tools=(ToolSpec("search_web", id="get-weather"),), tool_choice=named("search_web")
+        ),
         Scenario("choice-by-key-stream", tools=(weather,), tool_choice=named("search.web"), method="stream"),
         Scenario("shared-record", tools=(weather,), shared_by=2),
         Scenario("active-tools-by-key", tools=(weather, ToolSpec("plain")), active_tools=("search.web",)),
@@ -68,19 +83,38 @@ def _catalogue_as_python() -> list[Scenario]:
         round_trip("call-by-key", "search.web"),
         round_trip("call-by-wire-name-stream", "search_web", method="stream"),
         Scenario(
-            "docs-builtin-example", tools=(ToolSpec("submitPlanTool", builtin="submitPlanTool"),), method="stream",
-            replies=(ToolCallsReply((ToolCall("submitPlanTool", {"title": "t", "plan": "p"}, id="call_probe_1"),)), TextReply("done")),
+            "docs-builtin-example",
+            tools=(ToolSpec("submitPlanTool", builtin="submitPlanTool"),),
+            method="stream",
+            replies=(
+                ToolCallsReply((ToolCall("submitPlanTool", {"title": "t", "plan": "p"}, id="call_probe_1"),)),
+                TextReply("done"),
+            ),
         ),
-        Scenario("sub-agents-workflows", tools=tools("plain"), agents=(ToolSpec("research.bot"),), workflows=(ToolSpec("etl.job"),)),
+        Scenario(
+            "sub-agents-workflows",
+            tools=tools("plain"),
+            agents=(ToolSpec("research.bot"),),
+            workflows=(ToolSpec("etl.job"),),
+        ),
         Scenario("toolsets", toolsets={"my.set": (ToolSpec("set.tool"),), "other": (ToolSpec("plain"),)}),
         Scenario("client-tools", tools=tools("plain"), client_tools=(ToolSpec("client.tool"),)),
-        Scenario("remedy-choice-by-key", tools=(weather, ToolSpec("search web")), tool_choice=named("search.web"), remedy=True),
+        Scenario(
+            "remedy-choice-by-key",
+            tools=(weather, ToolSpec("search web")),
+            tool_choice=named("search.web"),
+            remedy=True,
+        ),
         Scenario("remedy-active-tools", tools=(weather, ToolSpec("plain")), active_tools=("search.web",), remedy=True),
-        *[scenario for path in ("responses", "messages") for scenario in (  # the router's other paths (issue 11)
-            Scenario(f"rewrite-rules-{path}", tools=tools(*awkward), wire=path),
-            Scenario(f"choice-by-key-{path}", tools=(weather,), tool_choice=named("search.web"), wire=path),
-            Scenario(f"collision-dot-space-{path}", tools=tools("search.web", "search web"), wire=path),
-        )],
+        *[
+            scenario
+            for path in ("responses", "messages")
+            for scenario in (  # the router's other paths (issue 11)
+                Scenario(f"rewrite-rules-{path}", tools=tools(*awkward), wire=path),
+                Scenario(f"choice-by-key-{path}", tools=(weather,), tool_choice=named("search.web"), wire=path),
+                Scenario(f"collision-dot-space-{path}", tools=tools("search.web", "search web"), wire=path),
+            )
+        ],
     ]
 
 
@@ -106,11 +140,24 @@ def test_every_scenario_field_can_be_written_in_a_file():
 
 def test_every_field_other_than_defaults_survives_a_round_trip():
     scenario = Scenario(
-        "all-fields", tools=(ToolSpec("a.b", id="x", hang=True), ToolSpec("submitPlanTool", builtin="submitPlanTool")),
-        agents=(ToolSpec("ag.ent"),), workflows=(ToolSpec("work.flow", id="wf"),),
-        toolsets={"s.1": (ToolSpec("t.1"),)}, client_tools=(ToolSpec("c.1"),), tool_choice="required",
-        active_tools=("a.b",), method="stream", max_steps=3, remedy=True, instructions="be brief", timeout_ms=2500,
-        replies=(ErrorReply(429, "slow down"), ToolCallsReply((ToolCall("a_b", "{bad json", id="c9"),)), TextReply("ok")),
+        "all-fields",
+        tools=(ToolSpec("a.b", id="x", hang=True), ToolSpec("submitPlanTool", builtin="submitPlanTool")),
+        agents=(ToolSpec("ag.ent"),),
+        workflows=(ToolSpec("work.flow", id="wf"),),
+        toolsets={"s.1": (ToolSpec("t.1"),)},
+        client_tools=(ToolSpec("c.1"),),
+        tool_choice="required",
+        active_tools=("a.b",),
+        method="stream",
+        max_steps=3,
+        remedy=True,
+        instructions="be brief",
+        timeout_ms=2500,
+        replies=(
+            ErrorReply(429, "slow down"),
+            ToolCallsReply((ToolCall("a_b", "{bad json", id="c9"),)),
+            TextReply("ok"),
+        ),
     )
     assert scenario_files.parse(scenario_files.dump([scenario])) == [scenario]
 
@@ -123,7 +170,9 @@ def test_round_tripped_scenarios_measure_as_recorded(node_modules, capture_serve
     round_tripped = scenario_files.parse(scenario_files.dump([catalogue.by_name()[name] for name in wanted]))
     live = mastra.run(round_tripped, version, server=capture_server)
     recorded = recordings.outcomes(version, live=False)
-    assert [recordings.outcome_to_json(o) for o in live] == [recordings.outcome_to_json(recorded[name]) for name in wanted]
+    assert [recordings.outcome_to_json(o) for o in live] == [
+        recordings.outcome_to_json(recorded[name]) for name in wanted
+    ]
 
 
 # -- malformed files: each is one line naming the file, the scenario and the field -----------------------------------
@@ -131,28 +180,56 @@ def test_round_tripped_scenarios_measure_as_recorded(node_modules, capture_serve
 GOOD = "scenarios:\n  - name: first\n    tools: [a.b]\n"
 
 MALFORMED = {
-    "wrong type": (GOOD + "  - name: second\n    maxSteps: two\n", "scenario 'second' (number 2): field 'maxSteps'",
-                   "'two' is not of type 'integer'"),
-    "unquoted number key": ("scenarios:\n  - name: n\n    tools: [b, 42]\n", "scenario 'n' (number 1): field 'tools[1]'",
-                            "quote it"),
-    "unknown scenario field": (GOOD + "    toolchoice: auto\n", "scenario 'first' (number 1): field 'toolchoice'",
-                               "unknown field; known: activeTools"),
-    "unknown tool field": ("scenarios:\n  - name: t\n    tools: [{key: a, idd: b}]\n",
-                           "scenario 't' (number 1): field 'tools[0].idd'", "unknown field; known: builtin, hang, id, key"),
-    "tool without key": ("scenarios:\n  - name: t\n    tools: [{id: b}]\n", "scenario 't' (number 1): field 'tools[0]'",
-                         "'key' is a required property"),
-    "bad toolChoice": (GOOD + "    toolChoice: {type: tool, name: a.b}\n", "scenario 'first' (number 1): field 'toolChoice",
-                       ""),
+    "wrong type": (
+        GOOD + "  - name: second\n    maxSteps: two\n",
+        "scenario 'second' (number 2): field 'maxSteps'",
+        "'two' is not of type 'integer'",
+    ),
+    "unquoted number key": (
+        "scenarios:\n  - name: n\n    tools: [b, 42]\n",
+        "scenario 'n' (number 1): field 'tools[1]'",
+        "quote it",
+    ),
+    "unknown scenario field": (
+        GOOD + "    toolchoice: auto\n",
+        "scenario 'first' (number 1): field 'toolchoice'",
+        "unknown field; known: activeTools",
+    ),
+    "unknown tool field": (
+        "scenarios:\n  - name: t\n    tools: [{key: a, idd: b}]\n",
+        "scenario 't' (number 1): field 'tools[0].idd'",
+        "unknown field; known: builtin, hang, id, key",
+    ),
+    "tool without key": (
+        "scenarios:\n  - name: t\n    tools: [{id: b}]\n",
+        "scenario 't' (number 1): field 'tools[0]'",
+        "'key' is a required property",
+    ),
+    "bad toolChoice": (
+        GOOD + "    toolChoice: {type: tool, name: a.b}\n",
+        "scenario 'first' (number 1): field 'toolChoice",
+        "",
+    ),
     "bad method": (GOOD + "    method: call\n", "scenario 'first' (number 1): field 'method'", "'call' is not one of"),
-    "bad reply": (GOOD + "    replies: [{txt: hi}]\n", "scenario 'first' (number 1): field 'replies'", 'unknown reply kind "txt"'),
-    "duplicate name": (GOOD + "  - name: other\n  - name: first\n", "scenario 'first' (number 3): field 'name'",
-                       "duplicate name, scenario number 1 has it already"),
+    "bad reply": (
+        GOOD + "    replies: [{txt: hi}]\n",
+        "scenario 'first' (number 1): field 'replies'",
+        'unknown reply kind "txt"',
+    ),
+    "duplicate name": (
+        GOOD + "  - name: other\n  - name: first\n",
+        "scenario 'first' (number 3): field 'name'",
+        "duplicate name, scenario number 1 has it already",
+    ),
     "field given twice": (GOOD + "    tools: [c]\n", "not valid YAML at line 4", "field 'tools' is given twice"),
     "no scenarios": ("description: nothing\n", "'scenarios' is a required property", ""),
     "unknown top field": (GOOD + "senarios: []\n", "field 'senarios'", "unknown field; known: description, scenarios"),
     "empty name": ("scenarios:\n  - name: ''\n", "field 'name'", "should be non-empty"),
-    "toolset named by a number": ("scenarios:\n  - name: s\n    toolsets: {1: [x]}\n", "scenario 's' (number 1): field 'toolsets'",
-                                  "1 is not of type 'string' (quote it"),
+    "toolset named by a number": (
+        "scenarios:\n  - name: s\n    toolsets: {1: [x]}\n",
+        "scenario 's' (number 1): field 'toolsets'",
+        "1 is not of type 'string' (quote it",
+    ),
     "a list, not a mapping": ("- name: a\n", "the top level must be a mapping with a 'scenarios' list, not list", ""),
     "not YAML": ("scenarios: [\n", "not valid YAML", ""),
     "empty file": ("", "the file is empty", ""),
@@ -175,7 +252,9 @@ def test_a_malformed_file_is_one_line_naming_file_scenario_and_field(case, tmp_p
 def test_a_malformed_json_file_is_one_line_too(tmp_path):
     path = tmp_path / "mine.json"
     path.write_text('{"scenarios": [{"name": "j", "tools": ["a", 7]}]}', encoding="utf-8")
-    with pytest.raises(InputError, match=r"mine\.json: scenario 'j' \(number 1\): field 'tools\[1\]': 7 is not a key string"):
+    with pytest.raises(
+        InputError, match=r"mine\.json: scenario 'j' \(number 1\): field 'tools\[1\]': 7 is not a key string"
+    ):
         scenario_files.load(path)
     path.write_text('{"scenarios": [', encoding="utf-8")
     with pytest.raises(InputError, match=r"mine\.json: not valid JSON at line 1"):
@@ -187,8 +266,9 @@ def test_a_10_mb_file_is_refused_before_it_is_parsed(tmp_path):
     path.write_text(GOOD + "# " + "x" * 10_000_000 + "\n", encoding="utf-8")
     with pytest.raises(InputError) as raised:
         scenario_files.load(path)
-    assert str(raised.value) == (f"{path}: 10.0 MB is too big for a scenario file (at most 1 MB); "
-                                 "split it, or generate scenarios in Python")
+    assert str(raised.value) == (
+        f"{path}: 10.0 MB is too big for a scenario file (at most 1 MB); split it, or generate scenarios in Python"
+    )
 
 
 def test_a_missing_file_says_so(tmp_path):

@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import shutil
 
+from test_cli_junk import run_main
+
 from probe_lib import adapters
 from probe_lib.adapters import base, pyvenv
 from probe_lib.adapters.keyed import KeyedAdapter
 from probe_lib.adapters.pins import Pins
 from probe_lib.core import paths
-from test_cli_junk import run_main
 
 #: A release number PyPI does not serve for openai.
 UNSERVED = "0.0.999"
@@ -30,13 +31,17 @@ def test_setup_all_frameworks_goes_on_past_a_failed_install(tmp_path, monkeypatc
     broken = pin.rename(harness / f"{BROKEN}-{UNSERVED}")
     (broken / pyvenv.LOCK).write_text(
         "\n".join(f"openai=={UNSERVED}" if line.startswith("openai==") else line for line in lock.splitlines()) + "\n",
-        encoding="utf-8")
-    monkeypatch.setitem(base._REGISTRY, BROKEN,
-                        KeyedAdapter(name=BROKEN, pins=Pins(BROKEN, harness, "python"), wire="chat-completions"))
+        encoding="utf-8",
+    )
+    monkeypatch.setitem(
+        base._REGISTRY, BROKEN, KeyedAdapter(name=BROKEN, pins=Pins(BROKEN, harness, "python"), wire="chat-completions")
+    )
     try:
         code, out, err = run_main(["setup", "--all-frameworks"])
     finally:
-        shutil.rmtree(pyvenv.install_dir(broken).with_name(pyvenv.install_dir(broken).name + ".partial"), ignore_errors=True)
+        shutil.rmtree(
+            pyvenv.install_dir(broken).with_name(pyvenv.install_dir(broken).name + ".partial"), ignore_errors=True
+        )
     lines = out.splitlines()
     assert code == 1, (out, err)
     assert lines[0].startswith(f"{BROKEN}: FAILED after ") and UNSERVED in lines[0], lines[0]

@@ -12,12 +12,11 @@ import pandas as pd
 import pytest
 import yaml
 
-from probe_lib.adapters.mastra import catalogue
+from probe_lib.adapters.mastra import catalogue, normaliser
 from probe_lib.cli import main
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.inputs import keysets
-from probe_lib.adapters.mastra import normaliser
 from probe_lib.study import api, compare, export, measurement_files, tidy
 
 RECORDINGS = sorted(paths.CAPTURES.glob("mastra-*.json"))
@@ -39,7 +38,8 @@ def _keys_of(entry: dict, counts: dict[str, int]) -> int:
     """The keys one recorded turn registered: its scenario's, plus the built-ins the package reported for a scenario
     that registers all of them."""
     return counts[entry["scenario"]] + len((entry.get("package") or {}).get("builtins") or {}) * bool(
-        entry["scenario"].startswith("builtins-by-"))
+        entry["scenario"].startswith("builtins-by-")
+    )
 
 
 def _raw_outcomes() -> list[dict]:
@@ -99,7 +99,9 @@ def test_export_rows_match_the_recordings_json(exported):
         assert rows["key"].notna().sum() == _keys_of(entry, keys), where
         sent = rows[rows["on_wire"] == "True"]
         assert Counter(sent["wire_name"]) == Counter(names), where
-        assert all(names[int(position)] == name for name, position in zip(sent["wire_name"], sent["position_after"])), where
+        assert all(names[int(position)] == name for name, position in zip(sent["wire_name"], sent["position_after"])), (
+            where
+        )
         choice = entry["requests"][0].get("tool_choice") if entry["requests"] else None
         # Chat Completions nests the forced name under "function"; Responses and Messages hold it as "name" (a
         # Messages mode such as {"type": "auto"} has none).
@@ -143,7 +145,9 @@ def test_export_refuses_a_folder_it_did_not_write(tmp_path):
 def test_cli_export_writes_the_tables(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path / "x")]) == 0
     shipped = len(measurement_files.discover(paths.CAPTURES))
-    assert (tmp_path / "x" / "outcomes.parquet").exists() and f"rows from {shipped} measurement files" in capsys.readouterr().out
+    assert (
+        tmp_path / "x" / "outcomes.parquet"
+    ).exists() and f"rows from {shipped} measurement files" in capsys.readouterr().out
 
 
 def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported):
@@ -153,11 +157,14 @@ def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported):
     expected = result.frame[pinned].reset_index(drop=True)
     pd.testing.assert_frame_equal(frame, expected)
     assert len(api.study(catalogue.scenarios(), "1.0.4", measurements="recorded").requests) == sum(
-        len(entry["requests"]) for entry in json.loads(RECORDINGS[0].read_text())["outcomes"])
+        len(entry["requests"]) for entry in json.loads(RECORDINGS[0].read_text())["outcomes"]
+    )
 
 
 def test_a_scenario_without_a_recording_says_to_measure_it_live():
-    with pytest.raises(InputError, match="scenario 'article-rewrites' has no recording on mastra@1.71.0 .* measure it live"):
+    with pytest.raises(
+        InputError, match="scenario 'article-rewrites' has no recording on mastra@1.71.0 .* measure it live"
+    ):
         api.study(keysets.by_name("article-rewrites", normaliser), "1.71.0", measurements="recorded")
     changed = [s for s in catalogue.scenarios() if s.name == "choice-auto"][0]
     with pytest.raises(InputError, match="'choice-auto' differs from the recorded one"):
@@ -191,17 +198,38 @@ def test_key_sets_measured_live_give_one_row_per_key_matching_the_request(node_m
 def test_run_out_writes_files_a_study_reads_back_equal(node_modules, tmp_path):
     """`probe-lib run FILE --out DIR` (a real process), then the study API on DIR: the same rows."""
     out = tmp_path / "mine"
-    ran = subprocess.run([sys.executable, "-m", "probe_lib", "run", str(EXAMPLE), "--mastra", "1.0.4", "--mastra", "1.71.0",
-                          "--out", str(out)], capture_output=True, text=True, timeout=300)
+    ran = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "probe_lib",
+            "run",
+            str(EXAMPLE),
+            "--mastra",
+            "1.0.4",
+            "--mastra",
+            "1.71.0",
+            "--out",
+            str(out),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert ran.returncode == 0, ran.stderr
-    assert sorted(p.name for p in out.iterdir()) == sorted([*export.RUN_FILES, "mastra-1.0.4.json", "mastra-1.71.0.json"])
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [*export.RUN_FILES, "mastra-1.0.4.json", "mastra-1.71.0.json"]
+    )
     for name in ("mastra-1.0.4.json", "mastra-1.71.0.json"):  # deterministic, and the shipped recording is current
         shipped = paths.CAPTURES / "example" / name
         assert (out / name).read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8"), (
-            f"{shipped} is stale: probe-lib run {EXAMPLE} --framework mastra --out DIR, then copy DIR/*.json there")
+            f"{shipped} is stale: probe-lib run {EXAMPLE} --framework mastra --out DIR, then copy DIR/*.json there"
+        )
     again = api.study(EXAMPLE, ["1.0.4", "1.71.0"], measurements=out).frame
     written = pd.read_parquet(out / "outcomes.parquet")
-    pd.testing.assert_frame_equal(again.drop(columns=["source", "recording"]), written.drop(columns=["source", "recording"]))
+    pd.testing.assert_frame_equal(
+        again.drop(columns=["source", "recording"]), written.drop(columns=["source", "recording"])
+    )
     # The example's question, answered on the wire: forcing by key names a function the tools do not hold.
     turns = compare.turns(written).set_index(["scenario", "target"])
     assert turns.loc[("mcp-forced-by-key", "mastra@1.71.0"), "verdict"] == "forced tool not in tools"

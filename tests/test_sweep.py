@@ -27,7 +27,10 @@ def _cli(*args: str) -> subprocess.CompletedProcess:
 
 
 def test_an_unknown_version_says_how_to_list_the_served_ones():
-    with pytest.raises(InputError, match=r"'0\.0\.1' is neither pinned .* nor served by npm; list the served ones with `probe-lib versions`"):
+    with pytest.raises(
+        InputError,
+        match=r"'0\.0\.1' is neither pinned .* nor served by npm; list the served ones with `probe-lib versions`",
+    ):
         versions.check("0.0.1")
 
 
@@ -88,7 +91,9 @@ def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(nod
     chosen = ["0.12.1", "0.13.0", "0.13.1", "0.13.2"]
     boundary = bisect.bisect("single-rewrite", chosen, progress=lambda _: None)
     assert (boundary.before.version, boundary.after.version) == ("0.13.1", "0.13.2")
-    assert '"names": ["search.web"]' in boundary.before.behaviour and '"names": ["search_web"]' in boundary.after.behaviour
+    assert (
+        '"names": ["search.web"]' in boundary.before.behaviour and '"names": ["search_web"]' in boundary.after.behaviour
+    )
     assert boundary.probes <= 2 + math.ceil(math.log2(len(chosen) - 1)), "the two ends, then halving"
     assert boundary.installs <= boundary.probes
 

@@ -70,7 +70,11 @@ def test_the_article_spread_is_described_row_by_row():
     assert table.loc["search.web", tables.WIRE_NAME] == "search_web"
     assert table.loc["9lives", tables.WIRE_NAME] == "_9lives"
     digit_key = next(key for key in table.index if key.startswith("1a"))
-    assert table.loc[digit_key, [tables.KEY_LENGTH, tables.NAME_LENGTH, tables.LOST]].tolist() == [63, 63, digit_key[-1]]
+    assert table.loc[digit_key, [tables.KEY_LENGTH, tables.NAME_LENGTH, tables.LOST]].tolist() == [
+        63,
+        63,
+        digit_key[-1],
+    ]
 
 
 def test_a_set_that_raises_has_names_but_no_positions():
@@ -94,8 +98,15 @@ HAND_WORKED = {
 
 
 def test_summary_counts_match_hand_worked_counts():
-    columns = [tables.TOOLS, tables.UNTOUCHED, tables.REWRITTEN, tables.SUBSTITUTED, tables.PREFIXED,
-               tables.TRUNCATED, tables.VANISHED]
+    columns = [
+        tables.TOOLS,
+        tables.UNTOUCHED,
+        tables.REWRITTEN,
+        tables.SUBSTITUTED,
+        tables.PREFIXED,
+        tables.TRUNCATED,
+        tables.VANISHED,
+    ]
     summary = SUMMARY.set_index(tables.SET)
     for name, expected in HAND_WORKED.items():
         assert tuple(summary.loc[name, columns]) == expected, name

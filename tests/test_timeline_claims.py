@@ -50,12 +50,27 @@ COUNTERFACTUALS = {
     "V01 verbatim again later": ("V01", "1.71.0", "single-rewrite", {"names": ["search.web"]}, "not on 1.71.0"),
     "V02 passthrough fixed": ("V02", "1.71.0", "choice-by-key", {"tool_choice": forced("search_web")}, "1.71.0"),
     "V03 honoured on 1.0.4": ("V03", "1.0.4", "active-tools-by-key", {"names": ["search_web"]}, "1.0.4"),
-    "V04 tools again on 1.20.0": ("V04", "1.20.0", "choice-none", {"names": ["search_web"], "tool_choice": "none"},
-                                  "1.20.0"),
-    "V05 built-ins before 1.42.0": ("V05", "1.41.0", "builtins-by-export", {"names": ["askUserTool"]},
-                                    "already on 1.41.0"),
-    "V05 webFetchTool before 1.54.0": ("V05", "1.53.0", "builtins-by-export", {"names": ["webFetchTool"]},
-                                       "already on 1.53.0"),
+    "V04 tools again on 1.20.0": (
+        "V04",
+        "1.20.0",
+        "choice-none",
+        {"names": ["search_web"], "tool_choice": "none"},
+        "1.20.0",
+    ),
+    "V05 built-ins before 1.42.0": (
+        "V05",
+        "1.41.0",
+        "builtins-by-export",
+        {"names": ["askUserTool"]},
+        "already on 1.41.0",
+    ),
+    "V05 webFetchTool before 1.54.0": (
+        "V05",
+        "1.53.0",
+        "builtins-by-export",
+        {"names": ["webFetchTool"]},
+        "already on 1.53.0",
+    ),
 }
 
 

@@ -39,7 +39,11 @@ def test_chat_completions_tool_call_reaches_the_openai_sdk(server, stream):
     request = dict(model="m", messages=[{"role": "user", "content": "hi"}], tools=tools)
     if stream:
         chunks = list(client.chat.completions.create(**request, stream=True))
-        name = next(c.choices[0].delta.tool_calls[0].function.name for c in chunks if c.choices and c.choices[0].delta.tool_calls)
+        name = next(
+            c.choices[0].delta.tool_calls[0].function.name
+            for c in chunks
+            if c.choices and c.choices[0].delta.tool_calls
+        )
     else:
         name = client.chat.completions.create(**request).choices[0].message.tool_calls[0].function.name
     assert name == "search_web"
@@ -63,7 +67,10 @@ def test_responses_tool_call_reaches_the_openai_sdk(server, stream):
     assert client.responses.create(model="m", input="again").output_text == "done"
     first = server.records("responses")[0]
     assert first.wire == "responses"
-    assert (wire.RESPONSES.tool_names(first.body), wire.RESPONSES.forced_name(first.body)) == (["search_web"], "search.web")
+    assert (wire.RESPONSES.tool_names(first.body), wire.RESPONSES.forced_name(first.body)) == (
+        ["search_web"],
+        "search.web",
+    )
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["json", "sse"])
@@ -71,8 +78,13 @@ def test_anthropic_messages_tool_use_reaches_the_anthropic_sdk(server, stream):
     server.script("messages", [CALL])
     tools = [{"name": "search_web", "input_schema": FUNCTION}]
     client = _anthropic(server, "messages")
-    request = dict(model="m", max_tokens=16, messages=[{"role": "user", "content": "hi"}], tools=tools,
-                   tool_choice={"type": "tool", "name": "search.web"})
+    request = dict(
+        model="m",
+        max_tokens=16,
+        messages=[{"role": "user", "content": "hi"}],
+        tools=tools,
+        tool_choice={"type": "tool", "name": "search.web"},
+    )
     if stream:
         with client.messages.stream(**request) as events:
             message = events.get_final_message()
@@ -84,7 +96,9 @@ def test_anthropic_messages_tool_use_reaches_the_anthropic_sdk(server, stream):
     [record] = server.records("messages")
     assert record.wire == "anthropic-messages"
     assert (wire.ANTHROPIC_MESSAGES.tool_names(record.body), wire.ANTHROPIC_MESSAGES.forced_name(record.body)) == (
-        ["search_web"], "search.web")
+        ["search_web"],
+        "search.web",
+    )
 
 
 def test_an_unscripted_call_ends_in_each_formats_error_shape(server):
@@ -102,20 +116,29 @@ def test_a_request_on_an_unknown_route_is_kept_with_no_wire_format(server):
 
 
 ANTHROPIC_BODY = {
-    "model": "claude", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}],
-    "tools": [{"name": "search.web", "input_schema": {}}], "tool_choice": {"type": "tool", "name": "search web"},
+    "model": "claude",
+    "max_tokens": 8,
+    "messages": [{"role": "user", "content": "hi"}],
+    "tools": [{"name": "search.web", "input_schema": {}}],
+    "tool_choice": {"type": "tool", "name": "search web"},
 }
 RESPONSES_BODY = {"model": "m", "input": "hi", "tools": [{"type": "function", "name": "a"}, {"type": "web_search"}]}
 CHAT_BODY = {"model": "m", "messages": [], "tools": [{"type": "function", "function": {"name": "b"}}]}
 
 
-@pytest.mark.parametrize(("body", "expected"), [
-    (ANTHROPIC_BODY, "anthropic-messages"), (RESPONSES_BODY, "responses"), (CHAT_BODY, "chat-completions"),
-    ({"model": "m"}, None),
-    ({"tools": [{"type": "function", "function": {"name": "a.b"}}]}, "chat-completions"),
-    ({"tools": [{"type": "function", "name": "a.b"}]}, "responses"),
-    ({"tools": [{"name": "a.b", "input_schema": {}}]}, "anthropic-messages"),
-], ids=["anthropic", "responses", "chat", "none", "chat-tools-only", "responses-tools-only", "anthropic-tools-only"])
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        (ANTHROPIC_BODY, "anthropic-messages"),
+        (RESPONSES_BODY, "responses"),
+        (CHAT_BODY, "chat-completions"),
+        ({"model": "m"}, None),
+        ({"tools": [{"type": "function", "function": {"name": "a.b"}}]}, "chat-completions"),
+        ({"tools": [{"type": "function", "name": "a.b"}]}, "responses"),
+        ({"tools": [{"name": "a.b", "input_schema": {}}]}, "anthropic-messages"),
+    ],
+    ids=["anthropic", "responses", "chat", "none", "chat-tools-only", "responses-tools-only", "anthropic-tools-only"],
+)
 def test_a_body_without_its_route_is_told_by_its_shape(body, expected):
     detected = wire.detect(body)
     assert (detected.name if detected else None) == expected

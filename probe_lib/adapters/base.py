@@ -8,9 +8,10 @@ and a third-party package can add one through the ``probe_lib.adapters`` entry-p
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from importlib import import_module
 from importlib.metadata import entry_points
-from typing import ContextManager, Iterable, Protocol
+from typing import ContextManager, Protocol
 
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import InputError

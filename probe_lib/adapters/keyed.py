@@ -12,9 +12,9 @@ result is ``{"id", "error": [{"name", "message"}…] | null, "executions": [{"ke
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, Sequence
 
 from probe_lib.adapters.base import register
 from probe_lib.adapters.lines import LinesChild
@@ -30,9 +30,15 @@ _NETWORK = re.compile(r"connect|ECONNREFUSED|fetch failed|timed? ?out", re.IGNOR
 def not_applicable_reason(scenario: Scenario) -> str | None:
     """Why ``scenario`` needs more than keys and a forced key (sub-agents, toolsets …), or ``None``."""
     extras = {
-        "agents": scenario.agents, "workflows": scenario.workflows, "toolsets": scenario.toolsets,
-        "client tools": scenario.client_tools, "active tools": scenario.active_tools, "the remedy": scenario.remedy,
-        "built-in tools": any(spec.builtin or spec.hang or (spec.id not in (None, spec.key)) for spec in scenario.tools),
+        "agents": scenario.agents,
+        "workflows": scenario.workflows,
+        "toolsets": scenario.toolsets,
+        "client tools": scenario.client_tools,
+        "active tools": scenario.active_tools,
+        "the remedy": scenario.remedy,
+        "built-in tools": any(
+            spec.builtin or spec.hang or (spec.id not in (None, spec.key)) for spec in scenario.tools
+        ),
         f"Mastra's {scenario.wire} provider path": scenario.wire != "chat",
     }
     used = [name for name, value in extras.items() if value]
@@ -120,22 +126,40 @@ class KeyedAdapter:
         calls = [c for c in captures if c.wire is not None and isinstance(c.body, dict)]
         error = tuple(report.get("error") or ())
         return Outcome(
-            scenario=scenario, framework=self.name, version=version,
-            requests=tuple(c.body for c in calls), error=error,
+            scenario=scenario,
+            framework=self.name,
+            version=version,
+            requests=tuple(c.body for c in calls),
+            error=error,
             executions=tuple(report.get("executions") or ()),
-            tool_names=tuple(report.get("toolNames") or ()), result_tool_names=(),
-            keys_after=(), ids_before=(), ids_after=(),
+            tool_names=tuple(report.get("toolNames") or ()),
+            result_tool_names=(),
+            keys_after=(),
+            ids_before=(),
+            ids_after=(),
             failure=self.classify(error, bool(calls), bool(report.get("timedOut"))),
             wire=calls[0].wire if calls else self.wire,
-            unrouted=tuple({"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None),
+            unrouted=tuple(
+                {"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None
+            ),
             elapsed_ms=report.get("elapsedMs", 0.0),
         )
 
     def _not_applicable(self, scenario: Scenario, version: str, reason: str) -> Outcome:
         return Outcome(
-            scenario=scenario, framework=self.name, version=version, requests=(), error=(), executions=(),
-            tool_names=(), result_tool_names=(), keys_after=(), ids_before=(), ids_after=(),
-            failure=Failure("not applicable", reason), wire=self.wire,
+            scenario=scenario,
+            framework=self.name,
+            version=version,
+            requests=(),
+            error=(),
+            executions=(),
+            tool_names=(),
+            result_tool_names=(),
+            keys_after=(),
+            ids_before=(),
+            ids_after=(),
+            failure=Failure("not applicable", reason),
+            wire=self.wire,
         )
 
 
@@ -151,8 +175,10 @@ class KeyedSession:
         adapter, version = self.adapter, self.version
         scenarios = list(scenarios)
         check_unique_names(scenarios)
-        reasons = {s.name: adapter.unavailable or not_applicable_reason(s)
-                   or (adapter.cannot_force if forced_key(s) else None) for s in scenarios}
+        reasons = {
+            s.name: adapter.unavailable or not_applicable_reason(s) or (adapter.cannot_force if forced_key(s) else None)
+            for s in scenarios
+        }
         # Ids as a one-run session had them (an error text quoting a URL keeps them); a run takes its own captures,
         # so the next run of the session can use them again.
         runnable = [(f"{adapter.name}-{version}-{n}", s) for n, s in enumerate(scenarios) if reasons[s.name] is None]
@@ -161,9 +187,15 @@ class KeyedSession:
             for scenario_id, scenario in runnable:
                 server.script(scenario_id, scenario.replies)
             requests = [
-                {"id": scenario_id, "url": server.scenario_url(scenario_id), "keys": [t.key for t in scenario.tools],
-                 "toolChoice": forced_key(scenario), "timeoutMs": scenario.timeout_ms,
-                 "maxSteps": scenario.max_steps, **adapter.extra}
+                {
+                    "id": scenario_id,
+                    "url": server.scenario_url(scenario_id),
+                    "keys": [t.key for t in scenario.tools],
+                    "toolChoice": forced_key(scenario),
+                    "timeoutMs": scenario.timeout_ms,
+                    "maxSteps": scenario.max_steps,
+                    **adapter.extra,
+                }
                 for scenario_id, scenario in runnable
             ]
             timeout = max(scenario.timeout_ms for _, scenario in runnable) / 1000 + 30
@@ -174,7 +206,8 @@ class KeyedSession:
                 raise
         ids = {scenario.name: scenario_id for scenario_id, scenario in runnable}
         return [
-            adapter._outcome(s, version, reports[ids[s.name]], server.take(ids[s.name])) if s.name in ids
+            adapter._outcome(s, version, reports[ids[s.name]], server.take(ids[s.name]))
+            if s.name in ids
             else adapter._not_applicable(s, version, reasons[s.name])
             for s in scenarios
         ]

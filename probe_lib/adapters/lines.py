@@ -17,8 +17,8 @@ import queue
 import signal
 import subprocess
 import threading
+from collections.abc import Mapping, Sequence
 from contextlib import suppress
-from typing import Mapping, Sequence
 
 from probe_lib.core.errors import HarnessError, StateError
 
@@ -62,8 +62,15 @@ class LinesChild:
     def start(self) -> None:
         """Start the child and wait for its ready line; a child that fails to get ready is closed, not left behind."""
         self._process = subprocess.Popen(
-            self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            text=True, encoding="utf-8", errors="surrogateescape", bufsize=1, env={**os.environ, **self.env},
+            self.command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+            bufsize=1,
+            env={**os.environ, **self.env},
         )
         threading.Thread(target=self._read_results, daemon=True).start()
         threading.Thread(target=self._drain_stderr, daemon=True).start()
@@ -117,8 +124,9 @@ class LinesChild:
         try:
             result = self._results.get(timeout=timeout)
         except queue.Empty:
-            raise HarnessError(f"{self.label} runner gave no result for {timeout:.0f} s, so it was stopped "
-                               f"({self._last_words()})") from None
+            raise HarnessError(
+                f"{self.label} runner gave no result for {timeout:.0f} s, so it was stopped ({self._last_words()})"
+            ) from None
         if result is None:
             with suppress(subprocess.TimeoutExpired):
                 self._process.wait(timeout=5)  # its exit status says how it died
@@ -137,7 +145,7 @@ class LinesChild:
         for line in self._process.stdout:
             if line.startswith(RESULT_MARK):
                 try:
-                    result = json.loads(line[len(RESULT_MARK):])
+                    result = json.loads(line[len(RESULT_MARK) :])
                 except ValueError:  # cut short: the child died writing it, which the None below reports
                     self._stderr.append(f"(its last result line was cut short after {len(line):,} characters)")
                     break

@@ -19,7 +19,7 @@ from probe_lib.core.errors import InstallFailed, NodeMissing
 
 NODE_HELP = (
     "Node.js 20+ and npm are needed to run the real frameworks: install them (e.g. `apt-get install nodejs npm` "
-    "or from nodejs.org), or read recorded captures instead (the notebooks' `measurements = \"recorded\"`, "
+    'or from nodejs.org), or read recorded captures instead (the notebooks\' `measurements = "recorded"`, '
     "`reproduce --recorded`)"
 )
 #: npm writes this last, so its presence marks a complete ``node_modules``.
@@ -78,7 +78,9 @@ def install(harness: Path, *, quiet: bool = True) -> Path:
     command = [npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
     completed = subprocess.run(command, cwd=staging, capture_output=quiet, text=True, timeout=900)
     if completed.returncode != 0:
-        lines = [line for line in (completed.stderr or "").strip().splitlines() if "complete log of this run" not in line]
+        lines = [
+            line for line in (completed.stderr or "").strip().splitlines() if "complete log of this run" not in line
+        ]
         tail = lines[-1:] or ["see npm's output above"]
         raise InstallFailed(f"`npm ci` failed in {staging}: {tail[0]}")
     linkstore.prune(staging / "node_modules")  # source maps and type declarations: never read by a runner

@@ -17,7 +17,6 @@ from probe_lib.core.errors import InputError, NodeMissing, SetupError
 from probe_lib.core.paths import SHARED_HARNESS
 from probe_lib.core.target import version_key
 
-
 Runtime = Literal["node", "python"]
 
 
@@ -35,8 +34,11 @@ class Pins:
 
     def versions(self) -> tuple[str, ...]:
         prefix = self.label + "-"
-        found = (folder.name.removeprefix(prefix) for folder in self.harness.iterdir()
-                 if folder.name.startswith(prefix) and (folder / self._lock).exists())
+        found = (
+            folder.name.removeprefix(prefix)
+            for folder in self.harness.iterdir()
+            if folder.name.startswith(prefix) and (folder / self._lock).exists()
+        )
         return tuple(sorted(found, key=version_key))
 
     def check(self, version: str) -> str:

@@ -46,8 +46,19 @@ def install(pin: Path, *, quiet: bool = True) -> Path:
     staging.parent.mkdir(parents=True, exist_ok=True)
     steps = [
         [sys.executable, "-m", "venv", "--without-pip", str(staging)],  # the kit's own pip installs into it
-        [sys.executable, "-m", "pip", "--python", str(staging / "bin" / "python"), "install", "--quiet",
-         "--disable-pip-version-check", "--no-deps", "-r", str(pin / LOCK)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "--python",
+            str(staging / "bin" / "python"),
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-deps",
+            "-r",
+            str(pin / LOCK),
+        ],
     ]
     for command in steps:
         completed = subprocess.run(command, capture_output=quiet, text=True, timeout=900)

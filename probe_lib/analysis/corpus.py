@@ -15,8 +15,9 @@ README's own counts, an oracle independent of these measures.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -31,6 +32,7 @@ from probe_lib.providers import Rule, rules
 if TYPE_CHECKING:
     from probe_lib.adapters.mastra import Outcome
 
+
 def overview(frame: pd.DataFrame) -> pd.DataFrame:
     """How many names, tool sets (:func:`record_of`), server labels and source repositories each subset holds.
 
@@ -38,12 +40,14 @@ def overview(frame: pd.DataFrame) -> pd.DataFrame:
     server labels, repositories``.
     """
     subset = subset_of(frame)
-    table = pd.DataFrame({
-        "names": subset.value_counts(),
-        "tool sets": record_of(frame).groupby(subset).nunique(),
-        "server labels": frame["server"].groupby(subset).nunique(),
-        "repositories": frame["source_repo"].groupby(subset).nunique(),
-    }).loc[["mcp", "composio"]]
+    table = pd.DataFrame(
+        {
+            "names": subset.value_counts(),
+            "tool sets": record_of(frame).groupby(subset).nunique(),
+            "server labels": frame["server"].groupby(subset).nunique(),
+            "repositories": frame["source_repo"].groupby(subset).nunique(),
+        }
+    ).loc[["mcp", "composio"]]
     table.loc["all"] = table.sum()
     return table
 
@@ -54,12 +58,15 @@ def style_examples(server: str, tool: str) -> pd.DataFrame:
     Columns: ``style, join`` (the separator, ``(none)`` for the bare name), ``used by, registered name, length``.
     """
     registered = [style.apply(server, tool) for style in PREFIX_STYLES]
-    return pd.DataFrame({
-        "style": [style.name for style in PREFIX_STYLES],
-        "join": ["(none)" if style.separator is None else repr(style.separator) for style in PREFIX_STYLES],
-        "used by": [style.used_by for style in PREFIX_STYLES],
-        "registered name": registered, "length": [len(name) for name in registered],
-    })
+    return pd.DataFrame(
+        {
+            "style": [style.name for style in PREFIX_STYLES],
+            "join": ["(none)" if style.separator is None else repr(style.separator) for style in PREFIX_STYLES],
+            "used by": [style.used_by for style in PREFIX_STYLES],
+            "registered name": registered,
+            "length": [len(name) for name in registered],
+        }
+    )
 
 
 def prefixed(frame: pd.DataFrame, style: PrefixStyle) -> pd.Series:
@@ -78,8 +85,9 @@ def _by_subset(frame: pd.DataFrame) -> Iterable[tuple[str, pd.Series]]:
         yield subset, (subsets == subset) if subset != "all" else pd.Series(True, index=frame.index)
 
 
-def refusals(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLES,
-             provider_rules: Iterable[Rule] | None = None) -> pd.DataFrame:
+def refusals(
+    frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLES, provider_rules: Iterable[Rule] | None = None
+) -> pd.DataFrame:
     """How many names each provider rule would refuse as registered (before any rewriting).
 
     Columns: ``style, subset, provider, variant, names, refused, share`` (``share`` = refused / names).
@@ -91,8 +99,16 @@ def refusals(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLES,
         for rule in chosen:
             refused = names.map(lambda name: not rule.accepts(name))
             for subset, mask in _by_subset(frame):
-                rows.append({"style": style.name, "subset": subset, "provider": rule.provider,
-                             "variant": rule.variant, "names": int(mask.sum()), "refused": int(refused[mask].sum())})
+                rows.append(
+                    {
+                        "style": style.name,
+                        "subset": subset,
+                        "provider": rule.provider,
+                        "variant": rule.variant,
+                        "names": int(mask.sum()),
+                        "refused": int(refused[mask].sum()),
+                    }
+                )
     return _with_share(pd.DataFrame(rows), "refused")
 
 
@@ -108,12 +124,18 @@ def rewrites(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLES)
         flags = _rule_flags(frame, style)
         for subset, mask in _by_subset(frame):
             part = flags[mask]
-            rows.append({
-                "style": style.name, "subset": subset, "names": len(part),
-                "rewritten": int(part["rewritten"].sum()), "substituted": int(part["substituted"].sum()),
-                "prefixed": int(part["prefixed"].sum()), "truncated": int(part["truncated"].sum()),
-                "suffix_lost": int(part["suffix_lost"].sum()),
-            })
+            rows.append(
+                {
+                    "style": style.name,
+                    "subset": subset,
+                    "names": len(part),
+                    "rewritten": int(part["rewritten"].sum()),
+                    "substituted": int(part["substituted"].sum()),
+                    "prefixed": int(part["prefixed"].sum()),
+                    "truncated": int(part["truncated"].sum()),
+                    "suffix_lost": int(part["suffix_lost"].sum()),
+                }
+            )
     return _with_share(pd.DataFrame(rows), "rewritten")
 
 
@@ -156,9 +178,15 @@ def collisions(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLE
         table = pd.DataFrame(outcome, columns=["subset", "failed", "tools"])
         for subset in SUBSETS:
             part = table if subset == "all" else table[table["subset"] == subset]
-            rows.append({"style": style.name, "subset": subset, "records": len(part),
-                         "failing": int(part["failed"].sum()),
-                         "tools_in_failing": int(part.loc[part["failed"], "tools"].sum())})
+            rows.append(
+                {
+                    "style": style.name,
+                    "subset": subset,
+                    "records": len(part),
+                    "failing": int(part["failed"].sum()),
+                    "tools_in_failing": int(part.loc[part["failed"], "tools"].sum()),
+                }
+            )
     result = pd.DataFrame(rows)
     result["share"] = result["failing"] / result["records"]
     return result
@@ -209,8 +237,15 @@ def names(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
     in :func:`rewrites`: the cut made it equal to another name of its tool set).
     """
     flags = _rule_flags(frame, style)
-    table = pd.DataFrame({"record": record_of(frame), "subset": subset_of(frame), "name": flags["name"],
-                          "length": flags["name"].map(js_length), "wire": flags["wire"]})
+    table = pd.DataFrame(
+        {
+            "record": record_of(frame),
+            "subset": subset_of(frame),
+            "name": flags["name"],
+            "length": flags["name"].map(js_length),
+            "wire": flags["wire"],
+        }
+    )
     for column in ("rewritten", "substituted", "prefixed", "truncated", "lost", "suffix_lost"):
         table[column] = flags[column]
     return table
@@ -243,8 +278,9 @@ def record_keys(frame: pd.DataFrame, record: str, style: PrefixStyle) -> tuple[s
     """The keys one tool set registers in ``style``, in file order (``KeyError`` for an unknown record)."""
     rows = frame[record_of(frame) == record]
     if rows.empty:
-        raise KeyError(f"the corpus holds no tool set {record!r} (records look like 'aws-ecs awslabs/mcp', "
-                       "'composio GITHUB')")
+        raise KeyError(
+            f"the corpus holds no tool set {record!r} (records look like 'aws-ecs awslabs/mcp', 'composio GITHUB')"
+        )
     return tuple(style.apply(server, tool) for server, tool in zip(rows["server"], rows["tool"]))
 
 
@@ -261,8 +297,15 @@ def model_against_wire(outcomes: Iterable[Outcome]) -> pd.DataFrame:
         keys = [spec.key for spec in outcome.scenario.tools]
         predicted = normalise(keys).to_json()
         measured = {key: value for key, value in outcome.result_json().items() if key != "tool_choice"}
-        rows.append({"scenario": outcome.scenario.name, "tools": len(keys), "predicted": _describe(predicted, keys),
-                     "measured": _describe(measured, keys), "agree": predicted == measured})
+        rows.append(
+            {
+                "scenario": outcome.scenario.name,
+                "tools": len(keys),
+                "predicted": _describe(predicted, keys),
+                "measured": _describe(measured, keys),
+                "agree": predicted == measured,
+            }
+        )
     return pd.DataFrame(rows, columns=["scenario", "tools", "predicted", "measured", "agree"])
 
 

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -89,18 +89,36 @@ PROBES: tuple[Probe, ...] = (
 
 #: Colour per outcome of the names a probe sent.
 NAME_COLOURS = {
-    "verbatim": "#a6dba0", "reordered": "#d9f0d3", "rewritten": "#fdb863", "duplicated": "#7b3294", "dropped": "#e66101",
-    "collision": "#d7191c", "rejected": "#b2abd2", "crash": "#999999", "not applicable": "#eeeeee",
+    "verbatim": "#a6dba0",
+    "reordered": "#d9f0d3",
+    "rewritten": "#fdb863",
+    "duplicated": "#7b3294",
+    "dropped": "#e66101",
+    "collision": "#d7191c",
+    "rejected": "#b2abd2",
+    "crash": "#999999",
+    "not applicable": "#eeeeee",
 }
 #: Colour per fate of a forced tool.
 FORCED_COLOURS = {
-    "forced, in tools": "#a6dba0", "not in tools": "#d7191c", "not forced": "#fdb863", "rejected": "#b2abd2",
-    "collision": "#d7191c", "crash": "#999999", "not applicable": "#eeeeee",
+    "forced, in tools": "#a6dba0",
+    "not in tools": "#d7191c",
+    "not forced": "#fdb863",
+    "rejected": "#b2abd2",
+    "collision": "#d7191c",
+    "crash": "#999999",
+    "not applicable": "#eeeeee",
 }
 #: Colour per fate of a model's call by the wire name (no request in the plain run: that run's verdict).
 ROUND_TRIP_COLOURS = {
-    "right tool": "#a6dba0", "wrong tool": "#d7191c", "not executed": "#fdb863", "not sent": "#e66101", "rejected": "#b2abd2",
-    "collision": "#762a83", "crash": "#999999", "not applicable": "#eeeeee",
+    "right tool": "#a6dba0",
+    "wrong tool": "#d7191c",
+    "not executed": "#fdb863",
+    "not sent": "#e66101",
+    "rejected": "#b2abd2",
+    "collision": "#762a83",
+    "crash": "#999999",
+    "not applicable": "#eeeeee",
 }
 
 
@@ -133,8 +151,11 @@ def round_trips(outcomes: Iterable[Outcome]) -> list[Scenario]:
 
 def measure(frameworks: Iterable[str] | None = None, *, only_installed: bool = False) -> list[Outcome]:
     """Every probe on every pin of ``frameworks``, live, through one capture server."""
-    chosen = [(name, version) for name, version in targets(frameworks)
-              if not only_installed or adapters.get(name).is_installed(version)]
+    chosen = [
+        (name, version)
+        for name, version in targets(frameworks)
+        if not only_installed or adapters.get(name).is_installed(version)
+    ]
     with CaptureServer() as server:
         measured = measure_targets(chosen, server)
     return [outcome for target in chosen for outcome in measured[target]]
@@ -211,8 +232,11 @@ def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[
     rather than a catalogue scenario of the same name (``length-64``)."""
     order = _order()
     ordered = sorted(outcomes, key=lambda o: (o.framework, version_key(o.version), order[o.scenario.name]))
-    document = {"source": "live", "scenarios": scenario_files.to_document(recorded_scenarios()),
-                "outcomes": [outcome_to_json(outcome) for outcome in ordered]}
+    document = {
+        "source": "live",
+        "scenarios": scenario_files.to_document(recorded_scenarios()),
+        "outcomes": [outcome_to_json(outcome) for outcome in ordered],
+    }
     if sources is not None and set(sources.values()) != {"live"}:
         document.update(source="mixed", sources=dict(sorted(sources.items())))
     files.write_json(path, document)
@@ -221,12 +245,17 @@ def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[
 
 def read(path: Path = RECORDING) -> list[Outcome]:
     if not path.exists():
-        raise InputError(f"no matrix recording at {path}: run `probe-lib record --frameworks` with the frameworks installed")
+        raise InputError(
+            f"no matrix recording at {path}: run `probe-lib record --frameworks` with the frameworks installed"
+        )
     entries = json.loads(path.read_text(encoding="utf-8"))["outcomes"]
     by_name = {scenario.name: scenario for scenario in scenarios()}
     probed = [outcome_from_json(entry, by_name) for entry in entries if not entry["scenario"].endswith(ROUND_TRIP)]
-    trips = {(target, scenario.name): scenario
-             for target, runs in by_target(probed).items() for scenario in round_trips(runs.values())}
+    trips = {
+        (target, scenario.name): scenario
+        for target, runs in by_target(probed).items()
+        for scenario in round_trips(runs.values())
+    }
     return probed + [_round_trip_from_json(entry, trips) for entry in entries if entry["scenario"].endswith(ROUND_TRIP)]
 
 
@@ -258,7 +287,9 @@ def claims(outcomes: Sequence[Outcome], measurements: str) -> pd.DataFrame:
 def misrouted(matrix: pd.DataFrame) -> pd.DataFrame:
     """Round trips where a model's call by the wire name did not run the tool it was sent for."""
     found = matrix[matrix["round trip"].isin(["wrong tool", "not executed"])]
-    return found[["target", "probe", "keys", "round trip called", "round trip ran", "round trip error"]].reset_index(drop=True)
+    return found[["target", "probe", "keys", "round trip called", "round trip ran", "round trip error"]].reset_index(
+        drop=True
+    )
 
 
 def load(measurements: str) -> list[Outcome]:
@@ -307,7 +338,9 @@ def wire_names_by_key(keys: list[str], outcome: Outcome) -> dict[str, str]:
     order, with the new names (Mastra moves those last).
     """
     names = outcome.wire_names or []
-    described = [_described_key(text) for text in wire.tool_descriptions(outcome.requests[0])] if outcome.requests else []
+    described = (
+        [_described_key(text) for text in wire.tool_descriptions(outcome.requests[0])] if outcome.requests else []
+    )
     if len(described) == len(names) and set(described) <= set(keys) and len(set(described)) == len(described):
         return dict(zip(described, names))
     moved = any(name in keys and keys.index(name) != position for position, name in enumerate(names))
@@ -391,31 +424,45 @@ def table(outcomes: Iterable[Outcome]) -> pd.DataFrame:
         trip = by_run.get((target, name + ROUND_TRIP))
         category, how = _names_verdict(probe, outcome)
         forced_category = None if forced is None else _names_verdict(probe, forced)[0]
-        rows.append({
-            "target": target, "framework": outcome.framework, "version": outcome.version,
-            "probe": probe.name, "family": probe.family, "keys": list(probe.keys), "forced key": probe.forced,
-            "wire": outcome.wire, "names": outcome.wire_names, "names verdict": category, "how": how,
-            "cell": _cell(probe, category, outcome),
-            "forced as sent": None if forced is None else _choice_text(forced),
-            "forced verdict": None if forced is None else _forced_verdict(probe, forced, forced_category),
-            "error": outcome.failure.message if outcome.failure else None,
-            "forced error": forced.failure.message if forced is not None and forced.failure else None,
-            "round trip called": None if trip is None else called_name(trip),
-            "round trip ran": None if trip is None else [execution["key"] for execution in trip.executions],
-            "round trip": _round_trip_verdict(probe, trip, category),
-            "round trip error": trip.error[0]["message"] if trip is not None and trip.error else None,
-        })
+        rows.append(
+            {
+                "target": target,
+                "framework": outcome.framework,
+                "version": outcome.version,
+                "probe": probe.name,
+                "family": probe.family,
+                "keys": list(probe.keys),
+                "forced key": probe.forced,
+                "wire": outcome.wire,
+                "names": outcome.wire_names,
+                "names verdict": category,
+                "how": how,
+                "cell": _cell(probe, category, outcome),
+                "forced as sent": None if forced is None else _choice_text(forced),
+                "forced verdict": None if forced is None else _forced_verdict(probe, forced, forced_category),
+                "error": outcome.failure.message if outcome.failure else None,
+                "forced error": forced.failure.message if forced is not None and forced.failure else None,
+                "round trip called": None if trip is None else called_name(trip),
+                "round trip ran": None if trip is None else [execution["key"] for execution in trip.executions],
+                "round trip": _round_trip_verdict(probe, trip, category),
+                "round trip error": trip.error[0]["message"] if trip is not None and trip.error else None,
+            }
+        )
     return pd.DataFrame(rows)
 
 
-def grid(matrix: pd.DataFrame, verdict: str = "names verdict", label: str = "cell") -> tuple[pd.DataFrame, pd.DataFrame]:
+def grid(
+    matrix: pd.DataFrame, verdict: str = "names verdict", label: str = "cell"
+) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Categories and cell labels, probes down and targets across, for ``charts.category_grid``."""
     rows = [probe.name for probe in PROBES if probe.name in set(matrix["probe"])]
     shown = matrix.dropna(subset=[verdict])
     order = list(dict.fromkeys(shown["target"]))
     index = [row for row in rows if row in set(shown["probe"])]
-    return tuple(shown.pivot(index="probe", columns="target", values=column).reindex(index=index, columns=order)
-                 for column in (verdict, label))
+    return tuple(
+        shown.pivot(index="probe", columns="target", values=column).reindex(index=index, columns=order)
+        for column in (verdict, label)
+    )
 
 
 def forced_absent(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -428,11 +475,16 @@ def forced_absent(matrix: pd.DataFrame) -> pd.DataFrame:
 def errors(matrix: pd.DataFrame) -> pd.DataFrame:
     """Every refusal and crash with its exact error text, one row per (target, run, text)."""
     plain = matrix[matrix["names verdict"].isin(REFUSALS)].assign(run="plain", verdict=matrix["names verdict"])
-    forced = matrix[matrix["forced verdict"].isin(REFUSALS)].assign(run="forced", verdict=matrix["forced verdict"],
-                                                                     error=matrix["forced error"])
+    forced = matrix[matrix["forced verdict"].isin(REFUSALS)].assign(
+        run="forced", verdict=matrix["forced verdict"], error=matrix["forced error"]
+    )
     failed = pd.concat([plain, forced])
-    return (failed.groupby(["target", "run", "verdict", "error"], sort=False)["probe"]
-            .agg(", ".join).reset_index().rename(columns={"probe": "probes"}))
+    return (
+        failed.groupby(["target", "run", "verdict", "error"], sort=False)["probe"]
+        .agg(", ".join)
+        .reset_index()
+        .rename(columns={"probe": "probes"})
+    )
 
 
 def verdict_counts(matrix: pd.DataFrame) -> pd.DataFrame:

@@ -16,8 +16,9 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -41,6 +42,7 @@ Grid = tuple[pd.DataFrame, pd.DataFrame]
 
 
 # -- small readings of one outcome -------------------------------------------------------------------------------
+
 
 def registered_keys(outcome: Outcome) -> list[str]:
     """The keys the scenario registered its tools under, in registration order (built-ins included)."""
@@ -81,7 +83,7 @@ def letter_run(name: str) -> str:
     Runs shorter than 8 and names without runs are unchanged."""
     parts, at = [], 0
     for run in _RUN.finditer(name):
-        parts += [name[at:run.start()]] if run.start() > at else []
+        parts += [name[at : run.start()]] if run.start() > at else []
         parts.append(f"{run.group(1)} × {len(run.group(0))}")
         at = run.end()
     parts += [name[at:]] if at < len(name) else []
@@ -100,15 +102,18 @@ def _short_key(key: str) -> str:
 
 # -- 01: which name the model sees --------------------------------------------------------------------------------
 
+
 def three_names(outcome: Outcome) -> pd.Series:
     """The first tool's id, its key and its name in the request, beside the system prompt and ``tool_choice`` sent."""
-    return pd.Series({
-        "tool id (createTool)": outcome.ids_before[0],
-        "registered key": outcome.scenario.tools[0].key,
-        "name in the request's tools": outcome.wire_names[0],
-        "system prompt sent": outcome.requests[0]["messages"][0]["content"],
-        "tool_choice sent": outcome.tool_choice,
-    })
+    return pd.Series(
+        {
+            "tool id (createTool)": outcome.ids_before[0],
+            "registered key": outcome.scenario.tools[0].key,
+            "name in the request's tools": outcome.wire_names[0],
+            "system prompt sent": outcome.requests[0]["messages"][0]["content"],
+            "tool_choice sent": outcome.tool_choice,
+        }
+    )
 
 
 def key_id_wire(outcome: Outcome) -> pd.DataFrame:
@@ -117,11 +122,13 @@ def key_id_wire(outcome: Outcome) -> pd.DataFrame:
     Rows pair the i-th registered tool with the i-th name sent, which holds when nothing was rewritten (a
     rewrite reorders the list: use :func:`wire_order` then).
     """
-    table = pd.DataFrame({
-        "registered key": registered_keys(outcome),
-        "tool id": list(outcome.ids_before),
-        "name on the wire": outcome.wire_names,
-    })
+    table = pd.DataFrame(
+        {
+            "registered key": registered_keys(outcome),
+            "tool id": list(outcome.ids_before),
+            "name on the wire": outcome.wire_names,
+        }
+    )
     table["wire = key"] = table["name on the wire"] == table["registered key"]
     table["wire = id"] = table["name on the wire"] == table["tool id"]
     return table
@@ -135,16 +142,25 @@ def builtins(ev: Evidence) -> pd.DataFrame:
     """
     by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
     if by_export.not_applicable:
-        return pd.DataFrame({"scenario": ["builtins-by-export", "builtins-by-id"],
-                             "built-in tools the package exports": [len(by_export.package["builtins"]), len(by_id.package["builtins"])],
-                             "tools sent": [by_export.wire_names, by_id.wire_names]})
+        return pd.DataFrame(
+            {
+                "scenario": ["builtins-by-export", "builtins-by-id"],
+                "built-in tools the package exports": [
+                    len(by_export.package["builtins"]),
+                    len(by_id.package["builtins"]),
+                ],
+                "tools sent": [by_export.wire_names, by_id.wire_names],
+            }
+        )
     exported = by_export.package["builtins"]
-    return pd.DataFrame({
-        "export": list(exported),
-        "tool id": list(exported.values()),
-        "registered by export -> on the wire": by_export.wire_names,
-        "registered by id -> on the wire": by_id.wire_names,
-    })
+    return pd.DataFrame(
+        {
+            "export": list(exported),
+            "tool id": list(exported.values()),
+            "registered by export -> on the wire": by_export.wire_names,
+            "registered by id -> on the wire": by_id.wire_names,
+        }
+    )
 
 
 def names_per_tool(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[str, str]) -> pd.DataFrame:
@@ -167,15 +183,18 @@ def offered_grid(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[st
     """:func:`names_per_tool` as a grid: is the key, and is the id, exactly the name offered to the model?"""
     names = names_per_tool(ev, scenario_names, labels)
     offered = {True: "offered to the model", False: "not offered"}
-    categories = pd.DataFrame({
-        "registered key": (names["registered key"] == names["name on the wire"]).map(offered),
-        "tool id": (names["tool id"] == names["name on the wire"]).map(offered),
-        "name on the wire": "sent",
-    })
+    categories = pd.DataFrame(
+        {
+            "registered key": (names["registered key"] == names["name on the wire"]).map(offered),
+            "tool id": (names["tool id"] == names["name on the wire"]).map(offered),
+            "name on the wire": "sent",
+        }
+    )
     return categories, names
 
 
 # -- 02-04: the rewrite and the order -----------------------------------------------------------------------------
+
 
 def wire_order(outcome: Outcome, *, record_order: bool = False, label: Callable[[str], str] = str) -> pd.DataFrame:
     """Registered keys and the names sent, each list in its own order (not paired: a rewrite reorders).
@@ -193,8 +212,14 @@ def wire_order(outcome: Outcome, *, record_order: bool = False, label: Callable[
 def code_units(outcome: Outcome) -> pd.Series:
     """The first registered key's length in Python characters and in JavaScript UTF-16 units, and the names sent."""
     key = outcome.scenario.tools[0].key
-    return pd.Series({"registered key": key, "Python len()": len(key), "JavaScript .length": js_length(key),
-                      "names on the wire": outcome.wire_names})
+    return pd.Series(
+        {
+            "registered key": key,
+            "Python len()": len(key),
+            "JavaScript .length": js_length(key),
+            "names on the wire": outcome.wire_names,
+        }
+    )
 
 
 def tool_sources(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
@@ -203,23 +228,31 @@ def tool_sources(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     rows = []
     for name in scenario_names:
         s = ev[name].scenario
-        registered = ([f"tool {t.key}" for t in s.tools] + [f"agent {t.key}" for t in s.agents]
-                      + [f"workflow {t.key}" for t in s.workflows] + [f"client tool {t.key}" for t in s.client_tools]
-                      + [f"toolset {set_name}: {[t.key for t in specs]}" for set_name, specs in s.toolsets.items()])
+        registered = (
+            [f"tool {t.key}" for t in s.tools]
+            + [f"agent {t.key}" for t in s.agents]
+            + [f"workflow {t.key}" for t in s.workflows]
+            + [f"client tool {t.key}" for t in s.client_tools]
+            + [f"toolset {set_name}: {[t.key for t in specs]}" for set_name, specs in s.toolsets.items()]
+        )
         rows.append({"registered": "; ".join(registered), "on the wire": ev[name].wire_names})
     return _per_scenario(rows, scenario_names, ["registered", "on the wire"])
 
 
 # -- 05: collisions and the errors around them ------------------------------------------------------------------
 
+
 def outcome_summary(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     """Per scenario: the keys registered (long ones shortened), how many requests went out, and ``result_json()``
     (the names sent, or the error) cut to 90 characters."""
-    rows = [{
-        "keys registered": [_short_key(key) for key in registered_keys(ev[name])],
-        "requests sent": len(ev[name].requests),
-        "result": json.dumps(ev[name].result_json(), ensure_ascii=False)[:90],
-    } for name in scenario_names]
+    rows = [
+        {
+            "keys registered": [_short_key(key) for key in registered_keys(ev[name])],
+            "requests sent": len(ev[name].requests),
+            "result": json.dumps(ev[name].result_json(), ensure_ascii=False)[:90],
+        }
+        for name in scenario_names
+    ]
     return _per_scenario(rows, scenario_names, ["keys registered", "requests sent", "result"])
 
 
@@ -229,9 +262,16 @@ ERROR_CHAIN_COLUMNS = ["link", "id", "name", "details.toolName", "message"]
 def error_chain(outcome: Outcome) -> pd.DataFrame:
     """One row per link of the error ``generate()``/``stream()`` raised, outermost (what the caller catches) first:
     its position, ``id``, ``name``, the ``toolName`` in its ``details`` and its message."""
-    rows = [{"link": position, "id": link.get("id"), "name": link["name"],
-             "details.toolName": (link.get("details") or {}).get("toolName"), "message": link["message"]}
-            for position, link in enumerate(outcome.error)]
+    rows = [
+        {
+            "link": position,
+            "id": link.get("id"),
+            "name": link["name"],
+            "details.toolName": (link.get("details") or {}).get("toolName"),
+            "message": link["message"],
+        }
+        for position, link in enumerate(outcome.error)
+    ]
     return pd.DataFrame(rows, columns=ERROR_CHAIN_COLUMNS)
 
 
@@ -251,11 +291,17 @@ def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     chains = error_chains(ev, scenario_names)
     cells = chains.assign(
         category=chains["id"].fillna("no id"),
-        label=chains["name"] + "\nid: " + chains["id"].fillna("none") + "\n" + chains["message"]
+        label=chains["name"]
+        + "\nid: "
+        + chains["id"].fillna("none")
+        + "\n"
+        + chains["message"]
         + ("\ndetails.toolName: " + chains["details.toolName"]).fillna(""),
     )
-    grid, text = (cells.pivot(index="scenario", columns="link", values=column).reindex(list(scenario_names))
-                  for column in ("category", "label"))
+    grid, text = (
+        cells.pivot(index="scenario", columns="link", values=column).reindex(list(scenario_names))
+        for column in ("category", "label")
+    )
     grid.columns = text.columns = [_LINK_NAMES.get(link, f"link {link}") for link in grid.columns]
     return grid, text
 
@@ -264,21 +310,29 @@ def collision_message(outcome: Outcome) -> str:
     """A collision as the caller meets it, in full (a table would cut the message): the message, the id on the
     error ``generate()`` rejects with, the id on its cause, and the name the cause's ``details.toolName`` records."""
     outer, inner = outcome.error[0], outcome.error[-1]
-    return "\n".join([
-        f"message:                            {outer['message']}",
-        f"id of the error the caller catches: {outer.get('id') or 'none'}",
-        f"id of its cause:                    {inner.get('id') or 'none'}",
-        f"details.toolName of the cause:      {(inner.get('details') or {}).get('toolName')}",
-    ])
+    return "\n".join(
+        [
+            f"message:                            {outer['message']}",
+            f"id of the error the caller catches: {outer.get('id') or 'none'}",
+            f"id of its cause:                    {inner.get('id') or 'none'}",
+            f"details.toolName of the cause:      {(inner.get('details') or {}).get('toolName')}",
+        ]
+    )
 
 
 def record_and_wire(outcome: Outcome) -> pd.Series:
     """The caller's keys after the turn beside the names sent, and any error other than the capture server's 400."""
-    return pd.Series({"caller's keys after the turn": outcome.keys_after, "names on the wire": outcome.wire_names,
-                      "errors other than the capture server's 400": raised(outcome)})
+    return pd.Series(
+        {
+            "caller's keys after the turn": outcome.keys_after,
+            "names on the wire": outcome.wire_names,
+            "errors other than the capture server's 400": raised(outcome),
+        }
+    )
 
 
 # -- 06 and 09: toolChoice, activeTools and the linter ----------------------------------------------------------
+
 
 def choice_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     """Per scenario: the method and keys, the ``toolChoice``/``activeTools`` option given, the first request's
@@ -287,24 +341,39 @@ def choice_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     for name in scenario_names:
         outcome, scenario = ev[name], ev[name].scenario
         name_forced = outcome.forced_name
-        rows.append({
-            "method": scenario.method, "keys registered": registered_keys(outcome),
-            "option given": option_given(scenario),
-            "tools sent": outcome.wire_names if outcome.requests else NO_REQUEST,
-            "tool_choice sent": tool_choice_sent(outcome),
-            "forced tool is in tools": None if name_forced is None else name_forced in outcome.wire_names,
-        })
-    return _per_scenario(rows, scenario_names, [
-        "method", "keys registered", "option given", "tools sent", "tool_choice sent", "forced tool is in tools"])
+        rows.append(
+            {
+                "method": scenario.method,
+                "keys registered": registered_keys(outcome),
+                "option given": option_given(scenario),
+                "tools sent": outcome.wire_names if outcome.requests else NO_REQUEST,
+                "tool_choice sent": tool_choice_sent(outcome),
+                "forced tool is in tools": None if name_forced is None else name_forced in outcome.wire_names,
+            }
+        )
+    return _per_scenario(
+        rows,
+        scenario_names,
+        ["method", "keys registered", "option given", "tools sent", "tool_choice sent", "forced tool is in tools"],
+    )
 
 
 def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.DataFrame:
     """``lint.lint_body`` on each scenario's first request, against ``provider``'s documented rule: one row per
     finding (a scenario that sent no request has nothing to lint)."""
     rule = providers.get_rule(provider)
-    rows = [{"scenario": name, "severity": finding.severity, "code": finding.code, "suggestion": finding.suggestion,
-             "message": finding.message}
-            for name in scenario_names if ev[name].requests for finding in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)]
+    rows = [
+        {
+            "scenario": name,
+            "severity": finding.severity,
+            "code": finding.code,
+            "suggestion": finding.suggestion,
+            "message": finding.message,
+        }
+        for name in scenario_names
+        if ev[name].requests
+        for finding in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)
+    ]
     return pd.DataFrame(rows, columns=["scenario", "severity", "code", "suggestion", "message"])
 
 
@@ -314,9 +383,15 @@ def flagged(findings: pd.DataFrame) -> set[str]:
 
 
 CHOICE_COLOURS = {
-    "caller's option": "#eeeeee", "tools sent": "#cfe2f3", "no tools sent": "#f5d76e",
-    "forced tool offered": "#8fd18f", "forced tool not offered": "#e57373", "no tool forced": "#dddddd",
-    "mismatch flagged": "#e57373", "no tools to offer": "#f4a261", "clean": "#8fd18f",
+    "caller's option": "#eeeeee",
+    "tools sent": "#cfe2f3",
+    "no tools sent": "#f5d76e",
+    "forced tool offered": "#8fd18f",
+    "forced tool not offered": "#e57373",
+    "no tool forced": "#dddddd",
+    "mismatch flagged": "#e57373",
+    "no tools to offer": "#f4a261",
+    "clean": "#8fd18f",
 }
 
 
@@ -330,16 +405,34 @@ def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
     the linter flag the mismatch? Cells read the option, ``tools``, ``tool_choice`` and the lint codes."""
     calls, findings = choice_table(ev, scenario_names), lint_findings(ev, scenario_names, provider)
     mismatched = flagged(findings)
-    labels = calls[["option given", "tools sent", "tool_choice sent"]].astype(str).assign(
-        lint=[", ".join(findings.loc[findings["scenario"] == name, "code"]) or "no finding" for name in scenario_names])
-    categories = pd.DataFrame({
-        "option given": "caller's option",
-        "tools sent": ["tools sent" if ev[name].wire_names else "no tools sent" for name in scenario_names],
-        "tool_choice sent": ["forced tool not offered" if name in mismatched else "forced tool offered"
-                             if ev[name].forced_name else "no tool forced" for name in scenario_names],
-        "lint": ["mismatch flagged" if name in mismatched else "no tools to offer" if _emptied(ev[name])
-                 else "clean" for name in scenario_names],
-    }, index=list(scenario_names))
+    labels = (
+        calls[["option given", "tools sent", "tool_choice sent"]]
+        .astype(str)
+        .assign(
+            lint=[
+                ", ".join(findings.loc[findings["scenario"] == name, "code"]) or "no finding" for name in scenario_names
+            ]
+        )
+    )
+    categories = pd.DataFrame(
+        {
+            "option given": "caller's option",
+            "tools sent": ["tools sent" if ev[name].wire_names else "no tools sent" for name in scenario_names],
+            "tool_choice sent": [
+                "forced tool not offered"
+                if name in mismatched
+                else "forced tool offered"
+                if ev[name].forced_name
+                else "no tool forced"
+                for name in scenario_names
+            ],
+            "lint": [
+                "mismatch flagged" if name in mismatched else "no tools to offer" if _emptied(ev[name]) else "clean"
+                for name in scenario_names
+            ],
+        },
+        index=list(scenario_names),
+    )
     empty = categories["lint"] == "no tools to offer"  # the linter sees no mismatch; the turn can call nothing
     labels.loc[empty, "lint"] = "tools is empty:\nthe turn can call nothing"
     return categories, labels
@@ -348,24 +441,37 @@ def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
 def remedy_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     """Per scenario: keys, the option given, the boundary normaliser's mapping (``None``: not applied), and the
     ``tools`` and ``tool_choice`` sent (``"no request"`` when the turn stopped before one)."""
-    rows = [{
-        "keys registered": registered_keys(ev[name]),
-        "option given": option_given(ev[name].scenario),
-        "mapping applied": ev[name].mapping,
-        "tools sent": ev[name].wire_names if ev[name].requests else NO_REQUEST,
-        "tool_choice sent": tool_choice_sent(ev[name]),
-    } for name in scenario_names]
-    return _per_scenario(rows, scenario_names,
-                         ["keys registered", "option given", "mapping applied", "tools sent", "tool_choice sent"])
+    rows = [
+        {
+            "keys registered": registered_keys(ev[name]),
+            "option given": option_given(ev[name].scenario),
+            "mapping applied": ev[name].mapping,
+            "tools sent": ev[name].wire_names if ev[name].requests else NO_REQUEST,
+            "tool_choice sent": tool_choice_sent(ev[name]),
+        }
+        for name in scenario_names
+    ]
+    return _per_scenario(
+        rows, scenario_names, ["keys registered", "option given", "mapping applied", "tools sent", "tool_choice sent"]
+    )
 
 
 def lint_summary(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.DataFrame:
     """One row per scenario that sent a request: whether the remedy was applied and its lint findings
     (``"severity: code"`` each, or ``"none"``)."""
     rule = providers.get_rule(provider)
-    rows = [{"scenario": name, "remedy": ev[name].scenario.remedy,
-             "findings": [f"{f.severity}: {f.code}" for f in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)] or "none"}
-            for name in scenario_names if ev[name].requests]
+    rows = [
+        {
+            "scenario": name,
+            "remedy": ev[name].scenario.remedy,
+            "findings": [
+                f"{f.severity}: {f.code}" for f in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)
+            ]
+            or "none",
+        }
+        for name in scenario_names
+        if ev[name].requests
+    ]
     return pd.DataFrame(rows, columns=["scenario", "remedy", "findings"])
 
 
@@ -378,20 +484,31 @@ def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str =
         measured, selected = ev[name], ev[name].scenario.active_tools
         wanted = [(measured.mapping or {}).get(key, key) for key in selected or ()]  # activeTools after the mapping
         outcome[name] = (
-            "refused (collision)" if not measured.requests
-            else "forced tool not offered" if any(f.severity in lint.FAILING
-                                                  for f in lint.lint_body(measured.requests[0], rule, name_rule=normaliser))
-            else "consistent" if selected is None
-            else "selects what it names" if measured.wire_names == wanted
-            else "selects no tool at all" if not measured.wire_names else "does not select what it names"
+            "refused (collision)"
+            if not measured.requests
+            else "forced tool not offered"
+            if any(f.severity in lint.FAILING for f in lint.lint_body(measured.requests[0], rule, name_rule=normaliser))
+            else "consistent"
+            if selected is None
+            else "selects what it names"
+            if measured.wire_names == wanted
+            else "selects no tool at all"
+            if not measured.wire_names
+            else "does not select what it names"
         )
     return pd.Series(outcome, name="outcome")
 
 
 REMEDY_COLOURS = {
-    "caller's option": "#eeeeee", "sent": "#cfe2f3", "nothing sent": "#dddddd", "consistent": "#8fd18f",
-    "selects what it names": "#8fd18f", "forced tool not offered": "#e57373", "refused (collision)": "#e57373",
-    "selects no tool at all": "#e57373", "does not select what it names": "#f5d76e",
+    "caller's option": "#eeeeee",
+    "sent": "#cfe2f3",
+    "nothing sent": "#dddddd",
+    "consistent": "#8fd18f",
+    "selects what it names": "#8fd18f",
+    "forced tool not offered": "#e57373",
+    "refused (collision)": "#e57373",
+    "selects no tool at all": "#e57373",
+    "does not select what it names": "#f5d76e",
 }
 
 
@@ -404,14 +521,18 @@ def remedy_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
     """:func:`remedy_table` and :func:`remedy_outcomes` as a grid: was anything sent, and what did the turn come to?"""
     requests, outcome = remedy_table(ev, scenario_names), remedy_outcomes(ev, scenario_names, provider)
     labels = requests[["option given", "tools sent", "tool_choice sent"]].assign(
-        **{"tools sent": requests["tools sent"].map(_one_per_line), "outcome": outcome})
+        **{"tools sent": requests["tools sent"].map(_one_per_line), "outcome": outcome}
+    )
     sent = ["sent" if ev[name].requests else "nothing sent" for name in scenario_names]
-    categories = pd.DataFrame({"option given": "caller's option", "tools sent": sent, "tool_choice sent": sent,
-                               "outcome": outcome}, index=list(scenario_names))
+    categories = pd.DataFrame(
+        {"option given": "caller's option", "tools sent": sent, "tool_choice sent": sent, "outcome": outcome},
+        index=list(scenario_names),
+    )
     return categories, labels
 
 
 # -- 07: the way back --------------------------------------------------------------------------------------------
+
 
 def round_trip(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     """Per round-trip scenario: the name the scripted model called, the executions it caused, the requests sent,
@@ -420,19 +541,31 @@ def round_trip(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     rows = []
     for name in scenario_names:
         outcome, replies = ev[name], ev[name].tool_replies
-        rows.append({
-            "method": outcome.scenario.method,
-            "model called": outcome.scenario.replies[0].calls[0].name,
-            "execute ran with": ", ".join(json.dumps(x["args"]) for x in outcome.executions) or "did not run",
-            "requests": len(outcome.requests),
-            "model got back": " ".join(m["content"] for m in replies)
-                              or f"(no follow-up) generate() threw: {outcome.error[0]['message']}",
-            "under tool_call_id": ", ".join(m["tool_call_id"] for m in replies) or None,
-            "toolName reported": ", ".join(outcome.tool_names) or "none",
-        })
-    return _per_scenario(rows, scenario_names, [
-        "method", "model called", "execute ran with", "requests", "model got back", "under tool_call_id",
-        "toolName reported"])
+        rows.append(
+            {
+                "method": outcome.scenario.method,
+                "model called": outcome.scenario.replies[0].calls[0].name,
+                "execute ran with": ", ".join(json.dumps(x["args"]) for x in outcome.executions) or "did not run",
+                "requests": len(outcome.requests),
+                "model got back": " ".join(m["content"] for m in replies)
+                or f"(no follow-up) generate() threw: {outcome.error[0]['message']}",
+                "under tool_call_id": ", ".join(m["tool_call_id"] for m in replies) or None,
+                "toolName reported": ", ".join(outcome.tool_names) or "none",
+            }
+        )
+    return _per_scenario(
+        rows,
+        scenario_names,
+        [
+            "method",
+            "model called",
+            "execute ran with",
+            "requests",
+            "model got back",
+            "under tool_call_id",
+            "toolName reported",
+        ],
+    )
 
 
 def follow_up(outcome: Outcome) -> pd.DataFrame | pd.Series:
@@ -440,11 +573,17 @@ def follow_up(outcome: Outcome) -> pd.DataFrame | pd.Series:
     ``(name, id)``, ``tool_call_id`` and content. Without a follow-up: the requests sent and what was thrown."""
     if len(outcome.requests) < 2:
         return pd.Series({"requests sent": len(outcome.requests), "generate() threw": outcome.error[0]["message"]})
-    return pd.DataFrame([{
-        "role": m["role"],
-        "tool call (name, id)": [(c["function"]["name"], c["id"]) for c in m.get("tool_calls") or []] or None,
-        "tool_call_id": m.get("tool_call_id"), "content": m.get("content"),
-    } for m in outcome.requests[1]["messages"][2:]])
+    return pd.DataFrame(
+        [
+            {
+                "role": m["role"],
+                "tool call (name, id)": [(c["function"]["name"], c["id"]) for c in m.get("tool_calls") or []] or None,
+                "tool_call_id": m.get("tool_call_id"),
+                "content": m.get("content"),
+            }
+            for m in outcome.requests[1]["messages"][2:]
+        ]
+    )
 
 
 def builtin_example(outcome: Outcome) -> pd.Series:
@@ -452,30 +591,46 @@ def builtin_example(outcome: Outcome) -> pd.Series:
     id the docs compare with (``submit_plan``). On a version without built-ins: the error instead."""
     if not outcome.requests:
         return pd.Series({"no built-ins on this version": outcome.error[0]["message"]})
-    return pd.Series({"registered key": outcome.scenario.tools[0].key, "tool id": outcome.ids_before[0],
-                      "offered to the model": outcome.wire_names, "toolName reported": list(outcome.tool_names),
-                      "toolName == 'submit_plan'": "submit_plan" in outcome.tool_names})
+    return pd.Series(
+        {
+            "registered key": outcome.scenario.tools[0].key,
+            "tool id": outcome.ids_before[0],
+            "offered to the model": outcome.wire_names,
+            "toolName reported": list(outcome.tool_names),
+            "toolName == 'submit_plan'": "submit_plan" in outcome.tool_names,
+        }
+    )
 
 
 def caller_record(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     """Per scenario: the keys registered, whether the caller's record still holds exactly those keys after the turn
     (in any order: JavaScript lists integer-like keys first) and each tool its id, and the names sent."""
+
     def equal(same: bool) -> str:
         return "equal" if same else "NOT equal"
 
-    rows = [{
-        "keys registered": registered_keys(ev[name]),
-        "keys after the turn": equal(sorted(ev[name].keys_after) == sorted(registered_keys(ev[name]))),
-        "ids after the turn": equal(ev[name].ids_after == ev[name].ids_before),
-        "names on the wire": ev[name].wire_names,
-    } for name in scenario_names]
-    return _per_scenario(rows, scenario_names, ["keys registered", "keys after the turn", "ids after the turn",
-                                                "names on the wire"])
+    rows = [
+        {
+            "keys registered": registered_keys(ev[name]),
+            "keys after the turn": equal(sorted(ev[name].keys_after) == sorted(registered_keys(ev[name]))),
+            "ids after the turn": equal(ev[name].ids_after == ev[name].ids_before),
+            "names on the wire": ev[name].wire_names,
+        }
+        for name in scenario_names
+    ]
+    return _per_scenario(
+        rows, scenario_names, ["keys registered", "keys after the turn", "ids after the turn", "names on the wire"]
+    )
 
 
 ROUND_TRIP_COLOURS = {
-    "the model's call": "#eeeeee", "tool ran": "#8fd18f", "tool did not run": "#e57373", "reported": "#cfe2f3",
-    "nothing reported": "#dddddd", "tool result": "#8fd18f", "told the tool was not found": "#f5d76e",
+    "the model's call": "#eeeeee",
+    "tool ran": "#8fd18f",
+    "tool did not run": "#e57373",
+    "reported": "#cfe2f3",
+    "nothing reported": "#dddddd",
+    "tool result": "#8fd18f",
+    "told the tool was not found": "#f5d76e",
     "turn failed": "#e57373",
 }
 
@@ -487,25 +642,40 @@ def _wrapped(text: object) -> str:
 def round_trip_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     """:func:`round_trip` as a grid: did the tool run, was a ``toolName`` reported, and what did the model get
     back (the tool's result, a not-found message, or nothing because the turn failed)?"""
-    labels = round_trip(ev, scenario_names)[["model called", "execute ran with", "toolName reported",
-                                             "model got back"]].map(_wrapped)
-    categories = pd.DataFrame({
-        "model called": "the model's call",
-        "execute ran with": ["tool ran" if ev[name].executions else "tool did not run" for name in scenario_names],
-        "toolName reported": ["reported" if ev[name].tool_names else "nothing reported" for name in scenario_names],
-        "model got back": ["tool result" if ev[name].executions else "told the tool was not found"
-                           if ev[name].tool_replies else "turn failed" for name in scenario_names],
-    }, index=list(scenario_names))
+    labels = round_trip(ev, scenario_names)[
+        ["model called", "execute ran with", "toolName reported", "model got back"]
+    ].map(_wrapped)
+    categories = pd.DataFrame(
+        {
+            "model called": "the model's call",
+            "execute ran with": ["tool ran" if ev[name].executions else "tool did not run" for name in scenario_names],
+            "toolName reported": ["reported" if ev[name].tool_names else "nothing reported" for name in scenario_names],
+            "model got back": [
+                "tool result"
+                if ev[name].executions
+                else "told the tool was not found"
+                if ev[name].tool_replies
+                else "turn failed"
+                for name in scenario_names
+            ],
+        },
+        index=list(scenario_names),
+    )
     return categories, labels
 
 
 # -- 08: versions side by side -----------------------------------------------------------------------------------
 
+
 def behaviour(outcome: Outcome) -> dict:
     """What a scenario did, comparably across versions: ``result_json()`` (names and ``tool_choice``, or the error),
     how many requests and tool executions, and the errors raised (the capture server's 400 left out)."""
-    return {**outcome.result_json(), "requests": len(outcome.requests), "executions": len(outcome.executions),
-            "errors": raised(outcome)}
+    return {
+        **outcome.result_json(),
+        "requests": len(outcome.requests),
+        "executions": len(outcome.executions),
+        "errors": raised(outcome),
+    }
 
 
 def _cell_label(outcome: Outcome) -> str:
@@ -514,7 +684,9 @@ def _cell_label(outcome: Outcome) -> str:
     if "error" in result:
         return f"{result['error']['kind']}: {result['error'].get('name') or result['error'].get('message')}"
     sent = outcome.tool_choice  # a mode is a string on Chat Completions, an object on Anthropic Messages
-    choice = outcome.forced_name or (sent if isinstance(sent, str) or not sent else json.dumps(sent)) or "no tool_choice"
+    choice = (
+        outcome.forced_name or (sent if isinstance(sent, str) or not sent else json.dumps(sent)) or "no tool_choice"
+    )
     return f"{', '.join(result['names']) or 'no tools'} -> " + (f"threw: {errors[0]}" if errors else choice)
 
 
@@ -536,8 +708,12 @@ class VersionComparison:
     @property
     def colours(self) -> dict[str, str]:
         """The grid's categories and their colours."""
-        return {f"baseline ({self.baseline})": "#dddddd", f"same as {self.baseline}": "#8fd18f", "differs": "#f5d76e",
-                "feature missing": "#f8d0d0"}
+        return {
+            f"baseline ({self.baseline})": "#dddddd",
+            f"same as {self.baseline}": "#8fd18f",
+            "differs": "#f5d76e",
+            "feature missing": "#f8d0d0",
+        }
 
     @property
     def differing_versions(self) -> list[str]:
@@ -554,11 +730,16 @@ class VersionComparison:
                 lines.append(f"{version}: the baseline ({len(column)} scenarios)")
                 continue
             missing, differs = column[column == "feature missing"].index, column[column == "differs"].index
-            lines.append(f"{version}: {len(column) - len(missing) - len(differs)} of {len(column)} scenarios behave as "
-                         f"on {self.baseline}; {len(differs)} differ"
-                         + (f"; {len(missing)} cannot run (no built-in tools)" if len(missing) else ""))
-            lines += [f"  {name}: {self.labels.loc[name, version]}   (on {self.baseline}: "
-                      f"{self.labels.loc[name, self.baseline]})" for name in differs]
+            lines.append(
+                f"{version}: {len(column) - len(missing) - len(differs)} of {len(column)} scenarios behave as "
+                f"on {self.baseline}; {len(differs)} differ"
+                + (f"; {len(missing)} cannot run (no built-in tools)" if len(missing) else "")
+            )
+            lines += [
+                f"  {name}: {self.labels.loc[name, version]}   (on {self.baseline}: "
+                f"{self.labels.loc[name, self.baseline]})"
+                for name in differs
+            ]
         return "\n".join(lines)
 
     def highlighted(self) -> Styler:
@@ -582,18 +763,40 @@ def version_comparison(ev: Evidence, baseline: str = target.baseline("mastra").v
     """
     versions, scenarios = list(ev.by_version), list(ev.by_version[baseline])
     done = {(v, name): behaviour(ev.by_version[v][name]) for v in versions for name in scenarios}
-    same = pd.DataFrame({v: [done[v, name] == done[baseline, name] for name in scenarios] for v in versions},
-                        index=scenarios)
-    results = pd.DataFrame({v: [json.dumps(ev.by_version[v][name].result_json(), ensure_ascii=False)
-                                for name in scenarios] for v in versions}, index=scenarios)
-    grid = pd.DataFrame({v: [_versus(ev.by_version[v][name], v, baseline, same.loc[name, v]) for name in scenarios]
-                         for v in versions}, index=scenarios, dtype=object)
-    labels = pd.DataFrame({v: [_cell_label(ev.by_version[v][name]) for name in scenarios] for v in versions},
-                          index=scenarios, dtype=object)
-    rows = [{"scenario": name, "version": v, "field": field, "on this version": done[v, name].get(field),
-             f"on {baseline}": value}
-            for name in scenarios for v in versions if grid.loc[name, v] == "differs"
-            for field, value in done[baseline, name].items() if done[v, name].get(field) != value]
+    same = pd.DataFrame(
+        {v: [done[v, name] == done[baseline, name] for name in scenarios] for v in versions}, index=scenarios
+    )
+    results = pd.DataFrame(
+        {
+            v: [json.dumps(ev.by_version[v][name].result_json(), ensure_ascii=False) for name in scenarios]
+            for v in versions
+        },
+        index=scenarios,
+    )
+    grid = pd.DataFrame(
+        {v: [_versus(ev.by_version[v][name], v, baseline, same.loc[name, v]) for name in scenarios] for v in versions},
+        index=scenarios,
+        dtype=object,
+    )
+    labels = pd.DataFrame(
+        {v: [_cell_label(ev.by_version[v][name]) for name in scenarios] for v in versions},
+        index=scenarios,
+        dtype=object,
+    )
+    rows = [
+        {
+            "scenario": name,
+            "version": v,
+            "field": field,
+            "on this version": done[v, name].get(field),
+            f"on {baseline}": value,
+        }
+        for name in scenarios
+        for v in versions
+        if grid.loc[name, v] == "differs"
+        for field, value in done[baseline, name].items()
+        if done[v, name].get(field) != value
+    ]
     differences = pd.DataFrame(rows, columns=["scenario", "version", "field", "on this version", f"on {baseline}"])
     return VersionComparison(baseline, results, same, grid, labels, differences)
 
@@ -615,7 +818,9 @@ PATH_FAMILIES = ("rewrite-rules", "choice-by-key", "collision-dot-space")
 
 def path_scenarios(*paths: str) -> list[str]:
     """The catalogue scenarios of :data:`PATH_FAMILIES` on ``paths`` (default: every path), family by family."""
-    return [family if path == "chat" else f"{family}-{path}" for family in PATH_FAMILIES for path in paths or PROVIDER_PATHS]
+    return [
+        family if path == "chat" else f"{family}-{path}" for family in PATH_FAMILIES for path in paths or PROVIDER_PATHS
+    ]
 
 
 def provider_paths(ev: Evidence) -> pd.DataFrame:
@@ -626,11 +831,17 @@ def provider_paths(ev: Evidence) -> pd.DataFrame:
         for path in PROVIDER_PATHS:
             outcome = ev[family if path == "chat" else f"{family}-{path}"]
             forced = outcome.forced_name
-            rows.append({
-                "family": family, "path": path, "wire format": outcome.wire,
-                "tools sent": [letter_run(name) for name in outcome.wire_names] if outcome.requests else NO_REQUEST,
-                "tool_choice sent": json.dumps(outcome.tool_choice, sort_keys=True) if outcome.requests else NO_REQUEST,
-                "forced tool is in tools": None if forced is None else forced in outcome.wire_names,
-                "raised": raised(outcome)[-1:] or "-",
-            })
+            rows.append(
+                {
+                    "family": family,
+                    "path": path,
+                    "wire format": outcome.wire,
+                    "tools sent": [letter_run(name) for name in outcome.wire_names] if outcome.requests else NO_REQUEST,
+                    "tool_choice sent": json.dumps(outcome.tool_choice, sort_keys=True)
+                    if outcome.requests
+                    else NO_REQUEST,
+                    "forced tool is in tools": None if forced is None else forced in outcome.wire_names,
+                    "raised": raised(outcome)[-1:] or "-",
+                }
+            )
     return pd.DataFrame(rows, dtype=object).set_index(["family", "path"])

@@ -14,9 +14,9 @@ that reach the wire (a ``__proto__`` key is kept by formatTools but vanishes lat
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterable
 from functools import lru_cache
 from itertools import combinations
-from typing import Iterable
 
 import pandas as pd
 
@@ -114,8 +114,17 @@ _DTYPES: dict[str, object] = {
     **dict.fromkeys((SET, FAMILY, DESCRIPTION, KEY, WIRE_NAME, LOST, ERROR, HOLDER, MESSAGE), _TEXT),
     **dict.fromkeys((REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, VANISHED, PREFIX_CAUSED, DISTINGUISHING), "bool"),
     **dict.fromkeys(
-        (KEY_LENGTH, NAME_LENGTH, POSITION_BEFORE, LOST_LENGTH, TOOLS, UNTOUCHED, DISCORDANT_PAIRS,
-         MAX_KEY_LENGTH, MAX_NAME_LENGTH_COLUMN),
+        (
+            KEY_LENGTH,
+            NAME_LENGTH,
+            POSITION_BEFORE,
+            LOST_LENGTH,
+            TOOLS,
+            UNTOUCHED,
+            DISCORDANT_PAIRS,
+            MAX_KEY_LENGTH,
+            MAX_NAME_LENGTH_COLUMN,
+        ),
         "int64",
     ),  # fmt: skip
     **dict.fromkeys((POSITION_AFTER, MOVED_BY, DISPLACED), "Int64"),

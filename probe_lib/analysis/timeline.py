@@ -9,8 +9,8 @@ ledger's questions from measured rows only: each returns the versions it found, 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Sequence
 
 import pandas as pd
 
@@ -25,9 +25,32 @@ NOT_APPLICABLE = "not applicable"
 COULD_NOT_RUN = "could not run"
 #: Outcome colours: the first behaviour a scenario showed, then each later one; grey and black for the rest.
 #: 24 colours, so a scenario's outcomes stay apart however many releases changed it (colours repeat only beyond 24).
-OUTCOME_COLOURS = ("#8fb8de", "#f5d76e", "#8fd18f", "#e39b6f", "#b79fd6", "#6fc9c2", "#d98fb0", "#c2c26f",
-                   "#5b7fa8", "#a8744f", "#7a9a5b", "#9b5fa0", "#6b6ecf", "#b5cf6b", "#e7ba52", "#d6616b",
-                   "#ce6dbd", "#9c9ede", "#8ca252", "#bd9e39", "#ad494a", "#a55194", "#cedb9c", "#e7969c")
+OUTCOME_COLOURS = (
+    "#8fb8de",
+    "#f5d76e",
+    "#8fd18f",
+    "#e39b6f",
+    "#b79fd6",
+    "#6fc9c2",
+    "#d98fb0",
+    "#c2c26f",
+    "#5b7fa8",
+    "#a8744f",
+    "#7a9a5b",
+    "#9b5fa0",
+    "#6b6ecf",
+    "#b5cf6b",
+    "#e7ba52",
+    "#d6616b",
+    "#ce6dbd",
+    "#9c9ede",
+    "#8ca252",
+    "#bd9e39",
+    "#ad494a",
+    "#a55194",
+    "#cedb9c",
+    "#e7969c",
+)
 SPECIAL_COLOURS = {NOT_APPLICABLE: "#dddddd", COULD_NOT_RUN: "#333333"}
 
 
@@ -38,12 +61,21 @@ def frame(rows: Sequence[Row]) -> pd.DataFrame:
     for r in rows:
         names = scenarios if r.scenario == WHOLE_VERSION else [r.scenario]
         kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
-        lines += [{"version": r.version, "scenario": name, "outcome": r.outcome, "error_kind": kind,
-                   "behaviour": json.loads(r.behaviour)} for name in names]
+        lines += [
+            {
+                "version": r.version,
+                "scenario": name,
+                "outcome": r.outcome,
+                "error_kind": kind,
+                "behaviour": json.loads(r.behaviour),
+            }
+            for name in names
+        ]
     table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
     order = {v: i for i, v in enumerate(versions(table))}
-    return table.sort_values(["scenario", "version"], key=lambda c: c.map(order) if c.name == "version" else c,
-                             ignore_index=True)
+    return table.sort_values(
+        ["scenario", "version"], key=lambda c: c.map(order) if c.name == "version" else c, ignore_index=True
+    )
 
 
 def versions(table: pd.DataFrame) -> list[str]:
@@ -67,8 +99,10 @@ def categories(table: pd.DataFrame) -> pd.DataFrame:
 
 def colours(grid: pd.DataFrame) -> dict[str, str]:
     """A colour per category present in ``grid``."""
-    numbered = sorted({c for c in grid.to_numpy().ravel() if isinstance(c, str) and c.startswith("outcome ")},
-                      key=lambda c: int(c.split()[1]))
+    numbered = sorted(
+        {c for c in grid.to_numpy().ravel() if isinstance(c, str) and c.startswith("outcome ")},
+        key=lambda c: int(c.split()[1]),
+    )
     palette = {c: OUTCOME_COLOURS[(int(c.split()[1]) - 1) % len(OUTCOME_COLOURS)] for c in numbered}
     return {**palette, **SPECIAL_COLOURS}
 
@@ -83,8 +117,10 @@ def describe(behaviour: dict, error_kind: str) -> str:
     if isinstance(choice, dict):
         choice = wire.forced_by(choice) or json.dumps(choice)
     raised = f"; threw: {behaviour['errors'][0]}" if behaviour.get("errors") else ""
-    return f"{names} -> {choice or 'no tool_choice'} ({behaviour.get('requests', 0)} req, " \
-           f"{behaviour.get('executions', 0)} exec){raised}"[:160]
+    return (
+        f"{names} -> {choice or 'no tool_choice'} ({behaviour.get('requests', 0)} req, "
+        f"{behaviour.get('executions', 0)} exec){raised}"[:160]
+    )
 
 
 @dataclass(frozen=True)
@@ -119,10 +155,16 @@ def change_points(table: pd.DataFrame) -> pd.DataFrame:
         previous = None
         for line in lines.itertuples():
             if previous is not None and _state(line) != _state(previous):
-                changes.append(Change(scenario, previous.version, line.version,
-                                      _differing(previous.behaviour, line.behaviour),
-                                      describe(previous.behaviour, previous.error_kind),
-                                      describe(line.behaviour, line.error_kind)))
+                changes.append(
+                    Change(
+                        scenario,
+                        previous.version,
+                        line.version,
+                        _differing(previous.behaviour, line.behaviour),
+                        describe(previous.behaviour, previous.error_kind),
+                        describe(line.behaviour, line.error_kind),
+                    )
+                )
             previous = line
     return pd.DataFrame(changes, columns=["scenario", "before", "after", "differs_in", "was", "became"])
 
@@ -232,15 +274,22 @@ def range_claims(table: pd.DataFrame) -> pd.DataFrame:
         ("first version whose built-in tools are sent", first_with_builtins(table)),
         ("first version honouring activeTools", first_honouring_active_tools(table)),
         ("versions honouring activeTools", "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(table)) or None),
-        ("toolChoice 'none' changed between", "; ".join(f"{c.before} -> {c.after}" for c in none_changes.itertuples())
-         or None),
+        (
+            "toolChoice 'none' changed between",
+            "; ".join(f"{c.before} -> {c.after}" for c in none_changes.itertuples()) or None,
+        ),
         ("toolChoice by key names a sent tool (passthrough fixed) on", ", ".join(fixed) or None),
     ]
-    return pd.DataFrame([{"question": q, "answer": a if a is not None else f"never in {span}", "measured over": span}
-                         for q, a in answers])
+    return pd.DataFrame(
+        [
+            {"question": q, "answer": a if a is not None else f"never in {span}", "measured over": span}
+            for q, a in answers
+        ]
+    )
 
 
 # -- the ledger's version-range claims: each judged on the whole timeline, each able to fail ------------------------
+
 
 def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.DataFrame:
     """The committed summary's :func:`frame`, with the outcomes of ``by_version`` replacing their versions' rows."""
@@ -266,8 +315,11 @@ def for_ledger(by_version: Mapping[str, Mapping[str, Outcome]]) -> ledger.Timeli
 def _lines(timeline: ledger.Timeline, scenario: str, *, expressible_only: bool = True) -> list:
     """The scenario's lines that sent a request, in semver order; with ``expressible_only=False`` also those that
     could not express it (a feature's absence is then the measurement)."""
-    lines = [line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
-             if not sent_nothing(line) or (not expressible_only and line.error_kind == NOT_APPLICABLE)]
+    lines = [
+        line
+        for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
+        if not sent_nothing(line) or (not expressible_only and line.error_kind == NOT_APPLICABLE)
+    ]
     if not lines:
         raise ledger.CheckError(f"no version in the timeline ran scenario {scenario!r}")
     return lines
@@ -282,21 +334,32 @@ def _begins_at(
     since = [line for line in lines if version_key(line.version) >= version_key(stated)]
     if not before or not since or since[0].version != stated:
         return "not testable", f"{scenario} was not measured on {stated} and a version before it"
-    early = [line.version for line in lines[:len(before)] if holds(line.behaviour)]
+    early = [line.version for line in lines[: len(before)] if holds(line.behaviour)]
     late = [line.version for line in since if not holds(line.behaviour)]
     if early or late:
-        exceptions = "; ".join(part for part in (f"already on {', '.join(early[:5])}" if early else "",
-                                                  f"not on {', '.join(late[:5])}" if late else "") if part)
+        exceptions = "; ".join(
+            part
+            for part in (
+                f"already on {', '.join(early[:5])}" if early else "",
+                f"not on {', '.join(late[:5])}" if late else "",
+            )
+            if part
+        )
         return "refuted", f"{what}: {exceptions} ({len(lines)} versions ran {scenario})"
-    return "confirmed", (f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
-                         f"newest), on none of the {len(before)} before it (last: {before[-1]}): "
-                         f"{describe(since[0].behaviour, '')}{_crashed_note(timeline, scenario)}")
+    return "confirmed", (
+        f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
+        f"newest), on none of the {len(before)} before it (last: {before[-1]}): "
+        f"{describe(since[0].behaviour, '')}{_crashed_note(timeline, scenario)}"
+    )
 
 
 def _crashed_note(timeline: ledger.Timeline, scenario: str) -> str:
     """Which versions crashed before sending anything on ``scenario`` (left out of the claim), or nothing."""
-    crashed = [line.version for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
-               if crashed_before_sending(line)]
+    crashed = [
+        line.version
+        for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
+        if crashed_before_sending(line)
+    ]
     return f"; left out, crashed before any request: {', '.join(crashed)}" if crashed else ""
 
 
@@ -318,9 +381,11 @@ def _passthrough_never_fixed(timeline: ledger.Timeline) -> tuple[ledger.Status, 
     if fixed:
         return "refuted", f"tool_choice names the sent search_web on {', '.join(fixed[:5])}"
     forced = sorted({str(wire.forced_by(line.behaviour.get("tool_choice"))) for line in lines})
-    return "confirmed", (f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
-                         f"{lines[-1].version}), tool_choice names {' / '.join(forced)}, a function tools lacks"
-                         f"{_crashed_note(timeline, 'choice-by-key')}")
+    return "confirmed", (
+        f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
+        f"{lines[-1].version}), tool_choice names {' / '.join(forced)}, a function tools lacks"
+        f"{_crashed_note(timeline, 'choice-by-key')}"
+    )
 
 
 @ledger.range_check("V03")
@@ -334,11 +399,16 @@ def _active_tools_stretches(timeline: ledger.Timeline) -> tuple[ledger.Status, s
     wrong = [line.version for line in lines if _active_tools_honoured(line.behaviour, "") != stated(line.version)]
     found = "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(timeline.table)) or "no version"
     if wrong:
-        return "refuted", f"activeTools ['search.web'] leaves plain out on {found}; otherwise than stated on " \
-                          f"{', '.join(wrong[:5])}"
-    return "confirmed", f"activeTools ['search.web'] leaves plain out on {found}; plain is sent on the other " \
-                        f"{sum(not stated(line.version) for line in lines)} measured versions" \
-                        f"{_crashed_note(timeline, 'active-tools-by-key')}"
+        return (
+            "refuted",
+            f"activeTools ['search.web'] leaves plain out on {found}; otherwise than stated on {', '.join(wrong[:5])}",
+        )
+    return (
+        "confirmed",
+        f"activeTools ['search.web'] leaves plain out on {found}; plain is sent on the other "
+        f"{sum(not stated(line.version) for line in lines)} measured versions"
+        f"{_crashed_note(timeline, 'active-tools-by-key')}",
+    )
 
 
 def _choice(line) -> object:
@@ -354,22 +424,39 @@ def _choice_none_changes(timeline: ledger.Timeline) -> tuple[ledger.Status, str]
     if other:
         return "refuted", f"toolChoice 'none' sent something else on {', '.join(other[:5])}"
     if not with_tools or not without or version_key(with_tools[-1]) >= version_key(without[0]):
-        return "refuted", f"tools with 'none' on {', '.join(with_tools[-3:]) or 'no version'}; no tools on " \
-                          f"{', '.join(without[:3]) or 'no version'}: not one switch from the first to the second"
+        return (
+            "refuted",
+            f"tools with 'none' on {', '.join(with_tools[-3:]) or 'no version'}; no tools on "
+            f"{', '.join(without[:3]) or 'no version'}: not one switch from the first to the second",
+        )
     if (with_tools[-1], without[0]) != ("1.18.0", "1.19.0"):
         return "refuted", f"the switch is between {with_tools[-1]} and {without[0]}, not 1.18.0 and 1.19.0"
-    return "confirmed", (f"tools with tool_choice 'none' on {len(with_tools)} versions up to {with_tools[-1]}; "
-                         f"no tools and no tool_choice on {len(without)} versions from {without[0]}"
-                         f"{_crashed_note(timeline, 'choice-none')}")
+    return "confirmed", (
+        f"tools with tool_choice 'none' on {len(with_tools)} versions up to {with_tools[-1]}; "
+        f"no tools and no tool_choice on {len(without)} versions from {without[0]}"
+        f"{_crashed_note(timeline, 'choice-none')}"
+    )
 
 
 @ledger.range_check("V05")
 def _builtins_arrive(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
     # A version that exports no built-in cannot register them: counted as "not sent", not left out.
-    first = _begins_at(timeline, "builtins-by-export", "1.42.0", lambda b: bool(b.get("names")),
-                       "built-in tools registered by export name are sent", expressible_only=False)
-    web_fetch = _begins_at(timeline, "builtins-by-export", "1.54.0", _sends("webFetchTool"),
-                           "webFetchTool is among them", expressible_only=False)
+    first = _begins_at(
+        timeline,
+        "builtins-by-export",
+        "1.42.0",
+        lambda b: bool(b.get("names")),
+        "built-in tools registered by export name are sent",
+        expressible_only=False,
+    )
+    web_fetch = _begins_at(
+        timeline,
+        "builtins-by-export",
+        "1.54.0",
+        _sends("webFetchTool"),
+        "webFetchTool is among them",
+        expressible_only=False,
+    )
     for status in ("refuted", "not testable"):
         if status in (first[0], web_fetch[0]):
             return status, "; ".join(text for verdict, text in (first, web_fetch) if verdict == status)
@@ -387,8 +474,13 @@ def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
                 run_start = line.version
             previous = _state(line)
             if line.version == version:
-                lines.append({"scenario": scenario, "behaviour": describe(line.behaviour, line.error_kind),
-                              "same since": run_start})
+                lines.append(
+                    {
+                        "scenario": scenario,
+                        "behaviour": describe(line.behaviour, line.error_kind),
+                        "same since": run_start,
+                    }
+                )
     return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since"])
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import uvicorn
 from mcp.server import MCPServer
@@ -55,8 +55,10 @@ class McpServers:
         return f"http://{host}:{port}{self._paths[label]}/mcp"
 
     def __enter__(self) -> McpServers:
-        routes = [Mount(self._paths[label], app=server.streamable_http_app(streamable_http_path="/mcp"))
-                  for label, server in self._servers.items()]
+        routes = [
+            Mount(self._paths[label], app=server.streamable_http_app(streamable_http_path="/mcp"))
+            for label, server in self._servers.items()
+        ]
         app = Starlette(routes=routes, lifespan=self._lifespan)
         self._uvicorn = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning"))
         self._thread = threading.Thread(target=self._uvicorn.run, daemon=True)

@@ -24,8 +24,8 @@ import json
 import re
 import threading
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Callable, Iterable
 
 from aiohttp import web
 
@@ -199,7 +199,8 @@ class CaptureServer:
         app.router.add_route("*", "/_probe/{tail:.*}", self._unknown_control)
         app.router.add_route("*", "/{tail:.*}", self._capture)
         self._runner = web.AppRunner(
-            app, access_log=None, shutdown_timeout=_SHUTDOWN_SECONDS, keepalive_timeout=self._idle_seconds)
+            app, access_log=None, shutdown_timeout=_SHUTDOWN_SECONDS, keepalive_timeout=self._idle_seconds
+        )
         await self._runner.setup()
         await _GuardedSite(self._runner, self._host, self._port, self._guard).start()
 
@@ -283,7 +284,12 @@ class CaptureServer:
         return state.records if state else []
 
     def _commit(
-        self, request: web.BaseRequest, scenario: str, body: object | None, raw: str | None, status: int | None,
+        self,
+        request: web.BaseRequest,
+        scenario: str,
+        body: object | None,
+        raw: str | None,
+        status: int | None,
         wire_format: wire.WireFormat | None,
     ) -> tuple[Capture, Reply | None, int]:
         """Record a request; ``status=None`` marks a model call, answered by the scenario's next reply.
@@ -298,7 +304,14 @@ class CaptureServer:
                 state.completions += 1
                 status = reply.status if isinstance(reply, ErrorReply) else 200
             capture = Capture(
-                self._seq, scenario, request.method, request.raw_path, _clean_headers(request), body, raw, status,
+                self._seq,
+                scenario,
+                request.method,
+                request.raw_path,
+                _clean_headers(request),
+                body,
+                raw,
+                status,
                 wire_format.name if wire_format else None,
             )
             self._seq += 1
@@ -384,7 +397,6 @@ class CaptureServer:
             " or GET /_probe/records?scenario=ID"
         )
         return web.json_response(_error_body(message), status=404)
-
 
 
 class _Guard(asyncio.Protocol):

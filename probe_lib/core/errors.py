@@ -7,7 +7,7 @@ kept in its outcome's error chain.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 
 class ProbeError(Exception):

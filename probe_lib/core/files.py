@@ -7,8 +7,8 @@ one folder is atomic); a failed write removes its partial file.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 
 def partial_name(name: str) -> str:

@@ -23,13 +23,15 @@ def loads(text: str | bytes, what: str) -> Any:
     except json.JSONDecodeError as error:
         raise InputError(f"{what} is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
     except RecursionError:
-        raise InputError(f"{what} nests arrays or objects too deeply for the kit (about 1,000 levels); "
-                         "flatten it") from None
+        raise InputError(
+            f"{what} nests arrays or objects too deeply for the kit (about 1,000 levels); flatten it"
+        ) from None
     except UnicodeDecodeError as error:
         raise InputError(f"{what} is not UTF-8 ({error.reason} at byte {error.start})") from None
     except ValueError as error:  # an integer longer than sys.get_int_max_str_digits()
-        raise InputError(f"{what} holds a number the kit cannot read ({str(error).split(';')[0]}); "
-                         "quote it as a string") from None
+        raise InputError(
+            f"{what} holds a number the kit cannot read ({str(error).split(';')[0]}); quote it as a string"
+        ) from None
 
 
 def read_text(data: bytes, what: str) -> str:

@@ -7,9 +7,10 @@ take a rule as a parameter, so another framework's rule plugs in without copying
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Iterable, Protocol
+from typing import Protocol
 
 #: What a rule says of one key on its own: ``(name, substituted, prefixed, truncated, lost)``.
 Rules = tuple[str, bool, bool, bool, str]

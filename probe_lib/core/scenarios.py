@@ -6,8 +6,9 @@ which builds a real ``Agent`` from it and calls ``generate()`` or ``stream()``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal, Mapping, Sequence
+from typing import Literal
 
 from probe_lib.core.errors import InputError
 from probe_lib.wire.replies import Reply
@@ -126,7 +127,9 @@ class KeySets(Sequence[Scenario]):
     """:func:`for_keys` over many key sets (``probe``'s batch), each scenario built when it is read: a batch holds
     its keys, not a ``Scenario`` per set (16 MiB for 10,000 sets of about 11 keys)."""
 
-    def __init__(self, key_sets: Sequence[Sequence[str]], tool_choice: ToolChoice = None, prefix: str = "probe") -> None:
+    def __init__(
+        self, key_sets: Sequence[Sequence[str]], tool_choice: ToolChoice = None, prefix: str = "probe"
+    ) -> None:
         self._key_sets, self._tool_choice, self._prefix = key_sets, tool_choice, prefix
 
     def __len__(self) -> int:

@@ -15,8 +15,8 @@ from __future__ import annotations
 import random
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 from probe_lib.core.naming import NameRule, js_length
 
@@ -151,9 +151,7 @@ def ascii_sets() -> list[KeySet]:
             + tuple(_tagged(char, "{c}ab_{x}") for char in whitespace),
         ),
         KeySet(
-            "ascii-control",
-            "NUL, ESC and DEL between letters",
-            tuple(_tagged(char, "a{c}b_{x}") for char in controls),
+            "ascii-control", "NUL, ESC and DEL between letters", tuple(_tagged(char, "a{c}b_{x}") for char in controls)
         ),
     ]
 
@@ -172,15 +170,7 @@ def unicode_sets() -> list[KeySet]:
         KeySet(
             "unicode-letters",
             "non-ASCII letters: é, ß, Cyrillic, CJK, Kelvin sign, dotless i, a Cyrillic homoglyph",
-            (
-                "café",
-                "straße",
-                "поиск",
-                "検索",
-                "\u212aelvin",
-                "\u0131ndex",
-                "s\u0435arch",
-            ),
+            ("café", "straße", "поиск", "検索", "\u212aelvin", "\u0131ndex", "s\u0435arch"),
         ),
         KeySet(
             "unicode-combining",
@@ -343,7 +333,7 @@ def prototype_sets() -> list[KeySet]:
             "prototype-names",
             "legal keys that Object.prototype also carries; __proto__ vanishes from the wire",
             ("search", "__proto__", "constructor", "toString", "hasOwnProperty", "__defineGetter__", "valueOf"),
-        ),
+        )
     ]
 
 
@@ -376,14 +366,10 @@ def collision_sets() -> list[KeySet]:
             ("server.tool", "server:tool"),
         ),
         KeySet(
-            "collision-emoji-units",
-            "an emoji and two dots both become two underscores",
-            ("tool\U0001f600", "tool.."),
+            "collision-emoji-units", "an emoji and two dots both become two underscores", ("tool\U0001f600", "tool..")
         ),
         KeySet(
-            "collision-array-index",
-            "'42' is enumerated first and rewrites onto the legal key '_42'",
-            ("_42", "42"),
+            "collision-array-index", "'42' is enumerated first and rewrites onto the legal key '_42'", ("_42", "42")
         ),
         KeySet("collision-proto", "a lone key rewriting onto Object.prototype's __proto__", ("..proto..",)),
         KeySet(
@@ -517,12 +503,53 @@ def by_name(name: str, rule: NameRule, seed: int = 0) -> KeySet:
 #: What adversarial keys are built from besides ``ALPHABETS["legal"]``: every ASCII punctuation and whitespace
 #: character, and the JavaScript traps (astral characters are two UTF-16 units, lone surrogates one, ZWJ, ...).
 TRAP_PUNCTUATION = string.punctuation.replace("_", "").replace("-", "") + " \t\n\r\x0b\x0c\x00\x7f"
-TRAP_UNICODE = ["é", "ß", "Ж", "中", "\u212a", "ı", "e\u0301", "😀", "👨\u200d👩\u200d👧", "🇫🇷", "𝒳", "\ud800", "\udfff", "\ufeff", "\u2028", "\u00a0", "٣"]
+TRAP_UNICODE = [
+    "é",
+    "ß",
+    "Ж",
+    "中",
+    "\u212a",
+    "ı",
+    "e\u0301",
+    "😀",
+    "👨\u200d👩\u200d👧",
+    "🇫🇷",
+    "𝒳",
+    "\ud800",
+    "\udfff",
+    "\ufeff",
+    "\u2028",
+    "\u00a0",
+    "٣",
+]
 #: Whole keys that hit a special path: crash, prototype names, array indices, the 63-unit cut.
 TRAP_KEYS = [
-    "", "__proto__", "..proto..", ".._proto__", "..defineGetter..", "__lookupSetter__", "..lookupSetter..",
-    "constructor", "toString", "hasOwnProperty", "valueOf", "0", "42", "007", "4294967294", "4294967295",
-    "-1", "1.5", "1e3", " 42", "a" * 63, "a" * 64, "1" + "a" * 62, "1" + "a" * 63, "😀" * 32, "é" * 64,
+    "",
+    "__proto__",
+    "..proto..",
+    ".._proto__",
+    "..defineGetter..",
+    "__lookupSetter__",
+    "..lookupSetter..",
+    "constructor",
+    "toString",
+    "hasOwnProperty",
+    "valueOf",
+    "0",
+    "42",
+    "007",
+    "4294967294",
+    "4294967295",
+    "-1",
+    "1.5",
+    "1e3",
+    " 42",
+    "a" * 63,
+    "a" * 64,
+    "1" + "a" * 62,
+    "1" + "a" * 63,
+    "😀" * 32,
+    "é" * 64,
 ]
 
 
@@ -551,7 +578,7 @@ def near_duplicate(rng: random.Random, key: str) -> str:
     choice = rng.random()
     if choice < 0.4:
         position = rng.randrange(len(key))
-        return key[:position] + rng.choice(TRAP_PUNCTUATION + "_") + key[position + 1:]
+        return key[:position] + rng.choice(TRAP_PUNCTUATION + "_") + key[position + 1 :]
     if choice < 0.7:
         return (key + "x" * 64)[:64] + rng.choice(ALPHABETS["legal"])
     return key.replace("_", rng.choice(". :/"))

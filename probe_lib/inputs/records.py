@@ -33,4 +33,3 @@ def check_record(keys: list, where: str = "the record") -> None:
         if key in seen:
             raise InputError(f"{where}: key {json_input.quote(key)} appears twice; a tools record holds each key once")
         seen.add(key)
-

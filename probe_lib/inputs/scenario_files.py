@@ -29,8 +29,9 @@ scenario and the field. The kit's own catalogue (``adapters/mastra/catalogue.yam
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any
 
 import jsonschema
 import yaml
@@ -70,11 +71,21 @@ FIELDS: Mapping[str, tuple[str, dict]] = {
     "workflows": ("workflows", _TOOLS),
     "toolsets": ("toolsets", {"type": "object", "propertyNames": {"type": "string"}, "additionalProperties": _TOOLS}),
     "clientTools": ("client_tools", _TOOLS),
-    "toolChoice": ("tool_choice", {"x-expected": "auto, required, none or {type: tool, toolName: NAME}", "oneOf": [
-        {"enum": ["auto", "required", "none"]},
-        {"type": "object", "required": ["type", "toolName"], "additionalProperties": False,
-         "properties": {"type": {"const": "tool"}, "toolName": {"type": "string"}}},
-    ]}),
+    "toolChoice": (
+        "tool_choice",
+        {
+            "x-expected": "auto, required, none or {type: tool, toolName: NAME}",
+            "oneOf": [
+                {"enum": ["auto", "required", "none"]},
+                {
+                    "type": "object",
+                    "required": ["type", "toolName"],
+                    "additionalProperties": False,
+                    "properties": {"type": {"const": "tool"}, "toolName": {"type": "string"}},
+                },
+            ],
+        },
+    ),
     "activeTools": ("active_tools", {"type": "array", "items": {"type": "string"}}),
     "method": ("method", {"enum": ["generate", "stream"]}),
     "replies": ("replies", {"type": "array", "items": {"type": "object"}}),
@@ -119,12 +130,14 @@ class _UniqueKeyLoader(yaml.SafeLoader):
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
                 raise yaml.constructor.ConstructorError(
-                    None, None, f"field {key!r} is given twice in one mapping", key_node.start_mark)
+                    None, None, f"field {key!r} is given twice in one mapping", key_node.start_mark
+                )
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
 
 # -- reading -------------------------------------------------------------------------------------------------------
+
 
 def _field_path(parts: Iterable[Any]) -> str:
     """``["tools", 0, "id"]`` -> ``tools[0].id``."""
@@ -139,7 +152,9 @@ def _where(label: str, document: Any, path: Sequence[Any]) -> str:
     if len(path) >= 2 and path[0] == "scenarios" and isinstance(path[1], int):
         item = document["scenarios"][path[1]]
         name = item.get("name") if isinstance(item, dict) else None
-        scenario = f"scenario {name!r} (number {path[1] + 1})" if isinstance(name, str) else f"scenario number {path[1] + 1}"
+        scenario = (
+            f"scenario {name!r} (number {path[1] + 1})" if isinstance(name, str) else f"scenario number {path[1] + 1}"
+        )
         field = _field_path(path[2:])
         return f"{label}: {scenario}" + (f": field {field!r}" if field else "")
     return f"{label}: field {_field_path(path)!r}" if path else label
@@ -212,7 +227,9 @@ def parse(text: str, label: str = "<scenarios>", *, is_json: bool = False) -> li
         problem = getattr(error, "problem", None) or str(error).splitlines()[0]
         raise InputError(f"{label}: not valid YAML{where}: {problem}") from None
     if document is None:
-        raise InputError(f"{label}: the file is empty; it needs a 'scenarios' list (see probe_lib.inputs.scenario_files)")
+        raise InputError(
+            f"{label}: the file is empty; it needs a 'scenarios' list (see probe_lib.inputs.scenario_files)"
+        )
     fault = _schema_error(label, document)
     if fault is not None:
         raise fault
@@ -236,8 +253,10 @@ def load(path: str | Path) -> list[Scenario]:
         raise InputError(f"cannot read scenario file {path}: {error.strerror}") from None
     if len(raw) > MAX_FILE_BYTES:
         size = path.stat().st_size
-        raise InputError(f"{path}: {size / 1e6:.1f} MB is too big for a scenario file (at most {MAX_FILE_BYTES / 1e6:.0f} MB); "
-                         "split it, or generate scenarios in Python")
+        raise InputError(
+            f"{path}: {size / 1e6:.1f} MB is too big for a scenario file (at most {MAX_FILE_BYTES / 1e6:.0f} MB); "
+            "split it, or generate scenarios in Python"
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as error:
@@ -246,6 +265,7 @@ def load(path: str | Path) -> list[Scenario]:
 
 
 # -- writing -------------------------------------------------------------------------------------------------------
+
 
 def _tool_json(spec: ToolSpec) -> str | dict:
     data = spec.to_json()
@@ -268,11 +288,13 @@ def to_document(scenarios: Sequence[Scenario], description: str | None = None) -
     """The file form of ``scenarios``: each field that differs from :class:`Scenario`'s default, in ``FIELDS`` order."""
     entries = []
     for scenario in scenarios:
-        entries.append({
-            field: _field_json(field, getattr(scenario, attribute))
-            for field, (attribute, _) in FIELDS.items()
-            if field == "name" or getattr(scenario, attribute) != getattr(_DEFAULT, attribute)
-        })
+        entries.append(
+            {
+                field: _field_json(field, getattr(scenario, attribute))
+                for field, (attribute, _) in FIELDS.items()
+                if field == "name" or getattr(scenario, attribute) != getattr(_DEFAULT, attribute)
+            }
+        )
     return ({"description": description} if description else {}) | {"scenarios": entries}
 
 

@@ -8,7 +8,9 @@ import subprocess
 
 from probe_lib.core.errors import BrowserMissing
 
-BROWSER_HELP = "install Debian's Chromium (`apt-get install chromium`, as root), or run `probe-lib setup --with-browser`"
+BROWSER_HELP = (
+    "install Debian's Chromium (`apt-get install chromium`, as root), or run `probe-lib setup --with-browser`"
+)
 
 
 def browser_executable() -> str | None:

@@ -7,7 +7,7 @@ for raster formats). Nothing here calls ``show()`` or keeps figures alive in pyp
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import pandas as pd
 from matplotlib.figure import Figure
@@ -119,7 +119,11 @@ def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
 
 #: One colour per ledger status, shared by this chart and the HTML report.
 STATUS_COLOURS = {
-    "confirmed": "#8fd18f", "refined": "#f5d76e", "refuted": "#e57373", "not testable": "#c8c8c8", "failed": "#b71c1c",
+    "confirmed": "#8fd18f",
+    "refined": "#f5d76e",
+    "refuted": "#e57373",
+    "not testable": "#c8c8c8",
+    "failed": "#b71c1c",
 }
 
 
@@ -149,8 +153,9 @@ def _cell_text(value: object, width: int = 30) -> str:
     return "\n".join(lines)
 
 
-def category_grid(categories: pd.DataFrame, colours: Mapping[str, str], title: str,
-                  labels: pd.DataFrame | None = None) -> Figure:
+def category_grid(
+    categories: pd.DataFrame, colours: Mapping[str, str], title: str, labels: pd.DataFrame | None = None
+) -> Figure:
     """A table drawn as coloured cells: rows and columns as in ``categories``, each cell coloured by its category.
 
     ``categories`` holds one category name per cell (a key of ``colours``; anything else is drawn white, without
@@ -199,7 +204,9 @@ LENGTH_LIMITS = (
 CORPUS_SUBSETS = (("mcp", "tab:blue"), ("composio", "tab:purple"))
 
 
-def name_lengths(names: pd.DataFrame, title: str = "Registered tool-name lengths", rule: NameRule | None = None) -> Figure:
+def name_lengths(
+    names: pd.DataFrame, title: str = "Registered tool-name lengths", rule: NameRule | None = None
+) -> Figure:
     """Stacked histogram of name lengths (a ``corpus.names`` table: ``subset`` and ``length``), one bar per length.
 
     The count axis is logarithmic so the few names near the limits stay visible; each limit of
@@ -212,8 +219,13 @@ def name_lengths(names: pd.DataFrame, title: str = "Registered tool-name lengths
     ax = fig.add_subplot()
     longest = max(int(names["length"].max()) if len(names) else 0, LENGTH_LIMITS[-1][0]) + 2
     groups = [names.loc[names["subset"] == subset, "length"].to_numpy() for subset, _colour in CORPUS_SUBSETS]
-    ax.hist(groups, bins=range(0, longest + 1), stacked=True, color=[colour for _s, colour in CORPUS_SUBSETS],
-            label=[f"{subset} ({len(group):,} names)" for (subset, _c), group in zip(CORPUS_SUBSETS, groups)])
+    ax.hist(
+        groups,
+        bins=range(0, longest + 1),
+        stacked=True,
+        color=[colour for _s, colour in CORPUS_SUBSETS],
+        label=[f"{subset} ({len(group):,} names)" for (subset, _c), group in zip(CORPUS_SUBSETS, groups)],
+    )
     for limit, what, colour, style in limits:
         over = int((names["length"] > limit).sum())
         label = f"{what} ({limit}): {over:,} longer"

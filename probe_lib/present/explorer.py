@@ -18,9 +18,9 @@ import json
 import re
 import threading
 import time
+from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
-from typing import Sequence
 
 from probe_lib.adapters import base as registry
 from probe_lib.adapters.base import Adapter, Session
@@ -77,22 +77,31 @@ def parse_keys(text: str) -> KeyInput:
         try:
             parsed = json.loads(stripped)
         except json.JSONDecodeError as error:
-            return KeyInput((), (f"the keys look like a JSON array but are not JSON ({error.msg} at column "
-                                 f"{error.colno}); fix it, or write one key per line",))
+            return KeyInput(
+                (),
+                (
+                    f"the keys look like a JSON array but are not JSON ({error.msg} at column "
+                    f"{error.colno}); fix it, or write one key per line",
+                ),
+            )
         if not isinstance(parsed, list) or not all(isinstance(key, str) for key in parsed):
-            return KeyInput((), ("a JSON array of keys must hold strings only, e.g. [\"search.web\", \"\"]",))
+            return KeyInput((), ('a JSON array of keys must hold strings only, e.g. ["search.web", ""]',))
         lines = [(number, key) for number, key in enumerate(parsed, start=1)]
         where = "item"
     else:
         raw = text.split("\n")
         if any(line.endswith("\r") for line in raw):
-            notes.append("Windows line ends (\\r\\n) were read as line ends; write a JSON array for a key ending in \\r")
+            notes.append(
+                "Windows line ends (\\r\\n) were read as line ends; write a JSON array for a key ending in \\r"
+            )
         raw = [line.removesuffix("\r") for line in raw]
         lines = [(number, line) for number, line in enumerate(raw, start=1) if line != ""]
         empty = len(raw) - len(lines) - (1 if text.endswith("\n") else 0)
         if empty > 0:
-            notes.append(f"{empty} empty line(s) skipped; to register the empty key (it crashes formatTools), "
-                         'write the keys as a JSON array, e.g. ["a", ""]')
+            notes.append(
+                f"{empty} empty line(s) skipped; to register the empty key (it crashes formatTools), "
+                'write the keys as a JSON array, e.g. ["a", ""]'
+            )
         where = "line"
     return checked_keys(lines, where, notes)
 
@@ -115,13 +124,17 @@ def checked_keys(numbered: Sequence[tuple[int, str]], where: str = "item", notes
         notes.append(f"a tools record holds each key once, so later copies were dropped: {shown_repeats}")
     keys = tuple(first_at)
     if len(keys) > MAX_KEYS:
-        notes.append(f"{len(keys):,} keys given; the explorer takes the first {MAX_KEYS:,} (for whole corpora use "
-                     "probe_lib.analysis.tables.rewrites, as notebook 10 does)")
+        notes.append(
+            f"{len(keys):,} keys given; the explorer takes the first {MAX_KEYS:,} (for whole corpora use "
+            "probe_lib.analysis.tables.rewrites, as notebook 10 does)"
+        )
         keys = keys[:MAX_KEYS]
     lone = [key for key in keys if any(0xD800 <= ord(char) <= 0xDFFF for char in key)]
     if lone:
-        notes.append(f"{len(lone)} key(s) hold a lone surrogate, shown as \\udXXX: JavaScript strings can hold one, "
-                     "so the key is kept and measured as it is")
+        notes.append(
+            f"{len(lone)} key(s) hold a lone surrogate, shown as \\udXXX: JavaScript strings can hold one, "
+            "so the key is kept and measured as it is"
+        )
     return KeyInput(keys, tuple(notes))
 
 
@@ -246,6 +259,7 @@ class LivePool:
 
 POOL = LivePool()
 
+
 def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Measurement:
     """The name rule's prediction, with a sketch of the request (tools and tool_choice only)."""
     result = rule.normalise(keys)
@@ -260,19 +274,25 @@ def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Me
     by_position = {row.position_after: row.key for row in result.rows if row.position_after is not None}
     wire_keys = tuple(by_position[position] for position in range(len(by_position)))
     names = tuple(result.names)
-    body: dict = {"model": f"(sketch by the Python model of {rule.LABEL}: only tools and tool_choice)",
-                  "messages": [], "tools": [{"type": "function", "function": {"name": name}} for name in names]}
+    body: dict = {
+        "model": f"(sketch by the Python model of {rule.LABEL}: only tools and tool_choice)",
+        "messages": [],
+        "tools": [{"type": "function", "function": {"name": name}} for name in names],
+    }
     body["tool_choice"] = {"type": "function", "function": {"name": tool_choice}} if tool_choice else "auto"
     return Measurement(names, wire_keys, (), body, False)
 
 
-def _live(source: Source, keys: tuple[str, ...], tool_choice: str | None,
-          active_tools: tuple[str, ...] | None) -> Measurement:
+def _live(
+    source: Source, keys: tuple[str, ...], tool_choice: str | None, active_tools: tuple[str, ...] | None
+) -> Measurement:
     """One turn on the real package: the first request the capture server received, and the error chain."""
     scenario = scenarios.Scenario(
-        name="explore", tools=scenarios.tools(*keys),
+        name="explore",
+        tools=scenarios.tools(*keys),
         tool_choice=scenarios.named(tool_choice) if tool_choice else None,
-        active_tools=active_tools, replies=(TextReply("explored"),),
+        active_tools=active_tools,
+        replies=(TextReply("explored"),),
     )
     outcome = POOL.run(source, scenario)
     error = tuple(
@@ -341,8 +361,10 @@ class ExplorerResult:
         names = self.measurement.wire_names
         renamed = sum(1 for row in self.rows if row.name is not None and row.name != row.key)
         failing = sum(1 for finding in self.findings if finding.severity in lint.FAILING)
-        return (f"{where}: {len(self.keys)} key(s), {len(names)} tool(s) sent, {renamed} renamed; "
-                f"{self.provider}: {failing} failing finding(s)")
+        return (
+            f"{where}: {len(self.keys)} key(s), {len(names)} tool(s) sent, {renamed} renamed; "
+            f"{self.provider}: {failing} failing finding(s)"
+        )
 
 
 def _pieces(key: str, name: str, rule: NameRule | None) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
@@ -383,8 +405,9 @@ def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
     return tuple(merged)
 
 
-def _rules_of(key: str, name: str | None, moved: bool, sent: bool, active: tuple[str, ...] | None,
-              rule: NameRule | None) -> tuple[str, ...]:
+def _rules_of(
+    key: str, name: str | None, moved: bool, sent: bool, active: tuple[str, ...] | None, rule: NameRule | None
+) -> tuple[str, ...]:
     """The rules that fired on ``key`` (the name rule's flags), its move, and why it was not sent."""
     fired = []
     modelled = rule.normalise((key,)).rows[0] if rule is not None and key else None
@@ -400,7 +423,9 @@ def _rules_of(key: str, name: str | None, moved: bool, sent: bool, active: tuple
     if moved:
         fired.append("moved to the end (rewritten keys are re-added)")
     if sent and name is None:
-        fired.append("not sent (activeTools does not name it)" if active is not None else "not sent (never reaches the wire)")
+        fired.append(
+            "not sent (activeTools does not name it)" if active is not None else "not sent (never reaches the wire)"
+        )
     if name is not None and modelled is not None and name != modelled.name:
         fired.append(f"differs from the Python model, which predicts {shown(modelled.name)!r}")
     return tuple(fired)
@@ -434,8 +459,18 @@ def explore(
     name_rule = source.adapter.name_rule
     if not given.keys:
         measurement = Measurement(None, None, (), None, False)
-        return ExplorerResult(source, (), tuple(notes) or ("type or paste keys, one per line",), (), measurement,
-                              choice, active, provider_rule.label, (), time.perf_counter() - started)
+        return ExplorerResult(
+            source,
+            (),
+            tuple(notes) or ("type or paste keys, one per line",),
+            (),
+            measurement,
+            choice,
+            active,
+            provider_rule.label,
+            (),
+            time.perf_counter() - started,
+        )
     if source.live:
         if not source.adapter.is_installed(source.version):
             needs = LIVE_NEEDS.get(source.framework, "`probe-lib setup`")
@@ -458,5 +493,15 @@ def explore(
         rows.append(KeyRow(key, name, fired, before, position, key_pieces, name_pieces))
     body = measurement.body
     findings = tuple(lint.lint_body(body, provider_rule, name_rule=name_rule)) if body is not None else ()
-    return ExplorerResult(source, given.keys, tuple(notes), tuple(rows), measurement, choice, active,
-                          provider_rule.label, findings, time.perf_counter() - started)
+    return ExplorerResult(
+        source,
+        given.keys,
+        tuple(notes),
+        tuple(rows),
+        measurement,
+        choice,
+        active,
+        provider_rule.label,
+        findings,
+        time.perf_counter() - started,
+    )

@@ -46,7 +46,9 @@ def _row_html(row: KeyRow, sent: bool) -> str:
     else:
         name = f"<em>none sent; would be</em> {pieces_html(row.name_pieces)}"
     after = "" if row.after is None else str(row.after)
-    rules = "; ".join(_text(rule) for rule in row.rules) or ("none: sent as registered" if row.name is not None else "none")
+    rules = "; ".join(_text(rule) for rule in row.rules) or (
+        "none: sent as registered" if row.name is not None else "none"
+    )
     cells = (str(row.before), after, pieces_html(row.key_pieces), name, rules)
     return "<tr>" + "".join(f'<td style="{_CELL}">{cell}</td>' for cell in cells) + "</tr>"
 
@@ -60,9 +62,11 @@ def ordering_svg(result: ExplorerResult) -> str:
     step = 16 if labelled else max(2, 400 // len(rows))
     height = step * len(rows) + 24
     left, right, width = (170, 330, 500) if labelled else (20, 220, 240)
-    parts = [f'<svg class="x-order" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-             f'font-family="monospace" font-size="11"><text x="{left}" y="10" text-anchor="middle">registered</text>'
-             f'<text x="{right}" y="10" text-anchor="middle">on the wire</text>']
+    parts = [
+        f'<svg class="x-order" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'font-family="monospace" font-size="11"><text x="{left}" y="10" text-anchor="middle">registered</text>'
+        f'<text x="{right}" y="10" text-anchor="middle">on the wire</text>'
+    ]
     for row in rows:
         y0 = 22 + row.before * step
         colour = "#e07000" if row.name is not None and row.name != row.key else "#999"
@@ -85,44 +89,59 @@ def findings_html(result: ExplorerResult) -> str:
     if not result.sent:
         return ""
     if not result.findings:
-        return f"<p>{html.escape(result.provider)}: no findings: every name is accepted and any forced tool is sent.</p>"
+        return (
+            f"<p>{html.escape(result.provider)}: no findings: every name is accepted and any forced tool is sent.</p>"
+        )
     rows = "".join(
         f'<tr style="background:{SEVERITY_COLOURS[finding.severity]}"><td style="{_CELL}">{finding.severity}</td>'
         f'<td style="{_CELL};white-space:nowrap">{finding.code}</td><td style="{_CELL}">{_text(finding.message)}</td></tr>'
         for finding in result.findings
     )
-    return (f'<table class="x-findings" style="border-collapse:collapse;font-size:90%"><tr><th style="{_CELL}">'
-            f'severity</th><th style="{_CELL}">finding</th><th style="{_CELL}">{html.escape(result.provider)} says'
-            f"</th></tr>{rows}</table>")
+    return (
+        f'<table class="x-findings" style="border-collapse:collapse;font-size:90%"><tr><th style="{_CELL}">'
+        f'severity</th><th style="{_CELL}">finding</th><th style="{_CELL}">{html.escape(result.provider)} says'
+        f"</th></tr>{rows}</table>"
+    )
 
 
 def render(result: ExplorerResult) -> str:
     """The whole result: headline, input notes, the framework's error, the key table, the ordering chart, the
     provider's verdicts and the request body."""
-    parts = [f'<div class="x-result"><p class="x-headline"><b>{_text(result.headline)}</b> '
-             f"<small>({result.elapsed_s * 1000:,.0f} ms)</small></p>"]
+    parts = [
+        f'<div class="x-result"><p class="x-headline"><b>{_text(result.headline)}</b> '
+        f"<small>({result.elapsed_s * 1000:,.0f} ms)</small></p>"
+    ]
     if result.source.live and result.sent:
-        parts.append("<p><small>Measured on the real package: the body below is the first request the capture "
-                     "server received.</small></p>")
+        parts.append(
+            "<p><small>Measured on the real package: the body below is the first request the capture "
+            "server received.</small></p>"
+        )
     elif result.source.live and result.keys:
         parts.append("<p><small>Measured on the real package: no request left the process.</small></p>")
     else:
-        parts.append("<p><small>The Python model of formatTools (no package ran); the body below is its sketch. "
-                     "Choose a live source to measure the real package.</small></p>")
+        parts.append(
+            "<p><small>The Python model of formatTools (no package ran); the body below is its sketch. "
+            "Choose a live source to measure the real package.</small></p>"
+        )
     for note in result.notes:
         parts.append(f'<p class="x-note" style="{_BOX};background:#fff3cd">{_text(note)}</p>')
     if result.measurement.error:
         chain = "\n".join(_text(link) for link in result.measurement.error)
         who = "as the framework words it, outermost first" if result.source.live else "the model's prediction"
-        parts.append(f'<div class="x-error" style="{_BOX};background:#ffe0e0"><b>Raised ({who}):</b>'
-                     f'<pre style="white-space:pre-wrap;margin:4px 0">{chain}</pre></div>')
+        parts.append(
+            f'<div class="x-error" style="{_BOX};background:#ffe0e0"><b>Raised ({who}):</b>'
+            f'<pre style="white-space:pre-wrap;margin:4px 0">{chain}</pre></div>'
+        )
     if result.rows:
-        head = "".join(f'<th style="{_CELL}">{title}</th>'
-                       for title in ("before", "after", "key", "wire name", "rules that fired"))
+        head = "".join(
+            f'<th style="{_CELL}">{title}</th>' for title in ("before", "after", "key", "wire name", "rules that fired")
+        )
         table = "".join(_row_html(row, result.sent) for row in result.rows)
-        parts.append('<div style="display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap">'
-                     f'<table class="x-keys" style="border-collapse:collapse;font-size:90%"><tr>{head}</tr>{table}'
-                     f"</table>{ordering_svg(result)}</div>")
+        parts.append(
+            '<div style="display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap">'
+            f'<table class="x-keys" style="border-collapse:collapse;font-size:90%"><tr>{head}</tr>{table}'
+            f"</table>{ordering_svg(result)}</div>"
+        )
     parts.append(findings_html(result))
     body = result.measurement.body
     if body is not None:
@@ -130,9 +149,13 @@ def render(result: ExplorerResult) -> str:
         text = "\n".join(_text(line) for line in whole[:BODY_CHARACTERS].split("\n"))
         what = "captured from the wire" if result.measurement.captured else "the model's sketch"
         if len(whole) > BODY_CHARACTERS:
-            what += (f"; the first {BODY_CHARACTERS:,} of {len(whole):,} characters, the whole body is "
-                     "result.measurement.body")
-        parts.append(f'<details class="x-body"><summary>Request body ({what})</summary>'
-                     f'<pre style="max-height:30em;overflow:auto">{text}</pre></details>')
+            what += (
+                f"; the first {BODY_CHARACTERS:,} of {len(whole):,} characters, the whole body is "
+                "result.measurement.body"
+            )
+        parts.append(
+            f'<details class="x-body"><summary>Request body ({what})</summary>'
+            f'<pre style="max-height:30em;overflow:auto">{text}</pre></details>'
+        )
     parts.append("</div>")
     return "".join(parts)

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import html
 import threading
+from collections.abc import Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Sequence
 
 import ipywidgets as widgets
 
@@ -35,7 +35,11 @@ def pick_options() -> list[str]:
     """The picker's entries: the kit's key sets (random ones drawn free of Mastra's collisions), then every tool set
     of the real MCP corpus."""
     records = sorted(corpus.record_of(corpus.load_corpus()).unique())
-    return [CUSTOM] + [_KEYSET + keyset.name for keyset in keysets.catalogue(mastra.ADAPTER.name_rule)] + [_CORPUS + record for record in records]
+    return (
+        [CUSTOM]
+        + [_KEYSET + keyset.name for keyset in keysets.catalogue(mastra.ADAPTER.name_rule)]
+        + [_CORPUS + record for record in records]
+    )
 
 
 def picked_keys(option: str) -> tuple[str, ...] | None:
@@ -43,36 +47,70 @@ def picked_keys(option: str) -> tuple[str, ...] | None:
     if option.startswith(_KEYSET):
         return keysets.by_name(option.removeprefix(_KEYSET), mastra.ADAPTER.name_rule).keys
     if option.startswith(_CORPUS):
-        return corpus.record_keys(corpus.load_corpus(), option.removeprefix(_CORPUS), keysets.prefix_style(CORPUS_STYLE))
+        return corpus.record_keys(
+            corpus.load_corpus(), option.removeprefix(_CORPUS), keysets.prefix_style(CORPUS_STYLE)
+        )
     return None
 
 
 class ExplorerView:
     """The explorer's widgets and their state; ``widget`` is what a notebook displays (or display the view)."""
 
-    def __init__(self, keys: Sequence[str] = explorer.DEFAULT_KEYS, source: Source | None = None,
-                 provider: str = explorer.DEFAULT_PROVIDER, debounce_s: float = 0.4) -> None:
+    def __init__(
+        self,
+        keys: Sequence[str] = explorer.DEFAULT_KEYS,
+        source: Source | None = None,
+        provider: str = explorer.DEFAULT_PROVIDER,
+        debounce_s: float = 0.4,
+    ) -> None:
         self.debounce_s = debounce_s
         source = source or Source(mastra.ADAPTER.name, None)
         self.pick = widgets.Dropdown(options=pick_options(), value=CUSTOM, description="key set", layout=_FULL_WIDTH)
-        self.keys = widgets.Textarea(value=explorer.keys_as_text(keys), description="keys", rows=8,
-                                     placeholder="one key per line, in registration order (or a JSON array)",
-                                     continuous_update=True, layout=_FULL_WIDTH)
-        self.source = widgets.Dropdown(options=[s.label for s in explorer.sources()], value=source.label,
-                                       description="source", layout=widgets.Layout(width="50%"))
-        self.tool_choice = widgets.Text(description="toolChoice", placeholder="force a tool by this name (empty: none)",
-                                        continuous_update=True, layout=widgets.Layout(width="50%"))
-        self.active_tools = widgets.Textarea(description="activeTools", rows=2, continuous_update=True,
-                                             placeholder="tool names, one per line (empty: all tools)",
-                                             layout=widgets.Layout(width="50%"))
-        self.provider = widgets.Dropdown(options=explorer.provider_labels(), value=provider, description="provider",
-                                         layout=widgets.Layout(width="50%"))
+        self.keys = widgets.Textarea(
+            value=explorer.keys_as_text(keys),
+            description="keys",
+            rows=8,
+            placeholder="one key per line, in registration order (or a JSON array)",
+            continuous_update=True,
+            layout=_FULL_WIDTH,
+        )
+        self.source = widgets.Dropdown(
+            options=[s.label for s in explorer.sources()],
+            value=source.label,
+            description="source",
+            layout=widgets.Layout(width="50%"),
+        )
+        self.tool_choice = widgets.Text(
+            description="toolChoice",
+            placeholder="force a tool by this name (empty: none)",
+            continuous_update=True,
+            layout=widgets.Layout(width="50%"),
+        )
+        self.active_tools = widgets.Textarea(
+            description="activeTools",
+            rows=2,
+            continuous_update=True,
+            placeholder="tool names, one per line (empty: all tools)",
+            layout=widgets.Layout(width="50%"),
+        )
+        self.provider = widgets.Dropdown(
+            options=explorer.provider_labels(),
+            value=provider,
+            description="provider",
+            layout=widgets.Layout(width="50%"),
+        )
         self.status = widgets.HTML()
         self.output = widgets.HTML()
-        self.widget = widgets.VBox([
-            self.pick, self.keys, widgets.HBox([self.source, self.provider]),
-            widgets.HBox([self.tool_choice, self.active_tools]), self.status, self.output,
-        ])
+        self.widget = widgets.VBox(
+            [
+                self.pick,
+                self.keys,
+                widgets.HBox([self.source, self.provider]),
+                widgets.HBox([self.tool_choice, self.active_tools]),
+                self.status,
+                self.output,
+            ]
+        )
         self.widget.add_class("probe-explorer")
         #: The last good result (kept on screen when a later run fails) and the last failure, if the newest failed.
         self.result: ExplorerResult | None = None
@@ -120,11 +158,20 @@ class ExplorerView:
         with self._lock:
             self._generation += 1
             generation = self._generation
-            inputs = {"keys": self.keys.value, "source": self.source.value, "tool_choice": self.tool_choice.value,
-                      "active_tools": self.active_tools.value, "provider": self.provider.value}
+            inputs = {
+                "keys": self.keys.value,
+                "source": self.source.value,
+                "tool_choice": self.tool_choice.value,
+                "active_tools": self.active_tools.value,
+                "provider": self.provider.value,
+            }
             source = explorer.source_named(inputs["source"])
             if source.live:
-                first = "" if source in explorer.POOL.running() else " (the first run of a version starts its runner: a second or more)"
+                first = (
+                    ""
+                    if source in explorer.POOL.running()
+                    else " (the first run of a version starts its runner: a second or more)"
+                )
                 self.status.value = f"<i class='x-measuring'>measuring… on {html.escape(inputs['source'])}{first}</i>"
             self._future = self._worker.submit(self._run, generation, inputs)
 
@@ -135,8 +182,10 @@ class ExplorerView:
             if generation == self._generation:
                 self.failure = f"{type(error).__name__}: {error}"
                 kept = " Showing the last good result below." if self.result is not None else ""
-                self.status.value = (f"<div class='x-failure' style='padding:4px 8px;background:#ffe0e0'>"
-                                     f"<b>This run failed</b>: {html.escape(explorer.shown(self.failure))}.{kept}</div>")
+                self.status.value = (
+                    f"<div class='x-failure' style='padding:4px 8px;background:#ffe0e0'>"
+                    f"<b>This run failed</b>: {html.escape(explorer.shown(self.failure))}.{kept}</div>"
+                )
             return
         if generation == self._generation:
             self.result, self.failure = result, None
@@ -164,13 +213,18 @@ class ExplorerView:
         """The view's current state without widgets: what the HTML report shows."""
         inputs = "".join(
             f"<li>{name}: <code>{html.escape(explorer.shown(value))}</code></li>"
-            for name, value in (("source", self.source.value), ("provider", self.provider.value),
-                                ("toolChoice", self.tool_choice.value or "(none)"),
-                                ("activeTools", self.active_tools.value or "(all)"))
+            for name, value in (
+                ("source", self.source.value),
+                ("provider", self.provider.value),
+                ("toolChoice", self.tool_choice.value or "(none)"),
+                ("activeTools", self.active_tools.value or "(all)"),
+            )
         )
         body = explorer_html.render(self.result) if self.result is not None else ""
-        return (f'<div class="probe-explorer-static"><p><b>Explorer (static rendering of its state; open the notebook '
-                f"in JupyterLab to change the keys)</b></p><ul>{inputs}</ul>{body}</div>")
+        return (
+            f'<div class="probe-explorer-static"><p><b>Explorer (static rendering of its state; open the notebook '
+            f"in JupyterLab to change the keys)</b></p><ul>{inputs}</ul>{body}</div>"
+        )
 
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
         bundle = self.widget._repr_mimebundle_(**kwargs)
@@ -184,8 +238,14 @@ def open_view(mastra_version: str, measurements: str, keys: Sequence[str] = expl
     mastra.ADAPTER.check_version(mastra_version)
     live = measurements == "live" and mastra.ADAPTER.is_installed(mastra_version)
     source = Source(mastra.ADAPTER.name, mastra_version if live else None)
-    why = "" if live else (f' (measurements={measurements!r}: live runs need measurements="live", Node.js 20+ and '
-                           "`probe-lib setup`; pick a live source in the selector when they are there)")
+    why = (
+        ""
+        if live
+        else (
+            f' (measurements={measurements!r}: live runs need measurements="live", Node.js 20+ and '
+            "`probe-lib setup`; pick a live source in the selector when they are there)"
+        )
+    )
     print(f"Explorer opens on {source.label}{why}. Sources: {', '.join(s.label for s in explorer.sources())}.")
     view = ExplorerView(keys, source)
     view.refresh()

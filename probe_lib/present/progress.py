@@ -7,8 +7,9 @@ stderr, so the command's result on stdout stays clean for pipes and scripts.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator, TextIO
+from typing import TextIO
 
 from tqdm import tqdm
 
@@ -31,9 +32,11 @@ class Stages:
             return
         if self._bars:
             with tqdm(total=total, desc=name, file=self._stream, unit="step", dynamic_ncols=True) as bar:
+
                 def advance(label: str) -> None:
                     bar.set_postfix_str(label, refresh=False)
                     bar.update()
+
                 yield advance
             return
         done = 0
@@ -43,4 +46,5 @@ class Stages:
             nonlocal done
             done += 1
             print(f"{name}: {done}/{total} {label}", file=self._stream, flush=True)
+
         yield step

@@ -135,9 +135,18 @@ def execute(notebook: Path, folder: Path, version: str, solved: bool = False) ->
         notebook = source
     try:
         papermill.execute_notebook(
-            notebook, executed, parameters={"mastra_version": version, "measurements": os.path.relpath(folder / MEASUREMENTS, executed.parent)},
-            kernel_name="python3", cwd=str(executed.parent), progress_bar=False, log_output=False,
-            execution_timeout=NOTEBOOK_CELL_SECONDS, start_timeout=KERNEL_START_SECONDS,
+            notebook,
+            executed,
+            parameters={
+                "mastra_version": version,
+                "measurements": os.path.relpath(folder / MEASUREMENTS, executed.parent),
+            },
+            kernel_name="python3",
+            cwd=str(executed.parent),
+            progress_bar=False,
+            log_output=False,
+            execution_timeout=NOTEBOOK_CELL_SECONDS,
+            start_timeout=KERNEL_START_SECONDS,
             extra_arguments=_QUIET_KERNEL,
         )
     except Exception as failure:  # papermill keeps the executed copy, with the failing cell's traceback
@@ -151,7 +160,9 @@ def _relative_provenance(executed: Path, source: Path) -> None:
     """Replace papermill's absolute input and output paths by paths relative to the kit and to the report."""
     document = nbformat.read(executed, as_version=4)
     record = document.metadata.get("papermill", {})
-    record["input_path"] = source.relative_to(paths.ROOT).as_posix() if source.is_relative_to(paths.ROOT) else source.name
+    record["input_path"] = (
+        source.relative_to(paths.ROOT).as_posix() if source.is_relative_to(paths.ROOT) else source.name
+    )
     record["output_path"] = f"notebooks/{executed.name}"
     nbformat.write(document, executed)
 
@@ -171,8 +182,13 @@ def extract_figures(executed: Path, figures: Path) -> list[Path]:
 
 
 def reproduce(
-    folder: Path = paths.REPORT, *, live: bool = True, jobs: int | None = None,
-    version: str = baseline("mastra").version, stages: Stages = QUIET, solved: bool = False,
+    folder: Path = paths.REPORT,
+    *,
+    live: bool = True,
+    jobs: int | None = None,
+    version: str = baseline("mastra").version,
+    stages: Stages = QUIET,
+    solved: bool = False,
 ) -> Report:
     """Build the whole report beside ``folder`` and move it in only once complete; see the module docstring.
 
@@ -199,14 +215,20 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     """Measure, judge, execute and render into ``folder`` (the staging folder)."""
     measurements = folder / MEASUREMENTS
     source = measure_all(measurements, live=live, stages=stages, shown=version)
-    by_version = {v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()}
+    by_version = {
+        v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name)
+        for v in mastra.ADAPTER.versions()
+    }
     with stages.stage("measuring the framework matrix", len(framework_matrix.targets())) as step:
         frameworks, sources = framework_matrix.measure_or_read(live, step)
     framework_matrix.write(frameworks, measurements / framework_matrix.RECORDING.name, sources)  # notebook 12 reads it
-    table = ledger.ledger(by_version, timeline.for_ledger(by_version),
-                          by_target=framework_matrix.by_target(frameworks), sources=sources)
+    table = ledger.ledger(
+        by_version, timeline.for_ledger(by_version), by_target=framework_matrix.by_target(frameworks), sources=sources
+    )
     table.to_csv(folder / "ledger.csv", index=False)
-    export.export(folder / "export", primary=measurements)  # every outcome (this run's first), the sweep, the MCP corpus
+    export.export(
+        folder / "export", primary=measurements
+    )  # every outcome (this run's first), the sweep, the MCP corpus
     runs = _execute_all(folder, version, jobs, stages, solved)
     with stages.stage("rendering report", 1) as step:
         for run in runs:
@@ -303,7 +325,9 @@ def without_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
             if _WIDGET_VIEW in data:
                 del data[_WIDGET_VIEW]
                 if set(data) <= {"text/plain"}:
-                    output = nbformat.v4.new_output("display_data", {"text/html": _WIDGET_NOTE, "text/plain": _WIDGET_NOTE})
+                    output = nbformat.v4.new_output(
+                        "display_data", {"text/html": _WIDGET_NOTE, "text/plain": _WIDGET_NOTE}
+                    )
             kept.append(output)
         cell.outputs = kept
     return notebook
@@ -319,15 +343,19 @@ def render(report: Report, version: str) -> str:
     head = "".join(f"<th>{html.escape(v)}</th>" for v in matrix.columns)
     rows = []
     for claim_id, statuses in matrix.iterrows():
-        cells = "".join(f'<td style="background:{STATUS_COLOURS[s]}">{s}</td>' if isinstance(s, str) else "<td></td>"
-                        for s in statuses)  # a range claim has one status, in its span's column
+        cells = "".join(
+            f'<td style="background:{STATUS_COLOURS[s]}">{s}</td>' if isinstance(s, str) else "<td></td>"
+            for s in statuses
+        )  # a range claim has one status, in its span's column
         rows.append(f"<tr><td>{claim_id}</td>{_side_by_side(table[table['claim'] == claim_id])}{cells}</tr>")
-    evidence = table[table["framework"] == ledger.MASTRA][["claim", "version", "status", "evidence"]].to_html(index=False, escape=True)
+    evidence = table[table["framework"] == ledger.MASTRA][["claim", "version", "status", "evidence"]].to_html(
+        index=False, escape=True
+    )
     banner = (
         '<p class="banner live">Measured live on the real @mastra/core '
-        f'{", ".join(mastra.ADAPTER.versions())} against the kit\'s capture server.</p>'
-        if report.source == "live" else
-        '<p class="banner recorded">NODE.JS WAS MISSING: this report shows RECORDED captures from data/captures/, '
+        f"{', '.join(mastra.ADAPTER.versions())} against the kit's capture server.</p>"
+        if report.source == "live"
+        else '<p class="banner recorded">NODE.JS WAS MISSING: this report shows RECORDED captures from data/captures/, '
         "not a live measurement.</p>"
     )
     failures = "".join(f"<li>{html.escape(run.notebook)}: {html.escape(run.error)}</li>" for run in report.failed)
@@ -335,7 +363,9 @@ def render(report: Report, version: str) -> str:
     for run in report.runs:
         notebook = without_widgets(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else None
         body = exporter.from_notebook_node(notebook)[0] if notebook is not None else ""
-        sections.append(f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>{in_page_links(body)}</section>')
+        sections.append(
+            f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>{in_page_links(body)}</section>'
+        )
     sections.append(render_glossary(exporter))
     return (
         f"<!doctype html><html><head><meta charset='utf-8'><title>Mastra tool-name probe: report</title><style>{_CSS}</style></head><body>"
@@ -348,7 +378,8 @@ def render(report: Report, version: str) -> str:
         f"{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
         + _framework_ledger(table)
-        + "".join(sections) + "</body></html>"
+        + "".join(sections)
+        + "</body></html>"
     )
 
 
@@ -369,9 +400,12 @@ def _framework_ledger(table: pd.DataFrame) -> str:
             f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}<br><small>{row.source}</small></td>"
             f"<td>{html.escape(row.statement)}<br><small>our finding <em>{html.escape(row.section)}</em> · "
             f"<a href='#{row.notebook}'>{row.notebook}</a></small></td>"
-            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td><td><small>{html.escape(row.evidence)}</small></td></tr>')
-    return (f"<h3>The other frameworks</h3><p>{_FRAMEWORK_NOTE}</p><table id='framework-ledger'><tr><th>claim</th>"
-            f"<th>framework, version, measured</th><th>we found</th><th>verdict</th><th>evidence</th></tr>{''.join(rows)}</table>")
+            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td><td><small>{html.escape(row.evidence)}</small></td></tr>'
+        )
+    return (
+        f"<h3>The other frameworks</h3><p>{_FRAMEWORK_NOTE}</p><table id='framework-ledger'><tr><th>claim</th>"
+        f"<th>framework, version, measured</th><th>we found</th><th>verdict</th><th>evidence</th></tr>{''.join(rows)}</table>"
+    )
 
 
 _FRAMEWORK_NOTE = (
@@ -386,9 +420,11 @@ def _side_by_side(rows: pd.DataFrame) -> str:
     origin = "article, section" if first.origin == "article" else "our finding"
     on_baseline = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]
     measured = on_baseline if len(on_baseline) else rows["evidence"]  # a range claim: its one verdict
-    return (f"<td>{html.escape(first.statement)}<br><small>{origin} <em>{html.escape(first.section)}</em>"
-            f" · <a href='#{first.notebook}'>{first.notebook}</a></small></td>"
-            f"<td><small>{html.escape(measured.iloc[0] if len(measured) else 'not measured')}</small></td>")
+    return (
+        f"<td>{html.escape(first.statement)}<br><small>{origin} <em>{html.escape(first.section)}</em>"
+        f" · <a href='#{first.notebook}'>{first.notebook}</a></small></td>"
+        f"<td><small>{html.escape(measured.iloc[0] if len(measured) else 'not measured')}</small></td>"
+    )
 
 
 def summary(report: Report) -> str:
@@ -396,9 +432,9 @@ def summary(report: Report) -> str:
     counts = report.ledger["status"].value_counts().to_dict()
     lines = [
         f"report: {report.html}",
-        f"source: {report.source}" + ("  (NODE MISSING: recorded captures, not a live run)" if report.source != "live" else ""),
+        f"source: {report.source}"
+        + ("  (NODE MISSING: recorded captures, not a live run)" if report.source != "live" else ""),
         "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in ledger.STATUSES),
     ]
     lines += [f"FAILED notebook {run.notebook}: {run.error}" for run in report.failed]
     return "\n".join(lines)
-

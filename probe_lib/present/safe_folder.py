@@ -17,10 +17,10 @@ import shutil
 import signal
 import tempfile
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from itertools import islice
 from pathlib import Path
-from typing import Iterator
 
 from probe_lib.core.errors import InputError
 
@@ -53,9 +53,15 @@ def check_replaceable(folder: Path) -> Path:
     if folder.is_dir():
         foreign = list(islice(_foreign(folder), _NAMED_FOREIGN))
         if foreign:
-            more = f" and {len(foreign) - 1}{'+' if len(foreign) == _NAMED_FOREIGN else ''} more" if len(foreign) > 1 else ""
-            raise InputError(f"{folder} holds {foreign[0]}{more}, which the kit did not write; move it out or "
-                             "choose another folder (nothing was changed)")
+            more = (
+                f" and {len(foreign) - 1}{'+' if len(foreign) == _NAMED_FOREIGN else ''} more"
+                if len(foreign) > 1
+                else ""
+            )
+            raise InputError(
+                f"{folder} holds {foreign[0]}{more}, which the kit did not write; move it out or "
+                "choose another folder (nothing was changed)"
+            )
     return folder
 
 
@@ -82,11 +88,13 @@ def _manifest(folder: Path) -> set[str] | None:
     try:
         files = json.loads(path.read_text(encoding="utf-8"))["files"]
     except (OSError, ValueError, KeyError, TypeError):
-        raise InputError(f"{path} is unreadable, so the kit cannot tell its files from yours; "
-                         "choose another folder") from None
+        raise InputError(
+            f"{path} is unreadable, so the kit cannot tell its files from yours; choose another folder"
+        ) from None
     if not isinstance(files, list) or not all(isinstance(name, str) for name in files):
-        raise InputError(f"{path} does not list files, so the kit cannot tell its files from yours; "
-                         "choose another folder")
+        raise InputError(
+            f"{path} does not list files, so the kit cannot tell its files from yours; choose another folder"
+        )
     return set(files)
 
 

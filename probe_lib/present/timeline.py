@@ -7,7 +7,7 @@ round the reader's own version. Built on ``matplotlib.figure.Figure`` (no pyplot
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -28,13 +28,21 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
     fig = Figure(figsize=(3.2 + _CELL_W * columns, 1.8 + _CELL_H * rows), layout="constrained")
     ax = fig.add_subplot()
     values = grid.to_numpy()
-    cells = np.array([[to_rgba(colours.get(category, "white") if isinstance(category, str) else "white")
-                       for category in row] for row in values]).reshape(rows, columns, 4)
+    cells = np.array(
+        [
+            [to_rgba(colours.get(category, "white") if isinstance(category, str) else "white") for category in row]
+            for row in values
+        ]
+    ).reshape(rows, columns, 4)
     ax.imshow(cells, extent=(0, columns, rows, 0), aspect="auto", interpolation="nearest")
     ax.vlines(range(1, columns), 0, rows, colors="white", linewidth=0.3)
     ax.hlines(range(1, rows), 0, columns, colors="white", linewidth=0.3)
-    changes = [[(column, row), (column, row + 1)] for row in range(rows) for column in range(1, columns)
-               if _changed(values[row, column - 1], values[row, column])]
+    changes = [
+        [(column, row), (column, row + 1)]
+        for row in range(rows)
+        for column in range(1, columns)
+        if _changed(values[row, column - 1], values[row, column])
+    ]
     ax.add_collection(LineCollection(changes, colors="black", linewidths=1.6))
     if highlight in grid.columns:
         at = list(grid.columns).index(highlight)

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Iterator, Literal, Mapping, TextIO
+from typing import Any, Literal, TextIO
 
 from probe_lib import wire
 from probe_lib.core import json_input
@@ -128,8 +129,10 @@ def lint_body(
 
     for name, count in Counter(names).items():
         if count > 1:
-            message = (f"{json.dumps(name, ensure_ascii=False)} is listed {count} times; Anthropic refuses this "
-                       "(\"Tool names must be unique\") and a model cannot tell the copies apart")
+            message = (
+                f"{json.dumps(name, ensure_ascii=False)} is listed {count} times; Anthropic refuses this "
+                '("Tool names must be unique") and a model cannot tell the copies apart'
+            )
             findings.append(Finding("refused", "duplicate-name", request, name, message))
 
     choice = forced_name(body)
@@ -141,8 +144,15 @@ def lint_body(
     for name in dict.fromkeys(names):
         hint = _rewrite_hint(name, name_rule)
         if hint:
-            findings.append(Finding("hint", "maybe-rewritten", request, name,
-                                    f"{json.dumps(name, ensure_ascii=False)} may be a {name_rule.LABEL} rewrite: {hint}"))
+            findings.append(
+                Finding(
+                    "hint",
+                    "maybe-rewritten",
+                    request,
+                    name,
+                    f"{json.dumps(name, ensure_ascii=False)} may be a {name_rule.LABEL} rewrite: {hint}",
+                )
+            )
     return findings
 
 
@@ -159,8 +169,10 @@ def _malformed_tools(tools: Any, request: int) -> list[Finding]:
     findings = []
     for index, tool in enumerate(tools):
         if not _is_tool(tool):
-            message = (f"tools[{index}] is {json_input.quote(tool)}: neither a function tool with a string name "
-                       "nor a typed built-in tool; a provider refuses the request")
+            message = (
+                f"tools[{index}] is {json_input.quote(tool)}: neither a function tool with a string name "
+                "nor a typed built-in tool; a provider refuses the request"
+            )
             findings.append(Finding("refused", "malformed-tool", request, f"tools[{index}]", message))
     return findings
 
@@ -182,8 +194,10 @@ def _mismatch(choice: str, names: list[str], rule: Rule, request: int, name_rule
         suggestion = None
     message = f"tool_choice forces {json.dumps(choice, ensure_ascii=False)}, which is not in tools"
     if suggestion is not None:
-        message += (f"; the tool sent as {json.dumps(suggestion, ensure_ascii=False)} is its {name_rule.LABEL} rewrite "
-                    "(the framework renames tool keys but not the forced tool): force that name instead")
+        message += (
+            f"; the tool sent as {json.dumps(suggestion, ensure_ascii=False)} is its {name_rule.LABEL} rewrite "
+            "(the framework renames tool keys but not the forced tool): force that name instead"
+        )
     elif not names:
         message += "; the request sends no function tools at all (an activeTools list naming the old key does this)"
     reasons = rule.reasons(choice)
@@ -321,6 +335,8 @@ def lint_file(
         requests += 1
         findings.extend(lint_body(body, rule, position, name_rule))
     if not requests:
-        raise InputError(f"{path}: no request bodies found; expected objects with 'tools', 'messages' or 'input', "
-                         "capture records with a 'body' field, or a HAR export with request postData")
+        raise InputError(
+            f"{path}: no request bodies found; expected objects with 'tools', 'messages' or 'input', "
+            "capture records with a 'body' field, or a HAR export with request postData"
+        )
     return Report(rule, requests, tuple(findings))

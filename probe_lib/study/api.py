@@ -19,10 +19,11 @@ objects, ``"framework@version"`` text, or a bare version (Mastra's). ``measureme
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Callable, Iterable, Sequence, Union
+from typing import Union
 
 import pandas as pd
 
@@ -65,9 +66,16 @@ class Study:
     def requests(self) -> pd.DataFrame:
         """Every request body sent, one row each: scenario, framework, version, number (0: first), wire format, body."""
         rows = [
-            {"scenario": o.scenario.name, "framework": o.framework, "version": o.version, "number": number,
-             "wire_format": o.wire, "body": body}
-            for o in self.outcomes for number, body in enumerate(o.requests)
+            {
+                "scenario": o.scenario.name,
+                "framework": o.framework,
+                "version": o.version,
+                "number": number,
+                "wire_format": o.wire,
+                "body": body,
+            }
+            for o in self.outcomes
+            for number, body in enumerate(o.requests)
         ]
         return pd.DataFrame(rows, columns=["scenario", "framework", "version", "number", "wire_format", "body"])
 
@@ -121,18 +129,25 @@ def as_scenarios(source: ScenarioSource | Iterable[ScenarioSource]) -> list[Scen
     return scenarios
 
 
-def _measure(scenarios: Sequence[Scenario], target: Target, measurements: str | Path) -> list[tuple[Outcome, str | None]]:
+def _measure(
+    scenarios: Sequence[Scenario], target: Target, measurements: str | Path
+) -> list[tuple[Outcome, str | None]]:
     """Outcomes of ``scenarios`` on ``target``, each with the file it was read from (``None``: measured live now)."""
     if measurements == "live":
         adapter = adapters.get(target.framework)
         if adapter.is_installed(target.version):
             return [(outcome, None) for outcome in adapter.run(scenarios, target.version, workers=LIVE_WORKERS)]
-        warnings.warn(f"{target} is not installed here: reading its RECORDED outcomes instead of measuring live. "
-                      f"{npm.NODE_HELP}", RecordedFallback, stacklevel=3)
+        warnings.warn(
+            f"{target} is not installed here: reading its RECORDED outcomes instead of measuring live. {npm.NODE_HELP}",
+            RecordedFallback,
+            stacklevel=3,
+        )
         return measurement_files.find(scenarios, target)
     folder = paths.CAPTURES if measurements == "recorded" else Path(measurements)
     if not folder.is_dir():
-        raise InputError(f"measurements {str(measurements)!r} is not 'live', 'recorded' or a folder of measurement files")
+        raise InputError(
+            f"measurements {str(measurements)!r} is not 'live', 'recorded' or a folder of measurement files"
+        )
     return measurement_files.find(scenarios, target, folder)
 
 

@@ -9,8 +9,8 @@ behaviour that changed and changed back between probes is not seen (the full swe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Sequence
 
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.capture import CaptureServer
@@ -30,12 +30,16 @@ class Boundary:
 
     def to_text(self) -> str:
         if self.after is None:
-            return (f"{self.scenario}: no change between the ends ({self.before.version} ... ); "
-                    f"outcome {self.before.outcome} {self.before.behaviour}")
-        return (f"{self.scenario}: changed between {self.before.version} and {self.after.version}\n"
-                f"  {self.before.version}: {self.before.error_kind or 'sent'} {self.before.behaviour}\n"
-                f"  {self.after.version}: {self.after.error_kind or 'sent'} {self.after.behaviour}\n"
-                f"  ({self.probes} versions probed, {self.installs} installed)")
+            return (
+                f"{self.scenario}: no change between the ends ({self.before.version} ... ); "
+                f"outcome {self.before.outcome} {self.before.behaviour}"
+            )
+        return (
+            f"{self.scenario}: changed between {self.before.version} and {self.after.version}\n"
+            f"  {self.before.version}: {self.before.error_kind or 'sent'} {self.before.behaviour}\n"
+            f"  {self.after.version}: {self.after.error_kind or 'sent'} {self.after.behaviour}\n"
+            f"  ({self.probes} versions probed, {self.installs} installed)"
+        )
 
 
 def _outcome_row(rows: Sequence[sweep.Row], scenario: str) -> sweep.Row:
@@ -53,6 +57,7 @@ def bisect(scenario: str, chosen: Sequence[str], *, progress: sweep.Progress = p
     known: dict[int, sweep.Row] = {}
 
     with CaptureServer() as server:
+
         def probe(index: int) -> sweep.Row:
             nonlocal installs, probes
             if index not in known:

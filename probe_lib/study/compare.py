@@ -7,7 +7,7 @@ Everything here takes the frame :func:`probe_lib.study.api.study` returns (``Stu
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 import pandas as pd
 
@@ -51,10 +51,14 @@ def check_one_recording_per_turn(frame: pd.DataFrame) -> None:
     counts = frame.groupby(["scenario", "framework", "version"], sort=False)["recording"].nunique(dropna=False)
     if (counts > 1).any():
         scenario, framework, version = counts[counts > 1].index[0]
-        files = frame[(frame["scenario"] == scenario) & (frame["framework"] == framework) & (frame["version"] == version)]
+        files = frame[
+            (frame["scenario"] == scenario) & (frame["framework"] == framework) & (frame["version"] == version)
+        ]
         first, second = list(dict.fromkeys(files["recording"]))[:2]
-        raise ValueError(f"the frame holds scenario {scenario!r} on {target_label(framework, version)} from two "
-                         f"recordings ({first}, {second}); keep one, e.g. frame[frame['recording'] != {second!r}]")
+        raise ValueError(
+            f"the frame holds scenario {scenario!r} on {target_label(framework, version)} from two "
+            f"recordings ({first}, {second}); keep one, e.g. frame[frame['recording'] != {second!r}]"
+        )
 
 
 def turns(frame: pd.DataFrame) -> pd.DataFrame:
@@ -64,11 +68,17 @@ def turns(frame: pd.DataFrame) -> pd.DataFrame:
     for (scenario, framework, version), turn in frame.groupby(["scenario", "framework", "version"], sort=False):
         sent = turn[turn["on_wire"]].sort_values("position_after")["wire_name"].tolist()
         first = turn.iloc[0]
-        rows.append({
-            "scenario": scenario, "target": target_label(framework, version), "source": first["source"],
-            "names sent": ", ".join(sent) if first["requests"] else "no request",
-            "forced tool": first["forced_tool"], "error": first["error_kind"], "verdict": _verdict(turn),
-        })
+        rows.append(
+            {
+                "scenario": scenario,
+                "target": target_label(framework, version),
+                "source": first["source"],
+                "names sent": ", ".join(sent) if first["requests"] else "no request",
+                "forced tool": first["forced_tool"],
+                "error": first["error_kind"],
+                "verdict": _verdict(turn),
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -111,7 +121,9 @@ def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
     labelled = frame.assign(target=frame["framework"] + "@" + frame["version"])
     missing = {first, second} - set(labelled["target"])
     if missing:
-        raise ValueError(f"the frame holds no rows of {', '.join(sorted(missing))}; it has {', '.join(sorted(set(labelled['target'])))}")
+        raise ValueError(
+            f"the frame holds no rows of {', '.join(sorted(missing))}; it has {', '.join(sorted(set(labelled['target'])))}"
+        )
     keyed = labelled[labelled["key"].notna()].set_index(["scenario", "key"])
     a = keyed[keyed["target"] == first][COMPARED]
     b = keyed[keyed["target"] == second][COMPARED].reindex(a.index.union(keyed[keyed["target"] == second].index))
@@ -120,8 +132,12 @@ def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
     for column in COMPARED:
         left, right = a[column].astype("string"), b[column].astype("string")
         same = (left == right).fillna(False) | (left.isna() & right.isna())
-        rows += [{"scenario": scenario, "key": key, "what": column, first: left[scenario, key], second: right[scenario, key]}
-                 for scenario, key in a.index[~same.to_numpy()]]
+        rows += [
+            {"scenario": scenario, "key": key, "what": column, first: left[scenario, key], second: right[scenario, key]}
+            for scenario, key in a.index[~same.to_numpy()]
+        ]
     order = {name: n for n, name in enumerate(dict.fromkeys(frame["scenario"]))}
     table = pd.DataFrame(rows, columns=["scenario", "key", "what", first, second]).astype("string")
-    return table.sort_values(["scenario", "key"], key=lambda s: s.map(order) if s.name == "scenario" else s, kind="stable", ignore_index=True)
+    return table.sort_values(
+        ["scenario", "key"], key=lambda s: s.map(order) if s.name == "scenario" else s, kind="stable", ignore_index=True
+    )

@@ -14,8 +14,8 @@ from __future__ import annotations
 import json
 import time
 import warnings
+from collections.abc import Iterable, Mapping
 from pathlib import Path
-from typing import Iterable, Mapping
 
 import pandas as pd
 
@@ -44,7 +44,9 @@ def measure(version: str, source: str = "live") -> dict[str, Outcome]:
             return recordings.outcomes(version, live=True)
         warnings.warn(
             f"Node.js or the pinned @mastra/core is missing: showing RECORDED outcomes of {version} "
-            f"(data/captures), not a live measurement. {_LIVE_HELP}", RecordedFallback, stacklevel=2,
+            f"(data/captures), not a live measurement. {_LIVE_HELP}",
+            RecordedFallback,
+            stacklevel=2,
         )
         return recordings.outcomes(version, live=False)
     if source == "recorded":
@@ -52,13 +54,17 @@ def measure(version: str, source: str = "live") -> dict[str, Outcome]:
     folder = Path(source)
     path = folder / recordings.recording_path(version).name
     if not path.exists():
-        raise InputError(f"measurements {source!r} hold no file for @mastra/core {version}; use 'live', 'recorded' or a reproduce folder")
+        raise InputError(
+            f"measurements {source!r} hold no file for @mastra/core {version}; use 'live', 'recorded' or a reproduce folder"
+        )
     return recordings.outcomes_from_file(path)
 
 
 #: How a notebook reader gets a live run, or chooses recordings on purpose (the notebook's own parameter).
-_LIVE_HELP = ('To measure live, install Node.js 20+ and run `probe-lib setup`, then run the notebook again; to choose '
-              'the recordings on purpose, set measurements = "recorded" in its parameters cell.')
+_LIVE_HELP = (
+    "To measure live, install Node.js 20+ and run `probe-lib setup`, then run the notebook again; to choose "
+    'the recordings on purpose, set measurements = "recorded" in its parameters cell.'
+)
 
 
 def provenance(source: str, version: str) -> str:
@@ -81,21 +87,32 @@ def measure_all(source: str = "live", versions: Iterable[str] | None = None) -> 
     fallen = [version for version in versions if how[version].startswith("recorded (Node")]
     scenarios = len(catalogue.scenarios())
     if live:
-        notebook.announce(f"Measuring LIVE: {scenarios} scenarios on the real @mastra/core {', '.join(live)}, each a "
-                          "real request to the kit's capture server on loopback (Node.js; about 10-30 s)…")
+        notebook.announce(
+            f"Measuring LIVE: {scenarios} scenarios on the real @mastra/core {', '.join(live)}, each a "
+            "real request to the kit's capture server on loopback (Node.js; about 10-30 s)…"
+        )
     if fallen:
-        notebook.banner("RECORDED, NOT LIVE:", f"Node.js or the pinned @mastra/core is missing here, so this notebook "
-                        f"shows the recordings of @mastra/core {', '.join(fallen)} in data/captures/. {_LIVE_HELP}")
+        notebook.banner(
+            "RECORDED, NOT LIVE:",
+            f"Node.js or the pinned @mastra/core is missing here, so this notebook "
+            f"shows the recordings of @mastra/core {', '.join(fallen)} in data/captures/. {_LIVE_HELP}",
+        )
     if source == "recorded":
-        notebook.announce(f"Reading RECORDED outcomes of @mastra/core {', '.join(versions)} from data/captures/ "
-                          '(measurements="recorded"; set measurements = "live" to measure the real package now).')
+        notebook.announce(
+            f"Reading RECORDED outcomes of @mastra/core {', '.join(versions)} from data/captures/ "
+            '(measurements="recorded"; set measurements = "live" to measure the real package now).'
+        )
     elif source != "live":
         made = sorted({how[version].split(",")[0] for version in versions})
-        notebook.announce(f"Reading the measurement `probe-lib reproduce` wrote in {source}: @mastra/core "
-                          f"{', '.join(versions)}, made {' and '.join(made)}.")
+        notebook.announce(
+            f"Reading the measurement `probe-lib reproduce` wrote in {source}: @mastra/core "
+            f"{', '.join(versions)}, made {' and '.join(made)}."
+        )
         if "recorded" in made:
-            notebook.banner("RECORDED, NOT LIVE:", "this report's measurement was read from data/captures/ because "
-                            "Node.js was missing when it was made.")
+            notebook.banner(
+                "RECORDED, NOT LIVE:",
+                "this report's measurement was read from data/captures/ because Node.js was missing when it was made.",
+            )
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RecordedFallback)  # the banner above said it
@@ -127,8 +144,15 @@ def verdicts(evidence: Evidence, claim_ids: Iterable[str]) -> pd.DataFrame:
     rows = []
     for claim_id in claim_ids:
         verdict = ledger.judge(by_id[claim_id], evidence)
-        rows.append({"claim": claim_id, "statement": by_id[claim_id].statement, "status": verdict.status,
-                     "evidence": verdict.evidence, "judged on": evidence.label})
+        rows.append(
+            {
+                "claim": claim_id,
+                "statement": by_id[claim_id].statement,
+                "status": verdict.status,
+                "evidence": verdict.evidence,
+                "judged on": evidence.label,
+            }
+        )
     return pd.DataFrame(rows)
 
 
@@ -144,5 +168,7 @@ def assert_claims(table: pd.DataFrame, explained: Mapping[str, str] | None = Non
         lines = "; ".join(f"{row.claim} {row.status}: {row.evidence}" for row in broken.itertuples())
         raise AssertionError(f"claims did not hold: {lines}")
     counts = table["status"].value_counts()
-    print(f"Checked {len(table)} verdicts ({', '.join(sorted(set(table['claim'])))}): none refuted and no check failed "
-          f"({', '.join(f'{n} {status}' for status, n in counts.items())}).")
+    print(
+        f"Checked {len(table)} verdicts ({', '.join(sorted(set(table['claim'])))}): none refuted and no check failed "
+        f"({', '.join(f'{n} {status}' for status, n in counts.items())})."
+    )

@@ -27,9 +27,9 @@ written beside its place and renamed into it, so an interrupted export leaves no
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Mapping, Sequence
 
 import pandas as pd
 
@@ -43,7 +43,11 @@ OUTCOMES = "outcomes"
 VERSION_SWEEP = "version_sweep"
 MCP_CORPUS = "mcp_corpus"
 #: Every table the export writes, with its columns (name, pandas dtype, meaning), in the dictionary's order.
-TABLES: dict[str, tidy.Columns] = {OUTCOMES: tidy.COLUMNS, VERSION_SWEEP: tidy_sweep.COLUMNS, MCP_CORPUS: tidy_mcp.COLUMNS}
+TABLES: dict[str, tidy.Columns] = {
+    OUTCOMES: tidy.COLUMNS,
+    VERSION_SWEEP: tidy_sweep.COLUMNS,
+    MCP_CORPUS: tidy_mcp.COLUMNS,
+}
 DICTIONARY = "dictionary.csv"
 
 
@@ -85,8 +89,10 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
     files: list[str] = []
     read: list[Path] = []
     skipped: list[str] = []
-    candidates = [*((path, True) for path in (measurement_files.discover(primary) if primary else [])),
-                  *((path, False) for path in measurement_files.discover(captures))]
+    candidates = [
+        *((path, True) for path in (measurement_files.discover(primary) if primary else [])),
+        *((path, False) for path in measurement_files.discover(captures)),
+    ]
     for path, is_primary in candidates:
         try:
             found, _ = measurement_files.read(path)
@@ -95,8 +101,12 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
             continue
         read.append(path)
         for outcome in found:
-            identity = (outcome.framework, outcome.version, outcome.scenario.name,
-                        json.dumps(outcome.scenario.to_json(""), sort_keys=True))
+            identity = (
+                outcome.framework,
+                outcome.version,
+                outcome.scenario.name,
+                json.dumps(outcome.scenario.to_json(""), sort_keys=True),
+            )
             if is_primary:
                 replaced.add(identity)
             elif identity in replaced:
@@ -116,19 +126,25 @@ def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], li
     """Every table (see the module docstring), the measurement files read and what was skipped, and why."""
     outcomes, read, skipped = gather(primary)
     if not sweep.SUMMARY_PATH.exists():
-        skipped.append(f"{measurement_files.shown(sweep.SUMMARY_PATH)} is missing: {VERSION_SWEEP} holds only this "
-                       "machine's sweep cache (`probe-lib sweep --write-summary` makes it)")
+        skipped.append(
+            f"{measurement_files.shown(sweep.SUMMARY_PATH)} is missing: {VERSION_SWEEP} holds only this "
+            "machine's sweep cache (`probe-lib sweep --write-summary` makes it)"
+        )
     if not mcp.RECORDING.exists():
-        skipped.append(f"{measurement_files.shown(mcp.RECORDING)} is missing: {MCP_CORPUS} is empty "
-                       "(`probe-lib record` makes it where Node.js is installed)")
+        skipped.append(
+            f"{measurement_files.shown(mcp.RECORDING)} is missing: {MCP_CORPUS} is empty "
+            "(`probe-lib record` makes it where Node.js is installed)"
+        )
     corpus = tidy_mcp.frame(mcp.RECORDING) if mcp.RECORDING.exists() else tidy.typed_frame([], tidy_mcp.COLUMNS)
     return {OUTCOMES: outcomes, VERSION_SWEEP: gather_sweep(), MCP_CORPUS: corpus}, read, skipped
 
 
 def dictionary(tables: Iterable[str] = TABLES) -> pd.DataFrame:
     """The data dictionary of ``tables``: one row per column (table, column, type, meaning)."""
-    return pd.DataFrame([(table, *column) for table in tables for column in TABLES[table]],
-                        columns=["table", "column", "type", "meaning"])
+    return pd.DataFrame(
+        [(table, *column) for table in tables for column in TABLES[table]],
+        columns=["table", "column", "type", "meaning"],
+    )
 
 
 def write_tables(tables: Mapping[str, pd.DataFrame] | pd.DataFrame, folder: Path) -> list[Path]:
@@ -140,11 +156,19 @@ def write_tables(tables: Mapping[str, pd.DataFrame] | pd.DataFrame, folder: Path
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, frame in tables.items():
-        written.append(files.write_atomically(
-            folder / f"{name}.csv", lambda path, frame=frame: frame.to_csv(path, index=False, na_rep=CSV_MISSING)))
-        written.append(files.write_atomically(
-            folder / f"{name}.parquet", lambda path, frame=frame: frame.to_parquet(path, index=False)))
-    written.append(files.write_atomically(folder / DICTIONARY, lambda path: dictionary(tables).to_csv(path, index=False)))
+        written.append(
+            files.write_atomically(
+                folder / f"{name}.csv", lambda path, frame=frame: frame.to_csv(path, index=False, na_rep=CSV_MISSING)
+            )
+        )
+        written.append(
+            files.write_atomically(
+                folder / f"{name}.parquet", lambda path, frame=frame: frame.to_parquet(path, index=False)
+            )
+        )
+    written.append(
+        files.write_atomically(folder / DICTIONARY, lambda path: dictionary(tables).to_csv(path, index=False))
+    )
     return written
 
 
@@ -175,8 +199,10 @@ def check_folder(folder: Path, also_ours: Callable[[Path], bool] = lambda path: 
         ours = {*FILES, *map(files.partial_name, FILES)}  # a partial one is left only by a killed export
         foreign = sorted(p.name for p in folder.iterdir() if p.name not in ours and not also_ours(p))
         if foreign:
-            raise InputError(f"--out {folder} holds files the kit did not write ({', '.join(foreign[:3])}); "
-                             "choose a new or empty folder")
+            raise InputError(
+                f"--out {folder} holds files the kit did not write ({', '.join(foreign[:3])}); "
+                "choose a new or empty folder"
+            )
 
 
 def export(folder: Path, primary: Path | None = None) -> Export:

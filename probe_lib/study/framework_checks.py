@@ -13,7 +13,7 @@ of which must hold.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
 from probe_lib.core.outcome import Outcome
@@ -40,6 +40,7 @@ def _keys(outcome: Outcome) -> list[str]:
 
 def sends(expected: Mapping[str, Sequence[str]]) -> Clause:
     """Each probe's request offers exactly these names, in this order."""
+
     def clause(e: Evidence) -> tuple[bool, str]:
         said = []
         for probe, names in expected.items():
@@ -50,11 +51,13 @@ def sends(expected: Mapping[str, Sequence[str]]) -> Clause:
                 return False, f"{probe}: keys {_keys(outcome)} went out as {outcome.wire_names}, not {list(names)}"
             said.append(f"{_keys(outcome)} sent as {outcome.wire_names}")
         return True, "; ".join(said)
+
     return clause
 
 
 def sends_as_given(*probes: str) -> Clause:
     """Each probe's keys go out exactly as registered (names and order)."""
+
     def clause(e: Evidence) -> tuple[bool, str]:
         for probe in probes:
             outcome = e[probe]
@@ -62,11 +65,13 @@ def sends_as_given(*probes: str) -> Clause:
                 sent = "nothing: " + _error(outcome) if outcome.wire_names is None else outcome.wire_names
                 return False, f"{probe}: keys {_keys(outcome)} went out as {sent}"
         return True, f"{', '.join(key for probe in probes for key in _keys(e[probe])[:1])} went out as given"
+
     return clause
 
 
 def refuses(expected: Mapping[str, str]) -> Clause:
     """Each run sends no request and raises an error containing the text."""
+
     def clause(e: Evidence) -> tuple[bool, str]:
         said = []
         for run, text in expected.items():
@@ -77,12 +82,14 @@ def refuses(expected: Mapping[str, str]) -> Clause:
                 return False, f"{run}: refused, but with {_error(outcome)[:160]!r}, not {text!r}"
             said.append(f"{run}: no request, raised {_error(outcome)[:120]!r}")
         return True, "; ".join(said)
+
     return clause
 
 
 def forces(*probes: str, absent: bool) -> Clause:
     """Forcing each probe's key sends ``tool_choice`` naming the key unchanged, and that name is (``absent``: is not)
     among the request's own tools."""
+
     def clause(e: Evidence) -> tuple[bool, str]:
         said = []
         for probe in probes:
@@ -97,6 +104,7 @@ def forces(*probes: str, absent: bool) -> Clause:
                 return False, f"{probe}: tool_choice names {key!r}, which {where} tools {outcome.wire_names}"
             said.append(f"tool_choice {key!r} with tools {outcome.wire_names}")
         return True, "; ".join(said)
+
     return clause
 
 
@@ -108,6 +116,7 @@ def called_name(outcome: Outcome) -> str:
 def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Clause:
     """A model calling the first key by the name the plain run sent for it runs that key's tool (``runs``), or runs
     no tool registered under the key (``runs=False``; then the tool registered under ``ran``, if given)."""
+
     def clause(e: Evidence) -> tuple[bool, str]:
         said = []
         for probe in probes:
@@ -116,10 +125,16 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Claus
             executed = [execution["key"] for execution in outcome.executions]
             expected = [key] if runs else ([ran] if ran is not None else [])
             if executed != expected:
-                return False, f"{probe}: a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}, not {expected or 'nothing'}"
-            said.append(f"a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}"
-                        + ("" if executed == [key] else f" ({_error(outcome)[:80]})"))
+                return (
+                    False,
+                    f"{probe}: a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}, not {expected or 'nothing'}",
+                )
+            said.append(
+                f"a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}"
+                + ("" if executed == [key] else f" ({_error(outcome)[:80]})")
+            )
         return True, "; ".join(said)
+
     return clause
 
 
@@ -130,26 +145,37 @@ def forcing_absent_frameworks(e: Evidence) -> set[str]:
     for target, outcomes in e.by_version.items():
         for name, outcome in outcomes.items():
             key = forced_key(outcome.scenario)
-            if name.endswith(FORCED) and outcome.requests and key in _keys(outcome) and outcome.forced_name == key \
-                    and key not in (outcome.wire_names or []):
+            if (
+                name.endswith(FORCED)
+                and outcome.requests
+                and key in _keys(outcome)
+                and outcome.forced_name == key
+                and key not in (outcome.wire_names or [])
+            ):
                 found.add(target.partition("@")[0])
     return found
 
 
 def alone_forces_absent(framework: str) -> Clause:
     """Of the matrix's frameworks other than Mastra, ``framework`` is the only one forcing a tool absent from its tools."""
+
     def clause(e: Evidence) -> tuple[bool, str]:
         others = sorted({target.partition("@")[0] for target in e.by_version} - {MASTRA})
         found = sorted(forcing_absent_frameworks(e) - {MASTRA})
         if found != [framework]:
-            return False, f"of {len(others)} adapters besides Mastra, {found or 'none'} forced a tool absent from its tools"
+            return (
+                False,
+                f"of {len(others)} adapters besides Mastra, {found or 'none'} forced a tool absent from its tools",
+            )
         return True, f"of {len(others)} adapters besides Mastra ({', '.join(others)}), only {framework} did"
+
     return clause
 
 
 def claim(claim_id: str, framework: str, *clauses: Clause) -> None:
     """Register ``claim_id``'s check on ``framework``: confirmed when every clause holds, else refuted by the first
     that does not."""
+
     def judged(e: Evidence) -> tuple[Status, str]:
         said = []
         for clause in clauses:
@@ -163,35 +189,129 @@ def claim(claim_id: str, framework: str, *clauses: Clause) -> None:
     check(claim_id, framework)(judged)
 
 
-claim("X01", "ai-sdk", sends_as_given(*_KEY_FAMILIES), forces("dot", "accent", absent=False), round_trip("dot", "emoji"))
+claim(
+    "X01", "ai-sdk", sends_as_given(*_KEY_FAMILIES), forces("dot", "accent", absent=False), round_trip("dot", "emoji")
+)
 claim("X02", "ai-sdk", sends({"integer-order": ["42", "b", "x.y"]}))
-claim("X03", "openai", sends_as_given(*_KEY_FAMILIES, "integer-order", "length-70"), forces("dot", "emoji", absent=False),
-      round_trip("dot"))
-claim("X04", "langchain-js", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False), round_trip("dot"))
-claim("X05", "langchain", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False),
-      sends({"empty": ["probe", "plain"]}), round_trip("dot"))
-claim("X06", "openai-agents", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False), round_trip("dot"))
-claim("X07", "pydantic-ai", sends_as_given(*_KEY_FAMILIES), forces("dot", absent=False),
-      refuses({"unregistered-choice+forced": "Invalid tool names in `tool_choice`: {'missing'}"}))
-claim("X08", "llama-index", sends({"dot": ["search_web", "plain"], "accent": ["m_t_o", "plain"], "emoji": ["weather_", "plain"],
-                                   "integer-order": ["b", "42", "x_y"]}))
+claim(
+    "X03",
+    "openai",
+    sends_as_given(*_KEY_FAMILIES, "integer-order", "length-70"),
+    forces("dot", "emoji", absent=False),
+    round_trip("dot"),
+)
+claim(
+    "X04",
+    "langchain-js",
+    sends_as_given(*_KEY_FAMILIES, "integer-order"),
+    forces("dot", absent=False),
+    round_trip("dot"),
+)
+claim(
+    "X05",
+    "langchain",
+    sends_as_given(*_KEY_FAMILIES, "integer-order"),
+    forces("dot", absent=False),
+    sends({"empty": ["probe", "plain"]}),
+    round_trip("dot"),
+)
+claim(
+    "X06",
+    "openai-agents",
+    sends_as_given(*_KEY_FAMILIES, "integer-order"),
+    forces("dot", absent=False),
+    round_trip("dot"),
+)
+claim(
+    "X07",
+    "pydantic-ai",
+    sends_as_given(*_KEY_FAMILIES),
+    forces("dot", absent=False),
+    refuses({"unregistered-choice+forced": "Invalid tool names in `tool_choice`: {'missing'}"}),
+)
+claim(
+    "X08",
+    "llama-index",
+    sends(
+        {
+            "dot": ["search_web", "plain"],
+            "accent": ["m_t_o", "plain"],
+            "emoji": ["weather_", "plain"],
+            "integer-order": ["b", "42", "x_y"],
+        }
+    ),
+)
 claim("X09", "llama-index", forces("dot", "accent", "mcp-prefixed", absent=True))
 claim("X10", "llama-index", round_trip("dot", "accent", runs=False), round_trip("legal"))
-claim("X11", "llama-index", sends({"collision": ["search_web", "search_web"]}), round_trip("collision", runs=False, ran="search_web"))
+claim(
+    "X11",
+    "llama-index",
+    sends({"collision": ["search_web", "search_web"]}),
+    round_trip("collision", runs=False, ran="search_web"),
+)
 claim("X12", "llama-index", alone_forces_absent("llama-index"))
-claim("X13", "crewai", sends({"dot": ["search_web", "plain"], "legal": ["get_weather", "lookup_user"], "accent": ["meteo", "plain"],
-                              "emoji": ["weather", "plain"]}))
-claim("X14", "crewai", refuses({"leading-digit": "OpenAI function name '9lives' must start with a letter or underscore",
-                                "empty": "OpenAI function name cannot be empty"}))
+claim(
+    "X13",
+    "crewai",
+    sends(
+        {
+            "dot": ["search_web", "plain"],
+            "legal": ["get_weather", "lookup_user"],
+            "accent": ["meteo", "plain"],
+            "emoji": ["weather", "plain"],
+        }
+    ),
+)
+claim(
+    "X14",
+    "crewai",
+    refuses(
+        {
+            "leading-digit": "OpenAI function name '9lives' must start with a letter or underscore",
+            "empty": "OpenAI function name cannot be empty",
+        }
+    ),
+)
 claim("X15", "crewai", sends({"length-70": ["b" * 55 + "_b9444034", "plain"], "length-64": ["a" * 64, "plain"]}))
-claim("X16", "crewai", sends({"collision": ["search_web", "search_web_2"]}), round_trip("collision", "dot", "accent", "length-70"))
-claim("X17", "openai-agents-js", sends({"legal": ["get_weather", "lookup_user"], "dot": ["search_web", "plain"],
-                                        "emoji": ["weather__", "plain"]}), round_trip("dot", "emoji"))
-claim("X18", "openai-agents-js", refuses({"dot+forced": 'modelSettings.toolChoice="search.web" does not match any available tool'}))
+claim(
+    "X16",
+    "crewai",
+    sends({"collision": ["search_web", "search_web_2"]}),
+    round_trip("collision", "dot", "accent", "length-70"),
+)
+claim(
+    "X17",
+    "openai-agents-js",
+    sends({"legal": ["get_weather", "lookup_user"], "dot": ["search_web", "plain"], "emoji": ["weather__", "plain"]}),
+    round_trip("dot", "emoji"),
+)
+claim(
+    "X18",
+    "openai-agents-js",
+    refuses({"dot+forced": 'modelSettings.toolChoice="search.web" does not match any available tool'}),
+)
 claim("X19", "openai-agents-js", sends({"collision": ["search_web"]}))
-claim("X20", "smolagents", refuses({"dot": "Invalid Tool name 'search.web': must be a valid Python identifier",
-                                    "legal": "Invalid Tool name 'lookup-user'"}),
-      sends_as_given("accent"), round_trip("accent"))
-claim("X21", "autogen", refuses({"dot": "Invalid name: search.web. Only letters, numbers, '_' and '-' are allowed.",
-                                 "length-70": "Name must be less than 64 characters"}),
-      sends_as_given("length-64", "legal"), round_trip("legal"))
+claim(
+    "X20",
+    "smolagents",
+    refuses(
+        {
+            "dot": "Invalid Tool name 'search.web': must be a valid Python identifier",
+            "legal": "Invalid Tool name 'lookup-user'",
+        }
+    ),
+    sends_as_given("accent"),
+    round_trip("accent"),
+)
+claim(
+    "X21",
+    "autogen",
+    refuses(
+        {
+            "dot": "Invalid name: search.web. Only letters, numbers, '_' and '-' are allowed.",
+            "length-70": "Name must be less than 64 characters",
+        }
+    ),
+    sends_as_given("length-64", "legal"),
+    round_trip("legal"),
+)

@@ -14,9 +14,10 @@ This module knows nothing about any framework: outcomes are whatever objects the
 from __future__ import annotations
 
 import csv
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from importlib import import_module
-from typing import Callable, Generic, Literal, Mapping, TypeVar
+from typing import Generic, Literal, TypeVar
 
 import pandas as pd
 
@@ -192,11 +193,20 @@ def ledger(
                     judged.append((Evidence(version, outcomes, by_target, source), source))
         for evidence, source in judged:
             verdict = judge(claim, evidence)
-            rows.append({
-                "claim": claim.id, "framework": framework, "origin": claim.origin, "section": claim.section,
-                "statement": claim.statement, "notebook": claim.notebook, "version": verdict.version,
-                "source": source, "status": verdict.status, "evidence": verdict.evidence,
-            })
+            rows.append(
+                {
+                    "claim": claim.id,
+                    "framework": framework,
+                    "origin": claim.origin,
+                    "section": claim.section,
+                    "statement": claim.statement,
+                    "notebook": claim.notebook,
+                    "version": verdict.version,
+                    "source": source,
+                    "status": verdict.status,
+                    "evidence": verdict.evidence,
+                }
+            )
     return pd.DataFrame(rows)
 
 

@@ -35,6 +35,7 @@ _LEVELS_THAT_SPEAK = ("warn", "error", "exception")
 
 # -- helpers the checks share -------------------------------------------------------------------------------------
 
+
 def _names(outcome: Outcome) -> list[str]:
     if outcome.wire_names is None:
         raise CheckError(f"scenario {outcome.scenario.name} sent no request: {_error_text(outcome)}")
@@ -42,7 +43,9 @@ def _names(outcome: Outcome) -> list[str]:
 
 
 def _error_text(outcome: Outcome) -> str:
-    return " <- ".join(f"{link.get('id') or link['name']}: {link['message'][:80]}" for link in outcome.error) or "no error"
+    return (
+        " <- ".join(f"{link.get('id') or link['name']}: {link['message'][:80]}" for link in outcome.error) or "no error"
+    )
 
 
 def _only_the_capture_refused(outcome: Outcome) -> bool:
@@ -54,7 +57,9 @@ def _spoken(outcome: Outcome) -> list[str]:
     """What Mastra's logger said at warn level or above, other than relaying the capture server's 400."""
     said = []
     for record in outcome.log_records(*_LEVELS_THAT_SPEAK):
-        relays_capture = record["message"].startswith("Upstream LLM API error") and f'"{CAPTURED}"' in json.dumps(record.get("args"))
+        relays_capture = record["message"].startswith("Upstream LLM API error") and f'"{CAPTURED}"' in json.dumps(
+            record.get("args")
+        )
         if not relays_capture:
             said.append(f"{record['level']}: {record['message'][:100]}")
     return said
@@ -102,6 +107,7 @@ def _forces_absent_tool(outcome: Outcome, forced_as: str, context: str = "") -> 
 
 # -- article claims -----------------------------------------------------------------------------------------------
 
+
 @check("A01")
 def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
     docs, distinct = e["docs-key-examples"], e["docs-legal-keys"]
@@ -112,8 +118,10 @@ def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
     ids = {spec.id for spec in distinct.scenario.tools}
     if leaked := ids & set(_names(distinct)) - set(distinct.registered_keys):
         return "refuted", f"the tools' ids {sorted(leaked)} were offered although no key names them"
-    return "confirmed", (f"the docs' three examples (one tool, id weather-tool) went out as their keys {_names(docs)}; "
-                         f"with a distinct id per tool, no id was offered ({_names(distinct)})")
+    return "confirmed", (
+        f"the docs' three examples (one tool, id weather-tool) went out as their keys {_names(docs)}; "
+        f"with a distinct id per tool, no id was offered ({_names(distinct)})"
+    )
 
 
 @check("A02")
@@ -137,31 +145,47 @@ def _builtins(e: Evidence) -> tuple[Status, str]:
     exported = by_export.package["builtins"]
     if not exported:
         return "not testable", f"@mastra/core {e.version} exports no built-in tools to register"
-    wrong_ids = {name: exported.get(name) for name, tool_id in catalogue.DOCS_BUILTIN_TABLE.items() if exported.get(name) != tool_id}
+    wrong_ids = {
+        name: exported.get(name)
+        for name, tool_id in catalogue.DOCS_BUILTIN_TABLE.items()
+        if exported.get(name) != tool_id
+    }
     if wrong_ids:
         return "refuted", f"the docs' table does not match the package: exported ids {wrong_ids}"
     if _names(by_export) != list(exported):
         return "refuted", f"registered by export name, they went out as {_names(by_export)}, not {list(exported)}"
     if _names(by_id) != list(exported.values()):
         return "refuted", f"registered by id, they went out as {_names(by_id)}, not {list(exported.values())}"
-    return "confirmed", (f"all {len(exported)} built-ins the package exports (the docs' 4 among them, with the docs' ids) "
-                         f"went out by export name {_names(by_export)} and by id {_names(by_id)}")
+    return "confirmed", (
+        f"all {len(exported)} built-ins the package exports (the docs' 4 among them, with the docs' ids) "
+        f"went out by export name {_names(by_export)} and by id {_names(by_id)}"
+    )
 
 
 @check("A04")
 def _substitution(e: Evidence) -> tuple[Status, str]:
     # Keys only the substitution touches: first character a letter or underscore, at most 63 UTF-16 units.
-    keys = [key for name in ("rewrite-rules", "unicode-keys") for key in e[name].registered_keys
-            if re.fullmatch(r"[a-zA-Z_]", key[:1]) and _js_length(key) <= 63 and _substituted(key, units=False) != key]
+    keys = [
+        key
+        for name in ("rewrite-rules", "unicode-keys")
+        for key in e[name].registered_keys
+        if re.fullmatch(r"[a-zA-Z_]", key[:1]) and _js_length(key) <= 63 and _substituted(key, units=False) != key
+    ]
     sent = set(_names(e["rewrite-rules"])) | set(_names(e["unicode-keys"]))
     per_character = {key: _substituted(key, units=False) for key in keys}
     split = {key: _substituted(key, units=True) for key, name in per_character.items() if name not in sent}
     if not keys or any(name not in sent for name in split.values()):
-        return "refuted", f"not one underscore per character (nor per UTF-16 unit): expected {per_character}, sent {sorted(sent)}"
+        return (
+            "refuted",
+            f"not one underscore per character (nor per UTF-16 unit): expected {per_character}, sent {sorted(sent)}",
+        )
     shown = ", ".join(f"{key} -> {name}" for key, name in per_character.items() if key not in split)
     if split:
         units = ", ".join(f"{key} -> {name}" for key, name in split.items())
-        return "refined", f"one underscore per UTF-16 code unit, so per character only inside the BMP: {units} (F01); {shown}"
+        return (
+            "refined",
+            f"one underscore per UTF-16 code unit, so per character only inside the BMP: {units} (F01); {shown}",
+        )
     return "confirmed", shown
 
 
@@ -177,7 +201,10 @@ def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"9lives did not gain a leading underscore: {names}"
     if "_" + digit_63[:62] not in names:
         cut = [name for name in names if name.lstrip("_").startswith("1a")]
-        return "refuted", f"the 63-char key {digit_63[:4]}... went out as {[(n[:4] + '...', len(n)) for n in cut]}, not prefixed then cut to 63"
+        return (
+            "refuted",
+            f"the 63-char key {digit_63[:4]}... went out as {[(n[:4] + '...', len(n)) for n in cut]}, not prefixed then cut to 63",
+        )
     return "confirmed", "9lives -> _9lives; the 63-char key 1a...a gained '_' and was cut to 63, losing its last 'a'"
 
 
@@ -194,7 +221,10 @@ def _cut_at_63(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"a 70-char key went out at lengths {[len(n) for n in _names(long)]}, not 63"
     if said := _spoken(outcome):
         return "refuted", f"the cut was not silent: Mastra logged {said}"
-    return "confirmed", "a legal 64-char key went out as 63 chars (a 70-char one too), no warning logged; openai's documented ceiling is 64"
+    return (
+        "confirmed",
+        "a legal 64-char key went out as 63 chars (a 70-char one too), no warning logged; openai's documented ceiling is 64",
+    )
 
 
 @check("A07")
@@ -210,7 +240,10 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"weather-EU, registered 3rd, did not go out first: {names}"
     if names[1:] != rewritten_in_registration_order:
         return "refuted", f"the rewritten keys did not follow in registration order: {names[1:]}"
-    return "confirmed", f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in registration order"
+    return (
+        "confirmed",
+        f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in registration order",
+    )
 
 
 @check("A08")
@@ -227,21 +260,36 @@ def _collision(e: Evidence) -> tuple[Status, str]:
         if texts != {_collision_text(name)}:
             return "refuted", f"{scenario}: the error text is not the article's, in full: {sorted(texts)}"
         tracked = [link for record in outcome.log_records("exception") for link in record["error"]]
-        where = [("caller's chain", link) for link in outcome.error] + [("logger.trackException", link) for link in tracked]
-        hits = [place for place, link in where if link.get("id") == COLLISION_ID and link.get("class") == "MastraError"
-                and (link.get("details") or {}).get("toolName") == name]
+        where = [("caller's chain", link) for link in outcome.error] + [
+            ("logger.trackException", link) for link in tracked
+        ]
+        hits = [
+            place
+            for place, link in where
+            if link.get("id") == COLLISION_ID
+            and link.get("class") == "MastraError"
+            and (link.get("details") or {}).get("toolName") == name
+        ]
         if not hits:
-            return "refuted", f"{scenario}: no MastraError with id {COLLISION_ID} naming {name[:12]}... anywhere the package exposes it"
+            return (
+                "refuted",
+                f"{scenario}: no MastraError with id {COLLISION_ID} naming {name[:12]}... anywhere the package exposes it",
+            )
         found.append(hits)
         logged |= any(_COLLISION_START in record["message"] for record in outcome.log_records("warn", "error"))
     outer = e["collision-dot-space"].error[0]
     in_chain = all("caller's chain" in hits for hits in found)
     if in_chain and not logged:
-        return "confirmed", f"both refused before any request with the full text; the caller's error is a MastraError {COLLISION_ID}"
-    return "refined", (f"both refused before any request with the article's full text; a MastraError {COLLISION_ID} is thrown "
-                       f"in formatTools (seen by the agent's logger.trackException), but the caller receives "
-                       f"{outer.get('class')} {outer.get('id')} whose cause has no id (F05)"
-                       + ("; it is also logged at error level" if logged else ""))
+        return (
+            "confirmed",
+            f"both refused before any request with the full text; the caller's error is a MastraError {COLLISION_ID}",
+        )
+    return "refined", (
+        f"both refused before any request with the article's full text; a MastraError {COLLISION_ID} is thrown "
+        f"in formatTools (seen by the agent's logger.trackException), but the caller receives "
+        f"{outer.get('class')} {outer.get('id')} whose cause has no id (F05)"
+        + ("; it is also logged at error level" if logged else "")
+    )
 
 
 @check("A09")
@@ -253,8 +301,10 @@ def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"generate() raised an error of Mastra's own: {_error_text(outcome)}"
     if said := _spoken(outcome):
         return "refuted", f"not silent: Mastra logged {said}"
-    return "confirmed", (f"search.web alone went out as search_web; no error but the capture server's 400, and "
-                         f"{len(outcome.logs)} log records, none at warn or above but the relayed 400")
+    return "confirmed", (
+        f"search.web alone went out as search_web; no error but the capture server's 400, and "
+        f"{len(outcome.logs)} log records, none at warn or above but the relayed 400"
+    )
 
 
 @check("A10")
@@ -274,9 +324,14 @@ def _round_trip(e: Evidence) -> tuple[Status, str]:
     if ran != [("search.web", {"city": "Paris"})]:
         return "refuted", f"the model called search_web but execute ran {ran}"
     replies = outcome.tool_replies
-    if [m["tool_call_id"] for m in replies] != ["call_probe_1"] or _json_or_none(replies[0]["content"]) != {"tempC": 20}:
+    if [m["tool_call_id"] for m in replies] != ["call_probe_1"] or _json_or_none(replies[0]["content"]) != {
+        "tempC": 20
+    }:
         return "refuted", f"the follow-up request did not carry the result under call_probe_1: {replies}"
-    return "confirmed", f"model called search_web: execute ran with {ran[0][1]}; follow-up tool message {replies[0]['content']} under call_probe_1"
+    return (
+        "confirmed",
+        f"model called search_web: execute ran with {ran[0][1]}; follow-up tool message {replies[0]['content']} under call_probe_1",
+    )
 
 
 @check("A13")
@@ -329,7 +384,10 @@ def _same_across_versions(e: Evidence) -> tuple[Status, str]:
     base_constants = _CONSTANTS.findall(_canonical(there["formatToolsSource"]))
     stand_in = f"; {STAND_IN[0]} stands in for 1.0.0 ({STAND_IN[1]})" if e.version == STAND_IN[0] else ""
     if len(base_constants) < 5 or constants != base_constants:
-        return "refuted", f"formatTools' constants differ from {ARTICLE_VERSION}: {constants} vs {base_constants}{stand_in}"
+        return (
+            "refuted",
+            f"formatTools' constants differ from {ARTICLE_VERSION}: {constants} vs {base_constants}{stand_in}",
+        )
     scenarios = ("rewrite-rules", "choice-by-key", "collision-dot-space", "integer-keys")
     differ = [name for name in scenarios if e[name].result_json() != base[name].result_json()]
     if differ:
@@ -337,8 +395,14 @@ def _same_across_versions(e: Evidence) -> tuple[Status, str]:
     changes = _code_differences(here["formatToolsSource"], there["formatToolsSource"])
     same = f"the same constants ({', '.join(constants)}) and the same wire in {', '.join(scenarios)}"
     if changes:
-        return "refined", f"{same}; the code differs from {ARTICLE_VERSION}'s (bundler artefacts aside) only in {changes}{stand_in}"
-    return "confirmed", f"formatTools' code is identical to {ARTICLE_VERSION}'s (bundler artefacts aside): {same}{stand_in}"
+        return (
+            "refined",
+            f"{same}; the code differs from {ARTICLE_VERSION}'s (bundler artefacts aside) only in {changes}{stand_in}",
+        )
+    return (
+        "confirmed",
+        f"formatTools' code is identical to {ARTICLE_VERSION}'s (bundler artefacts aside): {same}{stand_in}",
+    )
 
 
 @check("A15")
@@ -346,11 +410,21 @@ def _legal_key_forces(e: Evidence) -> tuple[Status, str]:
     outcome = e["choice-legal-key"]
     names, forced = _names(outcome), outcome.forced_name
     if forced != "search_web" or forced not in names:
-        return "refuted", f"forcing the legal key search_web sent tool_choice {outcome.tool_choice} with tools {names}: absent"
-    findings = [f.message for f in lint.lint_body(outcome.requests[0], providers.get_rule("openai", "documented")) if f.severity != "hint"]
+        return (
+            "refuted",
+            f"forcing the legal key search_web sent tool_choice {outcome.tool_choice} with tools {names}: absent",
+        )
+    findings = [
+        f.message
+        for f in lint.lint_body(outcome.requests[0], providers.get_rule("openai", "documented"))
+        if f.severity != "hint"
+    ]
     if findings:
         return "refuted", f"the request breaks openai's documented rule: {findings}"
-    return "confirmed", "registered under the legal key search_web and forced by it: tool_choice names search_web, which tools offers"
+    return (
+        "confirmed",
+        "registered under the legal key search_web and forced by it: tool_choice names search_web, which tools offers",
+    )
 
 
 @check("A16")
@@ -361,7 +435,10 @@ def _collide_after_63(e: Evidence) -> tuple[Status, str]:
         keys = outcome.registered_keys
         expected = _substituted(keys[0], units=True)[:63]
         if outcome.requests:
-            return "refuted", f"{scenario}: keys differing only after unit 63 went out as {_names(outcome)}: no collision"
+            return (
+                "refuted",
+                f"{scenario}: keys differing only after unit 63 went out as {_names(outcome)}: no collision",
+            )
         if outcome.collision_name != expected:
             return "refuted", f"{scenario}: refused as {outcome.collision_name!r}, not as their shared first 63 units"
         seen.append(f"{scenario} -> {expected[:3]}...{expected[-3:]} ({len(expected)})")
@@ -378,7 +455,10 @@ def _shared_record(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the two agents sharing one record sent {sent}, not search_web each"
     if outcome.keys_after != ("search.web",) or outcome.ids_after != ("get-weather",):
         return "refuted", f"the shared record was renamed: keys {outcome.keys_after}, ids {outcome.ids_after}"
-    return "confirmed", "two agents on one tools record each sent search_web; the record still has key search.web, id get-weather"
+    return (
+        "confirmed",
+        "two agents on one tools record each sent search_web; the record still has key search.web, id get-weather",
+    )
 
 
 @check("A18")
@@ -389,14 +469,21 @@ def _issue_6302(e: Evidence) -> tuple[Status, str]:
     if len(key) != catalogue.ISSUE_6302_LENGTH or not refused:
         return "refuted", f"openai's documented rule accepts a {len(key)}-char name: the quoted error would not happen"
     names = _names(outcome)
-    findings = [f.message for f in lint.lint_body(outcome.requests[0], providers.get_rule("openai", "documented")) if f.severity == "refused"]
+    findings = [
+        f.message
+        for f in lint.lint_body(outcome.requests[0], providers.get_rule("openai", "documented"))
+        if f.severity == "refused"
+    ]
     if names != [key[:63]] or findings:
         return "refuted", f"a {len(key)}-char key went out as lengths {[len(n) for n in names]}; lint: {findings}"
-    return "confirmed", (f"quoted (issue 6302, via the article): the provider refused a 67-char name, maximum 64. Measured: openai's "
-                         f"documented rule refuses it ({refused[0]}); Mastra {e.version} cuts such a key to 63, which the rule accepts")
+    return "confirmed", (
+        f"quoted (issue 6302, via the article): the provider refused a 67-char name, maximum 64. Measured: openai's "
+        f"documented rule refuses it ({refused[0]}); Mastra {e.version} cuts such a key to 63, which the rule accepts"
+    )
 
 
 # -- our findings -------------------------------------------------------------------------------------------------
+
 
 @check("F01")
 def _emoji(e: Evidence) -> tuple[Status, str]:
@@ -434,7 +521,10 @@ def _proto_collision(e: Evidence) -> tuple[Status, str]:
     if len(outcome.registered_keys) != 1:
         raise CheckError("collision-proto must register exactly one tool")
     if outcome.requests or outcome.collision_name != "__proto__":
-        return "refuted", f"one tool under ..proto.. was not refused as a collision on __proto__: {_error_text(outcome)}"
+        return (
+            "refuted",
+            f"one tool under ..proto.. was not refused as a collision on __proto__: {_error_text(outcome)}",
+        )
     return "confirmed", "one tool, key ..proto..: refused as a collision on __proto__"
 
 
@@ -443,7 +533,10 @@ def _wrapped_id(e: Evidence) -> tuple[Status, str]:
     outcome = e["collision-dot-space"]
     if outcome.error_ids[:1] != ["AGENT_GENERATE_FAILED"] or COLLISION_ID in outcome.error_ids:
         return "refuted", f"the caller's error chain carries ids {outcome.error_ids}"
-    return "confirmed", f"the error generate() rejects with has id {outcome.error_ids[0]}; chain: {_error_text(outcome)}"
+    return (
+        "confirmed",
+        f"the error generate() rejects with has id {outcome.error_ids[0]}; chain: {_error_text(outcome)}",
+    )
 
 
 @check("F06")
@@ -459,14 +552,25 @@ def _proto_vanishes(e: Evidence) -> tuple[Status, str]:
 
 @check("F07")
 def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
-    by_wire, stream, by_id, docs = e["call-by-wire-name"], e["call-by-wire-name-stream"], e["call-by-id"], e["docs-builtin-example"]
+    by_wire, stream, by_id, docs = (
+        e["call-by-wire-name"],
+        e["call-by-wire-name-stream"],
+        e["call-by-id"],
+        e["docs-builtin-example"],
+    )
     reported = {"wire name": by_wire.tool_names, "stream": stream.tool_names, "id": by_id.tool_names}
     if reported != {"wire name": ("search_web",), "stream": ("search_web",), "id": ("get-weather",)}:
         return "refuted", f"toolName reported for key search.web when the model called: {reported}"
     if docs.not_applicable:
-        return "refined", f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins for the docs' example"
+        return (
+            "refined",
+            f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins for the docs' example",
+        )
     if docs.tool_names and "submit_plan" not in docs.tool_names:
-        return "confirmed", f"toolName is the called name, never the key search.web ({reported}); the docs' example sees {docs.tool_names[0]}, never submit_plan"
+        return (
+            "confirmed",
+            f"toolName is the called name, never the key search.web ({reported}); the docs' example sees {docs.tool_names[0]}, never submit_plan",
+        )
     return "refuted", f"docs example toolNames {docs.tool_names}"
 
 
@@ -479,8 +583,14 @@ def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the model called the key search.web and the tool ran: {by_key.executions}"
     messages = [m["content"] for m in by_key.tool_replies]
     if messages and "not found" in messages[0]:
-        return "confirmed", f"id get-weather ran the tool; key search.web did not, the model was told: {messages[0][:90]}"
-    return "refined", f"id get-weather ran the tool; key search.web did not, and generate() failed: {_error_text(by_key)}"
+        return (
+            "confirmed",
+            f"id get-weather ran the tool; key search.web did not, the model was told: {messages[0][:90]}",
+        )
+    return (
+        "refined",
+        f"id get-weather ran the tool; key search.web did not, and generate() failed: {_error_text(by_key)}",
+    )
 
 
 @check("F09")
@@ -489,7 +599,10 @@ def _active_tools(e: Evidence) -> tuple[Status, str]:
     if _names(by_key) == [] and _names(by_name) == ["search_web"]:
         if said := _spoken(by_key):
             return "refuted", f"activeTools ['search.web'] sent no tools, but not silently: {said}"
-        return "confirmed", "activeTools ['search.web'] sent tools [] with no error and no warning logged; ['search_web'] sent ['search_web']"
+        return (
+            "confirmed",
+            "activeTools ['search.web'] sent tools [] with no error and no warning logged; ['search_web'] sent ['search_web']",
+        )
     if set(_names(by_key)) == set(_names(by_name)) == {"plain", "search_web"}:
         return "refined", f"activeTools is ignored on {e.version}: every tool was sent either way ({_names(by_key)})"
     return "refuted", f"by key: {_names(by_key)}; by wire name: {_names(by_name)}"
@@ -520,14 +633,22 @@ def _version_differences(e: Evidence) -> tuple[Status, str]:
     scenarios = ("choice-none", "active-tools-by-key", "call-by-key")
     differing = [name for name in scenarios if _fingerprint(e[name]) != _fingerprint(base[name])]
     if e.version == versions.pinned()[0]:
-        return ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in {', '.join(differing)}") if differing else (
-            "refuted", f"oldest version behaves like {ARTICLE_VERSION} in {', '.join(scenarios)}")
-    return ("confirmed", f"newer version: agrees with {ARTICLE_VERSION} in {', '.join(scenarios)}") if not differing else (
-        "refuted", f"newer version differs from {ARTICLE_VERSION} in {', '.join(differing)}")
+        return (
+            ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in {', '.join(differing)}")
+            if differing
+            else ("refuted", f"oldest version behaves like {ARTICLE_VERSION} in {', '.join(scenarios)}")
+        )
+    return (
+        ("confirmed", f"newer version: agrees with {ARTICLE_VERSION} in {', '.join(scenarios)}")
+        if not differing
+        else ("refuted", f"newer version differs from {ARTICLE_VERSION} in {', '.join(differing)}")
+    )
 
 
 def _fingerprint(outcome: Outcome) -> str:
-    return json.dumps([outcome.wire_names, outcome.tool_choice, len(outcome.requests), [l["message"] for l in outcome.error]])
+    return json.dumps(
+        [outcome.wire_names, outcome.tool_choice, len(outcome.requests), [l["message"] for l in outcome.error]]
+    )
 
 
 @check("F13")
@@ -542,7 +663,10 @@ def _remedy(e: Evidence) -> tuple[Status, str]:
     if _names(active) == [selected]:
         return "confirmed", f"remedied: tools {names}, tool_choice {forced!r}; activeTools sent {_names(active)}"
     if selected in _names(active):
-        return "refined", f"remedied: tool_choice {forced!r} is offered; activeTools is ignored on {e.version} (sent {_names(active)})"
+        return (
+            "refined",
+            f"remedied: tool_choice {forced!r} is offered; activeTools is ignored on {e.version} (sent {_names(active)})",
+        )
     return "refuted", f"remedied activeTools sent {_names(active)}"
 
 
@@ -565,14 +689,21 @@ def _paths_rename_alike(e: Evidence) -> tuple[Status, str]:
     for path in _ROUTER_PATHS:
         names = _names(_path_outcome(e, "rewrite-rules", path))
         if names != chat_names:
-            return "refuted", f"{path}: the rewrite-rules keys went out as {names}, not as on Chat Completions {chat_names}"
+            return (
+                "refuted",
+                f"{path}: the rewrite-rules keys went out as {names}, not as on Chat Completions {chat_names}",
+            )
         collision = _path_outcome(e, "collision-dot-space", path)
         if collision.requests or collision.failure != chat_collision:
-            return "refuted", (f"{path}: search.web + 'search web' ended as {collision.failure} "
-                               f"with {len(collision.requests)} request(s), not refused like on Chat Completions")
-    return "confirmed", (f"Responses and Messages sent the same {len(chat_names)} names in the same order as Chat "
-                         f"Completions ({chat_names[0]} ..., the longest {max(map(len, chat_names))} characters) "
-                         "and refused the same collision")
+            return "refuted", (
+                f"{path}: search.web + 'search web' ended as {collision.failure} "
+                f"with {len(collision.requests)} request(s), not refused like on Chat Completions"
+            )
+    return "confirmed", (
+        f"Responses and Messages sent the same {len(chat_names)} names in the same order as Chat "
+        f"Completions ({chat_names[0]} ..., the longest {max(map(len, chat_names))} characters) "
+        "and refused the same collision"
+    )
 
 
 @check("F15")

@@ -15,8 +15,8 @@ gets a stand-in scenario built from the keys it measured (``Outcome.keys_after``
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import Iterable, Sequence
 
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.core import files, paths
@@ -37,7 +37,9 @@ def write(folder: Path, target: Target, outcomes: Sequence[Outcome], source: str
     """Write ``outcomes`` of ``target`` with their scenarios into ``folder``; atomic, like the recordings."""
     scenarios = list({outcome.scenario.name: outcome.scenario for outcome in outcomes}.values())
     document = {
-        "framework": target.framework, "version": target.version, "source": source,
+        "framework": target.framework,
+        "version": target.version,
+        "source": source,
         "scenarios": scenario_files.to_document(scenarios),
         "outcomes": [recordings.outcome_to_json(outcome) for outcome in outcomes],
     }
@@ -69,13 +71,17 @@ def read(path: Path) -> tuple[list[Outcome], str]:
         scenarios = {s.name: s for s in scenario_files.parse(json.dumps(own), str(path), is_json=True)} if own else {}
         known = catalogue.by_name() | scenarios
         outcomes = [
-            recordings.outcome_from_json(entry, {**known, entry["scenario"]: known.get(entry["scenario"]) or _stand_in(entry)})
+            recordings.outcome_from_json(
+                entry, {**known, entry["scenario"]: known.get(entry["scenario"]) or _stand_in(entry)}
+            )
             for entry in entries
         ]
     except InputError:
         raise
     except (OSError, ValueError, KeyError, TypeError) as error:
-        raise InputError(f"{path} is not a measurement file the kit can read ({type(error).__name__}: {error})") from None
+        raise InputError(
+            f"{path} is not a measurement file the kit can read ({type(error).__name__}: {error})"
+        ) from None
     return outcomes, document.get("source", "recorded")
 
 
@@ -114,13 +120,19 @@ def find(scenarios: Iterable[Scenario], target: Target, folder: Path = paths.CAP
             outcomes, _ = read(path)
         except InputError:
             continue  # not a measurement file: the export reports such files, a lookup has nothing to take from them
-        recorded |= {o.scenario.name: (o, shown(path)) for o in outcomes if o.target == target and o.scenario.name not in recorded}
+        recorded |= {
+            o.scenario.name: (o, shown(path))
+            for o in outcomes
+            if o.target == target and o.scenario.name not in recorded
+        }
     found = []
     for scenario in scenarios:
         outcome, path = recorded.get(scenario.name, (None, None))
         if outcome is None or outcome.scenario != scenario:
             why = "differs from the recorded one" if outcome else "has no recording"
-            raise InputError(f"scenario {scenario.name!r} {why} on {target} under {folder}; "
-                             f"measure it live (measurements='live', or `probe-lib run FILE --out {folder}`)")
+            raise InputError(
+                f"scenario {scenario.name!r} {why} on {target} under {folder}; "
+                f"measure it live (measurements='live', or `probe-lib run FILE --out {folder}`)"
+            )
         found.append((outcome, path))
     return found

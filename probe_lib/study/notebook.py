@@ -33,8 +33,10 @@ class Banner:
         self.title, self.text = title, text
 
     def _repr_html_(self) -> str:
-        return (f'<div class="probe-banner" style="background:#f8d0d0;border:2px solid #b71c1c;padding:0.6em 1em;'
-                f'border-radius:4px"><b>{html.escape(self.title)}</b> {html.escape(self.text)}</div>')
+        return (
+            f'<div class="probe-banner" style="background:#f8d0d0;border:2px solid #b71c1c;padding:0.6em 1em;'
+            f'border-radius:4px"><b>{html.escape(self.title)}</b> {html.escape(self.text)}</div>'
+        )
 
     def __repr__(self) -> str:
         rule = "!" * 100

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
@@ -20,8 +20,16 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
 
 _TUPLE_FIELDS = (
-    "requests", "error", "executions", "tool_names", "result_tool_names", "keys_after", "ids_before", "ids_after",
-    "unrouted", "logs",
+    "requests",
+    "error",
+    "executions",
+    "tool_names",
+    "result_tool_names",
+    "keys_after",
+    "ids_before",
+    "ids_after",
+    "unrouted",
+    "logs",
 )
 
 
@@ -45,7 +53,9 @@ def outcome_from_json(data: dict, scenarios: dict) -> Outcome:
     fields = {**_OPTIONAL_FIELDS, **data}
     name = fields.pop("scenario")
     if name not in scenarios:
-        raise InputError(f"the recording names scenario {name!r}, which the catalogue no longer has: run `probe-lib record`")
+        raise InputError(
+            f"the recording names scenario {name!r}, which the catalogue no longer has: run `probe-lib record`"
+        )
     for field in _TUPLE_FIELDS:
         fields[field] = tuple(fields[field])
     fields["stream_errors"] = tuple(tuple(chain) for chain in fields["stream_errors"])
@@ -84,7 +94,9 @@ def load(version: str) -> list[Outcome]:
     """The recorded outcomes of ``version`` (``data/captures/``), in catalogue order."""
     path = recording_path(mastra.ADAPTER.check_version(version))
     if not path.exists():
-        raise InputError(f"no recording for @mastra/core {version} at {path}: run `probe-lib record` where Node is installed")
+        raise InputError(
+            f"no recording for @mastra/core {version} at {path}: run `probe-lib record` where Node is installed"
+        )
     return read(path)
 
 

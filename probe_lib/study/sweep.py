@@ -17,10 +17,10 @@ import inspect
 import json
 import re
 import time
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Sequence
 
 from probe_lib.adapters.mastra import catalogue, runner, versions
 from probe_lib.capture import CaptureServer
@@ -174,8 +174,10 @@ def sweep(
                 _store(version, measured)
                 rows += measured
                 note = measured[0].error_kind if measured[0].scenario == WHOLE_VERSION else f"{len(measured)} scenarios"
-                progress(f"[{number}/{len(chosen)}] {version}: {note} in {time.monotonic() - began:.0f} s "
-                         f"({time.monotonic() - started:.0f} s so far)")
+                progress(
+                    f"[{number}/{len(chosen)}] {version}: {note} in {time.monotonic() - began:.0f} s "
+                    f"({time.monotonic() - started:.0f} s so far)"
+                )
         finally:
             for pending in installs.values():  # interrupted: installs not yet begun are dropped, running ones finish
                 pending.cancel()
@@ -191,6 +193,7 @@ def all_cached() -> list[Row]:
 
 def write_summary(rows: Sequence[Row], path: Path = SUMMARY_PATH) -> Path:
     """The tidy summary (one line per version and scenario), written atomically."""
+
     def write(partial: Path) -> None:
         with partial.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle, lineterminator="\n")

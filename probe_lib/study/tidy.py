@@ -13,7 +13,7 @@ rewrites fired; they come from the framework's Python model (``Adapter.name_rule
 from __future__ import annotations
 
 import json
-from typing import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 import pandas as pd
 
@@ -34,12 +34,24 @@ COLUMNS: Columns = (
     ("scenario", "string", "the scenario's name (unique in its file or the catalogue)"),
     ("framework", "string", "the adapter that ran it (mastra, …)"),
     ("version", "string", "the framework's version"),
-    ("source", "string", "live: measured on the real package in this session; recorded: read from the measurement file named in recording"),
+    (
+        "source",
+        "string",
+        "live: measured on the real package in this session; recorded: read from the measurement file named in recording",
+    ),
     ("method", "string", "generate or stream"),
-    ("registered_as", "string", "where the key was registered: tools, agents, workflows, toolsets/<name>, clientTools; empty for a wire name no key accounts for"),
+    (
+        "registered_as",
+        "string",
+        "where the key was registered: tools, agents, workflows, toolsets/<name>, clientTools; empty for a wire name no key accounts for",
+    ),
     ("key", "string", "the key the tool was registered under (empty for a wire-only row)"),
     ("tool_id", "string", "the id the scenario gave the tool (empty: the key, or a built-in's own id)"),
-    ("position_before", "Int64", "index of the key in registration order across all registrations (empty for a wire-only row)"),
+    (
+        "position_before",
+        "Int64",
+        "index of the key in registration order across all registrations (empty for a wire-only row)",
+    ),
     ("wire_name", "string", "the name the tool was sent under in the first request (empty: not sent)"),
     ("position_after", "Int64", "index of wire_name in the first request's tools (empty: not sent)"),
     ("on_wire", "boolean", "the tool was in the first request's tools"),
@@ -48,7 +60,11 @@ COLUMNS: Columns = (
     ("substituted", "boolean", "the name rule replaced characters a provider refuses (empty: no rule)"),
     ("prefixed", "boolean", "the name rule prefixed the name (empty: no rule)"),
     ("truncated", "boolean", "the name rule cut the name to its length limit (empty: no rule)"),
-    ("executions", "Int64", "times the tool's execute ran during the turn (a round trip reached it; empty for a wire-only row)"),
+    (
+        "executions",
+        "Int64",
+        "times the tool's execute ran during the turn (a round trip reached it; empty for a wire-only row)",
+    ),
     ("rules_fired", "string", "the rule's rewrites that fired, joined by +, or none (empty: no rule)"),
     ("tool_choice_given", "string", "the toolChoice the scenario passed, as JSON (empty: none)"),
     ("tool_choice_sent", "string", "the first request's tool choice exactly as sent, as JSON (empty: no request)"),
@@ -56,8 +72,16 @@ COLUMNS: Columns = (
     ("forced_in_tools", "boolean", "forced_tool is among the first request's tool names (empty: nothing forced)"),
     ("requests", "Int64", "model calls the turn sent"),
     ("wire_format", "string", "the wire format of the requests (chat-completions, responses, anthropic-messages)"),
-    ("error_kind", "string", "collision, rejected, crash or not applicable (empty: the turn failed on nothing of its own)"),
-    ("error_text", "string", "the failure's message, else the first error the turn raised other than the capture server's 400"),
+    (
+        "error_kind",
+        "string",
+        "collision, rejected, crash or not applicable (empty: the turn failed on nothing of its own)",
+    ),
+    (
+        "error_text",
+        "string",
+        "the failure's message, else the first error the turn raised other than the capture server's 400",
+    ),
     ("recording", "string", "the measurement file the row was read from, relative to the project (empty: not named)"),
 )
 
@@ -65,7 +89,8 @@ COLUMNS: Columns = (
 def typed_frame(rows: Sequence[Mapping[str, object]], columns: Columns = COLUMNS) -> pd.DataFrame:
     """``rows`` as a table of ``columns``, each of its pandas dtype (no rows: an empty table of those types)."""
     return pd.DataFrame(list(rows), columns=[name for name, _, _ in columns]).astype(
-        {name: dtype for name, dtype, _ in columns})
+        {name: dtype for name, dtype, _ in columns}
+    )
 
 
 def dictionary() -> pd.DataFrame:
@@ -78,7 +103,7 @@ def registrations(outcome: Outcome) -> Iterator[tuple[str, ToolSpec]]:
     asks for all of them), agents, workflows, each toolset, client tools."""
     scenario = outcome.scenario
     yield from (("tools", spec) for spec in scenario.tools)
-    yield from (("tools", ToolSpec(key)) for key in outcome.registered_keys[len(scenario.tools):])
+    yield from (("tools", ToolSpec(key)) for key in outcome.registered_keys[len(scenario.tools) :])
     yield from (("agents", spec) for spec in scenario.agents)
     yield from (("workflows", spec) for spec in scenario.workflows)
     for name, specs in scenario.toolsets.items():
@@ -121,24 +146,40 @@ def rows(outcome: Outcome, source: str) -> list[dict]:
     wire = outcome.wire_names or []
     forced = outcome.forced_name
     common = {
-        "scenario": scenario.name, "framework": outcome.framework, "version": outcome.version, "source": source,
-        "method": scenario.method, "tool_choice_given": _json(scenario.tool_choice),
+        "scenario": scenario.name,
+        "framework": outcome.framework,
+        "version": outcome.version,
+        "source": source,
+        "method": scenario.method,
+        "tool_choice_given": _json(scenario.tool_choice),
         "tool_choice_sent": _json(outcome.tool_choice) if outcome.requests else None,
-        "forced_tool": forced, "forced_in_tools": (forced in wire) if forced is not None else None,
-        "requests": len(outcome.requests), "wire_format": outcome.wire,
-        "error_kind": outcome.failure.kind if outcome.failure else None, "error_text": _error_text(outcome),
+        "forced_tool": forced,
+        "forced_in_tools": (forced in wire) if forced is not None else None,
+        "requests": len(outcome.requests),
+        "wire_format": outcome.wire,
+        "error_kind": outcome.failure.kind if outcome.failure else None,
+        "error_text": _error_text(outcome),
     }
     taken: set[int] = set()
     table = []
     for position, (registered_as, spec) in enumerate(registrations(outcome)):
-        row = {**common, "registered_as": registered_as, "key": spec.key, "tool_id": spec.id, "position_before": position,
-               "executions": sum(1 for run in outcome.executions if run.get("key") == spec.key)}
+        row = {
+            **common,
+            "registered_as": registered_as,
+            "key": spec.key,
+            "tool_id": spec.id,
+            "position_before": position,
+            "executions": sum(1 for run in outcome.executions if run.get("key") == spec.key),
+        }
         predicted = None
         if rule is not None:
             alone = rule.normalise([spec.key]).rows[0]
             predicted = alone.name
             flags = {"substituted": alone.substituted, "prefixed": alone.prefixed, "truncated": alone.truncated}
-            row |= flags | {"predicted_name": predicted, "rules_fired": "+".join(f for f, on in flags.items() if on) or "none"}
+            row |= flags | {
+                "predicted_name": predicted,
+                "rules_fired": "+".join(f for f, on in flags.items() if on) or "none",
+            }
         candidates = [(outcome.mapping or {}).get(spec.key), predicted, spec.key]
         index = next((i for c in candidates if c is not None and (i := _find(c, wire, taken)) is not None), None)
         if index is not None:
@@ -155,12 +196,15 @@ def rows(outcome: Outcome, source: str) -> list[dict]:
     return table
 
 
-def frame(outcomes: Sequence[Outcome], sources: Sequence[str], recordings: Sequence[str | None] | None = None) -> pd.DataFrame:
+def frame(
+    outcomes: Sequence[Outcome], sources: Sequence[str], recordings: Sequence[str | None] | None = None
+) -> pd.DataFrame:
     """The tidy table of ``outcomes``, each with its source (``live``/``recorded``) and, optionally, the file it was
     read from; typed per :data:`COLUMNS`."""
     files = recordings if recordings is not None else [None] * len(outcomes)
     table = [
         row | {"recording": file}
-        for outcome, source, file in zip(outcomes, sources, files, strict=True) for row in rows(outcome, source)
+        for outcome, source, file in zip(outcomes, sources, files, strict=True)
+        for row in rows(outcome, source)
     ]
     return typed_frame(table)

@@ -33,8 +33,16 @@ COLUMNS: tidy.Columns = (
     ("tools_in_set", "Int64", "how many tools the server served in this tool set"),
     ("position_served", "Int64", "index of the tool in the order the MCP server listed it"),
     ("tool", "string", "the tool's name as the MCP server served it"),
-    ("key", "string", "the key @mastra/mcp registered the tool under (its listTools() record), which Mastra then rewrites"),
-    ("wire_name", "string", "the name the key was sent under in the agent's first request (empty: the set was not sent)"),
+    (
+        "key",
+        "string",
+        "the key @mastra/mcp registered the tool under (its listTools() record), which Mastra then rewrites",
+    ),
+    (
+        "wire_name",
+        "string",
+        "the name the key was sent under in the agent's first request (empty: the set was not sent)",
+    ),
     ("position_after", "Int64", "index of wire_name in the first request's tools (empty: not sent)"),
     ("on_wire", "boolean", "the tool was in the first request's tools"),
     ("rewritten", "boolean", "wire_name differs from the key (empty: not sent)"),
@@ -43,11 +51,27 @@ COLUMNS: tidy.Columns = (
     ("prefixed", "boolean", "the model prefixed the name with _ (it did not start with a letter or _)"),
     ("truncated", "boolean", "the model cut the name to 63 characters"),
     ("rules_fired", "string", "the model's rewrites that fired, joined by +, or none"),
-    ("set_failure", "string", "why the whole tool set sent no request: collision, or the error's message (empty: it was sent)"),
-    ("collision_name", "string", "the name two keys of the set rewrote onto, when set_failure is collision (empty otherwise)"),
+    (
+        "set_failure",
+        "string",
+        "why the whole tool set sent no request: collision, or the error's message (empty: it was sent)",
+    ),
+    (
+        "collision_name",
+        "string",
+        "the name two keys of the set rewrote onto, when set_failure is collision (empty otherwise)",
+    ),
     ("in_collision", "boolean", "this key's predicted_name is collision_name: it is one of the keys that collided"),
-    ("providers_refusing_key", "string", "providers whose documented rule refuses the key as registered, joined by +, or none"),
-    ("providers_refusing_wire_name", "string", "providers whose documented rule refuses wire_name, joined by +, or none (empty: not sent)"),
+    (
+        "providers_refusing_key",
+        "string",
+        "providers whose documented rule refuses the key as registered, joined by +, or none",
+    ),
+    (
+        "providers_refusing_wire_name",
+        "string",
+        "providers whose documented rule refuses wire_name, joined by +, or none (empty: not sent)",
+    ),
     ("mastra_version", "string", "the @mastra/core version that loaded and sent the tools"),
     ("mcp_version", "string", "the @mastra/mcp client version that listed the tools"),
     ("recording", "string", "the recording the row was read from, relative to the project"),
@@ -60,7 +84,9 @@ def _missing(value: object) -> bool:
 
 
 def _refusing(name: str) -> str:
-    refusing = [rule.provider for rule in map(name_rules.get_rule, name_rules.provider_names()) if not rule.accepts(name)]
+    refusing = [
+        rule.provider for rule in map(name_rules.get_rule, name_rules.provider_names()) if not rule.accepts(name)
+    ]
     return "+".join(refusing) or NONE
 
 
@@ -74,23 +100,43 @@ def rows(tool_set: dict, versions: dict[str, str], recording: str) -> list[dict]
     failure = None if _missing(tool_set["failure"]) else tool_set["failure"]
     collision = None if _missing(tool_set["collision name"]) else tool_set["collision name"]
     common = {
-        "record": record, "server": server, "repository": record.removeprefix(f"{server} "), "tools_in_set": len(served),
-        "set_failure": failure, "collision_name": collision, "mastra_version": versions["@mastra/core"],
-        "mcp_version": versions["@mastra/mcp"], "recording": recording,
+        "record": record,
+        "server": server,
+        "repository": record.removeprefix(f"{server} "),
+        "tools_in_set": len(served),
+        "set_failure": failure,
+        "collision_name": collision,
+        "mastra_version": versions["@mastra/core"],
+        "mcp_version": versions["@mastra/mcp"],
+        "recording": recording,
     }
     table = []
     for position, (tool, key) in enumerate(zip(served, keys, strict=True)):
         alone = normaliser.normalise([key]).rows[0]
         flags = {"substituted": alone.substituted, "prefixed": alone.prefixed, "truncated": alone.truncated}
-        row = common | flags | {
-            "position_served": position, "tool": tool, "key": key, "predicted_name": alone.name,
-            "rules_fired": "+".join(flag for flag, on in flags.items() if on) or NONE,
-            "in_collision": alone.name == collision, "providers_refusing_key": _refusing(key), "on_wire": False,
-        }
+        row = (
+            common
+            | flags
+            | {
+                "position_served": position,
+                "tool": tool,
+                "key": key,
+                "predicted_name": alone.name,
+                "rules_fired": "+".join(flag for flag, on in flags.items() if on) or NONE,
+                "in_collision": alone.name == collision,
+                "providers_refusing_key": _refusing(key),
+                "on_wire": False,
+            }
+        )
         index = sent_at.get(tool)
         if index is not None:
-            row |= {"wire_name": wire[index], "position_after": index, "on_wire": True,
-                    "rewritten": wire[index] != key, "providers_refusing_wire_name": _refusing(wire[index])}
+            row |= {
+                "wire_name": wire[index],
+                "position_after": index,
+                "on_wire": True,
+                "rewritten": wire[index] != key,
+                "providers_refusing_wire_name": _refusing(wire[index]),
+            }
         table.append(row)
     return table
 

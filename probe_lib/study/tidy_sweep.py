@@ -17,7 +17,7 @@ scenario is ``*``.
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 import pandas as pd
 
@@ -35,20 +35,52 @@ CACHE = "cache"
 COLUMNS: tidy.Columns = (
     ("version", "string", "the @mastra/core version swept (rows are in semver order)"),
     ("pinned", "boolean", "the version is one the kit pins (its full recording is in the outcomes table too)"),
-    ("scenario", "string", f"the catalogue scenario's name; {WHOLE_VERSION} for the one row of a version that could not be installed or run"),
-    ("source", "string", f"{SUMMARY}: the committed data/version_timeline.csv; {CACHE}: this machine's sweep cache (measured by probe-lib sweep)"),
-    ("recording", "string", "the file the row was read from: data/version_timeline.csv, or <cache>/sweep/<catalogue digest>/<version>.json"),
-    ("outcome", "string", "digest of the turn's behaviour (names and tool_choice sent, requests, executions, errors): equal digests, same behaviour"),
-    ("error_kind", "string", "collision, crash, not applicable, install failed or run failed (empty: the turn failed on nothing of its own)"),
-    ("error_text", "string", "the failure's message, else the first error the turn raised other than the capture server's 400 (empty: none)"),
+    (
+        "scenario",
+        "string",
+        f"the catalogue scenario's name; {WHOLE_VERSION} for the one row of a version that could not be installed or run",
+    ),
+    (
+        "source",
+        "string",
+        f"{SUMMARY}: the committed data/version_timeline.csv; {CACHE}: this machine's sweep cache (measured by probe-lib sweep)",
+    ),
+    (
+        "recording",
+        "string",
+        "the file the row was read from: data/version_timeline.csv, or <cache>/sweep/<catalogue digest>/<version>.json",
+    ),
+    (
+        "outcome",
+        "string",
+        "digest of the turn's behaviour (names and tool_choice sent, requests, executions, errors): equal digests, same behaviour",
+    ),
+    (
+        "error_kind",
+        "string",
+        "collision, crash, not applicable, install failed or run failed (empty: the turn failed on nothing of its own)",
+    ),
+    (
+        "error_text",
+        "string",
+        "the failure's message, else the first error the turn raised other than the capture server's 400 (empty: none)",
+    ),
     ("collision_name", "string", "the name two keys rewrote onto, when error_kind is collision (empty otherwise)"),
     ("requests", "Int64", "model calls the turn sent (empty: the version could not run)"),
     ("executions", "Int64", "times a tool's execute ran during the turn (empty: the version could not run)"),
-    ("errors_raised", "string", "every error the turn raised other than the capture server's 400, as a JSON list (first line of each)"),
+    (
+        "errors_raised",
+        "string",
+        "every error the turn raised other than the capture server's 400, as a JSON list (first line of each)",
+    ),
     ("tools_sent", "Int64", "how many tools the first request held (empty: no request was sent)"),
     ("wire_name", "string", "one tool name as the first request sent it (empty: no tools were sent)"),
     ("position_after", "Int64", "index of wire_name in the first request's tools (empty: no tools were sent)"),
-    ("tool_choice_sent", "string", "the first request's tool_choice exactly as sent, as JSON (empty: no request, or none in it)"),
+    (
+        "tool_choice_sent",
+        "string",
+        "the first request's tool_choice exactly as sent, as JSON (empty: no request, or none in it)",
+    ),
     ("forced_tool", "string", "the function the first request's tool_choice forces (empty: none)"),
     ("forced_in_tools", "boolean", "forced_tool is among the first request's tool names (empty: nothing forced)"),
 )
@@ -66,8 +98,11 @@ def chosen_rows(summary: Sequence[Row], cached: Sequence[Row]) -> list[tuple[Row
         failed_only = all(row.scenario == WHOLE_VERSION for row in rows)
         if not (failed_only and version in by_version):
             by_version[version] = [(row, CACHE) for row in rows]
-    return [pair for version in sorted(by_version, key=version_key)
-            for pair in sorted(by_version[version], key=lambda pair: pair[0].scenario)]
+    return [
+        pair
+        for version in sorted(by_version, key=version_key)
+        for pair in sorted(by_version[version], key=lambda pair: pair[0].scenario)
+    ]
 
 
 def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
@@ -80,8 +115,13 @@ def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
     forced = wire.forced_by(choice)
     whole = row.scenario == WHOLE_VERSION
     common = {
-        "version": row.version, "pinned": pinned, "scenario": row.scenario, "source": source, "recording": recording,
-        "outcome": row.outcome, "error_kind": row.error_kind or None,
+        "version": row.version,
+        "pinned": pinned,
+        "scenario": row.scenario,
+        "source": source,
+        "recording": recording,
+        "outcome": row.outcome,
+        "error_kind": row.error_kind or None,
         "error_text": error.get("message") or (raised[0] if raised else None),
         "collision_name": error.get("name") if error.get("kind") == "collision" else None,
         "requests": None if whole else behaviour.get("requests", 0),
@@ -89,7 +129,8 @@ def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
         "errors_raised": None if raised is None else json.dumps(raised, ensure_ascii=False),
         "tools_sent": None if names is None else len(names),
         "tool_choice_sent": None if choice is None else json.dumps(choice, ensure_ascii=False, sort_keys=True),
-        "forced_tool": forced, "forced_in_tools": None if forced is None else forced in (names or []),
+        "forced_tool": forced,
+        "forced_in_tools": None if forced is None else forced in (names or []),
     }
     if not names:
         return [common]
@@ -102,10 +143,16 @@ def _cache_file(version: str) -> str:
     return f"<cache>/{path.relative_to(paths.CACHE).as_posix()}" if path.is_relative_to(paths.CACHE) else str(path)
 
 
-def frame(summary: Sequence[Row], cached: Sequence[Row], summary_file: str = "data/version_timeline.csv") -> pd.DataFrame:
+def frame(
+    summary: Sequence[Row], cached: Sequence[Row], summary_file: str = "data/version_timeline.csv"
+) -> pd.DataFrame:
     """The tidy table of the swept versions (see the module docstring), typed per :data:`COLUMNS`."""
     pinned = set(mastra.ADAPTER.versions())
-    table = [line for row, source in chosen_rows(summary, cached)
-             for line in rows(row, source, summary_file if source == SUMMARY else _cache_file(row.version),
-                              row.version in pinned)]
+    table = [
+        line
+        for row, source in chosen_rows(summary, cached)
+        for line in rows(
+            row, source, summary_file if source == SUMMARY else _cache_file(row.version), row.version in pinned
+        )
+    ]
     return tidy.typed_frame(table, COLUMNS)

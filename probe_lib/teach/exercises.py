@@ -16,9 +16,10 @@ so a notebook runs clean before the learner writes a word. Solutions live apart,
 from __future__ import annotations
 
 import html
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Literal
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue, normaliser
@@ -69,12 +70,15 @@ def _verdict(exercise: str, right: bool, why: str, measured_on: str) -> Checked:
 
 # -- measuring the truth for a learner's answer ------------------------------------------------------------------
 
+
 def _live(measurements: str, version: str) -> bool:
     """Measure on the real package unless the notebook reads recordings (``"recorded"``, or a reproduce folder
     measured from them) or Node.js (or ``version``) is missing."""
     from probe_lib.study import evidence
 
-    if measurements == "recorded" or (measurements != "live" and evidence.source_of(Path(measurements), version) != "live"):
+    if measurements == "recorded" or (
+        measurements != "live" and evidence.source_of(Path(measurements), version) != "live"
+    ):
         return False
     return mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version))
 
@@ -111,11 +115,15 @@ def _pairs(keys: Sequence[str]) -> dict[str, str]:
 def _why_rewritten(key: str) -> str:
     """Which rules turned ``key`` into its name, in words."""
     row = normaliser.normalise([key]).rows[0]
-    rules = [text for fired, text in (
-        (row.substituted, "each character outside a-zA-Z0-9_- (each UTF-16 code unit) became _"),
-        (row.prefixed, "it did not start with a letter or _, so _ was put in front"),
-        (row.truncated, f"it was cut to 63 characters, losing {row.lost!r}"),
-    ) if fired]
+    rules = [
+        text
+        for fired, text in (
+            (row.substituted, "each character outside a-zA-Z0-9_- (each UTF-16 code unit) became _"),
+            (row.prefixed, "it did not start with a letter or _, so _ was put in front"),
+            (row.truncated, f"it was cut to 63 characters, losing {row.lost!r}"),
+        )
+        if fired
+    ]
     return f"{key!r} -> {row.name!r}: " + ("; ".join(rules) if rules else "already legal, sent as it is")
 
 
@@ -136,7 +144,9 @@ def name_the_model_sees(answer: object, version: str = ARTICLE, measurements: st
     else:
         sent, source = normaliser.rewrite(PRIMER_TOOL.key), _MODEL
     if answer == sent:
-        return _verdict(exercise, True, f"the model is offered {sent!r}: the key, not the id {PRIMER_TOOL.id!r}", source)
+        return _verdict(
+            exercise, True, f"the model is offered {sent!r}: the key, not the id {PRIMER_TOOL.id!r}", source
+        )
     hint = " That is the tool's id; Mastra names a tool after its key." if answer == PRIMER_TOOL.id else ""
     return _verdict(exercise, False, f"the request's tools list offers {sent!r}, not {answer!r}.{hint}", source)
 
@@ -152,10 +162,20 @@ def key_for_the_id(answer: object, version: str = ARTICLE, measurements: str = "
     result, source = _wire_names([answer], version, measurements)
     sent = (result.get("names") or [None])[0]
     if sent == wanted:
-        return _verdict(exercise, True, f"registered under {answer!r}, the tool goes out as {sent!r}: the key is the "
-                                        "name, so the key must be the id", source)
-    return _verdict(exercise, False, f"registered under {answer!r}, the model is offered {sent!r}, not {wanted!r}: "
-                                     "the name on the wire comes from the key", source)
+        return _verdict(
+            exercise,
+            True,
+            f"registered under {answer!r}, the tool goes out as {sent!r}: the key is the "
+            "name, so the key must be the id",
+            source,
+        )
+    return _verdict(
+        exercise,
+        False,
+        f"registered under {answer!r}, the model is offered {sent!r}, not {wanted!r}: "
+        "the name on the wire comes from the key",
+        source,
+    )
 
 
 #: 02: keys whose wire names the learner predicts.
@@ -173,12 +193,21 @@ def predict_wire_names(answer: object, version: str = ARTICLE, measurements: str
     result, source = _wire_names(PREDICT_KEYS, version, measurements)
     pairs = _pairs(PREDICT_KEYS)
     if sorted(result.get("names") or []) != sorted(pairs.values()):
-        return _verdict(exercise, False, f"the package sent {result} where the model predicts {pairs}: report this", source)
+        return _verdict(
+            exercise, False, f"the package sent {result} where the model predicts {pairs}: report this", source
+        )
     wrong = [key for key in PREDICT_KEYS if answer[key] != pairs[key]]
     if not wrong:
-        return _verdict(exercise, True, "every name matches what was sent: " + "; ".join(map(_why_rewritten, PREDICT_KEYS)), source)
-    return _verdict(exercise, False, f"{len(wrong)} of {len(PREDICT_KEYS)} wrong: "
-                    + "; ".join(f"you said {answer[key]!r}, but {_why_rewritten(key)}" for key in wrong), source)
+        return _verdict(
+            exercise, True, "every name matches what was sent: " + "; ".join(map(_why_rewritten, PREDICT_KEYS)), source
+        )
+    return _verdict(
+        exercise,
+        False,
+        f"{len(wrong)} of {len(PREDICT_KEYS)} wrong: "
+        + "; ".join(f"you said {answer[key]!r}, but {_why_rewritten(key)}" for key in wrong),
+        source,
+    )
 
 
 def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
@@ -191,15 +220,29 @@ def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: str = 
         return _verdict(exercise, False, "a key is a string", "")
     openai = name_rules.get_rule("openai")
     if not openai.accepts(answer):
-        return _verdict(exercise, False, f"OpenAI would refuse {answer!r} itself ({'; '.join(openai.reasons(answer))}): "
-                                         "find one it accepts as written", "data/provider_rules.csv")
+        return _verdict(
+            exercise,
+            False,
+            f"OpenAI would refuse {answer!r} itself ({'; '.join(openai.reasons(answer))}): "
+            "find one it accepts as written",
+            "data/provider_rules.csv",
+        )
     result, source = _wire_names([answer], version, measurements)
     sent = (result.get("names") or [answer])[0]
     if len(sent) < len(answer):
-        return _verdict(exercise, True, f"OpenAI accepts its {len(answer)} characters, yet Mastra sends {len(sent)}: "
-                                        f"it lost {answer[len(sent):]!r} to the cut at 63", source)
-    return _verdict(exercise, False, f"Mastra sends {answer!r} whole ({len(answer)} characters): only keys over 63 "
-                                     "characters are cut", source)
+        return _verdict(
+            exercise,
+            True,
+            f"OpenAI accepts its {len(answer)} characters, yet Mastra sends {len(sent)}: "
+            f"it lost {answer[len(sent) :]!r} to the cut at 63",
+            source,
+        )
+    return _verdict(
+        exercise,
+        False,
+        f"Mastra sends {answer!r} whole ({len(answer)} characters): only keys over 63 characters are cut",
+        source,
+    )
 
 
 #: 04: keys whose wire order the learner predicts.
@@ -215,11 +258,21 @@ def predict_wire_order(answer: object, version: str = ARTICLE, measurements: str
     result, source = _wire_names(ORDER_KEYS, version, measurements)
     sent = result.get("names")
     if isinstance(answer, (list, tuple)) and list(answer) == sent:
-        return _verdict(exercise, True, f"the request lists {sent}: legal keys keep their order and come first; "
-                                        "rewritten keys follow, integer-like ones (2, then 10) ahead of the rest", source)
-    return _verdict(exercise, False, f"the request lists {sent}, not {answer}. Legal keys (b, a) keep their place; "
-                    "rewritten ones move to the end in the order JavaScript enumerates the record: integer-like keys "
-                    "first, in numeric order", source)
+        return _verdict(
+            exercise,
+            True,
+            f"the request lists {sent}: legal keys keep their order and come first; "
+            "rewritten keys follow, integer-like ones (2, then 10) ahead of the rest",
+            source,
+        )
+    return _verdict(
+        exercise,
+        False,
+        f"the request lists {sent}, not {answer}. Legal keys (b, a) keep their place; "
+        "rewritten ones move to the end in the order JavaScript enumerates the record: integer-like keys "
+        "first, in numeric order",
+        source,
+    )
 
 
 def colliding_key(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
@@ -229,15 +282,22 @@ def colliding_key(answer: object, version: str = ARTICLE, measurements: str = "l
     if answer is None:
         return _placeholder(exercise, "a key, as a string")
     if answer == "search.web":
-        return _verdict(exercise, False, "a JavaScript object holds each key once: registering it twice keeps one tool", "")
+        return _verdict(
+            exercise, False, "a JavaScript object holds each key once: registering it twice keeps one tool", ""
+        )
     if not isinstance(answer, str) or not answer:
         return _verdict(exercise, False, "a key is a non-empty string (the empty key crashes, it does not collide)", "")
     result, source = _wire_names(["search.web", answer], version, measurements)
     error = result.get("error") or {}
     if error.get("kind") == "collision":
         return _verdict(exercise, True, f"Mastra refused to run: both keys resolve to {error['name']!r}", source)
-    return _verdict(exercise, False, f"no collision: the request went out with tools {result.get('names')} "
-                    f"({_why_rewritten(answer) if answer else ''})", source)
+    return _verdict(
+        exercise,
+        False,
+        f"no collision: the request went out with tools {result.get('names')} "
+        f"({_why_rewritten(answer) if answer else ''})",
+        source,
+    )
 
 
 def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
@@ -254,8 +314,13 @@ def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: str = 
         offered, forced, source = normaliser.normalise([catalogue.WEATHER.key]).names, str(answer), _MODEL
     if forced in offered:
         return _verdict(exercise, True, f"tool_choice forces {forced!r} and tools offers {offered}: consistent", source)
-    return _verdict(exercise, False, f"tool_choice forces {forced!r} but tools offers only {offered}: toolChoice is "
-                                     "sent as written, so it must name the tool as it goes out on the wire", source)
+    return _verdict(
+        exercise,
+        False,
+        f"tool_choice forces {forced!r} but tools offers only {offered}: toolChoice is "
+        "sent as written, so it must name the tool as it goes out on the wire",
+        source,
+    )
 
 
 #: 07: the names a scripted model may call the tool back by.
@@ -276,17 +341,24 @@ def names_that_run(answer: object, version: str = ARTICLE, measurements: str = "
         from probe_lib.study import recordings
 
         recorded = recordings.outcomes(version, live=False)
-        ran, source = {name for name in _ROUND_TRIPS.values() if recorded[name].executions}, f"the recordings of {version}"
+        ran, source = (
+            {name for name in _ROUND_TRIPS.values() if recorded[name].executions},
+            f"the recordings of {version}",
+        )
     truth = {called for called, scenario in _ROUND_TRIPS.items() if scenario in ran}
     given = set(answer) if isinstance(answer, (list, tuple, set)) else {answer}
     if given == truth:
-        return _verdict(exercise, True, f"{sorted(truth)} run the tool: the wire name, and the id, which Mastra "
-                                        "also looks tools up by; the original key does not", source)
+        return _verdict(
+            exercise,
+            True,
+            f"{sorted(truth)} run the tool: the wire name, and the id, which Mastra "
+            "also looks tools up by; the original key does not",
+            source,
+        )
     return _verdict(exercise, False, f"the tool ran for {sorted(truth)}, you said {sorted(map(str, given))}", source)
 
 
-def first_version_honouring_active_tools(answer: object, version: str = ARTICLE,
-                                         measurements: str = "live") -> Checked:
+def first_version_honouring_active_tools(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
     """08. The oldest pinned version on which ``activeTools: ['search_web']`` sends only that tool (a version
     string). Checked on the catalogue's measurements of every pinned version (``measurements``' source)."""
     from probe_lib.study import evidence
@@ -303,9 +375,15 @@ def first_version_honouring_active_tools(answer: object, version: str = ARTICLE,
         source = f"the catalogue's measurements ({measurements}) of " + ", ".join(outcomes)
     honours = {v: outcome.wire_names == ["search_web"] for v, outcome in outcomes.items()}
     first = next((v for v, honoured in honours.items() if honoured), None)
-    summary = ", ".join(f"{v}: {'selects' if honoured else 'ignored, every tool sent'}" for v, honoured in honours.items())
-    return _verdict(exercise, answer == first, f"the first is {first} ({summary})" if answer == first
-                    else f"not {answer}: {summary}", source)
+    summary = ", ".join(
+        f"{v}: {'selects' if honoured else 'ignored, every tool sent'}" for v, honoured in honours.items()
+    )
+    return _verdict(
+        exercise,
+        answer == first,
+        f"the first is {first} ({summary})" if answer == first else f"not {answer}: {summary}",
+        source,
+    )
 
 
 #: 09: the keys the learner gives safe names to.
@@ -324,13 +402,19 @@ def safe_names(answer: object, version: str = ARTICLE, measurements: str = "live
     names = [str(answer[key]) for key in SAFE_NAME_KEYS]
     if len(set(names)) != len(names) or "" in names:
         return _verdict(exercise, False, "two keys got the same name (or one is empty): Mastra would refuse to run", "")
-    refused = {f"{name!r} by {rule.label}: {'; '.join(rule.reasons(name))}" for name in names
-               for rule in name_rules.rules() if rule.variant == "documented" and rule.max_length and not rule.accepts(name)}
+    refused = {
+        f"{name!r} by {rule.label}: {'; '.join(rule.reasons(name))}"
+        for name in names
+        for rule in name_rules.rules()
+        if rule.variant == "documented" and rule.max_length and not rule.accepts(name)
+    }
     if refused:
         return _verdict(exercise, False, "refused: " + " | ".join(sorted(refused)), "data/provider_rules.csv")
     result, source = _wire_names(names, version, measurements)
     if sorted(result.get("names") or []) == sorted(names):
-        return _verdict(exercise, True, f"every documented provider accepts {names}, and Mastra sends them unchanged", source)
+        return _verdict(
+            exercise, True, f"every documented provider accepts {names}, and Mastra sends them unchanged", source
+        )
     return _verdict(exercise, False, f"Mastra still changes them: {result}", source)
 
 
@@ -354,17 +438,30 @@ def mcp_server_mastra_cuts(answer: object, version: str = ARTICLE, measurements:
     result, source = _wire_names(keys, version, measurements)
     error = result.get("error") or {}
     if error.get("kind") == "collision":
-        return _verdict(exercise, True, f"Mastra refuses its {len(keys)} tools outright: two of them, cut at 63, "
-                                        f"both resolve to {error['name']!r}", source)
+        return _verdict(
+            exercise,
+            True,
+            f"Mastra refuses its {len(keys)} tools outright: two of them, cut at 63, both resolve to {error['name']!r}",
+            source,
+        )
     rows = normaliser.normalise(keys).rows
     if sorted(result.get("names") or []) != sorted(row.name for row in rows):
         return _verdict(exercise, False, "the package and the model disagree on this set: report it", source)
     cut = [row for row in rows if row.truncated]
     if cut:
-        return _verdict(exercise, True, f"{len(cut)} of its {len(keys)} names are cut, e.g. {cut[0].key!r} goes out "
-                                        f"as {cut[0].name!r}, losing {cut[0].lost!r}", source)
-    return _verdict(exercise, False, f"Mastra sends all {len(keys)} names of {answer!r} whole (none is over 63 "
-                                     "characters once joined)", source)
+        return _verdict(
+            exercise,
+            True,
+            f"{len(cut)} of its {len(keys)} names are cut, e.g. {cut[0].key!r} goes out "
+            f"as {cut[0].name!r}, losing {cut[0].lost!r}",
+            source,
+        )
+    return _verdict(
+        exercise,
+        False,
+        f"Mastra sends all {len(keys)} names of {answer!r} whole (none is over 63 characters once joined)",
+        source,
+    )
 
 
 Check = Callable[[object, str, str], Checked]

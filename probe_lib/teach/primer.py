@@ -22,11 +22,19 @@ EXAMPLE = "choice-by-key"
 def provider_rules() -> pd.DataFrame:
     """One row per provider rule of ``data/provider_rules.csv``: the characters it allows, the first character
     it requires, its longest name, and the kind of source it was read from."""
-    return pd.DataFrame([{
-        "provider": rule.provider, "variant": rule.variant, "characters allowed": rule.charset.pattern,
-        "first character": rule.first_char.pattern if rule.first_char else "any of those",
-        "longest name": rule.max_length or "not stated", "read from": rule.source_kind,
-    } for rule in name_rules.rules()])
+    return pd.DataFrame(
+        [
+            {
+                "provider": rule.provider,
+                "variant": rule.variant,
+                "characters allowed": rule.charset.pattern,
+                "first character": rule.first_char.pattern if rule.first_char else "any of those",
+                "longest name": rule.max_length or "not stated",
+                "read from": rule.source_kind,
+            }
+            for rule in name_rules.rules()
+        ]
+    )
 
 
 def example(version: str, measurements: str) -> Outcome:

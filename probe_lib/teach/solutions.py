@@ -19,8 +19,13 @@ from probe_lib.teach import exercises
 SOLUTIONS: dict[str, object] = {
     "name_the_model_sees": "orders",
     "key_for_the_id": "get-weather",
-    "predict_wire_names": {"my.tool": "my_tool", "3d-view": "_3d-view", "café": "caf_", "rocket🚀": "rocket__",
-                           "ok": "ok"},
+    "predict_wire_names": {
+        "my.tool": "my_tool",
+        "3d-view": "_3d-view",
+        "café": "caf_",
+        "rocket🚀": "rocket__",
+        "ok": "ok",
+    },
     "key_mastra_cuts": "a" * 64,
     "predict_wire_order": ["b", "a", "_2", "_10", "x_y"],
     "colliding_key": "search web",
@@ -42,8 +47,13 @@ def exercise_of(source: str) -> str | None:
     except SyntaxError:  # a cell with %magics is never an exercise cell
         return None
     for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in exercises.EXERCISES
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == "exercises"):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in exercises.EXERCISES
+            and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "exercises"
+        ):
             return node.func.attr
     return None
 

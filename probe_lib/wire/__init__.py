@@ -58,6 +58,18 @@ def tool_descriptions(body: Body) -> list[str | None]:
 
 
 __all__ = [
-    "ANTHROPIC_MESSAGES", "Answer", "BY_NAME", "Body", "CHAT_COMPLETIONS", "FORMATS", "JsonAnswer", "RESPONSES",
-    "StreamAnswer", "WireFormat", "detect", "for_route", "forced_by", "tool_descriptions",
+    "ANTHROPIC_MESSAGES",
+    "Answer",
+    "BY_NAME",
+    "Body",
+    "CHAT_COMPLETIONS",
+    "FORMATS",
+    "JsonAnswer",
+    "RESPONSES",
+    "StreamAnswer",
+    "WireFormat",
+    "detect",
+    "for_route",
+    "forced_by",
+    "tool_descriptions",
 ]

@@ -7,8 +7,9 @@ one answer per format, written once.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Mapping, Protocol
+from typing import Any, Protocol
 
 from probe_lib.wire.replies import ErrorReply, TextReply, ToolCallsReply
 

@@ -26,7 +26,9 @@ class ChatCompletions:
         # Detection tries Responses and Anthropic Messages first, whose bodies carry markers of their own; a body
         # cut down to its tools is told by their shape.
         tools = body.get("tools")
-        return "messages" in body or (isinstance(tools, list) and any(isinstance(t, dict) and "function" in t for t in tools))
+        return "messages" in body or (
+            isinstance(tools, list) and any(isinstance(t, dict) and "function" in t for t in tools)
+        )
 
     def tool_names(self, body: Body) -> list[str]:
         tools = body.get("tools")
@@ -38,7 +40,11 @@ class ChatCompletions:
 
     def tool_results(self, body: Body) -> list[dict]:
         messages = body.get("messages")
-        return [m for m in messages if isinstance(m, dict) and m.get("role") == "tool"] if isinstance(messages, list) else []
+        return (
+            [m for m in messages if isinstance(m, dict) and m.get("role") == "tool"]
+            if isinstance(messages, list)
+            else []
+        )
 
     def answer(self, reply: ErrorReply | TextReply | ToolCallsReply, body: Body, number: int) -> Answer:
         if isinstance(reply, ErrorReply):

@@ -28,14 +28,20 @@ class Messages:
 
     def owns_body(self, body: Body) -> bool:
         tools = body.get("tools")
-        has_own_tools = isinstance(tools, list) and any(isinstance(tool, dict) and "input_schema" in tool for tool in tools)
+        has_own_tools = isinstance(tools, list) and any(
+            isinstance(tool, dict) and "input_schema" in tool for tool in tools
+        )
         if "messages" not in body:
             return has_own_tools  # a body cut down to its tools
         return has_own_tools or "system" in body or function_name(body.get("tool_choice"), "type") in _OWN_TOOL_CHOICES
 
     def tool_names(self, body: Body) -> list[str]:
         tools = body.get("tools")
-        names = [function_name(tool, "name") for tool in tools if isinstance(tool, dict) and "input_schema" in tool] if isinstance(tools, list) else []
+        names = (
+            [function_name(tool, "name") for tool in tools if isinstance(tool, dict) and "input_schema" in tool]
+            if isinstance(tools, list)
+            else []
+        )
         return [name for name in names if name is not None]
 
     def forced_name(self, body: Body) -> str | None:
@@ -44,8 +50,16 @@ class Messages:
 
     def tool_results(self, body: Body) -> list[dict]:
         messages = body.get("messages")
-        blocks = [block for message in messages if isinstance(message, dict) and isinstance(message.get("content"), list)
-                  for block in message["content"]] if isinstance(messages, list) else []
+        blocks = (
+            [
+                block
+                for message in messages
+                if isinstance(message, dict) and isinstance(message.get("content"), list)
+                for block in message["content"]
+            ]
+            if isinstance(messages, list)
+            else []
+        )
         return [block for block in blocks if isinstance(block, dict) and block.get("type") == "tool_result"]
 
     def answer(self, reply: ErrorReply | TextReply | ToolCallsReply, body: Body, number: int) -> Answer:
@@ -55,25 +69,41 @@ class Messages:
         if isinstance(reply, TextReply):
             content, stop = [{"type": "text", "text": reply.text}], "end_turn"
         else:
-            content = [{"type": "tool_use", "id": call.id, "name": call.name, "input": _input(call.arguments_json)}
-                       for call in reply.calls]
+            content = [
+                {"type": "tool_use", "id": call.id, "name": call.name, "input": _input(call.arguments_json)}
+                for call in reply.calls
+            ]
             stop = "tool_use"
-        message = {"id": f"msg_{number}", "type": "message", "role": "assistant", "model": model,
-                   "content": content, "stop_reason": stop, "stop_sequence": None, "usage": _USAGE}
+        message = {
+            "id": f"msg_{number}",
+            "type": "message",
+            "role": "assistant",
+            "model": model,
+            "content": content,
+            "stop_reason": stop,
+            "stop_sequence": None,
+            "usage": _USAGE,
+        }
         if body.get("stream") is not True:
             return JsonAnswer(200, message)
-        events: list[tuple[str | None, dict]] = [("message_start", {"message": {**message, "content": [], "stop_reason": None}})]
+        events: list[tuple[str | None, dict]] = [
+            ("message_start", {"message": {**message, "content": [], "stop_reason": None}})
+        ]
         for index, block in enumerate(content):
             if block["type"] == "text":
                 start, delta = {"type": "text", "text": ""}, {"type": "text_delta", "text": block["text"]}
             else:
                 start = {**block, "input": {}}
                 delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"], ensure_ascii=False)}
-            events += [("content_block_start", {"index": index, "content_block": start}),
-                       ("content_block_delta", {"index": index, "delta": delta}),
-                       ("content_block_stop", {"index": index})]
-        events += [("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 0}}),
-                   ("message_stop", {})]
+            events += [
+                ("content_block_start", {"index": index, "content_block": start}),
+                ("content_block_delta", {"index": index, "delta": delta}),
+                ("content_block_stop", {"index": index}),
+            ]
+        events += [
+            ("message_delta", {"delta": {"stop_reason": stop, "stop_sequence": None}, "usage": {"output_tokens": 0}}),
+            ("message_stop", {}),
+        ]
         return StreamAnswer(tuple((name, {"type": name, **data}) for name, data in events))
 
 

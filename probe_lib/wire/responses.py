@@ -10,8 +10,13 @@ from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, function
 from probe_lib.wire.chat import error_body
 from probe_lib.wire.replies import ErrorReply, TextReply, ToolCallsReply
 
-_USAGE = {"input_tokens": 0, "output_tokens": 0, "total_tokens": 0,
-          "input_tokens_details": {"cached_tokens": 0}, "output_tokens_details": {"reasoning_tokens": 0}}
+_USAGE = {
+    "input_tokens": 0,
+    "output_tokens": 0,
+    "total_tokens": 0,
+    "input_tokens_details": {"cached_tokens": 0},
+    "output_tokens_details": {"reasoning_tokens": 0},
+}
 
 
 class Responses:
@@ -34,32 +39,56 @@ class Responses:
 
     def tool_results(self, body: Body) -> list[dict]:
         items = body.get("input")
-        return [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"] if isinstance(items, list) else []
+        return (
+            [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
+            if isinstance(items, list)
+            else []
+        )
 
     def answer(self, reply: ErrorReply | TextReply | ToolCallsReply, body: Body, number: int) -> Answer:
         if isinstance(reply, ErrorReply):
             return JsonAnswer(reply.status, error_body(reply.message))
         model = body.get("model") if isinstance(body.get("model"), str) else ""
         items = _output(reply, number)
-        response = {"id": f"resp_{number}", "object": "response", "created_at": 0, "model": model,
-                    "status": "completed", "output": items, "usage": _USAGE, "error": None, "incomplete_details": None}
+        response = {
+            "id": f"resp_{number}",
+            "object": "response",
+            "created_at": 0,
+            "model": model,
+            "status": "completed",
+            "output": items,
+            "usage": _USAGE,
+            "error": None,
+            "incomplete_details": None,
+        }
         if body.get("stream") is not True:
             return JsonAnswer(200, response)
         pending = {**response, "status": "in_progress", "output": [], "usage": None}
         events: list[tuple[str | None, dict]] = [("response.created", {"response": pending})]
         for index, item in enumerate(items):
-            events.append(("response.output_item.added", {"output_index": index, "item": {**item, "status": "in_progress"}}))
+            events.append(
+                ("response.output_item.added", {"output_index": index, "item": {**item, "status": "in_progress"}})
+            )
             if item["type"] == "message":
                 text = item["content"][0]["text"]
-                events.append(("response.output_text.delta",
-                               {"item_id": item["id"], "output_index": index, "content_index": 0, "delta": text}))
+                events.append(
+                    (
+                        "response.output_text.delta",
+                        {"item_id": item["id"], "output_index": index, "content_index": 0, "delta": text},
+                    )
+                )
             else:
-                events.append(("response.function_call_arguments.delta",
-                               {"item_id": item["id"], "output_index": index, "delta": item["arguments"]}))
+                events.append(
+                    (
+                        "response.function_call_arguments.delta",
+                        {"item_id": item["id"], "output_index": index, "delta": item["arguments"]},
+                    )
+                )
             events.append(("response.output_item.done", {"output_index": index, "item": item}))
         events.append(("response.completed", {"response": response}))
-        return StreamAnswer(tuple((name, {"type": name, "sequence_number": seq, **data})
-                                  for seq, (name, data) in enumerate(events)))
+        return StreamAnswer(
+            tuple((name, {"type": name, "sequence_number": seq, **data}) for seq, (name, data) in enumerate(events))
+        )
 
 
 def _flat_function(item: object) -> str | None:
@@ -72,9 +101,17 @@ def _flat_function(item: object) -> str | None:
 def _output(reply: TextReply | ToolCallsReply, number: int) -> list[dict]:
     if isinstance(reply, TextReply):
         content = [{"type": "output_text", "text": reply.text, "annotations": []}]
-        return [{"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed", "content": content}]
+        return [
+            {"type": "message", "id": f"msg_{number}", "role": "assistant", "status": "completed", "content": content}
+        ]
     return [
-        {"type": "function_call", "id": f"fc_{number}_{index}", "call_id": call.id, "name": call.name,
-         "arguments": call.arguments_json, "status": "completed"}
+        {
+            "type": "function_call",
+            "id": f"fc_{number}_{index}",
+            "call_id": call.id,
+            "name": call.name,
+            "arguments": call.arguments_json,
+            "status": "completed",
+        }
         for index, call in enumerate(reply.calls)
     ]

@@ -5,5 +5,6 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
-ADAPTER = adapter(name="ai-sdk", pins=Pins("ai-sdk", Path(__file__).resolve().parent / "harness", "node"),
-                  wire="chat-completions")
+ADAPTER = adapter(
+    name="ai-sdk", pins=Pins("ai-sdk", Path(__file__).resolve().parent / "harness", "node"), wire="chat-completions"
+)

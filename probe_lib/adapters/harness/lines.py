@@ -12,7 +12,7 @@ import asyncio
 import json
 import sys
 import time
-from typing import Awaitable, Callable
+from collections.abc import Awaitable, Callable
 
 RESULT_MARK = "\x1eRESULT "
 Turn = Callable[[dict, list], Awaitable[None]]
@@ -61,9 +61,11 @@ async def _run_one(turn: Turn, request: dict, version: str) -> dict:
     limit = request.get("timeoutMs", 10_000) / 1000
     try:
         await asyncio.wait_for(turn(request, log), timeout=limit)
-    except asyncio.TimeoutError as error:
+    except TimeoutError as error:
         result["timedOut"] = True
-        result["error"] = describe_error(error) or [{"name": "TimeoutError", "message": f"turn timed out after {limit} s"}]
+        result["error"] = describe_error(error) or [
+            {"name": "TimeoutError", "message": f"turn timed out after {limit} s"}
+        ]
     except Exception as error:  # every failure of a turn is measured, never fatal to the batch
         result["error"] = describe_error(error)
     result["elapsedMs"] = (time.perf_counter() - started) * 1000

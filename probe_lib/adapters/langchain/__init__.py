@@ -5,5 +5,8 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
-ADAPTER = adapter(name="langchain", pins=Pins("langchain", Path(__file__).resolve().parent / "harness", "python"),
-                  wire="chat-completions")
+ADAPTER = adapter(
+    name="langchain",
+    pins=Pins("langchain", Path(__file__).resolve().parent / "harness", "python"),
+    wire="chat-completions",
+)

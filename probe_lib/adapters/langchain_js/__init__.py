@@ -5,5 +5,8 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
-ADAPTER = adapter(name="langchain-js", pins=Pins("langchain-js", Path(__file__).resolve().parent / "harness", "node"),
-                  wire="chat-completions")
+ADAPTER = adapter(
+    name="langchain-js",
+    pins=Pins("langchain-js", Path(__file__).resolve().parent / "harness", "node"),
+    wire="chat-completions",
+)

@@ -15,6 +15,15 @@ from probe_lib.adapters.mastra.runner import (
 from probe_lib.core.outcome import Outcome
 
 __all__ = [
-    "ADAPTER", "BatchIncomplete", "BodyTooLarge", "COLLISION_ID", "NodeHeapExhausted", "Outcome", "Runner",
-    "format_records", "package_facts", "run", "stream",
+    "ADAPTER",
+    "BatchIncomplete",
+    "BodyTooLarge",
+    "COLLISION_ID",
+    "NodeHeapExhausted",
+    "Outcome",
+    "Runner",
+    "format_records",
+    "package_facts",
+    "run",
+    "stream",
 ]

@@ -18,8 +18,12 @@ PATH = Path(__file__).with_name("catalogue.yaml")
 
 #: The docs' built-in tools table as the article quotes it (export name -> the id the docs say the model sees).
 #: A claim's subject, not the package's facts: the runner reads those from the installed package.
-DOCS_BUILTIN_TABLE = {"askUserTool": "ask_user", "submitPlanTool": "submit_plan", "taskWriteTool": "task_write",
-                      "webFetchTool": "web_fetch"}
+DOCS_BUILTIN_TABLE = {
+    "askUserTool": "ask_user",
+    "submitPlanTool": "submit_plan",
+    "taskWriteTool": "task_write",
+    "webFetchTool": "web_fetch",
+}
 #: The length in the provider error issue 6302 quotes (a tools[].function.name of 67 against a maximum of 64).
 ISSUE_6302_LENGTH = 67
 

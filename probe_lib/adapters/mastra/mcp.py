@@ -42,7 +42,10 @@ def tool_sets(frame: pd.DataFrame) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Every MCP tool set of the corpus: record -> (server label, tool names in corpus order)."""
     mcp = frame[corpus.subset_of(frame) == "mcp"]
     records = corpus.record_of(mcp)
-    return {record: (str(group["server"].iloc[0]), tuple(group["tool"])) for record, group in mcp.groupby(records, sort=True)}
+    return {
+        record: (str(group["server"].iloc[0]), tuple(group["tool"]))
+        for record, group in mcp.groupby(records, sort=True)
+    }
 
 
 def measure(frame: pd.DataFrame) -> pd.DataFrame:
@@ -53,7 +56,9 @@ def measure(frame: pd.DataFrame) -> pd.DataFrame:
         requests = []
         for record, (label, _) in sets.items():
             capture.script(ids[record], ())
-            requests.append({"label": label, "mcpUrl": servers.url(ids[record]), "modelUrl": capture.scenario_url(ids[record])})
+            requests.append(
+                {"label": label, "mcpUrl": servers.url(ids[record]), "modelUrl": capture.scenario_url(ids[record])}
+            )
         replies = _run(requests)
         sent = {record: [c for c in capture.take(ids[record]) if c.wire is not None] for record in sets}
     rows = []
@@ -62,13 +67,22 @@ def measure(frame: pd.DataFrame) -> pd.DataFrame:
         body = calls[0].body if calls else None
         error = reply["error"] or []
         collision = next((link["toolName"] for link in error if link.get("toolName")), None)
-        rows.append({
-            "record": record, "server": label, "tools served": list(names), "client keys": reply["keys"],
-            "wire names": wire.BY_NAME[calls[0].wire].tool_names(body) if calls else None,
-            "wire served": [_served_tool(ids[record], text) for text in wire.tool_descriptions(body)] if calls else None,
-            "failure": None if calls else ("collision" if collision else (error[-1]["message"] if error else "no request")),
-            "collision name": collision,
-        })
+        rows.append(
+            {
+                "record": record,
+                "server": label,
+                "tools served": list(names),
+                "client keys": reply["keys"],
+                "wire names": wire.BY_NAME[calls[0].wire].tool_names(body) if calls else None,
+                "wire served": [_served_tool(ids[record], text) for text in wire.tool_descriptions(body)]
+                if calls
+                else None,
+                "failure": None
+                if calls
+                else ("collision" if collision else (error[-1]["message"] if error else "no request")),
+                "collision name": collision,
+            }
+        )
     return pd.DataFrame(rows, columns=list(COLUMNS))
 
 
@@ -81,8 +95,14 @@ def _served_tool(server: str, description: str | None) -> str | None:
 def _run(requests: list[dict]) -> list[dict]:
     command = [npm.node_executable(), str(RUNNER), str(npm.modules_dir(paths.MCP_HARNESS, "@mastra/mcp"))]
     try:
-        done = subprocess.run(command, input=json.dumps({"servers": requests}), capture_output=True, text=True,
-                              timeout=BATCH_SECONDS, encoding="utf-8")
+        done = subprocess.run(
+            command,
+            input=json.dumps({"servers": requests}),
+            capture_output=True,
+            text=True,
+            timeout=BATCH_SECONDS,
+            encoding="utf-8",
+        )
     except subprocess.TimeoutExpired:
         raise HarnessError(f"the @mastra/mcp runner gave no answer within {BATCH_SECONDS} s") from None
     if done.returncode != 0:
@@ -112,15 +132,26 @@ def load(source: str = "live") -> pd.DataFrame:
 def naming(table: pd.DataFrame) -> pd.DataFrame:
     """Per tool set, what was measured: did the client prefix every name with its server label, did any name
     reach the wire rewritten or cut, and was the set refused (collision) or not sent at all."""
-    joined = [keys == [f"{server}_{tool}" for tool in tools] if keys is not None else None
-              for server, tools, keys in zip(table["server"], table["tools served"], table["client keys"])]
-    rewritten = [sum(1 for key in keys if key not in set(names)) if keys is not None and names is not None else None
-                 for keys, names in zip(table["client keys"], table["wire names"])]
-    cut = [sum(1 for key in keys if len(key) > 63) if keys is not None and names is not None else None
-           for keys, names in zip(table["client keys"], table["wire names"])]
-    return pd.DataFrame({
-        "record": table["record"], "tools": table["tools served"].map(len),
-        "client prefixed server_tool": pd.array(joined, dtype="boolean"),
-        "names rewritten on the wire": pd.array(rewritten, dtype="Int64"), "keys over 63 (cut)": pd.array(cut, dtype="Int64"),
-        "failure": table["failure"], "collision name": table["collision name"],
-    })
+    joined = [
+        keys == [f"{server}_{tool}" for tool in tools] if keys is not None else None
+        for server, tools, keys in zip(table["server"], table["tools served"], table["client keys"])
+    ]
+    rewritten = [
+        sum(1 for key in keys if key not in set(names)) if keys is not None and names is not None else None
+        for keys, names in zip(table["client keys"], table["wire names"])
+    ]
+    cut = [
+        sum(1 for key in keys if len(key) > 63) if keys is not None and names is not None else None
+        for keys, names in zip(table["client keys"], table["wire names"])
+    ]
+    return pd.DataFrame(
+        {
+            "record": table["record"],
+            "tools": table["tools served"].map(len),
+            "client prefixed server_tool": pd.array(joined, dtype="boolean"),
+            "names rewritten on the wire": pd.array(rewritten, dtype="Int64"),
+            "keys over 63 (cut)": pd.array(cut, dtype="Int64"),
+            "failure": table["failure"],
+            "collision name": table["collision name"],
+        }
+    )

@@ -23,7 +23,7 @@ The model agreed with the real package on 21,000 adversarial records per pinned 
 from __future__ import annotations
 
 import re
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 from probe_lib.core.naming import Collision, Crash, Result, Rules
 
@@ -66,12 +66,7 @@ def as_sent(format_tools_result: dict) -> dict:
 
 def is_array_index(key: str) -> bool:
     """True when V8 enumerates ``key`` before string keys: a canonical integer from 0 to 2**32 - 2."""
-    return (
-        key.isascii()
-        and key.isdigit()
-        and (key == "0" or key[0] != "0")
-        and int(key) <= _MAX_ARRAY_INDEX
-    )
+    return key.isascii() and key.isdigit() and (key == "0" or key[0] != "0") and int(key) <= _MAX_ARRAY_INDEX
 
 
 def enumeration_order(keys: Sequence[str]) -> list[str]:

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import Iterable, Mapping, TypeVar
+from collections.abc import Iterable, Mapping
+from typing import TypeVar
 
 from probe_lib.adapters.mastra.normaliser import INHERITED_NAMES, MAX_NAME_LENGTH
 

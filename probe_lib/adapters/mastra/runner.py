@@ -11,7 +11,7 @@ import heapq
 import json
 import queue
 import threading
-from typing import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 from probe_lib import wire
 from probe_lib.adapters import npm
@@ -58,9 +58,14 @@ class BatchIncomplete(HarnessError):
     def __init__(self, message: str, outcomes: list[Outcome | None]) -> None:
         super().__init__(message)
         self.outcomes = outcomes
+
+
 #: The wire format each ``Scenario.wire`` path speaks, for an outcome that sent no request (a collision, say).
-_WIRE_OF_PATH = {"chat": wire.CHAT_COMPLETIONS.name, "responses": wire.RESPONSES.name,
-                 "messages": wire.ANTHROPIC_MESSAGES.name}
+_WIRE_OF_PATH = {
+    "chat": wire.CHAT_COMPLETIONS.name,
+    "responses": wire.RESPONSES.name,
+    "messages": wire.ANTHROPIC_MESSAGES.name,
+}
 #: The error name runner.cjs gives a scenario its version cannot express (a built-in it lacks, no Agent at all, ...).
 NOT_APPLICABLE = "NotApplicable"
 
@@ -108,8 +113,11 @@ class Runner(LinesChild):
         """Install the version if needed (here, not in ``__init__``), then start its runner."""
         self.command = [
             npm.node_executable(),
-            *([f"--max-old-space-size={self.heap_mib}", f"--max-semi-space-size={NODE_SEMI_SPACE_MIB}"]
-              if self.heap_mib else []),
+            *(
+                [f"--max-old-space-size={self.heap_mib}", f"--max-semi-space-size={NODE_SEMI_SPACE_MIB}"]
+                if self.heap_mib
+                else []
+            ),
             str(paths.HARNESS / "runner.cjs"),
             str(versions.modules_dir(self.version)),
             self.version,
@@ -120,7 +128,9 @@ class Runner(LinesChild):
     def format(self, records: Sequence[Sequence[str]]) -> list[dict]:
         """The real ``Agent.formatTools`` on each record, without a request: ``{"names": [...]}`` per record, or
         ``{"error": {"kind": "collision", "name": ...}}`` / ``{"error": {"kind": "crash", "message": ...}}``."""
-        reply = self.exchange([{"op": "format", "id": "format", "records": [list(keys) for keys in records]}], timeout=600)
+        reply = self.exchange(
+            [{"op": "format", "id": "format", "records": [list(keys) for keys in records]}], timeout=600
+        )
         return [_format_result(result) for result in reply["format"]["results"]]
 
     def package_facts(self) -> dict:
@@ -133,8 +143,10 @@ class Runner(LinesChild):
         ids = [_scenario_id(self.version, index) for index in range(len(scenarios))]
         requests = [_request(server, scenario, scenario_id) for scenario, scenario_id in zip(scenarios, ids)]
         reports = self.exchange(requests, timeout=_stall_seconds(scenarios)) if requests else {}
-        return [_outcome(scenario, self.version, reports[scenario_id], server.take(scenario_id))
-                for scenario, scenario_id in zip(scenarios, ids)]
+        return [
+            _outcome(scenario, self.version, reports[scenario_id], server.take(scenario_id))
+            for scenario, scenario_id in zip(scenarios, ids)
+        ]
 
 
 def _scenario_id(version: str, index: int) -> str:
@@ -175,8 +187,15 @@ def run(
     """
     outcomes: list[Outcome | None] = []
     try:
-        for outcome in stream(scenarios, version, server=server, workers=workers, concurrency=concurrency,
-                              max_body_bytes=max_body_bytes, node_heap_mib=node_heap_mib):
+        for outcome in stream(
+            scenarios,
+            version,
+            server=server,
+            workers=workers,
+            concurrency=concurrency,
+            max_body_bytes=max_body_bytes,
+            node_heap_mib=node_heap_mib,
+        ):
             outcomes.append(outcome)
     except BatchIncomplete as error:
         error.outcomes = outcomes
@@ -256,8 +275,13 @@ class _Batch:
             return _request(server, self.scenarios[index], self.scenario_id(index))
 
         feeds = [
-            _Feed(Runner(self.version, concurrency=self.concurrency, heap_mib=self.node_heap_mib), dispatch, done,
-                  request, self.timeout)
+            _Feed(
+                Runner(self.version, concurrency=self.concurrency, heap_mib=self.node_heap_mib),
+                dispatch,
+                done,
+                request,
+                self.timeout,
+            )
             for _ in range(min(self.workers, count))
         ]
         threads = [threading.Thread(target=feed.run, daemon=True) for feed in feeds]
@@ -280,10 +304,12 @@ class _Batch:
                         waiting[number] = BodyTooLarge(
                             f"scenario {self.scenarios[number].name} sent a request body over the kit's capture "
                             f"limit of {server.max_body_bytes / 2**20:g} MiB (not a Mastra failure): raise it "
-                            "(probe --max-body-mb; CaptureServer(max_body_bytes=...)) or send fewer keys per tool set")
+                            "(probe --max-body-mb; CaptureServer(max_body_bytes=...)) or send fewer keys per tool set"
+                        )
                     else:
-                        waiting[number] = None if report is None else _outcome(
-                            self.scenarios[number], self.version, report, captures)
+                        waiting[number] = (
+                            None if report is None else _outcome(self.scenarios[number], self.version, report, captures)
+                        )
                 outcome = waiting.pop(index, None)  # none left to wait for when every runner has ended
                 if isinstance(outcome, BodyTooLarge):
                     raise outcome
@@ -316,8 +342,14 @@ class _Dispatch:
     def take(self) -> int | None:
         """The next position to run, waiting while the batch is ``ahead`` in front; ``None`` when none is left."""
         with self._changed:
-            self._changed.wait_for(lambda: self._stopped or self._returned or self._next >= self._count
-                                   or self._next < self._oldest + self._ahead)
+            self._changed.wait_for(
+                lambda: (
+                    self._stopped
+                    or self._returned
+                    or self._next >= self._count
+                    or self._next < self._oldest + self._ahead
+                )
+            )
             if self._stopped:
                 return None
             if self._returned:
@@ -432,7 +464,9 @@ class _Feed:
         return NodeHeapExhausted(
             f"a @mastra/core {self.runner.version} runner reached the kit's Node heap cap of "
             f"{self.runner.heap_mib} MiB (not a Mastra failure): raise it (probe --node-heap-mb "
-            f"{2 * self.runner.heap_mib}; run(node_heap_mib=...)) or send fewer keys per tool set")
+            f"{2 * self.runner.heap_mib}; run(node_heap_mib=...)) or send fewer keys per tool set"
+        )
+
 
 def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capture]) -> Outcome:
     observed = report.get("observed") or {}
@@ -469,6 +503,8 @@ def _format_result(result: dict) -> dict:
     failure = classify(result["error"], sent_requests=False)
     detail = {"name": failure.name} if failure.kind == "collision" else {"message": failure.message}
     return {"error": {"kind": failure.kind, **detail}}
+
+
 def package_facts(version: str) -> dict:
     """Built-in tool ids and the normaliser's source text, read from the installed ``@mastra/core`` ``version``."""
     with Runner(version) as runner:

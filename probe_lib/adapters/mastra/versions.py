@@ -46,7 +46,9 @@ def served(*, refresh: bool = False) -> tuple[str, ...]:
         try:
             completed = subprocess.run(command, capture_output=True, text=True, timeout=120)
         except subprocess.TimeoutExpired:
-            raise InstallFailed(f"`{' '.join(command[1:])}` took over 120 s; check the npm registry is reachable") from None
+            raise InstallFailed(
+                f"`{' '.join(command[1:])}` took over 120 s; check the npm registry is reachable"
+            ) from None
         if completed.returncode != 0:
             tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
             raise InstallFailed(f"`npm view {PACKAGE} versions` failed: {tail}")
@@ -72,11 +74,14 @@ def check(version: str) -> str:
         if version not in known:
             known = served(refresh=True)  # a release newer than the cached list
     except (NodeMissing, InstallFailed) as error:
-        raise InputError(f"@mastra/core {version!r} is not pinned ({', '.join(pinned())}) and the served versions "
-                         f"could not be listed ({error})") from None
+        raise InputError(
+            f"@mastra/core {version!r} is not pinned ({', '.join(pinned())}) and the served versions "
+            f"could not be listed ({error})"
+        ) from None
     if version not in known:
-        raise InputError(f"@mastra/core {version!r} is neither pinned ({', '.join(pinned())}) nor served by npm; "
-                         f"{LIST_HELP}")
+        raise InputError(
+            f"@mastra/core {version!r} is neither pinned ({', '.join(pinned())}) nor served by npm; {LIST_HELP}"
+        )
     return version
 
 
@@ -109,11 +114,21 @@ def _generate(version: str, folder: Path) -> None:
     shutil.rmtree(staging, ignore_errors=True)  # the kit's own leftover from an interrupted generation
     staging.mkdir(parents=True)
     (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    command = [npm.npm_executable(), "install", "--package-lock-only", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false"]
+    command = [
+        npm.npm_executable(),
+        "install",
+        "--package-lock-only",
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        "--engine-strict=false",
+    ]
     try:
         completed = subprocess.run(command, cwd=staging, capture_output=True, text=True, timeout=600)
     except subprocess.TimeoutExpired:
-        raise InstallFailed(f"resolving {PACKAGE} {version} took over 600 s; check the npm registry is reachable") from None
+        raise InstallFailed(
+            f"resolving {PACKAGE} {version} took over 600 s; check the npm registry is reachable"
+        ) from None
     if completed.returncode != 0:
         tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
         raise InstallFailed(f"resolving {PACKAGE} {version} failed: {tail}")

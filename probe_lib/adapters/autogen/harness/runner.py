@@ -24,14 +24,16 @@ def probe_tool(key: str, log: list) -> FunctionTool:
 
 
 async def turn(request: dict, log: list) -> None:
-    client = OpenAIChatCompletionClient(model="gpt-4o-mini", base_url=request["url"], api_key="sk-probe-not-a-secret",
-                                        max_retries=0)
+    client = OpenAIChatCompletionClient(
+        model="gpt-4o-mini", base_url=request["url"], api_key="sk-probe-not-a-secret", max_retries=0
+    )
     tools = {key: probe_tool(key, log) for key in request["keys"]}
     forced = request.get("toolChoice")
     choice = "auto" if forced is None else tools.get(forced) or probe_tool(forced, log)
     try:
-        result = await client.create([UserMessage(content="hi", source="user")], tools=list(tools.values()),
-                                     tool_choice=choice)
+        result = await client.create(
+            [UserMessage(content="hi", source="user")], tools=list(tools.values()), tool_choice=choice
+        )
         for call in result.content if isinstance(result.content, list) else ():
             ran = await StaticWorkbench(list(tools.values())).call_tool(call.name, json.loads(call.arguments or "{}"))
             if ran.is_error:

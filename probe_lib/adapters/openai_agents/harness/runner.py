@@ -22,7 +22,9 @@ def probe_tool(key: str, log: list):
 async def turn(request: dict, log: list) -> None:
     forced = request.get("toolChoice")
     agent = Agent(
-        name="probe", instructions="p", model="gpt-4o-mini",
+        name="probe",
+        instructions="p",
+        model="gpt-4o-mini",
         tools=[probe_tool(key, log) for key in request["keys"]],
         model_settings=ModelSettings(tool_choice=forced) if forced is not None else ModelSettings(),
     )

@@ -38,7 +38,10 @@ async def turn(request: dict, log: list) -> None:
     model = OpenAIChatModel("gpt-4o-mini", provider=provider)
     forced = request.get("toolChoice")
     agent = Agent(
-        model, instructions="p", tools=[probe_tool(key, log) for key in request["keys"]], retries=0,
+        model,
+        instructions="p",
+        tools=[probe_tool(key, log) for key in request["keys"]],
+        retries=0,
         capabilities=[ForceFirstStep(forced)] if forced is not None else [],
     )
     await agent.run("hi")

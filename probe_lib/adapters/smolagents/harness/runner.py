@@ -34,8 +34,9 @@ def probe_tool(key: str, log: list) -> Tool:
 
 async def turn(request: dict, log: list) -> None:
     tools = [probe_tool(key, log) for key in request["keys"]]
-    model = OpenAIModel("gpt-4o-mini", api_base=request["url"], api_key="sk-probe-not-a-secret",
-                        client_kwargs={"max_retries": 0})
+    model = OpenAIModel(
+        "gpt-4o-mini", api_base=request["url"], api_key="sk-probe-not-a-secret", client_kwargs={"max_retries": 0}
+    )
     forced = request.get("toolChoice")
     choice = {"type": "function", "function": {"name": forced}} if forced is not None else "required"
     messages = [ChatMessage(role=MessageRole.USER, content=[{"type": "text", "text": "hi"}])]
