@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from probe_lib.adapters import base as registry
 from probe_lib.adapters.base import Adapter, Session
 from probe_lib.adapters.mastra.runner import FRAMEWORK as MASTRA
-from probe_lib.analysis import matrix
 from probe_lib.capture import CaptureServer
 from probe_lib.core import scenarios
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import Collision, NameRule, js_length
-from probe_lib.core.outcome import Outcome
+from probe_lib.core.outcome import Outcome, wire_names_by_key
 from probe_lib.providers import get_rule, lint, rules
 from probe_lib.wire.replies import TextReply
 
@@ -302,7 +301,7 @@ def _live(
     if not outcome.requests:
         return Measurement(None, None, error or ("no request was sent and no error was raised",), None, True)
     names = tuple(outcome.wire_names)
-    key_of = {name: key for key, name in matrix.wire_names_by_key(list(keys), outcome).items()}
+    key_of = {name: key for key, name in wire_names_by_key(keys, outcome).items()}
     return Measurement(names, tuple(key_of.get(name, name) for name in names), error, outcome.requests[0], True)
 
 
