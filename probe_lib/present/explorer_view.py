@@ -19,6 +19,7 @@ import ipywidgets as widgets
 from probe_lib.adapters import mastra
 from probe_lib.analysis import corpus
 from probe_lib.inputs import keysets
+from probe_lib.inputs.records import keys_as_text, shown
 from probe_lib.present import explorer, explorer_html
 from probe_lib.present.explorer import ExplorerResult, Source
 
@@ -67,7 +68,7 @@ class ExplorerView:
         source = source or Source(mastra.ADAPTER.name, None)
         self.pick = widgets.Dropdown(options=pick_options(), value=CUSTOM, description="key set", layout=_FULL_WIDTH)
         self.keys = widgets.Textarea(
-            value=explorer.keys_as_text(keys),
+            value=keys_as_text(keys),
             description="keys",
             rows=8,
             placeholder="one key per line, in registration order (or a JSON array)",
@@ -132,7 +133,7 @@ class ExplorerView:
         if keys is not None:
             self._picking = True
             try:
-                self.keys.value = explorer.keys_as_text(keys)
+                self.keys.value = keys_as_text(keys)
             finally:
                 self._picking = False
 
@@ -184,7 +185,7 @@ class ExplorerView:
                 kept = " Showing the last good result below." if self.result is not None else ""
                 self.status.value = (
                     f"<div class='x-failure' style='padding:4px 8px;background:#ffe0e0'>"
-                    f"<b>This run failed</b>: {html.escape(explorer.shown(self.failure))}.{kept}</div>"
+                    f"<b>This run failed</b>: {html.escape(shown(self.failure))}.{kept}</div>"
                 )
             return
         if generation == self._generation:
@@ -212,7 +213,7 @@ class ExplorerView:
     def static_html(self) -> str:
         """The view's current state without widgets: what the HTML report shows."""
         inputs = "".join(
-            f"<li>{name}: <code>{html.escape(explorer.shown(value))}</code></li>"
+            f"<li>{name}: <code>{html.escape(shown(value))}</code></li>"
             for name, value in (
                 ("source", self.source.value),
                 ("provider", self.provider.value),
