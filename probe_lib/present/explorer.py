@@ -2,10 +2,10 @@
 and everything a reader wants to see of it, without any widget.
 
 ``explore(keys, source, tool_choice, active_tools, provider)`` returns an ``ExplorerResult``: per key its wire
-name, the rules that fired and its position before and after; the error the framework raised, in its own words;
-the request body that left the process; and the provider linter's findings on that body. The widget view
-(:mod:`probe_lib.present.explorer_view`) and the static rendering (:mod:`probe_lib.present.explorer_html`) only
-draw it, so tests drive this module directly.
+name, the rules that fired (in the words of the framework's name rule) and its position before and after; the error
+the framework raised, in its own words; the request body that left the process; and the provider linter's findings
+on that body. The widget view (:mod:`probe_lib.present.explorer_view`) and the static rendering
+(:mod:`probe_lib.present.explorer_html`) only draw it, so tests drive this module directly.
 
 Sources are a framework's Python model or one of its versions live, read from the adapter registry, so a framework
 the kit learns to run (or a version it pins) appears in every selector by name.
@@ -14,20 +14,20 @@ the kit learns to run (or a version it pins) appears in every selector by name.
 from __future__ import annotations
 
 import atexit
-import re
 import threading
 import time
 from collections.abc import Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass
 
+from probe_lib import wire
 from probe_lib.adapters import base as registry
 from probe_lib.adapters.base import Adapter, Session
 from probe_lib.adapters.mastra.runner import FRAMEWORK as MASTRA
 from probe_lib.capture import CaptureServer
 from probe_lib.core import scenarios
 from probe_lib.core.errors import InputError
-from probe_lib.core.naming import Collision, NameRule, js_length
+from probe_lib.core.naming import Collision, NameRule
 from probe_lib.core.outcome import Outcome, wire_names_by_key
 from probe_lib.inputs.records import checked_keys, parse_keys, shown
 from probe_lib.providers import get_rule, lint, rules
@@ -36,8 +36,6 @@ from probe_lib.wire.replies import TextReply
 #: What the explorer opens on: the article's awkward keys, with a legal key in the middle.
 DEFAULT_KEYS = ("search.web", "2fa-check", "weather-EU", "github:list issues")
 DEFAULT_PROVIDER = "openai/documented"
-#: One character formatTools keeps (its regex is /[^a-zA-Z0-9_\\-]/g, applied per UTF-16 unit).
-_LEGAL_CHAR = re.compile(r"[a-zA-Z0-9_-]")
 
 
 # -- sources ------------------------------------------------------------------------------------------------------
@@ -84,6 +82,11 @@ class Source:
         return registry.get(self.framework)
 
     @property
+    def name_rule(self) -> NameRule | None:
+        """The Python model of the framework's rewrite that rows are explained by (``None``: it has none)."""
+        return self.adapter.name_rule
+
+    @property
     def label(self) -> str:
         name = PACKAGES.get(self.framework, self.framework)
         return f"{name} {self.version}, live" if self.live else f"{name}, Python model"
@@ -93,10 +96,9 @@ def sources() -> list[Source]:
     """Every source, framework by framework: the model first (instant), then each pinned version live."""
     found: list[Source] = []
     for name in registry.names():
-        adapter = registry.get(name)
-        if adapter.name_rule is not None:
+        if Source(name, None).name_rule is not None:
             found.append(Source(name, None))
-        found.extend(Source(name, version) for version in adapter.versions())
+        found.extend(Source(name, version) for version in registry.get(name).versions())
     return found
 
 
@@ -168,13 +170,8 @@ def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Me
     by_position = {row.position_after: row.key for row in result.rows if row.position_after is not None}
     wire_keys = tuple(by_position[position] for position in range(len(by_position)))
     names = tuple(result.names)
-    body: dict = {
-        "model": f"(sketch by the Python model of {rule.LABEL}: only tools and tool_choice)",
-        "messages": [],
-        "tools": [{"type": "function", "function": {"name": name}} for name in names],
-    }
-    body["tool_choice"] = {"type": "function", "function": {"name": tool_choice}} if tool_choice else "auto"
-    return Measurement(names, wire_keys, (), body, False)
+    model = f"(sketch by the Python model of {rule.LABEL}: only tools and tool_choice)"
+    return Measurement(names, wire_keys, (), wire.CHAT_COMPLETIONS.request(model, names, tool_choice), False)
 
 
 def _live(
@@ -262,31 +259,28 @@ class ExplorerResult:
 
 
 def _pieces(key: str, name: str, rule: NameRule | None) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
-    """The key and its wire name split into runs of kept, changed, added (the ``_`` prefix) and cut characters.
+    """The key and its wire name split into runs of kept, changed, added and cut characters.
 
-    The runs follow the name rule's flags unit by unit, with formatTools' character class (each illegal UTF-16
-    unit becomes one ``_``, so an astral character becomes two); a wire name this does not rebuild exactly (or a
-    framework without a modelled rule) is shown whole as changed.
+    The runs are the name rule's own parts of the rewrite (:meth:`~probe_lib.core.naming.NameRule.parts`), cut at
+    its length; a wire name they do not rebuild exactly (or a framework without a modelled rule) is shown whole as
+    changed.
     """
     if name == key:
         return (Piece(key, "kept"),), (Piece(key, "kept"),)
     if rule is None:
         return (Piece(key, "changed"),), (Piece(name, "changed"),)
-    rewritten = rule.normalise((key,)).rows[0]
-    out_units = [("_", "added")] if rewritten.prefixed else []
-    key_marks = []
-    for char in key:
-        legal = _LEGAL_CHAR.fullmatch(char) is not None
-        start = len(out_units)
-        units = char if legal else "_" * js_length(char)
-        out_units.extend((unit, "kept" if legal else "changed") for unit in units)
-        key_marks.append((char, "kept" if legal else "changed", start))
+    written: list[tuple[str, str]] = []  # each character of the rewrite before the cut, and its kind
+    key_marks = []  # each character of the key, its kind, and where its rewrite starts
+    for part in rule.parts(key):
+        kind = "added" if not part.key else "kept" if part.name == part.key else "changed"
+        if part.key:
+            key_marks.append((part.key, kind, len(written)))
+        written.extend((char, kind) for char in part.name)
     limit = rule.MAX_NAME_LENGTH
     key_pieces = _merge([Piece(char, "cut" if start >= limit else kind) for char, kind, start in key_marks])
-    rebuilt = "".join(unit for unit, _ in out_units[:limit])
-    if rebuilt != name:
+    if "".join(char for char, _ in written[:limit]) != name:
         return key_pieces, (Piece(name, "changed"),)
-    return key_pieces, _merge([Piece(unit, kind) for unit, kind in out_units[:limit]])
+    return key_pieces, _merge([Piece(char, kind) for char, kind in written[:limit]])
 
 
 def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
@@ -302,26 +296,17 @@ def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
 def _rules_of(
     key: str, name: str | None, moved: bool, sent: bool, active: tuple[str, ...] | None, rule: NameRule | None
 ) -> tuple[str, ...]:
-    """The rules that fired on ``key`` (the name rule's flags), its move, and why it was not sent."""
-    fired = []
-    modelled = rule.normalise((key,)).rows[0] if rule is not None and key else None
-    if not key:
-        fired.append("empty key: formatTools reads key[0].match and crashes")
-    elif modelled is not None:
-        if modelled.substituted:
-            fired.append("illegal characters → _")
-        if modelled.prefixed:
-            fired.append("_ prefixed (first character not a letter or _)")
-        if modelled.truncated:
-            fired.append(f"cut to {rule.MAX_NAME_LENGTH} (lost {shown(modelled.lost)!r})")
+    """The rules that fired on ``key`` (in the name rule's words), its move, and why it was not sent."""
+    fired = list(rule.explain(key)) if rule is not None else []
     if moved:
         fired.append("moved to the end (rewritten keys are re-added)")
     if sent and name is None:
         fired.append(
             "not sent (activeTools does not name it)" if active is not None else "not sent (never reaches the wire)"
         )
-    if name is not None and modelled is not None and name != modelled.name:
-        fired.append(f"differs from the Python model, which predicts {shown(modelled.name)!r}")
+    modelled = rule.normalise((key,)).rows[0].name if rule is not None and key else None
+    if name is not None and modelled is not None and name != modelled:
+        fired.append(f"differs from the Python model, which predicts {shown(modelled)!r}")
     return tuple(fired)
 
 
@@ -350,7 +335,7 @@ def explore(
         active_tools = tuple(line for line in active_tools.split("\n") if line) or None
     active = tuple(active_tools) if active_tools else None
     notes = list(given.notes)
-    name_rule = source.adapter.name_rule
+    name_rule = source.name_rule
     if not given.keys:
         measurement = Measurement(None, None, (), None, False)
         return ExplorerResult(
