@@ -1,11 +1,13 @@
 """The explorer's logic: a tools record through one source (the Python model, or a framework version run live),
 and everything a reader wants to see of it, without any widget.
 
-``explore(keys, source, tool_choice, active_tools, provider)`` returns an ``ExplorerResult``: per key its wire
+``explore(keys, source, tool_choice, active_tools, provider, pool)`` returns an ``ExplorerResult``: per key its wire
 name, the rules that fired (in the words of the framework's name rule) and its position before and after; the error
 the framework raised, in its own words; the request body that left the process; and the provider linter's findings
-on that body. The widget view (:mod:`probe_lib.present.explorer_view`) and the static rendering
-(:mod:`probe_lib.present.explorer_html`) only draw it, so tests drive this module directly.
+on that body. A live source runs on the warm runners of the caller's ``pool``
+(:class:`~probe_lib.adapters.session_pool.SessionPool`; the view keeps one for its lifetime). The widget view
+(:mod:`probe_lib.present.explorer_view`) and the static rendering (:mod:`probe_lib.present.explorer_html`) only
+draw it, so tests drive this module directly.
 
 Sources are a framework's Python model or one of its versions live, read from the adapter registry, so a framework
 the kit learns to run (or a version it pins) appears in every selector by name.
@@ -13,22 +15,21 @@ the kit learns to run (or a version it pins) appears in every selector by name.
 
 from __future__ import annotations
 
-import atexit
-import threading
 import time
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 from probe_lib import wire
 from probe_lib.adapters import base as registry
-from probe_lib.adapters.base import Adapter, Session
+from probe_lib.adapters.base import Adapter
 from probe_lib.adapters.mastra.runner import FRAMEWORK as MASTRA
-from probe_lib.capture import CaptureServer
+from probe_lib.adapters.session_pool import SessionPool
 from probe_lib.core import scenarios
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import Collision, NameRule
-from probe_lib.core.outcome import Outcome, wire_names_by_key
+from probe_lib.core.outcome import wire_names_by_key
+from probe_lib.core.target import Target
 from probe_lib.inputs.records import checked_keys, parse_keys, shown
 from probe_lib.providers import get_rule, lint, rules
 from probe_lib.wire.replies import TextReply
@@ -82,6 +83,13 @@ class Source:
         return registry.get(self.framework)
 
     @property
+    def target(self) -> Target:
+        """The version a live source runs."""
+        if self.version is None:
+            raise InputError(f"{self.label} runs no version")
+        return Target(self.framework, self.version)
+
+    @property
     def name_rule(self) -> NameRule | None:
         """The Python model of the framework's rewrite that rows are explained by (``None``: it has none)."""
         return self.adapter.name_rule
@@ -115,47 +123,6 @@ def provider_labels() -> list[str]:
     return [rule.label for rule in rules()]
 
 
-class LivePool:
-    """One capture server, and one warm runner per live source (a framework at a version), started on first use
-    and stopped at exit (when the kernel ends).
-
-    Starting a runner (Node or Python, loading the framework) costs a second or more, so each is kept between runs
-    as its adapter's session (:meth:`~probe_lib.adapters.base.Adapter.session`); a runner that fails is replaced
-    on the next run. Runs are serialised (a runner serves one batch at a time).
-    """
-
-    def __init__(self) -> None:
-        self._server: CaptureServer | None = None
-        self._sessions: dict[Source, Session] = {}
-        self._open = ExitStack()
-        self._lock = threading.Lock()
-        atexit.register(self.close)
-
-    def run(self, source: Source, scenario: scenarios.Scenario) -> Outcome:
-        """The outcome of ``scenario`` on a live ``source``, through the capture server."""
-        with self._lock:
-            if self._server is None:
-                self._server = self._open.enter_context(CaptureServer())
-            session = self._sessions.get(source)
-            if session is None:
-                session = self._sessions[source] = self._open.enter_context(source.adapter.session(source.version))
-            return session.run([scenario], self._server)[0]
-
-    def running(self) -> list[Source]:
-        """Live sources with a warm runner (read without the lock, which a run holds: ``dict.copy`` is atomic)."""
-        return list(self._sessions.copy())
-
-    def close(self) -> None:
-        """Stop every runner and the capture server."""
-        with self._lock:
-            self._open.close()
-            self._sessions.clear()
-            self._server = None
-
-
-POOL = LivePool()
-
-
 def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Measurement:
     """The name rule's prediction, with a sketch of the request (tools and tool_choice only)."""
     result = rule.normalise(keys)
@@ -175,9 +142,14 @@ def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Me
 
 
 def _live(
-    source: Source, keys: tuple[str, ...], tool_choice: str | None, active_tools: tuple[str, ...] | None
+    source: Source,
+    keys: tuple[str, ...],
+    tool_choice: str | None,
+    active_tools: tuple[str, ...] | None,
+    pool: SessionPool,
 ) -> Measurement:
-    """One turn on the real package: the first request the capture server received, and the error chain."""
+    """One turn on the real package through ``pool``: the first request the capture server received, and the
+    error chain."""
     scenario = scenarios.Scenario(
         name="explore",
         tools=scenarios.tools(*keys),
@@ -185,7 +157,7 @@ def _live(
         active_tools=active_tools,
         replies=(TextReply("explored"),),
     )
-    outcome = POOL.run(source, scenario)
+    outcome = pool.run(source.target, scenario)
     error = tuple(
         f"{link.get('name') or 'Error'}{' [' + link['id'] + ']' if link.get('id') else ''}: {link.get('message', '')}"
         for link in outcome.error
@@ -316,13 +288,15 @@ def explore(
     tool_choice: str | None = None,
     active_tools: Sequence[str] | str | None = None,
     provider: str = DEFAULT_PROVIDER,
+    pool: SessionPool | None = None,
 ) -> ExplorerResult:
     """Run ``keys`` (text as ``parse_keys`` reads it, or a sequence) through ``source`` and describe the outcome.
 
     ``source`` is a ``Source`` or its label (default: Mastra's Python model); ``tool_choice`` forces one tool by
     name (empty: none); ``active_tools`` restricts the tools sent (text: one name per line; empty: no
-    restriction); ``provider`` is a ``provider/variant`` label of the linter's rules. Raises ``InputError`` for an
-    unknown source or provider, or a live source not installed here, and ``HarnessError`` when a live run fails.
+    restriction); ``provider`` is a ``provider/variant`` label of the linter's rules. A live source runs on
+    ``pool``'s warm runner (default: a runner started for this run and stopped after it). Raises ``InputError`` for
+    an unknown source or provider, or a live source not installed here, and ``HarnessError`` when a live run fails.
     """
     started = time.perf_counter()
     given = parse_keys(keys) if isinstance(keys, str) else checked_keys(list(enumerate(keys, start=1)))
@@ -354,7 +328,8 @@ def explore(
         if not source.adapter.is_installed(source.version):
             needs = LIVE_NEEDS.get(source.framework, "`probe-lib setup`")
             raise InputError(f"{source.label} cannot run here: it needs {needs}; choose the Python model")
-        measurement = _live(source, given.keys, choice, active)
+        with SessionPool() if pool is None else nullcontext(pool) as running:
+            measurement = _live(source, given.keys, choice, active, running)
     else:
         if active is not None:
             notes.append("the Python model does not model activeTools; choose a live source to see what it does")

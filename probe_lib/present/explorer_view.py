@@ -2,8 +2,10 @@
 
 All logic is :func:`probe_lib.present.explorer.explore`; this module wires widgets to it. Each change waits
 ``debounce_s`` for the next keystroke, then one worker thread runs the exploration, so a live run on the real
-package never blocks the kernel and only the newest input's result is drawn. A run that fails says why in the
-status line and leaves the last good result on screen. Displayed outside a live kernel (the HTML report,
+package never blocks the kernel and only the newest input's result is drawn. Live runs go through the view's own
+:class:`~probe_lib.adapters.session_pool.SessionPool`, so each version's runner stays warm while the view lives
+(:meth:`ExplorerView.close` stops them; the pool's finalizer does when the kernel ends). A run that fails says why in
+the status line and leaves the last good result on screen. Displayed outside a live kernel (the HTML report,
 nbconvert), the view degrades to a static rendering of its state: no widget, no script.
 """
 
@@ -17,6 +19,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import ipywidgets as widgets
 
 from probe_lib.adapters import mastra
+from probe_lib.adapters.session_pool import SessionPool
 from probe_lib.analysis import corpus
 from probe_lib.inputs import keysets
 from probe_lib.inputs.records import keys_as_text, shown
@@ -65,6 +68,8 @@ class ExplorerView:
         debounce_s: float = 0.4,
     ) -> None:
         self.debounce_s = debounce_s
+        #: The warm runners of this view's live sources.
+        self.pool = SessionPool()
         source = source or Source(mastra.ADAPTER.name, None)
         self.pick = widgets.Dropdown(options=pick_options(), value=CUSTOM, description="key set", layout=_FULL_WIDTH)
         self.keys = widgets.Textarea(
@@ -170,7 +175,7 @@ class ExplorerView:
             if source.live:
                 first = (
                     ""
-                    if source in explorer.POOL.running()
+                    if source.target in self.pool.running()
                     else " (the first run of a version starts its runner: a second or more)"
                 )
                 self.status.value = f"<i class='x-measuring'>measuring… on {html.escape(inputs['source'])}{first}</i>"
@@ -178,7 +183,7 @@ class ExplorerView:
 
     def _run(self, generation: int, inputs: dict) -> None:
         try:
-            result = explorer.explore(**inputs)
+            result = explorer.explore(**inputs, pool=self.pool)
         except Exception as error:  # any failure is shown in the widget; the last good result stays on screen
             if generation == self._generation:
                 self.failure = f"{type(error).__name__}: {error}"
@@ -207,6 +212,10 @@ class ExplorerView:
         """Explore the current input now and wait for it."""
         self._submit()
         return self.settle()
+
+    def close(self) -> None:
+        """Stop the view's runners (a later live run starts them again)."""
+        self.pool.close()
 
     # -- display --------------------------------------------------------------------------------------------------
 
