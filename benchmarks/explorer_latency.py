@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from contextlib import closing
 
 from probe_lib import adapters
 from probe_lib.adapters import mastra
@@ -38,7 +39,7 @@ def main() -> None:
     version = mastra.ADAPTER.check_version(parser.parse_args().mastra)
     model = explorer.Source("mastra", None).label
     live = explorer.Source("mastra", version).label
-    with SessionPool() as pool:
+    with closing(SessionPool()) as pool:
         cold = timed(["search.web", "a"], live, pool)
         print(f"cold live run (Node starts):  {cold:7.3f} s   target <= {TARGET_COLD_S} s")
         for size in SIZES:

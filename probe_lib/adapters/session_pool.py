@@ -1,11 +1,9 @@
-"""Warm runners for one scenario at a time: one capture server, and one adapter session per target, kept between
-runs (the explorer, notebook 11, runs each edit of its keys).
+"""Warm runners for one scenario at a time (the explorer runs each edit of its keys): one capture server, and one
+adapter session (:meth:`~probe_lib.adapters.base.Adapter.session`) per target, started on its first run and kept,
+since starting a runner costs a second or more; a runner that fails is replaced on the next run.
 
-Starting a runner (Node or Python, loading the framework) costs a second or more, so each target's session
-(:meth:`~probe_lib.adapters.base.Adapter.session`) starts on the target's first run and serves the next ones; a
-runner that fails is replaced on the next run. Whoever makes a pool closes it (:meth:`SessionPool.close`, or a
-``with`` block); a pool still open when it is collected or the process ends is closed then by its own finalizer,
-so no runner outlives the kernel that started it.
+Whoever makes a pool closes it (:meth:`SessionPool.close`, or ``contextlib.closing``); one still open when it is
+collected or the process ends is closed by its own finalizer, so no runner outlives the kernel that started it.
 """
 
 from __future__ import annotations
@@ -32,12 +30,6 @@ class SessionPool:
         self._open: ExitStack | None = None
         #: Closes ``_open`` once: on :meth:`close`, when the pool is collected, or at exit.
         self._closer: weakref.finalize | None = None
-
-    def __enter__(self) -> SessionPool:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
 
     def run(self, target: Target, scenario: Scenario) -> Outcome:
         """The outcome of ``scenario`` on ``target``, through the pool's capture server."""

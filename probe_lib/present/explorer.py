@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from contextlib import nullcontext
+from contextlib import closing, nullcontext
 from dataclasses import dataclass
+from itertools import groupby
 
 from probe_lib import wire
 from probe_lib.adapters import base as registry
@@ -256,13 +257,8 @@ def _pieces(key: str, name: str, rule: NameRule | None) -> tuple[tuple[Piece, ..
 
 
 def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
-    merged: list[Piece] = []
-    for piece in pieces:
-        if merged and merged[-1].kind == piece.kind:
-            merged[-1] = Piece(merged[-1].text + piece.text, piece.kind)
-        else:
-            merged.append(piece)
-    return tuple(merged)
+    """Neighbouring pieces of one kind as one."""
+    return tuple(Piece("".join(p.text for p in run), kind) for kind, run in groupby(pieces, key=lambda p: p.kind))
 
 
 def _rules_of(
@@ -312,23 +308,12 @@ def explore(
     name_rule = source.name_rule
     if not given.keys:
         measurement = Measurement(None, None, (), None, False)
-        return ExplorerResult(
-            source,
-            (),
-            tuple(notes) or ("type or paste keys, one per line",),
-            (),
-            measurement,
-            choice,
-            active,
-            provider_rule.label,
-            (),
-            time.perf_counter() - started,
-        )
-    if source.live:
+        notes = notes or ["type or paste keys, one per line"]
+    elif source.live:
         if not source.adapter.is_installed(source.version):
             needs = LIVE_NEEDS.get(source.framework, "`probe-lib setup`")
             raise InputError(f"{source.label} cannot run here: it needs {needs}; choose the Python model")
-        with SessionPool() if pool is None else nullcontext(pool) as running:
+        with closing(SessionPool()) if pool is None else nullcontext(pool) as running:
             measurement = _live(source, given.keys, choice, active, running)
     else:
         if active is not None:
