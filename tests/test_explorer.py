@@ -6,6 +6,7 @@ from the Python model under test; the live tests run the real @mastra/core throu
 
 from __future__ import annotations
 
+import gc
 import html
 import json
 import os
@@ -13,8 +14,13 @@ import re
 import sys
 
 import pytest
+from processes import child_pids
 
 from probe_lib import adapters
+from probe_lib.adapters.session_pool import SessionPool
+from probe_lib.core import scenarios
+from probe_lib.core.target import Target
+from probe_lib.inputs import records
 from probe_lib.present import explorer, explorer_html, explorer_view
 from probe_lib.present.explorer import Source
 
@@ -25,19 +31,14 @@ COLLISION_TEXT = (
 )
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _warm_runners_end_with_the_module():
-    """The explorer's pool keeps live runners warm until exit; they end with this module, so a later test in the
-    same worker (one that counts or signals this process's runners) never meets them."""
-    yield
-    explorer.POOL.close()
-
-
 @pytest.fixture
 def view():
+    """A view whose warm runners stop with the test, so a later test in the same worker (one that counts or signals
+    this process's runners) never meets them."""
     made = explorer_view.ExplorerView(debounce_s=0.01)
     made.refresh()
-    return made
+    yield made
+    made.close()
 
 
 def cells(view: explorer_view.ExplorerView, column: int) -> list[str]:
@@ -163,7 +164,7 @@ def test_sources_list_the_model_and_every_pinned_version_live():
 
 @pytest.mark.node
 def test_a_live_source_runs_the_real_package_and_words_the_collision_as_mastra_does(view, node_modules):
-    explorer.POOL.close()  # cold: the first run starts a runner, so "measuring…" is on screen meanwhile
+    # the view's pool is cold: the first run starts a runner, so "measuring…" is on screen meanwhile
     view.keys.value = "search.web\nsearch web"
     view.source.value = LIVE_1_67
     view._timer.join()
@@ -172,7 +173,24 @@ def test_a_live_source_runs_the_real_package_and_words_the_collision_as_mastra_d
     error = html.unescape(view.output.value.split('class="x-error"', 1)[1].split("</pre>")[0])
     assert f"Error [AGENT_GENERATE_FAILED]: {COLLISION_TEXT}" in error
     assert "as the framework words it" in error
-    assert explorer.POOL.running() == [Source("mastra", "1.67.0")]
+    assert view.pool.running() == [Target("mastra", "1.67.0")]
+    runners = child_pids(os.getpid(), b"runner.cjs")
+    assert runners, "the view keeps its runner warm"
+    view.close()
+    assert not child_pids(os.getpid(), b"runner.cjs") & runners and view.pool.running() == []
+
+
+@pytest.mark.node
+def test_a_pool_dropped_without_closing_stops_its_runner(node_modules):
+    """Nothing registers at import or waits for exit: the pool's own finalizer stops what it started."""
+    pool = SessionPool()
+    outcome = pool.run(Target("mastra", "1.67.0"), scenarios.for_keys("dropped", ["a.b"]))
+    assert outcome.wire_names == ["a_b"]
+    runners = child_pids(os.getpid(), b"runner.cjs")
+    assert runners
+    del pool
+    gc.collect()
+    assert not child_pids(os.getpid(), b"runner.cjs") & runners
 
 
 @pytest.mark.node
@@ -212,8 +230,8 @@ def test_every_key_set_round_trips_through_the_text_box():
     from probe_lib.inputs import keysets
 
     for keyset in keysets.catalogue(normaliser):
-        assert explorer.parse_keys(explorer.keys_as_text(keyset.keys)).keys == keyset.keys, keyset.name
-    assert explorer.keys_as_text(["[x", "y"]) == '["[x", "y"]'
+        assert records.parse_keys(records.keys_as_text(keyset.keys)).keys == keyset.keys, keyset.name
+    assert records.keys_as_text(["[x", "y"]) == '["[x", "y"]'
 
 
 def test_keys_given_as_a_sequence_are_checked_like_typed_ones():
@@ -232,9 +250,8 @@ def test_a_collision_leaves_every_key_unsent_and_says_what_each_would_have_becom
         "none sent; would be ok",
     ]
     assert cells(view, 4) == ["illegal characters → _", "illegal characters → _", "none"]
-    assert (
-        "model: collision: &#x27;search web&#x27; rewrites to &#x27;search_web&#x27;, already held by &#x27;search.web&#x27;"
-        in view.output.value
+    assert "model: collision: 'search web' rewrites to 'search_web', already held by 'search.web'" in html.unescape(
+        view.output.value
     )
 
 

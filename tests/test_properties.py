@@ -30,14 +30,18 @@ from probe_lib.adapters.mastra.normaliser import (
     Collision,
     Crash,
     enumeration_order,
+    explain,
     is_array_index,
     normalise,
+    parts,
     rewrite,
 )
-from probe_lib.core.naming import js_length
+from probe_lib.core.naming import Part, js_length
 
 WIRE_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_-]{0,62}")
 LEGAL_FIRST = string.ascii_letters + "_"
+#: Characters formatTools keeps but not first: a key starting with one gets a "_" in front.
+NOT_FIRST = string.digits + "-"
 
 
 def utf16_units(text: str) -> list[int]:
@@ -63,6 +67,33 @@ def test_every_name_is_a_legal_tool_name(key):
 @given(any_key)
 def test_rewrite_equals_the_utf16_restatement_of_the_rules(key):
     assert rewrite(key) == reference_name(key)
+
+
+@given(any_key)
+def test_the_parts_of_a_rewrite_are_the_key_and_join_into_its_name(key):
+    """What the explorer highlights: each key character once, in order, with what it became (a kept character is
+    itself), after a ``_`` added in front exactly when the key starts with a digit or ``-``."""
+    split = parts(key)
+    assert "".join(part.key for part in split) == key
+    assert "".join(part.name for part in split)[:MAX_NAME_LENGTH] == reference_name(key)
+    for part in (part for part in split if part.key):
+        assert part.name == part.key if part.key in LEGAL_CHARS else part.name == "_" * js_length(part.key)
+    prefixed = key[0] in NOT_FIRST
+    assert [part for part in split if not part.key] == ([Part("", "_")] if prefixed else [])
+    assert not prefixed or split[0] == Part("", "_")
+
+
+@given(any_key)
+def test_explain_names_each_rule_the_rewrite_shows(key):
+    words = explain(key)
+    units = js_length(key) + (key[0] in NOT_FIRST)
+    assert ("illegal characters → _" in words) == any(char not in LEGAL_CHARS for char in key)
+    assert ("_ prefixed (first character not a letter or _)" in words) == (key[0] in NOT_FIRST)
+    assert any(w.startswith(f"cut to {MAX_NAME_LENGTH} (lost ") for w in words) == (units > MAX_NAME_LENGTH)
+
+
+def test_explain_says_the_empty_key_crashes():
+    assert explain("") == ("empty key: formatTools reads key[0].match and crashes",)
 
 
 @given(any_key)

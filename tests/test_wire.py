@@ -144,6 +144,19 @@ def test_a_body_without_its_route_is_told_by_its_shape(body, expected):
     assert (detected.name if detected else None) == expected
 
 
+@pytest.mark.parametrize("forced", [None, "search_web"])
+def test_a_built_chat_request_is_one_the_openai_sdk_sends_and_reads_back_as_built(server, forced):
+    body = wire.CHAT_COMPLETIONS.request("m", ["weather", "search_web"], forced)
+    server.script("built", [TextReply("ok")])
+    _openai(server, "built").chat.completions.create(**body)
+    [record] = server.records("built")
+    assert record.wire == "chat-completions" and record.body == body
+    assert wire.detect(body) is wire.CHAT_COMPLETIONS
+    assert wire.CHAT_COMPLETIONS.tool_names(body) == ["weather", "search_web"]
+    assert wire.CHAT_COMPLETIONS.forced_name(body) == forced and wire.forced_by(body["tool_choice"]) == forced
+    assert (body["tool_choice"] == "auto") == (forced is None)
+
+
 def test_a_route_outranks_the_body_shape():
     assert wire.detect(CHAT_BODY, "/v1/messages") is wire.ANTHROPIC_MESSAGES
 

@@ -17,17 +17,16 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
-from difflib import SequenceMatcher
 from pathlib import Path
 
 import pandas as pd
 
-from probe_lib import adapters, wire
+from probe_lib import adapters
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
-from probe_lib.core.outcome import Outcome
-from probe_lib.core.scenarios import PROBE_DESCRIPTION, Scenario, for_keys, named
+from probe_lib.core.outcome import Outcome, wire_names_by_key
+from probe_lib.core.scenarios import Scenario, for_keys, named
 from probe_lib.core.target import version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.providers import lint, name_rules
@@ -325,36 +324,6 @@ def _names_verdict(probe: Probe, outcome: Outcome) -> tuple[str, str]:
     how = "; ".join(f"{_quoted(key)} → {_quoted(name)}" for key, name in pairs.items() if key != name)
     in_key_order = [pairs[key] for key in keys]
     return "rewritten", how + ("; order changed: " + ", ".join(map(_quoted, names)) if names != in_key_order else "")
-
-
-def wire_names_by_key(keys: list[str], outcome: Outcome) -> dict[str, str]:
-    """Which name each key went out as, in ``outcome``'s first request (a key whose tool was not sent has none).
-
-    Read from the tools' descriptions when each names a distinct key (``PROBE_DESCRIPTION`` and the key): exact,
-    whatever the framework did to names and order, and a dropped tool is seen as such. Otherwise (the raw SDK and
-    the Python frameworks that describe a tool by its function's docstring, all of which send names verbatim) a
-    guess from the names alone: position by position when every pair still looks alike and no unchanged key moved
-    (the framework kept the order); otherwise unchanged keys keep their names and the rewritten keys pair, in
-    order, with the new names (Mastra moves those last).
-    """
-    names = outcome.wire_names or []
-    described = (
-        [_described_key(text) for text in wire.tool_descriptions(outcome.requests[0])] if outcome.requests else []
-    )
-    if len(described) == len(names) and set(described) <= set(keys) and len(set(described)) == len(described):
-        return dict(zip(described, names))
-    moved = any(name in keys and keys.index(name) != position for position, name in enumerate(names))
-    if not moved and all(SequenceMatcher(None, key, name).ratio() >= 0.5 for key, name in zip(keys, names)):
-        return dict(zip(keys, names))
-    rewritten = dict(zip([key for key in keys if key not in names], [name for name in names if name not in keys]))
-    return {key: rewritten.get(key, key) for key in keys}
-
-
-def _described_key(description: str | None) -> str | None:
-    """The key a probe tool's description names, or ``None``."""
-    if description is not None and description.startswith(PROBE_DESCRIPTION):
-        return description.removeprefix(PROBE_DESCRIPTION)
-    return None
 
 
 def _cell(probe: Probe, category: str, outcome: Outcome) -> str:

@@ -45,6 +45,15 @@ class Row:
 
 
 @dataclass(frozen=True, slots=True)
+class Part:
+    """One character of a key and what a rule writes for it; ``key`` is empty for what the rule adds of its own
+    (Mastra: the ``_`` prefix). A key's parts, their ``name``s joined, are its rewrite before the length cut."""
+
+    key: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
 class Collision:
     """``key`` rewrites onto ``name``, which is already taken (Mastra: ``AGENT_TOOL_NAME_COLLISION``).
 
@@ -126,6 +135,13 @@ class NameRule(Protocol):
 
     def rewrite(self, key: str) -> str:
         """The name ``key`` gets on its own (no collision check)."""
+
+    def parts(self, key: str) -> tuple[Part, ...]:
+        """``key`` rewritten on its own, character by character, before the length cut (what the explorer
+        highlights: kept, replaced, added)."""
+
+    def explain(self, key: str) -> tuple[str, ...]:
+        """The rules that fire on ``key`` on its own, each in a few words (``"illegal characters → _"``)."""
 
     def normalise(self, keys: Iterable[str]) -> Result:
         """Wire names of a whole record registered in ``keys`` order, or the error the framework raises."""

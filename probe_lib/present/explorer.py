@@ -1,9 +1,11 @@
 """The explorer's logic: a tools record through one source (the Python model, or a framework version run live),
 and everything a reader wants to see of it, without any widget.
 
-``explore(keys, source, tool_choice, active_tools, provider)`` returns an ``ExplorerResult``: per key its wire
-name, the rules that fired and its position before and after; the error the framework raised, in its own words;
-the request body that left the process; and the provider linter's findings on that body. The widget view
+``explore(keys, source, tool_choice, active_tools, provider, pool)`` returns an ``ExplorerResult``: per key its wire
+name, the rules that fired (in the words of the framework's name rule) and its position before and after; the error
+the framework raised, in its own words; the request body that left the process; and the provider linter's findings
+on that body. A live source runs on the warm runners of the caller's ``pool``
+(:class:`~probe_lib.adapters.session_pool.SessionPool`; the view keeps one for its lifetime). The widget view
 (:mod:`probe_lib.present.explorer_view`) and the static rendering (:mod:`probe_lib.present.explorer_html`) only
 draw it, so tests drive this module directly.
 
@@ -13,137 +15,29 @@ the kit learns to run (or a version it pins) appears in every selector by name.
 
 from __future__ import annotations
 
-import atexit
-import json
-import re
-import threading
 import time
 from collections.abc import Sequence
-from contextlib import ExitStack
+from contextlib import closing, nullcontext
 from dataclasses import dataclass
+from itertools import groupby
 
+from probe_lib import wire
 from probe_lib.adapters import base as registry
-from probe_lib.adapters.base import Adapter, Session
+from probe_lib.adapters.base import Adapter
 from probe_lib.adapters.mastra.runner import FRAMEWORK as MASTRA
-from probe_lib.analysis import matrix
-from probe_lib.capture import CaptureServer
+from probe_lib.adapters.session_pool import SessionPool
 from probe_lib.core import scenarios
 from probe_lib.core.errors import InputError
-from probe_lib.core.naming import Collision, NameRule, js_length
-from probe_lib.core.outcome import Outcome
+from probe_lib.core.naming import Collision, NameRule
+from probe_lib.core.outcome import wire_names_by_key
+from probe_lib.core.target import Target
+from probe_lib.inputs.records import checked_keys, parse_keys, shown
 from probe_lib.providers import get_rule, lint, rules
 from probe_lib.wire.replies import TextReply
 
-#: The most keys one exploration takes: a table of more cannot be read by eye (notebook 10 covers whole corpora).
-MAX_KEYS = 1_000
 #: What the explorer opens on: the article's awkward keys, with a legal key in the middle.
 DEFAULT_KEYS = ("search.web", "2fa-check", "weather-EU", "github:list issues")
 DEFAULT_PROVIDER = "openai/documented"
-#: One character formatTools keeps (its regex is /[^a-zA-Z0-9_\\-]/g, applied per UTF-16 unit).
-_LEGAL_CHAR = re.compile(r"[a-zA-Z0-9_-]")
-
-
-# -- input --------------------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KeyInput:
-    """Keys in registration order, and what was wrong with the text they came from (one sentence each)."""
-
-    keys: tuple[str, ...]
-    notes: tuple[str, ...] = ()
-
-
-def shown(text: str) -> str:
-    """``text`` with lone surrogates and control characters as ``\\uXXXX`` escapes, safe to send to a browser."""
-    return "".join(
-        f"\\u{ord(char):04x}" if 0xD800 <= ord(char) <= 0xDFFF or (not char.isprintable() and char != " ") else char
-        for char in text
-    )
-
-
-def parse_keys(text: str) -> KeyInput:
-    """Keys from a text box: one key per line, or a JSON array of strings (for keys that hold a line break, the
-    empty key, or a lone surrogate written as ``"\\ud800"``).
-
-    Never raises for bad text: empty lines are skipped, repeated keys keep their first line, more than
-    ``MAX_KEYS`` keys are cut, and each of these is said in ``notes``.
-    """
-    if not isinstance(text, str):
-        raise InputError(f"keys must be text, not {type(text).__name__}")
-    notes: list[str] = []
-    stripped = text.strip()
-    if stripped.startswith("["):
-        try:
-            parsed = json.loads(stripped)
-        except json.JSONDecodeError as error:
-            return KeyInput(
-                (),
-                (
-                    f"the keys look like a JSON array but are not JSON ({error.msg} at column "
-                    f"{error.colno}); fix it, or write one key per line",
-                ),
-            )
-        if not isinstance(parsed, list) or not all(isinstance(key, str) for key in parsed):
-            return KeyInput((), ('a JSON array of keys must hold strings only, e.g. ["search.web", ""]',))
-        lines = [(number, key) for number, key in enumerate(parsed, start=1)]
-        where = "item"
-    else:
-        raw = text.split("\n")
-        if any(line.endswith("\r") for line in raw):
-            notes.append(
-                "Windows line ends (\\r\\n) were read as line ends; write a JSON array for a key ending in \\r"
-            )
-        raw = [line.removesuffix("\r") for line in raw]
-        lines = [(number, line) for number, line in enumerate(raw, start=1) if line != ""]
-        empty = len(raw) - len(lines) - (1 if text.endswith("\n") else 0)
-        if empty > 0:
-            notes.append(
-                f"{empty} empty line(s) skipped; to register the empty key (it crashes formatTools), "
-                'write the keys as a JSON array, e.g. ["a", ""]'
-            )
-        where = "line"
-    return checked_keys(lines, where, notes)
-
-
-def checked_keys(numbered: Sequence[tuple[int, str]], where: str = "item", notes: Sequence[str] = ()) -> KeyInput:
-    """Keys as a tools record can hold them: repeats dropped (first kept), at most ``MAX_KEYS``, and a note for
-    each of these and for lone surrogates. ``numbered`` pairs each key with its line or item number."""
-    notes = list(notes)
-    first_at: dict[str, int] = {}
-    repeats: list[str] = []
-    for number, key in numbered:
-        if not isinstance(key, str):
-            raise InputError(f"{where} {number} is {type(key).__name__}, not text; keys are strings")
-        if key in first_at:
-            repeats.append(f"{shown(key)!r} ({where} {number} repeats {where} {first_at[key]})")
-        else:
-            first_at[key] = number
-    if repeats:
-        shown_repeats = "; ".join(repeats[:5]) + (f"; and {len(repeats) - 5} more" if len(repeats) > 5 else "")
-        notes.append(f"a tools record holds each key once, so later copies were dropped: {shown_repeats}")
-    keys = tuple(first_at)
-    if len(keys) > MAX_KEYS:
-        notes.append(
-            f"{len(keys):,} keys given; the explorer takes the first {MAX_KEYS:,} (for whole corpora use "
-            "probe_lib.analysis.tables.rewrites, as notebook 10 does)"
-        )
-        keys = keys[:MAX_KEYS]
-    lone = [key for key in keys if any(0xD800 <= ord(char) <= 0xDFFF for char in key)]
-    if lone:
-        notes.append(
-            f"{len(lone)} key(s) hold a lone surrogate, shown as \\udXXX: JavaScript strings can hold one, "
-            "so the key is kept and measured as it is"
-        )
-    return KeyInput(keys, tuple(notes))
-
-
-def keys_as_text(keys: Sequence[str]) -> str:
-    """The text ``parse_keys`` reads back as exactly ``keys``: lines when they can carry them, else a JSON array."""
-    lines = "\n".join(keys)
-    if keys and all(key and "\n" not in key and "\r" not in key for key in keys) and not lines.strip().startswith("["):
-        return lines
-    return json.dumps(list(keys))
 
 
 # -- sources ------------------------------------------------------------------------------------------------------
@@ -190,6 +84,18 @@ class Source:
         return registry.get(self.framework)
 
     @property
+    def target(self) -> Target:
+        """The version a live source runs."""
+        if self.version is None:
+            raise InputError(f"{self.label} runs no version")
+        return Target(self.framework, self.version)
+
+    @property
+    def name_rule(self) -> NameRule | None:
+        """The Python model of the framework's rewrite that rows are explained by (``None``: it has none)."""
+        return self.adapter.name_rule
+
+    @property
     def label(self) -> str:
         name = PACKAGES.get(self.framework, self.framework)
         return f"{name} {self.version}, live" if self.live else f"{name}, Python model"
@@ -199,10 +105,9 @@ def sources() -> list[Source]:
     """Every source, framework by framework: the model first (instant), then each pinned version live."""
     found: list[Source] = []
     for name in registry.names():
-        adapter = registry.get(name)
-        if adapter.name_rule is not None:
+        if Source(name, None).name_rule is not None:
             found.append(Source(name, None))
-        found.extend(Source(name, version) for version in adapter.versions())
+        found.extend(Source(name, version) for version in registry.get(name).versions())
     return found
 
 
@@ -219,47 +124,6 @@ def provider_labels() -> list[str]:
     return [rule.label for rule in rules()]
 
 
-class LivePool:
-    """One capture server, and one warm runner per live source (a framework at a version), started on first use
-    and stopped at exit (when the kernel ends).
-
-    Starting a runner (Node or Python, loading the framework) costs a second or more, so each is kept between runs
-    as its adapter's session (:meth:`~probe_lib.adapters.base.Adapter.session`); a runner that fails is replaced
-    on the next run. Runs are serialised (a runner serves one batch at a time).
-    """
-
-    def __init__(self) -> None:
-        self._server: CaptureServer | None = None
-        self._sessions: dict[Source, Session] = {}
-        self._open = ExitStack()
-        self._lock = threading.Lock()
-        atexit.register(self.close)
-
-    def run(self, source: Source, scenario: scenarios.Scenario) -> Outcome:
-        """The outcome of ``scenario`` on a live ``source``, through the capture server."""
-        with self._lock:
-            if self._server is None:
-                self._server = self._open.enter_context(CaptureServer())
-            session = self._sessions.get(source)
-            if session is None:
-                session = self._sessions[source] = self._open.enter_context(source.adapter.session(source.version))
-            return session.run([scenario], self._server)[0]
-
-    def running(self) -> list[Source]:
-        """Live sources with a warm runner (read without the lock, which a run holds: ``dict.copy`` is atomic)."""
-        return list(self._sessions.copy())
-
-    def close(self) -> None:
-        """Stop every runner and the capture server."""
-        with self._lock:
-            self._open.close()
-            self._sessions.clear()
-            self._server = None
-
-
-POOL = LivePool()
-
-
 def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Measurement:
     """The name rule's prediction, with a sketch of the request (tools and tool_choice only)."""
     result = rule.normalise(keys)
@@ -274,19 +138,19 @@ def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Me
     by_position = {row.position_after: row.key for row in result.rows if row.position_after is not None}
     wire_keys = tuple(by_position[position] for position in range(len(by_position)))
     names = tuple(result.names)
-    body: dict = {
-        "model": f"(sketch by the Python model of {rule.LABEL}: only tools and tool_choice)",
-        "messages": [],
-        "tools": [{"type": "function", "function": {"name": name}} for name in names],
-    }
-    body["tool_choice"] = {"type": "function", "function": {"name": tool_choice}} if tool_choice else "auto"
-    return Measurement(names, wire_keys, (), body, False)
+    model = f"(sketch by the Python model of {rule.LABEL}: only tools and tool_choice)"
+    return Measurement(names, wire_keys, (), wire.CHAT_COMPLETIONS.request(model, names, tool_choice), False)
 
 
 def _live(
-    source: Source, keys: tuple[str, ...], tool_choice: str | None, active_tools: tuple[str, ...] | None
+    source: Source,
+    keys: tuple[str, ...],
+    tool_choice: str | None,
+    active_tools: tuple[str, ...] | None,
+    pool: SessionPool,
 ) -> Measurement:
-    """One turn on the real package: the first request the capture server received, and the error chain."""
+    """One turn on the real package through ``pool``: the first request the capture server received, and the
+    error chain."""
     scenario = scenarios.Scenario(
         name="explore",
         tools=scenarios.tools(*keys),
@@ -294,7 +158,7 @@ def _live(
         active_tools=active_tools,
         replies=(TextReply("explored"),),
     )
-    outcome = POOL.run(source, scenario)
+    outcome = pool.run(source.target, scenario)
     error = tuple(
         f"{link.get('name') or 'Error'}{' [' + link['id'] + ']' if link.get('id') else ''}: {link.get('message', '')}"
         for link in outcome.error
@@ -302,7 +166,7 @@ def _live(
     if not outcome.requests:
         return Measurement(None, None, error or ("no request was sent and no error was raised",), None, True)
     names = tuple(outcome.wire_names)
-    key_of = {name: key for key, name in matrix.wire_names_by_key(list(keys), outcome).items()}
+    key_of = {name: key for key, name in wire_names_by_key(keys, outcome).items()}
     return Measurement(names, tuple(key_of.get(name, name) for name in names), error, outcome.requests[0], True)
 
 
@@ -368,66 +232,49 @@ class ExplorerResult:
 
 
 def _pieces(key: str, name: str, rule: NameRule | None) -> tuple[tuple[Piece, ...], tuple[Piece, ...]]:
-    """The key and its wire name split into runs of kept, changed, added (the ``_`` prefix) and cut characters.
+    """The key and its wire name split into runs of kept, changed, added and cut characters.
 
-    The runs follow the name rule's flags unit by unit, with formatTools' character class (each illegal UTF-16
-    unit becomes one ``_``, so an astral character becomes two); a wire name this does not rebuild exactly (or a
-    framework without a modelled rule) is shown whole as changed.
+    The runs are the name rule's own parts of the rewrite (:meth:`~probe_lib.core.naming.NameRule.parts`), cut at
+    its length; a wire name they do not rebuild exactly (or a framework without a modelled rule) is shown whole as
+    changed.
     """
     if name == key:
         return (Piece(key, "kept"),), (Piece(key, "kept"),)
     if rule is None:
         return (Piece(key, "changed"),), (Piece(name, "changed"),)
-    rewritten = rule.normalise((key,)).rows[0]
-    out_units = [("_", "added")] if rewritten.prefixed else []
-    key_marks = []
-    for char in key:
-        legal = _LEGAL_CHAR.fullmatch(char) is not None
-        start = len(out_units)
-        units = char if legal else "_" * js_length(char)
-        out_units.extend((unit, "kept" if legal else "changed") for unit in units)
-        key_marks.append((char, "kept" if legal else "changed", start))
+    written: list[tuple[str, str]] = []  # each character of the rewrite before the cut, and its kind
+    key_marks = []  # each character of the key, its kind, and where its rewrite starts
+    for part in rule.parts(key):
+        kind = "added" if not part.key else "kept" if part.name == part.key else "changed"
+        if part.key:
+            key_marks.append((part.key, kind, len(written)))
+        written.extend((char, kind) for char in part.name)
     limit = rule.MAX_NAME_LENGTH
     key_pieces = _merge([Piece(char, "cut" if start >= limit else kind) for char, kind, start in key_marks])
-    rebuilt = "".join(unit for unit, _ in out_units[:limit])
-    if rebuilt != name:
+    if "".join(char for char, _ in written[:limit]) != name:
         return key_pieces, (Piece(name, "changed"),)
-    return key_pieces, _merge([Piece(unit, kind) for unit, kind in out_units[:limit]])
+    return key_pieces, _merge([Piece(char, kind) for char, kind in written[:limit]])
 
 
 def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
-    merged: list[Piece] = []
-    for piece in pieces:
-        if merged and merged[-1].kind == piece.kind:
-            merged[-1] = Piece(merged[-1].text + piece.text, piece.kind)
-        else:
-            merged.append(piece)
-    return tuple(merged)
+    """Neighbouring pieces of one kind as one."""
+    return tuple(Piece("".join(p.text for p in run), kind) for kind, run in groupby(pieces, key=lambda p: p.kind))
 
 
 def _rules_of(
     key: str, name: str | None, moved: bool, sent: bool, active: tuple[str, ...] | None, rule: NameRule | None
 ) -> tuple[str, ...]:
-    """The rules that fired on ``key`` (the name rule's flags), its move, and why it was not sent."""
-    fired = []
-    modelled = rule.normalise((key,)).rows[0] if rule is not None and key else None
-    if not key:
-        fired.append("empty key: formatTools reads key[0].match and crashes")
-    elif modelled is not None:
-        if modelled.substituted:
-            fired.append("illegal characters → _")
-        if modelled.prefixed:
-            fired.append("_ prefixed (first character not a letter or _)")
-        if modelled.truncated:
-            fired.append(f"cut to {rule.MAX_NAME_LENGTH} (lost {shown(modelled.lost)!r})")
+    """The rules that fired on ``key`` (in the name rule's words), its move, and why it was not sent."""
+    fired = list(rule.explain(key)) if rule is not None else []
     if moved:
         fired.append("moved to the end (rewritten keys are re-added)")
     if sent and name is None:
         fired.append(
             "not sent (activeTools does not name it)" if active is not None else "not sent (never reaches the wire)"
         )
-    if name is not None and modelled is not None and name != modelled.name:
-        fired.append(f"differs from the Python model, which predicts {shown(modelled.name)!r}")
+    modelled = rule.normalise((key,)).rows[0].name if rule is not None and key else None
+    if name is not None and modelled is not None and name != modelled:
+        fired.append(f"differs from the Python model, which predicts {shown(modelled)!r}")
     return tuple(fired)
 
 
@@ -437,13 +284,15 @@ def explore(
     tool_choice: str | None = None,
     active_tools: Sequence[str] | str | None = None,
     provider: str = DEFAULT_PROVIDER,
+    pool: SessionPool | None = None,
 ) -> ExplorerResult:
     """Run ``keys`` (text as ``parse_keys`` reads it, or a sequence) through ``source`` and describe the outcome.
 
     ``source`` is a ``Source`` or its label (default: Mastra's Python model); ``tool_choice`` forces one tool by
     name (empty: none); ``active_tools`` restricts the tools sent (text: one name per line; empty: no
-    restriction); ``provider`` is a ``provider/variant`` label of the linter's rules. Raises ``InputError`` for an
-    unknown source or provider, or a live source not installed here, and ``HarnessError`` when a live run fails.
+    restriction); ``provider`` is a ``provider/variant`` label of the linter's rules. A live source runs on
+    ``pool``'s warm runner (default: a runner started for this run and stopped after it). Raises ``InputError`` for
+    an unknown source or provider, or a live source not installed here, and ``HarnessError`` when a live run fails.
     """
     started = time.perf_counter()
     given = parse_keys(keys) if isinstance(keys, str) else checked_keys(list(enumerate(keys, start=1)))
@@ -456,26 +305,16 @@ def explore(
         active_tools = tuple(line for line in active_tools.split("\n") if line) or None
     active = tuple(active_tools) if active_tools else None
     notes = list(given.notes)
-    name_rule = source.adapter.name_rule
+    name_rule = source.name_rule
     if not given.keys:
         measurement = Measurement(None, None, (), None, False)
-        return ExplorerResult(
-            source,
-            (),
-            tuple(notes) or ("type or paste keys, one per line",),
-            (),
-            measurement,
-            choice,
-            active,
-            provider_rule.label,
-            (),
-            time.perf_counter() - started,
-        )
-    if source.live:
+        notes = notes or ["type or paste keys, one per line"]
+    elif source.live:
         if not source.adapter.is_installed(source.version):
             needs = LIVE_NEEDS.get(source.framework, "`probe-lib setup`")
             raise InputError(f"{source.label} cannot run here: it needs {needs}; choose the Python model")
-        measurement = _live(source, given.keys, choice, active)
+        with closing(SessionPool()) if pool is None else nullcontext(pool) as running:
+            measurement = _live(source, given.keys, choice, active, running)
     else:
         if active is not None:
             notes.append("the Python model does not model activeTools; choose a live source to see what it does")

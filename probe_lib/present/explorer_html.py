@@ -6,7 +6,8 @@ from __future__ import annotations
 import html
 import json
 
-from probe_lib.present.explorer import ExplorerResult, KeyRow, Piece, shown
+from probe_lib.inputs.records import shown
+from probe_lib.present.explorer import ExplorerResult, KeyRow, Piece
 
 #: How each kind of character run is drawn (kept runs are plain).
 PIECE_STYLES = {
@@ -94,7 +95,8 @@ def findings_html(result: ExplorerResult) -> str:
         )
     rows = "".join(
         f'<tr style="background:{SEVERITY_COLOURS[finding.severity]}"><td style="{_CELL}">{finding.severity}</td>'
-        f'<td style="{_CELL};white-space:nowrap">{finding.code}</td><td style="{_CELL}">{_text(finding.message)}</td></tr>'
+        f'<td style="{_CELL};white-space:nowrap">{finding.code}</td>'
+        f'<td style="{_CELL}">{_text(finding.message)}</td></tr>'
         for finding in result.findings
     )
     return (

@@ -2,8 +2,10 @@
 
 All logic is :func:`probe_lib.present.explorer.explore`; this module wires widgets to it. Each change waits
 ``debounce_s`` for the next keystroke, then one worker thread runs the exploration, so a live run on the real
-package never blocks the kernel and only the newest input's result is drawn. A run that fails says why in the
-status line and leaves the last good result on screen. Displayed outside a live kernel (the HTML report,
+package never blocks the kernel and only the newest input's result is drawn. Live runs go through the view's own
+:class:`~probe_lib.adapters.session_pool.SessionPool`, so each version's runner stays warm while the view lives
+(:meth:`ExplorerView.close` stops them; the pool's finalizer does when the kernel ends). A run that fails says why in
+the status line and leaves the last good result on screen. Displayed outside a live kernel (the HTML report,
 nbconvert), the view degrades to a static rendering of its state: no widget, no script.
 """
 
@@ -17,8 +19,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 import ipywidgets as widgets
 
 from probe_lib.adapters import mastra
+from probe_lib.adapters.session_pool import SessionPool
 from probe_lib.analysis import corpus
 from probe_lib.inputs import keysets
+from probe_lib.inputs.records import keys_as_text, shown
 from probe_lib.present import explorer, explorer_html
 from probe_lib.present.explorer import ExplorerResult, Source
 
@@ -64,10 +68,12 @@ class ExplorerView:
         debounce_s: float = 0.4,
     ) -> None:
         self.debounce_s = debounce_s
+        #: The warm runners of this view's live sources.
+        self.pool = SessionPool()
         source = source or Source(mastra.ADAPTER.name, None)
         self.pick = widgets.Dropdown(options=pick_options(), value=CUSTOM, description="key set", layout=_FULL_WIDTH)
         self.keys = widgets.Textarea(
-            value=explorer.keys_as_text(keys),
+            value=keys_as_text(keys),
             description="keys",
             rows=8,
             placeholder="one key per line, in registration order (or a JSON array)",
@@ -132,7 +138,7 @@ class ExplorerView:
         if keys is not None:
             self._picking = True
             try:
-                self.keys.value = explorer.keys_as_text(keys)
+                self.keys.value = keys_as_text(keys)
             finally:
                 self._picking = False
 
@@ -169,7 +175,7 @@ class ExplorerView:
             if source.live:
                 first = (
                     ""
-                    if source in explorer.POOL.running()
+                    if source.target in self.pool.running()
                     else " (the first run of a version starts its runner: a second or more)"
                 )
                 self.status.value = f"<i class='x-measuring'>measuring… on {html.escape(inputs['source'])}{first}</i>"
@@ -177,14 +183,14 @@ class ExplorerView:
 
     def _run(self, generation: int, inputs: dict) -> None:
         try:
-            result = explorer.explore(**inputs)
+            result = explorer.explore(**inputs, pool=self.pool)
         except Exception as error:  # any failure is shown in the widget; the last good result stays on screen
             if generation == self._generation:
                 self.failure = f"{type(error).__name__}: {error}"
                 kept = " Showing the last good result below." if self.result is not None else ""
                 self.status.value = (
                     f"<div class='x-failure' style='padding:4px 8px;background:#ffe0e0'>"
-                    f"<b>This run failed</b>: {html.escape(explorer.shown(self.failure))}.{kept}</div>"
+                    f"<b>This run failed</b>: {html.escape(shown(self.failure))}.{kept}</div>"
                 )
             return
         if generation == self._generation:
@@ -207,12 +213,16 @@ class ExplorerView:
         self._submit()
         return self.settle()
 
+    def close(self) -> None:
+        """Stop the view's runners (a later live run starts them again)."""
+        self.pool.close()
+
     # -- display --------------------------------------------------------------------------------------------------
 
     def static_html(self) -> str:
         """The view's current state without widgets: what the HTML report shows."""
         inputs = "".join(
-            f"<li>{name}: <code>{html.escape(explorer.shown(value))}</code></li>"
+            f"<li>{name}: <code>{html.escape(shown(value))}</code></li>"
             for name, value in (
                 ("source", self.source.value),
                 ("provider", self.provider.value),

@@ -7,6 +7,8 @@ Tools are ``{"type": "function", "function": {"name": …}}`` and a forced tool 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, function_name
 from probe_lib.wire.replies import ErrorReply, TextReply, ToolCall, ToolCallsReply
 
@@ -45,6 +47,16 @@ class ChatCompletions:
             if isinstance(messages, list)
             else []
         )
+
+    def request(self, model: str, tool_names: Sequence[str], forced: str | None = None) -> dict:
+        """The least request of this format that sends function tools named ``tool_names`` and forces ``forced``
+        (``None``: ``"auto"``): no messages and no parameters, what a name rule's prediction can say of a request."""
+        return {
+            "model": model,
+            "messages": [],
+            "tools": [{"type": "function", "function": {"name": name}} for name in tool_names],
+            "tool_choice": {"type": "function", "function": {"name": forced}} if forced else "auto",
+        }
 
     def answer(self, reply: ErrorReply | TextReply | ToolCallsReply, body: Body, number: int) -> Answer:
         if isinstance(reply, ErrorReply):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 
-from probe_lib.core.naming import Collision, Crash, Result, Rules
+from probe_lib.core.naming import Collision, Crash, Part, Result, Rules
 
 #: formatTools cuts every rewritten name to this many UTF-16 code units (providers document 64).
 MAX_NAME_LENGTH = 63
@@ -91,6 +91,28 @@ def rewrite(key: str) -> str:
     if not key:
         raise ValueError("the empty key has no rewrite: formatTools crashes on it")
     return _apply_rules(key)[0]
+
+
+def parts(key: str) -> tuple[Part, ...]:
+    """``key`` as formatTools rewrites it alone, before the cut: each character kept or replaced (an illegal UTF-16
+    unit by one ``_``, so an astral character by two), after the ``_`` it adds when the first is not legal."""
+    written = tuple(Part(char, _substitute(char)) for char in key)
+    if written and written[0].name[0] not in _LEGAL_FIRST_CHAR:
+        return (Part("", "_"), *written)
+    return written
+
+
+def explain(key: str) -> tuple[str, ...]:
+    """The rules formatTools applies to ``key`` alone, each in a few words."""
+    if not key:
+        return ("empty key: formatTools reads key[0].match and crashes",)
+    _, substituted, prefixed, truncated, lost = _apply_rules(key)
+    fired = (
+        (substituted, "illegal characters → _"),
+        (prefixed, "_ prefixed (first character not a letter or _)"),
+        (truncated, f"cut to {MAX_NAME_LENGTH} (lost {lost!r})"),  # lost holds legal characters only
+    )
+    return tuple(words for applies, words in fired if applies)
 
 
 def normalise(keys: Iterable[str]) -> Result:
