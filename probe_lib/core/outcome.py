@@ -12,8 +12,24 @@ from typing import Literal
 from probe_lib import wire
 from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import Target
+from probe_lib.wire.replies import ErrorReply
 
 FailureKind = Literal["collision", "rejected", "crash", "not applicable"]
+
+
+#: The message of the capture server's deliberate 400 (its scripted ``ErrorReply``): proof that a request went
+#: out, not an error of the framework's.
+CAPTURED = ErrorReply().message
+
+
+def is_capture_reply(message: str) -> bool:
+    """The capture server's refusal, bare (1.x) or inside a wrapper's text (0.20's ``API error: 400 - {body}``)."""
+    return message == CAPTURED or f'"message": "{CAPTURED}"' in message
+
+
+def without_stack(message: str) -> str:
+    """An error message without the stack some versions append (its paths and line numbers are incidental)."""
+    return message.split("\n    at ", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -107,6 +123,12 @@ class Outcome:
         return self._format.tool_results(self.requests[1]) if len(self.requests) > 1 else []
 
     @property
+    def own_errors(self) -> list[str]:
+        """The error chain's messages other than the capture server's reply (empty: the turn raised nothing of its
+        own)."""
+        return [link["message"] for link in self.error if not is_capture_reply(link["message"])]
+
+    @property
     def error_ids(self) -> list[str]:
         return [link["id"] for link in self.error if link.get("id")]
 
@@ -129,3 +151,15 @@ class Outcome:
         if self.failure is not None:
             return {"error": {"kind": self.failure.kind, "message": self.failure.message}}
         return {"error": {"kind": "crash", "message": "no request was sent and no error was raised"}}
+
+    def behaviour(self) -> dict:
+        """What the turn did, comparable across versions: :meth:`result_json` (with a failure judged after a request
+        went out, such as built-ins the version lacks), how many requests and tool executions, and
+        :attr:`own_errors`; every message :func:`without_stack`."""
+        result = self.result_json()
+        if self.failure is not None and "error" not in result:
+            result["error"] = {"kind": self.failure.kind, "message": self.failure.message}
+        if "message" in result.get("error", {}):  # 0.21-0.24 put the stack in the message: paths, line numbers
+            result["error"] = {**result["error"], "message": without_stack(result["error"]["message"])}
+        errors = [without_stack(message) for message in self.own_errors]
+        return {**result, "requests": len(self.requests), "executions": len(self.executions), "errors": errors}
