@@ -16,15 +16,11 @@ from collections.abc import Callable
 import pytest
 
 from probe_lib.adapters import mastra
-from probe_lib.analysis import timeline  # noqa: F401  (registers the version-range checks)
+from probe_lib.claims import ledger
+from probe_lib.claims.verdict import STATUSES, Verdict
 from probe_lib.core.target import baseline
-from probe_lib.study import (
-    framework_checks,  # noqa: F401  (registers the other frameworks' checks)
-    ledger,
-    mastra_checks,  # noqa: F401  (registers Mastra's checks)
-    recordings,
-)
-from probe_lib.study.ledger import Evidence
+from probe_lib.study import recordings
+from probe_lib.study.evidence import Evidence
 
 VERSION = baseline("mastra").version
 OLDEST = mastra.ADAPTER.versions()[0]
@@ -35,7 +31,7 @@ def recorded():
     return {version: recordings.outcomes(version, live=False) for version in mastra.ADAPTER.versions()}
 
 
-def judge(claim_id: str, version: str, by_version) -> ledger.Verdict:
+def judge(claim_id: str, version: str, by_version) -> Verdict:
     claim = next(c for c in ledger.load_claims() if c.id == claim_id)
     return ledger.judge(claim, Evidence(version, by_version[version], by_version))
 
@@ -90,7 +86,10 @@ def unwrapped_collision(o):
 
 def forget_collision_id(o):
     """The collision as a plain Error everywhere: no MastraError with AGENT_TOOL_NAME_COLLISION in chain or logs."""
-    plain = lambda link: {**link, "class": "Error", "id": None}
+
+    def plain(link: dict) -> dict:
+        return {**link, "class": "Error", "id": None}
+
     logs = tuple(
         {**r, "error": [plain(link) for link in r["error"]]} if r["level"] == "exception" else r for r in o.logs
     )
@@ -125,7 +124,8 @@ def like(version, scenario):
     return lambda o: dataclasses.replace(recordings.outcomes(version, live=False)[scenario], version=o.version)
 
 
-# claim -> (version judged, verdict recorded there, {scenario: edit}, verdict expected after the edit, reason in evidence)
+# claim -> (version judged, verdict recorded there, {scenario: edit}, verdict expected after the edit,
+# reason in evidence)
 COUNTERFACTUALS = {
     "A01": (
         VERSION,
@@ -441,5 +441,5 @@ def test_a_check_that_breaks_for_another_reason_raises(recorded):
 def test_ledger_covers_every_claim_on_every_version(recorded):
     table = ledger.ledger(recorded)  # no timeline and no matrix: the range and other frameworks' claims are left out
     assert len(table) == (len(ledger.claims_of("mastra")) - len(ledger.RANGE_CHECKS)) * len(recorded)
-    assert set(table["status"]) <= set(ledger.STATUSES) - {"failed"}
+    assert set(table["status"]) <= set(STATUSES) - {"failed"}
     assert not table["evidence"].str.strip().eq("").any()

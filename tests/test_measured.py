@@ -16,7 +16,7 @@ import pytest
 from probe_lib.adapters import mastra
 from probe_lib.analysis import measured
 from probe_lib.study import evidence
-from probe_lib.study.ledger import Evidence
+from probe_lib.study.evidence import Evidence
 
 VERSIONS = mastra.ADAPTER.versions()
 BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}

@@ -1,8 +1,8 @@
 """Tables of measured outcomes for notebooks: what the real ``@mastra/core`` sent, raised and ran, as DataFrames.
 
 Each function reads :class:`~probe_lib.adapters.mastra.Outcome` objects (one, or several by scenario name from an
-:class:`~probe_lib.study.ledger.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
-shows. Nothing here judges a claim (that is :mod:`probe_lib.study.mastra_checks`) or models ``formatTools()`` (that is
+:class:`~probe_lib.study.evidence.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
+shows. Nothing here judges a claim (that is :mod:`probe_lib.claims.mastra`) or models ``formatTools()`` (that is
 :mod:`probe_lib.analysis.tables`): these are the measurements themselves, laid out to be read.
 
 Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one
@@ -28,7 +28,7 @@ from probe_lib.core import target
 from probe_lib.core.naming import js_length
 from probe_lib.core.scenarios import Scenario
 from probe_lib.providers import lint
-from probe_lib.study.ledger import Evidence
+from probe_lib.study.evidence import Evidence
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler

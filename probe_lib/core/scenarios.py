@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from probe_lib.core.errors import InputError
-from probe_lib.wire.replies import Reply
+from probe_lib.wire.replies import Reply, ToolCallsReply
+
+if TYPE_CHECKING:
+    from probe_lib.core.outcome import Outcome
 
 ToolChoice = Literal["auto", "required", "none"] | Mapping[str, str] | None
 
@@ -121,6 +124,17 @@ class Scenario:
 def for_keys(name: str, keys: Sequence[str], tool_choice: ToolChoice = None) -> Scenario:
     """The scenario behind ``probe``: one probe tool per key, one ``generate()`` turn."""
     return Scenario(name=name, tools=tools(*keys), tool_choice=tool_choice)
+
+
+#: The scenario-name suffixes of a framework-matrix probe's forced run and of its round trip (the matrix builds
+#: them, the ledger's framework claims read them).
+FORCED = "+forced"
+ROUND_TRIP = "+round-trip"
+
+
+def called_name(outcome: Outcome) -> str:
+    """The tool name a round trip's scripted model called."""
+    return next(reply.calls[0].name for reply in outcome.scenario.replies if isinstance(reply, ToolCallsReply))
 
 
 class KeySets(Sequence[Scenario]):

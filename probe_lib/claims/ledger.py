@@ -1,34 +1,33 @@
 """The claims ledger: every claim of the article and every finding of ours, judged on measured outcomes.
 
 ``data/claims.csv`` lists the claims (paraphrased, with the article section or finding they come from and the
-notebook that shows them). Each claim has one check, registered under its id with :func:`check`, with the
-framework it is about (``probe_lib.study.mastra_checks`` for Mastra, ``probe_lib.study.framework_checks`` for the
-frameworks of the matrix, judged on each one's matrix outcomes). A check reads the outcomes of one version (live
-or recorded) and returns a status and one line of evidence: confirmed (holds as stated), refined (holds with a
-qualification measured here), refuted (measured otherwise), not testable (the version lacks the feature), or
-failed (the evidence lacks what the check needs: a defect of the kit or of the recording, never of the framework).
-
-This module knows nothing about any framework: outcomes are whatever objects the adapter's checks read.
+notebook that shows them). Each claim has one check, and :data:`CHECKS` and :data:`RANGE_CHECKS` are the one
+registry of them, assembled from the modules that write them: :mod:`~probe_lib.claims.mastra` (each judged on one
+``@mastra/core`` version's outcomes), :mod:`~probe_lib.claims.frameworks` (each other framework's, on its matrix
+runs) and :mod:`~probe_lib.claims.ranges` (judged once, on the timeline of every swept version). A check reads the
+outcomes of one version (live or recorded) and returns a :data:`~probe_lib.claims.verdict.Status` and one line of
+evidence.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from importlib import import_module
-from typing import Generic, Literal, TypeVar
+from typing import Literal
 
 import pandas as pd
 
+from probe_lib.analysis import matrix
+from probe_lib.claims import frameworks, mastra, ranges
+from probe_lib.claims.ranges import RangeCheck, Timeline
+from probe_lib.claims.verdict import MASTRA, Check, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.core.outcome import Outcome
+from probe_lib.study.evidence import CheckError, Evidence
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
-Status = Literal["confirmed", "refined", "refuted", "not testable", "failed"]
-STATUSES: tuple[Status, ...] = ("confirmed", "refined", "refuted", "not testable", "failed")
-
-OutcomeT = TypeVar("OutcomeT")
 
 
 @dataclass(frozen=True)
@@ -40,98 +39,27 @@ class Claim:
     notebook: str
 
 
-@dataclass(frozen=True)
-class Verdict:
-    claim: str
-    version: str
-    status: Status
-    evidence: str
+def _one_check_each(*tables: Mapping[str, object]) -> None:
+    """``ValueError`` when two check modules write a check for the same claim."""
+    ids = [claim_id for table in tables for claim_id in table]
+    if repeated := sorted({claim_id for claim_id in ids if ids.count(claim_id) > 1}):
+        raise ValueError(f"claims {repeated} have more than one check")
 
 
-class CheckError(Exception):
-    """The evidence lacks what a check needs (a scenario, a request, an error); the claim is judged "failed"."""
-
-
-@dataclass(frozen=True)
-class Evidence(Generic[OutcomeT]):
-    """What a check may read: the outcomes of one version by scenario name, and of every version measured."""
-
-    version: str
-    outcomes: Mapping[str, OutcomeT]
-    by_version: Mapping[str, Mapping[str, OutcomeT]]
-    #: How the outcomes were obtained ("live", "recorded" …), for titles and tables that must name their source.
-    source: str = "unstated"
-
-    @property
-    def label(self) -> str:
-        """``@mastra/core <version>, <source>``: what a chart title or verdict table says it shows."""
-        return f"@mastra/core {self.version}, {self.source}"
-
-    def __getitem__(self, scenario: str) -> OutcomeT:
-        try:
-            return self.outcomes[scenario]
-        except KeyError:
-            raise CheckError(f"scenario {scenario!r} was not measured on {self.version}") from None
-
-
-Check = Callable[[Evidence], tuple[Status, str]]
-#: Claim id -> its check; filled by the adapters' check modules as they are imported.
-CHECKS: dict[str, Check] = {}
+_one_check_each(mastra.CHECKS, frameworks.CHECKS, ranges.CHECKS)
+#: Claim id -> its check on one version's outcomes: Mastra's, then each other framework's.
+CHECKS: dict[str, Check] = {**mastra.CHECKS, **{claim_id: check for claim_id, (_, check) in frameworks.CHECKS.items()}}
+#: Claim id -> its check on a :class:`~probe_lib.claims.ranges.Timeline` (since when, until when).
+RANGE_CHECKS: dict[str, RangeCheck] = dict(ranges.CHECKS)
 #: Claim id -> the framework whose outcomes its check reads (the adapter name: ``mastra``, ``crewai`` …).
-FRAMEWORKS: dict[str, str] = {}
-#: The framework whose pinned versions :func:`ledger`'s ``by_version`` holds.
-MASTRA = "mastra"
-#: The modules whose import registers the checks of data/claims.csv; :func:`load_claims` imports them all, so
-#: whoever reads the ledger judges every claim.
-CHECK_MODULES = ("probe_lib.study.mastra_checks", "probe_lib.study.framework_checks", "probe_lib.analysis.timeline")
-
-
-@dataclass(frozen=True)
-class Timeline:
-    """What a version-range claim is judged on: one table of many versions' outcomes, and the span it covers."""
-
-    #: The versions covered, as the ledger's version column shows them (e.g. ``0.1.0..1.71.0 (141 versions)``).
-    span: str
-    table: object
-
-    @property
-    def label(self) -> str:
-        """What a verdict table says these verdicts were judged on."""
-        return f"the timeline of {self.span}"
-
-
-RangeCheck = Callable[[Timeline], tuple[Status, str]]
-#: Claim id -> its check, for claims about a range of versions (since when, until when); judged once per ledger.
-RANGE_CHECKS: dict[str, RangeCheck] = {}
-
-
-def _registrar(registry: dict, claim_id: str, framework: str) -> Callable:
-    def register(function: Callable) -> Callable:
-        if claim_id in CHECKS or claim_id in RANGE_CHECKS:
-            known = (CHECKS | RANGE_CHECKS)[claim_id]
-            raise ValueError(f"claim {claim_id} already has a check: {getattr(known, '__qualname__', '?')}")
-        registry[claim_id] = function
-        FRAMEWORKS[claim_id] = framework
-        return function
-
-    return register
-
-
-def check(claim_id: str, framework: str = MASTRA) -> Callable[[Check], Check]:
-    """Register the decorated function as the check of ``claim_id``, judged on each version of ``framework`` (one
-    check per claim)."""
-    return _registrar(CHECKS, claim_id, framework)
-
-
-def range_check(claim_id: str) -> Callable[[RangeCheck], RangeCheck]:
-    """Register the decorated function as the check of ``claim_id``, judged once on a :class:`Timeline` of Mastra."""
-    return _registrar(RANGE_CHECKS, claim_id, MASTRA)
+FRAMEWORKS: dict[str, str] = {
+    **{claim_id: MASTRA for claim_id in [*mastra.CHECKS, *ranges.CHECKS]},
+    **{claim_id: framework for claim_id, (framework, _) in frameworks.CHECKS.items()},
+}
 
 
 def load_claims() -> list[Claim]:
-    """The ledger's claims, each with a registered check; raises ``InputError`` if the file drifts."""
-    for module in CHECK_MODULES:  # imported here, not above: they sit in layers above this one
-        import_module(module)
+    """The ledger's claims, each with its check; raises ``InputError`` if the file drifts from the registry."""
     with CLAIMS_PATH.open(newline="", encoding="utf-8") as handle:
         claims = [Claim(**row) for row in csv.DictReader(handle)]
     ids = [claim.id for claim in claims]
@@ -140,8 +68,8 @@ def load_claims() -> list[Claim]:
     missing = sorted(set(ids) ^ set(CHECKS) ^ set(RANGE_CHECKS))
     if missing:
         raise InputError(
-            f"{CLAIMS_PATH.name} and the registered checks disagree on claims {missing}: each claim needs one check "
-            f"(checks are registered by importing {', '.join(CHECK_MODULES)})"
+            f"{CLAIMS_PATH.name} and the checks disagree on claims {missing}: each claim needs one check "
+            "(in probe_lib.claims.mastra, frameworks or ranges)"
         )
     return claims
 
@@ -210,6 +138,14 @@ def ledger(
     return pd.DataFrame(rows)
 
 
+def framework_ledger(outcomes: Sequence[Outcome], measurements: str) -> pd.DataFrame:
+    """The ledger's claims about the frameworks other than Mastra, judged on the matrix's ``outcomes`` (as
+    ``matrix.load`` read them for ``measurements``): one row per claim and target, with its framework, source,
+    verdict and evidence."""
+    table = ledger({}, by_target=matrix.by_target(outcomes), sources=matrix.sources(measurements, outcomes))
+    return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
+
+
 def status_matrix(table: pd.DataFrame) -> pd.DataFrame:
     """Mastra's claims as rows, versions as columns (in the ledger's order), statuses as cells: the ledger at a glance.
 
@@ -225,3 +161,40 @@ def statuses_with_statements(table: pd.DataFrame) -> pd.DataFrame:
     was judged before how it fared."""
     info = table.drop_duplicates("claim").set_index("claim")[["statement", "notebook"]]
     return info.join(status_matrix(table), how="inner")
+
+
+def verdicts(evidence: Evidence | Timeline, claim_ids: Iterable[str]) -> pd.DataFrame:
+    """The named claims judged on ``evidence``: a small table a notebook shows before asserting; its last column
+    names what the verdicts were judged on (version and source, or the timeline's span)."""
+    by_id = {claim.id: claim for claim in load_claims()}
+    rows = []
+    for claim_id in claim_ids:
+        verdict = judge(by_id[claim_id], evidence)
+        rows.append(
+            {
+                "claim": claim_id,
+                "statement": by_id[claim_id].statement,
+                "status": verdict.status,
+                "evidence": verdict.evidence,
+                "judged on": evidence.label,
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def assert_claims(table: pd.DataFrame, explained: Mapping[str, str] | None = None) -> None:
+    """Stop the notebook if a claim was refuted or its check failed, unless the notebook explains why; else say in
+    words what was checked.
+
+    ``explained`` maps claim ids to the notebook's explanation of an expected refutation.
+    """
+    explained = explained or {}
+    broken = table[table["status"].isin(["refuted", "failed"]) & ~table["claim"].isin(list(explained))]
+    if not broken.empty:
+        lines = "; ".join(f"{row.claim} {row.status}: {row.evidence}" for row in broken.itertuples())
+        raise AssertionError(f"claims did not hold: {lines}")
+    counts = table["status"].value_counts()
+    print(
+        f"Checked {len(table)} verdicts ({', '.join(sorted(set(table['claim'])))}): none refuted and no check failed "
+        f"({', '.join(f'{n} {status}' for status, n in counts.items())})."
+    )
