@@ -16,8 +16,10 @@ from collections.abc import Callable
 import pytest
 
 from probe_lib.adapters import mastra
-from probe_lib.claims import ledger
+from probe_lib.claims import ledger, ranges
+from probe_lib.claims import mastra as claims_mastra
 from probe_lib.claims.verdict import STATUSES, Verdict
+from probe_lib.core.errors import InputError
 from probe_lib.core.target import baseline
 from probe_lib.study import recordings
 from probe_lib.study.evidence import Evidence
@@ -421,6 +423,16 @@ def test_every_claim_has_a_check_and_a_counterfactual():
     assert per_version == set(COUNTERFACTUALS)  # the other frameworks' claims: test_framework_claims
     assert {claim.origin for claim in loaded} == {"article", "finding"}
     assert sum(claim.origin == "article" for claim in loaded) >= 18
+
+
+def test_a_claim_without_a_check_or_with_two_stops_the_ledger(monkeypatch):
+    monkeypatch.delitem(claims_mastra.CHECKS, "A01")
+    with pytest.raises(InputError, match=r"disagree on claims \['A01'\]: each claim needs one check"):
+        ledger.load_claims()
+    monkeypatch.setitem(claims_mastra.CHECKS, "A01", ranges.CHECKS["V01"])
+    monkeypatch.setitem(claims_mastra.CHECKS, "V01", ranges.CHECKS["V01"])
+    with pytest.raises(InputError, match=r"disagree on claims \['V01'\]"):
+        ledger.load_claims()
 
 
 def test_a_check_whose_evidence_is_missing_is_reported_as_failed_with_the_reason(recorded):

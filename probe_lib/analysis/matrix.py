@@ -26,8 +26,8 @@ from probe_lib import adapters, wire
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
-from probe_lib.core.outcome import Outcome
-from probe_lib.core.scenarios import FORCED, PROBE_DESCRIPTION, ROUND_TRIP, Scenario, called_name, for_keys, named
+from probe_lib.core.outcome import Outcome, called_name
+from probe_lib.core.scenarios import FORCED, PROBE_DESCRIPTION, ROUND_TRIP, Scenario, for_keys, named
 from probe_lib.core.target import version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.providers import lint, name_rules

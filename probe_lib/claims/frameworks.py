@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
 from probe_lib.claims.verdict import MASTRA, Check, Status
-from probe_lib.core.outcome import Outcome
-from probe_lib.core.scenarios import FORCED, ROUND_TRIP, called_name
+from probe_lib.core.outcome import Outcome, called_name
+from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.study.evidence import Evidence
 
 Clause = Callable[[Evidence], tuple[bool, str]]

@@ -39,14 +39,6 @@ class Claim:
     notebook: str
 
 
-def _one_check_each(*tables: Mapping[str, object]) -> None:
-    """``ValueError`` when two check modules write a check for the same claim."""
-    ids = [claim_id for table in tables for claim_id in table]
-    if repeated := sorted({claim_id for claim_id in ids if ids.count(claim_id) > 1}):
-        raise ValueError(f"claims {repeated} have more than one check")
-
-
-_one_check_each(mastra.CHECKS, frameworks.CHECKS, ranges.CHECKS)
 #: Claim id -> its check on one version's outcomes: Mastra's, then each other framework's.
 CHECKS: dict[str, Check] = {**mastra.CHECKS, **{claim_id: check for claim_id, (_, check) in frameworks.CHECKS.items()}}
 #: Claim id -> its check on a :class:`~probe_lib.claims.ranges.Timeline` (since when, until when).
@@ -65,10 +57,11 @@ def load_claims() -> list[Claim]:
     ids = [claim.id for claim in claims]
     if len(set(ids)) != len(ids):
         raise InputError(f"{CLAIMS_PATH.name}: claim ids repeat")
-    missing = sorted(set(ids) ^ set(CHECKS) ^ set(RANGE_CHECKS))
-    if missing:
+    checked = [*mastra.CHECKS, *frameworks.CHECKS, *ranges.CHECKS]
+    if sorted(ids) != sorted(checked):
+        odd = sorted({claim_id for claim_id in ids + checked if ids.count(claim_id) != checked.count(claim_id)})
         raise InputError(
-            f"{CLAIMS_PATH.name} and the checks disagree on claims {missing}: each claim needs one check "
+            f"{CLAIMS_PATH.name} and the checks disagree on claims {odd}: each claim needs one check "
             "(in probe_lib.claims.mastra, frameworks or ranges)"
         )
     return claims
@@ -167,19 +160,16 @@ def verdicts(evidence: Evidence | Timeline, claim_ids: Iterable[str]) -> pd.Data
     """The named claims judged on ``evidence``: a small table a notebook shows before asserting; its last column
     names what the verdicts were judged on (version and source, or the timeline's span)."""
     by_id = {claim.id: claim for claim in load_claims()}
-    rows = []
-    for claim_id in claim_ids:
-        verdict = judge(by_id[claim_id], evidence)
-        rows.append(
-            {
-                "claim": claim_id,
-                "statement": by_id[claim_id].statement,
-                "status": verdict.status,
-                "evidence": verdict.evidence,
-                "judged on": evidence.label,
-            }
-        )
-    return pd.DataFrame(rows)
+    judged = [(by_id[claim_id], judge(by_id[claim_id], evidence)) for claim_id in claim_ids]
+    return pd.DataFrame(
+        {
+            "claim": [claim.id for claim, _ in judged],
+            "statement": [claim.statement for claim, _ in judged],
+            "status": [verdict.status for _, verdict in judged],
+            "evidence": [verdict.evidence for _, verdict in judged],
+            "judged on": [evidence.label] * len(judged),
+        }
+    )
 
 
 def assert_claims(table: pd.DataFrame, explained: Mapping[str, str] | None = None) -> None:

@@ -12,7 +12,7 @@ from typing import Literal
 from probe_lib import wire
 from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import Target
-from probe_lib.wire.replies import ErrorReply
+from probe_lib.wire.replies import ErrorReply, ToolCallsReply
 
 FailureKind = Literal["collision", "rejected", "crash", "not applicable"]
 
@@ -30,6 +30,11 @@ def is_capture_reply(message: str) -> bool:
 def without_stack(message: str) -> str:
     """An error message without the stack some versions append (its paths and line numbers are incidental)."""
     return message.split("\n    at ", 1)[0]
+
+
+def called_name(outcome: Outcome) -> str:
+    """The tool name a round trip's scripted model called."""
+    return next(reply.calls[0].name for reply in outcome.scenario.replies if isinstance(reply, ToolCallsReply))
 
 
 @dataclass(frozen=True)

@@ -8,13 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 from probe_lib.core.errors import InputError
-from probe_lib.wire.replies import Reply, ToolCallsReply
-
-if TYPE_CHECKING:
-    from probe_lib.core.outcome import Outcome
+from probe_lib.wire.replies import Reply
 
 ToolChoice = Literal["auto", "required", "none"] | Mapping[str, str] | None
 
@@ -130,11 +127,6 @@ def for_keys(name: str, keys: Sequence[str], tool_choice: ToolChoice = None) -> 
 #: them, the ledger's framework claims read them).
 FORCED = "+forced"
 ROUND_TRIP = "+round-trip"
-
-
-def called_name(outcome: Outcome) -> str:
-    """The tool name a round trip's scripted model called."""
-    return next(reply.calls[0].name for reply in outcome.scenario.replies if isinstance(reply, ToolCallsReply))
 
 
 class KeySets(Sequence[Scenario]):
