@@ -16,15 +16,13 @@ from collections.abc import Callable
 import pytest
 
 from probe_lib.adapters import mastra
-from probe_lib.analysis import timeline  # noqa: F401  (registers the version-range checks)
+from probe_lib.claims import ledger, ranges
+from probe_lib.claims import mastra as claims_mastra
+from probe_lib.claims.verdict import STATUSES, Verdict
+from probe_lib.core.errors import InputError
 from probe_lib.core.target import baseline
-from probe_lib.study import (
-    framework_checks,  # noqa: F401  (registers the other frameworks' checks)
-    ledger,
-    mastra_checks,  # noqa: F401  (registers Mastra's checks)
-    recordings,
-)
-from probe_lib.study.ledger import Evidence
+from probe_lib.study import recordings
+from probe_lib.study.evidence import Evidence
 
 VERSION = baseline("mastra").version
 OLDEST = mastra.ADAPTER.versions()[0]
@@ -35,7 +33,7 @@ def recorded():
     return {version: recordings.outcomes(version, live=False) for version in mastra.ADAPTER.versions()}
 
 
-def judge(claim_id: str, version: str, by_version) -> ledger.Verdict:
+def judge(claim_id: str, version: str, by_version) -> Verdict:
     claim = next(c for c in ledger.load_claims() if c.id == claim_id)
     return ledger.judge(claim, Evidence(version, by_version[version], by_version))
 
@@ -90,7 +88,10 @@ def unwrapped_collision(o):
 
 def forget_collision_id(o):
     """The collision as a plain Error everywhere: no MastraError with AGENT_TOOL_NAME_COLLISION in chain or logs."""
-    plain = lambda link: {**link, "class": "Error", "id": None}
+
+    def plain(link: dict) -> dict:
+        return {**link, "class": "Error", "id": None}
+
     logs = tuple(
         {**r, "error": [plain(link) for link in r["error"]]} if r["level"] == "exception" else r for r in o.logs
     )
@@ -125,7 +126,8 @@ def like(version, scenario):
     return lambda o: dataclasses.replace(recordings.outcomes(version, live=False)[scenario], version=o.version)
 
 
-# claim -> (version judged, verdict recorded there, {scenario: edit}, verdict expected after the edit, reason in evidence)
+# claim -> (version judged, verdict recorded there, {scenario: edit}, verdict expected after the edit,
+# reason in evidence)
 COUNTERFACTUALS = {
     "A01": (
         VERSION,
@@ -423,6 +425,16 @@ def test_every_claim_has_a_check_and_a_counterfactual():
     assert sum(claim.origin == "article" for claim in loaded) >= 18
 
 
+def test_a_claim_without_a_check_or_with_two_stops_the_ledger(monkeypatch):
+    monkeypatch.delitem(claims_mastra.CHECKS, "A01")
+    with pytest.raises(InputError, match=r"disagree on claims \['A01'\]: each claim needs one check"):
+        ledger.load_claims()
+    monkeypatch.setitem(claims_mastra.CHECKS, "A01", ranges.CHECKS["V01"])
+    monkeypatch.setitem(claims_mastra.CHECKS, "V01", ranges.CHECKS["V01"])
+    with pytest.raises(InputError, match=r"disagree on claims \['V01'\]"):
+        ledger.load_claims()
+
+
 def test_a_check_whose_evidence_is_missing_is_reported_as_failed_with_the_reason(recorded):
     outcomes = {name: outcome for name, outcome in recorded[VERSION].items() if name != "choice-by-key"}
     verdict = judge("A10", VERSION, {**recorded, VERSION: outcomes})
@@ -441,5 +453,5 @@ def test_a_check_that_breaks_for_another_reason_raises(recorded):
 def test_ledger_covers_every_claim_on_every_version(recorded):
     table = ledger.ledger(recorded)  # no timeline and no matrix: the range and other frameworks' claims are left out
     assert len(table) == (len(ledger.claims_of("mastra")) - len(ledger.RANGE_CHECKS)) * len(recorded)
-    assert set(table["status"]) <= set(ledger.STATUSES) - {"failed"}
+    assert set(table["status"]) <= set(STATUSES) - {"failed"}
     assert not table["evidence"].str.strip().eq("").any()

@@ -9,8 +9,9 @@ import sys
 
 import nbformat
 
+from probe_lib.claims import ledger
 from probe_lib.core import paths
-from probe_lib.study import evidence, ledger
+from probe_lib.study import evidence
 
 WITHOUT_NODE = {**os.environ, "PATH": os.path.dirname(sys.executable)}  # Node.js really absent
 
@@ -20,7 +21,7 @@ def test_recorded_evidence_says_so_as_it_starts_and_in_its_verdicts(capsys):
     printed = capsys.readouterr().out
     assert printed.startswith("Reading RECORDED outcomes of @mastra/core 1.0.4, 1.67.0, 1.71.0 from data/captures/")
     assert ev.source == "recorded" and ev.label == "@mastra/core 1.67.0, recorded"
-    table = evidence.verdicts(ev, ["A01"])
+    table = ledger.verdicts(ev, ["A01"])
     assert table["judged on"].tolist() == ["@mastra/core 1.67.0, recorded"]
 
 
@@ -59,7 +60,7 @@ def test_a_notebook_without_node_shows_the_banner_and_its_verdicts_whole(tmp_pat
     first_code = next(cell for cell in notebook.cells if cell.cell_type == "code" and "evidence.gather" in cell.source)
     banner = [output["data"]["text/html"] for output in first_code.outputs if "text/html" in output.get("data", {})]
     assert banner and "RECORDED, NOT LIVE:" in banner[0] and "#b71c1c" in banner[0]
-    verdicts = next(cell for cell in notebook.cells if cell.cell_type == "code" and "evidence.verdicts" in cell.source)
+    verdicts = next(cell for cell in notebook.cells if cell.cell_type == "code" and "ledger.verdicts" in cell.source)
     page = verdicts.outputs[0]["data"]["text/html"]
     statements = {claim.id: claim.statement for claim in ledger.load_claims()}
     long_one = max(("A10", "A11", "F09", "F11"), key=lambda claim_id: len(statements[claim_id]))

@@ -12,16 +12,10 @@ from __future__ import annotations
 
 import pytest
 
-from probe_lib.analysis import (
-    matrix,
-    timeline,  # noqa: F401  (registers the version-range checks, so the ledger loads)
-)
-from probe_lib.study import (
-    evidence,  # noqa: F401  (registers every framework's checks)
-    framework_checks,
-    ledger,
-)
-from probe_lib.study.ledger import Evidence
+from probe_lib.analysis import matrix
+from probe_lib.claims import frameworks, ledger
+from probe_lib.claims.verdict import MASTRA, Verdict
+from probe_lib.study.evidence import Evidence
 
 #: Claims that a framework sends keys as given: refuted when it behaves like LlamaIndex.
 VERBATIM_CLAIMS = {"X01", "X03", "X04", "X05", "X06", "X07"}
@@ -39,13 +33,13 @@ def _target(by_target, framework: str) -> str:
     return next(target for target in by_target if target.partition("@")[0] == framework)
 
 
-def _judge(claim_id: str, outcomes, by_target) -> ledger.Verdict:
+def _judge(claim_id: str, outcomes, by_target) -> Verdict:
     claim = next(c for c in ledger.load_claims() if c.id == claim_id)
     return ledger.judge(claim, Evidence("counterfactual", outcomes, by_target))
 
 
 def test_every_framework_claim_is_counted_here():
-    framework_claims = {claim.id for claim in ledger.load_claims() if ledger.FRAMEWORKS[claim.id] != ledger.MASTRA}
+    framework_claims = {claim.id for claim in ledger.load_claims() if ledger.FRAMEWORKS[claim.id] != MASTRA}
     assert framework_claims == VERBATIM_CLAIMS | OTHER_CLAIMS | {ALONE}
     assert {ledger.FRAMEWORKS[claim] for claim in framework_claims} == {
         "ai-sdk",
@@ -64,7 +58,7 @@ def test_every_framework_claim_is_counted_here():
 
 def test_every_framework_claim_holds_on_the_recording(by_target):
     table = ledger.ledger({}, by_target=by_target, sources={target: "recorded" for target in by_target})
-    assert set(table["framework"]) == set(ledger.FRAMEWORKS.values()) - {ledger.MASTRA}
+    assert set(table["framework"]) == set(ledger.FRAMEWORKS.values()) - {MASTRA}
     assert (table["status"] == "confirmed").all(), table[table["status"] != "confirmed"][
         ["claim", "evidence"]
     ].to_string()
@@ -89,4 +83,4 @@ def test_llama_index_alone_is_refuted_when_it_sends_what_it_forces(by_target):
     as_openai = {**by_target, llama: by_target[_target(by_target, "openai")]}
     verdict = _judge(ALONE, by_target[llama], as_openai)
     assert verdict.status == "refuted" and "none" in verdict.evidence, verdict
-    assert framework_checks.forcing_absent_frameworks(Evidence("x", {}, by_target)) - {"mastra"} == {"llama-index"}
+    assert frameworks.forcing_absent_frameworks(Evidence("x", {}, by_target)) - {"mastra"} == {"llama-index"}

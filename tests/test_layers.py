@@ -1,8 +1,10 @@
 """The package keeps the layering the README's table states: a module imports only from its own layer or lower.
 
 The layers are read from the table under "How the package is laid out", so the table cannot drift from the code;
-``core`` and ``wire`` form one base layer, as the README says. Every ``import`` is read, including those inside
-functions (a lazy import is still a dependency).
+``core`` and ``wire`` form one base layer, as the README says. Every import is read: ``import`` statements wherever
+they stand (a lazy import inside a function is still a dependency), relative ones resolved, and imports by name
+(``importlib.import_module``, ``__import__``): a constant name is that module, and a module that imports a computed
+name depends on every ``probe_lib`` module its string constants name.
 """
 
 from __future__ import annotations
@@ -14,11 +16,16 @@ from probe_lib.core import paths
 
 #: Packages that share one layer (README: "`core` and `wire` are one base layer").
 BASE = ("core", "wire")
+#: The functions that import a module by its name.
+IMPORTERS = ("import_module", "__import__")
+_MODULE_NAME = re.compile(r"probe_lib(\.[A-Za-z_]\w*)*")
+#: Two adjacent rows of the table, the upper importing the lower (the ledger reads the timeline and the matrix).
+LOWER_UPPER = ("analysis", "claims")
 
 
-def layers() -> dict[str, int]:
-    """Each package's layer, in the README table's order (0 is the bottom)."""
-    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+def layers(readme: str | None = None) -> dict[str, int]:
+    """Each package's layer, in the order of the README's table (0 is the bottom)."""
+    readme = readme if readme is not None else (paths.ROOT / "README.md").read_text(encoding="utf-8")
     section = readme.split("## How the package is laid out", 1)[1].split("\n## ", 1)[0]
     packages = re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.MULTILINE)
     rank: dict[str, int] = {}
@@ -30,17 +37,59 @@ def layers() -> dict[str, int]:
     return rank
 
 
-def imported(tree: ast.AST) -> set[str]:
-    """Every ``probe_lib`` module or name an import statement in ``tree`` names."""
+def _imports_by_name(node: ast.AST) -> bool:
+    if not isinstance(node, ast.Call):
+        return False
+    function = node.func
+    return (isinstance(function, ast.Name) and function.id in IMPORTERS) or (
+        isinstance(function, ast.Attribute) and function.attr in IMPORTERS
+    )
+
+
+def imported(tree: ast.AST, module: str = "probe_lib") -> set[str]:
+    """Every ``probe_lib`` module or name the code in ``tree`` (the module named ``module``) imports."""
     found = set()
+    by_computed_name = False
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            found.add(node.module)
-            if node.module == "probe_lib":  # from probe_lib import wire
-                found.update(f"probe_lib.{alias.name}" for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            # A relative import is resolved against the module's own package (``from . import x`` in a.b.c: a.b).
+            base = module.split(".")[: -node.level] if node.level else []
+            name = ".".join([*base, *([node.module] if node.module else [])])
+            found.add(name)
+            found.update(f"{name}.{alias.name}" for alias in node.names)  # from probe_lib import wire
+        elif _imports_by_name(node):
+            argument = node.args[0] if node.args else None
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                found.add(argument.value)
+            else:
+                by_computed_name = True
+    if by_computed_name:
+        found.update(
+            node.value
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and _MODULE_NAME.fullmatch(node.value)
+        )
     return {name for name in found if name.split(".")[0] == "probe_lib"}
+
+
+def upward_imports(rank: dict[str, int]) -> list[str]:
+    """Each import, anywhere in the package, of a layer above the importing module's own."""
+    upward = []
+    for path in sorted(paths.PACKAGE.rglob("*.py")):
+        parts = path.relative_to(paths.PACKAGE).parts
+        if "harness" in parts or parts[0] not in rank and path.stem not in rank:
+            continue  # a runner lives in its framework's environment; probe_lib/__init__ and __main__ sit above all
+        own = parts[0] if parts[0] in rank else path.stem
+        module = ".".join(["probe_lib", *parts[:-1], *([] if path.stem == "__init__" else [path.stem])])
+        if path.stem == "__init__":
+            module += ".__init__"  # so a relative import resolves against the package itself
+        for name in imported(ast.parse(path.read_text(encoding="utf-8")), module):
+            layer = name.split(".")[1] if "." in name else None
+            if layer in rank and rank[layer] > rank[own]:
+                upward.append(f"{'/'.join(parts)} ({own}) imports {name} ({layer})")
+    return upward
 
 
 def test_the_readme_names_every_package_of_probe_lib():
@@ -50,15 +99,44 @@ def test_the_readme_names_every_package_of_probe_lib():
 
 
 def test_no_module_imports_from_a_layer_above_its_own():
-    rank = layers()
-    upward = []
-    for path in sorted(paths.PACKAGE.rglob("*.py")):
-        parts = path.relative_to(paths.PACKAGE).parts
-        if "harness" in parts or parts[0] not in rank and path.stem not in rank:
-            continue  # a runner lives in its framework's environment; probe_lib/__init__ and __main__ sit above all
-        own = parts[0] if parts[0] in rank else path.stem
-        for name in imported(ast.parse(path.read_text(encoding="utf-8"))):
-            layer = name.split(".")[1] if "." in name else None
-            if layer in rank and rank[layer] > rank[own]:
-                upward.append(f"{'/'.join(parts)} ({own}) imports {name} ({layer})")
+    upward = upward_imports(layers())
     assert not upward, "imports from a higher layer:\n" + "\n".join(upward)
+
+
+def test_two_rows_of_the_table_swapped_are_caught():
+    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    lower, upper = (re.search(rf"^\| `{package}` \|.*$", readme, flags=re.MULTILINE)[0] for package in LOWER_UPPER)
+    swapped = readme.replace(lower, "\0").replace(upper, lower).replace("\0", upper)
+    assert layers(swapped)[LOWER_UPPER[0]] > layers(swapped)[LOWER_UPPER[1]]
+    caught = upward_imports(layers(swapped))
+    assert any(f" ({LOWER_UPPER[1]}) imports probe_lib.{LOWER_UPPER[0]}" in line for line in caught), caught
+
+
+def test_every_kind_of_import_is_read():
+    source = """
+import probe_lib.core.paths
+from probe_lib import wire
+from . import sibling
+from ..present import charts
+import importlib
+
+def lazy():
+    from probe_lib.teach import exercises
+    importlib.import_module("probe_lib.cli")
+    __import__("probe_lib.present.report")
+"""
+    assert imported(ast.parse(source), "probe_lib.analysis.timeline") == {
+        "probe_lib.core.paths",
+        "probe_lib",
+        "probe_lib.wire",
+        "probe_lib.analysis",
+        "probe_lib.analysis.sibling",
+        "probe_lib.present",
+        "probe_lib.present.charts",
+        "probe_lib.teach",
+        "probe_lib.teach.exercises",
+        "probe_lib.cli",
+        "probe_lib.present.report",
+    }
+    computed = 'MODULES = ("probe_lib.present.report", "not a module")\nfor m in MODULES:\n    import_module(m)\n'
+    assert imported(ast.parse(computed)) == {"probe_lib.present.report"}

@@ -16,7 +16,7 @@ import pytest
 from probe_lib.adapters import mastra
 from probe_lib.analysis import measured
 from probe_lib.study import evidence
-from probe_lib.study.ledger import Evidence
+from probe_lib.study.evidence import Evidence
 
 VERSIONS = mastra.ADAPTER.versions()
 BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}
@@ -88,15 +88,6 @@ def test_letter_run_shows_the_shape_of_a_long_key_so_a_lost_character_shows():
     assert (measured.letter_run(key), measured.letter_run(name)) == ("1 + a × 62", "_1 + a × 61")
     assert measured.letter_run("t" * 63 + "_one") == "t × 63 + _one"
     assert measured.letter_run("aaaaaaa") == "aaaaaaa", "a run shorter than 8 reads better as it is"
-
-
-@by_version
-def test_raised_leaves_out_only_the_capture_servers_400(version):
-    single = EVIDENCE[version]["single-rewrite"]
-    assert [link["message"] for link in single.error] == ["captured"]  # the request went out, then the 400
-    assert measured.raised(single) == []
-    collision = EVIDENCE[version]["collision-dot-space"]
-    assert measured.raised(collision) == [link["message"] for link in collision.error]
 
 
 # -- 01 ---------------------------------------------------------------------------------------------------------
@@ -484,14 +475,6 @@ def test_collision_message_is_whole_with_both_ids():
     assert outcome.error[0]["message"] in text and outcome.error[0]["message"].endswith("collision.")
     assert f"the caller catches: {outcome.error[0]['id']}" in text
     assert "id of its cause:                    none" in text and "search_web" in text
-
-
-def test_behaviour_counts_requests_executions_and_own_errors():
-    outcome = BY_VERSION["1.67.0"]["call-by-wire-name"]
-    done = measured.behaviour(outcome)
-    assert done["requests"] == len(outcome.requests) == 2
-    assert done["executions"] == 1 and done["errors"] == []
-    assert done["names"] == names_sent(outcome.requests[0])
 
 
 # -- 09 ---------------------------------------------------------------------------------------------------------

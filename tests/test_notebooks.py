@@ -9,12 +9,13 @@ import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
+from probe_lib.claims import ledger
+from probe_lib.claims.verdict import MASTRA
 from probe_lib.present import report
-from probe_lib.study import ledger
 
 NOTEBOOKS = report.notebooks()
-#: Mastra's claims, each judged by name in its notebook (``evidence.verdicts(ev, [...])``).
-CHECKED_HERE = {claim.id for claim in ledger.claims_of(ledger.MASTRA)}
+#: Mastra's claims, each judged by name in its notebook (``ledger.verdicts(ev, [...])``).
+CHECKED_HERE = {claim.id for claim in ledger.claims_of(MASTRA)}
 PARAMETERS = {"mastra_version": "str", "measurements": "str"}
 
 
@@ -27,15 +28,15 @@ def test_there_is_an_overview_and_one_notebook_per_ledger_entry():
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
 def test_notebook_judges_exactly_the_claims_the_ledger_files_under_it(path):
-    filed = sorted(claim.id for claim in ledger.claims_of(ledger.MASTRA) if claim.notebook == path.stem)
+    filed = sorted(claim.id for claim in ledger.claims_of(MASTRA) if claim.notebook == path.stem)
     source = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
-    judged = sorted(re.findall(r'"([AFV]\d\d)"', "".join(re.findall(r"evidence\.verdicts\(\w+, \[([^\]]*)\]", source))))
+    judged = sorted(re.findall(r'"([AFV]\d\d)"', "".join(re.findall(r"ledger\.verdicts\(\w+, \[([^\]]*)\]", source))))
     assert judged == filed, f"{path.stem} judges {judged}; data/claims.csv files {filed} under it"
     others = [
         claim.id for claim in ledger.load_claims() if claim.notebook == path.stem and claim.id not in CHECKED_HERE
     ]
     if others:  # the other frameworks' claims are judged all together, on the matrix the notebook reads
-        assert "matrix.claims(outcomes, measurements)" in source, f"{path.stem} does not judge {others}"
+        assert "ledger.framework_ledger(outcomes, measurements)" in source, f"{path.stem} does not judge {others}"
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)

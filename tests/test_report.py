@@ -17,11 +17,11 @@ import pytest
 
 from probe_lib import adapters
 from probe_lib.adapters import mastra
+from probe_lib.claims import ledger
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.present import browser as kit_browser
 from probe_lib.present import report, safe_folder
-from probe_lib.study import ledger
 
 #: Notebooks that draw in HTML (the explorer's SVG) rather than matplotlib figures.
 INTERACTIVE = {"11-explorer"}

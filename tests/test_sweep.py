@@ -16,7 +16,7 @@ from probe_lib.adapters import linkstore
 from probe_lib.adapters.mastra import versions
 from probe_lib.analysis import timeline
 from probe_lib.core.errors import InputError
-from probe_lib.study import bisect, sweep
+from probe_lib.study import bisect, recordings, sweep
 
 #: One version of each era: 0.x before the normaliser (measured: it first appears in 0.13.2), 0.x after, 1.x.
 ERAS = ("0.12.1", "0.13.2", "1.0.4")
@@ -61,6 +61,13 @@ def test_reduced_sweep_equals_the_committed_summary(version, committed, node_mod
     expected = {scenario: row for (v, scenario), row in committed.items() if v == version}
     assert expected, f"the committed summary has no rows for {version}"
     assert {row.scenario: row for row in rows} == expected
+
+
+@pytest.mark.parametrize("version", versions.pinned())
+def test_a_pinned_versions_recordings_reduce_to_its_committed_summary_rows(version, committed):
+    """The reduction (``Outcome.behaviour``, masked and digested) read off the recordings, without Node.js."""
+    rows = [sweep.row(outcome) for outcome in recordings.outcomes(version, live=False).values()]
+    assert rows and {row.scenario: row for row in rows} == {s: r for (v, s), r in committed.items() if v == version}
 
 
 def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series(committed):

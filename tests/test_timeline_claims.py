@@ -14,23 +14,23 @@ import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
-from probe_lib.study import (
-    ledger,
-    mastra_checks,  # noqa: F401  (registers Mastra's checks)
-    recordings,
-)
+from probe_lib.claims import ledger
+from probe_lib.claims.ranges import Timeline
+from probe_lib.claims.verdict import Verdict
+from probe_lib.study import recordings
 
 
 @pytest.fixture(scope="module")
-def measured() -> ledger.Timeline:
-    return timeline.for_ledger({v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()})
+def measured() -> Timeline:
+    by_version = {v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()}
+    return Timeline.of(timeline.laid_over_summary(by_version))
 
 
-def judge(claim_id: str, evidence: ledger.Timeline) -> ledger.Verdict:
+def judge(claim_id: str, evidence: Timeline) -> Verdict:
     return ledger.judge(next(c for c in ledger.load_claims() if c.id == claim_id), evidence)
 
 
-def edited(evidence: ledger.Timeline, version: str, scenario: str, **changes) -> ledger.Timeline:
+def edited(evidence: Timeline, version: str, scenario: str, **changes) -> Timeline:
     """The timeline with one version's behaviour on one scenario changed (and judged expressible)."""
     table = evidence.table.copy()
     where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]
@@ -38,7 +38,7 @@ def edited(evidence: ledger.Timeline, version: str, scenario: str, **changes) ->
     behaviour = {**copy.deepcopy(table.at[where[0], "behaviour"]), **changes}
     table.at[where[0], "behaviour"] = behaviour
     table.at[where[0], "error_kind"] = ""
-    return ledger.Timeline(evidence.span, table)
+    return Timeline(evidence.span, table)
 
 
 def forced(name: str) -> dict:
@@ -94,7 +94,7 @@ def test_every_range_claim_has_a_counterfactual():
 
 def test_a_boundary_the_timeline_did_not_measure_is_not_testable(measured):
     table = measured.table[measured.table["version"] != "0.13.2"]
-    verdict = judge("V01", ledger.Timeline(measured.span, table))
+    verdict = judge("V01", Timeline(measured.span, table))
     assert verdict.status == "not testable" and "0.13.2" in verdict.evidence
 
 

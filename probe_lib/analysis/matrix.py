@@ -25,16 +25,11 @@ from probe_lib import adapters
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
-from probe_lib.core.outcome import Outcome, wire_names_by_key
-from probe_lib.core.scenarios import Scenario, for_keys, named
+from probe_lib.core.outcome import Outcome, called_name, wire_names_by_key
+from probe_lib.core.scenarios import FORCED, ROUND_TRIP, Scenario, for_keys, named
 from probe_lib.core.target import version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.providers import lint, name_rules
-from probe_lib.study import ledger
-
-# The scenario-name suffixes of a probe's forced run and of its round trip, which the ledger's checks read too;
-# importing the checks modules registers every framework's checks into the ledger.
-from probe_lib.study.framework_checks import FORCED, ROUND_TRIP, called_name
 from probe_lib.study.recordings import outcome_from_json, outcome_to_json
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
@@ -274,13 +269,6 @@ def sources(measurements: str, outcomes: Iterable[Outcome]) -> dict[str, str]:
         return {target: given.get(target, default) for target in by_target(outcomes)}
     source = "live" if measurements == "live" else "recorded"
     return {target: source for target in by_target(outcomes)}
-
-
-def claims(outcomes: Sequence[Outcome], measurements: str) -> pd.DataFrame:
-    """The ledger's claims about the frameworks other than Mastra, judged on ``outcomes`` (as :func:`load` read
-    them for ``measurements``): one row per claim and target, with its framework, source, verdict and evidence."""
-    table = ledger.ledger({}, by_target=by_target(outcomes), sources=sources(measurements, outcomes))
-    return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 
 def misrouted(matrix: pd.DataFrame) -> pd.DataFrame:

@@ -1,8 +1,8 @@
 """Tables of measured outcomes for notebooks: what the real ``@mastra/core`` sent, raised and ran, as DataFrames.
 
 Each function reads :class:`~probe_lib.adapters.mastra.Outcome` objects (one, or several by scenario name from an
-:class:`~probe_lib.study.ledger.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
-shows. Nothing here judges a claim (that is :mod:`probe_lib.study.mastra_checks`) or models ``formatTools()`` (that is
+:class:`~probe_lib.study.evidence.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
+shows. Nothing here judges a claim (that is :mod:`probe_lib.claims.mastra`) or models ``formatTools()`` (that is
 :mod:`probe_lib.analysis.tables`): these are the measurements themselves, laid out to be read.
 
 Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one
@@ -28,13 +28,11 @@ from probe_lib.core import target
 from probe_lib.core.naming import js_length
 from probe_lib.core.scenarios import Scenario
 from probe_lib.providers import lint
-from probe_lib.study.ledger import Evidence
+from probe_lib.study.evidence import Evidence
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
 
-#: The message of the capture server's deliberate 400: proof that a request went out, not an error of Mastra's.
-CAPTURED = "captured"
 #: What an outcome without any request shows where names or a ``tool_choice`` would be.
 NO_REQUEST = "no request"
 
@@ -47,11 +45,6 @@ Grid = tuple[pd.DataFrame, pd.DataFrame]
 def registered_keys(outcome: Outcome) -> list[str]:
     """The keys the scenario registered its tools under, in registration order (built-ins included)."""
     return outcome.registered_keys
-
-
-def raised(outcome: Outcome) -> list[str]:
-    """Messages of the error chain other than the capture server's 400 (empty: the turn raised nothing of its own)."""
-    return [link["message"] for link in outcome.error if link["message"] != CAPTURED]
 
 
 def option_given(scenario: Scenario) -> str:
@@ -326,7 +319,7 @@ def record_and_wire(outcome: Outcome) -> pd.Series:
         {
             "caller's keys after the turn": outcome.keys_after,
             "names on the wire": outcome.wire_names,
-            "errors other than the capture server's 400": raised(outcome),
+            "errors other than the capture server's 400": outcome.own_errors,
         }
     )
 
@@ -667,20 +660,9 @@ def round_trip_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
 # -- 08: versions side by side -----------------------------------------------------------------------------------
 
 
-def behaviour(outcome: Outcome) -> dict:
-    """What a scenario did, comparably across versions: ``result_json()`` (names and ``tool_choice``, or the error),
-    how many requests and tool executions, and the errors raised (the capture server's 400 left out)."""
-    return {
-        **outcome.result_json(),
-        "requests": len(outcome.requests),
-        "executions": len(outcome.executions),
-        "errors": raised(outcome),
-    }
-
-
 def _cell_label(outcome: Outcome) -> str:
     """``tools -> tool_choice`` (or ``tools -> threw: message``) for a turn that sent a request; else its error."""
-    result, errors = outcome.result_json(), raised(outcome)
+    result, errors = outcome.result_json(), outcome.own_errors
     if "error" in result:
         return f"{result['error']['kind']}: {result['error'].get('name') or result['error'].get('message')}"
     sent = outcome.tool_choice  # a mode is a string on Chat Completions, an object on Anthropic Messages
@@ -697,12 +679,12 @@ class VersionComparison:
     baseline: str
     #: ``result_json()`` as JSON, scenarios by versions.
     results: pd.DataFrame
-    #: True where the scenario's :func:`behaviour` equals the baseline's.
+    #: True where the scenario's :meth:`~probe_lib.core.outcome.Outcome.behaviour` equals the baseline's.
     same: pd.DataFrame
     #: ``baseline (<v>)``, ``same as <v>``, ``differs`` or ``feature missing`` per cell, and each cell's text.
     grid: pd.DataFrame
     labels: pd.DataFrame
-    #: One row per field of :func:`behaviour` that differs: scenario, version, field, its value, the baseline's.
+    #: One row per field of the behaviour that differs: scenario, version, field, its value, the baseline's.
     differences: pd.DataFrame
 
     @property
@@ -757,12 +739,12 @@ def _highlight_unless(is_same: bool) -> str:
 
 
 def version_comparison(ev: Evidence, baseline: str = target.baseline("mastra").version) -> VersionComparison:
-    """Compare every scenario's :func:`behaviour` on each version of ``ev.by_version`` with ``baseline``'s.
+    """Compare every scenario's ``Outcome.behaviour`` on each version of ``ev.by_version`` with ``baseline``'s.
 
     A grid cell is ``feature missing`` when the version lacks the built-in tools the scenario registers.
     """
     versions, scenarios = list(ev.by_version), list(ev.by_version[baseline])
-    done = {(v, name): behaviour(ev.by_version[v][name]) for v in versions for name in scenarios}
+    done = {(v, name): ev.by_version[v][name].behaviour() for v in versions for name in scenarios}
     same = pd.DataFrame(
         {v: [done[v, name] == done[baseline, name] for name in scenarios] for v in versions}, index=scenarios
     )
@@ -841,7 +823,7 @@ def provider_paths(ev: Evidence) -> pd.DataFrame:
                     if outcome.requests
                     else NO_REQUEST,
                     "forced tool is in tools": None if forced is None else forced in outcome.wire_names,
-                    "raised": raised(outcome)[-1:] or "-",
+                    "raised": outcome.own_errors[-1:] or "-",
                 }
             )
     return pd.DataFrame(rows, dtype=object).set_index(["family", "path"])

@@ -2,8 +2,9 @@
 
 Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/version_timeline.csv`` or a fresh sweep). Within one
 scenario, each distinct behaviour digest is one outcome; outcomes are numbered in the order versions first show
-them, so "outcome 1" is what the oldest measured version did. The version-range claims at the end answer the
-ledger's questions from measured rows only: each returns the versions it found, or ``None`` when none shows it.
+them, so "outcome 1" is what the oldest measured version did. The range questions (``first_with_normaliser`` …
+``range_claims``) are answered from measured rows only: each returns the versions it found, or ``None`` when none
+shows it. The ledger's version-range claims are judged on these tables in :mod:`probe_lib.claims.ranges`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from probe_lib import wire
 from probe_lib.adapters import mastra
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.target import version_key
-from probe_lib.study import evidence, ledger, sweep
+from probe_lib.study import evidence, sweep
 from probe_lib.study.sweep import WHOLE_VERSION, Row
 
 NOT_APPLICABLE = "not applicable"
@@ -84,7 +85,8 @@ def versions(table: pd.DataFrame) -> list[str]:
 
 
 def categories(table: pd.DataFrame) -> pd.DataFrame:
-    """Scenarios by versions: ``outcome N`` (N-th behaviour the scenario showed), ``not applicable`` or ``could not run``."""
+    """Scenarios by versions: ``outcome N`` (N-th behaviour the scenario showed), ``not applicable`` or
+    ``could not run``."""
     cells = {}
     for scenario, lines in table.groupby("scenario", sort=True):
         seen: dict[str, int] = {}
@@ -209,13 +211,14 @@ def runs(table: pd.DataFrame, scenario: str, holds) -> list[tuple[str, str]]:
     return stretches
 
 
-def _active_tools_honoured(behaviour: dict, error_kind: str) -> bool:
+def honours_active_tools(behaviour: dict, error_kind: str = "") -> bool:
+    """``activeTools: ['search.web']`` left the other tool (``plain``) out of the request."""
     return behaviour.get("names") is not None and "plain" not in behaviour["names"]
 
 
 def active_tools_honoured(table: pd.DataFrame) -> list[tuple[str, str]]:
     """The stretches of versions on which ``activeTools: ['search.web']`` leaves ``plain`` out (it can stop again)."""
-    return runs(table, "active-tools-by-key", _active_tools_honoured)
+    return runs(table, "active-tools-by-key", honours_active_tools)
 
 
 def first_with_normaliser(table: pd.DataFrame) -> str | None:
@@ -233,7 +236,7 @@ def first_honouring_active_tools(table: pd.DataFrame) -> str | None:
 
     (Honoured as a filter: whether the key itself then survives is the rewrite's business, measured elsewhere.)
     """
-    return _first(table, "active-tools-by-key", _active_tools_honoured)
+    return _first(table, "active-tools-by-key", honours_active_tools)
 
 
 def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
@@ -288,9 +291,6 @@ def range_claims(table: pd.DataFrame) -> pd.DataFrame:
     )
 
 
-# -- the ledger's version-range claims: each judged on the whole timeline, each able to fail ------------------------
-
-
 def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.DataFrame:
     """The committed summary's :func:`frame`, with the outcomes of ``by_version`` replacing their versions' rows."""
     rows = {(r.version, r.scenario): r for r in sweep.read_summary()}
@@ -299,168 +299,6 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
             rows.pop((outcome.version, sweep.WHOLE_VERSION), None)
             rows[outcome.version, outcome.scenario.name] = sweep.row(outcome)
     return frame(list(rows.values()))
-
-
-def as_evidence(table: pd.DataFrame) -> ledger.Timeline:
-    """A :func:`frame` as what the ledger's range claims are judged on, named by the versions it spans."""
-    measured = versions(table)
-    return ledger.Timeline(f"{measured[0]}..{measured[-1]} ({len(measured)} versions)", table)
-
-
-def for_ledger(by_version: Mapping[str, Mapping[str, Outcome]]) -> ledger.Timeline:
-    """What the ledger's range claims are judged on: the summary with this run's versions laid over it."""
-    return as_evidence(laid_over_summary(by_version))
-
-
-def _lines(timeline: ledger.Timeline, scenario: str, *, expressible_only: bool = True) -> list:
-    """The scenario's lines that sent a request, in semver order; with ``expressible_only=False`` also those that
-    could not express it (a feature's absence is then the measurement)."""
-    lines = [
-        line
-        for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
-        if not sent_nothing(line) or (not expressible_only and line.error_kind == NOT_APPLICABLE)
-    ]
-    if not lines:
-        raise ledger.CheckError(f"no version in the timeline ran scenario {scenario!r}")
-    return lines
-
-
-def _begins_at(
-    timeline: ledger.Timeline, scenario: str, stated: str, holds, what: str, *, expressible_only: bool = True
-) -> tuple[ledger.Status, str]:
-    """The claim "``what`` holds from ``stated`` on, and on no version before it": refuted by any measured exception."""
-    lines = _lines(timeline, scenario, expressible_only=expressible_only)
-    before = [line.version for line in lines if version_key(line.version) < version_key(stated)]
-    since = [line for line in lines if version_key(line.version) >= version_key(stated)]
-    if not before or not since or since[0].version != stated:
-        return "not testable", f"{scenario} was not measured on {stated} and a version before it"
-    early = [line.version for line in lines[: len(before)] if holds(line.behaviour)]
-    late = [line.version for line in since if not holds(line.behaviour)]
-    if early or late:
-        exceptions = "; ".join(
-            part
-            for part in (
-                f"already on {', '.join(early[:5])}" if early else "",
-                f"not on {', '.join(late[:5])}" if late else "",
-            )
-            if part
-        )
-        return "refuted", f"{what}: {exceptions} ({len(lines)} versions ran {scenario})"
-    return "confirmed", (
-        f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
-        f"newest), on none of the {len(before)} before it (last: {before[-1]}): "
-        f"{describe(since[0].behaviour, '')}{_crashed_note(timeline, scenario)}"
-    )
-
-
-def _crashed_note(timeline: ledger.Timeline, scenario: str) -> str:
-    """Which versions crashed before sending anything on ``scenario`` (left out of the claim), or nothing."""
-    crashed = [
-        line.version
-        for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
-        if crashed_before_sending(line)
-    ]
-    return f"; left out, crashed before any request: {', '.join(crashed)}" if crashed else ""
-
-
-def _sends(name: str):
-    return lambda behaviour: name in (behaviour.get("names") or [])
-
-
-@ledger.range_check("V01")
-def _normaliser_arrives(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
-    return _begins_at(timeline, "single-rewrite", "0.13.2", _sends("search_web"), "search.web goes out as search_web")
-
-
-@ledger.range_check("V02")
-def _passthrough_never_fixed(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
-    lines = [line for line in _lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.get("names") or [])]
-    if not lines:
-        return "not testable", "no measured version both rewrites search.web and runs choice-by-key"
-    fixed = [line.version for line in lines if wire.forced_by(line.behaviour.get("tool_choice")) == "search_web"]
-    if fixed:
-        return "refuted", f"tool_choice names the sent search_web on {', '.join(fixed[:5])}"
-    forced = sorted({str(wire.forced_by(line.behaviour.get("tool_choice"))) for line in lines})
-    return "confirmed", (
-        f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
-        f"{lines[-1].version}), tool_choice names {' / '.join(forced)}, a function tools lacks"
-        f"{_crashed_note(timeline, 'choice-by-key')}"
-    )
-
-
-@ledger.range_check("V03")
-def _active_tools_stretches(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
-    lines = _lines(timeline, "active-tools-by-key")
-
-    def stated(version: str) -> bool:  # honoured on 0.20.0..0.24.9 and from 1.1.0 on
-        at = version_key(version)
-        return version_key("0.20.0") <= at <= version_key("0.24.9") or at >= version_key("1.1.0")
-
-    wrong = [line.version for line in lines if _active_tools_honoured(line.behaviour, "") != stated(line.version)]
-    found = "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(timeline.table)) or "no version"
-    if wrong:
-        return (
-            "refuted",
-            f"activeTools ['search.web'] leaves plain out on {found}; otherwise than stated on {', '.join(wrong[:5])}",
-        )
-    return (
-        "confirmed",
-        f"activeTools ['search.web'] leaves plain out on {found}; plain is sent on the other "
-        f"{sum(not stated(line.version) for line in lines)} measured versions"
-        f"{_crashed_note(timeline, 'active-tools-by-key')}",
-    )
-
-
-def _choice(line) -> object:
-    return line.behaviour.get("tool_choice")
-
-
-@ledger.range_check("V04")
-def _choice_none_changes(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
-    lines = _lines(timeline, "choice-none")
-    with_tools = [line.version for line in lines if line.behaviour.get("names") and _choice(line) == "none"]
-    without = [line.version for line in lines if not line.behaviour.get("names") and _choice(line) is None]
-    other = [line.version for line in lines if line.version not in with_tools and line.version not in without]
-    if other:
-        return "refuted", f"toolChoice 'none' sent something else on {', '.join(other[:5])}"
-    if not with_tools or not without or version_key(with_tools[-1]) >= version_key(without[0]):
-        return (
-            "refuted",
-            f"tools with 'none' on {', '.join(with_tools[-3:]) or 'no version'}; no tools on "
-            f"{', '.join(without[:3]) or 'no version'}: not one switch from the first to the second",
-        )
-    if (with_tools[-1], without[0]) != ("1.18.0", "1.19.0"):
-        return "refuted", f"the switch is between {with_tools[-1]} and {without[0]}, not 1.18.0 and 1.19.0"
-    return "confirmed", (
-        f"tools with tool_choice 'none' on {len(with_tools)} versions up to {with_tools[-1]}; "
-        f"no tools and no tool_choice on {len(without)} versions from {without[0]}"
-        f"{_crashed_note(timeline, 'choice-none')}"
-    )
-
-
-@ledger.range_check("V05")
-def _builtins_arrive(timeline: ledger.Timeline) -> tuple[ledger.Status, str]:
-    # A version that exports no built-in cannot register them: counted as "not sent", not left out.
-    first = _begins_at(
-        timeline,
-        "builtins-by-export",
-        "1.42.0",
-        lambda b: bool(b.get("names")),
-        "built-in tools registered by export name are sent",
-        expressible_only=False,
-    )
-    web_fetch = _begins_at(
-        timeline,
-        "builtins-by-export",
-        "1.54.0",
-        _sends("webFetchTool"),
-        "webFetchTool is among them",
-        expressible_only=False,
-    )
-    for status in ("refuted", "not testable"):
-        if status in (first[0], web_fetch[0]):
-            return status, "; ".join(text for verdict, text in (first, web_fetch) if verdict == status)
-    return "confirmed", f"{web_fetch[1].split(', on none of')[0]}; {first[1]}"
 
 
 def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:

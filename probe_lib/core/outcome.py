@@ -14,8 +14,29 @@ from typing import Literal
 from probe_lib import wire
 from probe_lib.core.scenarios import PROBE_DESCRIPTION, Scenario
 from probe_lib.core.target import Target
+from probe_lib.wire.replies import ErrorReply, ToolCallsReply
 
 FailureKind = Literal["collision", "rejected", "crash", "not applicable"]
+
+
+#: The message of the capture server's deliberate 400 (its scripted ``ErrorReply``): proof that a request went
+#: out, not an error of the framework's.
+CAPTURED = ErrorReply().message
+
+
+def is_capture_reply(message: str) -> bool:
+    """The capture server's refusal, bare (1.x) or inside a wrapper's text (0.20's ``API error: 400 - {body}``)."""
+    return message == CAPTURED or f'"message": "{CAPTURED}"' in message
+
+
+def without_stack(message: str) -> str:
+    """An error message without the stack some versions append (its paths and line numbers are incidental)."""
+    return message.split("\n    at ", 1)[0]
+
+
+def called_name(outcome: Outcome) -> str:
+    """The tool name a round trip's scripted model called."""
+    return next(reply.calls[0].name for reply in outcome.scenario.replies if isinstance(reply, ToolCallsReply))
 
 
 @dataclass(frozen=True)
@@ -109,6 +130,12 @@ class Outcome:
         return self._format.tool_results(self.requests[1]) if len(self.requests) > 1 else []
 
     @property
+    def own_errors(self) -> list[str]:
+        """The error chain's messages other than the capture server's reply (empty: the turn raised nothing of its
+        own)."""
+        return [link["message"] for link in self.error if not is_capture_reply(link["message"])]
+
+    @property
     def error_ids(self) -> list[str]:
         return [link["id"] for link in self.error if link.get("id")]
 
@@ -132,6 +159,17 @@ class Outcome:
             return {"error": {"kind": self.failure.kind, "message": self.failure.message}}
         return {"error": {"kind": "crash", "message": "no request was sent and no error was raised"}}
 
+    def behaviour(self) -> dict:
+        """What the turn did, comparable across versions: :meth:`result_json` (with a failure judged after a request
+        went out, such as built-ins the version lacks), how many requests and tool executions, and
+        :attr:`own_errors`; every message :func:`without_stack`."""
+        result = self.result_json()
+        if self.failure is not None and "error" not in result:
+            result["error"] = {"kind": self.failure.kind, "message": self.failure.message}
+        if "message" in result.get("error", {}):  # 0.21-0.24 put the stack in the message: paths, line numbers
+            result["error"] = {**result["error"], "message": without_stack(result["error"]["message"])}
+        errors = [without_stack(message) for message in self.own_errors]
+        return {**result, "requests": len(self.requests), "executions": len(self.executions), "errors": errors}
 
 def wire_names_by_key(keys: Sequence[str], outcome: Outcome) -> dict[str, str]:
     """Which name each key went out as, in ``outcome``'s first request (a key whose tool was not sent has none).

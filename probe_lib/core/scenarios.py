@@ -123,6 +123,12 @@ def for_keys(name: str, keys: Sequence[str], tool_choice: ToolChoice = None) -> 
     return Scenario(name=name, tools=tools(*keys), tool_choice=tool_choice)
 
 
+#: The scenario-name suffixes of a framework-matrix probe's forced run and of its round trip (the matrix builds
+#: them, the ledger's framework claims read them).
+FORCED = "+forced"
+ROUND_TRIP = "+round-trip"
+
+
 class KeySets(Sequence[Scenario]):
     """:func:`for_keys` over many key sets (``probe``'s batch), each scenario built when it is read: a batch holds
     its keys, not a ``Scenario`` per set (16 MiB for 10,000 sets of about 11 keys)."""

@@ -37,19 +37,16 @@ import pandas as pd
 
 from probe_lib.adapters import mastra
 from probe_lib.analysis import matrix as framework_matrix
-from probe_lib.analysis import timeline  # also registers the version-range checks
+from probe_lib.analysis import timeline
+from probe_lib.claims import ledger
+from probe_lib.claims.ranges import Timeline
+from probe_lib.claims.verdict import MASTRA, STATUSES
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.present.progress import Stages
-from probe_lib.study import (
-    export,
-    framework_checks,  # noqa: F401  (registers the other frameworks' checks)
-    ledger,
-    mastra_checks,  # noqa: F401  (registers Mastra's checks into the ledger)
-    recordings,
-)
+from probe_lib.study import export, recordings
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: The glossary every notebook links its terms to (``glossary.ipynb#<heading id>``); the report renders it last.
@@ -222,9 +219,8 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     with stages.stage("measuring the framework matrix", len(framework_matrix.targets())) as step:
         frameworks, sources = framework_matrix.measure_or_read(live, step)
     framework_matrix.write(frameworks, measurements / framework_matrix.RECORDING.name, sources)  # notebook 12 reads it
-    table = ledger.ledger(
-        by_version, timeline.for_ledger(by_version), by_target=framework_matrix.by_target(frameworks), sources=sources
-    )
+    laid_over = Timeline.of(timeline.laid_over_summary(by_version))
+    table = ledger.ledger(by_version, laid_over, by_target=framework_matrix.by_target(frameworks), sources=sources)
     table.to_csv(folder / "ledger.csv", index=False)
     export.export(
         folder / "export", primary=measurements
@@ -348,7 +344,7 @@ def render(report: Report, version: str) -> str:
             for s in statuses
         )  # a range claim has one status, in its span's column
         rows.append(f"<tr><td>{claim_id}</td>{_side_by_side(table[table['claim'] == claim_id])}{cells}</tr>")
-    evidence = table[table["framework"] == ledger.MASTRA][["claim", "version", "status", "evidence"]].to_html(
+    evidence = table[table["framework"] == MASTRA][["claim", "version", "status", "evidence"]].to_html(
         index=False, escape=True
     )
     banner = (
@@ -395,7 +391,7 @@ def _framework_ledger(table: pd.DataFrame) -> str:
     """The claims about the other frameworks: one row per claim and target, with the framework, the version, how it
     was measured (live, or recorded when the framework is not installed here), the verdict and its evidence."""
     rows = []
-    for row in table[table["framework"] != ledger.MASTRA].itertuples():
+    for row in table[table["framework"] != MASTRA].itertuples():
         rows.append(
             f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}<br><small>{row.source}</small></td>"
             f"<td>{html.escape(row.statement)}<br><small>our finding <em>{html.escape(row.section)}</em> · "
@@ -434,7 +430,7 @@ def summary(report: Report) -> str:
         f"report: {report.html}",
         f"source: {report.source}"
         + ("  (NODE MISSING: recorded captures, not a live run)" if report.source != "live" else ""),
-        "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in ledger.STATUSES),
+        "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES),
     ]
     lines += [f"FAILED notebook {run.notebook}: {run.error}" for run in report.failed]
     return "\n".join(lines)

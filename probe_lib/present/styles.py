@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from probe_lib.claims.ledger import statuses_with_statements
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.study.ledger import statuses_with_statements
 
 if TYPE_CHECKING:
     from pandas.io.formats.style import Styler
@@ -31,5 +31,5 @@ def ledger(table: pd.DataFrame) -> Styler:
 
 
 def verdicts(table: pd.DataFrame) -> Styler:
-    """A notebook's verdicts (``evidence.verdicts``): claim, statement, status and evidence, whole."""
+    """A notebook's verdicts (``ledger.verdicts``): claim, statement, status and evidence, whole."""
     return table.style.map(_status_css, subset=["status"]).hide(axis="index").set_table_styles(_LEFT)

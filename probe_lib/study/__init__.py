@@ -1,1 +1,1 @@
-"""The study: recordings of measured outcomes, the claims ledger and the evidence notebooks read."""
+"""The study: recordings of measured outcomes, the evidence notebooks read, and tables of them across targets."""

@@ -1,4 +1,4 @@
-"""What a notebook calls first: the measured outcomes it shows, and its claims asserted on them.
+"""What a notebook calls first: the measured outcomes it shows, as the :class:`Evidence` its claims are judged on.
 
 A notebook names where its outcomes come from in its ``parameters`` cell:
 
@@ -15,21 +15,42 @@ import json
 import time
 import warnings
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
-
-import pandas as pd
+from typing import Generic, TypeVar
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.core.errors import InputError
-from probe_lib.study import (
-    framework_checks,  # noqa: F401  (registers the other frameworks' checks)
-    ledger,
-    mastra_checks,  # noqa: F401  (registers Mastra's checks into the ledger)
-    notebook,
-    recordings,
-)
-from probe_lib.study.ledger import Evidence
+from probe_lib.study import notebook, recordings
+
+OutcomeT = TypeVar("OutcomeT")
+
+
+class CheckError(Exception):
+    """The evidence lacks what a check needs (a scenario, a request, an error); the claim is judged "failed"."""
+
+
+@dataclass(frozen=True)
+class Evidence(Generic[OutcomeT]):
+    """What a claim's check may read: the outcomes of one version by scenario name, and of every version measured."""
+
+    version: str
+    outcomes: Mapping[str, OutcomeT]
+    by_version: Mapping[str, Mapping[str, OutcomeT]]
+    #: How the outcomes were obtained ("live", "recorded" …), for titles and tables that must name their source.
+    source: str = "unstated"
+
+    @property
+    def label(self) -> str:
+        """``@mastra/core <version>, <source>``: what a chart title or verdict table says it shows."""
+        return f"@mastra/core {self.version}, {self.source}"
+
+    def __getitem__(self, scenario: str) -> OutcomeT:
+        try:
+            return self.outcomes[scenario]
+        except KeyError:
+            raise CheckError(f"scenario {scenario!r} was not measured on {self.version}") from None
 
 
 class RecordedFallback(UserWarning):
@@ -135,40 +156,3 @@ def gather(version: str, source: str = "live", versions: Iterable[str] | None = 
     by_version = measure_all(source, versions)
     shown = by_version[version] if version in by_version else measure(version, source)
     return Evidence(version, shown, by_version, provenance(source, version))
-
-
-def verdicts(evidence: Evidence, claim_ids: Iterable[str]) -> pd.DataFrame:
-    """The named claims judged on ``evidence``: a small table a notebook shows before asserting; its last column
-    names what the verdicts were judged on (version and source)."""
-    by_id = {claim.id: claim for claim in ledger.load_claims()}
-    rows = []
-    for claim_id in claim_ids:
-        verdict = ledger.judge(by_id[claim_id], evidence)
-        rows.append(
-            {
-                "claim": claim_id,
-                "statement": by_id[claim_id].statement,
-                "status": verdict.status,
-                "evidence": verdict.evidence,
-                "judged on": evidence.label,
-            }
-        )
-    return pd.DataFrame(rows)
-
-
-def assert_claims(table: pd.DataFrame, explained: Mapping[str, str] | None = None) -> None:
-    """Stop the notebook if a claim was refuted or its check failed, unless the notebook explains why; else say in
-    words what was checked.
-
-    ``explained`` maps claim ids to the notebook's explanation of an expected refutation.
-    """
-    explained = explained or {}
-    broken = table[table["status"].isin(["refuted", "failed"]) & ~table["claim"].isin(list(explained))]
-    if not broken.empty:
-        lines = "; ".join(f"{row.claim} {row.status}: {row.evidence}" for row in broken.itertuples())
-        raise AssertionError(f"claims did not hold: {lines}")
-    counts = table["status"].value_counts()
-    print(
-        f"Checked {len(table)} verdicts ({', '.join(sorted(set(table['claim'])))}): none refuted and no check failed "
-        f"({', '.join(f'{n} {status}' for status, n in counts.items())})."
-    )

@@ -1,12 +1,13 @@
 """The scenario catalogue on many ``@mastra/core`` versions: each version measured once, its results cached on disk.
 
 A version's results are kept in ``<cache>/sweep/<catalogue digest>/<version>.json``; the digest covers the scenarios,
-the Node harness and the reduction below, so changing any of them measures afresh while a plain rerun measures only
-versions not yet seen.
+the Node harness and the reduction (``Outcome.behaviour`` and the masking below), so changing any of them measures
+afresh while a plain rerun measures only versions not yet seen.
 A version that cannot be installed or run is a result too (one row, its error), and the sweep goes on.
-Each outcome is reduced to a comparable *behaviour* (what was sent, how many requests and executions, what was
-raised), with this run's incidentals (the capture server's port, the version itself inside messages) masked, and
-to a short digest of it: two versions behave alike on a scenario exactly when their digests are equal.
+Each outcome is reduced to its comparable behaviour (``Outcome.behaviour``: what was sent, how many requests and
+executions, what was raised), with this run's incidentals (the capture server's port, the version itself inside
+messages) masked, and to a short digest of it: two versions behave alike on a scenario exactly when their digests
+are equal.
 """
 
 from __future__ import annotations
@@ -26,16 +27,13 @@ from probe_lib.adapters.mastra import catalogue, runner, versions
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError, InstallFailed, ProbeError
-from probe_lib.core.outcome import Outcome
+from probe_lib.core.outcome import Outcome, is_capture_reply, without_stack
 from probe_lib.core.target import version_key
-from probe_lib.wire.replies import ErrorReply
 
 SUMMARY_PATH = paths.DATA / "version_timeline.csv"
 FIELDS = ("version", "scenario", "outcome", "error_kind", "behaviour")
 #: The scenario name of the one row a version that failed to install or run gets.
 WHOLE_VERSION = "*"
-#: The capture server's scripted refusal that ends each turn: proof a request went out, left out of the errors.
-_CAPTURED = ErrorReply().message
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 #: Installs running ahead of the measuring: the registry and the disk, not the CPU, bound them.
 DEFAULT_INSTALLERS = 3
@@ -57,7 +55,8 @@ class Row:
 def digest_of_catalogue() -> str:
     """A digest of the scenarios, the Node harness and this reduction: results measured under another are not reused."""
     hasher = hashlib.sha256()
-    for function in (_mask, _first_line, _is_captured, behaviour, row, failed_row):
+    reduction = (_mask, without_stack, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour, row, failed_row)
+    for function in reduction:
         hasher.update(inspect.getsource(function).encode())
     for scenario in catalogue.scenarios():
         hasher.update(json.dumps(scenario.to_json("URL"), sort_keys=True).encode())
@@ -75,29 +74,8 @@ def _mask(text: str, version: str) -> str:
     return _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>").replace(str(paths.CACHE), "<cache>")
 
 
-def _first_line(message: str) -> str:
-    """An error message without the stack some versions append (its paths and line numbers are incidental)."""
-    return message.split("\n    at ", 1)[0]
-
-
-def _is_captured(message: str) -> bool:
-    """The capture server's refusal, bare (1.x) or inside a wrapper's text (0.20's ``API error: 400 - {body}``)."""
-    return message == _CAPTURED or f'"message": "{_CAPTURED}"' in message
-
-
-def behaviour(outcome: Outcome) -> dict:
-    """What a scenario did, comparable across versions: result, requests, executions and the errors raised."""
-    errors = [_first_line(link["message"]) for link in outcome.error if not _is_captured(link["message"])]
-    result = outcome.result_json()
-    if outcome.failure is not None and "error" not in result:  # judged after a request went out (no built-ins)
-        result["error"] = {"kind": outcome.failure.kind, "message": outcome.failure.message}
-    if "message" in result.get("error", {}):  # 0.21-0.24 put the stack in the message: paths, line numbers
-        result["error"] = {**result["error"], "message": _first_line(result["error"]["message"])}
-    return {**result, "requests": len(outcome.requests), "executions": len(outcome.executions), "errors": errors}
-
-
 def row(outcome: Outcome) -> Row:
-    text = _mask(json.dumps(behaviour(outcome), ensure_ascii=False, sort_keys=True), outcome.version)
+    text = _mask(json.dumps(outcome.behaviour(), ensure_ascii=False, sort_keys=True), outcome.version)
     kind = outcome.failure.kind if outcome.failure else ""
     return Row(outcome.version, outcome.scenario.name, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 

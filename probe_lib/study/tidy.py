@@ -23,9 +23,6 @@ from probe_lib.core.naming import NameRule
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import ToolSpec
 
-#: The capture server's deliberate 400 (proof a request went out), which is not an error of the framework's.
-CAPTURED = "captured"
-
 #: A table's columns: name, pandas dtype, meaning, in the table's order (each exported table has its own).
 Columns = tuple[tuple[str, str, str], ...]
 
@@ -122,8 +119,7 @@ def name_rule(framework: str) -> NameRule | None:
 def _error_text(outcome: Outcome) -> str | None:
     if outcome.failure is not None:
         return outcome.failure.message
-    raised = [link.get("message") for link in outcome.error if link.get("message") != CAPTURED]
-    return raised[0] if raised else None
+    return next(iter(outcome.own_errors), None)
 
 
 def _find(candidate: str, wire: Sequence[str], taken: set[int]) -> int | None:

@@ -6,7 +6,7 @@ A version the cache holds is taken from it (it was measured here, under the scen
 unless the cache says only that the version could not be installed or run and the summary has it measured; every
 other version comes from the summary. Each row names its source and file.
 
-The behaviour JSON of a row (:func:`probe_lib.study.sweep.behaviour`) is taken apart: one row per name sent in the
+The behaviour JSON of a row (``Outcome.behaviour``) is taken apart: one row per name sent in the
 first request, at its index; a turn that sent no tools (a collision, a crash, a scenario the version cannot express)
 is one row with the wire columns empty. A version that could not be installed or run at all is one row whose
 scenario is ``*``.

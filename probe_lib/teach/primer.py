@@ -13,7 +13,7 @@ from probe_lib.analysis import measured
 from probe_lib.analysis.measured import Grid
 from probe_lib.providers import name_rules
 from probe_lib.study import evidence
-from probe_lib.study.ledger import Evidence
+from probe_lib.study.evidence import Evidence
 
 #: The catalogue scenario the primer runs: the article's weather tool, forced by its key.
 EXAMPLE = "choice-by-key"

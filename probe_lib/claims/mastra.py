@@ -1,10 +1,10 @@
 """Mastra's checks for the claims ledger: each claim of ``data/claims.csv`` judged on ``@mastra/core`` outcomes.
 
-Every check reads the catalogue's outcomes (``catalogue.py``) on one version, live or recorded, tests the whole
-statement of its claim against them, and registers itself into :data:`probe_lib.study.ledger.CHECKS` when this
-module is imported. Expected values are written out from the article's own rules (or the docs it quotes), never
-taken from the Python model. A check raises :class:`~probe_lib.study.ledger.CheckError` when the evidence lacks
-what it needs, which the ledger shows as failed.
+Every check reads the catalogue's outcomes (``catalogue.py``) on one version, live or recorded, and tests the whole
+statement of its claim against them; :data:`CHECKS` names each claim's check. Expected values are written out from
+the article's own rules (or the docs it quotes), never taken from the Python model. A check raises
+:class:`~probe_lib.study.evidence.CheckError` when the evidence lacks what it needs, which the ledger shows as
+failed.
 """
 
 from __future__ import annotations
@@ -16,16 +16,15 @@ import re
 from probe_lib import providers
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.adapters.mastra.runner import COLLISION_ID
-from probe_lib.core.outcome import Outcome
+from probe_lib.claims.verdict import Check, Status
+from probe_lib.core.outcome import CAPTURED, Outcome
 from probe_lib.core.target import baseline
 from probe_lib.providers import lint
-from probe_lib.study.ledger import CheckError, Evidence, Status, check
+from probe_lib.study.evidence import CheckError, Evidence
 
 #: The version the article measured: the baseline other versions are judged against (data/baselines.csv).
 ARTICLE_VERSION = baseline("mastra").version
 
-#: The message of the capture server's deliberate 400: proof that a request went out, not an error of Mastra's.
-CAPTURED = "captured"
 #: The served version that stands in for the article's 1.0.0, and why (the registry's version list, read 2026-11-30).
 STAND_IN = ("1.0.4", "the npm registry serves no 1.0.0, only its betas; 1.0.4 is the oldest 1.x release it serves")
 #: The article's allowed set, as a regular expression over one character (code point).
@@ -48,13 +47,9 @@ def _error_text(outcome: Outcome) -> str:
     )
 
 
-def _only_the_capture_refused(outcome: Outcome) -> bool:
-    """True when the turn's only error is the capture server's 400 (or there is none)."""
-    return all(link["message"] == CAPTURED for link in outcome.error)
-
-
 def _spoken(outcome: Outcome) -> list[str]:
-    """What Mastra's logger said at warn level or above, other than relaying the capture server's 400."""
+    """What Mastra's logger said at warn level or above, other than relaying the capture server's 400 (its record
+    "Upstream LLM API error" carries the reply in its arguments)."""
     said = []
     for record in outcome.log_records(*_LEVELS_THAT_SPEAK):
         relays_capture = record["message"].startswith("Upstream LLM API error") and f'"{CAPTURED}"' in json.dumps(
@@ -108,7 +103,6 @@ def _forces_absent_tool(outcome: Outcome, forced_as: str, context: str = "") -> 
 # -- article claims -----------------------------------------------------------------------------------------------
 
 
-@check("A01")
 def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
     docs, distinct = e["docs-key-examples"], e["docs-legal-keys"]
     for outcome in (docs, distinct):
@@ -124,7 +118,6 @@ def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("A02")
 def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
     outcome = e["key-not-id"]
     names = _names(outcome)
@@ -137,7 +130,6 @@ def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "tool id get-weather under key search.web went out as search_web (neither the id nor the key)"
 
 
-@check("A03")
 def _builtins(e: Evidence) -> tuple[Status, str]:
     by_export, by_id = e["builtins-by-export"], e["builtins-by-id"]
     if by_export.package is None:
@@ -162,7 +154,6 @@ def _builtins(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("A04")
 def _substitution(e: Evidence) -> tuple[Status, str]:
     # Keys only the substitution touches: first character a letter or underscore, at most 63 UTF-16 units.
     keys = [
@@ -193,7 +184,6 @@ def _js_length(key: str) -> int:
     return sum(2 if ord(c) > 0xFFFF else 1 for c in key)
 
 
-@check("A05")
 def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
     names = _names(e["rewrite-rules"])
     digit_63 = "1" + "a" * 62
@@ -203,12 +193,12 @@ def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
         cut = [name for name in names if name.lstrip("_").startswith("1a")]
         return (
             "refuted",
-            f"the 63-char key {digit_63[:4]}... went out as {[(n[:4] + '...', len(n)) for n in cut]}, not prefixed then cut to 63",
+            f"the 63-char key {digit_63[:4]}... went out as {[(n[:4] + '...', len(n)) for n in cut]}, "
+            "not prefixed then cut to 63",
         )
     return "confirmed", "9lives -> _9lives; the 63-char key 1a...a gained '_' and was cut to 63, losing its last 'a'"
 
 
-@check("A06")
 def _cut_at_63(e: Evidence) -> tuple[Status, str]:
     outcome, long = e["length-64"], e["rewrite-rules"]
     names = _names(outcome)
@@ -223,16 +213,17 @@ def _cut_at_63(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the cut was not silent: Mastra logged {said}"
     return (
         "confirmed",
-        "a legal 64-char key went out as 63 chars (a 70-char one too), no warning logged; openai's documented ceiling is 64",
+        "a legal 64-char key went out as 63 chars (a 70-char one too), no warning logged; "
+        "openai's documented ceiling is 64",
     )
 
 
-@check("A07")
 def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
     outcome = e["rewrite-rules"]
     names = _names(outcome)
     keys = outcome.registered_keys
-    # The article's rules applied by hand to the rewrite-rules keys (keysets.ARTICLE_SPREAD), minus weather-EU, in order.
+    # The article's rules applied by hand to the rewrite-rules keys (keysets.ARTICLE_SPREAD), minus weather-EU, in
+    # order.
     rewritten_in_registration_order = ["search_web", "_9lives", "my_tool", "ns_read_file", "_1" + "a" * 61, "b" * 63]
     if keys[2:3] != ["weather-EU"]:
         raise CheckError(f"rewrite-rules no longer registers weather-EU third: {keys}")
@@ -242,11 +233,11 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the rewritten keys did not follow in registration order: {names[1:]}"
     return (
         "confirmed",
-        f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in registration order",
+        f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in "
+        "registration order",
     )
 
 
-@check("A08")
 def _collision(e: Evidence) -> tuple[Status, str]:
     found = []
     logged = False
@@ -273,7 +264,8 @@ def _collision(e: Evidence) -> tuple[Status, str]:
         if not hits:
             return (
                 "refuted",
-                f"{scenario}: no MastraError with id {COLLISION_ID} naming {name[:12]}... anywhere the package exposes it",
+                f"{scenario}: no MastraError with id {COLLISION_ID} naming {name[:12]}... "
+                "anywhere the package exposes it",
             )
         found.append(hits)
         logged |= any(_COLLISION_START in record["message"] for record in outcome.log_records("warn", "error"))
@@ -292,12 +284,11 @@ def _collision(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("A09")
 def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
     outcome = e["single-rewrite"]
     if not outcome.requests or _names(outcome) != ["search_web"]:
         return "refuted", f"search.web alone did not go out as search_web: {_error_text(outcome)}"
-    if not _only_the_capture_refused(outcome):
+    if outcome.own_errors:
         return "refuted", f"generate() raised an error of Mastra's own: {_error_text(outcome)}"
     if said := _spoken(outcome):
         return "refuted", f"not silent: Mastra logged {said}"
@@ -307,17 +298,14 @@ def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("A10")
 def _choice_by_key(e: Evidence) -> tuple[Status, str]:
     return _forces_absent_tool(e["choice-by-key"], "search.web")
 
 
-@check("A11")
 def _choice_by_id(e: Evidence) -> tuple[Status, str]:
     return _forces_absent_tool(e["choice-by-id"], "get-weather")
 
 
-@check("A12")
 def _round_trip(e: Evidence) -> tuple[Status, str]:
     outcome = e["call-by-wire-name"]
     ran = [(x["key"], x["args"]) for x in outcome.executions]
@@ -330,11 +318,11 @@ def _round_trip(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the follow-up request did not carry the result under call_probe_1: {replies}"
     return (
         "confirmed",
-        f"model called search_web: execute ran with {ran[0][1]}; follow-up tool message {replies[0]['content']} under call_probe_1",
+        f"model called search_web: execute ran with {ran[0][1]}; follow-up tool message {replies[0]['content']} "
+        "under call_probe_1",
     )
 
 
-@check("A13")
 def _not_mutated(e: Evidence) -> tuple[Status, str]:
     outcome = e["key-not-id"]
     if outcome.keys_after != ("search.web",):
@@ -362,7 +350,8 @@ def _canonical(source: str) -> str:
 
 
 def _code_differences(source: str, baseline: str) -> list[str]:
-    """The statements ``source`` adds (+) or lacks (-) against ``baseline``, both canonical (bundler artefacts removed)."""
+    """The statements ``source`` adds (+) or lacks (-) against ``baseline``, both canonical (bundler artefacts
+    removed)."""
     here, there = _canonical(source).split(";"), _canonical(baseline).split(";")
     matcher = difflib.SequenceMatcher(None, there, here, autojunk=False)
     changes = []
@@ -372,7 +361,6 @@ def _code_differences(source: str, baseline: str) -> list[str]:
     return changes
 
 
-@check("A14")
 def _same_across_versions(e: Evidence) -> tuple[Status, str]:
     if verdict := _without_baseline(e):
         return verdict
@@ -405,7 +393,6 @@ def _same_across_versions(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("A15")
 def _legal_key_forces(e: Evidence) -> tuple[Status, str]:
     outcome = e["choice-legal-key"]
     names, forced = _names(outcome), outcome.forced_name
@@ -427,7 +414,6 @@ def _legal_key_forces(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("A16")
 def _collide_after_63(e: Evidence) -> tuple[Status, str]:
     seen = []
     for scenario in ("collision-64th-unit", "collision-64th-unit-utf16"):
@@ -445,7 +431,6 @@ def _collide_after_63(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "two keys that differ only after their 63rd UTF-16 unit collide: " + "; ".join(seen)
 
 
-@check("A17")
 def _shared_record(e: Evidence) -> tuple[Status, str]:
     outcome = e["shared-record"]
     sent = [lint.tool_names(body) for body in outcome.requests]
@@ -461,7 +446,6 @@ def _shared_record(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("A18")
 def _issue_6302(e: Evidence) -> tuple[Status, str]:
     outcome = e["length-issue-6302"]
     key = outcome.registered_keys[0]
@@ -485,7 +469,6 @@ def _issue_6302(e: Evidence) -> tuple[Status, str]:
 # -- our findings -------------------------------------------------------------------------------------------------
 
 
-@check("F01")
 def _emoji(e: Evidence) -> tuple[Status, str]:
     names = _names(e["emoji-key"])
     if "weather__" not in names:
@@ -493,7 +476,6 @@ def _emoji(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "weather😀 went out as weather__ (two underscores for one emoji: two UTF-16 code units)"
 
 
-@check("F02")
 def _integer_keys(e: Evidence) -> tuple[Status, str]:
     outcome = e["integer-keys"]
     keys = outcome.registered_keys
@@ -504,7 +486,6 @@ def _integer_keys(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"registered {keys}, sent {names}: 7 and 42 are enumerated first, in numeric order"
 
 
-@check("F03")
 def _empty_key(e: Evidence) -> tuple[Status, str]:
     outcome = e["empty-key"]
     if outcome.requests:
@@ -515,7 +496,6 @@ def _empty_key(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"no request; generate() failed: {_error_text(outcome)}"
 
 
-@check("F04")
 def _proto_collision(e: Evidence) -> tuple[Status, str]:
     outcome = e["collision-proto"]
     if len(outcome.registered_keys) != 1:
@@ -528,7 +508,6 @@ def _proto_collision(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "one tool, key ..proto..: refused as a collision on __proto__"
 
 
-@check("F05")
 def _wrapped_id(e: Evidence) -> tuple[Status, str]:
     outcome = e["collision-dot-space"]
     if outcome.error_ids[:1] != ["AGENT_GENERATE_FAILED"] or COLLISION_ID in outcome.error_ids:
@@ -539,18 +518,16 @@ def _wrapped_id(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("F06")
 def _proto_vanishes(e: Evidence) -> tuple[Status, str]:
     outcome = e["proto-key"]
     names = _names(outcome)
     if names != ["plain"] or outcome.keys_after != ("__proto__", "plain"):
         return "refuted", f"registered __proto__ and plain, sent {names}"
-    if not _only_the_capture_refused(outcome) or _spoken(outcome):
+    if outcome.own_errors or _spoken(outcome):
         return "refuted", f"not silent: {_error_text(outcome)}; logged {_spoken(outcome)}"
     return "confirmed", "registered __proto__ and plain; only plain was sent, no error raised, nothing logged"
 
 
-@check("F07")
 def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
     by_wire, stream, by_id, docs = (
         e["call-by-wire-name"],
@@ -564,17 +541,18 @@ def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
     if docs.not_applicable:
         return (
             "refined",
-            f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins for the docs' example",
+            f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins "
+            "for the docs' example",
         )
     if docs.tool_names and "submit_plan" not in docs.tool_names:
         return (
             "confirmed",
-            f"toolName is the called name, never the key search.web ({reported}); the docs' example sees {docs.tool_names[0]}, never submit_plan",
+            f"toolName is the called name, never the key search.web ({reported}); the docs' example sees "
+            f"{docs.tool_names[0]}, never submit_plan",
         )
     return "refuted", f"docs example toolNames {docs.tool_names}"
 
 
-@check("F08")
 def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
     by_id, by_key = e["call-by-id"], e["call-by-key"]
     if [x["key"] for x in by_id.executions] != ["search.web"]:
@@ -593,7 +571,6 @@ def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("F09")
 def _active_tools(e: Evidence) -> tuple[Status, str]:
     by_key, by_name = e["active-tools-by-key"], e["active-tools-by-wire-name"]
     if _names(by_key) == [] and _names(by_name) == ["search_web"]:
@@ -601,14 +578,14 @@ def _active_tools(e: Evidence) -> tuple[Status, str]:
             return "refuted", f"activeTools ['search.web'] sent no tools, but not silently: {said}"
         return (
             "confirmed",
-            "activeTools ['search.web'] sent tools [] with no error and no warning logged; ['search_web'] sent ['search_web']",
+            "activeTools ['search.web'] sent tools [] with no error and no warning logged; "
+            "['search_web'] sent ['search_web']",
         )
     if set(_names(by_key)) == set(_names(by_name)) == {"plain", "search_web"}:
         return "refined", f"activeTools is ignored on {e.version}: every tool was sent either way ({_names(by_key)})"
     return "refuted", f"by key: {_names(by_key)}; by wire name: {_names(by_name)}"
 
 
-@check("F10")
 def _other_sources(e: Evidence) -> tuple[Status, str]:
     agents, toolsets, client = _names(e["sub-agents-workflows"]), _names(e["toolsets"]), _names(e["client-tools"])
     if "agent-research_bot" not in agents or "workflow-etl_job" not in agents:
@@ -620,18 +597,16 @@ def _other_sources(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"sub-agent/workflow {agents[1:]}, toolset my.set -> {toolsets}, client tool -> {client[1:]}"
 
 
-@check("F11")
 def _stream_mismatch(e: Evidence) -> tuple[Status, str]:
     return _forces_absent_tool(e["choice-by-key-stream"], "search.web", "stream(): ")
 
 
-@check("F12")
 def _version_differences(e: Evidence) -> tuple[Status, str]:
     if verdict := _without_baseline(e):
         return verdict
     base = e.by_version[ARTICLE_VERSION]
     scenarios = ("choice-none", "active-tools-by-key", "call-by-key")
-    differing = [name for name in scenarios if _fingerprint(e[name]) != _fingerprint(base[name])]
+    differing = [name for name in scenarios if e[name].behaviour() != base[name].behaviour()]
     if e.version == versions.pinned()[0]:
         return (
             ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in {', '.join(differing)}")
@@ -645,13 +620,6 @@ def _version_differences(e: Evidence) -> tuple[Status, str]:
     )
 
 
-def _fingerprint(outcome: Outcome) -> str:
-    return json.dumps(
-        [outcome.wire_names, outcome.tool_choice, len(outcome.requests), [l["message"] for l in outcome.error]]
-    )
-
-
-@check("F13")
 def _remedy(e: Evidence) -> tuple[Status, str]:
     choice, active = e["remedy-choice-by-key"], e["remedy-active-tools"]
     forced, names = choice.forced_name, _names(choice)
@@ -665,7 +633,8 @@ def _remedy(e: Evidence) -> tuple[Status, str]:
     if selected in _names(active):
         return (
             "refined",
-            f"remedied: tool_choice {forced!r} is offered; activeTools is ignored on {e.version} (sent {_names(active)})",
+            f"remedied: tool_choice {forced!r} is offered; activeTools is ignored on {e.version} "
+            f"(sent {_names(active)})",
         )
     return "refuted", f"remedied activeTools sent {_names(active)}"
 
@@ -682,7 +651,6 @@ def _path_outcome(e: Evidence, scenario: str, path: str) -> Outcome:
     return outcome
 
 
-@check("F14")
 def _paths_rename_alike(e: Evidence) -> tuple[Status, str]:
     chat_names = _names(e["rewrite-rules"])
     chat_collision = e["collision-dot-space"].failure
@@ -706,7 +674,6 @@ def _paths_rename_alike(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@check("F15")
 def _paths_force_absent_tool(e: Evidence) -> tuple[Status, str]:
     said = []
     for path in _ROUTER_PATHS:
@@ -715,3 +682,41 @@ def _paths_force_absent_tool(e: Evidence) -> tuple[Status, str]:
             return status, evidence
         said.append(f"{evidence} as {json.dumps(e[f'choice-by-key-{path}'].tool_choice)}")
     return "confirmed", "; ".join(said)
+
+
+#: Claim id -> its check, each judged on one version's outcomes (the ledger's registry reads it).
+CHECKS: dict[str, Check] = {
+    "A01": _legal_keys_are_names,
+    "A02": _neither_id_nor_key,
+    "A03": _builtins,
+    "A04": _substitution,
+    "A05": _prefix_before_cut,
+    "A06": _cut_at_63,
+    "A07": _rewritten_move_last,
+    "A08": _collision,
+    "A09": _single_rewrite_silent,
+    "A10": _choice_by_key,
+    "A11": _choice_by_id,
+    "A12": _round_trip,
+    "A13": _not_mutated,
+    "A14": _same_across_versions,
+    "A15": _legal_key_forces,
+    "A16": _collide_after_63,
+    "A17": _shared_record,
+    "A18": _issue_6302,
+    "F01": _emoji,
+    "F02": _integer_keys,
+    "F03": _empty_key,
+    "F04": _proto_collision,
+    "F05": _wrapped_id,
+    "F06": _proto_vanishes,
+    "F07": _tool_name_is_the_called_name,
+    "F08": _ids_route_keys_do_not,
+    "F09": _active_tools,
+    "F10": _other_sources,
+    "F11": _stream_mismatch,
+    "F12": _version_differences,
+    "F13": _remedy,
+    "F14": _paths_rename_alike,
+    "F15": _paths_force_absent_tool,
+}

@@ -7,8 +7,8 @@ calling the first key by the name the plain run sent for it). Expected names and
 each claim, as measured and as each framework's source states them, never computed by the kit; so a framework
 that changes makes its claim refuted, and a run that is missing makes it failed.
 
-A claim is built from small clauses (:func:`sends`, :func:`refuses`, :func:`forces`, :func:`round_trip`), all
-of which must hold.
+A claim's check is built from small clauses (:func:`sends`, :func:`refuses`, :func:`forces`, :func:`round_trip`),
+all of which must hold; :data:`CHECKS` names each claim's framework and check.
 """
 
 from __future__ import annotations
@@ -16,15 +16,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
-from probe_lib.core.outcome import Outcome
-from probe_lib.study.ledger import Evidence, Status, check
-from probe_lib.wire.replies import ToolCallsReply
-
-#: Suffixes of the matrix's scenario names (``probe_lib.analysis.matrix`` builds them).
-FORCED = "+forced"
-ROUND_TRIP = "+round-trip"
-#: The Mastra adapter: a matrix target, but its own claims are judged by ``probe_lib.study.mastra_checks``.
-MASTRA = "mastra"
+from probe_lib.claims.verdict import MASTRA, Check, Status
+from probe_lib.core.outcome import Outcome, called_name
+from probe_lib.core.scenarios import FORCED, ROUND_TRIP
+from probe_lib.study.evidence import Evidence
 
 Clause = Callable[[Evidence], tuple[bool, str]]
 _KEY_FAMILIES = ("dot", "space", "colon-slash", "accent", "emoji")
@@ -108,11 +103,6 @@ def forces(*probes: str, absent: bool) -> Clause:
     return clause
 
 
-def called_name(outcome: Outcome) -> str:
-    """The tool name a round trip's scripted model called."""
-    return next(reply.calls[0].name for reply in outcome.scenario.replies if isinstance(reply, ToolCallsReply))
-
-
 def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Clause:
     """A model calling the first key by the name the plain run sent for it runs that key's tool (``runs``), or runs
     no tool registered under the key (``runs=False``; then the tool registered under ``ran``, if given)."""
@@ -127,7 +117,8 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Claus
             if executed != expected:
                 return (
                     False,
-                    f"{probe}: a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}, not {expected or 'nothing'}",
+                    f"{probe}: a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}, "
+                    f"not {expected or 'nothing'}",
                 )
             said.append(
                 f"a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}"
@@ -157,7 +148,8 @@ def forcing_absent_frameworks(e: Evidence) -> set[str]:
 
 
 def alone_forces_absent(framework: str) -> Clause:
-    """Of the matrix's frameworks other than Mastra, ``framework`` is the only one forcing a tool absent from its tools."""
+    """Of the matrix's frameworks other than Mastra, ``framework`` is the only one forcing a tool absent from its
+    tools."""
 
     def clause(e: Evidence) -> tuple[bool, str]:
         others = sorted({target.partition("@")[0] for target in e.by_version} - {MASTRA})
@@ -172,9 +164,9 @@ def alone_forces_absent(framework: str) -> Clause:
     return clause
 
 
-def claim(claim_id: str, framework: str, *clauses: Clause) -> None:
-    """Register ``claim_id``'s check on ``framework``: confirmed when every clause holds, else refuted by the first
-    that does not."""
+def claim(framework: str, *clauses: Clause) -> tuple[str, Check]:
+    """``framework`` and a check on its runs: confirmed when every clause holds, else refuted by the first that does
+    not."""
 
     def judged(e: Evidence) -> tuple[Status, str]:
         said = []
@@ -185,133 +177,117 @@ def claim(claim_id: str, framework: str, *clauses: Clause) -> None:
             said.append(text)
         return "confirmed", "; ".join(said)
 
-    judged.__qualname__ = f"claim_{claim_id}_{framework}"
-    check(claim_id, framework)(judged)
+    return framework, judged
 
 
-claim(
-    "X01", "ai-sdk", sends_as_given(*_KEY_FAMILIES), forces("dot", "accent", absent=False), round_trip("dot", "emoji")
-)
-claim("X02", "ai-sdk", sends({"integer-order": ["42", "b", "x.y"]}))
-claim(
-    "X03",
-    "openai",
-    sends_as_given(*_KEY_FAMILIES, "integer-order", "length-70"),
-    forces("dot", "emoji", absent=False),
-    round_trip("dot"),
-)
-claim(
-    "X04",
-    "langchain-js",
-    sends_as_given(*_KEY_FAMILIES, "integer-order"),
-    forces("dot", absent=False),
-    round_trip("dot"),
-)
-claim(
-    "X05",
-    "langchain",
-    sends_as_given(*_KEY_FAMILIES, "integer-order"),
-    forces("dot", absent=False),
-    sends({"empty": ["probe", "plain"]}),
-    round_trip("dot"),
-)
-claim(
-    "X06",
-    "openai-agents",
-    sends_as_given(*_KEY_FAMILIES, "integer-order"),
-    forces("dot", absent=False),
-    round_trip("dot"),
-)
-claim(
-    "X07",
-    "pydantic-ai",
-    sends_as_given(*_KEY_FAMILIES),
-    forces("dot", absent=False),
-    refuses({"unregistered-choice+forced": "Invalid tool names in `tool_choice`: {'missing'}"}),
-)
-claim(
-    "X08",
-    "llama-index",
-    sends(
-        {
-            "dot": ["search_web", "plain"],
-            "accent": ["m_t_o", "plain"],
-            "emoji": ["weather_", "plain"],
-            "integer-order": ["b", "42", "x_y"],
-        }
+#: Claim id -> the framework its check reads and the check, judged on each of that framework's targets.
+CHECKS: dict[str, tuple[str, Check]] = {
+    "X01": claim(
+        "ai-sdk", sends_as_given(*_KEY_FAMILIES), forces("dot", "accent", absent=False), round_trip("dot", "emoji")
     ),
-)
-claim("X09", "llama-index", forces("dot", "accent", "mcp-prefixed", absent=True))
-claim("X10", "llama-index", round_trip("dot", "accent", runs=False), round_trip("legal"))
-claim(
-    "X11",
-    "llama-index",
-    sends({"collision": ["search_web", "search_web"]}),
-    round_trip("collision", runs=False, ran="search_web"),
-)
-claim("X12", "llama-index", alone_forces_absent("llama-index"))
-claim(
-    "X13",
-    "crewai",
-    sends(
-        {
-            "dot": ["search_web", "plain"],
-            "legal": ["get_weather", "lookup_user"],
-            "accent": ["meteo", "plain"],
-            "emoji": ["weather", "plain"],
-        }
+    "X02": claim("ai-sdk", sends({"integer-order": ["42", "b", "x.y"]})),
+    "X03": claim(
+        "openai",
+        sends_as_given(*_KEY_FAMILIES, "integer-order", "length-70"),
+        forces("dot", "emoji", absent=False),
+        round_trip("dot"),
     ),
-)
-claim(
-    "X14",
-    "crewai",
-    refuses(
-        {
-            "leading-digit": "OpenAI function name '9lives' must start with a letter or underscore",
-            "empty": "OpenAI function name cannot be empty",
-        }
+    "X04": claim(
+        "langchain-js", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False), round_trip("dot")
     ),
-)
-claim("X15", "crewai", sends({"length-70": ["b" * 55 + "_b9444034", "plain"], "length-64": ["a" * 64, "plain"]}))
-claim(
-    "X16",
-    "crewai",
-    sends({"collision": ["search_web", "search_web_2"]}),
-    round_trip("collision", "dot", "accent", "length-70"),
-)
-claim(
-    "X17",
-    "openai-agents-js",
-    sends({"legal": ["get_weather", "lookup_user"], "dot": ["search_web", "plain"], "emoji": ["weather__", "plain"]}),
-    round_trip("dot", "emoji"),
-)
-claim(
-    "X18",
-    "openai-agents-js",
-    refuses({"dot+forced": 'modelSettings.toolChoice="search.web" does not match any available tool'}),
-)
-claim("X19", "openai-agents-js", sends({"collision": ["search_web"]}))
-claim(
-    "X20",
-    "smolagents",
-    refuses(
-        {
-            "dot": "Invalid Tool name 'search.web': must be a valid Python identifier",
-            "legal": "Invalid Tool name 'lookup-user'",
-        }
+    "X05": claim(
+        "langchain",
+        sends_as_given(*_KEY_FAMILIES, "integer-order"),
+        forces("dot", absent=False),
+        sends({"empty": ["probe", "plain"]}),
+        round_trip("dot"),
     ),
-    sends_as_given("accent"),
-    round_trip("accent"),
-)
-claim(
-    "X21",
-    "autogen",
-    refuses(
-        {
-            "dot": "Invalid name: search.web. Only letters, numbers, '_' and '-' are allowed.",
-            "length-70": "Name must be less than 64 characters",
-        }
+    "X06": claim(
+        "openai-agents", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False), round_trip("dot")
     ),
-    sends_as_given("length-64", "legal"),
-    round_trip("legal"),
-)
+    "X07": claim(
+        "pydantic-ai",
+        sends_as_given(*_KEY_FAMILIES),
+        forces("dot", absent=False),
+        refuses({"unregistered-choice+forced": "Invalid tool names in `tool_choice`: {'missing'}"}),
+    ),
+    "X08": claim(
+        "llama-index",
+        sends(
+            {
+                "dot": ["search_web", "plain"],
+                "accent": ["m_t_o", "plain"],
+                "emoji": ["weather_", "plain"],
+                "integer-order": ["b", "42", "x_y"],
+            }
+        ),
+    ),
+    "X09": claim("llama-index", forces("dot", "accent", "mcp-prefixed", absent=True)),
+    "X10": claim("llama-index", round_trip("dot", "accent", runs=False), round_trip("legal")),
+    "X11": claim(
+        "llama-index",
+        sends({"collision": ["search_web", "search_web"]}),
+        round_trip("collision", runs=False, ran="search_web"),
+    ),
+    "X12": claim("llama-index", alone_forces_absent("llama-index")),
+    "X13": claim(
+        "crewai",
+        sends(
+            {
+                "dot": ["search_web", "plain"],
+                "legal": ["get_weather", "lookup_user"],
+                "accent": ["meteo", "plain"],
+                "emoji": ["weather", "plain"],
+            }
+        ),
+    ),
+    "X14": claim(
+        "crewai",
+        refuses(
+            {
+                "leading-digit": "OpenAI function name '9lives' must start with a letter or underscore",
+                "empty": "OpenAI function name cannot be empty",
+            }
+        ),
+    ),
+    "X15": claim("crewai", sends({"length-70": ["b" * 55 + "_b9444034", "plain"], "length-64": ["a" * 64, "plain"]})),
+    "X16": claim(
+        "crewai",
+        sends({"collision": ["search_web", "search_web_2"]}),
+        round_trip("collision", "dot", "accent", "length-70"),
+    ),
+    "X17": claim(
+        "openai-agents-js",
+        sends(
+            {"legal": ["get_weather", "lookup_user"], "dot": ["search_web", "plain"], "emoji": ["weather__", "plain"]}
+        ),
+        round_trip("dot", "emoji"),
+    ),
+    "X18": claim(
+        "openai-agents-js",
+        refuses({"dot+forced": 'modelSettings.toolChoice="search.web" does not match any available tool'}),
+    ),
+    "X19": claim("openai-agents-js", sends({"collision": ["search_web"]})),
+    "X20": claim(
+        "smolagents",
+        refuses(
+            {
+                "dot": "Invalid Tool name 'search.web': must be a valid Python identifier",
+                "legal": "Invalid Tool name 'lookup-user'",
+            }
+        ),
+        sends_as_given("accent"),
+        round_trip("accent"),
+    ),
+    "X21": claim(
+        "autogen",
+        refuses(
+            {
+                "dot": "Invalid name: search.web. Only letters, numbers, '_' and '-' are allowed.",
+                "length-70": "Name must be less than 64 characters",
+            }
+        ),
+        sends_as_given("length-64", "legal"),
+        round_trip("legal"),
+    ),
+}

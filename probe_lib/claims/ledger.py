@@ -1,0 +1,190 @@
+"""The claims ledger: every claim of the article and every finding of ours, judged on measured outcomes.
+
+``data/claims.csv`` lists the claims (paraphrased, with the article section or finding they come from and the
+notebook that shows them). Each claim has one check, and :data:`CHECKS` and :data:`RANGE_CHECKS` are the one
+registry of them, assembled from the modules that write them: :mod:`~probe_lib.claims.mastra` (each judged on one
+``@mastra/core`` version's outcomes), :mod:`~probe_lib.claims.frameworks` (each other framework's, on its matrix
+runs) and :mod:`~probe_lib.claims.ranges` (judged once, on the timeline of every swept version). A check reads the
+outcomes of one version (live or recorded) and returns a :data:`~probe_lib.claims.verdict.Status` and one line of
+evidence.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+import pandas as pd
+
+from probe_lib.analysis import matrix
+from probe_lib.claims import frameworks, mastra, ranges
+from probe_lib.claims.ranges import RangeCheck, Timeline
+from probe_lib.claims.verdict import MASTRA, Check, Verdict
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+from probe_lib.core.outcome import Outcome
+from probe_lib.study.evidence import CheckError, Evidence
+
+CLAIMS_PATH = paths.DATA / "claims.csv"
+
+
+@dataclass(frozen=True)
+class Claim:
+    id: str
+    origin: Literal["article", "finding"]
+    section: str
+    statement: str
+    notebook: str
+
+
+#: Claim id -> its check on one version's outcomes: Mastra's, then each other framework's.
+CHECKS: dict[str, Check] = {**mastra.CHECKS, **{claim_id: check for claim_id, (_, check) in frameworks.CHECKS.items()}}
+#: Claim id -> its check on a :class:`~probe_lib.claims.ranges.Timeline` (since when, until when).
+RANGE_CHECKS: dict[str, RangeCheck] = dict(ranges.CHECKS)
+#: Claim id -> the framework whose outcomes its check reads (the adapter name: ``mastra``, ``crewai`` …).
+FRAMEWORKS: dict[str, str] = {
+    **{claim_id: MASTRA for claim_id in [*mastra.CHECKS, *ranges.CHECKS]},
+    **{claim_id: framework for claim_id, (framework, _) in frameworks.CHECKS.items()},
+}
+
+
+def load_claims() -> list[Claim]:
+    """The ledger's claims, each with its check; raises ``InputError`` if the file drifts from the registry."""
+    with CLAIMS_PATH.open(newline="", encoding="utf-8") as handle:
+        claims = [Claim(**row) for row in csv.DictReader(handle)]
+    ids = [claim.id for claim in claims]
+    if len(set(ids)) != len(ids):
+        raise InputError(f"{CLAIMS_PATH.name}: claim ids repeat")
+    checked = [*mastra.CHECKS, *frameworks.CHECKS, *ranges.CHECKS]
+    if sorted(ids) != sorted(checked):
+        odd = sorted({claim_id for claim_id in ids + checked if ids.count(claim_id) != checked.count(claim_id)})
+        raise InputError(
+            f"{CLAIMS_PATH.name} and the checks disagree on claims {odd}: each claim needs one check "
+            "(in probe_lib.claims.mastra, frameworks or ranges)"
+        )
+    return claims
+
+
+def judge(claim: Claim, evidence: Evidence | Timeline) -> Verdict:
+    """Run one claim's check; a check whose evidence lacks what it needs is reported as failed, with the reason."""
+    is_range = isinstance(evidence, Timeline)
+    try:
+        status, text = (RANGE_CHECKS if is_range else CHECKS)[claim.id](evidence)
+    except CheckError as error:
+        status, text = "failed", f"check could not run: {error}"
+    return Verdict(claim.id, evidence.span if is_range else evidence.version, status, text)
+
+
+def claims_of(framework: str) -> list[Claim]:
+    """The claims whose checks read ``framework``'s outcomes."""
+    return [claim for claim in load_claims() if FRAMEWORKS[claim.id] == framework]
+
+
+def ledger(
+    by_version: Mapping[str, Mapping[str, object]],
+    timeline: Timeline | None = None,
+    *,
+    by_target: Mapping[str, Mapping[str, object]] | None = None,
+    sources: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """One row per (claim, version): the claim, the framework it is about, where it comes from, its status and one
+    line of evidence.
+
+    ``by_version`` holds Mastra's outcomes per pinned version. A version-range claim is judged once, on
+    ``timeline``, in a row whose version is the timeline's span; without a timeline those claims are left out.
+    ``by_target`` (``framework@version`` -> outcomes, the framework matrix) judges every other framework's claims
+    on each of that framework's targets, with ``sources`` saying how each target was measured; without it, those
+    claims are left out.
+    """
+    rows = []
+    for claim in load_claims():
+        framework = FRAMEWORKS[claim.id]
+        if claim.id in RANGE_CHECKS:
+            judged = [(timeline, "unstated")] if timeline is not None else []
+        elif framework == MASTRA:
+            judged = [(Evidence(v, outcomes, by_version), "unstated") for v, outcomes in by_version.items()]
+        else:
+            judged = []
+            for target, outcomes in (by_target or {}).items():
+                name, _, version = target.partition("@")
+                if name == framework:
+                    source = (sources or {}).get(target, "unstated")
+                    judged.append((Evidence(version, outcomes, by_target, source), source))
+        for evidence, source in judged:
+            verdict = judge(claim, evidence)
+            rows.append(
+                {
+                    "claim": claim.id,
+                    "framework": framework,
+                    "origin": claim.origin,
+                    "section": claim.section,
+                    "statement": claim.statement,
+                    "notebook": claim.notebook,
+                    "version": verdict.version,
+                    "source": source,
+                    "status": verdict.status,
+                    "evidence": verdict.evidence,
+                }
+            )
+    return pd.DataFrame(rows)
+
+
+def framework_ledger(outcomes: Sequence[Outcome], measurements: str) -> pd.DataFrame:
+    """The ledger's claims about the frameworks other than Mastra, judged on the matrix's ``outcomes`` (as
+    ``matrix.load`` read them for ``measurements``): one row per claim and target, with its framework, source,
+    verdict and evidence."""
+    table = ledger({}, by_target=matrix.by_target(outcomes), sources=matrix.sources(measurements, outcomes))
+    return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
+
+
+def status_matrix(table: pd.DataFrame) -> pd.DataFrame:
+    """Mastra's claims as rows, versions as columns (in the ledger's order), statuses as cells: the ledger at a glance.
+
+    A version-range claim has one status, in its span's column; its other cells are empty (NaN). The other
+    frameworks' claims are not in it (each has its own versions).
+    """
+    table = table[table["framework"] == MASTRA]
+    return table.pivot(index="claim", columns="version", values="status").reindex(columns=table["version"].unique())
+
+
+def statuses_with_statements(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`status_matrix` with each claim's statement and notebook beside its statuses, so a reader sees what
+    was judged before how it fared."""
+    info = table.drop_duplicates("claim").set_index("claim")[["statement", "notebook"]]
+    return info.join(status_matrix(table), how="inner")
+
+
+def verdicts(evidence: Evidence | Timeline, claim_ids: Iterable[str]) -> pd.DataFrame:
+    """The named claims judged on ``evidence``: a small table a notebook shows before asserting; its last column
+    names what the verdicts were judged on (version and source, or the timeline's span)."""
+    by_id = {claim.id: claim for claim in load_claims()}
+    judged = [(by_id[claim_id], judge(by_id[claim_id], evidence)) for claim_id in claim_ids]
+    return pd.DataFrame(
+        {
+            "claim": [claim.id for claim, _ in judged],
+            "statement": [claim.statement for claim, _ in judged],
+            "status": [verdict.status for _, verdict in judged],
+            "evidence": [verdict.evidence for _, verdict in judged],
+            "judged on": [evidence.label] * len(judged),
+        }
+    )
+
+
+def assert_claims(table: pd.DataFrame, explained: Mapping[str, str] | None = None) -> None:
+    """Stop the notebook if a claim was refuted or its check failed, unless the notebook explains why; else say in
+    words what was checked.
+
+    ``explained`` maps claim ids to the notebook's explanation of an expected refutation.
+    """
+    explained = explained or {}
+    broken = table[table["status"].isin(["refuted", "failed"]) & ~table["claim"].isin(list(explained))]
+    if not broken.empty:
+        lines = "; ".join(f"{row.claim} {row.status}: {row.evidence}" for row in broken.itertuples())
+        raise AssertionError(f"claims did not hold: {lines}")
+    counts = table["status"].value_counts()
+    print(
+        f"Checked {len(table)} verdicts ({', '.join(sorted(set(table['claim'])))}): none refuted and no check failed "
+        f"({', '.join(f'{n} {status}' for status, n in counts.items())})."
+    )

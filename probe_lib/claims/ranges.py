@@ -1,0 +1,208 @@
+"""The ledger's version-range claims (since when, until when): each judged once, on the timeline of every swept
+version, and each able to fail.
+
+A :class:`Timeline` is the sweep's summary as :func:`probe_lib.analysis.timeline.frame` tabulates it (with this run's
+versions laid over it), named by the versions it spans; the checks read its lines through the tabulating functions
+of :mod:`probe_lib.analysis.timeline`. :data:`CHECKS` names each claim's check.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pandas as pd
+
+from probe_lib import wire
+from probe_lib.analysis.timeline import (
+    NOT_APPLICABLE,
+    active_tools_honoured,
+    crashed_before_sending,
+    describe,
+    honours_active_tools,
+    sent_nothing,
+    versions,
+)
+from probe_lib.claims.verdict import Status
+from probe_lib.core.target import version_key
+from probe_lib.study.evidence import CheckError
+
+
+@dataclass(frozen=True)
+class Timeline:
+    """What a version-range claim is judged on: one table of many versions' outcomes, and the span it covers."""
+
+    #: The versions covered, as the ledger's version column shows them (e.g. ``0.1.0..1.71.0 (141 versions)``).
+    span: str
+    table: pd.DataFrame
+
+    @classmethod
+    def of(cls, table: pd.DataFrame) -> Timeline:
+        """A :func:`~probe_lib.analysis.timeline.frame`, named by the versions it spans."""
+        measured = versions(table)
+        return cls(f"{measured[0]}..{measured[-1]} ({len(measured)} versions)", table)
+
+    @property
+    def label(self) -> str:
+        """What a verdict table says these verdicts were judged on."""
+        return f"the timeline of {self.span}"
+
+
+#: A check of one claim on the whole timeline.
+RangeCheck = Callable[[Timeline], tuple[Status, str]]
+
+
+def _lines(timeline: Timeline, scenario: str, *, expressible_only: bool = True) -> list:
+    """The scenario's lines that sent a request, in semver order; with ``expressible_only=False`` also those that
+    could not express it (a feature's absence is then the measurement)."""
+    lines = [
+        line
+        for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
+        if not sent_nothing(line) or (not expressible_only and line.error_kind == NOT_APPLICABLE)
+    ]
+    if not lines:
+        raise CheckError(f"no version in the timeline ran scenario {scenario!r}")
+    return lines
+
+
+def _begins_at(
+    timeline: Timeline, scenario: str, stated: str, holds, what: str, *, expressible_only: bool = True
+) -> tuple[Status, str]:
+    """The claim "``what`` holds from ``stated`` on, and on no version before it": refuted by any measured exception."""
+    lines = _lines(timeline, scenario, expressible_only=expressible_only)
+    before = [line.version for line in lines if version_key(line.version) < version_key(stated)]
+    since = [line for line in lines if version_key(line.version) >= version_key(stated)]
+    if not before or not since or since[0].version != stated:
+        return "not testable", f"{scenario} was not measured on {stated} and a version before it"
+    early = [line.version for line in lines[: len(before)] if holds(line.behaviour)]
+    late = [line.version for line in since if not holds(line.behaviour)]
+    if early or late:
+        exceptions = "; ".join(
+            part
+            for part in (
+                f"already on {', '.join(early[:5])}" if early else "",
+                f"not on {', '.join(late[:5])}" if late else "",
+            )
+            if part
+        )
+        return "refuted", f"{what}: {exceptions} ({len(lines)} versions ran {scenario})"
+    return "confirmed", (
+        f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
+        f"newest), on none of the {len(before)} before it (last: {before[-1]}): "
+        f"{describe(since[0].behaviour, '')}{_crashed_note(timeline, scenario)}"
+    )
+
+
+def _crashed_note(timeline: Timeline, scenario: str) -> str:
+    """Which versions crashed before sending anything on ``scenario`` (left out of the claim), or nothing."""
+    crashed = [
+        line.version
+        for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
+        if crashed_before_sending(line)
+    ]
+    return f"; left out, crashed before any request: {', '.join(crashed)}" if crashed else ""
+
+
+def _sends(name: str):
+    return lambda behaviour: name in (behaviour.get("names") or [])
+
+
+def _normaliser_arrives(timeline: Timeline) -> tuple[Status, str]:
+    return _begins_at(timeline, "single-rewrite", "0.13.2", _sends("search_web"), "search.web goes out as search_web")
+
+
+def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
+    lines = [line for line in _lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.get("names") or [])]
+    if not lines:
+        return "not testable", "no measured version both rewrites search.web and runs choice-by-key"
+    fixed = [line.version for line in lines if wire.forced_by(line.behaviour.get("tool_choice")) == "search_web"]
+    if fixed:
+        return "refuted", f"tool_choice names the sent search_web on {', '.join(fixed[:5])}"
+    forced = sorted({str(wire.forced_by(line.behaviour.get("tool_choice"))) for line in lines})
+    return "confirmed", (
+        f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
+        f"{lines[-1].version}), tool_choice names {' / '.join(forced)}, a function tools lacks"
+        f"{_crashed_note(timeline, 'choice-by-key')}"
+    )
+
+
+def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
+    lines = _lines(timeline, "active-tools-by-key")
+
+    def stated(version: str) -> bool:  # honoured on 0.20.0..0.24.9 and from 1.1.0 on
+        at = version_key(version)
+        return version_key("0.20.0") <= at <= version_key("0.24.9") or at >= version_key("1.1.0")
+
+    wrong = [line.version for line in lines if honours_active_tools(line.behaviour) != stated(line.version)]
+    found = "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(timeline.table)) or "no version"
+    if wrong:
+        return (
+            "refuted",
+            f"activeTools ['search.web'] leaves plain out on {found}; otherwise than stated on {', '.join(wrong[:5])}",
+        )
+    return (
+        "confirmed",
+        f"activeTools ['search.web'] leaves plain out on {found}; plain is sent on the other "
+        f"{sum(not stated(line.version) for line in lines)} measured versions"
+        f"{_crashed_note(timeline, 'active-tools-by-key')}",
+    )
+
+
+def _choice(line) -> object:
+    return line.behaviour.get("tool_choice")
+
+
+def _choice_none_changes(timeline: Timeline) -> tuple[Status, str]:
+    lines = _lines(timeline, "choice-none")
+    with_tools = [line.version for line in lines if line.behaviour.get("names") and _choice(line) == "none"]
+    without = [line.version for line in lines if not line.behaviour.get("names") and _choice(line) is None]
+    other = [line.version for line in lines if line.version not in with_tools and line.version not in without]
+    if other:
+        return "refuted", f"toolChoice 'none' sent something else on {', '.join(other[:5])}"
+    if not with_tools or not without or version_key(with_tools[-1]) >= version_key(without[0]):
+        return (
+            "refuted",
+            f"tools with 'none' on {', '.join(with_tools[-3:]) or 'no version'}; no tools on "
+            f"{', '.join(without[:3]) or 'no version'}: not one switch from the first to the second",
+        )
+    if (with_tools[-1], without[0]) != ("1.18.0", "1.19.0"):
+        return "refuted", f"the switch is between {with_tools[-1]} and {without[0]}, not 1.18.0 and 1.19.0"
+    return "confirmed", (
+        f"tools with tool_choice 'none' on {len(with_tools)} versions up to {with_tools[-1]}; "
+        f"no tools and no tool_choice on {len(without)} versions from {without[0]}"
+        f"{_crashed_note(timeline, 'choice-none')}"
+    )
+
+
+def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
+    # A version that exports no built-in cannot register them: counted as "not sent", not left out.
+    first = _begins_at(
+        timeline,
+        "builtins-by-export",
+        "1.42.0",
+        lambda b: bool(b.get("names")),
+        "built-in tools registered by export name are sent",
+        expressible_only=False,
+    )
+    web_fetch = _begins_at(
+        timeline,
+        "builtins-by-export",
+        "1.54.0",
+        _sends("webFetchTool"),
+        "webFetchTool is among them",
+        expressible_only=False,
+    )
+    for status in ("refuted", "not testable"):
+        if status in (first[0], web_fetch[0]):
+            return status, "; ".join(text for verdict, text in (first, web_fetch) if verdict == status)
+    return "confirmed", f"{web_fetch[1].split(', on none of')[0]}; {first[1]}"
+
+
+#: Claim id -> its check, each judged once on the timeline (the ledger's registry reads it).
+CHECKS: dict[str, RangeCheck] = {
+    "V01": _normaliser_arrives,
+    "V02": _passthrough_never_fixed,
+    "V03": _active_tools_stretches,
+    "V04": _choice_none_changes,
+    "V05": _builtins_arrive,
+}
