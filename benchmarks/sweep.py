@@ -16,9 +16,9 @@ import argparse
 import subprocess
 import time
 
+from probe_lib.adapters import linkstore
 from probe_lib.adapters.mastra import versions
 from probe_lib.capture import CaptureServer
-from probe_lib.core import paths
 from probe_lib.study import bisect, sweep
 
 COLD_TARGET_MIN = 60.0
@@ -58,7 +58,7 @@ def main() -> None:
     args = parser.parse_args()
     stable = [v for v in versions.served() if versions.is_stable(v)]
     rows = []
-    store = paths.CACHE / "store"
+    store = linkstore.default_store()
     cold_seconds, cold_mb = [], []
     for version in args.cold:
         started = time.perf_counter()

@@ -68,7 +68,7 @@ def _mastra_version(text: str) -> str:
     """An argparse type: a ``@mastra/core`` version the kit pins or the registry serves, checked before any work starts."""
     try:
         return mastra.ADAPTER.check_version(text)
-    except InputError as error:  # its repr of the version shows a stray space; _fail cuts a megabyte
+    except ProbeError as error:  # its repr of the version shows a stray space; _fail cuts a megabyte
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
@@ -176,7 +176,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
             print(f"{name}: FAILED after {time.monotonic() - started:.0f} s: {error}", flush=True)
             continue
         print(
-            f"{name} {', '.join(adapter.versions())} installed in {paths.CACHE} ({time.monotonic() - started:.0f} s)",
+            f"{name} {', '.join(adapter.versions())} installed in {paths.cache()} ({time.monotonic() - started:.0f} s)",
             flush=True,
         )
     if args.with_browser:

@@ -106,7 +106,7 @@ def _cache_row(version: str, scenario: str, behaviour: dict, error_kind: str = "
 def test_the_sweep_cache_is_laid_over_the_summary(tmp_path, monkeypatch):
     """A version cached on this machine replaces its summary rows, a new one is added, and a cached failure alone
     does not hide what the summary measured."""
-    monkeypatch.setattr(paths, "CACHE", tmp_path)
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
     monkeypatch.setattr(sweep, "cache_dir", lambda: tmp_path / "sweep" / "digest")
     folder = sweep.cache_dir()
     folder.mkdir(parents=True)
@@ -221,7 +221,8 @@ def _names_sent(request: dict) -> list[str]:
 
 
 def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
-    """The matrix recording carries its probes, so a probe named like a catalogue scenario (length-64) keeps its keys."""
+    """The matrix recording carries its probes, so a probe named like a catalogue scenario (length-64) keeps its
+    keys."""
     from probe_lib.analysis import matrix
     from probe_lib.inputs import scenario_files
 

@@ -15,6 +15,7 @@ import pytest
 from probe_lib.adapters import linkstore
 from probe_lib.adapters.mastra import versions
 from probe_lib.analysis import timeline
+from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.study import bisect, recordings, sweep
 
@@ -39,7 +40,7 @@ def test_a_served_unpinned_version_is_accepted_and_its_harness_lives_in_the_cach
     assert "0.13.0" not in versions.pinned()
     assert versions.check("0.13.0") == "0.13.0"
     folder = versions.harness("0.13.0")
-    assert folder.is_relative_to(versions.GENERATED_DIR) and (folder / "package-lock.json").exists()
+    assert folder.is_relative_to(paths.cache()) and (folder / "package-lock.json").exists()
     assert '"mastra-0.13.0": "npm:@mastra/core@0.13.0"' in (folder / "package.json").read_text()
 
 

@@ -5,6 +5,11 @@ file is hashed and replaced by a hard link to ``<cache>/store/<sha256>`` (the fi
 second install of the same dependency then costs directory entries, not bytes. Installed packages are read, never
 written, by the runners, so sharing inodes between trees is safe. Before sharing, :func:`prune` drops what no runner
 reads (source maps, type declarations), which is about half of each ``@mastra/core`` version's own bytes.
+
+Several installs may share into the store at once, and :func:`collect` may run beside them: an entry is only ever
+created by one atomic link (the first wins, the others link to it) and a file of a tree is only ever replaced by one
+atomic rename, so no file of any tree is lost or half-written whatever the interleaving (an entry collected while an
+install links to it costs at most that sharing).
 """
 
 from __future__ import annotations
@@ -16,7 +21,6 @@ from pathlib import Path
 
 from probe_lib.core import paths
 
-STORE = paths.CACHE / "store"
 #: Files no runner reads (source maps and type declarations): ~half of a 1.x ``@mastra/core`` package's bytes.
 UNREAD_SUFFIXES = (".map", ".d.ts", ".d.cts", ".d.mts")
 
@@ -29,8 +33,36 @@ def _digest(path: Path, mode: int) -> str:
     return hasher.hexdigest()
 
 
-def share(tree: Path, store: Path = STORE) -> tuple[int, int]:
-    """Hard-link every regular file under ``tree`` into ``store``; return (files linked to an existing entry, bytes saved)."""
+def default_store() -> Path:
+    """The kit's store: ``<cache>/store``, on the file system of the installs it shares (hard links need that)."""
+    return paths.cache() / "store"
+
+
+def _link_to_store(path: Path, entry: Path, inode: int) -> bool:
+    """Make ``path`` a link of ``entry``, storing ``path`` as ``entry`` when there is none; True when it reused one."""
+    while True:
+        if not entry.exists():
+            entry.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(path, entry)
+                return False
+            except FileExistsError:  # another install stored the same file just now: link to theirs
+                pass
+        try:
+            if entry.stat().st_ino == inode:
+                return False
+            temporary = path.with_name(path.name + ".link-tmp")
+            os.link(entry, temporary)
+        except FileNotFoundError:  # collected meanwhile: store this copy instead
+            continue
+        os.replace(temporary, path)
+        return True
+
+
+def share(tree: Path, store: Path | None = None) -> tuple[int, int]:
+    """Hard-link every regular file under ``tree`` into ``store`` (the kit's by default); return (files linked to an
+    existing entry, bytes saved)."""
+    store = store or default_store()
     reused = saved = 0
     for folder, _, files in os.walk(tree):
         for name in files:
@@ -39,21 +71,9 @@ def share(tree: Path, store: Path = STORE) -> tuple[int, int]:
             if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
                 continue
             digest = _digest(path, info.st_mode)
-            entry = store / digest[:2] / digest[2:]
-            if not entry.exists():
-                entry.parent.mkdir(parents=True, exist_ok=True)
-                try:
-                    os.link(path, entry)
-                    continue
-                except FileExistsError:  # another install stored the same file just now: link to theirs
-                    pass
-            if entry.stat().st_ino == info.st_ino:
-                continue
-            temporary = path.with_name(name + ".link-tmp")
-            os.link(entry, temporary)
-            os.replace(temporary, path)
-            reused += 1
-            saved += info.st_size
+            if _link_to_store(path, store / digest[:2] / digest[2:], info.st_ino):
+                reused += 1
+                saved += info.st_size
     return reused, saved
 
 
@@ -71,12 +91,15 @@ def prune(tree: Path) -> int:
     return freed
 
 
-def collect(store: Path = STORE) -> int:
-    """Delete store entries no install links to any more; return the bytes freed."""
+def collect(store: Path | None = None) -> int:
+    """Delete entries of ``store`` (the kit's by default) no install links to any more; return the bytes freed."""
     freed = 0
-    for entry in store.glob("*/*"):
-        info = entry.stat()
-        if info.st_nlink == 1:
-            freed += info.st_size
-            entry.unlink()
+    for entry in (store or default_store()).glob("*/*"):
+        try:
+            info = entry.stat()
+            if info.st_nlink == 1:
+                entry.unlink()
+                freed += info.st_size
+        except FileNotFoundError:  # collected by another process just now
+            continue
     return freed

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from probe_lib.adapters import linkstore
+from probe_lib.adapters import cache, linkstore
 from probe_lib.core import paths
 from probe_lib.core.errors import InstallFailed, NodeMissing
 
@@ -45,46 +45,45 @@ def npm_executable() -> str:
 def install_dir(harness: Path) -> Path:
     """Where ``npm ci`` installs the harness package in folder ``harness``."""
     digest = hashlib.sha256((harness / "package-lock.json").read_bytes()).hexdigest()[:16]
-    return paths.CACHE / "node" / f"{harness.name}-{digest}"
+    return paths.cache() / "node" / f"{harness.name}-{digest}"
+
+
+def _is_complete(target: Path) -> bool:
+    return (target / "node_modules" / _COMPLETE_MARK).exists()
 
 
 def is_installed(harness: Path) -> bool:
-    return (install_dir(harness) / "node_modules" / _COMPLETE_MARK).exists()
+    return _is_complete(install_dir(harness))
 
 
 def modules_dir(harness: Path, help_text: str) -> Path:
     """The installed ``node_modules`` of ``harness``, or ``NodeMissing`` carrying ``help_text``."""
     node_executable()
-    modules = install_dir(harness) / "node_modules"
-    if not (modules / _COMPLETE_MARK).exists():
-        raise NodeMissing(f"{help_text} is not installed in {modules}: run `probe-lib setup`")
-    return modules
+    target = install_dir(harness)
+    if not _is_complete(target):
+        raise NodeMissing(f"{help_text} is not installed in {target / 'node_modules'}: run `probe-lib setup`")
+    return target / "node_modules"
 
 
 def install(harness: Path, *, quiet: bool = True) -> Path:
-    """Run ``npm ci`` for ``harness`` unless that exact lockfile is installed; return its ``node_modules``."""
-    target = install_dir(harness)
-    modules = target / "node_modules"
-    if (modules / _COMPLETE_MARK).exists():
-        return modules
+    """Run ``npm ci`` for ``harness`` unless that exact lockfile is installed; return its ``node_modules``.
+    Safe to run in several processes at once (:mod:`probe_lib.adapters.cache`): one installs, the others wait."""
+    target = cache.publish(install_dir(harness), _is_complete, lambda staging: _npm_ci(harness, staging, quiet))
+    return target / "node_modules"
+
+
+def _npm_ci(harness: Path, staging: Path, quiet: bool) -> None:
     node_executable()
-    npm = npm_executable()
-    staging = target.with_name(target.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)  # the kit's own leftover from an interrupted install
-    staging.mkdir(parents=True)
     for name in ("package.json", "package-lock.json"):
         shutil.copy2(harness / name, staging / name)
     # No install scripts: the runners need only JavaScript, and old versions' scripts fetch binaries from outside npm.
-    command = [npm, "ci", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
-    completed = subprocess.run(command, cwd=staging, capture_output=quiet, text=True, timeout=900)
+    command = ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
+    completed = subprocess.run([npm_executable(), *command], cwd=staging, capture_output=quiet, text=True, timeout=900)
     if completed.returncode != 0:
         lines = [
             line for line in (completed.stderr or "").strip().splitlines() if "complete log of this run" not in line
         ]
         tail = lines[-1:] or ["see npm's output above"]
-        raise InstallFailed(f"`npm ci` failed in {staging}: {tail[0]}")
+        raise InstallFailed(f"`npm ci` failed for {harness.name}: {tail[0]}")
     linkstore.prune(staging / "node_modules")  # source maps and type declarations: never read by a runner
     linkstore.share(staging / "node_modules")  # unchanged dependencies cost no new bytes across versions
-    shutil.rmtree(target, ignore_errors=True)
-    staging.rename(target)  # atomic: a half-finished install is never mistaken for a whole one
-    return modules

@@ -34,6 +34,11 @@ class InstallFailed(SetupError):
     """A package manager ran and failed; the message carries its last line."""
 
 
+class CacheUnusable(ProbeError):
+    """The kit's cache folder cannot be created or written (a file, a read-only folder): not a setup step that a
+    retry or another framework could get past, so ``setup`` stops at it too."""
+
+
 class StateError(ProbeError, RuntimeError):
     """An object was used out of order (a server read before it started, a runner used before ``start()``)."""
 

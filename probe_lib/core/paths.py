@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import platformdirs
+
 PACKAGE = Path(__file__).resolve().parent.parent
 ROOT = PACKAGE.parent
 
@@ -21,5 +23,10 @@ MCP_HARNESS = HARNESS / "mcp"
 #: Where ``reproduce`` writes executed notebooks, figures, the ledger CSV and the HTML report (git-ignored).
 REPORT = Path(os.environ.get("PROBE_LIB_REPORT", ROOT / "report"))
 
-#: Where ``setup`` installs the pinned Node packages: outside the source tree, keyed by the lockfile's hash.
-CACHE = Path(os.environ.get("PROBE_LIB_CACHE", Path.home() / ".cache" / "probe_lib"))
+
+def cache() -> Path:
+    """The kit's cache folder (installed frameworks, the sweep's results), outside the source tree: read at each
+    call, so a ``PROBE_LIB_CACHE`` set after import counts. ``PROBE_LIB_CACHE`` when set, else the platform's user
+    cache folder (``$XDG_CACHE_HOME/probe_lib``, by default ``~/.cache/probe_lib`` on Linux)."""
+    chosen = os.environ.get("PROBE_LIB_CACHE")
+    return Path(chosen).expanduser().absolute() if chosen else Path(platformdirs.user_cache_dir("probe_lib", False))

@@ -23,10 +23,11 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from probe_lib.adapters import cache
 from probe_lib.adapters.mastra import catalogue, runner, versions
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
-from probe_lib.core.errors import InputError, InstallFailed, ProbeError
+from probe_lib.core.errors import CacheUnusable, InputError, InstallFailed, ProbeError
 from probe_lib.core.outcome import Outcome, is_capture_reply, without_stack
 from probe_lib.core.target import version_key
 
@@ -66,12 +67,12 @@ def digest_of_catalogue() -> str:
 
 
 def cache_dir() -> Path:
-    return paths.CACHE / "sweep" / digest_of_catalogue()
+    return paths.cache() / "sweep" / digest_of_catalogue()
 
 
 def _mask(text: str, version: str) -> str:
     """This run's incidentals out of a behaviour's text: the server's port, the version, where the kit's cache is."""
-    return _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>").replace(str(paths.CACHE), "<cache>")
+    return _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>").replace(str(paths.cache()), "<cache>")
 
 
 def row(outcome: Outcome) -> Row:
@@ -95,8 +96,7 @@ def cached(version: str) -> list[Row] | None:
 
 
 def _store(version: str, rows: Sequence[Row]) -> None:
-    folder = cache_dir()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = cache.folder(cache_dir())
     text = json.dumps([asdict(r) for r in rows], ensure_ascii=False)
     files.write_atomically(folder / f"{version}.json", lambda partial: partial.write_text(text, encoding="utf-8"))
 
@@ -106,6 +106,8 @@ def measure(version: str, server: CaptureServer, installed: Future[Path] | None 
     try:
         installed.result() if installed is not None else versions.install(version)
         return [row(outcome) for outcome in runner.run(catalogue.scenarios(), version, server=server)]
+    except CacheUnusable:  # this machine's fault, not the version's: the sweep stops
+        raise
     except ProbeError as error:
         return [failed_row(version, error)]
 

@@ -1,7 +1,8 @@
 """The sweep over served ``@mastra/core`` versions as one tidy table: a row per version × scenario × tool sent.
 
 Two sources hold swept versions: the committed summary ``data/version_timeline.csv`` and, on a machine that ran
-``probe-lib sweep``, the per-version cache under the current catalogue digest (:func:`probe_lib.study.sweep.all_cached`).
+``probe-lib sweep``, the per-version cache under the current catalogue digest
+(:func:`probe_lib.study.sweep.all_cached`).
 A version the cache holds is taken from it (it was measured here, under the scenarios and harness of this checkout),
 unless the cache says only that the version could not be installed or run and the summary has it measured; every
 other version comes from the summary. Each row names its source and file.
@@ -38,12 +39,14 @@ COLUMNS: tidy.Columns = (
     (
         "scenario",
         "string",
-        f"the catalogue scenario's name; {WHOLE_VERSION} for the one row of a version that could not be installed or run",
+        f"the catalogue scenario's name; {WHOLE_VERSION} for the one row of a version that could not be installed "
+        "or run",
     ),
     (
         "source",
         "string",
-        f"{SUMMARY}: the committed data/version_timeline.csv; {CACHE}: this machine's sweep cache (measured by probe-lib sweep)",
+        f"{SUMMARY}: the committed data/version_timeline.csv; {CACHE}: this machine's sweep cache "
+        "(measured by probe-lib sweep)",
     ),
     (
         "recording",
@@ -53,7 +56,8 @@ COLUMNS: tidy.Columns = (
     (
         "outcome",
         "string",
-        "digest of the turn's behaviour (names and tool_choice sent, requests, executions, errors): equal digests, same behaviour",
+        "digest of the turn's behaviour (names and tool_choice sent, requests, executions, errors): "
+        "equal digests, same behaviour",
     ),
     (
         "error_kind",
@@ -138,9 +142,9 @@ def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
 
 
 def _cache_file(version: str) -> str:
-    """The cache file of ``version``, written under ``<cache>`` (PROBE_LIB_CACHE or the default) so no home folder shows."""
-    path = sweep.cache_dir() / f"{version}.json"
-    return f"<cache>/{path.relative_to(paths.CACHE).as_posix()}" if path.is_relative_to(paths.CACHE) else str(path)
+    """The cache file of ``version``, written under ``<cache>`` (wherever the cache is) so no home folder shows."""
+    path, cache = sweep.cache_dir() / f"{version}.json", paths.cache()
+    return f"<cache>/{path.relative_to(cache).as_posix()}" if path.is_relative_to(cache) else str(path)
 
 
 def frame(

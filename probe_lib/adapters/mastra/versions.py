@@ -15,16 +15,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from probe_lib.adapters import npm
-from probe_lib.core import paths
+from probe_lib.adapters import cache, npm
+from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError, InstallFailed, NodeMissing
 from probe_lib.core.target import version_key
 
 PACKAGE = "@mastra/core"
 VERSIONS_DIR = paths.HARNESS / "versions"
-#: Generated harness folders and the registry's version list, outside the source tree.
-GENERATED_DIR = paths.CACHE / "mastra" / "harness"
-SERVED_PATH = paths.CACHE / "mastra" / "served.json"
 LIST_HELP = "list the served ones with `probe-lib versions` (or `npm view @mastra/core versions --json`)"
 #: The zod every harness builds tool schemas with (satisfies every served version's zod range).
 ZOD = "3.25.76"
@@ -39,25 +36,28 @@ def pinned() -> tuple[str, ...]:
 
 
 def served(*, refresh: bool = False) -> tuple[str, ...]:
-    """Every version the npm registry serves (prereleases included), oldest first; cached in the kit's cache."""
-    if refresh or not SERVED_PATH.exists():
-        npm.node_executable()
-        command = [npm.npm_executable(), "view", PACKAGE, "versions", "--json"]
-        try:
-            completed = subprocess.run(command, capture_output=True, text=True, timeout=120)
-        except subprocess.TimeoutExpired:
-            raise InstallFailed(
-                f"`{' '.join(command[1:])}` took over 120 s; check the npm registry is reachable"
-            ) from None
-        if completed.returncode != 0:
-            tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
-            raise InstallFailed(f"`npm view {PACKAGE} versions` failed: {tail}")
-        listed = json.loads(completed.stdout)
-        SERVED_PATH.parent.mkdir(parents=True, exist_ok=True)
-        staging = SERVED_PATH.with_suffix(".partial")
-        staging.write_text(json.dumps(listed), encoding="utf-8")
-        staging.replace(SERVED_PATH)
-    return tuple(sorted(json.loads(SERVED_PATH.read_text(encoding="utf-8")), key=version_key))
+    """Every version the npm registry serves (prereleases included), oldest first; cached in the kit's cache (listed
+    under a lock and written whole, so processes asking at once neither clash nor read half a list)."""
+    path = paths.cache() / "mastra" / "served.json"
+    if refresh or not path.exists():
+        with cache.locked(path):
+            if refresh or not path.exists():  # else listed by another process while this one waited
+                text = json.dumps(_list_served())
+                files.write_atomically(path, lambda partial: partial.write_text(text, encoding="utf-8"))
+    return tuple(sorted(json.loads(path.read_text(encoding="utf-8")), key=version_key))
+
+
+def _list_served() -> list[str]:
+    npm.node_executable()
+    command = [npm.npm_executable(), "view", PACKAGE, "versions", "--json"]
+    try:
+        completed = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        raise InstallFailed(f"`{' '.join(command[1:])}` took over 120 s; check the npm registry is reachable") from None
+    if completed.returncode != 0:
+        tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
+        raise InstallFailed(f"`npm view {PACKAGE} versions` failed: {tail}")
+    return json.loads(completed.stdout)
 
 
 def is_stable(version: str) -> bool:
@@ -89,10 +89,7 @@ def harness(version: str) -> Path:
     """The harness folder of ``version``: its pin, else one generated in the cache (lockfile resolved once)."""
     if check(version) in pinned():
         return VERSIONS_DIR / version
-    folder = GENERATED_DIR / version
-    if not (folder / "package-lock.json").exists():
-        _generate(version, folder)
-    return folder
+    return cache.publish(_generated(version), _is_resolved, lambda staging: _generate(version, staging))
 
 
 def dependencies(version: str) -> dict[str, str]:
@@ -103,16 +100,23 @@ def dependencies(version: str) -> dict[str, str]:
     return deps
 
 
-def _generate(version: str, folder: Path) -> None:
+def _generated(version: str) -> Path:
+    """Where the harness folder of served version ``version`` is generated: in the cache, never the source tree."""
+    return paths.cache() / "mastra" / "harness" / version
+
+
+def _is_resolved(folder: Path) -> bool:
+    return (folder / "package-lock.json").exists()
+
+
+def _generate(version: str, staging: Path) -> None:
+    """Write the harness package of ``version`` into ``staging``: its manifest, and the lockfile npm resolves."""
     manifest = {
         "name": f"probe-lib-mastra-{version}",
         "private": True,
         "description": f"{PACKAGE} {version} for probe_lib's Node runner, generated on first use.",
         "dependencies": dependencies(version),
     }
-    staging = folder.with_name(folder.name + ".partial")
-    shutil.rmtree(staging, ignore_errors=True)  # the kit's own leftover from an interrupted generation
-    staging.mkdir(parents=True)
     (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     command = [
         npm.npm_executable(),
@@ -132,8 +136,6 @@ def _generate(version: str, folder: Path) -> None:
     if completed.returncode != 0:
         tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
         raise InstallFailed(f"resolving {PACKAGE} {version} failed: {tail}")
-    shutil.rmtree(folder, ignore_errors=True)
-    staging.rename(folder)
 
 
 def is_installed(version: str) -> bool:
@@ -142,7 +144,7 @@ def is_installed(version: str) -> bool:
         npm.node_executable()
     except NodeMissing:
         return False
-    if version not in pinned() and not (GENERATED_DIR / version / "package-lock.json").exists():
+    if version not in pinned() and not _is_resolved(_generated(version)):
         return False
     return npm.is_installed(harness(version))
 
@@ -169,5 +171,5 @@ def modules_dir(version: str) -> Path:
     if check(version) in pinned():
         return npm.modules_dir(harness(version), f"{PACKAGE} {version}")
     if not npm.is_installed(harness(version)):
-        print(f"installing {PACKAGE} {version} into {paths.CACHE / 'node'} (first use)", file=sys.stderr, flush=True)
+        print(f"installing {PACKAGE} {version} into {paths.cache() / 'node'} (first use)", file=sys.stderr, flush=True)
     return install(version)

@@ -1,0 +1,165 @@
+"""The shared install cache under real use: processes installing one version at once, a killed install, a cache
+folder that cannot be used. Each test runs the real CLI in a cache of its own (``PROBE_LIB_CACHE``), installing a
+served ``@mastra/core`` version from the npm registry on first use, as a user's first ``probe --mastra`` does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+#: Served, not pinned, and close to the pinned 1.0.4, so npm's download cache already holds most of its files.
+VERSION = "1.1.0"
+#: A batch of two records: one key rewritten (and moved to the end), one left as it is.
+BATCH = [["search.web", "a"], ["b"]]
+SENT = [["a", "search_web"], ["b"]]
+
+
+def _probe(cache: Path, **popen) -> subprocess.Popen:
+    return subprocess.Popen(
+        [sys.executable, "-m", "probe_lib", "probe", "--mastra", VERSION, "--json"],
+        env={**os.environ, "PROBE_LIB_CACHE": str(cache)},
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **popen,
+    )
+
+
+def _finish(process: subprocess.Popen) -> tuple[int, str, str]:
+    out, err = process.communicate(json.dumps(BATCH), timeout=600)
+    return process.returncode, out, err
+
+
+def _entries(cache: Path) -> tuple[list[str], list[str]]:
+    """The installed entries of the cache's ``node`` folder, and the staging folders left beside them."""
+    names = sorted(path.name for path in (cache / "node").iterdir() if path.is_dir())
+    return [n for n in names if not n.startswith(".")], [n for n in names if ".partial-" in n]
+
+
+def _sent(out: str) -> list[list[str]]:
+    return [result["names"] for result in json.loads(out)]
+
+
+@pytest.mark.node
+@pytest.mark.slow
+@pytest.mark.parametrize("processes", [2, 3])
+def test_processes_installing_one_version_at_once_all_succeed_alike(processes, tmp_path):
+    """Each lists the served versions, generates the harness and installs it in the same fresh cache at the same
+    time: one installs while the others wait, and every one measures the same."""
+    cache = tmp_path / "cache"
+    started = time.monotonic()
+    runs = [_finish(process) for process in [_probe(cache) for _ in range(processes)]]
+    print(f"{processes} concurrent first installs of {VERSION}: {time.monotonic() - started:.0f} s")
+    for code, _, err in runs:
+        assert code == 0 and "Traceback" not in err, err
+    assert {out for _, out, _ in runs} == {runs[0][1]}, "every process measured the same"
+    assert _sent(runs[0][1]) == SENT
+    installed, staging = _entries(cache)
+    assert len(installed) == 1 and installed[0].startswith(f"{VERSION}-") and not staging, (installed, staging)
+
+
+@pytest.mark.node
+@pytest.mark.slow
+def test_an_install_killed_mid_npm_ci_leaves_the_next_run_able_to_install(tmp_path):
+    """SIGKILL to the installing process and its npm while ``npm ci`` writes ``node_modules``: nothing is published,
+    and the next run clears the dead install's staging folder, installs and measures."""
+    cache = tmp_path / "cache"
+    killed = _probe(cache, start_new_session=True)  # its own process group: the kill takes npm with it
+    killed.stdin.write(json.dumps(BATCH))
+    killed.stdin.close()
+    deadline = time.monotonic() + 300
+    while not list(cache.glob("node/.*.partial-*/node_modules/*")):
+        assert killed.poll() is None, killed.stderr.read()
+        assert time.monotonic() < deadline, "npm ci never started writing node_modules"
+        time.sleep(0.05)
+    os.killpg(killed.pid, signal.SIGKILL)
+    killed.wait(timeout=30)
+    killed.stdout.close()
+    killed.stderr.close()
+    installed, staging = _entries(cache)
+    assert not installed and len(staging) == 1, (installed, staging)
+
+    code, out, err = _finish(_probe(cache))
+    assert code == 0 and "Traceback" not in err, err
+    assert _sent(out) == SENT
+    installed, staging = _entries(cache)
+    assert len(installed) == 1 and not staging, (installed, staging)
+
+
+def _setup_in(cache: Path, *wrapper: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [*wrapper, sys.executable, "-m", "probe_lib", "setup"],
+        env={**os.environ, "PROBE_LIB_CACHE": str(cache)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def _assert_one_line_naming(done: subprocess.CompletedProcess, cache: Path) -> None:
+    assert done.returncode == 2 and done.stdout == "", (done.stdout, done.stderr)
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(cache) in lines[0] and "PROBE_LIB_CACHE" in lines[0], done.stderr
+
+
+def test_a_cache_that_is_a_file_is_one_line_and_exit_2(tmp_path):
+    cache = tmp_path / "cache"
+    cache.write_text("not a folder\n")
+    _assert_one_line_naming(_setup_in(cache), cache)
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "probe", "--mastra", VERSION, "--json", "a"],
+        env={**os.environ, "PROBE_LIB_CACHE": str(cache)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    _assert_one_line_naming(done, cache)
+    assert cache.read_text() == "not a folder\n", "the user's file is untouched"
+
+
+def test_a_read_only_cache_is_one_line_and_exit_2(tmp_path):
+    """A cache that holds its folders already (so only writing a lock fails) on a read-only mount. Root writes
+    through ``chmod``, so the mount is a real read-only bind, in a mount namespace of the CLI's own."""
+    cache = tmp_path / "cache"
+    (cache / "node").mkdir(parents=True)
+    (cache / "mastra").mkdir()
+    unshare = shutil.which("unshare")
+    remount = f'mount --bind {cache} {cache} && mount -o remount,bind,ro {cache} && exec "$@"'
+    wrapper = (str(unshare), "--mount", "--propagation", "private", "sh", "-c", remount, "sh")
+    if unshare is None or subprocess.run([*wrapper, "true"], capture_output=True).returncode != 0:
+        pytest.skip("a read-only bind mount needs unshare and the right to mount (root, outside a locked container)")
+    _assert_one_line_naming(_setup_in(cache, *wrapper), cache)
+    assert sorted(path.name for path in cache.iterdir()) == ["mastra", "node"], "nothing was written"
+
+
+@pytest.mark.node
+def test_without_probe_lib_cache_the_cache_follows_xdg_cache_home(tmp_path):
+    env = {name: value for name, value in os.environ.items() if name != "PROBE_LIB_CACHE"}
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "versions"],
+        env={**env, "XDG_CACHE_HOME": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert VERSION in json.loads((tmp_path / "probe_lib" / "mastra" / "served.json").read_text())
+
+
+@pytest.mark.node
+def test_a_probe_lib_cache_set_after_import_is_the_one_used(tmp_path, monkeypatch):
+    from probe_lib.adapters.mastra import versions
+
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
+    assert VERSION in versions.served()
+    assert (tmp_path / "mastra" / "served.json").exists()
