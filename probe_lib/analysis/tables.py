@@ -57,11 +57,7 @@ COLUMNS: Columns = (
     ("distinguishing", "bool", "another key of the set has the same wire name, so the cut (or rewrite) merged them"),
     ("tools", "int64", "number of keys in the set"),
     ("untouched", "int64", "keys sent as registered"),
-    (
-        "displaced",
-        "Int64",
-        "tools on the wire whose position differs from their registration position (<NA> if it raises)",
-    ),
+    ("displaced", "Int64", "tools on the wire not at their registration position (<NA> when the set raises)"),
     ("discordant_pairs", "int64", "pairs of tools whose relative order the wire reverses"),
     ("kendall_distance", "float64", "discordant pairs / all pairs (0 = same order, 1 = reversed)"),
     ("error", _TEXT, "'collision' or 'crash' when formatTools raises, else <NA>"),
