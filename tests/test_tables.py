@@ -82,9 +82,10 @@ def test_a_set_that_raises_has_names_but_no_positions():
 #: Per-set counts worked out by hand from the article's rules (not from the model): tools, untouched, rewritten,
 #: substituted, prefixed, truncated, vanished.
 #: article-rewrites (the article's spread): search.web, "my tool" and ns:read/file are substituted, 9lives is
-#: prefixed, "1" + 62 a's is prefixed and so cut, 70 b's are legal but cut, weather-EU is left alone. ascii-punctuation-inside: of 32 "a?b" keys only "-"
-#: and "_" are legal. ascii-punctuation-leading: "_ab" is legal, "-ab" only needs a prefix, the other 30 start
-#: with "_" once substituted. unicode-letters: every key holds a non-ASCII letter, none starts with a digit.
+#: prefixed, "1" + 62 a's is prefixed and so cut, 70 b's are legal but cut, weather-EU is left alone.
+#: ascii-punctuation-inside: of 32 "a?b" keys only "-" and "_" are legal. ascii-punctuation-leading: "_ab" is
+#: legal, "-ab" only needs a prefix, the other 30 start with "_" once substituted. unicode-letters: every key
+#: holds a non-ASCII letter, none starts with a digit.
 HAND_WORKED = {
     "article-rewrites": (7, 1, 6, 3, 2, 2, 0),
     "ascii-punctuation-inside": (32, 2, 30, 30, 0, 0, 0),
