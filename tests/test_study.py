@@ -17,6 +17,7 @@ from probe_lib.cli import main
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.inputs import keysets
+from probe_lib.present import charts
 from probe_lib.study import api, compare, export, measurement_files, tidy
 
 RECORDINGS = sorted(paths.CAPTURES.glob("mastra-*.json"))
@@ -250,7 +251,7 @@ def test_verdict_grid_and_differences_read_the_frame():
     assert list(categories.columns) == ["mastra@1.0.4", "mastra@1.71.0", "Python model"]
     assert categories.loc["choice-by-key", "mastra@1.71.0"] == "forced tool not in tools"
     assert categories.loc["collision-dot-space", "mastra@1.0.4"] == "error"
-    assert set(categories.stack()) <= set(compare.VERDICT_COLOURS)
+    assert set(categories.stack()) <= set(charts.VERDICT_COLOURS)
     changed = compare.differences(frame, "mastra@1.0.4", "mastra@1.71.0")
     raw = {(e["version"], e["scenario"]): _raw_names(e) for e in _raw_outcomes()}
     moved = {s for s in catalogue.by_name() if sorted(raw["1.0.4", s]) != sorted(raw["1.71.0", s])}

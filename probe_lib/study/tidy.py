@@ -16,6 +16,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 
 import pandas as pd
+from pandas.api.extensions import ExtensionDtype
 
 from probe_lib import adapters
 from probe_lib.core.errors import InputError
@@ -23,8 +24,9 @@ from probe_lib.core.naming import NameRule
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import ToolSpec
 
-#: A table's columns: name, pandas dtype, meaning, in the table's order (each exported table has its own).
-Columns = tuple[tuple[str, str, str], ...]
+#: A table's columns: name, pandas dtype (its name, or a dtype object such as a Python-backed string), meaning, in
+#: the table's order. Every table of the kit is described so (each exported table and each model table has its own).
+Columns = tuple[tuple[str, str | ExtensionDtype, str], ...]
 
 #: Every column of the tidy table: name, pandas dtype, meaning. The order is the table's.
 COLUMNS: Columns = (
@@ -34,13 +36,15 @@ COLUMNS: Columns = (
     (
         "source",
         "string",
-        "live: measured on the real package in this session; recorded: read from the measurement file named in recording",
+        "live: measured on the real package in this session; "
+        "recorded: read from the measurement file named in recording",
     ),
     ("method", "string", "generate or stream"),
     (
         "registered_as",
         "string",
-        "where the key was registered: tools, agents, workflows, toolsets/<name>, clientTools; empty for a wire name no key accounts for",
+        "where the key was registered: tools, agents, workflows, toolsets/<name>, clientTools; "
+        "empty for a wire name no key accounts for",
     ),
     ("key", "string", "the key the tool was registered under (empty for a wire-only row)"),
     ("tool_id", "string", "the id the scenario gave the tool (empty: the key, or a built-in's own id)"),
