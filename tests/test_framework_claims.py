@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import pytest
 
-from probe_lib.analysis import (
-    matrix,
-    timeline,  # noqa: F401  (registers the version-range checks, so the ledger loads)
-)
+from probe_lib.analysis import timeline  # noqa: F401  (registers the version-range checks, so the ledger loads)
 from probe_lib.study import (
     evidence,  # noqa: F401  (registers every framework's checks)
     framework_checks,
     ledger,
+    matrix_recording,
+    matrix_runs,
 )
 from probe_lib.study.ledger import Evidence
 
@@ -32,7 +31,7 @@ ALONE = "X12"
 
 @pytest.fixture(scope="module")
 def by_target():
-    return matrix.by_target(matrix.read())
+    return matrix_runs.by_target(matrix_recording.read())
 
 
 def _target(by_target, framework: str) -> str:

@@ -6,11 +6,13 @@ them; request bodies are read through their wire format (:mod:`probe_lib.wire`),
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 from typing import Literal
 
 from probe_lib import wire
-from probe_lib.core.scenarios import Scenario
+from probe_lib.core.scenarios import PROBE_DESCRIPTION, Scenario
 from probe_lib.core.target import Target
 
 FailureKind = Literal["collision", "rejected", "crash", "not applicable"]
@@ -129,3 +131,33 @@ class Outcome:
         if self.failure is not None:
             return {"error": {"kind": self.failure.kind, "message": self.failure.message}}
         return {"error": {"kind": "crash", "message": "no request was sent and no error was raised"}}
+
+
+def wire_names_by_key(keys: Sequence[str], outcome: Outcome) -> dict[str, str]:
+    """Which name each key went out as, in ``outcome``'s first request (a key whose tool was not sent has none).
+
+    Read from the tools' descriptions when each names a distinct key (``PROBE_DESCRIPTION`` and the key): exact,
+    whatever the framework did to names and order, and a dropped tool is seen as such. Otherwise (the raw SDK and
+    the Python frameworks that describe a tool by its function's docstring, all of which send names verbatim) a
+    guess from the names alone: position by position when every pair still looks alike and no unchanged key moved
+    (the framework kept the order); otherwise unchanged keys keep their names and the rewritten keys pair, in
+    order, with the new names (Mastra moves those last).
+    """
+    names = outcome.wire_names or []
+    described = (
+        [_described_key(text) for text in wire.tool_descriptions(outcome.requests[0])] if outcome.requests else []
+    )
+    if len(described) == len(names) and set(described) <= set(keys) and len(set(described)) == len(described):
+        return dict(zip(described, names))
+    moved = any(name in keys and keys.index(name) != position for position, name in enumerate(names))
+    if not moved and all(SequenceMatcher(None, key, name).ratio() >= 0.5 for key, name in zip(keys, names)):
+        return dict(zip(keys, names))
+    rewritten = dict(zip([key for key in keys if key not in names], [name for name in names if name not in keys]))
+    return {key: rewritten.get(key, key) for key in keys}
+
+
+def _described_key(description: str | None) -> str | None:
+    """The key a probe tool's description names, or ``None``."""
+    if description is not None and description.startswith(PROBE_DESCRIPTION):
+        return description.removeprefix(PROBE_DESCRIPTION)
+    return None

@@ -1,7 +1,7 @@
 """The ledger's claims about the other frameworks, each judged on that framework's framework-matrix outcomes.
 
 Every claim of ``data/claims.csv`` checked here is about one framework (the adapter it registers under) and reads
-the matrix's runs of that framework at one version, live or recorded (``probe_lib.analysis.matrix``): ``PROBE``
+the matrix's runs of that framework at one version, live or recorded (``probe_lib.study.matrix_runs``): ``PROBE``
 (the keys registered alone), ``PROBE+forced`` (one key forced by the key) and ``PROBE+round-trip`` (the model
 calling the first key by the name the plain run sent for it). Expected names and error texts are written out in
 each claim, as measured and as each framework's source states them, never computed by the kit; so a framework
@@ -18,11 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 from probe_lib.adapters.keyed import forced_key
 from probe_lib.core.outcome import Outcome
 from probe_lib.study.ledger import Evidence, Status, check
-from probe_lib.wire.replies import ToolCallsReply
+from probe_lib.study.matrix_runs import FORCED, ROUND_TRIP, called_name
 
-#: Suffixes of the matrix's scenario names (``probe_lib.analysis.matrix`` builds them).
-FORCED = "+forced"
-ROUND_TRIP = "+round-trip"
 #: The Mastra adapter: a matrix target, but its own claims are judged by ``probe_lib.study.mastra_checks``.
 MASTRA = "mastra"
 
@@ -106,11 +103,6 @@ def forces(*probes: str, absent: bool) -> Clause:
         return True, "; ".join(said)
 
     return clause
-
-
-def called_name(outcome: Outcome) -> str:
-    """The tool name a round trip's scripted model called."""
-    return next(reply.calls[0].name for reply in outcome.scenario.replies if isinstance(reply, ToolCallsReply))
 
 
 def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Clause:
