@@ -179,7 +179,7 @@ def test_study_inputs_are_checked():
     with pytest.raises(InputError, match="given twice: .*mcp-keys"):
         api.as_scenarios([EXAMPLE, EXAMPLE])
     with pytest.raises(InputError, match="is not 'live', 'recorded' or a folder"):
-        sources.parse("/no/such/folder")
+        api.study(EXAMPLE, "1.71.0", measurements="/no/such/folder")
 
 
 @pytest.mark.node

@@ -9,9 +9,10 @@
 Scenarios come from a scenario file (a path), key sets of :mod:`probe_lib.inputs.keysets` (each becomes one
 ``generate()`` turn registering its keys), ``Scenario`` objects, or a list mixing them. Targets are ``Target``
 objects, ``"framework@version"`` text, or a bare version (Mastra's). ``measurements`` says where outcomes come from
-(a :class:`probe_lib.study.sources.Source`): live now (a target not installed here falls back to its recording, with
-a warning, and the rows say ``recorded``), the measurement files under ``data/captures/`` (the catalogue's
-recordings, and any other), or those in a folder (``probe-lib run --out``, ``reproduce``'s ``measurements/``).
+(a :class:`probe_lib.study.sources.Source`, or the text naming one): live now (a target not installed here falls
+back to its recording, with a warning, and the rows say ``recorded``), the measurement files under
+``data/captures/`` (the catalogue's recordings, and any other), or those in a folder (``probe-lib run --out``,
+``reproduce``'s ``measurements/``).
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from probe_lib.core.scenarios import Scenario, for_keys
 from probe_lib.core.target import DEFAULT_FRAMEWORK, Target, version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.inputs.keysets import KeySet
-from probe_lib.study import tidy
+from probe_lib.study import sources, tidy
 from probe_lib.study.provenance import Provenance
 from probe_lib.study.sources import LIVE, Source
 
@@ -114,7 +115,7 @@ def study(
     scenarios: ScenarioSource | Iterable[ScenarioSource],
     targets: TargetLike | Iterable[TargetLike],
     *,
-    measurements: Source = LIVE,
+    measurements: Source | str | Path = LIVE,
     on_target: Callable[[Target, int], None] | None = None,
 ) -> Study:
     """Measure (or read) every scenario on every target; targets in framework then version order.
@@ -127,11 +128,12 @@ def study(
     wanted = [as_target(targets)] if isinstance(targets, (str, Target)) else [as_target(t) for t in targets]
     if not wanted:
         raise InputError("no targets to study: give e.g. 'mastra@1.71.0'")
+    source = sources.parse(measurements)  # a script may name it as text, as a notebook's parameter does
     measured: list[tuple[Outcome, str | None]] = []
     for target in sorted(set(wanted), key=lambda t: (t.framework, version_key(t.version))):
         if on_target is not None:
             on_target(target, len(chosen))
-        measured += measurements.outcomes(chosen, target)
+        measured += source.outcomes(chosen, target)
     return Study(
         outcomes=tuple(outcome for outcome, _ in measured),
         sources=tuple((Provenance.LIVE if file is None else Provenance.RECORDED).value for _, file in measured),

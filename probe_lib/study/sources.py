@@ -53,13 +53,12 @@ class RecordedFallback(UserWarning):
 class Source(ABC):
     """Where outcomes come from; see the module docstring."""
 
+    #: The text that names this source: ``live``, ``recorded`` or the folder, as a notebook's parameter.
+    parameter: str
     #: Whether this source measures now, rather than reading files.
-    runs_now: bool = False
-
-    @property
-    @abstractmethod
-    def parameter(self) -> str:
-        """The text that names this source: ``live``, ``recorded`` or the folder, as a notebook's parameter."""
+    runs_now = False
+    #: How the outcomes it gives were obtained (a folder says per file).
+    provenance = Provenance.RECORDED
 
     def catalogue(self, version: str) -> dict[str, Outcome]:
         """The catalogue's outcomes on ``version``, by scenario name."""
@@ -73,10 +72,10 @@ class Source(ABC):
         """How the catalogue's outcomes on ``version`` are obtained here, as a verdict table names them: ``live``,
         ``recorded``, ``recorded (Node.js missing)``, or a reproduce folder's ``live``/``recorded`` as it noted it."""
 
-    @abstractmethod
     def asks_live(self, version: str) -> bool:
         """Whether a notebook should measure ``version`` live (Node.js permitting): always when live, never on the
         recordings, and on a reproduce folder when that folder was measured live."""
+        return self.runs_now
 
     @abstractmethod
     def announce(self, versions: Sequence[str]) -> list[str]:
@@ -92,9 +91,9 @@ class Source(ABC):
     def matrix(self) -> list[Outcome]:
         """The framework matrix's outcomes."""
 
-    @abstractmethod
     def matrix_sources(self, outcomes: Iterable[Outcome]) -> dict[str, Provenance]:
         """How each target (``framework@version``) of ``outcomes``, as :meth:`matrix` gave them, was obtained."""
+        return dict.fromkeys(matrix_runs.by_target(outcomes), self.provenance)
 
     def for_own_scenarios(self) -> Source:
         """Where a notebook studying scenarios of its own reads them: live, unless it reads the recordings (a
@@ -106,14 +105,12 @@ class Source(ABC):
         recorded; with how each target was obtained. ``step`` is told of each target done (progress)."""
         recorded = matrix_runs.by_target(matrix_recording.read())
         chosen = matrix_runs.targets()
-        live_here = [target for target in chosen if self.runs_now and adapters.get(target[0]).is_installed(target[1])]
-        how = {
-            f"{name}@{version}": Provenance.LIVE if (name, version) in live_here else Provenance.RECORDED
-            for name, version in chosen
-        }
-        for target, made in how.items():
-            if made is Provenance.RECORDED:
-                step(target)
+        live_here = [
+            (name, version) for name, version in chosen if self.runs_now and adapters.get(name).is_installed(version)
+        ]
+        how = {f"{n}@{v}": Provenance.LIVE if (n, v) in live_here else Provenance.RECORDED for n, v in chosen}
+        for target in (target for target, made in how.items() if made is Provenance.RECORDED):
+            step(target)
         measured: dict[tuple[str, str], list[Outcome]] = {}
         if live_here:
             with CaptureServer() as server:
@@ -126,8 +123,9 @@ class Source(ABC):
 class Live(Source):
     """The real frameworks, run now."""
 
-    runs_now = True
     parameter = "live"
+    runs_now = True
+    provenance = Provenance.LIVE
 
     def _catalogue(self, version: str) -> dict[str, Outcome]:
         if mastra.ADAPTER.can_run(version):  # a served, unpinned version installs on first use
@@ -142,9 +140,6 @@ class Live(Source):
 
     def label(self, version: str) -> str:
         return Provenance.LIVE.value if mastra.ADAPTER.is_installed(version) else "recorded (Node.js missing)"
-
-    def asks_live(self, version: str) -> bool:
-        return True
 
     def announce(self, versions: Sequence[str]) -> list[str]:
         live = [version for version in versions if mastra.ADAPTER.is_installed(version)]
@@ -178,9 +173,6 @@ class Live(Source):
         """Every installed framework's probes, measured now."""
         return matrix_runs.measure(only_installed=True)
 
-    def matrix_sources(self, outcomes: Iterable[Outcome]) -> dict[str, Provenance]:
-        return dict.fromkeys(matrix_runs.by_target(outcomes), Provenance.LIVE)
-
 
 class Recorded(Source):
     """The recordings shipped in ``data/captures/``."""
@@ -191,10 +183,7 @@ class Recorded(Source):
         return recordings.outcomes(version, live=False)
 
     def label(self, version: str) -> str:
-        return Provenance.RECORDED.value
-
-    def asks_live(self, version: str) -> bool:
-        return False
+        return self.provenance.value
 
     def announce(self, versions: Sequence[str]) -> list[str]:
         notebook.announce(
@@ -208,9 +197,6 @@ class Recorded(Source):
 
     def matrix(self) -> list[Outcome]:
         return matrix_recording.read()
-
-    def matrix_sources(self, outcomes: Iterable[Outcome]) -> dict[str, Provenance]:
-        return dict.fromkeys(matrix_runs.by_target(outcomes), Provenance.RECORDED)
 
     def for_own_scenarios(self) -> Source:
         return self
@@ -277,7 +263,7 @@ class Folder(Source):
 
     def matrix_sources(self, outcomes: Iterable[Outcome]) -> dict[str, Provenance]:
         if self._matrix_file == matrix_recording.RECORDING:
-            return RECORDED.matrix_sources(outcomes)
+            return super().matrix_sources(outcomes)
         return matrix_recording.sources(self._matrix_file, outcomes)
 
 
