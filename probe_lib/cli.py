@@ -409,9 +409,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     from probe_lib.study import recordings
 
     if args.frameworks:
-        from probe_lib.analysis import matrix
+        from probe_lib.study import matrix_recording, matrix_runs
 
-        print(matrix.write(matrix.measure()))
+        print(matrix_recording.write(matrix_runs.measure()))
         return 0
 
     versions = args.mastra or mastra.ADAPTER.versions()
@@ -445,11 +445,12 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     safe_folder.check_replaceable(args.out)  # before the heavy imports: a refusal is instant
     from probe_lib.present import report
     from probe_lib.present.progress import Stages
+    from probe_lib.study import sources
 
     try:
         result = report.reproduce(
             args.out,
-            live=not args.recorded,
+            sources.RECORDED if args.recorded else sources.LIVE,
             jobs=args.jobs,
             version=args.mastra,
             stages=Stages(),
@@ -507,7 +508,7 @@ def _run_targets(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from probe_lib.study import api, export, measurement_files
+    from probe_lib.study import api, export, measurement_files, sources
 
     if args.out is not None:
         export.check_folder(args.out, also_ours=measurement_files.is_written_by_run)
@@ -515,7 +516,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     def announce(target, count: int) -> None:
         print(f"probe-lib run: {count} scenario(s) on {target} …", file=sys.stderr, flush=True)
 
-    result = api.study(args.file, _run_targets(args), measurements="live", on_target=announce)
+    result = api.study(args.file, _run_targets(args), measurements=sources.LIVE, on_target=announce)
     if args.out is not None:
         by_target: dict = {}
         for outcome, source in zip(result.outcomes, result.sources):

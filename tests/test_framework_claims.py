@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from probe_lib.analysis import matrix
 from probe_lib.claims import frameworks, ledger
 from probe_lib.claims.verdict import MASTRA, Verdict
+from probe_lib.study import matrix_recording, matrix_runs
 from probe_lib.study.evidence import Evidence
 
 #: Claims that a framework sends keys as given: refuted when it behaves like LlamaIndex.
@@ -26,7 +26,7 @@ ALONE = "X12"
 
 @pytest.fixture(scope="module")
 def by_target():
-    return matrix.by_target(matrix.read())
+    return matrix_runs.by_target(matrix_recording.read())
 
 
 def _target(by_target, framework: str) -> str:

@@ -15,11 +15,11 @@ import pytest
 from probe_lib.adapters import mastra
 from probe_lib.analysis import measured
 from probe_lib.present import charts
-from probe_lib.study import evidence
+from probe_lib.study import sources
 from probe_lib.study.evidence import Evidence
 
 VERSIONS = mastra.ADAPTER.versions()
-BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}
+BY_VERSION = {version: sources.RECORDED.catalogue(version) for version in VERSIONS}
 EVIDENCE = {version: Evidence(version, BY_VERSION[version], BY_VERSION) for version in VERSIONS}
 
 CHOICES = [

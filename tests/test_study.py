@@ -18,7 +18,7 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.inputs import keysets
 from probe_lib.present import charts
-from probe_lib.study import api, compare, export, measurement_files, tidy
+from probe_lib.study import api, compare, export, measurement_files, sources, tidy
 
 RECORDINGS = sorted(paths.CAPTURES.glob("mastra-*.json"))
 EXAMPLE = paths.DATA / "scenarios" / "example.yaml"
@@ -153,11 +153,11 @@ def test_cli_export_writes_the_tables(tmp_path, capsys):
 
 def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported):
     result, _ = exported
-    frame = api.study(catalogue.scenarios(), ["1.0.4", "mastra@1.71.0"], measurements="recorded").frame
+    frame = api.study(catalogue.scenarios(), ["1.0.4", "mastra@1.71.0"], measurements=sources.RECORDED).frame
     pinned = result.frame["recording"].isin(["data/captures/mastra-1.0.4.json", "data/captures/mastra-1.71.0.json"])
     expected = result.frame[pinned].reset_index(drop=True)
     pd.testing.assert_frame_equal(frame, expected)
-    assert len(api.study(catalogue.scenarios(), "1.0.4", measurements="recorded").requests) == sum(
+    assert len(api.study(catalogue.scenarios(), "1.0.4", measurements=sources.RECORDED).requests) == sum(
         len(entry["requests"]) for entry in json.loads(RECORDINGS[0].read_text())["outcomes"]
     )
 
@@ -166,15 +166,17 @@ def test_a_scenario_without_a_recording_says_to_measure_it_live():
     with pytest.raises(
         InputError, match="scenario 'article-rewrites' has no recording on mastra@1.71.0 .* measure it live"
     ):
-        api.study(keysets.by_name("article-rewrites", normaliser), "1.71.0", measurements="recorded")
+        api.study(keysets.by_name("article-rewrites", normaliser), "1.71.0", measurements=sources.RECORDED)
     changed = [s for s in catalogue.scenarios() if s.name == "choice-auto"][0]
     with pytest.raises(InputError, match="'choice-auto' differs from the recorded one"):
-        api.study(changed.__class__(**{**changed.__dict__, "method": "stream"}), "1.71.0", measurements="recorded")
+        api.study(
+            changed.__class__(**{**changed.__dict__, "method": "stream"}), "1.71.0", measurements=sources.RECORDED
+        )
 
 
 def test_study_inputs_are_checked():
     with pytest.raises(InputError, match="no framework adapter named 'nope'"):
-        api.study(EXAMPLE, "nope@1.0.0", measurements="recorded")
+        api.study(EXAMPLE, "nope@1.0.0", measurements=sources.RECORDED)
     with pytest.raises(InputError, match="given twice: .*mcp-keys"):
         api.as_scenarios([EXAMPLE, EXAMPLE])
     with pytest.raises(InputError, match="is not 'live', 'recorded' or a folder"):
@@ -226,7 +228,7 @@ def test_run_out_writes_files_a_study_reads_back_equal(node_modules, tmp_path):
         assert (out / name).read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8"), (
             f"{shipped} is stale: probe-lib run {EXAMPLE} --framework mastra --out DIR, then copy DIR/*.json there"
         )
-    again = api.study(EXAMPLE, ["1.0.4", "1.71.0"], measurements=out).frame
+    again = api.study(EXAMPLE, ["1.0.4", "1.71.0"], measurements=sources.parse(out)).frame
     written = pd.read_parquet(out / "outcomes.parquet")
     pd.testing.assert_frame_equal(
         again.drop(columns=["source", "recording"]), written.drop(columns=["source", "recording"])
@@ -246,7 +248,7 @@ def test_cli_run_rejects_a_bad_file_in_one_line(tmp_path, capsys):
 
 
 def test_verdict_grid_and_differences_read_the_frame():
-    frame = api.study(catalogue.scenarios(), ["1.0.4", "1.71.0"], measurements="recorded").frame
+    frame = api.study(catalogue.scenarios(), ["1.0.4", "1.71.0"], measurements=sources.RECORDED).frame
     categories, labels = compare.verdict_grid(frame, compare.model_names(catalogue.scenarios(), normaliser))
     assert list(categories.columns) == ["mastra@1.0.4", "mastra@1.71.0", "Python model"]
     assert categories.loc["choice-by-key", "mastra@1.71.0"] == "forced tool not in tools"

@@ -20,6 +20,7 @@ from probe_lib.adapters import mastra
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.target import version_key
 from probe_lib.study import evidence, sweep
+from probe_lib.study.sources import Source
 from probe_lib.study.sweep import WHOLE_VERSION, Row
 
 NOT_APPLICABLE = "not applicable"
@@ -322,15 +323,14 @@ def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
     return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since"])
 
 
-def gather(version: str, measurements: str) -> pd.DataFrame:
+def gather(version: str, measurements: Source) -> pd.DataFrame:
     """The committed summary, with the pinned versions and ``version`` measured from ``measurements`` laid over it.
 
-    ``measurements`` is read as everywhere else (:func:`probe_lib.study.evidence.measure`): ``"live"`` runs the real
-    package now (a served version installs on first use), ``"recorded"`` or a reproduce folder read files; there,
-    an unpinned ``version`` comes from the summary when it holds it.
+    A live source runs the real package now (a served version installs on first use); the recordings or a
+    reproduce folder are read from files, and there an unpinned ``version`` comes from the summary when it holds it.
     """
     pinned = mastra.ADAPTER.versions()
     swept = {r.version for r in sweep.read_summary()}
-    unswept = version not in pinned and (measurements == "live" or version not in swept)
+    unswept = version not in pinned and (measurements.runs_now or version not in swept)
     fresh_versions = [*pinned, *([version] if unswept else [])]
     return laid_over_summary(evidence.gather(fresh_versions[0], measurements, versions=fresh_versions).by_version)

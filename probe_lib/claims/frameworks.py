@@ -1,7 +1,7 @@
 """The ledger's claims about the other frameworks, each judged on that framework's framework-matrix outcomes.
 
 Every claim of ``data/claims.csv`` checked here is about one framework (the adapter it registers under) and reads
-the matrix's runs of that framework at one version, live or recorded (``probe_lib.analysis.matrix``): ``PROBE``
+the matrix's runs of that framework at one version, live or recorded (``probe_lib.study.matrix_runs``): ``PROBE``
 (the keys registered alone), ``PROBE+forced`` (one key forced by the key) and ``PROBE+round-trip`` (the model
 calling the first key by the name the plain run sent for it). Expected names and error texts are written out in
 each claim, as measured and as each framework's source states them, never computed by the kit; so a framework

@@ -18,7 +18,6 @@ from typing import Literal
 
 import pandas as pd
 
-from probe_lib.analysis import matrix
 from probe_lib.claims import frameworks, mastra, ranges
 from probe_lib.claims.ranges import RangeCheck, Timeline
 from probe_lib.claims.verdict import MASTRA, Check, Verdict
@@ -26,6 +25,8 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.study.evidence import CheckError, Evidence
+from probe_lib.study.matrix_runs import by_target
+from probe_lib.study.sources import Source
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
 
@@ -131,11 +132,10 @@ def ledger(
     return pd.DataFrame(rows)
 
 
-def framework_ledger(outcomes: Sequence[Outcome], measurements: str) -> pd.DataFrame:
+def framework_ledger(outcomes: Sequence[Outcome], measurements: Source) -> pd.DataFrame:
     """The ledger's claims about the frameworks other than Mastra, judged on the matrix's ``outcomes`` (as
-    ``matrix.load`` read them for ``measurements``): one row per claim and target, with its framework, source,
-    verdict and evidence."""
-    table = ledger({}, by_target=matrix.by_target(outcomes), sources=matrix.sources(measurements, outcomes))
+    ``measurements`` gave them): one row per claim and target, with its framework, source, verdict and evidence."""
+    table = ledger({}, by_target=by_target(outcomes), sources=measurements.matrix_sources(outcomes))
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 
