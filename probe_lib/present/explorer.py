@@ -200,7 +200,7 @@ def sources() -> list[Source]:
     found: list[Source] = []
     for name in registry.names():
         adapter = registry.get(name)
-        if adapter.name_rule is not None:
+        if adapter.name_rule() is not None:
             found.append(Source(name, None))
         found.extend(Source(name, version) for version in adapter.versions())
     return found
@@ -456,7 +456,7 @@ def explore(
         active_tools = tuple(line for line in active_tools.split("\n") if line) or None
     active = tuple(active_tools) if active_tools else None
     notes = list(given.notes)
-    name_rule = source.adapter.name_rule
+    name_rule = source.adapter.name_rule(source.version)
     if not given.keys:
         measurement = Measurement(None, None, (), None, False)
         return ExplorerResult(

@@ -5,7 +5,7 @@ sent nothing (a collision) still shows its keys, and a name the framework added 
 sub-agent) still shows on the wire. Keys are matched to wire names through what was measured: the remedy's
 mapping when the scenario applied it, else the name the target's name rule predicts (or the key itself), taken
 whole or after a framework prefix such as Mastra's ``agent-`` and ``workflow-``. The rule's flags say which
-rewrites fired; they come from the framework's Python model (``Adapter.name_rule``) and are empty without one.
+rewrites fired; they come from the target's Python model (``Adapter.name_rule(version)``) and are empty without one.
 
 :data:`COLUMNS` is the data dictionary: every column, its pandas type and its meaning, written out beside exports.
 """
@@ -22,6 +22,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.naming import NameRule
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import ToolSpec
+from probe_lib.core.target import Target
 
 #: The capture server's deliberate 400 (proof a request went out), which is not an error of the framework's.
 CAPTURED = "captured"
@@ -111,10 +112,11 @@ def registrations(outcome: Outcome) -> Iterator[tuple[str, ToolSpec]]:
     yield from (("clientTools", spec) for spec in scenario.client_tools)
 
 
-def name_rule(framework: str) -> NameRule | None:
-    """The framework's name rule, or ``None`` when it has none or is not registered here."""
+def name_rule(target: Target) -> NameRule | None:
+    """The name rule of the target's framework on its version, or ``None`` when it has none or is not registered
+    here."""
     try:
-        return adapters.get(framework).name_rule
+        return adapters.get(target.framework).name_rule(target.version)
     except InputError:
         return None
 
@@ -142,7 +144,7 @@ def _json(value: object) -> str | None:
 def rows(outcome: Outcome, source: str) -> list[dict]:
     """The tidy rows of one outcome (at least one, so no scenario × target goes missing)."""
     scenario = outcome.scenario
-    rule = name_rule(outcome.framework)
+    rule = name_rule(outcome.target)
     wire = outcome.wire_names or []
     forced = outcome.forced_name
     common = {
