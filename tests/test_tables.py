@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 
@@ -62,6 +63,44 @@ def test_rewrites_has_one_row_per_key_in_registration_order():
     assert "\ud800" in set(REWRITES[tables.KEY])  # lone surrogates survive the string dtype
 
 
+_KIT_FRAMES = """
+import json
+import pandas as pd
+import probe_lib
+from probe_lib.adapters.mastra import normaliser
+from probe_lib.analysis import tables
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.scenarios import Scenario, tools
+from probe_lib.inputs.keysets import by_name
+from probe_lib.study import recordings, tidy
+
+scenario = Scenario("lone", tools=tools("a\\ud800", "plain"))
+measured = Outcome(scenario, "mastra", "1.71.0", (), (), (), (), (), (), (), ())
+entry = json.loads(json.dumps(recordings.outcome_to_json(measured)))  # a measurement file's entry, read back
+frame = tidy.frame([recordings.outcome_from_json(entry, {"lone": scenario})], ["recorded"])
+table = tables.rewrites(by_name("unicode-lone-surrogates", normaliser))
+print(json.dumps([pd.options.mode.string_storage, list(frame["key"]), "\\ud800" in set(table["key"])]))
+"""
+
+
+@pytest.mark.parametrize("user_sets", [None, "pyarrow"])
+def test_the_kit_leaves_pandas_string_storage_as_the_user_set_it_and_its_frames_hold_lone_surrogates(user_sets):
+    """Importing probe_lib and building its tables changes no pandas option (none set: pandas' own default stays),
+    while the kit's frames still hold keys with lone surrogates, which Arrow-backed strings cannot."""
+    default = subprocess.run(
+        [sys.executable, "-c", "import pandas; print(pandas.options.mode.string_storage)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    setting = "" if user_sets is None else f"import pandas; pandas.options.mode.string_storage = {user_sets!r}\n"
+    done = subprocess.run(
+        [sys.executable, "-c", setting + _KIT_FRAMES], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    storage, keys, table_holds = json.loads(done.stdout)
+    assert storage == (user_sets or default)
+    assert keys == ["a\ud800", "plain"] and table_holds
+
+
 def test_the_article_spread_is_described_row_by_row():
     table = tables.rewrites(by_name("article-rewrites", RULE)).set_index(tables.KEY)
     assert table.loc["weather-EU", tables.POSITION_AFTER] == 0
@@ -86,9 +125,10 @@ def test_a_set_that_raises_has_names_but_no_positions():
 #: Per-set counts worked out by hand from the article's rules (not from the model): tools, untouched, rewritten,
 #: substituted, prefixed, truncated, vanished.
 #: article-rewrites (the article's spread): search.web, "my tool" and ns:read/file are substituted, 9lives is
-#: prefixed, "1" + 62 a's is prefixed and so cut, 70 b's are legal but cut, weather-EU is left alone. ascii-punctuation-inside: of 32 "a?b" keys only "-"
-#: and "_" are legal. ascii-punctuation-leading: "_ab" is legal, "-ab" only needs a prefix, the other 30 start
-#: with "_" once substituted. unicode-letters: every key holds a non-ASCII letter, none starts with a digit.
+#: prefixed, "1" + 62 a's is prefixed and so cut, 70 b's are legal but cut, weather-EU is left alone.
+#: ascii-punctuation-inside: of 32 "a?b" keys only "-" and "_" are legal. ascii-punctuation-leading: "_ab" is
+#: legal, "-ab" only needs a prefix, the other 30 start with "_" once substituted. unicode-letters: every key
+#: holds a non-ASCII letter, none starts with a digit.
 HAND_WORKED = {
     "article-rewrites": (7, 1, 6, 3, 2, 2, 0),
     "ascii-punctuation-inside": (32, 2, 30, 30, 0, 0, 0),

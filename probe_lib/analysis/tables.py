@@ -161,7 +161,7 @@ def _frame(rows: list[dict], columns: tuple[str, ...], per_set: bool = False) ->
 
     ``per_set`` tables hold the rule-flag columns as counts (int64) rather than per-key booleans.
     """
-    frame = pd.DataFrame(rows, columns=list(columns))
+    frame = pd.DataFrame(rows, columns=list(columns), dtype=object)  # not inferred: Arrow strings refuse surrogates
     dtypes = {column: "int64" if per_set and column in _COUNTED_FLAGS else _DTYPES[column] for column in columns}
     frame = frame.astype(dtypes)
     frame.columns.name = MODEL_TITLE  # shown in the table's corner: these figures are the model's, not measured

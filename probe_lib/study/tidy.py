@@ -87,10 +87,17 @@ COLUMNS: Columns = (
 )
 
 
+#: The dtype of the kit's ``string`` columns: Python-backed, because keys may hold lone UTF-16 surrogates (JavaScript
+#: and JSON allow them, and the kit probes them on purpose), which Arrow-backed strings (pandas' default once pyarrow
+#: is installed) cannot hold. Named here, per column, so the user's own ``mode.string_storage`` is left alone.
+TEXT = pd.StringDtype("python")
+
+
 def typed_frame(rows: Sequence[Mapping[str, object]], columns: Columns = COLUMNS) -> pd.DataFrame:
-    """``rows`` as a table of ``columns``, each of its pandas dtype (no rows: an empty table of those types)."""
-    return pd.DataFrame(list(rows), columns=[name for name, _, _ in columns]).astype(
-        {name: dtype for name, dtype, _ in columns}
+    """``rows`` as a table of ``columns``, each of its pandas dtype (no rows: an empty table of those types); built
+    from Python objects, so no column passes through pandas' inferred (Arrow-backed) strings on the way."""
+    return pd.DataFrame(list(rows), columns=[name for name, _, _ in columns], dtype=object).astype(
+        {name: TEXT if dtype == "string" else dtype for name, dtype, _ in columns}
     )
 
 
