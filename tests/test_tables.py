@@ -72,14 +72,17 @@ from probe_lib.analysis import tables
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, tools
 from probe_lib.inputs.keysets import by_name
-from probe_lib.study import recordings, tidy
+from probe_lib.study import compare, recordings, tidy
 
 scenario = Scenario("lone", tools=tools("a\\ud800", "plain"))
-measured = Outcome(scenario, "mastra", "1.71.0", (), (), (), (), (), (), (), ())
+sent = {"messages": [], "tools": [{"type": "function", "function": {"name": k}} for k in ("a\\ud800", "plain")]}
+measured = Outcome(scenario, "mastra", "1.71.0", (sent,), (), (), (), (), (), (), ())
 entry = json.loads(json.dumps(recordings.outcome_to_json(measured)))  # a measurement file's entry, read back
 frame = tidy.frame([recordings.outcome_from_json(entry, {"lone": scenario})], ["recorded"])
 table = tables.rewrites(by_name("unicode-lone-surrogates", normaliser))
-print(json.dumps([pd.options.mode.string_storage, list(frame["key"]), "\\ud800" in set(table["key"])]))
+sent_names = compare.turns(frame)["names sent"]  # a table whose types pandas infers
+holds = "\\ud800" in set(table["key"])
+print(json.dumps([pd.options.mode.string_storage, list(frame["key"]), holds, list(sent_names)]))
 """
 
 
@@ -96,9 +99,9 @@ def test_the_kit_leaves_pandas_string_storage_as_the_user_set_it_and_its_frames_
         [sys.executable, "-c", setting + _KIT_FRAMES], capture_output=True, text=True, cwd=ROOT, timeout=120
     )
     assert done.returncode == 0, done.stderr
-    storage, keys, table_holds = json.loads(done.stdout)
+    storage, keys, table_holds, sent_names = json.loads(done.stdout)
     assert storage == (user_sets or default)
-    assert keys == ["a\ud800", "plain"] and table_holds
+    assert keys == ["a\ud800", "plain"] and sent_names == ["a\ud800, plain"] and table_holds
 
 
 def test_the_article_spread_is_described_row_by_row():

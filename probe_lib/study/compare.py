@@ -13,6 +13,7 @@ import pandas as pd
 
 from probe_lib.core.naming import NameRule
 from probe_lib.core.scenarios import Scenario
+from probe_lib.study import tidy
 
 #: What a turn did, worst first: the first that applies is its verdict.
 VERDICT_COLOURS = {
@@ -79,7 +80,8 @@ def turns(frame: pd.DataFrame) -> pd.DataFrame:
                 "verdict": _verdict(turn),
             }
         )
-    return pd.DataFrame(rows)
+    with tidy.python_strings():  # names sent may hold lone surrogates
+        return pd.DataFrame(rows)
 
 
 def model_names(scenarios: Iterable[Scenario], rule: NameRule) -> pd.Series:
@@ -106,7 +108,7 @@ def verdict_grid(frame: pd.DataFrame, model: pd.Series | None = None) -> tuple[p
     categories = table.pivot(index="scenario", columns="target", values="verdict").reindex(index=order, columns=targets)
     labels = table.pivot(index="scenario", columns="target", values="names sent").reindex(index=order, columns=targets)
     forced = table.pivot(index="scenario", columns="target", values="forced tool").reindex(index=order, columns=targets)
-    labels = labels.where(forced.isna(), labels + ", forced: " + forced.astype("string"))
+    labels = labels.where(forced.isna(), labels + ", forced: " + forced.astype(tidy.TEXT))
     if model is not None:
         categories["Python model"] = "Python model"
         labels["Python model"] = model.reindex(order)
@@ -122,7 +124,8 @@ def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
     missing = {first, second} - set(labelled["target"])
     if missing:
         raise ValueError(
-            f"the frame holds no rows of {', '.join(sorted(missing))}; it has {', '.join(sorted(set(labelled['target'])))}"
+            f"the frame holds no rows of {', '.join(sorted(missing))}; "
+            f"it has {', '.join(sorted(set(labelled['target'])))}"
         )
     keyed = labelled[labelled["key"].notna()].set_index(["scenario", "key"])
     a = keyed[keyed["target"] == first][COMPARED]
@@ -130,14 +133,14 @@ def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
     a = a.reindex(b.index)
     rows = []
     for column in COMPARED:
-        left, right = a[column].astype("string"), b[column].astype("string")
+        left, right = a[column].astype(tidy.TEXT), b[column].astype(tidy.TEXT)
         same = (left == right).fillna(False) | (left.isna() & right.isna())
         rows += [
             {"scenario": scenario, "key": key, "what": column, first: left[scenario, key], second: right[scenario, key]}
             for scenario, key in a.index[~same.to_numpy()]
         ]
     order = {name: n for n, name in enumerate(dict.fromkeys(frame["scenario"]))}
-    table = pd.DataFrame(rows, columns=["scenario", "key", "what", first, second]).astype("string")
+    table = pd.DataFrame(rows, columns=["scenario", "key", "what", first, second], dtype=object).astype(tidy.TEXT)
     return table.sort_values(
         ["scenario", "key"], key=lambda s: s.map(order) if s.name == "scenario" else s, kind="stable", ignore_index=True
     )
