@@ -437,8 +437,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from probe_lib.present import safe_folder
 
     safe_folder.check_replaceable(args.out)  # before the heavy imports: a refusal is instant
+    from probe_lib.core.progress import Stages
     from probe_lib.present import report
-    from probe_lib.present.progress import Stages
 
     try:
         result = report.reproduce(
@@ -637,12 +637,11 @@ def _add_range(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from probe_lib.core.progress import Stages
     from probe_lib.study import sweep
 
     chosen = args.mastra or sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
-    rows = sweep.sweep(
-        chosen, retry_failed=args.retry_failed, progress=lambda line: print(line, file=sys.stderr, flush=True)
-    )
+    rows = sweep.sweep(chosen, retry_failed=args.retry_failed, stages=Stages())
     failed = [r.version for r in rows if r.scenario == sweep.WHOLE_VERSION]
     print(f"{len({r.version for r in rows})} versions, {len(rows)} rows; could not run: {', '.join(failed) or 'none'}")
     if args.write_summary:
@@ -668,10 +667,11 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
+    from probe_lib.core.progress import Stages
     from probe_lib.study import bisect, sweep
 
     chosen = sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
-    boundary = bisect.bisect(args.scenario, chosen, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    boundary = bisect.bisect(args.scenario, chosen, stages=Stages())
     print(boundary.to_text())
     return 0
 

@@ -90,7 +90,7 @@ def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
 @pytest.mark.node
 def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(node_modules):
     chosen = ["0.12.1", "0.13.0", "0.13.1", "0.13.2"]
-    boundary = bisect.bisect("single-rewrite", chosen, progress=lambda _: None)
+    boundary = bisect.bisect("single-rewrite", chosen)
     assert (boundary.before.version, boundary.after.version) == ("0.13.1", "0.13.2")
     assert (
         '"names": ["search.web"]' in boundary.before.behaviour and '"names": ["search_web"]' in boundary.after.behaviour

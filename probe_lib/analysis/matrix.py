@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from difflib import SequenceMatcher
@@ -24,7 +24,7 @@ import pandas as pd
 
 from probe_lib import adapters, wire
 from probe_lib.capture import CaptureServer
-from probe_lib.core import files, paths
+from probe_lib.core import files, paths, progress
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import PROBE_DESCRIPTION, Scenario, for_keys, named
@@ -162,7 +162,7 @@ def measure(frameworks: Iterable[str] | None = None, *, only_installed: bool = F
 
 
 def measure_targets(
-    chosen: Sequence[tuple[str, str]], server: CaptureServer, step: Callable[[str], None] = lambda target: None
+    chosen: Sequence[tuple[str, str]], server: CaptureServer, step: progress.Step = lambda target: None
 ) -> dict[tuple[str, str], list[Outcome]]:
     """:func:`measure_target` on each of ``chosen``, ``PARALLEL_TARGETS`` at a time (each target's runner is its
     own process, mostly starting up, so targets overlap on every CPU); ``step`` is told of each as it ends.
@@ -195,22 +195,23 @@ def _order() -> dict[str, int]:
 
 
 def measure_or_read(
-    live: bool = True, step: Callable[[str], None] = lambda target: None
+    live: bool = True, stages: progress.Stages = progress.QUIET
 ) -> tuple[list[Outcome], dict[str, str]]:
     """Every target of the matrix: measured now when ``live`` and its framework is installed, else as recorded;
-    with how each target (``framework@version``) was obtained, ``"live"`` or ``"recorded"``. ``step`` is told of
-    each target done (progress)."""
+    with how each target (``framework@version``) was obtained, ``"live"`` or ``"recorded"``. ``stages`` shows
+    each target done."""
     recorded = by_target(read())
     chosen = targets()
     live_here = [(name, version) for name, version in chosen if live and adapters.get(name).is_installed(version)]
     sources = {f"{name}@{version}": "live" if (name, version) in live_here else "recorded" for name, version in chosen}
-    for target, source in sources.items():
-        if source == "recorded":
-            step(target)
     measured: dict[tuple[str, str], list[Outcome]] = {}
-    if live_here:
-        with CaptureServer() as server:
-            measured = measure_targets(live_here, server, step)
+    with stages.stage("measuring the framework matrix", len(chosen)) as step:
+        for target, source in sources.items():
+            if source == "recorded":
+                step(target)
+        if live_here:
+            with CaptureServer() as server:
+                measured = measure_targets(live_here, server, step)
     for name, version in chosen:
         measured.setdefault((name, version), list(recorded.get(f"{name}@{version}", {}).values()))
     return [outcome for target in chosen for outcome in measured[target]], sources

@@ -39,10 +39,10 @@ from probe_lib.adapters import mastra
 from probe_lib.analysis import matrix as framework_matrix
 from probe_lib.analysis import timeline  # also registers the version-range checks
 from probe_lib.core import paths
+from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.present.progress import Stages
 from probe_lib.study import (
     export,
     framework_checks,  # noqa: F401  (registers the other frameworks' checks)
@@ -66,8 +66,6 @@ MEASUREMENTS = "measurements"
 #: Kernels log a warning about TCP transport on start and an error when shut down mid-message: loopback-only
 #: noise on every run. Real kernel failures still surface, as papermill errors in the notebook's result.
 _QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
-#: Library calls report no progress; the CLI passes ``Stages()``.
-QUIET = Stages(None)
 
 
 @dataclass(frozen=True)
@@ -219,8 +217,7 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
         v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name)
         for v in mastra.ADAPTER.versions()
     }
-    with stages.stage("measuring the framework matrix", len(framework_matrix.targets())) as step:
-        frameworks, sources = framework_matrix.measure_or_read(live, step)
+    frameworks, sources = framework_matrix.measure_or_read(live, stages)
     framework_matrix.write(frameworks, measurements / framework_matrix.RECORDING.name, sources)  # notebook 12 reads it
     table = ledger.ledger(
         by_version, timeline.for_ledger(by_version), by_target=framework_matrix.by_target(frameworks), sources=sources
