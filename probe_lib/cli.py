@@ -256,7 +256,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
     out, single, broken = _ResultsOut(args.json, f"{adapter.name}@{version}"), None, None
     try:
         with CaptureServer(max_body_bytes=args.max_body_mb * 2**20) as server:
-            outcomes = adapter.stream(batch, version, server=server, workers=args.workers, heap_mib=args.node_heap_mb)
+            outcomes = adapter.stream(
+                batch, version, server=server, workers=args.workers, node_heap_mib=args.node_heap_mb
+            )
             for outcome in outcomes:  # printed as the adapter yields each, so memory can stay bounded
                 result = NOT_RUN if outcome is None else outcome.result_json()
                 if is_batch:

@@ -79,12 +79,12 @@ class Adapter(Protocol):
         *,
         server: CaptureServer,
         workers: int = 1,
-        heap_mib: int | None = None,
+        node_heap_mib: int | None = None,
     ) -> Iterator[Outcome | None]:
         """As :meth:`run`, but each outcome yielded in order as soon as the adapter has it (Mastra's as each turn
-        ends, so memory stays bounded however long the batch; others' once the batch is done). ``heap_mib`` caps
-        each runner's heap where the adapter can (``None``: its default). ``None`` marks a scenario a failed runner
-        never finished, after which :class:`~probe_lib.core.errors.HarnessError` says why."""
+        ends, so memory stays bounded however long the batch; others' once the batch is done). ``node_heap_mib``
+        caps each Node runner's heap where the adapter has them (``None``: its default). ``None`` marks a scenario
+        a failed runner never finished, after which :class:`~probe_lib.core.errors.HarnessError` says why."""
 
     def session(self, version: str) -> AbstractContextManager[Session]:
         """A runner kept for several runs on ``version`` (started once: loading a framework is most of a small

@@ -105,16 +105,11 @@ class KeyedAdapter:
             return session.run(scenarios, server)
 
     def stream(
-        self,
-        scenarios: Sequence[Scenario],
-        version: str,
-        *,
-        server: CaptureServer,
-        workers: int = 1,
-        heap_mib: int | None = None,
+        self, scenarios: Sequence[Scenario], version: str, *, server: CaptureServer, **limits: int | None
     ) -> Iterator[Outcome]:
-        """:meth:`run`'s outcomes, yielded once the whole batch is in (one runner child; no heap cap)."""
-        yield from self.run(scenarios, version, server=server, workers=workers)
+        """:meth:`run`'s outcomes, yielded once the whole batch is in (one runner child: the ``limits`` of a pool
+        of Node runners, ``workers`` and ``node_heap_mib``, do not apply)."""
+        yield from self.run(scenarios, version, server=server)
 
     @contextmanager
     def session(self, version: str) -> Iterator[KeyedSession]:

@@ -3,7 +3,7 @@ them), its runner (streamed) and its name rule on each version."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 
 from probe_lib.adapters import npm
@@ -56,17 +56,8 @@ class Mastra:
     ) -> list[Outcome]:
         return runner.run(scenarios, version, server=server, workers=workers)
 
-    def stream(
-        self,
-        scenarios: Sequence[Scenario],
-        version: str,
-        *,
-        server: CaptureServer,
-        workers: int = 1,
-        heap_mib: int | None = None,
-    ) -> Iterator[Outcome | None]:
-        """:func:`runner.stream`: each outcome as its turn ends, ``heap_mib`` capping each Node runner's heap."""
-        return runner.stream(scenarios, version, server=server, workers=workers, node_heap_mib=heap_mib)
+    #: Each outcome as its turn ends, from ``workers`` Node runners each capped at ``node_heap_mib``.
+    stream = staticmethod(runner.stream)
 
     @contextmanager
     def session(self, version: str) -> Iterator[Session]:
