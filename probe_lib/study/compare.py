@@ -80,7 +80,7 @@ def turns(frame: pd.DataFrame) -> pd.DataFrame:
                 "verdict": _verdict(turn),
             }
         )
-    with tidy.python_strings():  # names sent may hold lone surrogates
+    with pd.option_context("mode.string_storage", "python"):  # inferred text as tidy.TEXT: names hold surrogates
         return pd.DataFrame(rows)
 
 

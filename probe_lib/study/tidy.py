@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
 
 import pandas as pd
 
@@ -92,14 +91,6 @@ COLUMNS: Columns = (
 #: and JSON allow them, and the kit probes them on purpose), which Arrow-backed strings (pandas' default once pyarrow
 #: is installed) cannot hold. Named here, per column, so the user's own ``mode.string_storage`` is left alone.
 TEXT = pd.StringDtype("python")
-
-
-@contextmanager
-def python_strings() -> Iterator[None]:
-    """Within it, the strings pandas infers are Python-backed too, for a table whose column types pandas infers from
-    its rows (the user's ``mode.string_storage`` is theirs again after)."""
-    with pd.option_context("mode.string_storage", "python"):
-        yield
 
 
 def typed_frame(rows: Sequence[Mapping[str, object]], columns: Columns = COLUMNS) -> pd.DataFrame:

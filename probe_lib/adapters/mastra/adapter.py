@@ -27,9 +27,8 @@ class Mastra:
     def name_rule(self, version: str | None = None) -> NameRule | None:
         """The model of 1.x's ``formatTools`` (:mod:`~probe_lib.adapters.mastra.normaliser`) from
         ``NORMALISER_SINCE`` on; before it, none: those versions send keys verbatim."""
-        if version is not None and version_key(version) < version_key(NORMALISER_SINCE):
-            return None
-        return normaliser
+        verbatim = version is not None and version_key(version) < version_key(NORMALISER_SINCE)
+        return None if verbatim else normaliser
 
     def versions(self) -> tuple[str, ...]:
         return versions.pinned()
