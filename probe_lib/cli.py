@@ -12,7 +12,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -65,7 +65,8 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
 
 
 def _mastra_version(text: str) -> str:
-    """An argparse type: a ``@mastra/core`` version the kit pins or the registry serves, checked before any work starts."""
+    """An argparse type: a ``@mastra/core`` version the kit pins or the registry serves, checked before any work
+    starts."""
     try:
         return mastra.ADAPTER.check_version(text)
     except ProbeError as error:  # its repr of the version shows a stray space; _fail cuts a megabyte
@@ -122,7 +123,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     from probe_lib import adapters
     from probe_lib.providers.lint import lint_file
 
-    name_rule = None if args.framework == "none" else adapters.get(args.framework).name_rule
+    name_rule = None if args.framework == "none" else adapters.get(args.framework).name_rule()
     report = lint_file(args.file, args.provider, args.variant, name_rule)
     print(json.dumps(report.to_json(), ensure_ascii=False) if args.json else report.to_text())
     return 1 if report.failed else 0
@@ -159,7 +160,6 @@ def cmd_setup(args: argparse.Namespace) -> int:
     import time
 
     from probe_lib import adapters
-    from probe_lib.adapters import npm
     from probe_lib.present import browser
 
     names, failed = _setup_frameworks(args), []
@@ -169,8 +169,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         try:
             for version in adapter.versions():
                 adapter.install(version)
-            if name == DEFAULT_FRAMEWORK:  # and the real MCP client notebook 10 measures, in its own harness
-                npm.install(paths.MCP_HARNESS, quiet=not args.verbose)
+            adapter.install_extras(quiet=not args.verbose)
         except SetupError as error:
             failed.append(name)
             print(f"{name}: FAILED after {time.monotonic() - started:.0f} s: {error}", flush=True)
@@ -245,13 +244,6 @@ class _ResultsOut:
         sys.stdout.flush()
 
 
-def _probe_outcomes(adapter, batch: Sequence, version: str, server, args: argparse.Namespace) -> Iterable:
-    """Mastra's outcomes as each finishes (so memory stays bounded however long the batch); others' all at once."""
-    if adapter is mastra.ADAPTER:
-        return mastra.stream(batch, version, server=server, workers=args.workers, node_heap_mib=args.node_heap_mb)
-    return adapter.run(batch, version, server=server, workers=args.workers)
-
-
 def cmd_probe(args: argparse.Namespace) -> int:
     from probe_lib.capture import CaptureServer
     from probe_lib.core import scenarios
@@ -264,7 +256,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
     out, single, broken = _ResultsOut(args.json, f"{adapter.name}@{version}"), None, None
     try:
         with CaptureServer(max_body_bytes=args.max_body_mb * 2**20) as server:
-            for outcome in _probe_outcomes(adapter, batch, version, server, args):
+            outcomes = adapter.stream(
+                batch, version, server=server, workers=args.workers, node_heap_mib=args.node_heap_mb
+            )
+            for outcome in outcomes:  # printed as the adapter yields each, so memory can stay bounded
                 result = NOT_RUN if outcome is None else outcome.result_json()
                 if is_batch:
                     out.add(result)
@@ -429,7 +424,8 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
         action="append",
         metavar="VERSION",
         type=_mastra_version,
-        help=f"a @mastra/core version (pinned or served), repeatable (default the pinned: {', '.join(mastra.ADAPTER.versions())})",
+        help="a @mastra/core version (pinned or served), repeatable "
+        f"(default the pinned: {', '.join(mastra.ADAPTER.versions())})",
     )
     parser.add_argument(
         "--frameworks",
@@ -443,8 +439,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from probe_lib.present import safe_folder
 
     safe_folder.check_replaceable(args.out)  # before the heavy imports: a refusal is instant
+    from probe_lib.core.progress import Stages
     from probe_lib.present import report
-    from probe_lib.present.progress import Stages
     from probe_lib.study import sources
 
     try:
@@ -478,7 +474,8 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
         "--out",
         type=Path,
         default=paths.REPORT,
-        help=f"report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete (default {paths.REPORT})",
+        help="report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete "
+        f"(default {paths.REPORT})",
     )
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=_bounded(1, 64), help="notebooks executed at once (default: one per core)")
@@ -539,9 +536,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     else:
         for outcome, source in zip(result.outcomes, result.sources):
-            print(
-                f"{outcome.scenario.name} on {outcome.target} ({source}): {json.dumps(outcome.result_json(), ensure_ascii=False)}"
-            )
+            result_json = json.dumps(outcome.result_json(), ensure_ascii=False)
+            print(f"{outcome.scenario.name} on {outcome.target} ({source}): {result_json}")
     return 0
 
 
@@ -601,7 +597,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 
     parser = sub.add_parser(
         "export",
-        help="every measured outcome (recordings, swept versions, the MCP corpus) as tidy CSV and Parquet, with a data dictionary",
+        help="every measured outcome (recordings, swept versions, the MCP corpus) as tidy CSV and Parquet, "
+        "with a data dictionary",
     )
     parser.add_argument(
         "--out",
@@ -643,12 +640,11 @@ def _add_range(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from probe_lib.core.progress import Stages
     from probe_lib.study import sweep
 
     chosen = args.mastra or sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
-    rows = sweep.sweep(
-        chosen, retry_failed=args.retry_failed, progress=lambda line: print(line, file=sys.stderr, flush=True)
-    )
+    rows = sweep.sweep(chosen, retry_failed=args.retry_failed, stages=Stages())
     failed = [r.version for r in rows if r.scenario == sweep.WHOLE_VERSION]
     print(f"{len({r.version for r in rows})} versions, {len(rows)} rows; could not run: {', '.join(failed) or 'none'}")
     if args.write_summary:
@@ -674,10 +670,11 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
+    from probe_lib.core.progress import Stages
     from probe_lib.study import bisect, sweep
 
     chosen = sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
-    boundary = bisect.bisect(args.scenario, chosen, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    boundary = bisect.bisect(args.scenario, chosen, stages=Stages())
     print(boundary.to_text())
     return 0
 

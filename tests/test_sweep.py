@@ -6,14 +6,15 @@ one 0.x after it and one 1.x, and must equal the committed ``data/version_timeli
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
 
 import pytest
 
-from probe_lib.adapters import linkstore
-from probe_lib.adapters.mastra import versions
+from probe_lib.adapters import linkstore, mastra
+from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.analysis import timeline
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
@@ -97,7 +98,7 @@ def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
 @pytest.mark.node
 def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(node_modules):
     chosen = ["0.12.1", "0.13.0", "0.13.1", "0.13.2"]
-    boundary = bisect.bisect("single-rewrite", chosen, progress=lambda _: None)
+    boundary = bisect.bisect("single-rewrite", chosen)
     assert (boundary.before.version, boundary.after.version) == ("0.13.1", "0.13.2")
     assert (
         '"names": ["search.web"]' in boundary.before.behaviour and '"names": ["search_web"]' in boundary.after.behaviour
@@ -120,3 +121,31 @@ def test_the_store_shares_identical_files_and_keeps_different_ones_apart(tmp_pat
     assert (tmp_path / "b" / "pkg" / "index.js").read_text() == "same"
     (tmp_path / "c" / "pkg" / "index.js").unlink()
     assert linkstore.collect(store) == len("other") and len(list(store.glob("*/*"))) == 1
+
+
+def test_each_swept_versions_name_rule_predicts_the_names_it_sent(committed):
+    """Per target: from the normaliser's first release the model predicts the names sent; before it, every name sent
+    is a key as given (so a 0.12.x outcome is never tabulated against the 1.x model's rewrites)."""
+    scenarios = catalogue.by_name()
+    checked = set()
+    for (version, name), row in committed.items():
+        scenario, sent = scenarios.get(name), json.loads(row.behaviour).get("names")
+        if scenario is None or sent is None or not _plain_keys(scenario):
+            continue
+        keys = [spec.key for spec in scenario.tools]
+        rule = mastra.ADAPTER.name_rule(version)
+        if rule is None:
+            assert set(sent) <= set(keys), f"{version} {name}: sent {sent} for keys {keys}"
+        else:
+            predicted = {row.name for row in rule.normalise(keys).rows if row.position_after is not None}
+            assert set(sent) == predicted, f"{version} {name}: sent {sent}, the model predicts {sorted(predicted)}"
+        checked.add(rule is None)
+    assert checked == {True, False}, "versions before and after the normaliser were both checked"
+
+
+def _plain_keys(scenario) -> bool:
+    """Tools registered by key alone, on the chat path, all of them offered to the model."""
+    extras = scenario.agents or scenario.workflows or scenario.toolsets or scenario.client_tools or scenario.remedy
+    builtins = scenario.all_builtins or any(spec.builtin for spec in scenario.tools)
+    offered = not scenario.active_tools and scenario.tool_choice != "none"
+    return not extras and not builtins and offered and scenario.wire == "chat"

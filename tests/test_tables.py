@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 
@@ -60,6 +61,47 @@ def test_rewrites_has_one_row_per_key_in_registration_order():
     assert len(REWRITES) == sum(len(keyset.keys) for keyset in CATALOGUE)
     assert REWRITES["key"].tolist() == [key for keyset in CATALOGUE for key in keyset.keys]
     assert "\ud800" in set(REWRITES["key"])  # lone surrogates survive the string dtype
+
+
+_KIT_FRAMES = """
+import json
+import pandas as pd
+import probe_lib
+from probe_lib.adapters.mastra import normaliser
+from probe_lib.analysis import tables
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.scenarios import Scenario, tools
+from probe_lib.inputs.keysets import by_name
+from probe_lib.study import compare, recordings, tidy
+
+scenario = Scenario("lone", tools=tools("a\\ud800", "plain"))
+sent = {"messages": [], "tools": [{"type": "function", "function": {"name": k}} for k in ("a\\ud800", "plain")]}
+measured = Outcome(scenario, "mastra", "1.71.0", (sent,), (), (), (), (), (), (), ())
+entry = json.loads(json.dumps(recordings.outcome_to_json(measured)))  # a measurement file's entry, read back
+frame = tidy.frame([recordings.outcome_from_json(entry, {"lone": scenario})], ["recorded"])
+table = tables.rewrites(by_name("unicode-lone-surrogates", normaliser))
+sent_names = compare.turns(frame)["names sent"]  # a table whose types pandas infers
+holds = "\\ud800" in set(table["key"])
+print(json.dumps([pd.options.mode.string_storage, list(frame["key"]), holds, list(sent_names)]))
+"""
+
+
+@pytest.mark.parametrize("user_sets", [None, "pyarrow"])
+def test_the_kit_leaves_pandas_string_storage_as_the_user_set_it_and_its_frames_hold_lone_surrogates(user_sets):
+    """Importing probe_lib and building its tables changes no pandas option (none set: pandas' own default stays),
+    while the kit's frames still hold keys with lone surrogates, which Arrow-backed strings cannot."""
+    default = subprocess.run(
+        [sys.executable, "-c", "import pandas; print(pandas.options.mode.string_storage)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    setting = "" if user_sets is None else f"import pandas; pandas.options.mode.string_storage = {user_sets!r}\n"
+    done = subprocess.run(
+        [sys.executable, "-c", setting + _KIT_FRAMES], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    storage, keys, table_holds, sent_names = json.loads(done.stdout)
+    assert storage == (user_sets or default)
+    assert keys == ["a\ud800", "plain"] and sent_names == ["a\ud800, plain"] and table_holds
 
 
 def test_the_article_spread_is_described_row_by_row():

@@ -103,7 +103,7 @@ def _as_list(keysets: KeySets) -> list[KeySet]:
 
 def default_rule() -> NameRule:
     """The name rule of the framework the kit studies by default (Mastra's formatTools model)."""
-    rule = adapters.get(DEFAULT_FRAMEWORK).name_rule
+    rule = adapters.get(DEFAULT_FRAMEWORK).name_rule()
     if rule is None:
         raise TypeError(f"the {DEFAULT_FRAMEWORK} adapter has no name rule to tabulate")
     return rule

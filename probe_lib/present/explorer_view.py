@@ -42,7 +42,7 @@ def pick_options() -> list[str]:
     records = sorted(corpus.record_of(corpus.load_corpus()).unique())
     return (
         [CUSTOM]
-        + [_KEYSET + keyset.name for keyset in keysets.catalogue(mastra.ADAPTER.name_rule)]
+        + [_KEYSET + keyset.name for keyset in keysets.catalogue(mastra.ADAPTER.name_rule())]
         + [_CORPUS + record for record in records]
     )
 
@@ -50,7 +50,7 @@ def pick_options() -> list[str]:
 def picked_keys(option: str) -> tuple[str, ...] | None:
     """The keys a picker entry stands for (``None`` for ``CUSTOM``)."""
     if option.startswith(_KEYSET):
-        return keysets.by_name(option.removeprefix(_KEYSET), mastra.ADAPTER.name_rule).keys
+        return keysets.by_name(option.removeprefix(_KEYSET), mastra.ADAPTER.name_rule()).keys
     if option.startswith(_CORPUS):
         return corpus.record_keys(
             corpus.load_corpus(), option.removeprefix(_CORPUS), keysets.prefix_style(CORPUS_STYLE)

@@ -41,10 +41,10 @@ from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES
 from probe_lib.core import paths
+from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.present.progress import Stages
 from probe_lib.study import export, matrix_recording, matrix_runs, recordings
 from probe_lib.study.provenance import Provenance
 from probe_lib.study.sources import LIVE, RECORDED, Source
@@ -64,8 +64,6 @@ MEASUREMENTS = "measurements"
 #: Kernels log a warning about TCP transport on start and an error when shut down mid-message: loopback-only
 #: noise on every run. Real kernel failures still surface, as papermill errors in the notebook's result.
 _QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
-#: Library calls report no progress; the CLI passes ``Stages()``.
-QUIET = Stages(None)
 
 
 @dataclass(frozen=True)

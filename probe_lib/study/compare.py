@@ -14,6 +14,7 @@ import pandas as pd
 
 from probe_lib.core.naming import NameRule
 from probe_lib.core.scenarios import Scenario
+from probe_lib.study import tidy
 
 #: The columns that say what a key became on a target and what its turn did (the tool choice sent, the requests,
 #: the tool's executions, the failure or first error raised); two targets differ on a key when any of them does.
@@ -82,7 +83,8 @@ def turns(frame: pd.DataFrame) -> pd.DataFrame:
                 "verdict": _verdict(turn),
             }
         )
-    return pd.DataFrame(rows)
+    with pd.option_context("mode.string_storage", "python"):  # inferred text as tidy.TEXT: names hold surrogates
+        return pd.DataFrame(rows)
 
 
 def model_names(scenarios: Iterable[Scenario], rule: NameRule) -> pd.Series:
@@ -173,14 +175,14 @@ def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
     a = a.reindex(b.index)
     rows = []
     for column in COMPARED:
-        left, right = a[column].astype("string"), b[column].astype("string")
+        left, right = a[column].astype(tidy.TEXT), b[column].astype(tidy.TEXT)
         same = (left == right).fillna(False) | (left.isna() & right.isna())
         rows += [
             {"scenario": scenario, "key": key, "what": column, first: left[scenario, key], second: right[scenario, key]}
             for scenario, key in a.index[~same.to_numpy()]
         ]
     order = {name: n for n, name in enumerate(dict.fromkeys(frame["scenario"]))}
-    table = pd.DataFrame(rows, columns=["scenario", "key", "what", first, second]).astype("string")
+    table = pd.DataFrame(rows, columns=["scenario", "key", "what", first, second], dtype=object).astype(tidy.TEXT)
     return table.sort_values(
         ["scenario", "key"], key=lambda s: s.map(order) if s.name == "scenario" else s, kind="stable", ignore_index=True
     )
