@@ -48,6 +48,13 @@ def forced(name: str) -> dict:
 COUNTERFACTUALS = {
     "V01 rewrite before 0.13.2": ("V01", "0.13.1", "single-rewrite", {"names": ["search_web"]}, "already on 0.13.1"),
     "V01 verbatim again later": ("V01", "1.71.0", "single-rewrite", {"names": ["search.web"]}, "not on 1.71.0"),
+    "V01 altered but not rewritten before 0.13.2": (
+        "V01",
+        "0.12.0",
+        "single-rewrite",
+        {"names": ["search-web"]},
+        "not sent verbatim on 0.12.0",
+    ),
     "V02 passthrough fixed": ("V02", "1.71.0", "choice-by-key", {"tool_choice": forced("search_web")}, "1.71.0"),
     "V03 honoured on 1.0.4": ("V03", "1.0.4", "active-tools-by-key", {"names": ["search_web"]}, "1.0.4"),
     "V04 tools again on 1.20.0": (
@@ -63,6 +70,30 @@ COUNTERFACTUALS = {
         "builtins-by-export",
         {"names": ["askUserTool"]},
         "already on 1.41.0",
+    ),
+    "V05 five built-ins at first": (
+        "V05",
+        "1.42.0",
+        "builtins-by-export",
+        {"names": ["askUserTool", "submitPlanTool", "taskCheckTool", "taskCompleteTool", "taskWriteTool"]},
+        "sent 1.42.0 (5)",
+    ),
+    "V05 a first built-in lost later": (
+        "V05",
+        "1.60.0",
+        "builtins-by-export",
+        {
+            "names": [
+                "askUserTool",
+                "submitPlanTool",
+                "taskCheckTool",
+                "taskCompleteTool",
+                "taskWriteTool",
+                "webFetchTool",
+                "extraTool",
+            ]
+        },
+        "were not all sent on 1.60.0",
     ),
     "V05 webFetchTool before 1.54.0": (
         "V05",
