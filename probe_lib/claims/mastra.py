@@ -16,7 +16,7 @@ import re
 from probe_lib import providers
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.adapters.mastra.runner import COLLISION_ID
-from probe_lib.claims.verdict import Check, Status
+from probe_lib.claims.verdict import Check, Quantified, Status
 from probe_lib.core.outcome import CAPTURED, Outcome, wire_names_by_key
 from probe_lib.core.target import baseline, version_key
 from probe_lib.providers import lint
@@ -770,4 +770,17 @@ CHECKS: dict[str, Check] = {
     "F13": _remedy,
     "F14": _paths_rename_alike,
     "F15": _paths_force_absent_tool,
+}
+
+#: Claim id -> the cases its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
+QUANTIFIED: dict[str, Quantified] = {
+    "A04": Quantified(("rewrite-rules", "unicode-keys")),
+    "A15": Quantified(("choice-legal-key",)),
+    "A16": Quantified(("collision-64th-unit", "collision-64th-unit-utf16")),
+    "F02": Quantified(("integer-keys",)),
+    "F06": Quantified(("proto-key",)),
+    "F07": Quantified((*_CALLS, "docs-builtin-example")),
+    "F08": Quantified(("call-by-id", "call-by-key")),
+    "F09": Quantified(("active-tools-by-key", "active-tools-by-wire-name")),
+    "F13": Quantified(("remedy-choice-by-key", "remedy-active-tools")),
 }

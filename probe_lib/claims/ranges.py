@@ -23,7 +23,7 @@ from probe_lib.analysis.timeline import (
     sent_nothing,
     versions,
 )
-from probe_lib.claims.verdict import Status
+from probe_lib.claims.verdict import Quantified, Status
 from probe_lib.core.target import version_key
 from probe_lib.study.evidence import CheckError
 
@@ -235,3 +235,6 @@ CHECKS: dict[str, RangeCheck] = {
     "V04": _choice_none_changes,
     "V05": _builtins_arrive,
 }
+
+#: Claim id -> the scenarios its "every" ranges over, each on every timeline version that sent a request for it.
+QUANTIFIED: dict[str, Quantified] = {"V01": Quantified(("single-rewrite",)), "V02": Quantified(("choice-by-key",))}
