@@ -444,6 +444,13 @@ FURTHER = {
         "refuted",
         "'call-by-key': ('get-weather',)",
     ),
+    "F07 a call by wire name that throws and reports nothing": (
+        "F07",
+        VERSION,
+        {"call-by-wire-name": fields(tool_names=(), error=({"name": "Error", "message": "boom", "id": None},))},
+        "refuted",
+        "'call-by-wire-name': ()",
+    ),
     "F09 the 1.0 series applying activeTools": (
         "F09",
         OLDEST,

@@ -95,6 +95,13 @@ COUNTERFACTUALS = {
         },
         "were not all sent on 1.60.0",
     ),
+    "V05 built-ins exported but not sent before 1.42.0": (
+        "V05",
+        "1.30.0",
+        "builtins-by-export",
+        {"names": [], "requests": 1},
+        "1.30.0 could register built-ins",
+    ),
     "V05 webFetchTool before 1.54.0": (
         "V05",
         "1.53.0",

@@ -166,7 +166,7 @@ def _substitution(e: Evidence) -> tuple[Status, str]:
     sent: dict[str, str | None] = {}
     for name in ("rewrite-rules", "unicode-keys"):
         outcome = e[name]
-        _names(outcome)
+        _names(outcome)  # a scenario that sent no request is a CheckError, not a key with no name
         by_key = wire_names_by_key(outcome.registered_keys, outcome)
         sent |= {
             key: by_key.get(key)
@@ -562,8 +562,8 @@ _CALLS = {
 
 def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
     reported = {scenario: e[scenario].tool_names for scenario in _CALLS}
-    # A call generate() throws on reports no toolName at all; that is the one way a call may report none.
-    threw = [scenario for scenario, names in reported.items() if not names and e[scenario].own_errors]
+    # The claim lets the call by the key alone make generate() throw (1.0.4), reporting no toolName at all.
+    threw = [s for s in ("call-by-key",) if not reported[s] and e[s].own_errors]
     wrong = {s: names for s, names in reported.items() if names != (_CALLS[s],) and s not in threw}
     if wrong:
         return "refuted", f"toolName is not the name the model called: {wrong} (called {_CALLS})"

@@ -208,7 +208,11 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     for status in ("refuted", "not testable"):
         if status in (first[0], web_fetch[0]):
             return status, "; ".join(text for verdict, text in (first, web_fetch) if verdict == status)
-    sent = [line for line in _lines(timeline, "builtins-by-export") if line.behaviour.get("names")]
+    lines = _lines(timeline, "builtins-by-export", expressible_only=False)
+    early = [line for line in lines if version_key(line.version) < version_key("1.42.0")]
+    if expressed := [line.version for line in early if line.error_kind != NOT_APPLICABLE]:
+        return "refuted", f"before 1.42.0, {', '.join(expressed[:5])} could register built-ins (not 'not applicable')"
+    sent = [line for line in lines if line.behaviour.get("names")]
     expected = {line.version: _FIRST_BUILTINS + (version_key(line.version) >= version_key("1.54.0")) for line in sent}
     if miscounted := [
         f"{line.version} ({len(line.behaviour['names'])})"
