@@ -142,3 +142,21 @@ def test_the_ledger_judges_each_range_claim_once_in_the_timeline_column(measured
     ranges = table[table["claim"].isin(ledger.RANGE_CHECKS)]
     assert len(ranges) == len(ledger.RANGE_CHECKS) and set(ranges["version"]) == {measured.span}
     assert list(ledger.status_matrix(table).columns) == [*recorded, measured.span]
+
+
+def test_a_scenario_measured_only_on_the_pins_has_no_change_points_beside_its_unmeasured_versions(measured):
+    """``legal-keys-interleaved`` joined the catalogue after the last sweep: the timeline holds it on the pinned
+    versions alone, the chart leaves the other cells empty and marks no change beside them (it behaves alike on
+    all three pins), and the change-point table compares only the versions that measured it."""
+    from probe_lib.present import timeline as timeline_chart
+
+    scenario = "legal-keys-interleaved"
+    lines = measured.table[measured.table["scenario"] == scenario]
+    assert tuple(lines["version"]) == tuple(mastra.ADAPTER.versions())
+    grid = timeline.categories(measured.table)
+    assert grid.loc[scenario].isna().sum() == grid.shape[1] - len(mastra.ADAPTER.versions())
+    figure = timeline_chart.timeline(grid, timeline.colours(grid), "t")
+    row = list(grid.index).index(scenario)
+    segments = figure.axes[0].collections[-1].get_segments()
+    assert not [s for s in segments if s[0][1] == row]
+    assert timeline.change_points(measured.table).query("scenario == @scenario").empty
