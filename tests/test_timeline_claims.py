@@ -17,6 +17,7 @@ from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import Verdict
+from probe_lib.core.target import version_key
 from probe_lib.study import recordings
 
 
@@ -160,3 +161,14 @@ def test_a_scenario_measured_only_on_the_pins_has_no_change_points_beside_its_un
     segments = figure.axes[0].collections[-1].get_segments()
     assert not [s for s in segments if s[0][1] == row]
     assert timeline.change_points(measured.table).query("scenario == @scenario").empty
+
+
+def test_since_when_a_scenario_measured_only_on_the_pins_behaves_alike_stops_at_the_gap(measured):
+    """The unswept versions between two pins break the run: ``same since`` is the pin itself, not an older one."""
+    at = timeline.at_version(measured.table, "1.67.0").set_index("scenario")
+    assert at.at["legal-keys-interleaved", "same since"] == "1.67.0"
+    assert at.at["legal-keys-interleaved", "measured on"] == f"3 of {len(timeline.versions(measured.table))} versions"
+    # A scenario swept on every version: since its last change point at or before 1.67.0.
+    changes = timeline.change_points(measured.table).query("scenario == 'single-rewrite'")
+    last = [after for after in changes["after"] if version_key(after) <= version_key("1.67.0")][-1]
+    assert at.at["single-rewrite", "same since"] == last
