@@ -54,6 +54,10 @@ def _catalogue_as_python() -> list[Scenario]:
         Scenario("builtins-by-export", all_builtins="export"),
         Scenario("builtins-by-id", all_builtins="id"),
         Scenario("rewrite-rules", tools=tools(*awkward)),
+        Scenario(
+            "legal-keys-interleaved",
+            tools=tools("x.one", "alpha", "two words", "beta-2", "ns:read", "Gamma_3", "last.key", "omega"),
+        ),
         Scenario("single-rewrite", tools=(weather,)),
         Scenario("emoji-key", tools=tools("weather😀", "plain")),
         Scenario("unicode-keys", tools=tools("caf\u00e9", "a\u00b7b", "weather\U0001f600")),

@@ -303,12 +303,20 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
 
 
 def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
-    """What every scenario does on ``version``, and since when (the first measured version with that behaviour run)."""
+    """What every scenario does on ``version``, and since when: the first version of the unbroken run of measured
+    versions with that behaviour, where a version of ``table`` that lacks the scenario (a scenario catalogued after
+    the last sweep is measured on the pins alone) breaks the run; ``measured on`` counts the versions that have it."""
+    every = versions(table)
     lines = []
     for scenario, rows in table.groupby("scenario", sort=True):
+        by_version = {line.version: line for line in rows.itertuples()}
         run_start = None
         previous = None
-        for line in rows.itertuples():
+        for at in every:
+            line = by_version.get(at)
+            if line is None:
+                previous = None
+                continue
             if previous is None or _state(line) != previous:
                 run_start = line.version
             previous = _state(line)
@@ -318,9 +326,10 @@ def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
                         "scenario": scenario,
                         "behaviour": describe(line.behaviour, line.error_kind),
                         "same since": run_start,
+                        "measured on": f"{len(by_version)} of {len(every)} versions",
                     }
                 )
-    return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since"])
+    return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since", "measured on"])
 
 
 def gather(version: str, measurements: Source) -> pd.DataFrame:

@@ -16,7 +16,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
-from probe_lib.claims.verdict import MASTRA, Check, Status
+from probe_lib.analysis.matrix import PROBES
+from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status
 from probe_lib.core.outcome import Outcome, called_name
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.study.evidence import Evidence
@@ -290,4 +291,14 @@ CHECKS: dict[str, tuple[str, Check]] = {
         sends_as_given("length-64", "legal"),
         round_trip("legal"),
     ),
+}
+
+#: Claim id -> the probes its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
+QUANTIFIED: dict[str, Quantified] = {
+    "X03": Quantified((*_KEY_FAMILIES, "integer-order", "length-70")),
+    "X11": Quantified(("collision" + ROUND_TRIP,)),
+    "X12": Quantified(tuple(probe.name + FORCED for probe in PROBES if probe.forced is not None), every_target=True),
+    "X17": Quantified(("legal", "dot", "emoji")),
+    "X19": Quantified(("collision",)),
+    "X21": Quantified(("dot", "length-70")),
 }

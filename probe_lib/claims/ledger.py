@@ -20,7 +20,7 @@ import pandas as pd
 
 from probe_lib.claims import frameworks, mastra, ranges
 from probe_lib.claims.ranges import RangeCheck, Timeline
-from probe_lib.claims.verdict import MASTRA, Check, Verdict
+from probe_lib.claims.verdict import MASTRA, Check, Quantified, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
@@ -44,6 +44,8 @@ class Claim:
 CHECKS: dict[str, Check] = {**mastra.CHECKS, **{claim_id: check for claim_id, (_, check) in frameworks.CHECKS.items()}}
 #: Claim id -> its check on a :class:`~probe_lib.claims.ranges.Timeline` (since when, until when).
 RANGE_CHECKS: dict[str, RangeCheck] = dict(ranges.CHECKS)
+#: Claim id -> what its quantifying word ranges over, for every claim whose statement has one.
+QUANTIFIED: dict[str, Quantified] = {**mastra.QUANTIFIED, **frameworks.QUANTIFIED, **ranges.QUANTIFIED}
 #: Claim id -> the framework whose outcomes its check reads (the adapter name: ``mastra``, ``crewai`` …).
 FRAMEWORKS: dict[str, str] = {
     **{claim_id: MASTRA for claim_id in [*mastra.CHECKS, *ranges.CHECKS]},
