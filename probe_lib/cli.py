@@ -65,11 +65,16 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
 
 
 def _mastra_version(text: str) -> str:
-    """An argparse type: a ``@mastra/core`` version the kit pins or the registry serves, checked before any work starts."""
+    """An argparse type: a ``@mastra/core`` version the kit pins or the registry serves, checked before any work
+    starts."""
     try:
         return mastra.ADAPTER.check_version(text)
     except ProbeError as error:  # its repr of the version shows a stray space; _fail cuts a megabyte
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+#: How to give ``normalise`` and ``probe`` their keys, for an error about stdin.
+KEYS_HELP = "give the keys as arguments, or a JSON array of them on stdin"
 
 
 def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
@@ -77,7 +82,15 @@ def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
     if args.keys:
         check_record(args.keys, "the keys given as arguments")
         return [args.keys], False
-    return parse_records(json_input.read_text(sys.stdin.buffer.read(), "stdin"))
+    if sys.stdin is None:  # started with its descriptor closed (`0<&-`)
+        raise InputError(f"stdin is closed; {KEYS_HELP}")
+    try:
+        data = sys.stdin.buffer.read()
+    except OSError as error:  # a folder given as stdin, a descriptor opened write-only
+        raise InputError(f"cannot read stdin: {error.strerror}; {KEYS_HELP}") from None
+    if not data.strip():
+        raise InputError(f"stdin is empty; {KEYS_HELP}")
+    return parse_records(json_input.read_text(data, "stdin"))
 
 
 def _emit(results: list[dict], is_batch: bool) -> None:
@@ -429,7 +442,8 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
         action="append",
         metavar="VERSION",
         type=_mastra_version,
-        help=f"a @mastra/core version (pinned or served), repeatable (default the pinned: {', '.join(mastra.ADAPTER.versions())})",
+        help="a @mastra/core version (pinned or served), repeatable "
+        f"(default the pinned: {', '.join(mastra.ADAPTER.versions())})",
     )
     parser.add_argument(
         "--frameworks",
@@ -477,7 +491,8 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
         "--out",
         type=Path,
         default=paths.REPORT,
-        help=f"report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete (default {paths.REPORT})",
+        help="report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete "
+        f"(default {paths.REPORT})",
     )
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=_bounded(1, 64), help="notebooks executed at once (default: one per core)")
@@ -539,7 +554,8 @@ def cmd_run(args: argparse.Namespace) -> int:
     else:
         for outcome, source in zip(result.outcomes, result.sources):
             print(
-                f"{outcome.scenario.name} on {outcome.target} ({source}): {json.dumps(outcome.result_json(), ensure_ascii=False)}"
+                f"{outcome.scenario.name} on {outcome.target} ({source}): "
+                + json.dumps(outcome.result_json(), ensure_ascii=False)
             )
     return 0
 
@@ -600,7 +616,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 
     parser = sub.add_parser(
         "export",
-        help="every measured outcome (recordings, swept versions, the MCP corpus) as tidy CSV and Parquet, with a data dictionary",
+        help="every measured outcome (recordings, swept versions, the MCP corpus) as tidy CSV and Parquet, "
+        "with a data dictionary",
     )
     parser.add_argument(
         "--out",
@@ -713,16 +730,80 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+class OutputLost(ProbeError):
+    """stdout refused what the command printed (a full disk, a device that takes nothing)."""
+
+
+class _Stdout(io.RawIOBase):
+    """Descriptor 1 as a raw stream whose write errors are :class:`OutputLost`, told apart from the kit's own file
+    errors; a reader that went away stays ``BrokenPipeError``."""
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 1
+
+    def write(self, data: bytes) -> int:
+        try:
+            return os.write(1, data)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputLost(f"cannot write to stdout: {error.strerror}") from None
+
+
+def _open_standard_streams() -> None:
+    """Give a descriptor of 0, 1, 2 that the process started without (`0<&-`, `>&-`) to /dev/null, so no file the
+    kit opens, and no runner it starts, takes its place; stdin and stdout stay ``None`` and each command that reads
+    or prints says so. A stdout on a real descriptor gets :class:`_Stdout` below it."""
+    for number, stream in enumerate((sys.stdin, sys.stdout, sys.stderr)):
+        if stream is None:
+            null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one, as those below are taken
+            if null != number:
+                os.dup2(null, number)
+                os.close(null)
+    if sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.flush()
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(_Stdout()), encoding=sys.stdout.encoding, line_buffering=sys.stdout.line_buffering
+        )
     # Lone surrogates are legal in JSON strings and reach the output as they came in; printed as \uXXXX escapes
     # they stay valid JSON (and readable in tables) instead of ending the run with UnicodeEncodeError.
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
+
+
+def _lost(prog: str, error: OutputLost) -> int:
+    """What was printed is lost: one line, and exit 1 as a failed run."""
+    _fail(prog, str(error))
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush finds a sink
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _open_standard_streams()
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit:  # --help printed (a usage error was told on stderr)
+        if exit.code or sys.stdout is None:
+            raise
+        try:
+            sys.stdout.flush()
+        except OutputLost as error:
+            return _lost("probe-lib", error)
+        raise
     handler: Handler = args.handler
     prog = f"probe-lib {handler.__name__.removeprefix('cmd_')}"
+    if sys.stdout is None:
+        _fail(prog, "stdout is closed; give it a file, or /dev/null to discard what the command prints")
+        return 2
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a full stdout fails here, not at exit
+        return code
+    except OutputLost as error:
+        return _lost(prog, error)
     except ProbeError as error:
         _fail(prog, str(error))
         return 2
