@@ -111,6 +111,7 @@ SCHEMA: dict = {
         "description": {"type": "string"},
         "scenarios": {
             "type": "array",
+            "minItems": 1,
             "items": {
                 "type": "object",
                 "required": ["name"],
