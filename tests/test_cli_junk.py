@@ -25,6 +25,7 @@ from strategies import js_strings
 
 from probe_lib import cli
 from probe_lib.adapters import mastra
+from probe_lib.inputs import scenario_files
 
 #: An error line may name the fault and a short quote of it, never much more.
 MAX_ERROR_CHARS = 500
@@ -346,8 +347,6 @@ def test_an_alias_bomb_is_refused_in_bounded_memory_and_time_and_never_expanded(
 def test_yaml_dates_are_text_and_anchors_are_shared_not_refused(tmp_path):
     """What YAML 1.1 reads as a date is the text a user wrote (JSON has no dates); an anchor used a few times is
     the kit's own catalogue's habit and stays allowed."""
-    from probe_lib.inputs import scenario_files
-
     text = (
         "scenarios:\n  - name: 2020-01-01\n    tools: &mine [{key: a, id: 2020-01-01T10:00:00}]\n"
         "    replies: [{tool_calls: [{name: a, arguments: {when: 2020-01-01}}]}]\n  - {name: b, tools: *mine}\n"
@@ -422,3 +421,89 @@ def test_a_full_stdout_is_one_line_and_exit_1(argv, stdin):
     assert done.returncode == 1
     assert done.stderr.decode().endswith(": cannot write to stdout: No space left on device\n")
     assert done.stderr.decode().count("\n") == 1, done.stderr.decode()[-2000:]
+
+
+# -- generated YAML scenario files ---------------------------------------------------------------------------
+
+#: Scalars YAML 1.1 reads as something other than text, tags, indicators, escapes and numbers past every limit.
+odd_scalars = st.one_of(
+    st.sampled_from(
+        [
+            "2020-01-01",
+            "2001-12-14t21:59:43.10-05:00",
+            "yes",
+            "No",
+            "off",
+            "~",
+            "null",
+            ".nan",
+            "-.inf",
+            "0x1F",
+            "0o17",
+            "0b101",
+            "1_000",
+            "190:20:30",
+            "1e400",
+            "=",
+            "<<",
+            "'q''s'",
+            '"\\ud800"',
+            '"a\\x00b"',
+            "!!binary aGVsbG8=",
+            "!!timestamp 2020-01-01",
+            "!!str 42",
+            "!!int 7",
+            "!!float 1",
+            "!!bool yes",
+            "!!python/object/apply:os.system [true]",
+            "!mine x",
+            "!!null ''",
+            "7" * 5000,
+            "-",
+            "?",
+            "*nowhere",
+        ]
+    ),  # fmt: skip
+    st.text(alphabet="ab7:-?[]{},#&*!|>'\"%@` .\t\\", max_size=12),
+    js_strings(max_size=6).map(lambda text: json.dumps(text)),  # a double-quoted string with any escape
+)
+#: A YAML node in flow style, on one line: collections, anchors and aliases, tags, complex keys, deep nesting.
+yaml_nodes = st.recursive(
+    odd_scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.lists(st.tuples(inner, inner), max_size=3).map(
+            lambda pairs: "{" + ", ".join(f"{key}: {value}" for key, value in pairs) + "}"
+        ),
+        st.tuples(st.integers(0, 3), inner).map(lambda parts: f"&a{parts[0]} {parts[1]}"),
+        st.integers(0, 3).map(lambda number: f"*a{number}"),
+        st.tuples(st.sampled_from(["!!set", "!!omap", "!!pairs", "!!map", "!!seq", "!!str", "!x"]), inner).map(
+            " ".join
+        ),
+    ),
+    max_leaves=10,
+) | st.integers(50, 3000).map(lambda depth: "[" * depth + "]" * depth)
+#: Anchors defined before the scenarios: nine levels of ``width`` aliases each, from a handful of values to a bomb.
+alias_levels = st.tuples(st.integers(0, 9), st.integers(1, 9)).map(
+    lambda shape: "".join(
+        f"d{n}: &d{n} [{', '.join([f'*d{n - 1}' if n else 'lol'] * shape[1])}]\n" for n in range(shape[0])
+    )
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    aliases=alias_levels,
+    field=st.sampled_from([*scenario_files.FIELDS, "name", "other"]),
+    value=yaml_nodes | st.integers(0, 9).map(lambda level: f"*d{level}"),
+)
+def test_generated_yaml_scenario_files_end_in_one_line_naming_the_file(aliases, field, value):
+    """Whatever a scenario holds, reading the file ends in one line naming it, before any runner starts (the last
+    scenario is always invalid, so no example reaches a runner)."""
+    text = f"{aliases}scenarios:\n  - name: mine\n    {field}: {value}\n  - {{name: last, maxSteps: 0}}\n"
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "mine.yaml"
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        code, stdout, stderr = run_main(["run", str(path), "--json"])
+    assert_input_error(code, stdout, stderr)
+    assert stderr.startswith(f"probe-lib run: {path}"), stderr
