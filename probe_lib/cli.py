@@ -1,8 +1,9 @@
 """``python -m probe_lib`` (also ``probe-lib``): one subcommand per job, each a thin call into its module.
 
 Exit codes: 0 done, 1 the command found what it looks for (``lint``: a request a provider would refuse) or a
-run failed (one line saying why and what was kept), 2 bad input or a missing prerequisite (one line on stderr,
-nothing half-printed), 130 interrupted by Ctrl-C.
+run failed (one line saying why and what was kept; also when stdout refused what was printed, a full disk), 2 bad
+input or a missing prerequisite (one line on stderr, nothing half-printed; also a closed stdin or stdout), 130
+interrupted by Ctrl-C.
 """
 
 from __future__ import annotations

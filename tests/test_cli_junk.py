@@ -281,6 +281,10 @@ YAML_CONSTRUCTS = {
     "set": ("    activeTools: !!set {a, b}\n", "field 'activeTools': the YAML tag !!set"),
     "local tag": ("    maxSteps: !mine 1\n", "field 'maxSteps': the YAML tag !mine"),
     "list as key": ("    toolsets:\n      ? [a, b]\n      : [c]\n", "field 'toolsets': a mapping key must be text"),
+    "alias to a list as key": (
+        "    activeTools: &k [a]\n    toolsets: {*k : [c]}\n",
+        "field 'toolsets': a mapping key must be text, not a list",
+    ),
     "mapping as key": ("    toolsets: {{a: 1}: [c]}\n", "field 'toolsets': a mapping key must be text"),
     "deep block nesting": (
         "    replies:\n      " + "- " * 3000 + "x\n",  # a sequence in a sequence …, block style
@@ -491,7 +495,7 @@ alias_levels = st.tuples(st.integers(0, 9), st.integers(1, 9)).map(
 )
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     aliases=alias_levels,
     field=st.sampled_from([*scenario_files.FIELDS, "name", "other"]),

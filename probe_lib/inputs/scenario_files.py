@@ -21,9 +21,12 @@ optional and defaults to what :class:`Scenario` says::
     # instructions (the system prompt), timeoutMs (the turn's watchdog), wire (chat, the default | responses |
     # messages: Mastra's model router's OpenAI Responses or Anthropic Messages provider)
 
-:data:`SCHEMA` is the format's JSON Schema, checked with ``jsonschema``; replies are read by
-:func:`probe_lib.wire.replies.reply_from_json`. A bad file raises one :class:`InputError` line naming the file, the
-scenario and the field. The kit's own catalogue (``adapters/mastra/catalogue.yaml``) is written in this format.
+YAML is read as JSON's data model: a date is the text written, and what JSON cannot say (other tags such as
+``!!binary``, a list or mapping as a key, NaN) is refused, as are nesting past :data:`MAX_DEPTH` levels and aliases
+that expand past :data:`MAX_VALUES` values; an anchor used a few times is fine. :data:`SCHEMA` is the format's JSON
+Schema, checked with ``jsonschema``; replies are read by :func:`probe_lib.wire.replies.reply_from_json`. A bad file
+raises one :class:`InputError` line naming the file, the scenario and the field. The kit's own catalogue
+(``adapters/mastra/catalogue.yaml``) is written in this format.
 """
 
 from __future__ import annotations
@@ -176,11 +179,15 @@ class _Loader(yaml.SafeLoader):
         try:
             event = self.peek_event()
             if isinstance(event, yaml.AliasEvent):
-                return self._alias(super().compose_node(parent, index), event.start_mark)
-            if len(self._path) >= MAX_DEPTH:
+                node = self._alias(super().compose_node(parent, index), event.start_mark)
+            elif len(self._path) >= MAX_DEPTH:
                 self._refuse(f"nested more than {MAX_DEPTH} levels deep; flatten it", event.start_mark)
-            node = super().compose_node(parent, index)
-            self._check(node, is_key)
+            else:
+                node = super().compose_node(parent, index)
+                self._check(node)
+            if is_key and not isinstance(node, yaml.ScalarNode):  # an alias may name a list too
+                kind = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
+                self._refuse(f"a mapping key must be text, not a {kind}", event.start_mark)
             return node
         finally:
             del self._path[len(self._path) - len(step) :]
@@ -192,15 +199,12 @@ class _Loader(yaml.SafeLoader):
             self._refuse(f"this alias nests the file more than {MAX_DEPTH} levels deep", mark)
         return node
 
-    def _check(self, node: yaml.Node, is_key: bool) -> None:
+    def _check(self, node: yaml.Node) -> None:
         """Refuse what ``node`` may not be, once read whole; note its size and depth for the aliases to it."""
         if node.tag not in PLAIN_TAGS:
             self._refuse(
                 f"the YAML tag {_short_tag(node.tag)} is not read in a scenario file; {_PLAIN}", node.start_mark
             )
-        if is_key and not isinstance(node, yaml.ScalarNode):
-            kind = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
-            self._refuse(f"a mapping key must be text, not a {kind}", node.start_mark)
         if isinstance(node, yaml.ScalarNode):
             self._check_scalar(node)
             children: list[yaml.Node] = []
@@ -223,14 +227,14 @@ class _Loader(yaml.SafeLoader):
         except ValueError:  # an integer longer than sys.get_int_max_str_digits()
             self._refuse(f"a number of {len(node.value):,} digits is too long to read; quote it", node.start_mark)
         if isinstance(value, float) and not math.isfinite(value):
-            self._refuse(f"{node.value} is not a JSON number; write a number, or quote it", node.start_mark)
+            self._refuse(f"{node.value:.20} is not a JSON number; write a number, or quote it", node.start_mark)
 
     def _check_keys(self, node: yaml.MappingNode) -> None:
         seen = set()
         for key_node, _ in node.value:
             key = self.construct_object(key_node)
             if key in seen:
-                self._refuse(f"field {key!r} is given twice in one mapping", key_node.start_mark)
+                self._refuse(f"field {key!r:.60} is given twice in one mapping", key_node.start_mark)
             seen.add(key)
 
 
