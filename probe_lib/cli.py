@@ -1,8 +1,9 @@
 """``python -m probe_lib`` (also ``probe-lib``): one subcommand per job, each a thin call into its module.
 
 Exit codes: 0 done, 1 the command found what it looks for (``lint``: a request a provider would refuse) or a
-run failed (one line saying why and what was kept), 2 bad input or a missing prerequisite (one line on stderr,
-nothing half-printed), 130 interrupted by Ctrl-C.
+run failed (one line saying why and what was kept; also when stdout refused what was printed, a full disk), 2 bad
+input or a missing prerequisite (one line on stderr, nothing half-printed; also a closed stdin or stdout), 130
+interrupted by Ctrl-C.
 """
 
 from __future__ import annotations
@@ -73,12 +74,24 @@ def _mastra_version(text: str) -> str:
         raise argparse.ArgumentTypeError(str(error)) from None
 
 
+#: How to give ``normalise`` and ``probe`` their keys, for an error about stdin.
+KEYS_HELP = "give the keys as arguments, or a JSON array of them on stdin"
+
+
 def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
     """Keys from the command line, else a JSON record or batch from stdin."""
     if args.keys:
         check_record(args.keys, "the keys given as arguments")
         return [args.keys], False
-    return parse_records(json_input.read_text(sys.stdin.buffer.read(), "stdin"))
+    if sys.stdin is None:  # started with its descriptor closed (`0<&-`)
+        raise InputError(f"stdin is closed; {KEYS_HELP}")
+    try:
+        data = sys.stdin.buffer.read()
+    except OSError as error:  # a folder given as stdin, a descriptor opened write-only
+        raise InputError(f"cannot read stdin: {error.strerror}; {KEYS_HELP}") from None
+    if not data.strip():
+        raise InputError(f"stdin is empty; {KEYS_HELP}")
+    return parse_records(json_input.read_text(data, "stdin"))
 
 
 def _emit(results: list[dict], is_batch: bool) -> None:
@@ -711,16 +724,80 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+class OutputLost(ProbeError):
+    """stdout refused what the command printed (a full disk, a device that takes nothing)."""
+
+
+class _Stdout(io.RawIOBase):
+    """Descriptor 1 as a raw stream whose write errors are :class:`OutputLost`, told apart from the kit's own file
+    errors; a reader that went away stays ``BrokenPipeError``."""
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 1
+
+    def write(self, data: bytes) -> int:
+        try:
+            return os.write(1, data)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputLost(f"cannot write to stdout: {error.strerror}") from None
+
+
+def _open_standard_streams() -> None:
+    """Give a descriptor of 0, 1, 2 that the process started without (`0<&-`, `>&-`) to /dev/null, so no file the
+    kit opens, and no runner it starts, takes its place; stdin and stdout stay ``None`` and each command that reads
+    or prints says so. A stdout on a real descriptor gets :class:`_Stdout` below it."""
+    for number, stream in enumerate((sys.stdin, sys.stdout, sys.stderr)):
+        if stream is None:
+            null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one, as those below are taken
+            if null != number:
+                os.dup2(null, number)
+                os.close(null)
+    if sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.flush()
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(_Stdout()), encoding=sys.stdout.encoding, line_buffering=sys.stdout.line_buffering
+        )
     # Lone surrogates are legal in JSON strings and reach the output as they came in; printed as \uXXXX escapes
     # they stay valid JSON (and readable in tables) instead of ending the run with UnicodeEncodeError.
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
+
+
+def _lost(prog: str, error: OutputLost) -> int:
+    """What was printed is lost: one line, and exit 1 as a failed run."""
+    _fail(prog, str(error))
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush finds a sink
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _open_standard_streams()
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit:  # --help printed (a usage error was told on stderr)
+        if exit.code or sys.stdout is None:
+            raise
+        try:
+            sys.stdout.flush()
+        except OutputLost as error:
+            return _lost("probe-lib", error)
+        raise
     handler: Handler = args.handler
     prog = f"probe-lib {handler.__name__.removeprefix('cmd_')}"
+    if sys.stdout is None:
+        _fail(prog, "stdout is closed; give it a file, or /dev/null to discard what the command prints")
+        return 2
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a full stdout fails here, not at exit
+        return code
+    except OutputLost as error:
+        return _lost(prog, error)
     except ProbeError as error:
         _fail(prog, str(error))
         return 2

@@ -51,6 +51,28 @@ def test_probe_with_an_unknown_version_is_one_line_and_exit_2():
     assert len(done.stderr.strip().splitlines()) == 1 and "probe-lib versions" in done.stderr
 
 
+#: Ranges that select no version, each with what the one line must say; neither command may start measuring.
+IMPOSSIBLE_RANGES = {
+    "reversed": (["--since", "1.71.0", "--until", "1.0.4"], "--since 1.71.0 is later than --until 1.0.4; swap them"),
+    "unserved end": (["--since", "0.0.1"], "--since: @mastra/core '0.0.1' is neither pinned"),
+    "not a version": (["--until", "1.x"], "--until: version '1.x' is not MAJOR.MINOR.PATCH"),
+    "prereleases only": (
+        ["--since", "1.1.0-alpha.2", "--until", "1.1.0-alpha.2"],
+        "npm serves no stable @mastra/core version from 1.1.0-alpha.2 to 1.1.0-alpha.2; add --prereleases",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", [["sweep"], ["bisect", "rewrite-rules"]], ids=lambda command: command[0])
+@pytest.mark.parametrize("case", IMPOSSIBLE_RANGES, ids=str)
+def test_an_impossible_range_is_one_line_and_exit_2(command, case):
+    flags, fragment = IMPOSSIBLE_RANGES[case]
+    done = _cli(*command, *flags)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"probe-lib {command[0]}: ") and done.stderr.count("\n") == 1
+    assert fragment in done.stderr
+
+
 @pytest.fixture(scope="module")
 def committed() -> dict[tuple[str, str], sweep.Row]:
     return {(row.version, row.scenario): row for row in sweep.read_summary()}

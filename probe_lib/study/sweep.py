@@ -112,11 +112,28 @@ def measure(version: str, server: CaptureServer, installed: Future[Path] | None 
 
 
 def selected(*, prereleases: bool = False, since: str | None = None, until: str | None = None) -> list[str]:
-    """Served versions in semver order: stable only unless ``prereleases``, within ``since``..``until`` inclusive."""
+    """Served versions in semver order: stable only unless ``prereleases``, within ``since``..``until`` inclusive.
+
+    The range of ``sweep`` and ``bisect``: an end the registry does not serve, ``since`` after ``until``, or a range
+    holding no version is an ``InputError`` saying which, never an empty list that would read as "nothing to do".
+    """
+    for flag, end in (("--since", since), ("--until", until)):
+        if end is not None:
+            try:
+                versions.check(end)
+            except InputError as error:
+                raise InputError(f"{flag}: {error}") from None
+    if since is not None and until is not None and version_key(since) > version_key(until):
+        raise InputError(f"--since {since} is later than --until {until}; swap them")
     chosen = [v for v in versions.served() if prereleases or versions.is_stable(v)]
     low = version_key(since) if since else None
     high = version_key(until) if until else None
-    return [v for v in chosen if (low is None or version_key(v) >= low) and (high is None or version_key(v) <= high)]
+    inside = [v for v in chosen if (low is None or version_key(v) >= low) and (high is None or version_key(v) <= high)]
+    if not inside:
+        span = f"from {since or 'the first'} to {until or 'the newest'}"
+        more = "" if prereleases else "; add --prereleases to include prereleases"
+        raise InputError(f"npm serves no {'' if prereleases else 'stable '}@mastra/core version {span}{more}")
+    return inside
 
 
 def sweep(
