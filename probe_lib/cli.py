@@ -166,12 +166,8 @@ def cmd_providers(args: argparse.Namespace) -> int:
 
 def _add_providers(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("providers", help="each provider's tool-name rule, where it was read, and conflicts")
-    parser.add_argument(
-        "--refresh",
-        action="store_true",
-        help="first read the rules again from the installed provider packages (the providers extra) and rewrite "
-        "data/provider_rules.csv",
-    )
+    refresh = "first rewrite data/provider_rules.csv's package rows from the installed packages (providers extra)"
+    parser.add_argument("--refresh", action="store_true", help=refresh)
     parser.set_defaults(handler=cmd_providers)
 
 

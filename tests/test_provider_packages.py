@@ -105,12 +105,12 @@ def test_the_packages_that_state_no_rule_still_state_none() -> None:
     responses, _ = package_rules.attribute_docstring(
         "openai.types.responses.function_tool_param", "FunctionToolParam", "name"
     )
-    chat, _ = package_rules.attribute_docstring(
-        "openai.types.shared.function_definition", "FunctionDefinition", "name"
-    )
+    chat, _ = package_rules.attribute_docstring("openai.types.shared.function_definition", "FunctionDefinition", "name")
     assert not package_rules.states_a_rule(anthropic)
     assert not package_rules.states_a_rule(responses)
     assert package_rules.states_a_rule(chat)  # the detector does see a rule where one is stated
+    # ... and in the wording of Anthropic's docs, were its SDK to carry it.
+    assert package_rules.states_a_rule("The name of the tool. Must match the regex ^[a-zA-Z0-9_-]{1,64}$.")
 
 
 def test_refresh_rewrites_only_what_changed_and_keeps_typed_rows(tmp_path: Path) -> None:

@@ -1,8 +1,10 @@
 """What each LLM provider accepts as a tool name, loaded from ``data/provider_rules.csv``.
 
 The rules are data, not code, because they differ between a provider's docs and its live API and they change:
-each row carries its source and the date it was read (see ``data/provider_rules.README.md``). ``check_name`` says
-why a provider would refuse a name; an empty list means it would accept it.
+each row says whether it is documented or observed, its source (the package and version, for the rows
+``package_rules`` reads from the providers' own packages) and the date it was read (see
+``data/provider_rules.README.md``). Where a provider's sources disagree both rows are kept (:func:`conflicts`).
+``check_name`` says why a provider would refuse a name; an empty list means it would accept it.
 """
 
 from __future__ import annotations

@@ -124,7 +124,8 @@ _WORDS = {
 _RANGES = {"a-z", "A-Z", "0-9"}
 _START = re.compile(r"Must start with (?P<words>[^.]+)\.")
 _CHARSET = re.compile(
-    r"Must be (?P<ranges>(?:[a-zA-Z0-9]-[a-zA-Z0-9], )+)or contain (?P<words>[^.]+?)(?:, with a maximum length of \d+)?\."
+    r"Must be (?P<ranges>(?:[a-zA-Z0-9]-[a-zA-Z0-9], )+)or contain (?P<words>[^.]+?)"
+    r"(?:, with a maximum length of \d+)?\."
 )
 _LENGTH = re.compile(r"with a maximum length of (?P<length>\d+)\.")
 
@@ -165,10 +166,15 @@ def rule_from_prose(text: str, where: str) -> StatedRule:
     )
 
 
+#: Any wording that states a rule for a name: prose ("Must be ...", "maximum length"), or a regex or pattern.
+_STATES_A_RULE = re.compile(
+    r"\bmust (?:be|match|start|contain)\b|\bregex|\bpattern\b|maximum length|\^\[", re.IGNORECASE
+)
+
+
 def states_a_rule(text: str) -> bool:
-    """True when ``text`` states a name rule in the providers' prose (a charset and a length)."""
-    flat = " ".join(text.split())
-    return bool(_CHARSET.search(flat) or _LENGTH.search(flat))
+    """True when ``text`` states anything of a name rule: a package whose text says nothing is not read."""
+    return _STATES_A_RULE.search(" ".join(text.split())) is not None
 
 
 def attribute_docstring(module: str, cls: str, attribute: str) -> tuple[str, str]:
@@ -205,7 +211,10 @@ def _bedrock() -> Reading:
     loader = loaders.Loader()
     api_version = loader.determine_latest_version("bedrock-runtime", "service-2")
     shapes = loader.load_service_model("bedrock-runtime", "service-2", api_version)["shapes"]
-    users = {"ToolSpecification.name": shapes["ToolSpecification"], "SpecificToolChoice.name": shapes["SpecificToolChoice"]}
+    users = {
+        "ToolSpecification.name": shapes["ToolSpecification"],
+        "SpecificToolChoice.name": shapes["SpecificToolChoice"],
+    }
     for field, shape in users.items():
         if shape["members"]["name"]["shape"] != "ToolName":
             raise SourceChanged(f"botocore: {field} is no longer of shape ToolName; update the reader")
