@@ -158,6 +158,32 @@ def _add_lint(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_lint)
 
 
+def cmd_providers(args: argparse.Namespace) -> int:
+    from probe_lib.providers import name_rules, package_rules
+
+    if args.refresh:
+        changed = package_rules.refresh()
+        print(f"{name_rules.RULES_PATH}: " + (f"rewrote {', '.join(changed)}" if changed else "unchanged"))
+        name_rules.rules.cache_clear()
+    for rule in name_rules.rules():
+        read = f"{rule.package} {rule.package_version}" if rule.package else rule.source_kind
+        print(
+            f"{rule.label:<24} {rule.basis:<10} max {rule.max_length or '-':<4} {rule.pattern.pattern:<28} "
+            f"read {rule.date_read} from {read}"
+        )
+    for provider, limits in name_rules.conflicts().items():
+        shown = ", ".join(f"{variant} {limit or 'none'}" for variant, limit in limits.items())
+        print(f"conflict: {provider}'s sources disagree on the longest name ({shown}); lint --variant picks one")
+    return 0
+
+
+def _add_providers(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("providers", help="each provider's tool-name rule, where it was read, and conflicts")
+    refresh = "first rewrite data/provider_rules.csv's package rows from the installed packages (providers extra)"
+    parser.add_argument("--refresh", action="store_true", help=refresh)
+    parser.set_defaults(handler=cmd_providers)
+
+
 def _setup_frameworks(args: argparse.Namespace) -> list[str]:
     """The frameworks ``setup`` installs: mastra alone by default, else those named, else every registered one."""
     from probe_lib import adapters
@@ -708,6 +734,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_capture,
     _add_record,
     _add_lint,
+    _add_providers,
     _add_run,
     _add_export,
     _add_versions,

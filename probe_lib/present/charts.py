@@ -14,10 +14,23 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from probe_lib.analysis import tables as t
+from probe_lib.core.errors import InputError
 from probe_lib.core.naming import NameRule
+from probe_lib.providers import name_rules
 
-#: The limit the providers document (issue 6302's error says 64); a name rule may cut shorter (formatTools: 63).
-PROVIDER_NAME_LIMIT = 64
+
+def _documented_limit(provider: str) -> int:
+    """The longest name ``provider``'s documented rule allows (data/provider_rules.csv)."""
+    limit = name_rules.get_rule(provider, "documented").max_length
+    if limit is None:
+        raise InputError(f"data/provider_rules.csv: {provider}/documented states no max_length; the charts draw it")
+    return limit
+
+
+#: The limit the length charts draw: OpenAI's documented Chat Completions limit, the one issue 6302's error quotes
+#: (Anthropic's, Azure's, Bedrock's and Groq's documented rules say the same 64; Gemini's says 128). A name rule may
+#: cut shorter (formatTools: 63).
+PROVIDER_NAME_LIMIT = _documented_limit("openai")
 
 #: The rules :func:`rules_fired` draws, in bar order, with their colours.
 RULES = (("substituted", "tab:blue"), ("prefixed", "tab:orange"), ("truncated", "tab:red"))
@@ -76,7 +89,7 @@ def lengths(rewrites: pd.DataFrame, rule: NameRule | None = None) -> Figure:
     ax.plot([0, longest], [0, longest], color="grey", linewidth=0.8, linestyle=":", label="name = key")
     ax.axhline(rule.MAX_NAME_LENGTH, color="tab:red", linewidth=1, label=f"cut ({rule.MAX_NAME_LENGTH})")
     ax.axhline(PROVIDER_NAME_LIMIT, color="black", linewidth=1, linestyle="--",
-               label=f"provider limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
+               label=f"OpenAI's documented limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
     ax.set_xlabel("key length (UTF-16 units)")
     ax.set_ylabel("wire name length")
     ax.set_title(f"Key length before and after {rule.LABEL}() (Python model)")
@@ -256,8 +269,8 @@ def category_grid(
 
 #: Name-length limits drawn on corpus charts besides the rule's cut: (length, what it is, colour, line style).
 LENGTH_LIMITS = (
-    (PROVIDER_NAME_LIMIT, "documented provider limit", "black", "--"),
-    (128, "observed / Gemini-documented limit", "grey", ":"),
+    (PROVIDER_NAME_LIMIT, "OpenAI's documented limit", "black", "--"),
+    (_documented_limit("gemini"), "Gemini's documented limit", "grey", ":"),
 )
 
 #: Subsets of the tool-name corpus, in drawing order, with their colours.

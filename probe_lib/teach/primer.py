@@ -21,7 +21,8 @@ EXAMPLE = "choice-by-key"
 
 def provider_rules() -> pd.DataFrame:
     """One row per provider rule of ``data/provider_rules.csv``: the characters it allows, the first character
-    it requires, its longest name, and the kind of source it was read from."""
+    it requires, its longest name, whether it is documented or observed, and what it was read from (the package
+    and version for a rule read from the provider's own package)."""
     return pd.DataFrame(
         [
             {
@@ -30,7 +31,8 @@ def provider_rules() -> pd.DataFrame:
                 "characters allowed": rule.charset.pattern,
                 "first character": rule.first_char.pattern if rule.first_char else "any of those",
                 "longest name": rule.max_length or "not stated",
-                "read from": rule.source_kind,
+                "basis": rule.basis,
+                "read from": f"{rule.package} {rule.package_version}" if rule.package else rule.source_kind,
             }
             for rule in name_rules.rules()
         ]
