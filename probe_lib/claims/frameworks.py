@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
-from probe_lib.analysis.matrix import PROBES
 from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status
 from probe_lib.core.outcome import Outcome, called_name
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.study.evidence import Evidence
+from probe_lib.study.matrix_runs import PROBES
 
 Clause = Callable[[Evidence], tuple[bool, str]]
 _KEY_FAMILIES = ("dot", "space", "colon-slash", "accent", "emoji")
