@@ -11,7 +11,7 @@ import csv
 import datetime
 import functools
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from probe_lib.core import paths
@@ -22,18 +22,6 @@ RULES_PATH = paths.DATA / "provider_rules.csv"
 #: The variant used when none is asked for (a provider without one falls back to its first row).
 DEFAULT_VARIANT = "documented"
 
-COLUMNS = (
-    "provider",
-    "variant",
-    "charset",
-    "first_char",
-    "pattern",
-    "max_length",
-    "source",
-    "source_kind",
-    "date_read",
-    "note",
-)
 SOURCE_KINDS = frozenset({"docs", "SDK source", "error text", "third-party"})
 
 _LOWER_NAME = re.compile(r"[a-z][a-z0-9-]*")
@@ -86,6 +74,10 @@ class Rule:
         if not reasons and not self.pattern.fullmatch(name):
             reasons.append(f"does not match {self.pattern.pattern}")
         return reasons
+
+
+#: The rules file's columns, in its order: the fields of a :class:`Rule`.
+COLUMNS = tuple(field.name for field in fields(Rule))
 
 
 def load_rules(path: Path = RULES_PATH) -> tuple[Rule, ...]:
