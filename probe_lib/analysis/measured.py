@@ -92,14 +92,12 @@ def builtins(ev: Evidence) -> pd.DataFrame:
     """
     by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
     if by_export.not_applicable:
+        both = (by_export, by_id)
         return pd.DataFrame(
             {
                 "scenario": ["builtins-by-export", "builtins-by-id"],
-                "built-in tools the package exports": [
-                    len(by_export.package["builtins"]),
-                    len(by_id.package["builtins"]),
-                ],
-                "tools sent": [by_export.wire_names, by_id.wire_names],
+                "built-in tools the package exports": [len(outcome.package["builtins"]) for outcome in both],
+                "tools sent": [outcome.wire_names for outcome in both],
             }
         )
     exported = by_export.package["builtins"]
