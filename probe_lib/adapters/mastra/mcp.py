@@ -1,4 +1,4 @@
-"""MCP measured, not assumed: the corpus's real tool sets served by real MCP servers, loaded by the real ``@mastra/mcp``.
+"""MCP measured, not assumed: the corpus' real tool sets served by real MCP servers, loaded by the real ``@mastra/mcp``.
 
 For every MCP tool set of the corpus (one per server and repository, :func:`probe_lib.inputs.corpus.record_of`), a
 real MCP server (:class:`probe_lib.capture.mcp_servers.McpServers`) serves exactly its tool names under the corpus's
@@ -94,15 +94,9 @@ def _served_tool(server: str, description: str | None) -> str | None:
 
 def _run(requests: list[dict]) -> list[dict]:
     command = [npm.node_executable(), str(RUNNER), str(npm.modules_dir(paths.MCP_HARNESS, "@mastra/mcp"))]
+    payload = json.dumps({"servers": requests})
     try:
-        done = subprocess.run(
-            command,
-            input=json.dumps({"servers": requests}),
-            capture_output=True,
-            text=True,
-            timeout=BATCH_SECONDS,
-            encoding="utf-8",
-        )
+        done = subprocess.run(command, input=payload, capture_output=True, timeout=BATCH_SECONDS, encoding="utf-8")
     except subprocess.TimeoutExpired:
         raise HarnessError(f"the @mastra/mcp runner gave no answer within {BATCH_SECONDS} s") from None
     if done.returncode != 0:
