@@ -218,15 +218,9 @@ def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     """:func:`error_chains` as a grid: one row per scenario, one column per link, coloured by the link's ``id``;
     each cell reads the link's name, id, message and ``details.toolName``."""
     chains = error_chains(ev, scenario_names)
-    cells = chains.assign(
-        category=chains["id"].fillna("no id"),
-        label=chains["name"]
-        + "\nid: "
-        + chains["id"].fillna("none")
-        + "\n"
-        + chains["message"]
-        + ("\ndetails.toolName: " + chains["details.toolName"]).fillna(""),
-    )
+    tool = ("\ndetails.toolName: " + chains["details.toolName"]).fillna("")
+    label = chains["name"] + "\nid: " + chains["id"].fillna("none") + "\n" + chains["message"] + tool
+    cells = chains.assign(category=chains["id"].fillna("no id"), label=label)
     grid, text = (
         cells.pivot(index="scenario", columns="link", values=column).reindex(list(scenario_names))
         for column in ("category", "label")
@@ -255,11 +249,8 @@ def choice_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
                 "forced tool is in tools": None if name_forced is None else name_forced in outcome.wire_names,
             }
         )
-    return _per_scenario(
-        rows,
-        scenario_names,
-        ["method", "keys registered", "option given", "tools sent", "tool_choice sent", "forced tool is in tools"],
-    )
+    columns = ["method", "keys registered", "option given", "tools sent", "tool_choice sent", "forced tool is in tools"]
+    return _per_scenario(rows, scenario_names, columns)
 
 
 def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.DataFrame:
