@@ -328,9 +328,8 @@ def remedy_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
         }
         for name in scenario_names
     ]
-    return _per_scenario(
-        rows, scenario_names, ["keys registered", "option given", "mapping applied", "tools sent", "tool_choice sent"]
-    )
+    columns = ["keys registered", "option given", "mapping applied", "tools sent", "tool_choice sent"]
+    return _per_scenario(rows, scenario_names, columns)
 
 
 def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.Series:

@@ -67,6 +67,8 @@ def measure(frame: pd.DataFrame) -> pd.DataFrame:
         body = calls[0].body if calls else None
         error = reply["error"] or []
         collision = next((link["toolName"] for link in error if link.get("toolName")), None)
+        failure = "collision" if collision else (error[-1]["message"] if error else "no request")
+        served = [_served_tool(ids[record], text) for text in wire.tool_descriptions(body)]
         rows.append(
             {
                 "record": record,
@@ -74,12 +76,8 @@ def measure(frame: pd.DataFrame) -> pd.DataFrame:
                 "tools served": list(names),
                 "client keys": reply["keys"],
                 "wire names": wire.BY_NAME[calls[0].wire].tool_names(body) if calls else None,
-                "wire served": [_served_tool(ids[record], text) for text in wire.tool_descriptions(body)]
-                if calls
-                else None,
-                "failure": None
-                if calls
-                else ("collision" if collision else (error[-1]["message"] if error else "no request")),
+                "wire served": served if calls else None,
+                "failure": None if calls else failure,
                 "collision name": collision,
             }
         )
