@@ -130,25 +130,23 @@ def ascii_sets() -> list[KeySet]:
     Each key carries the character's hex code (``a.b_x2e``) because ``a.b`` and ``a:b`` would collide.
     ``_`` and ``-`` are legal and serve as controls.
     """
-    punctuation = string.punctuation
-    whitespace = string.whitespace
     controls = "\x00\x1b\x7f"
     return [
         KeySet(
             "ascii-punctuation-inside",
             "each ASCII punctuation character between letters: a<c>b_x<hex>",
-            tuple(_tagged(char, "a{c}b_{x}") for char in punctuation),
+            tuple(_tagged(char, "a{c}b_{x}") for char in string.punctuation),
         ),
         KeySet(
             "ascii-punctuation-leading",
             "each ASCII punctuation character as the first character: <c>ab_x<hex>",
-            tuple(_tagged(char, "{c}ab_{x}") for char in punctuation),
+            tuple(_tagged(char, "{c}ab_{x}") for char in string.punctuation),
         ),
         KeySet(
             "ascii-whitespace",
             "each ASCII whitespace character between letters and as the first character",
-            tuple(_tagged(char, "a{c}b_{x}") for char in whitespace)
-            + tuple(_tagged(char, "{c}ab_{x}") for char in whitespace),
+            tuple(_tagged(char, "a{c}b_{x}") for char in string.whitespace)
+            + tuple(_tagged(char, "{c}ab_{x}") for char in string.whitespace),
         ),
         KeySet(
             "ascii-control", "NUL, ESC and DEL between letters", tuple(_tagged(char, "a{c}b_{x}") for char in controls)
