@@ -197,14 +197,7 @@ def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     caller catches) first: the scenario, the link's position, ``id``, ``name``, the ``toolName`` in its ``details``
     and its message."""
     rows = [
-        {
-            "scenario": name,
-            "link": position,
-            "id": link.get("id"),
-            "name": link["name"],
-            "details.toolName": (link.get("details") or {}).get("toolName"),
-            "message": link["message"],
-        }
+        (name, position, link.get("id"), link["name"], (link.get("details") or {}).get("toolName"), link["message"])
         for name in scenario_names
         for position, link in enumerate(ev[name].error)
     ]
@@ -258,13 +251,7 @@ def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "
     finding (a scenario that sent no request has nothing to lint)."""
     rule = providers.get_rule(provider)
     rows = [
-        {
-            "scenario": name,
-            "severity": finding.severity,
-            "code": finding.code,
-            "suggestion": finding.suggestion,
-            "message": finding.message,
-        }
+        (name, finding.severity, finding.code, finding.suggestion, finding.message)
         for name in scenario_names
         if ev[name].requests
         for finding in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)

@@ -63,16 +63,7 @@ def frame(rows: Sequence[Row]) -> pd.DataFrame:
     for r in rows:
         names = scenarios if r.scenario == WHOLE_VERSION else [r.scenario]
         kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
-        lines += [
-            {
-                "version": r.version,
-                "scenario": name,
-                "outcome": r.outcome,
-                "error_kind": kind,
-                "behaviour": json.loads(r.behaviour),
-            }
-            for name in names
-        ]
+        lines += [(r.version, name, r.outcome, kind, json.loads(r.behaviour)) for name in names]
     table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
     order = {v: i for i, v in enumerate(versions(table))}
     return table.sort_values(
@@ -313,13 +304,7 @@ def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
                 run_start = line.version
             previous = _state(line)
             if line.version == version:
-                lines.append(
-                    {
-                        "scenario": scenario,
-                        "behaviour": describe(line.behaviour, line.error_kind),
-                        "same since": run_start,
-                    }
-                )
+                lines.append((scenario, describe(line.behaviour, line.error_kind), run_start))
     return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since"])
 
 
