@@ -149,16 +149,9 @@ def change_points(table: pd.DataFrame) -> pd.DataFrame:
         previous = None
         for line in lines.itertuples():
             if previous is not None and _state(line) != _state(previous):
-                changes.append(
-                    Change(
-                        scenario,
-                        previous.version,
-                        line.version,
-                        _differing(previous.behaviour, line.behaviour),
-                        describe(previous.behaviour, previous.error_kind),
-                        describe(line.behaviour, line.error_kind),
-                    )
-                )
+                differs = _differing(previous.behaviour, line.behaviour)
+                was, became = (describe(run.behaviour, run.error_kind) for run in (previous, line))
+                changes.append(Change(scenario, previous.version, line.version, differs, was, became))
             previous = line
     return pd.DataFrame(changes, columns=["scenario", "before", "after", "differs_in", "was", "became"])
 
