@@ -163,16 +163,9 @@ def collisions(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLE
         table = pd.DataFrame(outcome, columns=["subset", "failed", "tools"])
         for subset in SUBSETS:
             part = table if subset == "all" else table[table["subset"] == subset]
-            rows.append(
-                {
-                    "style": style.name,
-                    "subset": subset,
-                    "records": len(part),
-                    "failing": int(part["failed"].sum()),
-                    "tools_in_failing": int(part.loc[part["failed"], "tools"].sum()),
-                }
-            )
-    result = pd.DataFrame(rows)
+            failing = part["failed"]
+            rows.append((style.name, subset, len(part), int(failing.sum()), int(part.loc[failing, "tools"].sum())))
+    result = pd.DataFrame(rows, columns=["style", "subset", "records", "failing", "tools_in_failing"])
     result["share"] = result["failing"] / result["records"]
     return result
 
