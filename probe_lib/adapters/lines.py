@@ -66,7 +66,6 @@ class LinesChild:
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            text=True,
             encoding="utf-8",
             errors="surrogateescape",
             bufsize=1,

@@ -1,17 +1,16 @@
 """Real tool names (:mod:`probe_lib.inputs.corpus`) run through client prefixing, provider rules and formatTools.
 
-The corpus holds 3,336 tool names from public MCP servers and 9,998 Composio action slugs. Clients that load MCP tools prefix each name with its server, in one of a few
-styles (:data:`PREFIX_STYLES`); the measures below count, per style, how many prefixed names each provider rule would
-refuse as they are, how many Mastra's ``formatTools()`` rewrites, how many lose their distinguishing end to the
-63-unit cut, and how many server tool sets make formatTools throw ``AGENT_TOOL_NAME_COLLISION``.
+The corpus holds 3,336 tool names from public MCP servers and 9,998 Composio action slugs. Clients that load MCP
+tools prefix each name with its server, in one of a few styles (:data:`PREFIX_STYLES`); the measures below count, per
+style, how many prefixed names each provider rule would refuse as they are, how many Mastra's ``formatTools()``
+rewrites, how many lose their distinguishing end to the 63-unit cut, and how many server tool sets make formatTools
+throw ``AGENT_TOOL_NAME_COLLISION``.
 
 Every measure returns a tidy DataFrame (one row per style, subset and, where it applies, provider rule) with the
-stable columns listed in its docstring, so a notebook can chart it directly. :func:`overview` counts what the corpus
-holds and :func:`style_examples` shows one tool under every join style. :func:`names` and :func:`per_record` give
-the same facts per name and per tool set; :func:`record_keys` and :func:`model_against_wire` take a real tool set to
-the real package and compare the model's prediction with what it sent. :func:`readme_quick_stats` reads the
-README's own counts, an oracle independent of these measures.
-"""
+stable columns listed in its docstring, so a notebook can chart it directly. :func:`names` and :func:`per_record`
+give the same facts per name and per tool set; :func:`model_against_wire` and :func:`against_format_tools` compare
+the model with the real package; :func:`readme_quick_stats` reads the README's own counts, an oracle independent of
+these measures."""
 
 from __future__ import annotations
 
@@ -97,7 +96,7 @@ def refusals(
     for style in styles:
         names = prefixed(frame, style)
         for rule in chosen:
-            refused = names.map(lambda name: not rule.accepts(name))
+            refused = ~names.map(rule.accepts)
             for subset, mask in _by_subset(frame):
                 rows.append(
                     {
@@ -112,6 +111,10 @@ def refusals(
     return _with_share(pd.DataFrame(rows), "refused")
 
 
+#: What :func:`rewrites` and :func:`per_record` count of a set of names.
+_COUNTED = ["rewritten", "substituted", "prefixed", "truncated", "suffix_lost"]
+
+
 def rewrites(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLES) -> pd.DataFrame:
     """What formatTools does to each prefixed name on its own.
 
@@ -123,19 +126,8 @@ def rewrites(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLES)
     for style in styles:
         flags = _rule_flags(frame, style)
         for subset, mask in _by_subset(frame):
-            part = flags[mask]
-            rows.append(
-                {
-                    "style": style.name,
-                    "subset": subset,
-                    "names": len(part),
-                    "rewritten": int(part["rewritten"].sum()),
-                    "substituted": int(part["substituted"].sum()),
-                    "prefixed": int(part["prefixed"].sum()),
-                    "truncated": int(part["truncated"].sum()),
-                    "suffix_lost": int(part["suffix_lost"].sum()),
-                }
-            )
+            counts = flags.loc[mask, _COUNTED].sum().astype(int).to_dict()
+            rows.append({"style": style.name, "subset": subset, "names": int(mask.sum()), **counts})
     return _with_share(pd.DataFrame(rows), "rewritten")
 
 
@@ -145,15 +137,8 @@ def _rule_flags(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
     names = prefixed(frame, style)
     found = [normalise([name]).rows[0] for name in names]
     flags = pd.DataFrame(
-        {
-            "name": names,
-            "wire": [row.name for row in found],
-            "rewritten": [row.rewritten for row in found],
-            "substituted": [row.substituted for row in found],
-            "prefixed": [row.prefixed for row in found],
-            "truncated": [row.truncated for row in found],
-            "lost": [row.lost for row in found],
-        },
+        [(row.key, row.name, row.rewritten, row.substituted, row.prefixed, row.truncated, row.lost) for row in found],
+        columns=["name", "wire", "rewritten", "substituted", "prefixed", "truncated", "lost"],
         index=frame.index,
     )
     sharing = flags.groupby([record_of(frame), flags["wire"]])["name"].transform("nunique")
@@ -178,16 +163,9 @@ def collisions(frame: pd.DataFrame, styles: Iterable[PrefixStyle] = PREFIX_STYLE
         table = pd.DataFrame(outcome, columns=["subset", "failed", "tools"])
         for subset in SUBSETS:
             part = table if subset == "all" else table[table["subset"] == subset]
-            rows.append(
-                {
-                    "style": style.name,
-                    "subset": subset,
-                    "records": len(part),
-                    "failing": int(part["failed"].sum()),
-                    "tools_in_failing": int(part.loc[part["failed"], "tools"].sum()),
-                }
-            )
-    result = pd.DataFrame(rows)
+            failing = part["failed"]
+            rows.append((style.name, subset, len(part), int(failing.sum()), int(part.loc[failing, "tools"].sum())))
+    result = pd.DataFrame(rows, columns=["style", "subset", "records", "failing", "tools_in_failing"])
     result["share"] = result["failing"] / result["records"]
     return result
 
@@ -237,18 +215,14 @@ def names(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
     in :func:`rewrites`: the cut made it equal to another name of its tool set).
     """
     flags = _rule_flags(frame, style)
-    table = pd.DataFrame(
-        {
-            "record": record_of(frame),
-            "subset": subset_of(frame),
-            "name": flags["name"],
-            "length": flags["name"].map(js_length),
-            "wire": flags["wire"],
-        }
+    return pd.concat(
+        [
+            pd.DataFrame({"record": record_of(frame), "subset": subset_of(frame)}),
+            flags[["name"]].assign(length=flags["name"].map(js_length)),
+            flags[["wire", "rewritten", "substituted", "prefixed", "truncated", "lost", "suffix_lost"]],
+        ],
+        axis=1,
     )
-    for column in ("rewritten", "substituted", "prefixed", "truncated", "lost", "suffix_lost"):
-        table[column] = flags[column]
-    return table
 
 
 def per_record(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
@@ -258,10 +232,8 @@ def per_record(frame: pd.DataFrame, style: PrefixStyle) -> pd.DataFrame:
     names) and ``collision``: the name ``AGENT_TOOL_NAME_COLLISION`` reports when the whole set is registered,
     or ``""`` when formatTools accepts it.
     """
-    table = names(frame, style)
-    counted = ["rewritten", "substituted", "prefixed", "truncated", "suffix_lost"]
-    grouped = table.groupby("record", sort=True)
-    summary = grouped[counted].sum().astype("int64")
+    grouped = names(frame, style).groupby("record", sort=True)
+    summary = grouped[_COUNTED].sum().astype("int64")
     summary.insert(0, "tools", grouped.size())
     summary.insert(0, "subset", grouped["subset"].first())
     summary["collision"] = [_collision_name(list(group["name"])) for _record, group in grouped]

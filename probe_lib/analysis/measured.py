@@ -92,14 +92,12 @@ def builtins(ev: Evidence) -> pd.DataFrame:
     """
     by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
     if by_export.not_applicable:
+        both = (by_export, by_id)
         return pd.DataFrame(
             {
                 "scenario": ["builtins-by-export", "builtins-by-id"],
-                "built-in tools the package exports": [
-                    len(by_export.package["builtins"]),
-                    len(by_id.package["builtins"]),
-                ],
-                "tools sent": [by_export.wire_names, by_id.wire_names],
+                "built-in tools the package exports": [len(outcome.package["builtins"]) for outcome in both],
+                "tools sent": [outcome.wire_names for outcome in both],
             }
         )
     exported = by_export.package["builtins"]
@@ -199,14 +197,7 @@ def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     caller catches) first: the scenario, the link's position, ``id``, ``name``, the ``toolName`` in its ``details``
     and its message."""
     rows = [
-        {
-            "scenario": name,
-            "link": position,
-            "id": link.get("id"),
-            "name": link["name"],
-            "details.toolName": (link.get("details") or {}).get("toolName"),
-            "message": link["message"],
-        }
+        (name, position, link.get("id"), link["name"], (link.get("details") or {}).get("toolName"), link["message"])
         for name in scenario_names
         for position, link in enumerate(ev[name].error)
     ]
@@ -220,15 +211,9 @@ def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     """:func:`error_chains` as a grid: one row per scenario, one column per link, coloured by the link's ``id``;
     each cell reads the link's name, id, message and ``details.toolName``."""
     chains = error_chains(ev, scenario_names)
-    cells = chains.assign(
-        category=chains["id"].fillna("no id"),
-        label=chains["name"]
-        + "\nid: "
-        + chains["id"].fillna("none")
-        + "\n"
-        + chains["message"]
-        + ("\ndetails.toolName: " + chains["details.toolName"]).fillna(""),
-    )
+    tool = ("\ndetails.toolName: " + chains["details.toolName"]).fillna("")
+    label = chains["name"] + "\nid: " + chains["id"].fillna("none") + "\n" + chains["message"] + tool
+    cells = chains.assign(category=chains["id"].fillna("no id"), label=label)
     grid, text = (
         cells.pivot(index="scenario", columns="link", values=column).reindex(list(scenario_names))
         for column in ("category", "label")
@@ -257,11 +242,8 @@ def choice_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
                 "forced tool is in tools": None if name_forced is None else name_forced in outcome.wire_names,
             }
         )
-    return _per_scenario(
-        rows,
-        scenario_names,
-        ["method", "keys registered", "option given", "tools sent", "tool_choice sent", "forced tool is in tools"],
-    )
+    columns = ["method", "keys registered", "option given", "tools sent", "tool_choice sent", "forced tool is in tools"]
+    return _per_scenario(rows, scenario_names, columns)
 
 
 def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.DataFrame:
@@ -269,13 +251,7 @@ def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "
     finding (a scenario that sent no request has nothing to lint)."""
     rule = providers.get_rule(provider)
     rows = [
-        {
-            "scenario": name,
-            "severity": finding.severity,
-            "code": finding.code,
-            "suggestion": finding.suggestion,
-            "message": finding.message,
-        }
+        (name, finding.severity, finding.code, finding.suggestion, finding.message)
         for name in scenario_names
         if ev[name].requests
         for finding in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)
@@ -339,9 +315,8 @@ def remedy_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
         }
         for name in scenario_names
     ]
-    return _per_scenario(
-        rows, scenario_names, ["keys registered", "option given", "mapping applied", "tools sent", "tool_choice sent"]
-    )
+    columns = ["keys registered", "option given", "mapping applied", "tools sent", "tool_choice sent"]
+    return _per_scenario(rows, scenario_names, columns)
 
 
 def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.Series:

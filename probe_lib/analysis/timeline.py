@@ -63,16 +63,7 @@ def frame(rows: Sequence[Row]) -> pd.DataFrame:
     for r in rows:
         names = scenarios if r.scenario == WHOLE_VERSION else [r.scenario]
         kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
-        lines += [
-            {
-                "version": r.version,
-                "scenario": name,
-                "outcome": r.outcome,
-                "error_kind": kind,
-                "behaviour": json.loads(r.behaviour),
-            }
-            for name in names
-        ]
+        lines += [(r.version, name, r.outcome, kind, json.loads(r.behaviour)) for name in names]
     table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
     order = {v: i for i, v in enumerate(versions(table))}
     return table.sort_values(
@@ -158,16 +149,9 @@ def change_points(table: pd.DataFrame) -> pd.DataFrame:
         previous = None
         for line in lines.itertuples():
             if previous is not None and _state(line) != _state(previous):
-                changes.append(
-                    Change(
-                        scenario,
-                        previous.version,
-                        line.version,
-                        _differing(previous.behaviour, line.behaviour),
-                        describe(previous.behaviour, previous.error_kind),
-                        describe(line.behaviour, line.error_kind),
-                    )
-                )
+                differs = _differing(previous.behaviour, line.behaviour)
+                was, became = (describe(run.behaviour, run.error_kind) for run in (previous, line))
+                changes.append(Change(scenario, previous.version, line.version, differs, was, became))
             previous = line
     return pd.DataFrame(changes, columns=["scenario", "before", "after", "differs_in", "was", "became"])
 
@@ -322,12 +306,12 @@ def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
             previous = _state(line)
             if line.version == version:
                 lines.append(
-                    {
-                        "scenario": scenario,
-                        "behaviour": describe(line.behaviour, line.error_kind),
-                        "same since": run_start,
-                        "measured on": f"{len(by_version)} of {len(every)} versions",
-                    }
+                    (
+                        scenario,
+                        describe(line.behaviour, line.error_kind),
+                        run_start,
+                        f"{len(by_version)} of {len(every)} versions",
+                    )
                 )
     return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since", "measured on"])
 

@@ -171,6 +171,7 @@ class Outcome:
         errors = [without_stack(message) for message in self.own_errors]
         return {**result, "requests": len(self.requests), "executions": len(self.executions), "errors": errors}
 
+
 def wire_names_by_key(keys: Sequence[str], outcome: Outcome) -> dict[str, str]:
     """Which name each key went out as, in ``outcome``'s first request (a key whose tool was not sent has none).
 

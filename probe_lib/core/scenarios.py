@@ -45,8 +45,9 @@ PROBE_DESCRIPTION = "probe tool "
 def check_unique_names(scenarios: Sequence[Scenario]) -> None:
     """``InputError`` unless every scenario of one run has its own name (outcomes are told apart by it)."""
     names = [scenario.name for scenario in scenarios]
-    if len(set(names)) != len(names):
-        raise InputError("scenario names must be unique within one run")
+    duplicated = sorted({name for name in names if names.count(name) > 1})
+    if duplicated:
+        raise InputError(f"scenario names must be unique within one run; given twice: {', '.join(duplicated)}")
 
 
 def tools(*keys: str) -> tuple[ToolSpec, ...]:

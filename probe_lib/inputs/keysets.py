@@ -130,25 +130,23 @@ def ascii_sets() -> list[KeySet]:
     Each key carries the character's hex code (``a.b_x2e``) because ``a.b`` and ``a:b`` would collide.
     ``_`` and ``-`` are legal and serve as controls.
     """
-    punctuation = string.punctuation
-    whitespace = string.whitespace
     controls = "\x00\x1b\x7f"
     return [
         KeySet(
             "ascii-punctuation-inside",
             "each ASCII punctuation character between letters: a<c>b_x<hex>",
-            tuple(_tagged(char, "a{c}b_{x}") for char in punctuation),
+            tuple(_tagged(char, "a{c}b_{x}") for char in string.punctuation),
         ),
         KeySet(
             "ascii-punctuation-leading",
             "each ASCII punctuation character as the first character: <c>ab_x<hex>",
-            tuple(_tagged(char, "{c}ab_{x}") for char in punctuation),
+            tuple(_tagged(char, "{c}ab_{x}") for char in string.punctuation),
         ),
         KeySet(
             "ascii-whitespace",
             "each ASCII whitespace character between letters and as the first character",
-            tuple(_tagged(char, "a{c}b_{x}") for char in whitespace)
-            + tuple(_tagged(char, "{c}ab_{x}") for char in whitespace),
+            tuple(_tagged(char, "a{c}b_{x}") for char in string.whitespace)
+            + tuple(_tagged(char, "{c}ab_{x}") for char in string.whitespace),
         ),
         KeySet(
             "ascii-control", "NUL, ESC and DEL between letters", tuple(_tagged(char, "a{c}b_{x}") for char in controls)
@@ -503,54 +501,18 @@ def by_name(name: str, rule: NameRule, seed: int = 0) -> KeySet:
 #: What adversarial keys are built from besides ``ALPHABETS["legal"]``: every ASCII punctuation and whitespace
 #: character, and the JavaScript traps (astral characters are two UTF-16 units, lone surrogates one, ZWJ, ...).
 TRAP_PUNCTUATION = string.punctuation.replace("_", "").replace("-", "") + " \t\n\r\x0b\x0c\x00\x7f"
-TRAP_UNICODE = [
-    "é",
-    "ß",
-    "Ж",
-    "中",
-    "\u212a",
-    "ı",
-    "e\u0301",
-    "😀",
-    "👨\u200d👩\u200d👧",
-    "🇫🇷",
-    "𝒳",
-    "\ud800",
-    "\udfff",
-    "\ufeff",
-    "\u2028",
-    "\u00a0",
-    "٣",
-]
+TRAP_UNICODE = (
+    ["é", "ß", "Ж", "中", "\u212a", "ı", "e\u0301"]  # letters, case-folding traps, a combining mark
+    + ["😀", "👨\u200d👩\u200d👧", "🇫🇷", "𝒳"]  # astral: two UTF-16 units each, joined or paired
+    + ["\ud800", "\udfff", "\ufeff", "\u2028", "\u00a0", "٣"]  # lone surrogates, invisible and non-ASCII digits
+)
 #: Whole keys that hit a special path: crash, prototype names, array indices, the 63-unit cut.
-TRAP_KEYS = [
-    "",
-    "__proto__",
-    "..proto..",
-    ".._proto__",
-    "..defineGetter..",
-    "__lookupSetter__",
-    "..lookupSetter..",
-    "constructor",
-    "toString",
-    "hasOwnProperty",
-    "valueOf",
-    "0",
-    "42",
-    "007",
-    "4294967294",
-    "4294967295",
-    "-1",
-    "1.5",
-    "1e3",
-    " 42",
-    "a" * 63,
-    "a" * 64,
-    "1" + "a" * 62,
-    "1" + "a" * 63,
-    "😀" * 32,
-    "é" * 64,
-]
+TRAP_KEYS = (
+    ["", "__proto__", "..proto..", ".._proto__", "..defineGetter..", "__lookupSetter__", "..lookupSetter.."]
+    + ["constructor", "toString", "hasOwnProperty", "valueOf"]
+    + ["0", "42", "007", "4294967294", "4294967295", "-1", "1.5", "1e3", " 42"]
+    + ["a" * 63, "a" * 64, "1" + "a" * 62, "1" + "a" * 63, "😀" * 32, "é" * 64]
+)
 
 
 def adversarial_key(rng: random.Random) -> str:

@@ -74,16 +74,11 @@ def parse_keys(text: str) -> KeyInput:
         try:
             parsed = json.loads(stripped)
         except json.JSONDecodeError as error:
-            return KeyInput(
-                (),
-                (
-                    f"the keys look like a JSON array but are not JSON ({error.msg} at column "
-                    f"{error.colno}); fix it, or write one key per line",
-                ),
-            )
+            note = f"the keys look like a JSON array but are not JSON ({error.msg} at column {error.colno})"
+            return KeyInput((), (f"{note}; fix it, or write one key per line",))
         if not isinstance(parsed, list) or not all(isinstance(key, str) for key in parsed):
             return KeyInput((), ('a JSON array of keys must hold strings only, e.g. ["search.web", ""]',))
-        lines = [(number, key) for number, key in enumerate(parsed, start=1)]
+        lines = list(enumerate(parsed, start=1))
         where = "item"
     else:
         raw = text.split("\n")

@@ -8,9 +8,6 @@ on that body. A live source runs on the warm runners of the caller's ``pool``
 (:class:`~probe_lib.adapters.session_pool.SessionPool`; the view keeps one for its lifetime). The widget view
 (:mod:`probe_lib.present.explorer_view`) and the static rendering (:mod:`probe_lib.present.explorer_html`) only
 draw it, so tests drive this module directly.
-
-Sources are a framework's Python model or one of its versions live, read from the adapter registry, so a framework
-the kit learns to run (or a version it pins) appears in every selector by name.
 """
 
 from __future__ import annotations
@@ -69,7 +66,7 @@ class Source:
     """Where a measurement comes from: a framework's Python model of its name rule, or one of its versions live.
 
     Frameworks and versions come from the adapter registry (:mod:`probe_lib.adapters.base`), so a framework the
-    kit learns to run appears in every selector without a change here.
+    kit learns to run (or a version it pins) appears in every selector without a change here.
     """
 
     framework: str

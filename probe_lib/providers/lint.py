@@ -146,15 +146,8 @@ def lint_body(
     for name in dict.fromkeys(names):
         hint = _rewrite_hint(name, name_rule)
         if hint:
-            findings.append(
-                Finding(
-                    "hint",
-                    "maybe-rewritten",
-                    request,
-                    name,
-                    f"{json.dumps(name, ensure_ascii=False)} may be a {name_rule.LABEL} rewrite: {hint}",
-                )
-            )
+            message = f"{json.dumps(name, ensure_ascii=False)} may be a {name_rule.LABEL} rewrite: {hint}"
+            findings.append(Finding("hint", "maybe-rewritten", request, name, message))
     return findings
 
 
@@ -294,21 +287,16 @@ def _loads(line: str) -> Any:
 def _bodies(document: Any, position: int | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
     """Request bodies in one top-level document; ``position`` is its place in the file (``None``: the whole file)."""
     if isinstance(document, list):
-        for index, item in enumerate(document):
-            body = _as_body(item)
-            if body is not None:
-                yield (index if position is None else position), body
-        return
-    if isinstance(document, dict) and isinstance(document.get("log"), dict):
+        items = ((index if position is None else position, item) for index, item in enumerate(document))
+    elif isinstance(document, dict) and isinstance(document.get("log"), dict):
         entries = document["log"].get("entries")
-        for index, entry in enumerate(entries if isinstance(entries, list) else []):
-            body = _as_body(_har_body(entry))
-            if body is not None:
-                yield index, body
-        return
-    body = _as_body(document)
-    if body is not None:
-        yield position or 0, body
+        items = ((index, _har_body(entry)) for index, entry in enumerate(entries if isinstance(entries, list) else []))
+    else:
+        items = iter([(position or 0, document)])
+    for at, item in items:
+        body = _as_body(item)
+        if body is not None:
+            yield at, body
 
 
 def _har_body(entry: Any) -> Any:

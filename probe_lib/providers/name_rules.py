@@ -14,7 +14,7 @@ import datetime
 import functools
 import io
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from pathlib import Path
 
 from probe_lib.core import files, paths
@@ -25,21 +25,6 @@ RULES_PATH = paths.DATA / "provider_rules.csv"
 #: The variant used when none is asked for (a provider without one falls back to its first row).
 DEFAULT_VARIANT = "documented"
 
-COLUMNS = (
-    "provider",
-    "variant",
-    "basis",
-    "charset",
-    "first_char",
-    "pattern",
-    "max_length",
-    "source",
-    "source_kind",
-    "package",
-    "package_version",
-    "date_read",
-    "note",
-)
 SOURCE_KINDS = frozenset({"docs", "API description", "SDK source", "error text", "third-party"})
 #: The variant of a rule the provider has since replaced (an older service model, older docs, an older API).
 LEGACY = "legacy"
@@ -102,6 +87,10 @@ class Rule:
         if not reasons and not self.pattern.fullmatch(name):
             reasons.append(f"does not match {self.pattern.pattern}")
         return reasons
+
+
+#: The rules file's columns, in its order: the fields of a :class:`Rule`.
+COLUMNS = tuple(field.name for field in fields(Rule))
 
 
 def load_rows(path: Path = RULES_PATH) -> list[dict[str, str]]:

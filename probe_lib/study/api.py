@@ -27,7 +27,7 @@ import pandas as pd
 from probe_lib import adapters
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
-from probe_lib.core.scenarios import Scenario, for_keys
+from probe_lib.core.scenarios import Scenario, check_unique_names, for_keys
 from probe_lib.core.target import DEFAULT_FRAMEWORK, Target, version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.inputs.keysets import KeySet
@@ -57,14 +57,7 @@ class Study:
     def requests(self) -> pd.DataFrame:
         """Every request body sent, one row each: scenario, framework, version, number (0: first), wire format, body."""
         rows = [
-            {
-                "scenario": o.scenario.name,
-                "framework": o.framework,
-                "version": o.version,
-                "number": number,
-                "wire_format": o.wire,
-                "body": body,
-            }
+            (o.scenario.name, o.framework, o.version, number, o.wire, body)
             for o in self.outcomes
             for number, body in enumerate(o.requests)
         ]
@@ -104,10 +97,7 @@ def as_scenarios(source: ScenarioSource | Iterable[ScenarioSource]) -> list[Scen
     if isinstance(source, KeySet):
         return [for_keys(source.name, source.keys)]
     scenarios = [scenario for item in source for scenario in as_scenarios(item)]
-    names = [scenario.name for scenario in scenarios]
-    duplicated = sorted({name for name in names if names.count(name) > 1})
-    if duplicated:
-        raise InputError(f"scenario names must be unique in one study; given twice: {', '.join(duplicated)}")
+    check_unique_names(scenarios)
     return scenarios
 
 

@@ -55,10 +55,8 @@ def check_one_recording_per_turn(frame: pd.DataFrame) -> None:
     counts = frame.groupby(["scenario", "framework", "version"], sort=False)["recording"].nunique(dropna=False)
     if (counts > 1).any():
         scenario, framework, version = counts[counts > 1].index[0]
-        files = frame[
-            (frame["scenario"] == scenario) & (frame["framework"] == framework) & (frame["version"] == version)
-        ]
-        first, second = list(dict.fromkeys(files["recording"]))[:2]
+        same = (frame["scenario"] == scenario) & (frame["framework"] == framework) & (frame["version"] == version)
+        first, second = list(dict.fromkeys(frame.loc[same, "recording"]))[:2]
         raise ValueError(
             f"the frame holds scenario {scenario!r} on {target_label(framework, version)} from two "
             f"recordings ({first}, {second}); keep one, e.g. frame[frame['recording'] != {second!r}]"

@@ -69,4 +69,3 @@ def gather(version: str, source: Source = LIVE, versions: Iterable[str] | None =
     by_version = measure_all(source, versions)
     shown = by_version[version] if version in by_version else source.catalogue(version)
     return Evidence(version, shown, by_version, source.label(version))
-

@@ -35,8 +35,7 @@ def recorded_scenarios() -> list[Scenario]:
 
 def _order() -> dict[str, int]:
     """Each scenario name's place in a recording: plain and forced runs in probe order, then the round trips."""
-    names = [scenario.name for scenario in scenarios()] + [probe.name + ROUND_TRIP for probe in PROBES]
-    return {name: number for number, name in enumerate(names)}
+    return {scenario.name: number for number, scenario in enumerate(recorded_scenarios())}
 
 
 def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[str, Provenance] | None = None) -> Path:
@@ -51,8 +50,7 @@ def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[
     }
     if sources is not None and set(sources.values()) != {Provenance.LIVE}:
         document.update(source="mixed", sources=dict(sorted(sources.items())))
-    files.write_json(path, document)
-    return path
+    return files.write_json(path, document)
 
 
 def read(path: Path = RECORDING) -> list[Outcome]:

@@ -114,7 +114,7 @@ def find(scenarios: Iterable[Scenario], target: Target, folder: Path = paths.CAP
     (``<framework>-<version>.json``) is read first, then collections such as the framework matrix.
     """
     recorded: dict[str, tuple[Outcome, str]] = {}
-    own = f"{target.framework}-{target.version}.json"  # the target's own recording first, collections after it
+    own = file_name(target)  # the target's own recording first, collections after it
     for path in sorted(discover(folder), key=lambda path: (path.name != own, path)):
         try:
             outcomes, _ = read(path)

@@ -129,12 +129,6 @@ def name_rule(target: Target) -> NameRule | None:
         return None
 
 
-def _error_text(outcome: Outcome) -> str | None:
-    if outcome.failure is not None:
-        return outcome.failure.message
-    return next(iter(outcome.own_errors), None)
-
-
 def _find(candidate: str, wire: Sequence[str], taken: set[int]) -> int | None:
     """Index of ``candidate`` in ``wire`` (whole, else after a ``prefix-``), skipping names already matched."""
     for matches in (lambda name: name == candidate, lambda name: name.endswith("-" + candidate)):
@@ -167,7 +161,7 @@ def rows(outcome: Outcome, source: str) -> list[dict]:
         "requests": len(outcome.requests),
         "wire_format": outcome.wire,
         "error_kind": outcome.failure.kind if outcome.failure else None,
-        "error_text": _error_text(outcome),
+        "error_text": outcome.failure.message if outcome.failure else next(iter(outcome.own_errors), None),
     }
     taken: set[int] = set()
     table = []

@@ -138,9 +138,8 @@ def name_the_model_sees(answer: object, version: str = ARTICLE, measurements: So
     else:
         sent, source = normaliser.rewrite(PRIMER_TOOL.key), _MODEL
     if answer == sent:
-        return _verdict(
-            exercise, True, f"the model is offered {sent!r}: the key, not the id {PRIMER_TOOL.id!r}", source
-        )
+        why = f"the model is offered {sent!r}: the key, not the id {PRIMER_TOOL.id!r}"
+        return _verdict(exercise, True, why, source)
     hint = " That is the tool's id; Mastra names a tool after its key." if answer == PRIMER_TOOL.id else ""
     return _verdict(exercise, False, f"the request's tools list offers {sent!r}, not {answer!r}.{hint}", source)
 
@@ -156,20 +155,16 @@ def key_for_the_id(answer: object, version: str = ARTICLE, measurements: Source 
     result, source = _wire_names([answer], version, measurements)
     sent = (result.get("names") or [None])[0]
     if sent == wanted:
-        return _verdict(
-            exercise,
-            True,
+        why = (
             f"registered under {answer!r}, the tool goes out as {sent!r}: the key is the "
-            "name, so the key must be the id",
-            source,
+            "name, so the key must be the id"
         )
-    return _verdict(
-        exercise,
-        False,
+        return _verdict(exercise, True, why, source)
+    why = (
         f"registered under {answer!r}, the model is offered {sent!r}, not {wanted!r}: "
-        "the name on the wire comes from the key",
-        source,
+        "the name on the wire comes from the key"
     )
+    return _verdict(exercise, False, why, source)
 
 
 #: 02: keys whose wire names the learner predicts.
@@ -187,21 +182,16 @@ def predict_wire_names(answer: object, version: str = ARTICLE, measurements: Sou
     result, source = _wire_names(PREDICT_KEYS, version, measurements)
     pairs = _pairs(PREDICT_KEYS)
     if sorted(result.get("names") or []) != sorted(pairs.values()):
-        return _verdict(
-            exercise, False, f"the package sent {result} where the model predicts {pairs}: report this", source
-        )
+        why = f"the package sent {result} where the model predicts {pairs}: report this"
+        return _verdict(exercise, False, why, source)
     wrong = [key for key in PREDICT_KEYS if answer[key] != pairs[key]]
     if not wrong:
-        return _verdict(
-            exercise, True, "every name matches what was sent: " + "; ".join(map(_why_rewritten, PREDICT_KEYS)), source
-        )
-    return _verdict(
-        exercise,
-        False,
-        f"{len(wrong)} of {len(PREDICT_KEYS)} wrong: "
-        + "; ".join(f"you said {answer[key]!r}, but {_why_rewritten(key)}" for key in wrong),
-        source,
+        why = "every name matches what was sent: " + "; ".join(map(_why_rewritten, PREDICT_KEYS))
+        return _verdict(exercise, True, why, source)
+    why = f"{len(wrong)} of {len(PREDICT_KEYS)} wrong: " + "; ".join(
+        f"you said {answer[key]!r}, but {_why_rewritten(key)}" for key in wrong
     )
+    return _verdict(exercise, False, why, source)
 
 
 def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
@@ -214,29 +204,21 @@ def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source
         return _verdict(exercise, False, "a key is a string", "")
     openai = name_rules.get_rule("openai")
     if not openai.accepts(answer):
-        return _verdict(
-            exercise,
-            False,
+        why = (
             f"OpenAI would refuse {answer!r} itself ({'; '.join(openai.reasons(answer))}): "
-            "find one it accepts as written",
-            "data/provider_rules.csv",
+            "find one it accepts as written"
         )
+        return _verdict(exercise, False, why, "data/provider_rules.csv")
     result, source = _wire_names([answer], version, measurements)
     sent = (result.get("names") or [answer])[0]
     if len(sent) < len(answer):
-        return _verdict(
-            exercise,
-            True,
+        why = (
             f"OpenAI accepts its {len(answer)} characters, yet Mastra sends {len(sent)}: "
-            f"it lost {answer[len(sent) :]!r} to the cut at 63",
-            source,
+            f"it lost {answer[len(sent) :]!r} to the cut at 63"
         )
-    return _verdict(
-        exercise,
-        False,
-        f"Mastra sends {answer!r} whole ({len(answer)} characters): only keys over 63 characters are cut",
-        source,
-    )
+        return _verdict(exercise, True, why, source)
+    why = f"Mastra sends {answer!r} whole ({len(answer)} characters): only keys over 63 characters are cut"
+    return _verdict(exercise, False, why, source)
 
 
 #: 04: keys whose wire order the learner predicts.
@@ -252,21 +234,17 @@ def predict_wire_order(answer: object, version: str = ARTICLE, measurements: Sou
     result, source = _wire_names(ORDER_KEYS, version, measurements)
     sent = result.get("names")
     if isinstance(answer, (list, tuple)) and list(answer) == sent:
-        return _verdict(
-            exercise,
-            True,
+        why = (
             f"the request lists {sent}: legal keys keep their order and come first; "
-            "rewritten keys follow, integer-like ones (2, then 10) ahead of the rest",
-            source,
+            "rewritten keys follow, integer-like ones (2, then 10) ahead of the rest"
         )
-    return _verdict(
-        exercise,
-        False,
+        return _verdict(exercise, True, why, source)
+    why = (
         f"the request lists {sent}, not {answer}. Legal keys (b, a) keep their place; "
         "rewritten ones move to the end in the order JavaScript enumerates the record: integer-like keys "
-        "first, in numeric order",
-        source,
+        "first, in numeric order"
     )
+    return _verdict(exercise, False, why, source)
 
 
 def colliding_key(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
@@ -276,22 +254,19 @@ def colliding_key(answer: object, version: str = ARTICLE, measurements: Source =
     if answer is None:
         return _placeholder(exercise, "a key, as a string")
     if answer == "search.web":
-        return _verdict(
-            exercise, False, "a JavaScript object holds each key once: registering it twice keeps one tool", ""
-        )
+        why = "a JavaScript object holds each key once: registering it twice keeps one tool"
+        return _verdict(exercise, False, why, "")
     if not isinstance(answer, str) or not answer:
         return _verdict(exercise, False, "a key is a non-empty string (the empty key crashes, it does not collide)", "")
     result, source = _wire_names(["search.web", answer], version, measurements)
     error = result.get("error") or {}
     if error.get("kind") == "collision":
         return _verdict(exercise, True, f"Mastra refused to run: both keys resolve to {error['name']!r}", source)
-    return _verdict(
-        exercise,
-        False,
+    why = (
         f"no collision: the request went out with tools {result.get('names')} "
-        f"({_why_rewritten(answer) if answer else ''})",
-        source,
+        f"({_why_rewritten(answer) if answer else ''})"
     )
+    return _verdict(exercise, False, why, source)
 
 
 def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
@@ -308,13 +283,11 @@ def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: Source
         offered, forced, source = normaliser.normalise([catalogue.WEATHER.key]).names, str(answer), _MODEL
     if forced in offered:
         return _verdict(exercise, True, f"tool_choice forces {forced!r} and tools offers {offered}: consistent", source)
-    return _verdict(
-        exercise,
-        False,
+    why = (
         f"tool_choice forces {forced!r} but tools offers only {offered}: toolChoice is "
-        "sent as written, so it must name the tool as it goes out on the wire",
-        source,
+        "sent as written, so it must name the tool as it goes out on the wire"
     )
+    return _verdict(exercise, False, why, source)
 
 
 #: 07: the names a scripted model may call the tool back by.
@@ -342,13 +315,11 @@ def names_that_run(answer: object, version: str = ARTICLE, measurements: Source 
     truth = {called for called, scenario in _ROUND_TRIPS.items() if scenario in ran}
     given = set(answer) if isinstance(answer, (list, tuple, set)) else {answer}
     if given == truth:
-        return _verdict(
-            exercise,
-            True,
+        why = (
             f"{sorted(truth)} run the tool: the wire name, and the id, which Mastra "
-            "also looks tools up by; the original key does not",
-            source,
+            "also looks tools up by; the original key does not"
         )
+        return _verdict(exercise, True, why, source)
     return _verdict(exercise, False, f"the tool ran for {sorted(truth)}, you said {sorted(map(str, given))}", source)
 
 
@@ -372,12 +343,8 @@ def first_version_honouring_active_tools(
     summary = ", ".join(
         f"{v}: {'selects' if honoured else 'ignored, every tool sent'}" for v, honoured in honours.items()
     )
-    return _verdict(
-        exercise,
-        answer == first,
-        f"the first is {first} ({summary})" if answer == first else f"not {answer}: {summary}",
-        source,
-    )
+    why = f"the first is {first} ({summary})" if answer == first else f"not {answer}: {summary}"
+    return _verdict(exercise, answer == first, why, source)
 
 
 #: 09: the keys the learner gives safe names to.
@@ -406,9 +373,8 @@ def safe_names(answer: object, version: str = ARTICLE, measurements: Source = LI
         return _verdict(exercise, False, "refused: " + " | ".join(sorted(refused)), "data/provider_rules.csv")
     result, source = _wire_names(names, version, measurements)
     if sorted(result.get("names") or []) == sorted(names):
-        return _verdict(
-            exercise, True, f"every documented provider accepts {names}, and Mastra sends them unchanged", source
-        )
+        why = f"every documented provider accepts {names}, and Mastra sends them unchanged"
+        return _verdict(exercise, True, why, source)
     return _verdict(exercise, False, f"Mastra still changes them: {result}", source)
 
 
@@ -432,30 +398,22 @@ def mcp_server_mastra_cuts(answer: object, version: str = ARTICLE, measurements:
     result, source = _wire_names(keys, version, measurements)
     error = result.get("error") or {}
     if error.get("kind") == "collision":
-        return _verdict(
-            exercise,
-            True,
-            f"Mastra refuses its {len(keys)} tools outright: two of them, cut at 63, both resolve to {error['name']!r}",
-            source,
+        why = (
+            f"Mastra refuses its {len(keys)} tools outright: two of them, cut at 63, both resolve to {error['name']!r}"
         )
+        return _verdict(exercise, True, why, source)
     rows = normaliser.normalise(keys).rows
     if sorted(result.get("names") or []) != sorted(row.name for row in rows):
         return _verdict(exercise, False, "the package and the model disagree on this set: report it", source)
     cut = [row for row in rows if row.truncated]
     if cut:
-        return _verdict(
-            exercise,
-            True,
+        why = (
             f"{len(cut)} of its {len(keys)} names are cut, e.g. {cut[0].key!r} goes out "
-            f"as {cut[0].name!r}, losing {cut[0].lost!r}",
-            source,
+            f"as {cut[0].name!r}, losing {cut[0].lost!r}"
         )
-    return _verdict(
-        exercise,
-        False,
-        f"Mastra sends all {len(keys)} names of {answer!r} whole (none is over 63 characters once joined)",
-        source,
-    )
+        return _verdict(exercise, True, why, source)
+    why = f"Mastra sends all {len(keys)} names of {answer!r} whole (none is over 63 characters once joined)"
+    return _verdict(exercise, False, why, source)
 
 
 Check = Callable[[object, str, str], Checked]

@@ -6,7 +6,7 @@ the path a client posted to; :func:`detect` also falls back to a body's shape, f
 
 from __future__ import annotations
 
-from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, WireFormat
+from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, WireFormat, listed
 from probe_lib.wire.chat import ChatCompletions
 from probe_lib.wire.messages import Messages
 from probe_lib.wire.responses import Responses
@@ -47,9 +47,8 @@ def tool_descriptions(body: Body) -> list[str | None]:
     Chat Completions nests it under ``function``, Responses and Messages keep it on the tool. What a framework does
     to a tool's name, it leaves its description alone: the kit's probe tools say there which key or served tool they
     are."""
-    tools = body.get("tools") if isinstance(body, dict) else None
     described = []
-    for tool in tools if isinstance(tools, list) else []:
+    for tool in listed(body, "tools") if isinstance(body, dict) else []:
         if isinstance(tool, dict):
             holder = tool.get("function") if isinstance(tool.get("function"), dict) else tool
             description = holder.get("description")

@@ -66,3 +66,9 @@ def function_name(item: Any, *path: str) -> str | None:
             return None
         item = item.get(step)
     return item if isinstance(item, str) else None
+
+
+def listed(body: Body, key: str) -> list:
+    """``body[key]`` when it is a list, else ``[]``: a body read from a file may hold anything there."""
+    value = body.get(key)
+    return value if isinstance(value, list) else []

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, function_name
+from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, function_name, listed
 from probe_lib.wire.replies import ErrorReply, TextReply, ToolCall, ToolCallsReply
 
 _USAGE = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
@@ -27,26 +27,17 @@ class ChatCompletions:
     def owns_body(self, body: Body) -> bool:
         # Detection tries Responses and Anthropic Messages first, whose bodies carry markers of their own; a body
         # cut down to its tools is told by their shape.
-        tools = body.get("tools")
-        return "messages" in body or (
-            isinstance(tools, list) and any(isinstance(t, dict) and "function" in t for t in tools)
-        )
+        return "messages" in body or any(isinstance(t, dict) and "function" in t for t in listed(body, "tools"))
 
     def tool_names(self, body: Body) -> list[str]:
-        tools = body.get("tools")
-        names = [function_name(tool, "function", "name") for tool in tools] if isinstance(tools, list) else []
+        names = [function_name(tool, "function", "name") for tool in listed(body, "tools")]
         return [name for name in names if name is not None]
 
     def forced_name(self, body: Body) -> str | None:
         return function_name(body.get("tool_choice"), "function", "name")
 
     def tool_results(self, body: Body) -> list[dict]:
-        messages = body.get("messages")
-        return (
-            [m for m in messages if isinstance(m, dict) and m.get("role") == "tool"]
-            if isinstance(messages, list)
-            else []
-        )
+        return [m for m in listed(body, "messages") if isinstance(m, dict) and m.get("role") == "tool"]
 
     def request(self, model: str, tool_names: Sequence[str], forced: str | None = None) -> dict:
         """The least request of this format that sends function tools named ``tool_names`` and forces ``forced``

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 
-from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, function_name
+from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, function_name, listed
 from probe_lib.wire.replies import ErrorReply, TextReply, ToolCallsReply
 
 _USAGE = {"input_tokens": 0, "output_tokens": 0}
@@ -27,21 +27,14 @@ class Messages:
     route = "/v1/messages"
 
     def owns_body(self, body: Body) -> bool:
-        tools = body.get("tools")
-        has_own_tools = isinstance(tools, list) and any(
-            isinstance(tool, dict) and "input_schema" in tool for tool in tools
-        )
+        has_own_tools = any(isinstance(tool, dict) and "input_schema" in tool for tool in listed(body, "tools"))
         if "messages" not in body:
             return has_own_tools  # a body cut down to its tools
         return has_own_tools or "system" in body or function_name(body.get("tool_choice"), "type") in _OWN_TOOL_CHOICES
 
     def tool_names(self, body: Body) -> list[str]:
-        tools = body.get("tools")
-        names = (
-            [function_name(tool, "name") for tool in tools if isinstance(tool, dict) and "input_schema" in tool]
-            if isinstance(tools, list)
-            else []
-        )
+        tools = [tool for tool in listed(body, "tools") if isinstance(tool, dict) and "input_schema" in tool]
+        names = [function_name(tool, "name") for tool in tools]
         return [name for name in names if name is not None]
 
     def forced_name(self, body: Body) -> str | None:
@@ -49,17 +42,12 @@ class Messages:
         return function_name(choice, "name") if function_name(choice, "type") == "tool" else None
 
     def tool_results(self, body: Body) -> list[dict]:
-        messages = body.get("messages")
-        blocks = (
-            [
-                block
-                for message in messages
-                if isinstance(message, dict) and isinstance(message.get("content"), list)
-                for block in message["content"]
-            ]
-            if isinstance(messages, list)
-            else []
-        )
+        blocks = [
+            block
+            for message in listed(body, "messages")
+            if isinstance(message, dict)
+            for block in listed(message, "content")
+        ]
         return [block for block in blocks if isinstance(block, dict) and block.get("type") == "tool_result"]
 
     def answer(self, reply: ErrorReply | TextReply | ToolCallsReply, body: Body, number: int) -> Answer:

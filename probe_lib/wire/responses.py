@@ -6,7 +6,7 @@ the conversation is ``input``, not ``messages``. A streamed reply is a sequence 
 
 from __future__ import annotations
 
-from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, function_name
+from probe_lib.wire.base import Answer, Body, JsonAnswer, StreamAnswer, function_name, listed
 from probe_lib.wire.chat import error_body
 from probe_lib.wire.replies import ErrorReply, TextReply, ToolCallsReply
 
@@ -26,24 +26,17 @@ class Responses:
     def owns_body(self, body: Body) -> bool:
         if "messages" in body:
             return False
-        tools = body.get("tools")
-        return "input" in body or (isinstance(tools, list) and any(_flat_function(tool) for tool in tools))
+        return "input" in body or any(_flat_function(tool) for tool in listed(body, "tools"))
 
     def tool_names(self, body: Body) -> list[str]:
-        tools = body.get("tools")
-        names = [_flat_function(tool) for tool in tools] if isinstance(tools, list) else []
+        names = [_flat_function(tool) for tool in listed(body, "tools")]
         return [name for name in names if name is not None]
 
     def forced_name(self, body: Body) -> str | None:
         return _flat_function(body.get("tool_choice"))
 
     def tool_results(self, body: Body) -> list[dict]:
-        items = body.get("input")
-        return (
-            [i for i in items if isinstance(i, dict) and i.get("type") == "function_call_output"]
-            if isinstance(items, list)
-            else []
-        )
+        return [i for i in listed(body, "input") if isinstance(i, dict) and i.get("type") == "function_call_output"]
 
     def answer(self, reply: ErrorReply | TextReply | ToolCallsReply, body: Body, number: int) -> Answer:
         if isinstance(reply, ErrorReply):

@@ -1,4 +1,4 @@
-"""MCP measured, not assumed: the corpus's real tool sets served by real MCP servers, loaded by the real ``@mastra/mcp``.
+"""MCP measured, not assumed: the corpus' real tool sets served by real MCP servers, loaded by the real ``@mastra/mcp``.
 
 For every MCP tool set of the corpus (one per server and repository, :func:`probe_lib.inputs.corpus.record_of`), a
 real MCP server (:class:`probe_lib.capture.mcp_servers.McpServers`) serves exactly its tool names under the corpus's
@@ -67,6 +67,8 @@ def measure(frame: pd.DataFrame) -> pd.DataFrame:
         body = calls[0].body if calls else None
         error = reply["error"] or []
         collision = next((link["toolName"] for link in error if link.get("toolName")), None)
+        failure = "collision" if collision else (error[-1]["message"] if error else "no request")
+        served = [_served_tool(ids[record], text) for text in wire.tool_descriptions(body)]
         rows.append(
             {
                 "record": record,
@@ -74,12 +76,8 @@ def measure(frame: pd.DataFrame) -> pd.DataFrame:
                 "tools served": list(names),
                 "client keys": reply["keys"],
                 "wire names": wire.BY_NAME[calls[0].wire].tool_names(body) if calls else None,
-                "wire served": [_served_tool(ids[record], text) for text in wire.tool_descriptions(body)]
-                if calls
-                else None,
-                "failure": None
-                if calls
-                else ("collision" if collision else (error[-1]["message"] if error else "no request")),
+                "wire served": served if calls else None,
+                "failure": None if calls else failure,
                 "collision name": collision,
             }
         )
@@ -94,15 +92,9 @@ def _served_tool(server: str, description: str | None) -> str | None:
 
 def _run(requests: list[dict]) -> list[dict]:
     command = [npm.node_executable(), str(RUNNER), str(npm.modules_dir(paths.MCP_HARNESS, "@mastra/mcp"))]
+    payload = json.dumps({"servers": requests})
     try:
-        done = subprocess.run(
-            command,
-            input=json.dumps({"servers": requests}),
-            capture_output=True,
-            text=True,
-            timeout=BATCH_SECONDS,
-            encoding="utf-8",
-        )
+        done = subprocess.run(command, input=payload, capture_output=True, timeout=BATCH_SECONDS, encoding="utf-8")
     except subprocess.TimeoutExpired:
         raise HarnessError(f"the @mastra/mcp runner gave no answer within {BATCH_SECONDS} s") from None
     if done.returncode != 0:

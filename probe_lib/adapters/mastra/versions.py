@@ -49,15 +49,20 @@ def served(*, refresh: bool = False) -> tuple[str, ...]:
 
 def _list_served() -> list[str]:
     npm.node_executable()
-    command = [npm.npm_executable(), "view", PACKAGE, "versions", "--json"]
+    return json.loads(_npm(["view", PACKAGE, "versions", "--json"], f"`npm view {PACKAGE} versions`", timeout=120))
+
+
+def _npm(arguments: list[str], doing: str, *, timeout: int, cwd: Path | None = None) -> str:
+    """What ``npm <arguments>`` prints; ``InstallFailed`` saying what it was ``doing`` when it fails or times out."""
+    command = [npm.npm_executable(), *arguments]
     try:
-        completed = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        completed = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise InstallFailed(f"`{' '.join(command[1:])}` took over 120 s; check the npm registry is reachable") from None
+        raise InstallFailed(f"{doing} took over {timeout} s; check the npm registry is reachable") from None
     if completed.returncode != 0:
         tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
-        raise InstallFailed(f"`npm view {PACKAGE} versions` failed: {tail}")
-    return json.loads(completed.stdout)
+        raise InstallFailed(f"{doing} failed: {tail}")
+    return completed.stdout
 
 
 def is_stable(version: str) -> bool:
@@ -118,24 +123,8 @@ def _generate(version: str, staging: Path) -> None:
         "dependencies": dependencies(version),
     }
     (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    command = [
-        npm.npm_executable(),
-        "install",
-        "--package-lock-only",
-        "--prefer-offline",
-        "--no-audit",
-        "--no-fund",
-        "--engine-strict=false",
-    ]
-    try:
-        completed = subprocess.run(command, cwd=staging, capture_output=True, text=True, timeout=600)
-    except subprocess.TimeoutExpired:
-        raise InstallFailed(
-            f"resolving {PACKAGE} {version} took over 600 s; check the npm registry is reachable"
-        ) from None
-    if completed.returncode != 0:
-        tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
-        raise InstallFailed(f"resolving {PACKAGE} {version} failed: {tail}")
+    resolve = ["install", "--package-lock-only", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false"]
+    _npm(resolve, f"resolving {PACKAGE} {version}", timeout=600, cwd=staging)
 
 
 def is_installed(version: str) -> bool:
