@@ -18,12 +18,12 @@ import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import catalogue
-from probe_lib.analysis import matrix, timeline
+from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.target import version_key
-from probe_lib.study import recordings
+from probe_lib.study import matrix_recording, matrix_runs, recordings
 from probe_lib.study.evidence import Evidence
 
 QUANTIFIER = re.compile(r"\b(never|every|all|only|settles|identical)\b", re.IGNORECASE)
@@ -86,7 +86,7 @@ def pinned() -> dict:
 
 @pytest.fixture(scope="module")
 def by_target() -> dict:
-    return matrix.by_target(matrix.read())
+    return matrix_runs.by_target(matrix_recording.read())
 
 
 @pytest.fixture(scope="module")
