@@ -102,6 +102,11 @@ def _connection_cap(requested: int) -> int:
     return max(1, min(requested, soft - open_now - DESCRIPTOR_HEADROOM))
 
 
+def _out_of_descriptors() -> str:
+    limit, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return f"capture server: out of file descriptors (limit {limit}, `ulimit -n` raises it); answering 503"
+
+
 def _spare_descriptor() -> int | None:
     """A descriptor held in reserve: closed to accept one connection when none is free, so it can be refused."""
     try:
@@ -222,7 +227,7 @@ class CaptureServer(RecordStore):
         self._listening: socket.socket | None = None
         self._opening: set[asyncio.Task] = set()  # connections accepted, their transports not yet made
         self._spare: int | None = None
-        self._short_of_descriptors = False
+        self._accept_trouble = False  # accepting has failed since the last connection accepted to be served
 
     # -- lifecycle -------------------------------------------------------------------------------------------
 
@@ -285,7 +290,7 @@ class CaptureServer(RecordStore):
             if len(self._guards) + len(self._opening) >= self._max_connections:
                 _refuse(connection, _unavailable(f"{self._max_connections} connections open, the most it serves"))
                 continue
-            self._short_of_descriptors = False
+            self._accept_trouble = False
             connection.setblocking(False)
             opening = loop.create_task(loop.connect_accepted_socket(self._guard, connection))
             self._opening.add(opening)
@@ -296,7 +301,7 @@ class CaptureServer(RecordStore):
         not (no spare, or another thread took the descriptor first)."""
         if self._spare is None:
             return False
-        self._warn_short_of_descriptors()
+        self._warn(_out_of_descriptors())
         os.close(self._spare)
         try:
             connection, _ = self._listening.accept()
@@ -311,9 +316,9 @@ class CaptureServer(RecordStore):
     def _pause_accepting(self, error: OSError) -> None:
         """Stop accepting for a moment: a fault no refusal can be sent through (no descriptor at all)."""
         if error.errno in _OUT_OF_DESCRIPTORS:
-            self._warn_short_of_descriptors()
+            self._warn(_out_of_descriptors())
         else:
-            _log.warning("capture server: accepting a connection failed (%s); retrying", error.strerror or error)
+            self._warn(f"capture server: accepting a connection failed ({error.strerror or error}); retrying")
         loop = asyncio.get_running_loop()
         loop.remove_reader(self._listening)
         loop.call_later(_ACCEPT_RETRY_SECONDS, self._resume_accepting)
@@ -324,14 +329,11 @@ class CaptureServer(RecordStore):
                 self._spare = _spare_descriptor()
             asyncio.get_running_loop().add_reader(self._listening, self._accept)
 
-    def _warn_short_of_descriptors(self) -> None:
-        """One line per spell without descriptors, not one per connection refused."""
-        if not self._short_of_descriptors:
-            self._short_of_descriptors = True
-            limit, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
-            _log.warning(
-                "capture server: out of file descriptors (limit %d, `ulimit -n` raises it); answering 503", limit
-            )
+    def _warn(self, line: str) -> None:
+        """One line per spell of trouble accepting, not one per connection refused or retry."""
+        if not self._accept_trouble:
+            self._accept_trouble = True
+            _log.warning("%s", line)
 
     def _guard(self) -> _Guard:
         """A new connection's protocol: a ``_Guard``, handing it to aiohttp's handler (its public ``web.Server``
