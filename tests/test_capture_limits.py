@@ -160,12 +160,8 @@ def stop(process: subprocess.Popen) -> str:
     return rest
 
 
-@pytest.mark.parametrize(
-    ("route", "message_at"), [("/v1/chat/completions", ("error", "message")), ("/v1/messages", ("error", "message"))]
-)
-def test_a_body_nested_deeper_than_the_limit_is_recorded_as_text_and_refused_400_in_the_routes_format(
-    route, message_at
-):
+@pytest.mark.parametrize("route", ["/v1/chat/completions", "/v1/messages"])
+def test_a_body_nested_deeper_than_the_limit_is_recorded_as_text_and_refused_400_in_the_routes_format(route):
     beyond = '{"model": "m", "x": ' + "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH + "}"  # one level too many
     with CaptureServer() as server:
         for body in ("[" * 100_000, beyond):
