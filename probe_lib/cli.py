@@ -382,21 +382,26 @@ def _read_replies(path: str) -> list:
 
 def cmd_capture(args: argparse.Namespace) -> int:
     import signal
+    import threading
 
-    from probe_lib.capture import Capture, CaptureServer
+    from probe_lib.capture import Capture, CaptureServer, JsonLines
 
     replies = _read_replies(args.replies) if args.replies else []
     try:
-        # backslashreplace: a lone surrogate in a body is written as its \u escape, so the line stays JSON
-        out = open(args.out, "a", encoding="utf-8", errors="backslashreplace") if args.out else sys.stdout
+        out = open(args.out, "ab", buffering=0) if args.out else None
     except OSError as error:
         raise InputError(f"cannot open --out {args.out}: {error.strerror}") from None
+    lines = JsonLines(out.fileno() if out else sys.stdout.fileno())
+    stops = {signal.SIGINT, signal.SIGTERM}
+    main_thread = threading.get_ident()
 
     def write(record: Capture) -> None:
-        out.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
-        out.flush()
+        try:
+            lines(record)
+        except OSError:  # the server refuses this request and every later one; wake the main thread to stop
+            signal.pthread_kill(main_thread, signal.SIGTERM)
+            raise
 
-    stops = {signal.SIGINT, signal.SIGTERM}
     # Blocked before the server thread starts, which inherits the mask, so only sigwait below receives them.
     previous = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
     # With --out, records go only to the file: memory stays bounded however long the server runs.
@@ -418,8 +423,13 @@ def cmd_capture(args: argparse.Namespace) -> int:
     finally:
         server.close()
         signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-        if out is not sys.stdout:
+        if out is not None:
             out.close()
+    if server.failure is not None:
+        where = args.out or "stdout"
+        kept = f"the {lines.written} records written before it are whole lines in {where}"
+        _fail("probe-lib capture", f"stopped: {server.failure}; {kept}")
+        return 1
     return 0
 
 

@@ -7,6 +7,7 @@ import threading
 import pytest
 
 from probe_lib.capture import RecordStore
+from probe_lib.core.errors import StoreFailed
 from probe_lib.wire.replies import DEFAULT_REPLY, ErrorReply, TextReply
 
 
@@ -62,6 +63,25 @@ def test_without_keep_records_each_record_goes_only_to_on_record():
         call(store, "s", n=n)
     assert [record.body["n"] for record in seen] == list(range(5))
     assert store.records() == [] and store.take("s") == []
+
+
+def test_a_writer_that_fails_fails_the_store_so_no_later_record_is_written_after_a_lost_one():
+    written, disk_full = [], [False]
+
+    def write(record):
+        if disk_full[0]:
+            raise OSError(28, "No space left on device")
+        written.append(record.seq)
+
+    store = RecordStore(on_record=write)
+    call(store, "s")
+    disk_full[0] = True
+    with pytest.raises(StoreFailed, match="record 1 could not be written: No space left on device"):
+        call(store, "s")
+    disk_full[0] = False  # space freed: still no record after the lost one, so the written ones have no gap
+    with pytest.raises(StoreFailed):
+        call(store, "s")
+    assert written == [0] and str(store.failure).startswith("record 1 ")
 
 
 def test_scripts_refuse_a_scenario_id_a_url_would_change_and_anything_but_a_reply():

@@ -8,6 +8,12 @@ format, with the scenario's next scripted reply (a tool call, a text, an error);
 an HTTP 400 ``captured``, which ends the agent loop right after the request we wanted to see. A request on any
 other route is recorded too (with ``wire`` None) and answered 404, so nothing a framework sends goes unseen.
 
+At its limits it refuses rather than loses: a body it cannot read (too large, too slow, not JSON, nested deeper than
+``MAX_JSON_DEPTH``) is recorded and answered 4xx in the route's format; a head aiohttp cannot parse (a header over
+its line limit) is answered 400 by aiohttp, with one log line; a connection past the cap (which the file-descriptor
+limit lowers) or past the last free descriptor is answered 503; and once the store cannot write a record (a full
+disk), that request and every later one is answered 507 and the server stops accepting connections.
+
 The server runs aiohttp in a background thread with its own event loop, so a notebook or a test uses it as
 ``with CaptureServer() as server:``. Another process can script scenarios and read records over HTTP:
 ``PUT /_probe/scenarios/{id}`` (a JSON array of reply forms), ``GET /_probe/records?scenario=ID`` and
@@ -17,21 +23,27 @@ The server runs aiohttp in a background thread with its own event loop, so a not
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import errno
 import ipaddress
 import json
+import logging
+import os
 import re
+import resource
 import socket
 import threading
 from collections.abc import Callable
 
 from aiohttp import web
+from aiohttp.http_exceptions import HttpProcessingError
 
 from probe_lib import wire
 from probe_lib.capture.store import Capture, RecordStore, check_scenario_id
-from probe_lib.core.errors import StateError
-from probe_lib.wire import StreamAnswer
+from probe_lib.core.errors import StateError, StoreFailed
+from probe_lib.wire import JsonAnswer, StreamAnswer
 from probe_lib.wire.chat import error_body as _error_body
-from probe_lib.wire.replies import Reply, replies_from_json
+from probe_lib.wire.replies import ErrorReply, Reply, replies_from_json
 
 #: A body that is not JSON is kept as text up to this many characters.
 RAW_LIMIT = 64 * 1024
@@ -42,9 +54,30 @@ _SHUTDOWN_SECONDS = 2.0
 HEADER_SECONDS = 10.0
 BODY_SECONDS = 60.0
 IDLE_SECONDS = 60.0
-#: Connections served at once; one more is answered 503 and closed (a runner keeps about 16 open).
+#: A body nested deeper than this is recorded as text and refused: Python walks JSON recursively (``json``, the
+#: kit's readers), and its recursion limit is about 1,000 frames in all.
+MAX_JSON_DEPTH = 256
+#: Connections served at once; one more is answered 503 and closed (a runner keeps about 16 open). At start the
+#: cap is lowered to fit the file-descriptor limit, less the descriptors open then and ``DESCRIPTOR_HEADROOM``
+#: for those the process opens later (pipes to runners, files).
 MAX_CONNECTIONS = 512
-_BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+DESCRIPTOR_HEADROOM = 32
+#: Connections accepted per wake-up of the listening socket, so a flood cannot starve the requests being served.
+_ACCEPT_BATCH = 64
+#: With no descriptor free even for a refusal, accepting pauses this long before it is tried again.
+_ACCEPT_RETRY_SECONDS = 0.1
+_OUT_OF_DESCRIPTORS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})
+_log = logging.getLogger(__name__)
+
+
+def _unavailable(reason: str) -> bytes:
+    """A complete 503 response that closes the connection, saying why in plain text."""
+    text = f"capture server: {reason}; retry later\n".encode()
+    head = (
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(text)}\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode() + text
 
 
 def _check_loopback(host: str) -> str:
@@ -58,6 +91,88 @@ def _check_loopback(host: str) -> str:
     if loopback:
         return host
     raise ValueError(f"host {host!r} is not loopback; the capture server listens only on 127.0.0.0/8, ::1 or localhost")
+
+
+def _connection_cap(requested: int) -> int:
+    """``requested``, lowered so that connections leave free the descriptors the rest of the process needs."""
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY:
+        return requested
+    open_now = len(os.listdir("/dev/fd"))  # this process's open descriptors, on Linux and macOS alike
+    return max(1, min(requested, soft - open_now - DESCRIPTOR_HEADROOM))
+
+
+def _out_of_descriptors() -> str:
+    limit, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    return f"capture server: out of file descriptors (limit {limit}, `ulimit -n` raises it); answering 503"
+
+
+def _spare_descriptor() -> int | None:
+    """A descriptor held in reserve: closed to accept one connection when none is free, so it can be refused."""
+    try:
+        return os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+
+
+def _refuse(connection: socket.socket, answer: bytes) -> None:
+    """Send ``answer`` on a just-accepted connection and close it, best effort (the client may be gone)."""
+    with connection:
+        connection.setblocking(False)
+        with contextlib.suppress(OSError):
+            connection.recv(65536)  # what the request sent already: closing with it unread would reset the answer
+        with contextlib.suppress(OSError):
+            connection.send(answer)
+            connection.shutdown(socket.SHUT_WR)
+
+
+def _deeper_than(value: object, limit: int) -> bool:
+    """True when ``value`` nests lists and objects more than ``limit`` levels deep (walked without recursion)."""
+    stack = [(value, 1)] if isinstance(value, (dict, list)) else []
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            return True
+        children = item.values() if isinstance(item, dict) else item
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
+    return False
+
+
+def _parse_json(data: bytes) -> object:
+    """The JSON ``data`` holds; ``ValueError`` saying why when it is not JSON or nests deeper than
+    ``MAX_JSON_DEPTH``."""
+    too_deep = f"JSON nested deeper than {MAX_JSON_DEPTH} levels (the capture server's limit)"
+    try:
+        value = json.loads(data)
+    except RecursionError:
+        raise ValueError(too_deep) from None
+    except (ValueError, UnicodeDecodeError) as error:
+        raise ValueError(f"malformed JSON: {error}") from None
+    if _deeper_than(value, MAX_JSON_DEPTH):
+        raise ValueError(too_deep)
+    return value
+
+
+def _refusal(wire_format: wire.WireFormat | None, status: int, message: str) -> web.Response:
+    """The capture server's own error answer, shaped as the route's provider shapes its errors."""
+    answer = wire_format.answer(ErrorReply(status, message), {}, 0) if wire_format else None
+    body = answer.body if isinstance(answer, JsonAnswer) else _error_body(message)
+    return web.json_response(body, status=status)
+
+
+class _ServerLog(logging.LoggerAdapter):
+    """aiohttp's server log, except that a request it could not parse (a client's fault: a header over its line
+    limit, a malformed head or chunk, a body its encoding does not decode) is one warning line, not a traceback.
+    aiohttp answers a head it cannot parse 400 itself; a body, the capture server records and answers 400, and
+    aiohttp meets the fault again when it drains the rest."""
+
+    def exception(self, msg: object, *args: object, exc_info: object = True, **kwargs: object) -> None:
+        fault = exc_info.__cause__ if isinstance(exc_info, web.RequestPayloadError) else exc_info
+        if isinstance(fault, HttpProcessingError):
+            reason = " ".join(fault.message.split())[:160]
+            self.warning("capture server: refused a request it could not parse (%s)", reason)
+        else:
+            super().exception(msg, *args, exc_info=exc_info, **kwargs)
 
 
 def _as_text(data: bytes) -> str:
@@ -76,8 +191,9 @@ class CaptureServer(RecordStore):
         port: 0 picks a free port; :attr:`base_url` tells which.
         max_body_bytes: larger bodies are answered 413 and recorded without their content.
         on_record, keep_records: the store's (:class:`RecordStore`); ``on_record`` is called on the server thread.
-        header_seconds, body_seconds, idle_seconds, max_connections: the connection watchdogs (see
-            ``HEADER_SECONDS``).
+        header_seconds, body_seconds, idle_seconds: the connection watchdogs (see ``HEADER_SECONDS``).
+        max_connections: connections served at once, lowered at start to fit the descriptor limit (see
+            ``MAX_CONNECTIONS``); :attr:`max_connections` tells the cap in force.
     """
 
     def __init__(
@@ -108,7 +224,10 @@ class CaptureServer(RecordStore):
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
-        self._listener: asyncio.Server | None = None
+        self._listening: socket.socket | None = None
+        self._opening: set[asyncio.Task] = set()  # connections accepted, their transports not yet made
+        self._spare: int | None = None
+        self._accept_trouble = False  # accepting has failed since the last connection accepted to be served
 
     # -- lifecycle -------------------------------------------------------------------------------------------
 
@@ -134,21 +253,102 @@ class CaptureServer(RecordStore):
         app.router.add_route("*", "/_probe/{tail:.*}", self._unknown_control)
         app.router.add_route("*", "/{tail:.*}", self._capture)
         self._runner = web.AppRunner(
-            app, access_log=None, shutdown_timeout=_SHUTDOWN_SECONDS, keepalive_timeout=self._idle_seconds
+            app,
+            access_log=None,
+            logger=_ServerLog(logging.getLogger("aiohttp.server")),
+            shutdown_timeout=_SHUTDOWN_SECONDS,
+            keepalive_timeout=self._idle_seconds,
         )
         await self._runner.setup()
-        # No aiohttp site (a site hands each connection straight to aiohttp): a socket bound here, served by asyncio,
-        # each connection through a guard first
+        # No aiohttp site (a site hands each connection straight to aiohttp): a socket bound here and accepted from
+        # by the server itself, which refuses what it cannot serve; each connection is served through a guard
         address = ipaddress.ip_address(self._host)
-        listening = socket.create_server(
+        self._listening = socket.create_server(
             (self._host, self._port), family=socket.AF_INET6 if address.version == 6 else socket.AF_INET
         )
-        self._listener = await asyncio.get_running_loop().create_server(self._guard, sock=listening)
+        self._listening.setblocking(False)
+        self._max_connections = _connection_cap(self._max_connections)
+        self._spare = _spare_descriptor()
+        asyncio.get_running_loop().add_reader(self._listening, self._accept)
+
+    def _accept(self) -> None:
+        """Take the connections waiting on the listening socket: each is served, or answered 503 when the
+        connection cap is reached or no descriptor is left (then with the spare one)."""
+        loop = asyncio.get_running_loop()
+        for _ in range(_ACCEPT_BATCH):
+            try:
+                connection, _ = self._listening.accept()
+            except (BlockingIOError, InterruptedError):
+                return
+            except ConnectionAbortedError:  # the client left while waiting
+                continue
+            except OSError as error:
+                if error.errno not in _OUT_OF_DESCRIPTORS or not self._refuse_with_spare():
+                    self._pause_accepting(error)
+                    return
+                continue
+            if len(self._guards) + len(self._opening) >= self._max_connections:
+                _refuse(connection, _unavailable(f"{self._max_connections} connections open, the most it serves"))
+                continue
+            self._accept_trouble = False
+            connection.setblocking(False)
+            opening = loop.create_task(loop.connect_accepted_socket(self._guard, connection))
+            self._opening.add(opening)
+            opening.add_done_callback(self._opening.discard)
+
+    def _refuse_with_spare(self) -> bool:
+        """With no descriptor free, free the spare to accept one connection and answer it 503; False if it could
+        not (no spare, or another thread took the descriptor first)."""
+        if self._spare is None:
+            return False
+        self._warn(_out_of_descriptors())
+        os.close(self._spare)
+        try:
+            connection, _ = self._listening.accept()
+        except OSError:
+            refused = False
+        else:
+            _refuse(connection, _unavailable("out of file descriptors"))
+            refused = True
+        self._spare = _spare_descriptor()  # the refused connection's descriptor, now closed
+        return refused
+
+    def _pause_accepting(self, error: OSError) -> None:
+        """Stop accepting for a moment: a fault no refusal can be sent through (no descriptor at all)."""
+        if error.errno in _OUT_OF_DESCRIPTORS:
+            self._warn(_out_of_descriptors())
+        else:
+            self._warn(f"capture server: accepting a connection failed ({error.strerror or error}); retrying")
+        loop = asyncio.get_running_loop()
+        loop.remove_reader(self._listening)
+        loop.call_later(_ACCEPT_RETRY_SECONDS, self._resume_accepting)
+
+    def _resume_accepting(self) -> None:
+        if self._listening is not None:
+            if self._spare is None:
+                self._spare = _spare_descriptor()
+            asyncio.get_running_loop().add_reader(self._listening, self._accept)
+
+    def _warn(self, line: str) -> None:
+        """One line per spell of trouble accepting, not one per connection refused or retry."""
+        if not self._accept_trouble:
+            self._accept_trouble = True
+            _log.warning("%s", line)
 
     def _guard(self) -> _Guard:
         """A new connection's protocol: a ``_Guard``, handing it to aiohttp's handler (its public ``web.Server``
-        is the protocol factory) unless the connection is over the cap."""
-        return _Guard(self._runner.server, self._guards, self._header_seconds, self._max_connections)
+        is the protocol factory)."""
+        return _Guard(self._runner.server, self._guards, self._header_seconds)
+
+    def _stop_accepting(self) -> None:
+        """Close the listening socket (new connections are refused by the system); open ones stay served."""
+        if self._listening is not None:
+            asyncio.get_running_loop().remove_reader(self._listening)
+            self._listening.close()
+            self._listening = None
+        if self._spare is not None:
+            os.close(self._spare)
+            self._spare = None
 
     @web.middleware
     async def _busy(self, request: web.Request, handler: Callable) -> web.StreamResponse:
@@ -174,9 +374,8 @@ class CaptureServer(RecordStore):
         self._thread = self._loop = None
 
     async def _stop(self) -> None:
-        if self._listener is not None:
-            self._listener.close()  # no new connection; aiohttp's cleanup then closes the open ones
-            self._listener = None
+        self._stop_accepting()  # no new connection; aiohttp's cleanup then closes the open ones
+        await asyncio.gather(*self._opening, return_exceptions=True)
         await self._runner.cleanup()
         self._runner = None
 
@@ -185,6 +384,11 @@ class CaptureServer(RecordStore):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    @property
+    def max_connections(self) -> int:
+        """Connections served at once; once started, the cap in force (lowered to fit the descriptor limit)."""
+        return self._max_connections
 
     @property
     def max_body_bytes(self) -> int:
@@ -196,9 +400,9 @@ class CaptureServer(RecordStore):
     @property
     def base_url(self) -> str:
         """``http://HOST:PORT`` with the port actually bound."""
-        if self._listener is None:
+        if self._listening is None:
             raise StateError("the capture server is not running; start() it or use it as a context manager")
-        host, port = self._listener.sockets[0].getsockname()[:2]
+        host, port = self._listening.getsockname()[:2]
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     def scenario_url(self, scenario_id: str) -> str:
@@ -225,29 +429,42 @@ class CaptureServer(RecordStore):
         scenario, route = (match.group(1), match.group(2) or "") if match else ("default", request.path)
         wire_format = wire.for_route(route) if request.method == "POST" else None
         try:
+            return await self._answer(request, scenario, wire_format)
+        except StoreFailed as error:
+            self._stop_accepting()  # every later record would be lost too
+            return _refusal(wire_format, 507, f"capture server: {error}; it has stopped recording")
+
+    async def _answer(
+        self, request: web.Request, scenario: str, wire_format: wire.WireFormat | None
+    ) -> web.StreamResponse:
+        """Record ``request`` and answer it: with the scenario's next reply, or a refusal saying what was wrong."""
+        try:
             data = await asyncio.wait_for(request.read(), self._body_seconds)
         except web.HTTPRequestEntityTooLarge:
             self._commit(request, scenario, None, None, 413, wire_format)
             message = f"body exceeds {self._max_body_bytes} bytes; raise the capture server's max_body_bytes"
-            return web.json_response(_error_body(message), status=413)
+            return _refusal(wire_format, 413, message)
         except TimeoutError:
             self._commit(request, scenario, None, None, 408, wire_format)
-            return web.json_response(_error_body(f"body not sent within {self._body_seconds:g} s"), status=408)
+            return _refusal(wire_format, 408, f"body not sent within {self._body_seconds:g} s")
+        except web.RequestPayloadError as error:  # a body aiohttp could not decode (a broken gzip, a bad chunk)
+            self._commit(request, scenario, None, None, 400, wire_format)
+            return _refusal(wire_format, 400, f"body could not be read: {' '.join(str(error).split())}")
         body: object | None = None
         if data or wire_format:
             try:
-                body = json.loads(data)
-            except (ValueError, UnicodeDecodeError) as error:
+                body = _parse_json(data)
+            except ValueError as error:
                 self._commit(request, scenario, None, _as_text(data), 400, wire_format)
-                return web.json_response(_error_body(f"malformed JSON: {error}"), status=400)
+                return _refusal(wire_format, 400, str(error))
         if wire_format is None:
             self._commit(request, scenario, body, None, 404, None)
             routes = ", ".join(known.route for known in wire.FORMATS)
             message = f"no route for {request.method} {request.path}; the capture server answers POST to {routes}"
-            return web.json_response(_error_body(message), status=404)
+            return _refusal(None, 404, message)
         if not isinstance(body, dict):
             self._commit(request, scenario, body, None, 400, wire_format)
-            return web.json_response(_error_body("a model call's body must be a JSON object"), status=400)
+            return _refusal(wire_format, 400, "a model call's body must be a JSON object")
         _, reply, number = self._commit(request, scenario, body, None, None, wire_format)
         answer = wire_format.answer(reply, body, number)
         if isinstance(answer, StreamAnswer):
@@ -273,7 +490,7 @@ class CaptureServer(RecordStore):
     async def _put_scenario(self, request: web.Request) -> web.Response:
         scenario = request.match_info["scenario"]
         try:
-            replies = replies_from_json(json.loads(await request.read()))
+            replies = replies_from_json(_parse_json(await request.read()))
             self.script(scenario, replies)
         except ValueError as error:  # InputError, malformed JSON and a bad scenario id alike
             return web.json_response(_error_body(str(error)), status=400)
@@ -300,53 +517,40 @@ class _Guard(asyncio.Protocol):
 
     aiohttp closes a connection that sends nothing (its keep-alive timeout), but one that sends part of a request
     head and then stalls would hold a slot forever; the guard closes it ``header_seconds`` after its first byte
-    unless the head arrived whole (the ``_busy`` middleware says so). A connection beyond ``max_connections`` is
-    answered 503 and closed before aiohttp sees it.
+    unless the head arrived whole (the ``_busy`` middleware says so).
     """
 
-    def __init__(
-        self, handler: Callable[[], asyncio.Protocol], guards: dict, header_seconds: float, max_connections: int
-    ) -> None:
-        self._handler, self._guards = handler, guards
-        self._header_seconds, self._max_connections = header_seconds, max_connections
-        self._inner: asyncio.Protocol | None = None  # aiohttp's handler, once the connection is accepted
+    def __init__(self, handler: Callable[[], asyncio.Protocol], guards: dict, header_seconds: float) -> None:
+        self._handler, self._guards, self._header_seconds = handler, guards, header_seconds
+        self._inner: asyncio.Protocol | None = None  # aiohttp's handler, once the connection is made
         self._transport: asyncio.Transport | None = None
         self._deadline: asyncio.TimerHandle | None = None
         self._busy = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport
-        if len(self._guards) >= self._max_connections:
-            transport.write(_BUSY)
-            transport.close()
-            return
         self._inner = self._handler()
         self._guards[self._inner] = self
         self._inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        if self._inner is None:
-            return
         if not self._busy and self._deadline is None:
             self._deadline = asyncio.get_running_loop().call_later(self._header_seconds, self._expire)
         self._inner.data_received(data)
 
     def eof_received(self) -> bool | None:
-        return None if self._inner is None else self._inner.eof_received()
+        return self._inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        if self._inner is not None:
-            self._guards.pop(self._inner, None)
-            self._inner.connection_lost(exc)
+        self._guards.pop(self._inner, None)
+        self._inner.connection_lost(exc)
 
     def pause_writing(self) -> None:
-        if self._inner is not None:
-            self._inner.pause_writing()
+        self._inner.pause_writing()
 
     def resume_writing(self) -> None:
-        if self._inner is not None:
-            self._inner.resume_writing()
+        self._inner.resume_writing()
 
     def busy(self, busy: bool) -> None:
         """A request is being handled (its head is complete) or has been answered."""

@@ -11,12 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import json
+import os
 import re
+import stat
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from probe_lib.core.errors import StoreFailed
 from probe_lib.wire.replies import DEFAULT_REPLY, ErrorReply, Reply, TextReply, ToolCallsReply
 
 #: Header values that would leak a credential into a recording.
@@ -51,7 +55,9 @@ class Capture:
     wire: str | None = None
 
     def to_json(self) -> dict:
-        return dataclasses.asdict(self)
+        """The record as a JSON object, the body shared, not copied (``dataclasses.asdict`` copies it recursively,
+        which fails on a body nested a few hundred levels deep)."""
+        return {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}
 
 
 @dataclass
@@ -88,7 +94,8 @@ class RecordStore:
 
     Args:
         on_record: called with each new record, in order, on the thread that committed it (the CLI writes JSON
-            lines).
+            lines). An ``OSError`` from it (a full disk) fails the store: that commit and every later one raise
+            :class:`~probe_lib.core.errors.StoreFailed`, so no record after a lost one is written.
         keep_records: ``False`` hands each record only to ``on_record`` and keeps none, so memory stays bounded
             however long the store is used (``records()`` and ``take()`` then return nothing).
     """
@@ -99,6 +106,12 @@ class RecordStore:
         self._lock = threading.Lock()
         self._scenarios: dict[str, _Scenario] = {}
         self._seq = 0
+        self._failure: StoreFailed | None = None
+
+    @property
+    def failure(self) -> StoreFailed | None:
+        """Why the store stopped taking records (``on_record`` raised ``OSError``), or ``None`` while it works."""
+        return self._failure
 
     def script(self, scenario_id: str, replies: Iterable[Reply]) -> None:
         """Set the replies the scenario's next model calls get, one each, in order (replacing any left)."""
@@ -138,10 +151,13 @@ class RecordStore:
         """Record a request answered with ``status``; ``status=None`` marks a model call, answered by the
         scenario's next scripted reply (``DEFAULT_REPLY`` once none is left), whose status is recorded.
 
-        Returns the record, the reply (for a model call) and the scenario's count of model calls so far.
+        Returns the record, the reply (for a model call) and the scenario's count of model calls so far. Raises
+        :class:`~probe_lib.core.errors.StoreFailed` once ``on_record`` has failed.
         """
         reply: Reply | None = None
         with self._lock:
+            if self._failure is not None:
+                raise self._failure
             state = self._scenarios.setdefault(scenario, _Scenario())
             if status is None:
                 reply = state.replies.popleft() if state.replies else DEFAULT_REPLY
@@ -153,5 +169,38 @@ class RecordStore:
                 state.records.append(capture)
             completions = state.completions
         if self._on_record is not None:
-            self._on_record(capture)
+            try:
+                self._on_record(capture)
+            except OSError as error:
+                with self._lock:
+                    self._failure = StoreFailed(f"record {capture.seq} could not be written: {error.strerror or error}")
+                raise self._failure from error
         return capture, reply, completions
+
+
+class JsonLines:
+    """An ``on_record`` that appends each record to an open file descriptor as one JSON line, whole or not at all.
+
+    A write cut short (a full disk) is truncated back to the end of the last whole line before its ``OSError``
+    is raised, so a regular file holds only whole records; a pipe keeps what it was sent.
+    """
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        #: Records written whole so far.
+        self.written = 0
+
+    def __call__(self, capture: Capture) -> None:
+        # backslashreplace: a lone surrogate in a body is written as its \u escape, so the line stays JSON
+        line = (json.dumps(capture.to_json(), ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+        info = os.fstat(self._fd)
+        start = info.st_size if stat.S_ISREG(info.st_mode) else None
+        unwritten = memoryview(line)
+        try:
+            while unwritten:
+                unwritten = unwritten[os.write(self._fd, unwritten) :]
+        except OSError:
+            if start is not None:
+                os.ftruncate(self._fd, start)
+            raise
+        self.written += 1

@@ -54,3 +54,8 @@ class WorkersFailed(HarnessError):
         self.errors = tuple(errors)
         lines = "; ".join(f"{type(error).__name__}: {error}" for error in self.errors)
         super().__init__(f"{len(self.errors)} runner(s) failed: {lines}")
+
+
+class StoreFailed(ProbeError):
+    """The capture server could not hand a record to its store's writer (a full disk, a closed output): that request
+    was refused, and so is every later one, rather than be answered and lost."""
