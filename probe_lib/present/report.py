@@ -13,8 +13,10 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     solved/NN-slug.ipynb                 with --solutions: each notebook with its exercises answered, as executed
 
 Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run. The folder
-is built beside the target and swapped in whole (``safe_folder``): Ctrl-C or a failure leaves an earlier
-report as it was, and a folder holding files the kit did not write is refused, never emptied.
+is built beside the target and swapped in whole (:mod:`probe_lib.core.folders`): Ctrl-C or a failure leaves an
+earlier report as it was, and a folder holding files the kit did not write is refused, never emptied, both
+before the run and at the swap (a file saved into the earlier report meanwhile stays there with it, and the new
+report is left beside them as ``NAME.new``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import logging
 import multiprocessing
 import os
 import re
-import shutil
 import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import suppress
@@ -41,9 +42,8 @@ from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES
-from probe_lib.core import paths
+from probe_lib.core import folders, paths
 from probe_lib.core.target import baseline
-from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.present.progress import Stages
 from probe_lib.study import export, recordings
@@ -190,20 +190,14 @@ def reproduce(
     """Build the whole report beside ``folder`` and move it in only once complete; see the module docstring.
 
     ``folder`` may be new, empty, or an earlier report holding only files ``reproduce`` wrote; anything else
-    is refused before any work. An interrupted or failed run removes its staging folder and leaves ``folder``
-    as it was. ``solved``: every exercise answered with its solution (a teacher's report); by default they await
-    an answer.
+    is refused before any work, and again at the swap. An interrupted or failed run removes its staging folder
+    and leaves ``folder`` as it was. ``solved``: every exercise answered with its solution (a teacher's report);
+    by default they await an answer.
     """
     mastra.ADAPTER.check_version(version)
-    folder = safe_folder.check_replaceable(Path(folder))
-    staging = safe_folder.staging_beside(folder)
-    try:
+    folder = Path(os.path.abspath(folder))
+    with folders.replacing(folder) as staging:
         report = _build(staging, live=live, jobs=jobs, version=version, stages=stages, solved=solved)
-        safe_folder.write_manifest(staging)
-        safe_folder.swap_in(staging, folder)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     runs = tuple(replace(run, executed=folder / run.executed.relative_to(staging)) for run in report.runs)
     return replace(report, folder=folder, runs=runs)
 
@@ -222,9 +216,7 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     laid_over = Timeline.of(timeline.laid_over_summary(by_version))
     table = ledger.ledger(by_version, laid_over, by_target=framework_matrix.by_target(frameworks), sources=sources)
     table.to_csv(folder / "ledger.csv", index=False)
-    export.export(
-        folder / "export", primary=measurements
-    )  # every outcome (this run's first), the sweep, the MCP corpus
+    export.write_all(folder / "export", primary=measurements)  # every outcome (this run's first), sweep, MCP corpus
     runs = _execute_all(folder, version, jobs, stages, solved)
     with stages.stage("rendering report", 1) as step:
         for run in runs:
