@@ -53,14 +53,8 @@ TABLES: dict[str, tidy.Columns] = {
 DICTIONARY = "dictionary.csv"
 
 
-def files_of(tables: Iterable[str]) -> tuple[str, ...]:
-    """The files written for ``tables``: each one's CSV and Parquet, then the dictionary."""
-    return (*(f"{name}.{suffix}" for name in tables for suffix in ("csv", "parquet")), DICTIONARY)
-
-
-#: What ``probe-lib export`` and ``reproduce`` write; ``probe-lib run --out`` writes the outcomes table alone.
-FILES = files_of(TABLES)
-RUN_FILES = files_of([OUTCOMES])
+#: What ``probe-lib export`` and ``reproduce`` write: each table's CSV and Parquet, then the dictionary.
+FILES = (*(f"{name}.{suffix}" for name in TABLES for suffix in ("csv", "parquet")), DICTIONARY)
 #: How the CSV writes a missing value: not as an empty cell, which an empty key (the catalogue's empty-key) is.
 CSV_MISSING = "<NA>"
 
