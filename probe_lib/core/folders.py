@@ -66,7 +66,7 @@ def check_replaceable(folder: Path) -> Path:
                 "out or choose another folder (nothing was changed)"
             )
     except OSError as error:  # permission, a name too long, a folder that vanished mid-check
-        raise FolderRefused(f"cannot use {folder}: {_reason(error)}; choose another folder") from None
+        raise FolderRefused(f"cannot use this folder ({_reason(error)}); choose another: {folder}") from None
     return folder
 
 
