@@ -162,42 +162,41 @@ def test_a_folder_or_a_path_under_a_file_where_a_file_is_expected_is_one_line(tm
 # -- full disks ------------------------------------------------------------------------------------------------
 
 
-def in_mounts_of_its_own(script: str, **env: str | Path) -> None:
-    """Run the shell ``script`` in a mount namespace of its own, as root; skip where that is not allowed."""
+def on_a_tmpfs(
+    tmp_path: Path, options: str, command: str, before: str = "", keep_kib: int = 0, after: str = ""
+) -> tuple[subprocess.CompletedProcess[str], Path, Path]:
+    """Mount a tmpfs (``options``) at ``tmp_path/disk`` in a mount namespace of its own, run the shell ``before``
+    there (``$DISK``, ``$WORK``, ``$PY`` are set; with ``keep_kib``, the disk is then filled but for about that
+    many KiB), then ``probe-lib COMMAND``, then (the filler removed) the shell ``after``. Returns what the command
+    did, the disk's path, and a copy of what the command left on the disk. Skips where mounting is not allowed."""
+    work, disk = tmp_path / "work", tmp_path / "disk"
+    work.mkdir()
+    disk.mkdir()
     unshare = shutil.which("unshare")
     wrapper = [str(unshare), "--mount", "--propagation", "private", "sh", "-c"]
-    with tempfile.TemporaryDirectory() as scratch:
-        allowed = unshare and subprocess.run(
-            [*wrapper, f"mount -t tmpfs -o size=1m tmpfs {scratch}"], capture_output=True
-        )
-        if not allowed or allowed.returncode != 0:
-            pytest.skip(
-                "a tmpfs of the test's own needs unshare and the right to mount (root, outside a locked container)"
-            )
-    variables = {"PY": sys.executable, **{name: str(value) for name, value in env.items()}}
-    done = subprocess.run(
-        [*wrapper, "set -eu\n" + script], env={**os.environ, **variables}, capture_output=True, text=True, timeout=900
-    )
-    assert done.returncode == 0, done.stderr
-
-
-#: Fill the disk but for about ``$KEEP`` KiB.
-FILL = 'head -c $(( ($(df -k --output=avail "$DISK" | tail -1) - KEEP) * 1024 )) /dev/zero > "$DISK/filler"\n'
-#: The failing command, then what it left: its exit code, its stdout and stderr, and the disk without the filler.
-FAILING = """set +e
-"$PY" -m probe_lib "$@" >"$WORK/stdout" 2>"$WORK/stderr"
+    allowed = unshare and subprocess.run([*wrapper, f"mount -t tmpfs -o size=1m tmpfs {work}"], capture_output=True)
+    if not allowed or allowed.returncode != 0:
+        pytest.skip("a tmpfs of the test's own needs unshare and the right to mount (root, outside a locked container)")
+    fill = 'head -c $(( ($(df -k --output=avail "$DISK" | tail -1) - KEEP) * 1024 )) /dev/zero > "$DISK/filler"'
+    script = f"""set -eu
+mount -t tmpfs -o {options} tmpfs "$DISK"
+{before}
+{fill if keep_kib else ""}
+set +e
+"$PY" -m probe_lib {command} >"$WORK/stdout" 2>"$WORK/stderr"
 echo $? >"$WORK/rc"
 set -e
 rm -f "$DISK/filler"
 cp -a "$DISK/." "$WORK/disk"
+{after}
 """
-
-
-def failing(work: Path) -> subprocess.CompletedProcess[str]:
-    """What :data:`FAILING` recorded, as a finished process."""
-    return subprocess.CompletedProcess(
-        [], int((work / "rc").read_text()), (work / "stdout").read_text(), (work / "stderr").read_text()
+    env = {**os.environ, "PY": sys.executable, "DISK": str(disk), "WORK": str(work), "KEEP": str(keep_kib)}
+    done = subprocess.run([*wrapper, script], env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    ran = subprocess.CompletedProcess(
+        command, int((work / "rc").read_text()), (work / "stdout").read_text(), (work / "stderr").read_text()
     )
+    return ran, disk, work / "disk"
 
 
 def assert_whole(folder: Path, earlier: dict[str, object]) -> None:
@@ -211,69 +210,51 @@ def assert_whole(folder: Path, earlier: dict[str, object]) -> None:
     assert not any(content.endswith(b"earlier\n") for content in now.values()), "half new, half earlier"
 
 
+#: Make an earlier set at ``$DISK/NAME`` with ``probe-lib ARGS``, mark each of its files (they stay the kit's: the
+#: manifest lists them, so a mix of old and new shows), and keep a copy in ``$WORK/earlier``.
+EARLIER = """"$PY" -m probe_lib {args} "$DISK/{name}" >/dev/null
+for file in "$DISK"/{name}/*.*; do printf "earlier\\n" >> "$file"; done
+cp -a "$DISK/{name}" "$WORK/earlier"
+"""
+
+
 def test_an_export_that_fills_the_disk_leaves_the_earlier_export_whole(tmp_path):
-    """On a tmpfs with about 1 MiB left, the ~4 MB export fails; the folder must not end half new, half old.
-    Each file of the earlier export is marked (it stays the kit's: its manifest lists it), so a mix shows."""
-    work, disk = tmp_path / "work", tmp_path / "disk"
-    work.mkdir()
-    disk.mkdir()
-    script = (
-        'mount -t tmpfs -o size=64m tmpfs "$DISK"\n'
-        '"$PY" -m probe_lib export --out "$DISK/export" >/dev/null\n'
-        'for file in "$DISK"/export/*.*; do printf "earlier\\n" >> "$file"; done\n'
-        'cp -a "$DISK/export" "$WORK/earlier"\n'
-        + FILL
-        + FAILING.replace('"$@"', 'export --out "$DISK/export"')
-        + '"$PY" -m probe_lib export --out "$DISK/export" >/dev/null\n'  # with room again: the folder is usable
-        'cp -a "$DISK/export" "$WORK/again"\n'
-    )
-    in_mounts_of_its_own(script, DISK=disk, WORK=work, KEEP="1024")
-    earlier = snapshot(work / "earlier")
-    assert_whole(work / "disk" / "export", earlier)
-    assert_one_line(failing(work), f"the disk holding {disk}/export is full", "was left as it was")
-    assert sorted(path.name for path in (work / "disk").iterdir()) == ["export"], "no staging folder may be left"
-    assert snapshot(work / "disk" / "export") == earlier
-    assert_whole(work / "again", earlier)
-    assert snapshot(work / "again") != earlier
-
-
-def test_an_export_onto_a_disk_too_small_leaves_no_folder(tmp_path):
-    work, disk = tmp_path / "work", tmp_path / "disk"
-    work.mkdir()
-    disk.mkdir()
-    script = 'mount -t tmpfs -o size=1m tmpfs "$DISK"\n' + FAILING.replace('"$@"', 'export --out "$DISK/export"')
-    in_mounts_of_its_own(script, DISK=disk, WORK=work)
-    assert_one_line(failing(work), f"the disk holding {disk}/export is full")
-    assert list((work / "disk").iterdir()) == []
+    """On a tmpfs with about 1 MiB left, the ~4 MB export fails: the folder must not end half new, half old."""
+    done, disk, left = on_a_tmpfs(
+        tmp_path,
+        "size=64m",
+        'export --out "$DISK/export"',
+        EARLIER.format(args="export --out", name="export"),
+        keep_kib=1024,
+        after='"$PY" -m probe_lib export --out "$DISK/export" >/dev/null; cp -a "$DISK/export" "$WORK/again"',
+    )  # with room again, the folder is replaced whole
+    earlier = snapshot(tmp_path / "work" / "earlier")
+    assert_whole(left / "export", earlier)
+    assert_one_line(done, f"the disk holding {disk}/export is full", "was left as it was")
+    assert sorted(path.name for path in left.iterdir()) == ["export"], "no staging folder may be left"
+    assert snapshot(left / "export") == earlier
+    assert_whole(tmp_path / "work" / "again", earlier)
+    assert snapshot(tmp_path / "work" / "again") != earlier
 
 
 @pytest.mark.node
 def test_a_run_out_that_fills_the_disk_leaves_the_earlier_run_whole(tmp_path):
     """The same for ``run --out``: its measurement file (~40 kB) and table do not fit in the ~16 KiB left."""
-    work, disk = tmp_path / "work", tmp_path / "disk"
-    work.mkdir()
-    disk.mkdir()
     run = " ".join(f'"{arg}"' for arg in RUN)
-    script = (
-        'mount -t tmpfs -o size=8m tmpfs "$DISK"\n'
-        f'"$PY" -m probe_lib {run} "$DISK/run" >/dev/null 2>&1\n'
-        'for file in "$DISK"/run/*.*; do printf "earlier\\n" >> "$file"; done\n'
-        'cp -a "$DISK/run" "$WORK/earlier"\n' + FILL + FAILING.replace('"$@"', f'{run} "$DISK/run"')
+    done, disk, left = on_a_tmpfs(
+        tmp_path, "size=8m", f'{run} "$DISK/run"', EARLIER.format(args=run, name="run"), keep_kib=16
     )
-    in_mounts_of_its_own(script, DISK=disk, WORK=work, KEEP="16")
-    assert_one_line(failing(work), f"the disk holding {disk}/run is full")
-    assert sorted(path.name for path in (work / "disk").iterdir()) == ["run"]
-    assert snapshot(work / "disk" / "run") == snapshot(work / "earlier")
+    assert_whole(left / "run", snapshot(tmp_path / "work" / "earlier"))
+    assert_one_line(done, f"the disk holding {disk}/run is full")
+    assert sorted(path.name for path in left.iterdir()) == ["run"]
+    assert snapshot(left / "run") == snapshot(tmp_path / "work" / "earlier")
 
 
-def test_a_read_only_disk_is_one_line_and_nothing_is_written(tmp_path):
-    work, disk = tmp_path / "work", tmp_path / "disk"
-    work.mkdir()
-    disk.mkdir()
-    script = 'mount -t tmpfs -o size=1m,ro tmpfs "$DISK"\n' + FAILING.replace('"$@"', 'export --out "$DISK/export"')
-    in_mounts_of_its_own(script, DISK=disk, WORK=work)
-    assert_one_line(failing(work), f"{disk}/export", "Read-only file system")
-    assert list((work / "disk").iterdir()) == []
+@pytest.mark.parametrize(("options", "fragment"), [("size=1m", "is full"), ("size=1m,ro", "Read-only file system")])
+def test_an_export_onto_a_disk_it_cannot_write_is_one_line_and_leaves_nothing(tmp_path, options, fragment):
+    done, disk, left = on_a_tmpfs(tmp_path, options, 'export --out "$DISK/export"')
+    assert_one_line(done, f"{disk}/export", fragment)
+    assert list(left.iterdir()) == []
 
 
 # -- the property: files the kit did not write survive every command --------------------------------------------
