@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 from test_cli_junk import JUNK, assert_input_error, run_main
 
 from probe_lib.core import folders, paths
+from probe_lib.core.errors import FolderRefused
 from probe_lib.study import export
 
 EXAMPLE = paths.ROOT / "data" / "scenarios" / "example.yaml"
@@ -108,6 +109,29 @@ def test_run_out_replaces_an_earlier_runs_files_as_a_whole(tmp_path):
         [folders.MANIFEST, "mastra-1.71.0.json", "outcomes.csv", "outcomes.parquet", "dictionary.csv"]
     )
     assert set(export.read_csv(out / "outcomes.csv")["version"]) == {"1.71.0"}
+
+
+@pytest.mark.parametrize("change", ["a file saved", "a folder made", "the manifest overwritten"])
+def test_the_folder_is_checked_again_at_the_swap(tmp_path, change):
+    """What ``reproduce`` meets when the user saves into its report folder while notebooks run (the real run is in
+    test_reproduce_safety.py): the earlier set and the user's change stay, and the new set is kept beside them."""
+    out = tmp_path / "out"
+    with folders.replacing(out) as staging:
+        (staging / "outcomes.csv").write_text("earlier")
+    with pytest.raises(FolderRefused) as refusal:
+        with folders.replacing(out) as staging:
+            (staging / "outcomes.csv").write_text("new")
+            if change == "a file saved":
+                (out / "notes.txt").write_text("mine")
+            elif change == "a folder made":
+                (out / "drafts").mkdir()
+            else:
+                (out / folders.MANIFEST).write_text("mine")
+            before = snapshot(out)
+    assert f"the new files are in {out}.new" in str(refusal.value) and ".old-" not in str(refusal.value)
+    assert snapshot(out) == before
+    assert (out.parent / "out.new" / "outcomes.csv").read_text() == "new"
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["out", "out.new"]
 
 
 # -- paths that cannot be used ---------------------------------------------------------------------------------

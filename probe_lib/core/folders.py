@@ -174,7 +174,8 @@ def _swap_in(staging: Path, folder: Path) -> None:
 
     The renames run with Ctrl-C held back, so the path always names the old folder or the new one. The earlier
     folder is checked after it is renamed aside, where no one can save into it by its path any more; holding a
-    file the kit did not write, it is renamed back and the new set kept beside it (:func:`_set_aside`).
+    file the kit did not write (or a manifest it can no longer read), it is renamed back and the new set is kept
+    beside it.
     """
     with _held_interrupts():
         if not folder.exists():
@@ -182,48 +183,50 @@ def _swap_in(staging: Path, folder: Path) -> None:
             return
         retired = _hidden_beside(folder, "old")
         folder.rename(retired)  # onto the empty folder just made: a name no other run can hold
-        foreign = _foreign_files(retired)
-        if foreign:
+        try:
+            foreign = _foreign_files(retired)
+            why = f"gained {foreign}, which the kit did not write," if foreign else None
+        except (OSError, FolderRefused) as error:
+            why = f"could no longer be read ({error})".replace(str(retired), str(folder))
+        if why:
             retired.rename(folder)
-            aside = _set_aside(staging, folder)
+            aside = _set_aside(staging, folder, "new")
             raise FolderRefused(
-                f"{folder} gained {foreign} while the new files were made, which the kit did not write; {folder} "
-                f"was left as it was, with it, and the new files are in {aside} (move your file out, then move "
-                "them in)"
+                f"{folder} {why} while the new files were made; it was left as it was, and the new files are in "
+                f"{aside} (move your file out, then move them in)"
             )
         staging.rename(folder)
     _remove_ours(retired, folder)
 
 
-def _set_aside(staging: Path, folder: Path) -> Path:
-    """Rename the finished ``staging`` folder to the first free ``NAME.new``, ``NAME.new-2``, … beside ``folder``."""
-    for number in count(1):
-        aside = folder.with_name(f"{folder.name}.new" + (f"-{number}" if number > 1 else ""))
-        if not aside.exists() and not aside.is_symlink():
-            staging.rename(aside)
-            return aside
-    raise AssertionError("unreachable")
+def _set_aside(path: Path, folder: Path, suffix: str) -> Path:
+    """Rename ``path`` to the first free ``NAME.SUFFIX``, ``NAME.SUFFIX-2``, … beside ``folder``; return it."""
+    names = (f"{folder.name}.{suffix}" + (f"-{number}" if number > 1 else "") for number in count(1))
+    aside = next(folder.with_name(name) for name in names if not os.path.lexists(folder.with_name(name)))
+    path.rename(aside)
+    return aside
 
 
 def _remove_ours(retired: Path, folder: Path) -> None:
     """Delete from the earlier folder only the files its manifest lists, then the folders they leave empty.
 
-    Anything else (saved into it through an open folder, such as a shell's working folder, in the instant after
-    the check) is kept: the folder stays, renamed to ``NAME.earlier``, and the run says so.
+    Anything left (saved into it through an open folder, such as a shell's working folder, in the instant after
+    the check, or a file that could not be deleted) is kept, in ``NAME.earlier``, and the run says so.
     """
     ours = _manifest(retired) | {MANIFEST}
     for root, _, names in os.walk(retired, topdown=False):
         for name in names:
             path = Path(root, name)
             if path.relative_to(retired).as_posix() in ours:
-                path.unlink()
+                with suppress(OSError):  # kept, and named below
+                    path.unlink()
         with suppress(OSError):  # not empty: it holds a file that is not ours
             Path(root).rmdir()
     if retired.exists():
-        kept = _set_aside(retired, folder.with_name(f"{folder.name}.earlier"))
+        kept = _set_aside(retired, folder, "earlier")
         raise FolderRefused(
-            f"the new files are in {folder}, but a file saved into the earlier {folder.name} while it was being "
-            f"replaced was kept, in {kept}"
+            f"the new files are in {folder}; what the kit did not remove of the earlier ones (a file saved into "
+            f"them as they were replaced, or one it could not delete) is in {kept}"
         )
 
 
