@@ -271,9 +271,12 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 
 _CSS = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.45; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; } td, th { border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }
-.banner { padding: 0.6em 1em; border-radius: 4px; font-weight: bold; } .live { background: #d9f2d9; } .recorded { background: #f8d0d0; }
-.notebook { border-top: 3px solid #444; margin-top: 3em; } pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.85em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
+td, th { border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }
+.banner { padding: 0.6em 1em; border-radius: 4px; font-weight: bold; }
+.live { background: #d9f2d9; } .recorded { background: #f8d0d0; }
+.notebook { border-top: 3px solid #444; margin-top: 3em; }
+pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.85em; }
 .jp-InputPrompt, .jp-OutputPrompt { display: none; } img { max-width: 100%; }
 """
 
@@ -352,16 +355,20 @@ def render(report: Report, version: str) -> str:
         notebook = without_widgets(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else None
         body = exporter.from_notebook_node(notebook)[0] if notebook is not None else ""
         sections.append(
-            f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>{in_page_links(body)}</section>'
+            f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>'
+            f"{in_page_links(body)}</section>"
         )
     sections.append(render_glossary(exporter))
     return (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>Mastra tool-name probe: report</title><style>{_CSS}</style></head><body>"
+        "<!doctype html><html><head><meta charset='utf-8'><title>Mastra tool-name probe: report</title>"
+        f"<style>{_CSS}</style></head><body>"
         f"<h1>What @mastra/core sends when a tool key is not a legal tool name</h1>{banner}"
         f"<p>Reproduces the article <em>Mastra rewrites tool object keys, and toolChoice does not follow</em> "
-        f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; the ledger judges every pinned version.</p>"
+        f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; "
+        "the ledger judges every pinned version.</p>"
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
-        + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th><th>the article says (paraphrased) or we found</th>"
+        + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th>"
+        "<th>the article says (paraphrased) or we found</th>"
         f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline)</th>"
         f"{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
@@ -385,14 +392,17 @@ def _framework_ledger(table: pd.DataFrame) -> str:
     rows = []
     for row in table[table["framework"] != MASTRA].itertuples():
         rows.append(
-            f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}<br><small>{row.source}</small></td>"
+            f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}"
+            f"<br><small>{row.source}</small></td>"
             f"<td>{html.escape(row.statement)}<br><small>our finding <em>{html.escape(row.section)}</em> · "
             f"<a href='#{row.notebook}'>{row.notebook}</a></small></td>"
-            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td><td><small>{html.escape(row.evidence)}</small></td></tr>'
+            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td>'
+            f"<td><small>{html.escape(row.evidence)}</small></td></tr>"
         )
     return (
         f"<h3>The other frameworks</h3><p>{_FRAMEWORK_NOTE}</p><table id='framework-ledger'><tr><th>claim</th>"
-        f"<th>framework, version, measured</th><th>we found</th><th>verdict</th><th>evidence</th></tr>{''.join(rows)}</table>"
+        "<th>framework, version, measured</th><th>we found</th><th>verdict</th><th>evidence</th></tr>"
+        f"{''.join(rows)}</table>"
     )
 
 
@@ -403,7 +413,8 @@ _FRAMEWORK_NOTE = (
 
 
 def _side_by_side(rows: pd.DataFrame) -> str:
-    """Two cells for one claim: the statement with its origin and notebook link, and the evidence on the article's version."""
+    """Two cells for one claim: the statement with its origin and notebook link, and the evidence on the article's
+    version."""
     first = rows.iloc[0]
     origin = "article, section" if first.origin == "article" else "our finding"
     on_baseline = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]
