@@ -20,7 +20,7 @@ from typing import NoReturn
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
 from probe_lib.core import json_input, paths
-from probe_lib.core.errors import InputError, ProbeError, SetupError
+from probe_lib.core.errors import FolderRefused, InputError, ProbeError, SetupError
 from probe_lib.core.target import DEFAULT_FRAMEWORK, baseline
 from probe_lib.inputs.records import check_record, parse_records
 
@@ -485,9 +485,9 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    from probe_lib.present import safe_folder
+    from probe_lib.core import folders
 
-    safe_folder.check_replaceable(args.out)  # before the heavy imports: a refusal is instant
+    folders.check_replaceable(args.out)  # before the heavy imports: a refusal is instant
     from probe_lib.core.progress import Stages
     from probe_lib.present import report
     from probe_lib.study import sources
@@ -504,6 +504,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         _fail("probe-lib reproduce", f"interrupted; {args.out} was left as it was (the new report was discarded)")
         return 130
+    except FolderRefused as error:  # its line says what was left where
+        _fail("probe-lib reproduce", str(error))
+        return 2
     except ProbeError as error:  # a missing prerequisite or a failed runner: nothing was replaced
         _fail("probe-lib reproduce", f"{error}; {args.out} was left as it was")
         return 2
@@ -554,26 +557,32 @@ def _run_targets(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
+    from probe_lib.core import folders
     from probe_lib.study import api, export, measurement_files, sources
-
-    if args.out is not None:
-        export.check_folder(args.out, also_ours=measurement_files.is_written_by_run)
 
     def announce(target, count: int) -> None:
         print(f"probe-lib run: {count} scenario(s) on {target} …", file=sys.stderr, flush=True)
 
-    result = api.study(args.file, _run_targets(args), measurements=sources.LIVE, on_target=announce)
+    def study() -> api.Study:
+        return api.study(args.file, _run_targets(args), measurements=sources.LIVE, on_target=announce)
+
     if args.out is not None:
-        by_target: dict = {}
-        for outcome, source in zip(result.outcomes, result.sources):
-            by_target.setdefault((outcome.target, source), []).append(outcome)
-        written = [
-            measurement_files.write(args.out, target, outcomes, source)
-            for (target, source), outcomes in by_target.items()
-        ]
-        for path in written + export.write_tables(result.frame, args.out):
-            print(path)
-    elif args.json:
+        # Staged before measuring, so a folder the kit may not use is refused at once; the run's files replace an
+        # earlier run's as a whole.
+        with folders.replacing(args.out) as staging:
+            result = study()
+            by_target: dict = {}
+            for outcome, source in zip(result.outcomes, result.sources):
+                by_target.setdefault((outcome.target, source), []).append(outcome)
+            written = [
+                measurement_files.write(staging, target, outcomes, source)
+                for (target, source), outcomes in by_target.items()
+            ] + export.write_tables(result.frame, staging)
+        for path in written:
+            print(args.out / path.relative_to(staging))
+        return 0
+    result = study()
+    if args.json:
         print(
             json.dumps(
                 [
@@ -620,7 +629,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "--out",
         type=Path,
         metavar="DIR",
-        help="write measurement files and the tidy table (CSV, Parquet, dictionary) into DIR",
+        help="write measurement files and the tidy table (CSV, Parquet, dictionary) into DIR: new, empty, or an "
+        "earlier run's, which is replaced whole",
     )
     parser.set_defaults(handler=cmd_run)
 
@@ -653,7 +663,7 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
         "--out",
         type=Path,
         default=paths.ROOT / "export",
-        help=f"folder: new, empty, or an earlier export (default {paths.ROOT / 'export'})",
+        help=f"folder: new, empty, or an earlier export, which is replaced whole (default {paths.ROOT / 'export'})",
     )
     parser.set_defaults(handler=cmd_export)
 

@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 
 from probe_lib.cli import main
-from probe_lib.core import paths
+from probe_lib.core import folders, paths
 from probe_lib.study import export, sweep
 
 SUMMARY = paths.DATA / "version_timeline.csv"
@@ -41,7 +41,7 @@ def exported(tmp_path_factory) -> tuple[export.Export, Path]:
 
 def test_every_table_is_written_as_csv_and_parquet_that_agree_and_the_dictionary_covers_every_column(exported):
     result, folder = exported
-    assert sorted(p.name for p in folder.iterdir()) == sorted(export.FILES)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*export.FILES, folders.MANIFEST])
     assert list(result.tables) == ["outcomes", "version_sweep", "mcp_corpus"]
     dictionary = pd.read_csv(folder / "dictionary.csv")
     assert list(dictionary.columns) == ["table", "column", "type", "meaning"]
@@ -185,7 +185,7 @@ def test_mcp_corpus_rows_match_the_recording(exported):
 def test_an_interrupted_write_leaves_no_half_written_file(tmp_path):
     good = pd.DataFrame({"scenario": ["a"]})
     unwritable = pd.DataFrame({"mixed": [1, "x"]})  # pyarrow refuses a column of ints and text
-    with pytest.raises(Exception):
+    with pytest.raises((TypeError, ValueError)):  # pyarrow's ArrowTypeError or ArrowInvalid
         export.write_tables({"outcomes": good, "version_sweep": unwritable}, tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["outcomes.csv", "outcomes.parquet", "version_sweep.csv"]
     assert pd.read_parquet(tmp_path / "outcomes.parquet").equals(good)

@@ -18,10 +18,10 @@ import pytest
 from probe_lib import adapters
 from probe_lib.adapters import mastra
 from probe_lib.claims import ledger
-from probe_lib.core import paths
+from probe_lib.core import folders, paths
 from probe_lib.core.target import baseline
 from probe_lib.present import browser as kit_browser
-from probe_lib.present import report, safe_folder
+from probe_lib.present import report
 from probe_lib.study import sources
 from probe_lib.study.provenance import Provenance
 
@@ -46,9 +46,9 @@ def test_every_notebook_executes_on_the_live_measurement(live_report):
 @pytest.mark.node
 def test_report_was_swapped_in_whole_with_a_manifest_of_every_file(live_report):
     folder = live_report.folder
-    listed = json.loads((folder / safe_folder.MANIFEST).read_text())["files"]
+    listed = json.loads((folder / folders.MANIFEST).read_text())["files"]
     on_disk = sorted(
-        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != safe_folder.MANIFEST
+        p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != folders.MANIFEST
     )
     assert listed == on_disk and "report.html" in listed
     left = [p.name for p in folder.parent.iterdir() if p.name.startswith(f".{folder.name}.")]

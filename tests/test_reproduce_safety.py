@@ -14,8 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from probe_lib.core.errors import InputError
-from probe_lib.present import safe_folder
+from probe_lib.core import folders
 
 
 def _as_at_a_terminal() -> None:
@@ -37,17 +36,17 @@ def reproduce(out: Path, *extra: str) -> subprocess.Popen[str]:
 
 
 def earlier_report(folder: Path) -> dict[str, bytes]:
-    """An earlier report as ``reproduce`` leaves it (files and manifest); returns its files' contents."""
+    """An earlier report as the kit leaves it (its files, swapped in with their manifest); returns the files."""
     files = {
         "report.html": b"<p>earlier</p>",
         "ledger.csv": b"claim,version\nA01,1.67.0\n",
         "measurements/mastra-1.67.0.json": b"{}",
         "figures/00-overview-1.png": b"png",
     }
-    for name, content in files.items():
-        (folder / name).parent.mkdir(parents=True, exist_ok=True)
-        (folder / name).write_bytes(content)
-    safe_folder.write_manifest(folder)
+    with folders.replacing(folder) as staging:
+        for name, content in files.items():
+            (staging / name).parent.mkdir(parents=True, exist_ok=True)
+            (staging / name).write_bytes(content)
     return files
 
 
@@ -73,12 +72,19 @@ def test_a_user_file_in_an_earlier_report_makes_the_run_refuse_and_survives(tmp_
     assert sorted(path.name for path in tmp_path.iterdir()) == ["report"], "no staging folder may be left"
 
 
-def test_a_folder_of_unrelated_files_named_like_report_parts_is_refused(tmp_path):
+def test_files_named_like_report_parts_without_a_manifest_are_the_users(tmp_path):
+    """Names prove nothing: a folder holding only a ``ledger.csv`` and a ``report.html`` of the user's is refused."""
     (tmp_path / "ledger.csv").write_text("my accounts")
-    (tmp_path / "thesis.tex").write_text("mine")
-    with pytest.raises(InputError, match="thesis.tex"):
-        safe_folder.check_replaceable(tmp_path)
+    (tmp_path / "report.html").write_text("my page")
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "ledger.csv and 1 more" in done.stderr
     assert (tmp_path / "ledger.csv").read_text() == "my accounts"
+    assert (tmp_path / "report.html").read_text() == "my page"
 
 
 @pytest.mark.parametrize("kind", ["file", "symlink"])
@@ -101,14 +107,12 @@ def test_out_naming_a_file_or_a_symlink_is_one_line_and_exit_2(tmp_path, kind):
 
 
 def test_swap_replaces_an_earlier_report_whole(tmp_path):
-    out, staging = tmp_path / "report", tmp_path / "staging"
+    out = tmp_path / "report"
     earlier_report(out)
-    staging.mkdir()
-    (staging / "report.html").write_text("new")
-    safe_folder.write_manifest(staging)
-    safe_folder.swap_in(staging, out)
-    assert snapshot(out) == {"report.html": b"new", safe_folder.MANIFEST: (out / safe_folder.MANIFEST).read_bytes()}
-    assert json.loads((out / safe_folder.MANIFEST).read_text()) == {"files": ["report.html"]}
+    with folders.replacing(out) as staging:
+        (staging / "report.html").write_text("new")
+    assert snapshot(out) == {"report.html": b"new", folders.MANIFEST: (out / folders.MANIFEST).read_bytes()}
+    assert json.loads((out / folders.MANIFEST).read_text()) == {"files": ["report.html"]}
     assert sorted(path.name for path in tmp_path.iterdir()) == ["report"]
 
 
@@ -124,17 +128,23 @@ def _processes_in(folder: Path) -> list[int]:
     return found
 
 
+def executing_notebooks(beside: Path) -> Path:
+    """The staging folder of a running ``reproduce`` of ``beside/report``, once kernels are working in it."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        staging = [path for path in beside.glob(".report.partial-*") if (path / "notebooks").exists()]
+        if staging:
+            return staging[0]
+        time.sleep(0.2)
+    raise AssertionError("reproduce never started executing notebooks")
+
+
 def test_ctrl_c_while_notebooks_run_leaves_the_earlier_report_intact(tmp_path):
     out = tmp_path / "report"
     earlier_report(out)
     before = snapshot(out)
     process = reproduce(out)
-    deadline = time.monotonic() + 120
-    staging: list[Path] = []
-    while time.monotonic() < deadline and not staging:  # wait until kernels are working in the staging folder
-        staging = [path for path in tmp_path.glob(".report.partial-*") if (path / "notebooks").exists()]
-        time.sleep(0.2)
-    assert staging, "reproduce never started executing notebooks"
+    staging = [executing_notebooks(tmp_path)]
     time.sleep(1.0)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=60)
@@ -149,3 +159,24 @@ def test_ctrl_c_while_notebooks_run_leaves_the_earlier_report_intact(tmp_path):
             break
         time.sleep(0.2)
     assert not _processes_in(staging[0]), "a notebook kernel outlived the interrupted run"
+
+
+def test_a_file_saved_into_the_report_while_reproduce_runs_is_kept_and_the_new_report_set_beside_it(tmp_path):
+    """The folder is checked at the start and again at the swap: a file the user saves into the earlier report while
+    the notebooks run stays, with that report as it was, and the finished new report is kept beside it."""
+    out = tmp_path / "report"
+    earlier_report(out)
+    before = snapshot(out)
+    process = reproduce(out)
+    executing_notebooks(tmp_path)
+    (out / "notes.txt").write_text("written while the report was built")
+    stdout, stderr = process.communicate(timeout=900)
+    last = stderr.strip().splitlines()[-1]
+    assert process.returncode == 2 and stdout == "", stderr
+    assert last.startswith("probe-lib reproduce: ") and "notes.txt" in last and f"{out}.new" in last, last
+    assert "Traceback" not in stderr
+    assert snapshot(out) == {**before, "notes.txt": b"written while the report was built"}
+    new = snapshot(tmp_path / "report.new")
+    listed = json.loads(new.pop(folders.MANIFEST))["files"]
+    assert sorted(new) == listed and {"report.html", "ledger.csv", "export/outcomes.csv"} <= set(listed)
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["report", "report.new"]

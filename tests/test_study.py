@@ -14,11 +14,11 @@ import yaml
 
 from probe_lib.adapters.mastra import catalogue, normaliser
 from probe_lib.cli import main
-from probe_lib.core import paths
+from probe_lib.core import folders, paths
 from probe_lib.core.errors import InputError
 from probe_lib.inputs import keysets
 from probe_lib.present import charts
-from probe_lib.study import api, compare, export, measurement_files, sources, tidy
+from probe_lib.study import api, compare, export, measurement_files, sources
 
 RECORDINGS = sorted(paths.CAPTURES.glob("mastra-*.json"))
 EXAMPLE = paths.DATA / "scenarios" / "example.yaml"
@@ -69,7 +69,7 @@ def exported(tmp_path_factory):
 
 def test_export_writes_csv_parquet_and_a_dictionary_of_every_column(exported):
     result, folder = exported
-    assert sorted(p.name for p in folder.iterdir()) == sorted(export.FILES)
+    assert sorted(p.name for p in folder.iterdir()) == sorted([*export.FILES, folders.MANIFEST])
     dictionary = pd.read_csv(folder / "dictionary.csv")
     dictionary = dictionary[dictionary["table"] == "outcomes"]
     csv = pd.read_csv(folder / "outcomes.csv", nrows=1)
@@ -138,7 +138,7 @@ def test_export_reads_other_recordings_by_file_and_names_what_it_skips(tmp_path)
 
 def test_export_refuses_a_folder_it_did_not_write(tmp_path):
     (tmp_path / "mine.txt").write_text("keep me")
-    with pytest.raises(InputError, match="holds files the kit did not write"):
+    with pytest.raises(InputError, match="holds mine.txt, which the kit did not write"):
         export.export(tmp_path)
     assert (tmp_path / "mine.txt").read_text() == "keep me"
 
@@ -221,7 +221,14 @@ def test_run_out_writes_files_a_study_reads_back_equal(node_modules, tmp_path):
     )
     assert ran.returncode == 0, ran.stderr
     assert sorted(p.name for p in out.iterdir()) == sorted(
-        [*export.RUN_FILES, "mastra-1.0.4.json", "mastra-1.71.0.json"]
+        [
+            folders.MANIFEST,
+            "outcomes.csv",
+            "outcomes.parquet",
+            "dictionary.csv",
+            "mastra-1.0.4.json",
+            "mastra-1.71.0.json",
+        ]
     )
     for name in ("mastra-1.0.4.json", "mastra-1.71.0.json"):  # deterministic, and the shipped recording is current
         shipped = paths.CAPTURES / "example" / name
@@ -263,15 +270,9 @@ def test_verdict_grid_and_differences_read_the_frame():
     assert moved <= set(changed["scenario"])
 
 
-def test_run_may_write_again_into_its_own_folder_but_not_over_foreign_files(tmp_path):
-    """`run --out` accepts a folder of its own earlier files (measurement files and tables) and nothing else."""
+def test_a_measurement_file_reads_back_the_scenarios_it_carries(tmp_path):
     from probe_lib.core.target import Target
 
     outcomes = [o for o, _ in measurement_files.find(catalogue.scenarios()[:2], Target("mastra", "1.71.0"))]
     written = measurement_files.write(tmp_path, Target("mastra", "1.71.0"), outcomes, "recorded")
-    export.write_tables(tidy.frame(outcomes, ["recorded"] * 2), tmp_path)
-    export.check_folder(tmp_path, also_ours=measurement_files.is_written_by_run)  # no error: all ours
     assert [o.scenario for o in measurement_files.read(written)[0]] == catalogue.scenarios()[:2]
-    shutil.copy(RECORDINGS[0], tmp_path / "mastra-1.0.4.json")  # a recording, not a file `run` writes
-    with pytest.raises(InputError, match=r"holds files the kit did not write \(mastra-1.0.4.json\)"):
-        export.check_folder(tmp_path, also_ours=measurement_files.is_written_by_run)

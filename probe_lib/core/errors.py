@@ -18,6 +18,11 @@ class InputError(ProbeError, ValueError):
     """Input the kit cannot use (an argument, a file, a key record); the message names what was wrong."""
 
 
+class FolderRefused(InputError):
+    """An output folder the kit may not replace (it holds files the kit did not write) or could not write (a full
+    disk, a path under a file); the message also says what was left where, so a caller adds nothing."""
+
+
 class SetupError(ProbeError):
     """Something the kit needs is not installed on this machine."""
 

@@ -13,8 +13,10 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     solved/NN-slug.ipynb                 with --solutions: each notebook with its exercises answered, as executed
 
 Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run. The folder
-is built beside the target and swapped in whole (``safe_folder``): Ctrl-C or a failure leaves an earlier
-report as it was, and a folder holding files the kit did not write is refused, never emptied.
+is built beside the target and swapped in whole (:mod:`probe_lib.core.folders`): Ctrl-C or a failure leaves an
+earlier report as it was, and a folder holding files the kit did not write is refused, never emptied, both
+before the run and at the swap (a file saved into the earlier report meanwhile stays there with it, and the new
+report is left beside them as ``NAME.new``).
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import logging
 import multiprocessing
 import os
 import re
-import shutil
 import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import suppress
@@ -40,10 +41,9 @@ from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES
-from probe_lib.core import paths
+from probe_lib.core import folders, paths
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import baseline
-from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.study import export, matrix_recording, matrix_runs, recordings
 from probe_lib.study.provenance import Provenance
@@ -194,20 +194,14 @@ def reproduce(
     """Build the whole report beside ``folder`` and move it in only once complete; see the module docstring.
 
     ``folder`` may be new, empty, or an earlier report holding only files ``reproduce`` wrote; anything else
-    is refused before any work. An interrupted or failed run removes its staging folder and leaves ``folder``
-    as it was. ``solved``: every exercise answered with its solution (a teacher's report); by default they await
-    an answer.
+    is refused before any work, and again at the swap. An interrupted or failed run removes its staging folder
+    and leaves ``folder`` as it was. ``solved``: every exercise answered with its solution (a teacher's report);
+    by default they await an answer.
     """
     mastra.ADAPTER.check_version(version)
-    folder = safe_folder.check_replaceable(Path(folder))
-    staging = safe_folder.staging_beside(folder)
-    try:
+    folder = Path(os.path.abspath(folder))
+    with folders.replacing(folder) as staging:
         report = _build(staging, measurements, jobs=jobs, version=version, stages=stages, solved=solved)
-        safe_folder.write_manifest(staging)
-        safe_folder.swap_in(staging, folder)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
     runs = tuple(replace(run, executed=folder / run.executed.relative_to(staging)) for run in report.runs)
     return replace(report, folder=folder, runs=runs)
 
@@ -227,7 +221,7 @@ def _build(
     laid_over = Timeline.of(timeline.laid_over_summary(by_version))
     table = ledger.ledger(by_version, laid_over, by_target=matrix_runs.by_target(frameworks), sources=sources)
     table.to_csv(folder / "ledger.csv", index=False)
-    export.export(folder / "export", primary=written)  # every outcome (this run's first), the sweep, the MCP corpus
+    export.write_all(folder / "export", primary=written)  # every outcome (this run's first), sweep, MCP corpus
     runs = _execute_all(folder, version, jobs, stages, solved)
     with stages.stage("rendering report", 1) as step:
         for run in runs:
@@ -282,9 +276,12 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 
 _CSS = """
 body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.45; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; } td, th { border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }
-.banner { padding: 0.6em 1em; border-radius: 4px; font-weight: bold; } .live { background: #d9f2d9; } .recorded { background: #f8d0d0; }
-.notebook { border-top: 3px solid #444; margin-top: 3em; } pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.85em; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
+td, th { border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }
+.banner { padding: 0.6em 1em; border-radius: 4px; font-weight: bold; }
+.live { background: #d9f2d9; } .recorded { background: #f8d0d0; }
+.notebook { border-top: 3px solid #444; margin-top: 3em; }
+pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.85em; }
 .jp-InputPrompt, .jp-OutputPrompt { display: none; } img { max-width: 100%; }
 """
 
@@ -363,16 +360,20 @@ def render(report: Report, version: str) -> str:
         notebook = without_widgets(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else None
         body = exporter.from_notebook_node(notebook)[0] if notebook is not None else ""
         sections.append(
-            f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>{in_page_links(body)}</section>'
+            f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>'
+            f"{in_page_links(body)}</section>"
         )
     sections.append(render_glossary(exporter))
     return (
-        f"<!doctype html><html><head><meta charset='utf-8'><title>Mastra tool-name probe: report</title><style>{_CSS}</style></head><body>"
+        "<!doctype html><html><head><meta charset='utf-8'><title>Mastra tool-name probe: report</title>"
+        f"<style>{_CSS}</style></head><body>"
         f"<h1>What @mastra/core sends when a tool key is not a legal tool name</h1>{banner}"
         f"<p>Reproduces the article <em>Mastra rewrites tool object keys, and toolChoice does not follow</em> "
-        f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; the ledger judges every pinned version.</p>"
+        f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; "
+        "the ledger judges every pinned version.</p>"
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
-        + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th><th>the article says (paraphrased) or we found</th>"
+        + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th>"
+        "<th>the article says (paraphrased) or we found</th>"
         f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline)</th>"
         f"{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
@@ -396,14 +397,17 @@ def _framework_ledger(table: pd.DataFrame) -> str:
     rows = []
     for row in table[table["framework"] != MASTRA].itertuples():
         rows.append(
-            f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}<br><small>{row.source}</small></td>"
+            f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}"
+            f"<br><small>{row.source}</small></td>"
             f"<td>{html.escape(row.statement)}<br><small>our finding <em>{html.escape(row.section)}</em> · "
             f"<a href='#{row.notebook}'>{row.notebook}</a></small></td>"
-            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td><td><small>{html.escape(row.evidence)}</small></td></tr>'
+            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td>'
+            f"<td><small>{html.escape(row.evidence)}</small></td></tr>"
         )
     return (
         f"<h3>The other frameworks</h3><p>{_FRAMEWORK_NOTE}</p><table id='framework-ledger'><tr><th>claim</th>"
-        f"<th>framework, version, measured</th><th>we found</th><th>verdict</th><th>evidence</th></tr>{''.join(rows)}</table>"
+        "<th>framework, version, measured</th><th>we found</th><th>verdict</th><th>evidence</th></tr>"
+        f"{''.join(rows)}</table>"
     )
 
 
@@ -414,7 +418,8 @@ _FRAMEWORK_NOTE = (
 
 
 def _side_by_side(rows: pd.DataFrame) -> str:
-    """Two cells for one claim: the statement with its origin and notebook link, and the evidence on the article's version."""
+    """Two cells for one claim: the statement with its origin and notebook link, and the evidence on the article's
+    version."""
     first = rows.iloc[0]
     origin = "article, section" if first.origin == "article" else "our finding"
     on_baseline = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]

@@ -19,6 +19,7 @@ Messages, for tools and for the forced tool alike.
 from __future__ import annotations
 
 import json
+import os
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
@@ -247,6 +248,8 @@ def read_requests(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
         raise InputError(f"{path}: is a directory; give a request file") from None
     except PermissionError:
         raise InputError(f"{path}: permission denied") from None
+    except OSError as error:  # a path under a file, a name too long, a read error
+        raise InputError(f"{path}: {os.strerror(error.errno) if error.errno else error}; give a request file") from None
     except UnicodeDecodeError as error:
         raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}); give a JSON file") from None
 

@@ -14,27 +14,29 @@ Three tables, each built from its own source and each row naming the file it cam
 ``mcp_corpus``
     every MCP tool set of the corpus as the real ``@mastra/mcp`` loaded it (:mod:`probe_lib.study.tidy_mcp`).
 
-Files written into the output folder (every table is gathered before the first file is written, and each file is
-written beside its place and renamed into it, so an interrupted export leaves no half-written file):
+Files written into the output folder, which is replaced as a whole or not at all (:mod:`probe_lib.core.folders`:
+the set is built beside it and swapped in, so an interrupted export or a full disk leaves the earlier set whole,
+and a folder holding a file the kit did not write is refused, whatever that file is called):
 
     <table>.csv         the table; a missing value is written <NA> and an empty cell is an empty string (a key can
                         be "": read it back with :func:`read_csv`, or pandas' keep_default_na=False,
                         na_values=["<NA>"])
     <table>.parquet     the same, with its column types kept
     dictionary.csv      every column of every table: table, column, type, meaning
+    .probe-lib-manifest.json    the files above, so a later export knows they are the kit's
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pandas as pd
 
 from probe_lib.adapters.mastra import mcp
-from probe_lib.core import files, paths
+from probe_lib.core import files, folders, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.study import measurement_files, sweep, tidy, tidy_mcp, tidy_sweep
@@ -51,14 +53,8 @@ TABLES: dict[str, tidy.Columns] = {
 DICTIONARY = "dictionary.csv"
 
 
-def files_of(tables: Iterable[str]) -> tuple[str, ...]:
-    """The files written for ``tables``: each one's CSV and Parquet, then the dictionary."""
-    return (*(f"{name}.{suffix}" for name in tables for suffix in ("csv", "parquet")), DICTIONARY)
-
-
-#: What ``probe-lib export`` and ``reproduce`` write; ``probe-lib run --out`` writes the outcomes table alone.
-FILES = files_of(TABLES)
-RUN_FILES = files_of([OUTCOMES])
+#: What ``probe-lib export`` and ``reproduce`` write: each table's CSV and Parquet, then the dictionary.
+FILES = (*(f"{name}.{suffix}" for name in TABLES for suffix in ("csv", "parquet")), DICTIONARY)
 #: How the CSV writes a missing value: not as an empty cell, which an empty key (the catalogue's empty-key) is.
 CSV_MISSING = "<NA>"
 
@@ -190,24 +186,16 @@ def read_csv(path: Path, table: str | None = None) -> pd.DataFrame:
     return frame
 
 
-def check_folder(folder: Path, also_ours: Callable[[Path], bool] = lambda path: False) -> None:
-    """Refuse a folder holding anything but an earlier export's files (or files ``also_ours`` accepts), so no file
-    the kit did not write is replaced."""
-    if folder.exists() and not folder.is_dir():
-        raise InputError(f"--out {folder} is a file; give a folder (new, empty, or an earlier export)")
-    if folder.exists():
-        ours = {*FILES, *map(files.partial_name, FILES)}  # a partial one is left only by a killed export
-        foreign = sorted(p.name for p in folder.iterdir() if p.name not in ours and not also_ours(p))
-        if foreign:
-            raise InputError(
-                f"--out {folder} holds files the kit did not write ({', '.join(foreign[:3])}); "
-                "choose a new or empty folder"
-            )
+def export(folder: Path) -> Export:
+    """Replace ``folder`` with every table (see the module docstring), whole; ``FolderRefused`` if it may not be."""
+    with folders.replacing(folder) as staging:
+        result = write_all(staging)
+    return replace(result, written=tuple(folder / path.relative_to(staging) for path in result.written))
 
 
-def export(folder: Path, primary: Path | None = None) -> Export:
-    """Write every table (see the module docstring) into ``folder``."""
-    check_folder(folder)
+def write_all(folder: Path, primary: Path | None = None) -> Export:
+    """Write every table into ``folder``, a new folder of the caller's (``reproduce`` writes its report's
+    ``export/`` so, with its fresh measurements as ``primary``)."""
     tables, read, skipped = gather_all(primary)
     written = write_tables(tables, folder)
     return Export(tables, tuple(read), tuple(skipped), tuple(written))

@@ -47,16 +47,6 @@ def write(folder: Path, target: Target, outcomes: Sequence[Outcome], source: str
     return files.write_json(folder / file_name(target), document)
 
 
-def is_written_by_run(path: Path) -> bool:
-    """True for a measurement file :func:`write` made (named after its target, holding its scenarios)."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-        target = Target(document["framework"], document["version"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    return path.name == file_name(target) and "scenarios" in document and "outcomes" in document
-
-
 def _stand_in(entry: dict) -> Scenario:
     """A scenario for an entry no file or catalogue defines: its measured keys as probe tools."""
     return Scenario(entry["scenario"], tools=tools(*entry.get("keys_after", ())))
