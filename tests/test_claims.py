@@ -73,6 +73,17 @@ def add_log(level, message):
     )
 
 
+def answer(method, query, found):
+    """A lookup scenario's ``method`` answering ``query`` with the registration ``found`` (None: not found)."""
+
+    def apply(outcome):
+        surfaces = copy.deepcopy(outcome.surfaces)
+        surfaces[method][query] = {"found": found, "id": "get-weather"} if found else {"error": "NOT_FOUND"}
+        return dataclasses.replace(outcome, surfaces=surfaces)
+
+    return apply
+
+
 def fields(**changes):
     return lambda o: dataclasses.replace(o, **changes)
 
@@ -362,6 +373,13 @@ COUNTERFACTUALS = {
         "refuted",
         "responses: tool_choice was not sent as 'search.web'",
     ),
+    "F16": (
+        VERSION,
+        "confirmed",
+        {"lookup-mastra-tool": answer("Mastra.getTool", "get-weather", "mastra:search.web")},
+        "refuted",
+        "getTool on a Mastra-level tool: ['mastra:search.web', 'mastra:search.web', None]",
+    ),
 }
 
 #: Edits that must move a claim from one qualified verdict to another (not only away from "confirmed").
@@ -471,6 +489,27 @@ FURTHER = {
         {"remedy-active-tools": like(VERSION, "remedy-active-tools")},
         "refuted",
         "not every tool",
+    ),
+    "F16 a wire name found": (
+        "F16",
+        VERSION,
+        {"lookup-both": answer("Mastra.getToolById", "search_web", "agent:search.web")},
+        "refuted",
+        "the wire names: ['Mastra.getToolById(search_web)']",
+    ),
+    "F16 the agent's tool found by its key": (
+        "F16",
+        OLDEST,
+        {"lookup-agent-tool": answer("Mastra.getTool", "search.web", "agent:search.web")},
+        "refuted",
+        "getTool / getToolById on an agent-level tool",
+    ),
+    "F16 the Mastra-level tool sent": (
+        "F16",
+        VERSION,
+        {"lookup-mastra-tool": set_tool_names(["search_web"])},
+        "refuted",
+        "the agent's request (tools sent): [['search_web'], ['search_web']]",
     ),
     "A08 logged at error level": (
         "A08",

@@ -58,6 +58,13 @@ def test_every_table_is_written_as_csv_and_parquet_that_agree_and_the_dictionary
         assert parquet.notna().any().all(), f"{name}: always empty: {list(parquet.columns[~parquet.notna().any()])}"
 
 
+def _refusal(name: str) -> str:
+    """Mastra's collision refusal for ``name``, as 0.13-0.19 and 1.x word it."""
+    return (
+        f'Two or more tools resolve to the same name "{name}". Please rename one of the tools to avoid this collision.'
+    )
+
+
 def test_version_sweep_rows_match_the_committed_summary():
     table = export.gather_sweep(cached=[])
     lines = _summary_lines()
@@ -85,8 +92,10 @@ def test_version_sweep_rows_match_the_committed_summary():
         if forced:
             assert set(rows["forced_in_tools"]) == {forced in names}, where
         error = behaviour.get("error", {})
-        if error.get("kind") == "collision":
-            assert set(rows["collision_name"]) == {error["name"]} and error["name"] in rows["error_text"].iloc[0], where
+        if error.get("kind") == "collision":  # the text the caller saw: 0.20.x says only "Unknown error"
+            assert set(rows["collision_name"]) == {error["name"]}, where
+            seen = ("Unknown error", _refusal(error["name"]), "Error: " + _refusal(error["name"]))  # 0.20, 0.13+, 0.21
+            assert rows["error_text"].iloc[0] == behaviour["errors"][0] and behaviour["errors"][0] in seen, where
         elif "message" in error:
             assert set(rows["error_text"]) == {error["message"]}, where
     pinned = table[table["pinned"]]

@@ -119,6 +119,21 @@ def _catalogue_as_python() -> list[Scenario]:
                 Scenario(f"collision-dot-space-{path}", tools=tools("search.web", "search web"), wire=path),
             )
         ],
+        *[  # Mastra's own lookup surfaces (issue 26): the tool on the Mastra instance, on the agent, on both
+            Scenario(
+                name,
+                tools=agent_level,
+                mastra_tools=mastra_level,
+                agent_key="weather.agent",
+                agent_id="weather-agent",
+                lookups=("search.web", "get-weather", "search_web", "weather.agent", "weather-agent", "weather_agent"),
+            )
+            for name, agent_level, mastra_level in (
+                ("lookup-mastra-tool", (), (weather,)),
+                ("lookup-agent-tool", (weather,), ()),
+                ("lookup-both", (weather,), (weather,)),
+            )
+        ],
     ]
 
 

@@ -399,6 +399,56 @@ def round_trip(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     )
 
 
+#: The lookup scenarios, by where the weather tool is registered.
+LOOKUP_SCENARIOS = {
+    "lookup-mastra-tool": "on the Mastra instance",
+    "lookup-agent-tool": "on the agent",
+    "lookup-both": "on both",
+}
+_REGISTRATION = {"mastra:": "the Mastra instance's tool", "agent:": "the agent's tool", "agent": "the agent"}
+
+
+def _found_text(answer: dict) -> str:
+    """One lookup's answer in words: which registration it found, or the error it threw."""
+    if "found" in answer:
+        found = answer["found"] or ""
+        return next((text for prefix, text in _REGISTRATION.items() if found.startswith(prefix)), found or "?")
+    return "not found (threw)" if "error" in answer else "not found (returned nothing)"
+
+
+def lookups(ev: Evidence, queries: Sequence[str], methods: Sequence[str]) -> pd.DataFrame:
+    """Mastra's own lookup surfaces beside the wire: per lookup scenario and finder method, what each of ``queries``
+    finds, and the tool names the agent's request carried (a method this version lacks is left out)."""
+    rows = []
+    for name, where in LOOKUP_SCENARIOS.items():
+        outcome = ev[name]
+        for method in methods:
+            answers = (outcome.surfaces or {}).get(method)
+            if answers is None:
+                continue
+            row = {"tool registered": where, "method": method}
+            row.update({query: _found_text(answers[query]) for query in queries})
+            row["sent on the wire"] = ", ".join(outcome.wire_names or []) or "no tools"
+            rows.append(row)
+    return pd.DataFrame(rows, columns=["tool registered", "method", *queries, "sent on the wire"]).set_index(
+        ["tool registered", "method"]
+    )
+
+
+def listings(ev: Evidence) -> pd.DataFrame:
+    """Per lookup scenario, each listing method this version has (Mastra's ``listTools``/``getTools``,
+    ``listAgents``/``getAgents``, the agent's ``listTools``/``getTools``) and its entries as ``key (id)``."""
+    rows = {}
+    for name, where in LOOKUP_SCENARIOS.items():
+        surfaces = ev[name].surfaces or {}
+        rows[where] = {
+            method: ", ".join(f"{key} ({tool_id})" for key, tool_id in entries) or "(empty)"
+            for method, entries in surfaces.items()
+            if isinstance(entries, list)
+        }
+    return pd.DataFrame(rows).T
+
+
 def follow_up(outcome: Outcome) -> pd.DataFrame | pd.Series:
     """The follow-up request's messages after the system prompt and the user's ``hi``: role, tool calls as
     ``(name, id)``, ``tool_call_id`` and content. Without a follow-up: the requests sent and what was thrown."""

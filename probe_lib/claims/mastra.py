@@ -614,6 +614,94 @@ def _before_the_claims(e: Evidence) -> tuple[Status, str] | None:
     return None
 
 
+#: The lookup scenarios' strings: the weather tool's key, id and wire name, and the agent's.
+_TOOL_KEY, _TOOL_ID, _TOOL_WIRE = "search.web", "get-weather", "search_web"
+_AGENT_KEY, _AGENT_ID, _AGENT_REWRITTEN = "weather.agent", "weather-agent", "weather_agent"
+_FINDERS = ("Mastra.getTool", "Mastra.getToolById", "Mastra.getAgent", "Mastra.getAgentById")
+
+
+def _surfaces(outcome: Outcome) -> dict:
+    if not outcome.surfaces:
+        raise CheckError(f"scenario {outcome.scenario.name} measured no lookup surfaces: {_error_text(outcome)}")
+    return outcome.surfaces
+
+
+def _found(surfaces: dict, method: str, query: str) -> str | None:
+    """Which registration ``method`` answered ``query`` with (``mastra:KEY``, ``agent:KEY``, ``agent``), or None."""
+    answers = surfaces.get(method)
+    if answers is None:
+        raise CheckError(f"this version has no {method}")
+    return answers[query].get("found")
+
+
+def _lookups(e: Evidence) -> tuple[Status, str]:
+    """Each clause of F16 against the three lookup scenarios: what each finder answers for the key, the id and the
+    wire name, the listings, and the tools the agent's request carried."""
+    mastra_level, agent_level, both = (
+        _surfaces(e[name]) for name in ("lookup-mastra-tool", "lookup-agent-tool", "lookup-both")
+    )
+    on_mastra, on_agent = f"mastra:{_TOOL_KEY}", f"agent:{_TOOL_KEY}"
+    expected = {
+        "getTool on a Mastra-level tool": (
+            [_found(mastra_level, "Mastra.getTool", q) for q in (_TOOL_KEY, _TOOL_ID, _TOOL_WIRE)],
+            [on_mastra, None, None],
+        ),
+        "getToolById on a Mastra-level tool": (
+            [_found(mastra_level, "Mastra.getToolById", q) for q in (_TOOL_KEY, _TOOL_ID, _TOOL_WIRE)],
+            [on_mastra, on_mastra, None],
+        ),
+        "the Mastra instance's listing with an agent-level tool": (
+            agent_level["Mastra.listTools"],
+            [[_TOOL_ID, _TOOL_ID]],
+        ),
+        "getTool / getToolById on an agent-level tool": (
+            [_found(agent_level, method, q) for method in _FINDERS[:2] for q in (_TOOL_KEY, _TOOL_ID, _TOOL_WIRE)],
+            [None, on_agent, None, None, on_agent, None],
+        ),
+        "the agent's own listing": (
+            agent_level.get("Agent.listTools") or agent_level.get("Agent.getTools"),
+            [[_TOOL_KEY, _TOOL_ID]],
+        ),
+        "getTool / getToolById for the id when both register the tool": (
+            [_found(both, method, _TOOL_ID) for method in _FINDERS[:2]],
+            [on_agent, on_mastra],
+        ),
+        "getAgent / getAgentById": (
+            [_found(both, method, q) for method in _FINDERS[2:] for q in (_AGENT_KEY, _AGENT_ID)],
+            ["agent", None, "agent", "agent"],
+        ),
+        "the wire names": (
+            sorted(
+                {
+                    f"{method}({q})"
+                    for surfaces in (mastra_level, agent_level, both)
+                    for method in _FINDERS
+                    for q in (_TOOL_WIRE, _AGENT_REWRITTEN)
+                    if _found(surfaces, method, q) is not None
+                }
+            ),
+            [],
+        ),
+        "the agent's request (tools sent)": (
+            [_names(e["lookup-mastra-tool"]), _names(e["lookup-both"])],
+            [[], [_TOOL_WIRE]],
+        ),
+    }
+    wrong = [
+        f"{clause}: {measured} (expected {want})" for clause, (measured, want) in expected.items() if measured != want
+    ]
+    if wrong:
+        return "refuted", "; ".join(wrong)
+    return (
+        "confirmed",
+        f"getTool({_TOOL_KEY}) finds the Mastra-level tool, getTool({_TOOL_ID}) does not; getToolById finds it by "
+        f"{_TOOL_ID} or {_TOOL_KEY}; an agent-level tool is listed on the Mastra instance as {_TOOL_ID}; "
+        "getAgent finds "
+        f"{_AGENT_KEY}, getAgentById {_AGENT_ID} or {_AGENT_KEY}; {_TOOL_WIRE} and {_AGENT_REWRITTEN} found by none; "
+        "the Mastra-level tool alone sent tools []",
+    )
+
+
 def _active_tools(e: Evidence) -> tuple[Status, str]:
     if verdict := _before_the_claims(e):
         return verdict
@@ -770,6 +858,7 @@ CHECKS: dict[str, Check] = {
     "F13": _remedy,
     "F14": _paths_rename_alike,
     "F15": _paths_force_absent_tool,
+    "F16": _lookups,
 }
 
 #: Claim id -> the cases its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).

@@ -12,6 +12,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from probe_lib import wire
+from probe_lib.core import paths
 from probe_lib.core.scenarios import PROBE_DESCRIPTION, Scenario
 from probe_lib.core.target import Target
 from probe_lib.wire.replies import ErrorReply, ToolCallsReply
@@ -29,9 +30,11 @@ def is_capture_reply(message: str) -> bool:
     return message == CAPTURED or f'"message": "{CAPTURED}"' in message
 
 
-def without_stack(message: str) -> str:
-    """An error message without the stack some versions append (its paths and line numbers are incidental)."""
-    return message.split("\n    at ", 1)[0]
+def readable(message: str) -> str:
+    """An error message as an outcome shows it: without the stack some versions append (0.21-0.24 put it inside the
+    message), and with the kit's cache folder, where every version is installed, named ``<cache>``: a machine's paths
+    and line numbers are incidental, not measurements."""
+    return message.split("\n    at ", 1)[0].replace(str(paths.cache()), "<cache>")
 
 
 def called_name(outcome: Outcome) -> str:
@@ -87,6 +90,11 @@ class Outcome:
     #: What the installed package says of itself, for scenarios that ask (``Scenario.report_package`` or
     #: ``all_builtins``): ``{"builtins": {export: id}, "formatToolsSource": str}``.
     package: dict | None = None
+    #: Mastra's own lookup surfaces, for scenarios that ask (``Scenario.lookups``): per method
+    #: (``"Mastra.getTool"`` …), ``None`` where the version has none; a finder's answer to each string,
+    #: ``{"found": "mastra:KEY" | "agent:KEY" | "agent" | None, "id"}``, ``{"returned": None}`` or ``{"error": ID,
+    #: "message"}``; a listing's entries as ``[key, id]``.
+    surfaces: dict | None = None
     elapsed_ms: float = field(default=0.0, compare=False)
 
     @property
@@ -162,14 +170,22 @@ class Outcome:
     def behaviour(self) -> dict:
         """What the turn did, comparable across versions: :meth:`result_json` (with a failure judged after a request
         went out, such as built-ins the version lacks), how many requests and tool executions, and
-        :attr:`own_errors`; every message :func:`without_stack`."""
+        :attr:`own_errors`; every message :func:`readable`."""
         result = self.result_json()
         if self.failure is not None and "error" not in result:
             result["error"] = {"kind": self.failure.kind, "message": self.failure.message}
-        if "message" in result.get("error", {}):  # 0.21-0.24 put the stack in the message: paths, line numbers
-            result["error"] = {**result["error"], "message": without_stack(result["error"]["message"])}
-        errors = [without_stack(message) for message in self.own_errors]
-        return {**result, "requests": len(self.requests), "executions": len(self.executions), "errors": errors}
+        if "message" in result.get("error", {}):
+            result["error"] = {**result["error"], "message": readable(result["error"]["message"])}
+        errors = [readable(message) for message in self.own_errors]
+        surfaces = {"surfaces": self.surfaces} if self.surfaces is not None else {}
+        return {
+            **result,
+            "requests": len(self.requests),
+            "executions": len(self.executions),
+            "errors": errors,
+            **surfaces,
+        }
+
 
 
 def wire_names_by_key(keys: Sequence[str], outcome: Outcome) -> dict[str, str]:

@@ -87,6 +87,14 @@ class Scenario:
     #: the model router's own providers, ``responses`` (``openai/...``: the OpenAI Responses API) and ``messages``
     #: (``anthropic/...``: Anthropic Messages), each of which may name tools in its own way.
     wire: Literal["chat", "responses", "messages"] = "chat"
+    #: Mastra's own lookup surfaces (``Outcome.surfaces``): the agent is registered on a ``Mastra`` instance under
+    #: ``agent_key`` (default: its id), with ``mastra_tools`` registered on that instance, and every lookup method
+    #: of both is asked for each string of ``lookups`` before the turn runs.
+    lookups: tuple[str, ...] = ()
+    mastra_tools: tuple[ToolSpec, ...] = ()
+    agent_key: str | None = None
+    #: The agent's own id (default ``probe``).
+    agent_id: str | None = None
     #: The runner's watchdog for one turn. A turn takes well under a second alone; on a loaded 2-core machine
     #: 16 concurrent turns were seen to pass 10 s, so the default leaves room (a hang still ends).
     timeout_ms: int = 30_000
@@ -114,6 +122,10 @@ class Scenario:
             "reportPackage": self.report_package or None,
             "sharedBy": self.shared_by if self.shared_by > 1 else None,
             "wire": self.wire if self.wire != "chat" else None,
+            "lookups": list(self.lookups) or None,
+            "mastraTools": [spec.to_json() for spec in self.mastra_tools] or None,
+            "agentKey": self.agent_key,
+            "agentId": self.agent_id,
         }
         data.update({name: value for name, value in optional.items() if value is not None})
         return data

@@ -19,7 +19,9 @@ optional and defaults to what :class:`Scenario` says::
         maxSteps: 2
     # also: agents, workflows, clientTools (lists of tools), toolsets ({name: [tools]}), remedy (true/false),
     # instructions (the system prompt), timeoutMs (the turn's watchdog), wire (chat, the default | responses |
-    # messages: Mastra's model router's OpenAI Responses or Anthropic Messages provider)
+    # messages: Mastra's model router's OpenAI Responses or Anthropic Messages provider), lookups (strings asked of
+    # Mastra's own lookup surfaces, with mastraTools registered on a Mastra instance and the agent under agentKey,
+    # its id agentId)
 
 YAML is read as JSON's data model: a date is the text written, and what JSON cannot say (other tags such as
 ``!!binary``, a list or mapping as a key, NaN) is refused, as are nesting past :data:`MAX_DEPTH` levels and aliases
@@ -102,6 +104,10 @@ FIELDS: Mapping[str, tuple[str, dict]] = {
     "reportPackage": ("report_package", {"type": "boolean"}),
     "sharedBy": ("shared_by", {"type": "integer", "minimum": 1, "maximum": 16}),
     "wire": ("wire", {"enum": ["chat", "responses", "messages"]}),
+    "lookups": ("lookups", {"type": "array", "items": {"type": "string"}}),
+    "mastraTools": ("mastra_tools", _TOOLS),
+    "agentKey": ("agent_key", {"type": "string"}),
+    "agentId": ("agent_id", {"type": "string", "minLength": 1}),
 }
 
 SCHEMA: dict = {
@@ -319,11 +325,11 @@ def _tool(value: str | dict) -> ToolSpec:
 
 def _value(field: str, value: Any) -> Any:
     """The ``Scenario`` attribute value of a (schema-valid) file field."""
-    if field in ("tools", "agents", "workflows", "clientTools"):
+    if field in ("tools", "agents", "workflows", "clientTools", "mastraTools"):
         return tuple(map(_tool, value))
     if field == "toolsets":
         return {name: tuple(map(_tool, specs)) for name, specs in value.items()}
-    if field == "activeTools":
+    if field in ("activeTools", "lookups"):
         return tuple(value)
     if field == "replies":
         return tuple(map(reply_from_json, value))
@@ -399,11 +405,11 @@ def _tool_json(spec: ToolSpec) -> str | dict:
 
 
 def _field_json(field: str, value: Any) -> Any:
-    if field in ("tools", "agents", "workflows", "clientTools"):
+    if field in ("tools", "agents", "workflows", "clientTools", "mastraTools"):
         return [_tool_json(spec) for spec in value]
     if field == "toolsets":
         return {name: [_tool_json(spec) for spec in specs] for name, specs in value.items()}
-    if field == "activeTools":
+    if field in ("activeTools", "lookups"):
         return list(value)
     if field == "replies":
         return [reply.to_json() for reply in value]

@@ -24,6 +24,8 @@ from probe_lib.core.errors import InputError
 _OUTCOME = TypeAdapter(Outcome)
 #: Not measured (timings) or not stored (the scenario, written by name).
 _UNRECORDED = {"scenario", "elapsed_ms"}
+#: Measured only by the scenarios that ask, and left out of the others' entries (read back as ``None``).
+_ONLY_WHERE_ASKED = {"surfaces"}
 
 
 def recording_path(version: str) -> Path:
@@ -32,7 +34,9 @@ def recording_path(version: str) -> Path:
 
 def outcome_to_json(outcome: Outcome) -> dict:
     """A recording entry: every measured field, the scenario by name, no timing."""
-    return {**_OUTCOME.dump_python(outcome, mode="json", exclude=_UNRECORDED), "scenario": outcome.scenario.name}
+    unasked = {name for name in _ONLY_WHERE_ASKED if getattr(outcome, name) is None}
+    entry = _OUTCOME.dump_python(outcome, mode="json", exclude=_UNRECORDED | unasked)
+    return {**entry, "scenario": outcome.scenario.name}
 
 
 def outcome_from_json(data: dict, scenarios: dict) -> Outcome:

@@ -1,4 +1,5 @@
-"""The scenario catalogue on many ``@mastra/core`` versions: each version measured once, its results cached on disk.
+"""The scenario catalogue (:func:`~probe_lib.adapters.mastra.catalogue.swept`) on many ``@mastra/core`` versions:
+each version measured once, its results cached on disk.
 
 A version's results are kept in ``<cache>/sweep/<catalogue digest>/<version>.json``; the digest covers the scenarios,
 the Node harness and the reduction (``Outcome.behaviour`` and the masking below), so changing any of them measures
@@ -28,7 +29,7 @@ from probe_lib.adapters.mastra import catalogue, runner, versions
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.errors import CacheUnusable, InputError, InstallFailed, ProbeError
-from probe_lib.core.outcome import Outcome, is_capture_reply, without_stack
+from probe_lib.core.outcome import Outcome, is_capture_reply, readable
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import version_key
 
@@ -55,10 +56,10 @@ class Row:
 def digest_of_catalogue() -> str:
     """A digest of the scenarios, the Node harness and this reduction: results measured under another are not reused."""
     hasher = hashlib.sha256()
-    reduction = (_mask, without_stack, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour, row, failed_row)
+    reduction = (_mask, readable, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour, row, failed_row)
     for function in reduction:
         hasher.update(inspect.getsource(function).encode())
-    for scenario in catalogue.scenarios():
+    for scenario in catalogue.swept():
         hasher.update(json.dumps(scenario.to_json("URL"), sort_keys=True).encode())
     for script in [*sorted(paths.HARNESS.glob("*.cjs")), paths.SHARED_HARNESS / "lines.cjs"]:
         hasher.update(script.read_bytes())
@@ -104,7 +105,7 @@ def measure(version: str, server: CaptureServer, installed: Future[Path] | None 
     """The catalogue on ``version``, installed by ``installed`` (else now); a failure becomes the version's one row."""
     try:
         installed.result() if installed is not None else versions.install(version)
-        return [row(outcome) for outcome in runner.run(catalogue.scenarios(), version, server=server)]
+        return [row(outcome) for outcome in runner.run(catalogue.swept(), version, server=server)]
     except CacheUnusable:  # this machine's fault, not the version's: the sweep stops
         raise
     except ProbeError as error:

@@ -7,6 +7,7 @@ and joins each runner's report with the request bodies the server captured for t
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, closing
 
@@ -17,12 +18,13 @@ from probe_lib.adapters.mastra import versions
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import HarnessError, InputError
-from probe_lib.core.outcome import Failure, Outcome
+from probe_lib.core.outcome import Failure, Outcome, readable
 from probe_lib.core.scenarios import Scenario, check_unique_names
 
 FRAMEWORK = "mastra"
 COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
-_COLLISION_TEXT = "Two or more tools resolve to the same name "
+#: The refusal's text, which 0.21-0.24 throw as a plain Error whose message is "Error: ", the text and its stack.
+_COLLISION_TEXT = re.compile(r'(?:Error: )?Two or more tools resolve to the same name "(?P<name>[^"]*)"')
 #: The capture server's body limit when ``run`` starts its own server; 30,000 keys make a ~9 MiB request.
 DEFAULT_MAX_BODY_BYTES = 8 * 2**20
 #: Watchdog: a runner that sends no result for this long past the longest scenario timeout is hung.
@@ -67,21 +69,30 @@ _WIRE_OF_PATH = {
 NOT_APPLICABLE = "NotApplicable"
 
 
-def classify(error: Sequence[dict], sent_requests: bool) -> Failure | None:
-    """Mastra's error chain, judged once: a tool-name collision, a scenario this version cannot express, or a crash.
+def classify(error: Sequence[dict], sent_requests: bool, logs: Sequence[dict] = ()) -> Failure | None:
+    """Mastra's error chain, judged once for every era: a tool-name collision, a scenario this version cannot
+    express, or a crash; every message :func:`readable` (no stack, no cache path).
 
-    A turn that sent its requests and then stopped on the capture server's scripted error has no failure.
+    The collision reaches the caller in three forms: an error whose ``details.toolName`` names it (0.13-0.19 and 1.x,
+    a MastraError with the collision id or, wrapped, its text); ``Unknown error`` (0.20.x), whose turn logged that
+    MastraError as an exception (``logs``, the turn's logger records); a plain Error carrying the refusal's text and
+    its stack (0.21-0.24). A turn that sent
+    its requests and then stopped on the capture server's scripted error has no failure.
     """
+    logged = [link for record in logs if record.get("level") == "exception" for link in record.get("error") or ()]
+    for link in [*error, *logged]:
+        name = (link.get("details") or {}).get("toolName")
+        if name is not None and (link.get("id") == COLLISION_ID or _COLLISION_TEXT.match(link.get("message", ""))):
+            return Failure("collision", readable(link["message"]), name)
     for link in error:
-        details = link.get("details") or {}
-        is_collision = link.get("id") == COLLISION_ID or link.get("message", "").startswith(_COLLISION_TEXT)
-        if is_collision and details.get("toolName") is not None:
-            return Failure("collision", link["message"], details["toolName"])
+        if text := _COLLISION_TEXT.match(link.get("message", "")):
+            return Failure("collision", readable(link["message"]).removeprefix("Error: "), text["name"])
     missing = next((link["message"] for link in error if link.get("name") == NOT_APPLICABLE), None)
     if missing is not None:
-        return Failure("not applicable", missing)
+        return Failure("not applicable", readable(missing))
     if not sent_requests:
-        return Failure("crash", error[-1]["message"] if error else "no request was sent and no error was raised")
+        message = readable(error[-1]["message"]) if error else "no request was sent and no error was raised"
+        return Failure("crash", message)
     return None
 
 
@@ -265,7 +276,8 @@ def heap_cap(scenarios: Sequence[Scenario]) -> int:
 
 def _tool_count(scenario: Scenario) -> int:
     toolsets = sum(len(tools) for tools in scenario.toolsets.values())
-    return len(scenario.tools) + len(scenario.agents) + len(scenario.workflows) + len(scenario.client_tools) + toolsets
+    registered = len(scenario.tools) + len(scenario.mastra_tools) + len(scenario.agents) + len(scenario.workflows)
+    return registered + len(scenario.client_tools) + toolsets
 
 
 class NodeHeapExhausted(HarnessError):
@@ -302,11 +314,12 @@ def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capt
         mapping=report.get("mapping"),
         stream_errors=tuple(tuple(chain) for chain in observed.get("streamErrors") or ()),
         text=observed.get("text"),
-        failure=classify(error, bool(calls)) or _lacks_builtins(scenario, version, report),
+        failure=classify(error, bool(calls), report.get("logs") or ()) or _lacks_builtins(scenario, version, report),
         wire=calls[0].wire if calls else _WIRE_OF_PATH[scenario.wire],
         unrouted=tuple({"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None),
         logs=tuple(report.get("logs") or ()),
         package=report.get("package"),
+        surfaces=report.get("surfaces"),
         elapsed_ms=report.get("elapsedMs", 0.0),
     )
 

@@ -27,6 +27,8 @@ const { z } = requireFrom('zod');
 
 // What this version offers, filled in by loadEra() before the first scenario (each era differs; see below).
 let Agent = null;
+// The Mastra class (the registry an app builds its agents and tools into), or null where the version has none.
+let Mastra = null;
 let mastraTools = {};
 let createTool = null;
 let modelConfig = null;
@@ -82,6 +84,7 @@ async function loadEra() {
     unavailable = `@mastra/core ${version} exports no Agent class (an earlier product under the same name)`;
     return;
   }
+  Mastra = ((await load('/mastra')) ?? (await load('')))?.Mastra ?? null;
   mastraTools = (await load('/tools')) ?? {};
   createTool = mastraTools.createTool ?? null;
   const { MastraLogger } = (await load('/logger')) ?? {};
@@ -121,6 +124,8 @@ const ROUTER_PATHS = {
 };
 const scenarioUrl = new AsyncLocalStorage();
 const realEnv = process.env;
+// Mastra instances (the lookup scenarios build them) report usage to Mastra's telemetry service unless this is set.
+realEnv.MASTRA_TELEMETRY_DISABLED = '1';
 const baseUrlVars = new Set(Object.values(ROUTER_PATHS).map((each) => each.baseUrlVar));
 process.env = new Proxy(realEnv, {
   get: (env, name) => (baseUrlVars.has(name) && scenarioUrl.getStore()?.path ? scenarioUrl.getStore().url : env[name]),
@@ -258,6 +263,7 @@ function buildAgent(scenario, log, logs) {
   if (scenario.workflows) config.workflows = record(scenario.workflows.map((spec) => [spec.key, makeWorkflow(spec)]));
   const agent = new Agent(config);
   if (CapturingLogger) agent.__setLogger(new CapturingLogger(logs));
+  const registry = scenario.lookups ? registerOnMastra(scenario, agent, log, logs) : null;
   // Agents that share the very same tools record (the article's "one registry, several agents"); each runs a turn
   // after the first agent's turn.
   const sharers = Array.from({ length: (scenario.sharedBy ?? 1) - 1 }, (_, i) => {
@@ -265,7 +271,61 @@ function buildAgent(scenario, log, logs) {
     if (CapturingLogger) other.__setLogger(new CapturingLogger(logs));
     return other;
   });
-  return { agent, sharers, tools, mapping };
+  return { agent, sharers, tools, mapping, registry };
+}
+
+// A Mastra instance holding `agent` under `scenario.agentKey` and the tools `scenario.mastraTools` under their keys,
+// for the lookup surfaces (measureSurfaces). Each tool is labelled with where it was registered, so a lookup's answer
+// says which registration it found.
+function registerOnMastra(scenario, agent, log, logs) {
+  if (typeof Mastra !== 'function') throw new NotApplicable(`@mastra/core ${version} exports no Mastra class`);
+  const mastraLevel = record((scenario.mastraTools ?? []).map((spec) => [spec.key, makeTool(spec, log)]));
+  const labels = new Map(Object.entries(mastraLevel).map(([key, tool]) => [tool, `mastra:${key}`]));
+  const config = { agents: record([[scenario.agentKey ?? agent.id, agent]]), tools: mastraLevel };
+  if (CapturingLogger) config.logger = new CapturingLogger(logs);
+  return { mastra: new Mastra(config), labels };
+}
+
+// Mastra's own lookup surfaces, each asked for every string of `scenario.lookups` (the key, the id, the wire name):
+// per method, null where this version has no such method, else each string's answer (the registration found, what
+// it returned, or the error it threw); a listing method gives its entries as [key, id]. The method names differ by
+// era (Mastra.listAgents was getAgents, Agent.listTools was getTools), so every name of each role is tried.
+const MASTRA_FINDERS = ['getTool', 'getToolById', 'getAgent', 'getAgentById'];
+const MASTRA_LISTINGS = ['listTools', 'getTools', 'listAgents', 'getAgents'];
+const AGENT_LISTINGS = ['listTools', 'getTools'];
+async function measureSurfaces(scenario, agent, agentTools, registry) {
+  const { mastra, labels } = registry;
+  for (const [key, tool] of Object.entries(agentTools)) labels.set(tool, `agent:${key}`);
+  labels.set(agent, 'agent');
+  const answer = async (call) => {
+    try {
+      const found = await call();
+      if (found === undefined || found === null) return { returned: null };
+      return { found: labels.get(found) ?? null, id: found.id ?? null };
+    } catch (error) {
+      return { error: error?.id ?? error?.name ?? 'Error', message: scrub(String(error?.message ?? error)) };
+    }
+  };
+  const listing = async (call) => {
+    try {
+      return Object.entries((await call()) ?? {}).map(([key, value]) => [key, value?.id ?? null]);
+    } catch (error) {
+      return { error: error?.id ?? error?.name ?? 'Error', message: scrub(String(error?.message ?? error)) };
+    }
+  };
+  const surfaces = {};
+  for (const method of MASTRA_FINDERS) {
+    if (typeof mastra[method] !== 'function') { surfaces[`Mastra.${method}`] = null; continue; }
+    surfaces[`Mastra.${method}`] = {};
+    for (const query of scenario.lookups) surfaces[`Mastra.${method}`][query] = await answer(() => mastra[method](query));
+  }
+  for (const method of MASTRA_LISTINGS) {
+    surfaces[`Mastra.${method}`] = typeof mastra[method] === 'function' ? await listing(() => mastra[method]()) : null;
+  }
+  for (const method of AGENT_LISTINGS) {
+    surfaces[`Agent.${method}`] = typeof agent[method] === 'function' ? await listing(() => agent[method]()) : null;
+  }
+  return surfaces;
 }
 
 function makeWorkflow(spec) {
@@ -360,8 +420,9 @@ async function runScenario(scenario) {
   if (scenario.allBuiltins || scenario.reportPackage) result.package = packageFacts();
   let timer;
   try {
-    const { agent, sharers, tools, mapping } = buildAgent(scenario, log, logs);
+    const { agent, sharers, tools, mapping, registry } = buildAgent(scenario, log, logs);
     const idsBefore = Object.values(tools).map((tool) => tool.id);
+    if (registry) result.surfaces = await measureSurfaces(scenario, agent, tools, registry);
     const options = callOptions(scenario, log, mapping);
     const run = scenario.method === 'stream' ? runStream : runGenerate;
     const timeout = new Promise((_, reject) => {
