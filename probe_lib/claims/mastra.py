@@ -869,7 +869,6 @@ QUANTIFIED: dict[str, Quantified] = {
     "F02": Quantified(("integer-keys",)),
     "F06": Quantified(("proto-key",)),
     "F07": Quantified((*_CALLS, "docs-builtin-example")),
-    "F08": Quantified(("call-by-id", "call-by-key")),
     "F09": Quantified(("active-tools-by-key", "active-tools-by-wire-name")),
     "F13": Quantified(("remedy-choice-by-key", "remedy-active-tools")),
 }
