@@ -23,7 +23,10 @@ from pathlib import Path
 from probe_lib.core import paths
 
 WARM_TARGET_S = 25.0
-README_MAIN = "python3 -m venv .venv && .venv/bin/pip install -q -e . && .venv/bin/probe-lib setup && .venv/bin/probe-lib reproduce"
+README_MAIN = (
+    "python3 -m venv .venv && .venv/bin/pip install -q -e . "
+    "&& .venv/bin/probe-lib setup && .venv/bin/probe-lib reproduce"
+)
 
 
 #: A progress line that ends a stage: "executing notebooks: 11/11 10-mcp-tool-sets".

@@ -40,7 +40,10 @@ def test_the_seed_changes_only_the_random_sets():
 
 
 def test_random_sets_do_not_depend_on_the_interpreters_hash_seed():
-    script = "import json; from probe_lib.inputs.keysets import random_sets as r; from probe_lib.adapters.mastra import normaliser; print(json.dumps([k.keys for k in r(normaliser, 3)]))"
+    script = (
+        "import json; from probe_lib.inputs.keysets import random_sets as r; "
+        "from probe_lib.adapters.mastra import normaliser; print(json.dumps([k.keys for k in r(normaliser, 3)]))"
+    )
     outputs = {
         subprocess.run(
             [sys.executable, "-c", script], capture_output=True, check=True, cwd=ROOT, env={"PYTHONHASHSEED": seed}

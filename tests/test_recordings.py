@@ -44,7 +44,8 @@ def test_recordings_load_without_node():
     """In a process whose PATH has no node at all, every pinned version's recording loads in catalogue order."""
     script = (
         "import shutil; assert shutil.which('node') is None\n"
-        "from probe_lib.adapters import mastra\nfrom probe_lib.adapters.mastra import catalogue\nfrom probe_lib.study import recordings\n"
+        "from probe_lib.adapters import mastra\nfrom probe_lib.adapters.mastra import catalogue\n"
+        "from probe_lib.study import recordings\n"
         "names = [s.name for s in catalogue.scenarios()]\n"
         "for version in mastra.ADAPTER.versions():\n"
         "    outcomes = recordings.load(version)\n"

@@ -58,8 +58,6 @@ ROUND_TRIP_COLOURS = {
 REFUSALS = ("rejected", "collision", "crash", "not applicable")
 
 
-
-
 def misrouted(matrix: pd.DataFrame) -> pd.DataFrame:
     """Round trips where a model's call by the wire name did not run the tool it was sent for."""
     found = matrix[matrix["round trip"].isin(["wrong tool", "not executed"])]

@@ -187,7 +187,6 @@ class Outcome:
         }
 
 
-
 def wire_names_by_key(keys: Sequence[str], outcome: Outcome) -> dict[str, str]:
     """Which name each key went out as, in ``outcome``'s first request (a key whose tool was not sent has none).
 

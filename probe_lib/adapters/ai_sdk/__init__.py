@@ -1,4 +1,5 @@
-"""The Vercel AI SDK (``ai`` with ``@ai-sdk/openai-compatible``): ``generateText`` with a tools record, on Chat Completions."""
+"""The Vercel AI SDK (``ai`` with ``@ai-sdk/openai-compatible``): ``generateText`` with a tools record, on Chat
+Completions."""
 
 from pathlib import Path
 

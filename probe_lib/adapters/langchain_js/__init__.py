@@ -1,4 +1,5 @@
-"""LangChain JS (``@langchain/openai`` + ``@langchain/core``): ``ChatOpenAI.bindTools`` with a forced ``tool_choice``."""
+"""LangChain JS (``@langchain/openai`` + ``@langchain/core``): ``ChatOpenAI.bindTools`` with a forced
+``tool_choice``."""
 
 from pathlib import Path
 

@@ -2,14 +2,14 @@
 
 Mastra rewrites illegal keys but not a named ``toolChoice`` or ``activeTools``, so they stop matching. Renaming the
 keys first, with names formatTools leaves alone, and mapping ``toolChoice`` and ``activeTools`` through the same
-mapping keeps all three in step. ``probe_lib/harness/remedy.cjs`` is the same algorithm in JavaScript, and a test
-holds the two equal.
+mapping keeps all three in step. ``probe_lib/adapters/mastra/harness/remedy.cjs`` is the same algorithm in
+JavaScript, and a test holds the two equal.
 
 The algorithm, which depends only on the set of keys (not their order):
 
-1. **Candidate.** Each code point (as JavaScript iterates them: a surrogate pair is one) outside ``a-zA-Z0-9_-`` becomes ``_``; a first character that is not a letter
-   or ``_`` gets a ``_`` prefix; the result is cut to ``max_length``. A legal key within the limit is its own
-   candidate.
+1. **Candidate.** Each code point (as JavaScript iterates them: a surrogate pair is one) outside ``a-zA-Z0-9_-``
+   becomes ``_``; a first character that is not a letter or ``_`` gets a ``_`` prefix; the result is cut to
+   ``max_length``. A legal key within the limit is its own candidate.
 2. **Keep.** A key keeps its candidate when no other key has the same candidate and the candidate is not a name
    ``Object.prototype`` carries (``__proto__`` would vanish; see ``normaliser.INHERITED_NAMES``), and the cut
    removed nothing. Where several keys share a candidate, the one whose candidate is itself keeps it.
@@ -108,7 +108,8 @@ def safe_tool_names(keys: Iterable[str], max_length: int = MAX_NAME_LENGTH) -> d
 
 
 def rename_tools(tools: Mapping[str, T], max_length: int = MAX_NAME_LENGTH) -> tuple[dict[str, T], dict[str, str]]:
-    """A tools record under safe keys, and the mapping ``{old key: safe key}`` to apply to toolChoice and activeTools."""
+    """A tools record under safe keys, and the mapping ``{old key: safe key}`` to apply to toolChoice and
+    activeTools."""
     mapping = safe_tool_names(tools, max_length)
     return {mapping[key]: tool for key, tool in tools.items()}, mapping
 

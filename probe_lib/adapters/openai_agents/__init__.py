@@ -1,4 +1,5 @@
-"""OpenAI Agents Python (``openai-agents``): ``function_tool(name_override=KEY)``, forced by ``ModelSettings.tool_choice``.
+"""OpenAI Agents Python (``openai-agents``): ``function_tool(name_override=KEY)``, forced by
+``ModelSettings.tool_choice``.
 
 Two adapters share one runner: ``openai-agents`` on the provider's default Responses path and
 ``openai-agents-chat`` on its Chat Completions path.

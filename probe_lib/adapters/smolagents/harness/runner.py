@@ -4,9 +4,9 @@
 
 Each tool is a ``Tool`` subclass whose ``name`` is the key (smolagents checks it when the tool is made). Its agents
 always send ``tool_choice="required"``, so a key is forced at the model level, the one place smolagents takes a
-``tool_choice``: ``generate(messages, tools_to_call_from=tools, tool_choice={"type": "function", ...})``. The model's tool calls are
-then run as ``ToolCallingAgent.execute_tool_call`` runs them: the tool whose ``name`` is the called name, else
-"Unknown tool".
+``tool_choice``: ``generate(messages, tools_to_call_from=tools, tool_choice={"type": "function", ...})``. The
+model's tool calls are then run as ``ToolCallingAgent.execute_tool_call`` runs them: the tool whose ``name`` is the
+called name, else "Unknown tool".
 """
 
 import asyncio
