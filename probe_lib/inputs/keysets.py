@@ -237,7 +237,9 @@ class PrefixStyle:
 
     name: str
     separator: str | None
-    #: Who uses it, as ``shared/research/frameworks.md`` and ``mastra-source.md`` record.
+    #: Who joins names this way. The ``mastra`` style is what the real ``@mastra/mcp`` 1.18.0 does (its
+    #: ``dist/index.js`` builds ``${serverName}_${toolName}``; notebook 10 measures it); the others are read from
+    #: the named projects' public source and are not measured by the kit.
     used_by: str
 
     def apply(self, server: str, tool: str) -> str:
