@@ -1,4 +1,4 @@
-"""The behaviour timeline: one row per scenario, one narrow column per version, a colour per outcome.
+"""The behaviour timeline: one row per scenario, one narrow column per version, a colour per kind of behaviour.
 
 :func:`probe_lib.present.charts.category_grid` writes each cell's text and suits a handful of versions; a sweep has
 well over a hundred, so this chart draws small unlabelled cells, a black bar at every change point and a red frame
@@ -16,6 +16,8 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from probe_lib.present.charts import Chart
+
 _CELL_W, _CELL_H = 0.13, 0.24  # inches
 
 
@@ -25,7 +27,7 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
     The cells are one image and the separators two line collections: a sweep has thousands of cells, and one
     patch per cell took seconds to draw."""
     rows, columns = grid.shape
-    fig = Figure(figsize=(3.2 + _CELL_W * columns, 1.8 + _CELL_H * rows), layout="constrained")
+    fig = Chart(figsize=(3.2 + _CELL_W * columns, 1.8 + _CELL_H * rows), layout="constrained")
     ax = fig.add_subplot()
     values = grid.to_numpy()
     cells = np.array(
@@ -56,7 +58,7 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
         spine.set_visible(False)
     present = {c for c in grid.to_numpy().ravel() if isinstance(c, str)}
     handles = [Patch(facecolor=colour, label=name) for name, colour in colours.items() if name in present]
-    handles.append(Patch(facecolor="black", label="change point"))
+    handles.append(Patch(facecolor="black", label="black bar: the behaviour changed here"))
     if highlight in grid.columns:
         handles.append(Patch(facecolor="white", edgecolor="red", label=f"your version ({highlight})"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
