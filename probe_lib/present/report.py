@@ -282,16 +282,18 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 
 _CSS = """
 html { scroll-behavior: smooth; scroll-padding-top: 1em; }
-body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em 0 15em; line-height: 1.45;
-       overflow-wrap: anywhere; }
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em 0 15em;
+       line-height: 1.45; overflow-wrap: break-word; }
 nav.toc { position: fixed; top: 0; left: 0; bottom: 0; width: 13em; overflow-y: auto; padding: 1em 0.8em;
           background: #f6f6f6; border-right: 1px solid #ddd; font-size: 0.85em; line-height: 1.3; }
-nav.toc ol { padding-left: 1.4em; margin: 0.3em 0; } nav.toc li { margin: 0.25em 0; } nav.toc a { text-decoration: none; }
+nav.toc ol { padding-left: 1.4em; margin: 0.3em 0; } nav.toc li { margin: 0.25em 0; }
+nav.toc a { text-decoration: none; }
 a.top { float: right; font-size: 0.8em; font-weight: normal; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0; } td, th { border: 1px solid #ccc; padding: 3px 6px;
         vertical-align: top; text-align: left; max-width: 40em; min-width: 4.5em; } th { overflow-wrap: normal; }
 .scroll { max-width: 100%; overflow: auto; margin: 1em 0; } .scroll.tall { max-height: 40em; border: 1px solid #ddd; }
-.banner { padding: 0.6em 1em; border-radius: 4px; font-weight: bold; } .live { background: #d9f2d9; } .recorded { background: #f8d0d0; }
+.banner { padding: 0.6em 1em; border-radius: 4px; font-weight: bold; }
+.live { background: #d9f2d9; } .recorded { background: #f8d0d0; }
 .notebook { border-top: 3px solid #444; margin-top: 3em; } pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto;
         font-size: 0.85em; white-space: pre-wrap; }
 .jp-InputPrompt, .jp-OutputPrompt { display: none; } img { max-width: 100%; } .scroll img.natural { max-width: none; }
@@ -465,14 +467,18 @@ def render(report: Report, version: str) -> str:
         )
     sections.append(render_glossary(exporter))
     page = (
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Mastra tool-name probe: report</title>"
+        "<!doctype html><html lang='en' id='top'><head><meta charset='utf-8'>"
+        "<title>Mastra tool-name probe: report</title>"
         f"<style>{_CSS}</style></head><body>{_toc(report)}"
-        f"<h1 id='top'>What @mastra/core sends when a tool key is not a legal tool name</h1>{banner}"
+        f"<h1>What @mastra/core sends when a tool key is not a legal tool name</h1>{banner}"
         f"<p>Reproduces the article <em>Mastra rewrites tool object keys, and toolChoice does not follow</em> "
-        f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; the ledger judges every pinned version.</p>"
+        f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; "
+        "the ledger judges every pinned version.</p>"
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
-        + f"<h2 id='claims-ledger'>Claims ledger {_TOP}</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th><th>the article says (paraphrased) or we found</th>"
-        f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline)</th>"
+        + f"<h2 id='claims-ledger'>Claims ledger {_TOP}</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th>"
+        "<th>the article says (paraphrased) or we found</th>"
+        f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline; a "
+        "claim comparing versions with it: on each other version)</th>"
         f"{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
         + _framework_ledger(table)
@@ -496,14 +502,17 @@ def _framework_ledger(table: pd.DataFrame) -> str:
     rows = []
     for row in table[table["framework"] != MASTRA].itertuples():
         rows.append(
-            f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}<br><small>{row.source}</small></td>"
+            f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}"
+            f"<br><small>{row.source}</small></td>"
             f"<td>{html.escape(row.statement)}<br><small>our finding <em>{html.escape(row.section)}</em> · "
             f"<a href='#{row.notebook}'>{row.notebook}</a></small></td>"
-            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td><td><small>{html.escape(row.evidence)}</small></td></tr>'
+            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td>'
+            f"<td><small>{html.escape(row.evidence)}</small></td></tr>"
         )
     return (
-        f"<h3 id='other-frameworks'>The other frameworks {_TOP}</h3><p>{_FRAMEWORK_NOTE}</p><table id='framework-ledger'><tr><th>claim</th>"
-        f"<th>framework, version, measured</th><th>we found</th><th>verdict</th><th>evidence</th></tr>{''.join(rows)}</table>"
+        f"<h3 id='other-frameworks'>The other frameworks {_TOP}</h3><p>{_FRAMEWORK_NOTE}</p>"
+        "<table id='framework-ledger'><tr><th>claim</th><th>framework, version, measured</th><th>we found</th>"
+        f"<th>verdict</th><th>evidence</th></tr>{''.join(rows)}</table>"
     )
 
 
@@ -514,15 +523,22 @@ _FRAMEWORK_NOTE = (
 
 
 def _side_by_side(rows: pd.DataFrame) -> str:
-    """Two cells for one claim: the statement with its origin and notebook link, and the evidence on the article's version."""
+    """Two cells for one claim: the statement with its origin and notebook link, and what was measured: the evidence
+    on the article's version, or, for a claim comparing versions with it (not testable on itself), each other
+    version's evidence."""
     first = rows.iloc[0]
     origin = "article, section" if first.origin == "article" else "our finding"
-    on_baseline = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]
-    measured = on_baseline if len(on_baseline) else rows["evidence"]  # a range claim: its one verdict
+    article = rows["version"] == baseline("mastra").version
+    if article.any() and (rows.loc[article, "status"] == "not testable").all() and (~article).any():
+        measured = "; ".join(f"{row.version}: {row.evidence}" for row in rows[~article].itertuples())
+    elif article.any():
+        measured = rows.loc[article, "evidence"].iloc[0]
+    else:  # a range claim: its one verdict
+        measured = rows["evidence"].iloc[0] if len(rows) else "not measured"
     return (
         f"<td>{html.escape(first.statement)}<br><small>{origin} <em>{html.escape(first.section)}</em>"
         f" · <a href='#{first.notebook}'>{first.notebook}</a></small></td>"
-        f"<td><small>{html.escape(measured.iloc[0] if len(measured) else 'not measured')}</small></td>"
+        f"<td><small>{html.escape(measured)}</small></td>"
     )
 
 
