@@ -23,6 +23,8 @@ CHART_LABELLED_ROWS = 40
 
 _BOX = "padding:6px 10px;border-radius:4px;margin:6px 0"
 _CELL = "border:1px solid #ccc;padding:2px 6px;vertical-align:top;text-align:left;overflow-wrap:anywhere"
+#: A header cell: a column's name is never split mid-word.
+_HEAD = f"{_CELL};overflow-wrap:normal"
 #: A box of its own that scrolls, so a table of any size never widens (or endlessly lengthens) the output.
 _SCROLL = "max-width:100%;overflow:auto;max-height:36em"
 #: Characters of a key or name drawn beside the ordering chart; a longer one ends in "…" (the table has it whole).
@@ -75,7 +77,7 @@ def ordering_svg(result: ExplorerResult) -> str:
     labelled = len(rows) <= CHART_LABELLED_ROWS
     step = 16 if labelled else max(2, 400 // len(rows))
     height = step * len(rows) + 24
-    left, right, width = (170, 330, 500) if labelled else (20, 220, 240)
+    left, right, width = (170, 330, 500) if labelled else (45, 195, 240)
     parts = [
         f'<svg class="x-order" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'font-family="monospace" font-size="11"><text x="{left}" y="10" text-anchor="middle">registered</text>'
@@ -113,8 +115,8 @@ def findings_html(result: ExplorerResult) -> str:
     )
     return (
         f'<div style="{_SCROLL}"><table class="x-findings" style="border-collapse:collapse;font-size:90%">'
-        f'<tr><th style="{_CELL}">'
-        f'severity</th><th style="{_CELL}">finding</th><th style="{_CELL}">{html.escape(result.provider)} says'
+        f'<tr><th style="{_HEAD}">'
+        f'severity</th><th style="{_HEAD}">finding</th><th style="{_HEAD}">{html.escape(result.provider)} says'
         f"</th></tr>{rows}</table></div>"
     )
 
@@ -151,7 +153,7 @@ def render(result: ExplorerResult) -> str:
         )
     if result.rows:
         head = "".join(
-            f'<th style="{_CELL}">{title}</th>' for title in ("before", "after", "key", "wire name", "rules that fired")
+            f'<th style="{_HEAD}">{title}</th>' for title in ("before", "after", "key", "wire name", "rules that fired")
         )
         table = "".join(_row_html(row, result.sent) for row in result.rows)
         parts.append(
