@@ -21,8 +21,12 @@ from probe_lib.present.charts import Chart
 _CELL_W, _CELL_H = 0.13, 0.24  # inches
 
 
-def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlight: str | None = None) -> Figure:
-    """``grid`` (scenarios by versions, one category per cell) as coloured cells; changes between columns in black.
+def timeline(
+    grid: pd.DataFrame, colours: Mapping[str, str], title: str, changes: pd.DataFrame, highlight: str | None = None
+) -> Figure:
+    """``grid`` (scenarios by versions, one category per cell) as coloured cells, and a black bar before the
+    version of each of ``changes`` (``scenario`` and ``after`` columns, as ``analysis.timeline.change_points``
+    gives them): a behaviour can change within one colour's kind, so the bars come from the changes themselves.
 
     The cells are one image and the separators two line collections: a sweep has thousands of cells, and one
     patch per cell took seconds to draw."""
@@ -39,13 +43,7 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
     ax.imshow(cells, extent=(0, columns, rows, 0), aspect="auto", interpolation="nearest")
     ax.vlines(range(1, columns), 0, rows, colors="white", linewidth=0.3)
     ax.hlines(range(1, rows), 0, columns, colors="white", linewidth=0.3)
-    changes = [
-        [(column, row), (column, row + 1)]
-        for row in range(rows)
-        for column in range(1, columns)
-        if _changed(values[row, column - 1], values[row, column])
-    ]
-    ax.add_collection(LineCollection(changes, colors="black", linewidths=1.6))
+    ax.add_collection(LineCollection(change_bars(grid, changes), colors="black", linewidths=1.6))
     if highlight in grid.columns:
         at = list(grid.columns).index(highlight)
         ax.add_patch(Rectangle((at, 0), 1, rows, fill=False, edgecolor="red", linewidth=1.5))
@@ -66,6 +64,12 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
     return fig
 
 
-def _changed(before: object, after: object) -> bool:
-    """A change point between two cells; two empty cells (not measured) are no change."""
-    return not (pd.isna(before) and pd.isna(after)) and before != after
+def change_bars(grid: pd.DataFrame, changes: pd.DataFrame) -> list[list[tuple[int, int]]]:
+    """One vertical segment per change point, on its scenario's row, at the left edge of its ``after`` version."""
+    row_of = {scenario: row for row, scenario in enumerate(grid.index)}
+    column_of = {version: column for column, version in enumerate(grid.columns)}
+    return [
+        [(column_of[change.after], row_of[change.scenario]), (column_of[change.after], row_of[change.scenario] + 1)]
+        for change in changes.itertuples()
+        if change.scenario in row_of and change.after in column_of
+    ]
