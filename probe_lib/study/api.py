@@ -132,6 +132,12 @@ def as_scenarios(source: ScenarioSource | Iterable[ScenarioSource]) -> list[Scen
     return scenarios
 
 
+def say_measuring(target: Target, scenario_count: int) -> None:
+    """An ``on_target`` for :func:`study` that prints each target as its turn starts, so a cell measuring live
+    says what it is doing while it waits."""
+    print(f"measuring {scenario_count} scenario(s) on {target}…", flush=True)
+
+
 def study(
     scenarios: ScenarioSource | Iterable[ScenarioSource],
     targets: TargetLike | Iterable[TargetLike],
