@@ -74,6 +74,18 @@ def test_without_node_the_check_says_what_it_fell_back_to(name):
     assert "live" not in checked.measured_on and checked.measured_on
 
 
+@pytest.mark.node
+def test_the_tool_choice_exercise_takes_the_object_its_question_shows(node_modules):
+    """Answered with the whole toolChoice, as the question writes it, the check judges its toolName, on the real
+    package; an object without a toolName is told what the answer is, not judged as a name."""
+    whole = exercises.fix_tool_choice({"type": "tool", "toolName": "search_web"}, exercises.ARTICLE, sources.LIVE)
+    assert whole.right and "live" in whole.measured_on, str(whole)
+    wrong = exercises.fix_tool_choice({"type": "tool", "toolName": "search.web"}, exercises.ARTICLE, sources.LIVE)
+    assert wrong.state == "wrong" and "forces 'search.web'" in wrong.why, str(wrong)
+    formless = exercises.fix_tool_choice({"type": "tool"}, exercises.ARTICLE, sources.LIVE)
+    assert formless.state == "wrong" and "the toolName alone, a string" in formless.why, str(formless)
+
+
 def test_the_verdict_renders_in_words():
     checked = exercises.colliding_key(None)
     assert str(checked).startswith("✏️ NOT ANSWERED YET [colliding_key]")

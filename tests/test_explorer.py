@@ -268,3 +268,63 @@ def test_a_live_run_on_another_framework_traces_each_wire_name_to_its_key(framew
     assert dict(zip(measurement.wire_keys, measurement.wire_names)) == (
         {"b": "b", "a.x": "a.x"} if framework == "pydantic-ai" else {"b": "b", "a.x": "a_x"}
     )
+
+
+def test_two_keys_one_name_on_the_wire_are_each_traced_to_a_key():
+    """LlamaIndex lists a name twice when two keys rewrite onto it: both keys are sent, one tool each, as the
+    headline and the linter count them (the table once called one of them "not sent")."""
+    adapter = adapters.get("llama-index")
+    version = adapter.versions()[-1]
+    if not adapter.is_installed(version):
+        pytest.fail(f"llama-index {version} is not installed: run `probe-lib setup --all-frameworks`")
+    result = explorer.explore(["search.web", "search web", "ok"], Source("llama-index", version).label)
+    assert result.measurement.wire_names.count("search_web") == 2, result.measurement.wire_names
+    assert sorted(result.measurement.wire_keys) == ["ok", "search web", "search.web"]
+    assert all(row.name is not None for row in result.rows), [row.rules for row in result.rows]
+
+
+def test_when_every_key_is_rewritten_none_is_said_to_move():
+    result = explorer.explore(["a.b", "c.d"])
+    assert [row.after for row in result.rows] == [0, 1]
+    assert not any("moved" in rule for row in result.rows for rule in row.rules)
+    assert any("moved" in rule for row in explorer.explore(["a.b", "c"]).rows for rule in row.rules)
+
+
+def test_a_live_source_given_bad_input_is_not_told_to_choose_a_live_source():
+    result = explorer.explore('["a",', LIVE_1_67)
+    assert "not JSON" in " ".join(result.notes)
+    assert "Choose a live source" not in explorer_html.render(result)
+
+
+#: The width of a notebook's output area in JupyterLab at a 1,280 px window.
+OUTPUT_PX = 968
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [
+        pytest.param(("search.web", "customer-support." + "ticket_escalation_" * 3 + "handler.v2", "ok"), id="70-char"),
+        pytest.param(explorer_view.picked_keys("MCP corpus: github github/github-mcp-server"), id="github-117"),
+        pytest.param(("search.web", "customer support " + "x" * 53), id="70-char-collision-free"),
+    ],
+)
+def test_the_explorer_fits_its_output_at_any_size_the_kit_ships(keys, tmp_path):
+    """Drawn in Chromium in an output as wide as JupyterLab's, nothing passes its right edge: long keys wrap, and
+    the key table of the largest MCP set scrolls in a box of its own; the ordering chart cuts a label with "…"
+    and keeps it whole in its tooltip."""
+    from layout import OVERFLOWING, chromium_page
+
+    assert any(len(key) >= 70 for key in keys) or len(keys) >= 117
+    result = explorer.explore(keys, tool_choice=keys[0])
+    page_html = f'<!doctype html><body style="margin:0"><div id="out" style="width:{OUTPUT_PX}px">'
+    page_html += explorer_html.render(result) + "</div></body>"
+    (tmp_path / "explorer.html").write_text(page_html, encoding="utf-8")
+    with chromium_page() as page:
+        page.goto((tmp_path / "explorer.html").as_uri())
+        assert page.evaluate(OVERFLOWING, "#out") == []
+        tall = page.evaluate("document.querySelector('#out').getBoundingClientRect().height")
+        assert tall < 3_000, f"the output is {tall} px tall"
+        page.screenshot(path=str(tmp_path / "explorer.png"))
+    if len(keys) <= explorer_html.CHART_LABELLED_ROWS:
+        longest = max(keys, key=len)
+        assert f"<title>{html.escape(longest)}</title>" in page_html and "…</text>" in page_html

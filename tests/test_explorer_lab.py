@@ -114,9 +114,10 @@ def lab(tmp_path):
             try:
                 urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2).read()
                 break
-            except OSError:
+            except OSError as error:
                 if server.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(f"JupyterLab did not start:\n{(tmp_path / 'lab.log').read_text()[-3000:]}")
+                    log = (tmp_path / "lab.log").read_text()[-3000:]
+                    raise AssertionError(f"JupyterLab did not start:\n{log}") from error
                 time.sleep(0.3)
         yield server, f"{url}/lab/tree/11-explorer.ipynb?token={token}"
     finally:

@@ -181,6 +181,16 @@ def test_study_inputs_are_checked():
         api.as_scenarios([EXAMPLE, EXAMPLE])
     with pytest.raises(InputError, match="is not 'live', 'recorded' or a folder"):
         api.study(EXAMPLE, "1.71.0", measurements="/no/such/folder")
+    with pytest.raises(InputError, match="'search.web' is not a scenario file: study takes .* a plain list of keys"):
+        api.study("search.web", "1.71.0", measurements=sources.RECORDED)
+
+
+@pytest.mark.node
+def test_a_plain_list_of_keys_is_one_turn_registering_them(node_modules):
+    result = api.study(["search.web", "9lives"], "mastra@1.71.0")
+    assert [outcome.scenario.name for outcome in result.outcomes] == ["keys"]
+    assert list(result.frame["key"]) == ["search.web", "9lives"]
+    assert set(result.outcomes[0].wire_names) == {"search_web", "_9lives"}
 
 
 @pytest.mark.node

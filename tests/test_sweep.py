@@ -18,6 +18,7 @@ from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.analysis import timeline
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.present import timeline as timeline_chart
 from probe_lib.study import bisect, recordings, sweep
 
 #: One version of each era: 0.x before the normaliser (measured: it first appears in 0.13.2), 0.x after, 1.x.
@@ -130,8 +131,19 @@ def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
         cells = grid.at[change.scenario, change.before], grid.at[change.scenario, change.after]
         if cells == ("not applicable", "not applicable"):  # one grey for both: the behaviours behind it differ
             assert change.became.startswith("not applicable: ") and change.differs_in != "error kind"
-        else:
-            assert cells[0] != cells[1]
+    grid = timeline.categories(table)
+    figure = timeline_chart.timeline(grid, timeline.colours(grid), "t", changes)
+    (bars,) = [lines for lines in figure.axes[0].collections if tuple(lines.get_colors()[0]) == (0, 0, 0, 1)]
+    drawn = {(round(x), round(y)) for (x, y), _bottom in bars.get_segments()}
+    rows, columns = list(grid.index), list(grid.columns)
+    assert drawn == {(columns.index(c.after), rows.index(c.scenario)) for c in changes.itertuples()}, (
+        "a black bar at every change point, within one colour's kind too, and nowhere else"
+    )
+    assert "black bar: the behaviour changed here" in repr(figure)
+    kinds = {kind for kind in grid.to_numpy().ravel() if isinstance(kind, str)}
+    assert kinds <= set(timeline.BEHAVIOUR_COLOURS) and all(f"{kind}" in repr(figure) for kind in kinds), (
+        "each colour is named in the legend in words"
+    )
 
 
 @pytest.mark.node

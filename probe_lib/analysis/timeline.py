@@ -1,8 +1,8 @@
 """Since when, and until when: the sweep's summary as one timeline per behaviour, its change points and ranges.
 
-Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/version_timeline.csv`` or a fresh sweep). Within one
-scenario, each distinct behaviour digest is one outcome; outcomes are numbered in the order versions first show
-them, so "outcome 1" is what the oldest measured version did. The range questions (``first_with_normaliser`` …
+Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/version_timeline.csv`` or a fresh sweep). Each cell is
+drawn by the kind of its behaviour (:func:`behaviour_kind`), the same in every row; each change of behaviour digest
+between two versions is a change point. The range questions (``first_with_normaliser`` …
 ``range_claims``) are answered from measured rows only: each returns the versions it found, or ``None`` when none
 shows it. The ledger's version-range claims are judged on these tables in :mod:`probe_lib.claims.ranges`.
 """
@@ -25,35 +25,41 @@ from probe_lib.study.sweep import WHOLE_VERSION, Row
 
 NOT_APPLICABLE = "not applicable"
 COULD_NOT_RUN = "could not run"
-#: Outcome colours: the first behaviour a scenario showed, then each later one; grey and black for the rest.
-#: 24 colours, so a scenario's outcomes stay apart however many releases changed it (colours repeat only beyond 24).
-OUTCOME_COLOURS = (
-    "#8fb8de",
-    "#f5d76e",
-    "#8fd18f",
-    "#e39b6f",
-    "#b79fd6",
-    "#6fc9c2",
-    "#d98fb0",
-    "#c2c26f",
-    "#5b7fa8",
-    "#a8744f",
-    "#7a9a5b",
-    "#9b5fa0",
-    "#6b6ecf",
-    "#b5cf6b",
-    "#e7ba52",
-    "#d6616b",
-    "#ce6dbd",
-    "#9c9ede",
-    "#8ca252",
-    "#bd9e39",
-    "#ad494a",
-    "#a55194",
-    "#cedb9c",
-    "#e7969c",
-)
-SPECIAL_COLOURS = {NOT_APPLICABLE: "#dddddd", COULD_NOT_RUN: "#333333"}
+#: Each cell's behaviour in a few words, with its colour: the same words and colour in every row, so the chart's
+#: legend reads alone. Two different behaviours of one kind share a colour; the change point between them is the
+#: chart's black bar, and the change-point table says what differs.
+BEHAVIOUR_COLOURS = {
+    "sent as registered or renamed": "#8fd18f",
+    "sent; a tool ran": "#8fb8de",
+    "sent; forced tool not in tools": "#e39b6f",
+    "sent, then threw": "#f5d76e",
+    "sent without tools": "#b79fd6",
+    "sent nothing": "#6fc9c2",
+    "refused: collision": "#d98fb0",
+    "threw before sending": "#e57373",
+    NOT_APPLICABLE: "#dddddd",
+    COULD_NOT_RUN: "#9b7b5b",
+}
+SPECIAL_COLOURS = {name: BEHAVIOUR_COLOURS[name] for name in (NOT_APPLICABLE, COULD_NOT_RUN)}
+
+
+def behaviour_kind(behaviour: dict, error_kind: str) -> str:
+    """What one cell of the timeline did, as a key of :data:`BEHAVIOUR_COLOURS`."""
+    if error_kind in SPECIAL_COLOURS:
+        return error_kind
+    if "error" in behaviour:
+        return "refused: collision" if behaviour["error"].get("kind") == "collision" else "threw before sending"
+    if not behaviour.get("requests"):
+        return "sent nothing"
+    if behaviour.get("errors"):
+        return "sent, then threw"
+    choice = behaviour.get("tool_choice")
+    forced = wire.forced_by(choice) if isinstance(choice, dict) else None
+    if forced and forced not in (behaviour.get("names") or []):
+        return "sent; forced tool not in tools"
+    if not behaviour.get("names"):
+        return "sent without tools"
+    return "sent; a tool ran" if behaviour.get("executions") else "sent as registered or renamed"
 
 
 def frame(rows: Sequence[Row]) -> pd.DataFrame:
@@ -77,28 +83,18 @@ def versions(table: pd.DataFrame) -> list[str]:
 
 
 def categories(table: pd.DataFrame) -> pd.DataFrame:
-    """Scenarios by versions: ``outcome N`` (N-th behaviour the scenario showed), ``not applicable`` or
-    ``could not run``."""
-    cells = {}
-    for scenario, lines in table.groupby("scenario", sort=True):
-        seen: dict[str, int] = {}
-        for line in lines.itertuples():
-            if line.error_kind in SPECIAL_COLOURS:
-                cells[scenario, line.version] = line.error_kind
-            else:
-                cells[scenario, line.version] = f"outcome {seen.setdefault(line.outcome, len(seen) + 1)}"
+    """Scenarios by versions: each cell's :func:`behaviour_kind` (``not applicable`` or ``could not run`` too)."""
+    cells = {
+        (line.scenario, line.version): behaviour_kind(line.behaviour, line.error_kind) for line in table.itertuples()
+    }
     grid = pd.Series(cells).unstack()
     return grid.reindex(columns=versions(table))
 
 
 def colours(grid: pd.DataFrame) -> dict[str, str]:
-    """A colour per category present in ``grid``."""
-    numbered = sorted(
-        {c for c in grid.to_numpy().ravel() if isinstance(c, str) and c.startswith("outcome ")},
-        key=lambda c: int(c.split()[1]),
-    )
-    palette = {c: OUTCOME_COLOURS[(int(c.split()[1]) - 1) % len(OUTCOME_COLOURS)] for c in numbered}
-    return {**palette, **SPECIAL_COLOURS}
+    """A colour per behaviour kind present in ``grid``."""
+    present = set(grid.to_numpy().ravel())
+    return {kind: colour for kind, colour in BEHAVIOUR_COLOURS.items() if kind in present}
 
 
 def describe(behaviour: dict, error_kind: str) -> str:

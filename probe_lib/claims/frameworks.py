@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
-from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status
+from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status, quoted
 from probe_lib.core.outcome import Outcome, called_name
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.study.evidence import Evidence
@@ -76,7 +76,7 @@ def refuses(expected: Mapping[str, str]) -> Clause:
                 return False, f"{run}: sent a request offering {outcome.wire_names} instead of refusing"
             if text not in _error(outcome):
                 return False, f"{run}: refused, but with {_error(outcome)[:160]!r}, not {text!r}"
-            said.append(f"{run}: no request, raised {_error(outcome)[:120]!r}")
+            said.append(f"{run}: no request, raised {quoted(_error(outcome), 120)!r}")
         return True, "; ".join(said)
 
     return clause
@@ -123,7 +123,7 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Claus
                 )
             said.append(
                 f"a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}"
-                + ("" if executed == [key] else f" ({_error(outcome)[:80]})")
+                + ("" if executed == [key] else f" ({quoted(_error(outcome), 80)})")
             )
         return True, "; ".join(said)
 

@@ -16,7 +16,7 @@ import re
 from probe_lib import providers
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.adapters.mastra.runner import COLLISION_ID
-from probe_lib.claims.verdict import Check, Quantified, Status
+from probe_lib.claims.verdict import Check, Quantified, Status, quoted
 from probe_lib.core.outcome import CAPTURED, Outcome, wire_names_by_key
 from probe_lib.core.target import baseline, version_key
 from probe_lib.providers import lint
@@ -48,7 +48,8 @@ def _names(outcome: Outcome) -> list[str]:
 
 def _error_text(outcome: Outcome) -> str:
     return (
-        " <- ".join(f"{link.get('id') or link['name']}: {link['message'][:80]}" for link in outcome.error) or "no error"
+        " <- ".join(f"{link.get('id') or link['name']}: {quoted(link['message'], 80)}" for link in outcome.error)
+        or "no error"
     )
 
 
@@ -61,7 +62,7 @@ def _spoken(outcome: Outcome) -> list[str]:
             record.get("args")
         )
         if not relays_capture:
-            said.append(f"{record['level']}: {record['message'][:100]}")
+            said.append(f"{record['level']}: {quoted(record['message'], 100)}")
     return said
 
 
@@ -588,7 +589,7 @@ def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
     if messages and "not found" in messages[0]:
         return (
             "confirmed",
-            f"id get-weather ran the tool; key search.web did not, the model was told: {messages[0][:90]}",
+            f"id get-weather ran the tool; key search.web did not, the model was told: {quoted(messages[0], 90)}",
         )
     return (
         "refined",

@@ -1,4 +1,5 @@
-"""The browser the report is checked in: Debian's Chromium, installed with apt-get by ``probe-lib setup --with-browser``."""
+"""The browser the report is checked in: Debian's Chromium, installed with apt-get by ``probe-lib setup
+--with-browser``."""
 
 from __future__ import annotations
 

@@ -19,6 +19,29 @@ from probe_lib.core.naming import NameRule
 from probe_lib.providers import name_rules
 
 
+class Chart(Figure):
+    """A kit chart: a matplotlib ``Figure`` whose text form says what it shows (title, axes, legend), so a notebook
+    keeps that description beside the PNG and the HTML report gives it to the image as its alt text."""
+
+    def __repr__(self) -> str:
+        return describe(self)
+
+
+def describe(figure: Figure) -> str:
+    """One sentence on what ``figure`` shows: its titles, its axis labels, and its legend's entries."""
+    parts = [title for ax in figure.axes for title in (ax.get_title("left"), ax.get_title()) if title]
+    axes = [label for ax in figure.axes for label in (ax.get_xlabel(), ax.get_ylabel()) if label]
+    legend = [text.get_text() for ax in figure.axes if ax.get_legend() for text in ax.get_legend().get_texts()]
+    sentence = "Chart: " + ("; ".join(parts) or "untitled")
+    if axes:
+        sentence += f". Axes: {', '.join(axes)}"
+    if legend:
+        sentence += f". Legend: {', '.join(legend[:16])}" + (
+            f" and {len(legend) - 16} more" if len(legend) > 16 else ""
+        )
+    return sentence + "."
+
+
 def _documented_limit(provider: str) -> int:
     """The longest name ``provider``'s documented rule allows (data/provider_rules.csv)."""
     limit = name_rules.get_rule(provider, "documented").max_length
@@ -59,7 +82,7 @@ def rules_fired(summary: pd.DataFrame) -> Figure:
     One bar per set and rule, so ``3 * len(summary)`` bars.
     """
     count = len(summary)
-    fig = Figure(figsize=(8, 1.2 + 0.32 * max(count, 1)), layout="constrained")
+    fig = Chart(figsize=(8, 1.2 + 0.32 * max(count, 1)), layout="constrained")
     ax = fig.add_subplot()
     height = 0.8 / len(RULES)
     for offset, (rule, colour) in enumerate(RULES):
@@ -80,7 +103,7 @@ def lengths(rewrites: pd.DataFrame, rule: NameRule | None = None) -> Figure:
     ``rule`` is the one the table was computed with (default: the default framework's).
     """
     rule = rule or t.default_rule()
-    fig = Figure(figsize=(6, 5), layout="constrained")
+    fig = Chart(figsize=(6, 5), layout="constrained")
     ax = fig.add_subplot()
     truncated = rewrites["truncated"].to_numpy(dtype=bool)
     for label, mask, colour in (("kept whole", ~truncated, "tab:blue"), ("truncated", truncated, "tab:red")):
@@ -108,7 +131,7 @@ def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
         raise ValueError(f"the table holds no key set {keyset!r}")
     if (rows["position_after"].isna() & ~rows["vanished"]).any():
         raise ValueError(f"key set {keyset!r} makes formatTools raise, so it has no wire order")
-    fig = Figure(figsize=(7, 1 + 0.3 * len(rows)), layout="constrained")
+    fig = Chart(figsize=(7, 1 + 0.3 * len(rows)), layout="constrained")
     ax = fig.add_subplot()
     for row in rows.itertuples(index=False):
         before, key = row.position_before, key_label(row.key)
@@ -143,7 +166,7 @@ STATUS_COLOURS = {
 def ledger_statuses(ledger: pd.DataFrame) -> Figure:
     """Stacked bars: how many claims each status has, per version (a ``ledger.ledger`` table)."""
     counts = ledger.groupby(["version", "status"]).size().unstack(fill_value=0)
-    figure = Figure(figsize=(7, 2.6), layout="constrained")
+    figure = Chart(figsize=(7, 2.6), layout="constrained")
     axes = figure.subplots()
     left = pd.Series(0, index=counts.index)
     for status, colour in STATUS_COLOURS.items():
@@ -239,7 +262,7 @@ def category_grid(
     text = categories if labels is None else labels.reindex(index=categories.index, columns=categories.columns)
     height = max((str(value).count("\n") + 1 for value in text.to_numpy().ravel()), default=1)
     rows, columns = len(categories.index), len(categories.columns)
-    fig = Figure(figsize=(2.4 + 2.1 * columns, 1.6 + 0.26 * height * max(rows, 1)), layout="constrained")
+    fig = Chart(figsize=(2.4 + 2.1 * columns, 1.6 + 0.26 * height * max(rows, 1)), layout="constrained")
     ax = fig.add_subplot()
     present = set()
     for row in range(rows):
@@ -288,7 +311,7 @@ def name_lengths(
     """
     rule = rule or t.default_rule()
     limits = ((rule.MAX_NAME_LENGTH, "cut of " + rule.LABEL, "tab:red", "-"), *LENGTH_LIMITS)
-    fig = Figure(figsize=(8, 4), layout="constrained")
+    fig = Chart(figsize=(8, 4), layout="constrained")
     ax = fig.add_subplot()
     longest = max(int(names["length"].max()) if len(names) else 0, LENGTH_LIMITS[-1][0]) + 2
     groups = [names.loc[names["subset"] == subset, "length"].to_numpy() for subset, _colour in CORPUS_SUBSETS]
@@ -320,7 +343,7 @@ def rewrites_per_record(per_record: pd.DataFrame, top: int = 15, title: str | No
     rewritten name are left out, so fewer than ``top`` bars can be drawn.
     """
     shown = per_record[per_record["rewritten"] > 0].nlargest(top, "rewritten").reset_index(drop=True)
-    fig = Figure(figsize=(8, 1.2 + 0.32 * max(len(shown), 1)), layout="constrained")
+    fig = Chart(figsize=(8, 1.2 + 0.32 * max(len(shown), 1)), layout="constrained")
     ax = fig.add_subplot()
     rows = range(len(shown))
     kept = (shown["truncated"] - shown["suffix_lost"]).to_numpy()

@@ -163,8 +163,11 @@ def _live(
     if not outcome.requests:
         return Measurement(None, None, error or ("no request was sent and no error was raised",), None, True)
     names = tuple(outcome.wire_names)
-    key_of = {name: key for key, name in wire_names_by_key(keys, outcome).items()}
-    return Measurement(names, tuple(key_of.get(name, name) for name in names), error, outcome.requests[0], True)
+    keys_of: dict[str, list[str]] = {}  # two keys may go out under one name (a framework that lists it twice)
+    for key, name in wire_names_by_key(keys, outcome).items():
+        keys_of.setdefault(name, []).append(key)
+    wire_keys = tuple(keys_of[name].pop(0) if keys_of.get(name) else name for name in names)
+    return Measurement(names, wire_keys, error, outcome.requests[0], True)
 
 
 # -- one exploration ----------------------------------------------------------------------------------------------
@@ -324,7 +327,7 @@ def explore(
         would_be = name_rule.normalise((key,)).rows[0].name if name_rule is not None else key
         key_pieces, name_pieces = _pieces(key, would_be if name is None else name, name_rule)
         position = after.get(key)
-        moved = position is not None and name != key
+        moved = position is not None and name != key and position != before  # not when the order held
         fired = _rules_of(key, name, moved, measurement.wire_names is not None, active, name_rule)
         rows.append(KeyRow(key, name, fired, before, position, key_pieces, name_pieces))
     body = measurement.body

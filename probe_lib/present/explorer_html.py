@@ -22,7 +22,13 @@ BODY_CHARACTERS = 100_000
 CHART_LABELLED_ROWS = 40
 
 _BOX = "padding:6px 10px;border-radius:4px;margin:6px 0"
-_CELL = "border:1px solid #ccc;padding:2px 6px;vertical-align:top;text-align:left"
+_CELL = "border:1px solid #ccc;padding:2px 6px;vertical-align:top;text-align:left;overflow-wrap:anywhere"
+#: A header cell: a column's name is never split mid-word.
+_HEAD = f"{_CELL};overflow-wrap:normal"
+#: A box of its own that scrolls, so a table of any size never widens (or endlessly lengthens) the output.
+_SCROLL = "max-width:100%;overflow:auto;max-height:36em"
+#: Characters of a key or name drawn beside the ordering chart; a longer one ends in "…" (the table has it whole).
+CHART_LABEL = 24
 
 
 def _text(text: str) -> str:
@@ -36,7 +42,7 @@ def pieces_html(pieces: tuple[Piece, ...]) -> str:
         style = PIECE_STYLES.get(piece.kind)
         text = _text(piece.text).replace(" ", "&#9251;") if piece.kind != "kept" else _text(piece.text)
         spans.append(f'<span class="x-{piece.kind}" style="{style}">{text}</span>' if style else text)
-    return f'<code style="white-space:pre">{"".join(spans)}</code>'
+    return f'<code style="white-space:pre-wrap;overflow-wrap:anywhere">{"".join(spans)}</code>'
 
 
 def _row_html(row: KeyRow, sent: bool) -> str:
@@ -54,6 +60,15 @@ def _row_html(row: KeyRow, sent: bool) -> str:
     return "<tr>" + "".join(f'<td style="{_CELL}">{cell}</td>' for cell in cells) + "</tr>"
 
 
+def _label(text: str) -> str:
+    """A key or name as the ordering chart draws it: cut to :data:`CHART_LABEL` characters with an ellipsis, and
+    whole in its tooltip."""
+    whole = shown(text)
+    if len(whole) <= CHART_LABEL:
+        return html.escape(whole)
+    return f"<title>{html.escape(whole)}</title>{html.escape(whole[: CHART_LABEL - 1])}…"
+
+
 def ordering_svg(result: ExplorerResult) -> str:
     """A slope chart: registration position (left) to wire position (right), rewritten keys in orange."""
     rows = result.rows
@@ -62,7 +77,7 @@ def ordering_svg(result: ExplorerResult) -> str:
     labelled = len(rows) <= CHART_LABELLED_ROWS
     step = 16 if labelled else max(2, 400 // len(rows))
     height = step * len(rows) + 24
-    left, right, width = (170, 330, 500) if labelled else (20, 220, 240)
+    left, right, width = (170, 330, 500) if labelled else (45, 195, 240)
     parts = [
         f'<svg class="x-order" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         f'font-family="monospace" font-size="11"><text x="{left}" y="10" text-anchor="middle">registered</text>'
@@ -72,15 +87,14 @@ def ordering_svg(result: ExplorerResult) -> str:
         y0 = 22 + row.before * step
         colour = "#e07000" if row.name is not None and row.name != row.key else "#999"
         if labelled:
-            label = html.escape(shown(row.key)[:24])
-            parts.append(f'<text x="{left - 6}" y="{y0 + 4}" text-anchor="end">{label}</text>')
+            parts.append(f'<text x="{left - 6}" y="{y0 + 4}" text-anchor="end">{_label(row.key)}</text>')
         if row.after is None:
             parts.append(f'<text x="{left}" y="{y0 + 4}" fill="#c00" text-anchor="middle">×</text>')
             continue
         y1 = 22 + row.after * step
         parts.append(f'<line x1="{left}" y1="{y0}" x2="{right}" y2="{y1}" stroke="{colour}" stroke-width="1.5"/>')
         if labelled:
-            parts.append(f'<text x="{right + 6}" y="{y1 + 4}">{html.escape(shown(row.name or "")[:24])}</text>')
+            parts.append(f'<text x="{right + 6}" y="{y1 + 4}">{_label(row.name or "")}</text>')
     parts.append("</svg>")
     return "".join(parts)
 
@@ -95,14 +109,15 @@ def findings_html(result: ExplorerResult) -> str:
         )
     rows = "".join(
         f'<tr style="background:{SEVERITY_COLOURS[finding.severity]}"><td style="{_CELL}">{finding.severity}</td>'
-        f'<td style="{_CELL};white-space:nowrap">{finding.code}</td>'
+        f'<td style="{_CELL};overflow-wrap:normal">{finding.code}</td>'
         f'<td style="{_CELL}">{_text(finding.message)}</td></tr>'
         for finding in result.findings
     )
     return (
-        f'<table class="x-findings" style="border-collapse:collapse;font-size:90%"><tr><th style="{_CELL}">'
-        f'severity</th><th style="{_CELL}">finding</th><th style="{_CELL}">{html.escape(result.provider)} says'
-        f"</th></tr>{rows}</table>"
+        f'<div style="{_SCROLL}"><table class="x-findings" style="border-collapse:collapse;font-size:90%">'
+        f'<tr><th style="{_HEAD}">'
+        f'severity</th><th style="{_HEAD}">finding</th><th style="{_HEAD}">{html.escape(result.provider)} says'
+        f"</th></tr>{rows}</table></div>"
     )
 
 
@@ -110,7 +125,8 @@ def render(result: ExplorerResult) -> str:
     """The whole result: headline, input notes, the framework's error, the key table, the ordering chart, the
     provider's verdicts and the request body."""
     parts = [
-        f'<div class="x-result"><p class="x-headline"><b>{_text(result.headline)}</b> '
+        '<div class="x-result" style="overflow-wrap:anywhere;max-width:100%">'
+        f'<p class="x-headline"><b>{_text(result.headline)}</b> '
         f"<small>({result.elapsed_s * 1000:,.0f} ms)</small></p>"
     ]
     if result.source.live and result.sent:
@@ -118,8 +134,9 @@ def render(result: ExplorerResult) -> str:
             "<p><small>Measured on the real package: the body below is the first request the capture "
             "server received.</small></p>"
         )
-    elif result.source.live and result.keys:
-        parts.append("<p><small>Measured on the real package: no request left the process.</small></p>")
+    elif result.source.live:
+        if result.keys:
+            parts.append("<p><small>Measured on the real package: no request left the process.</small></p>")
     else:
         parts.append(
             "<p><small>The Python model of formatTools (no package ran); the body below is its sketch. "
@@ -136,13 +153,13 @@ def render(result: ExplorerResult) -> str:
         )
     if result.rows:
         head = "".join(
-            f'<th style="{_CELL}">{title}</th>' for title in ("before", "after", "key", "wire name", "rules that fired")
+            f'<th style="{_HEAD}">{title}</th>' for title in ("before", "after", "key", "wire name", "rules that fired")
         )
         table = "".join(_row_html(row, result.sent) for row in result.rows)
         parts.append(
             '<div style="display:flex;gap:16px;align-items:flex-start;flex-wrap:wrap">'
-            f'<table class="x-keys" style="border-collapse:collapse;font-size:90%"><tr>{head}</tr>{table}'
-            f"</table>{ordering_svg(result)}</div>"
+            f'<div style="{_SCROLL};flex:1 1 28em;min-width:0"><table class="x-keys" style="border-collapse:collapse;'
+            f'font-size:90%;width:100%"><tr>{head}</tr>{table}</table></div>{ordering_svg(result)}</div>'
         )
     parts.append(findings_html(result))
     body = result.measurement.body

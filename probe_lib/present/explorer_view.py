@@ -251,15 +251,17 @@ def open_view(
     mastra.ADAPTER.check_version(mastra_version)
     live = measurements.runs_now and mastra.ADAPTER.is_installed(mastra_version)
     source = Source(mastra.ADAPTER.name, mastra_version if live else None)
-    why = (
-        ""
-        if live
-        else (
-            f' (measurements={measurements.parameter!r}: live runs need measurements="live", Node.js 20+ and '
-            "`probe-lib setup`; pick a live source in the selector when they are there)"
+    if live:
+        why = ""
+    elif not measurements.runs_now:
+        why = (
+            f" (measurements={measurements.parameter!r} reads measurements, it runs nothing; open this notebook "
+            "in JupyterLab with measurements='live' to run the real package)"
         )
-    )
-    print(f"Explorer opens on {source.label}{why}. Sources: {', '.join(s.label for s in explorer.sources())}.")
+    else:
+        why = " (Node.js 20+ and `probe-lib setup` are needed for a live source)"
+    listed = "\n".join(f"  {s.label}" for s in explorer.sources())  # one a line: a name is never split
+    print(f"Explorer opens on {source.label}{why}.\nSources, any of them chosen in the selector:\n{listed}")
     view = ExplorerView(keys, source)
     view.refresh()
     if view.failure:

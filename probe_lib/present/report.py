@@ -275,14 +275,23 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
 
 
 _CSS = """
-body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em; line-height: 1.45; }
-table { border-collapse: collapse; font-size: 0.85em; margin: 1em 0; }
-td, th { border: 1px solid #ccc; padding: 3px 6px; vertical-align: top; }
+html { scroll-behavior: smooth; scroll-padding-top: 1em; }
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; padding: 0 1em 0 15em;
+       line-height: 1.45; overflow-wrap: break-word; }
+nav.toc { position: fixed; top: 0; left: 0; bottom: 0; width: 13em; overflow-y: auto; padding: 1em 0.8em;
+          background: #f6f6f6; border-right: 1px solid #ddd; font-size: 0.85em; line-height: 1.3; }
+nav.toc ol { padding-left: 1.4em; margin: 0.3em 0; } nav.toc li { margin: 0.25em 0; }
+nav.toc a { text-decoration: none; }
+a.top { float: right; font-size: 0.8em; font-weight: normal; }
+table { border-collapse: collapse; font-size: 0.85em; margin: 0; } td, th { border: 1px solid #ccc; padding: 3px 6px;
+        vertical-align: top; text-align: left; max-width: 40em; min-width: 4.5em; } th { overflow-wrap: normal; }
+.scroll { max-width: 100%; overflow: auto; margin: 1em 0; } .scroll.tall { max-height: 40em; border: 1px solid #ddd; }
 .banner { padding: 0.6em 1em; border-radius: 4px; font-weight: bold; }
 .live { background: #d9f2d9; } .recorded { background: #f8d0d0; }
-.notebook { border-top: 3px solid #444; margin-top: 3em; }
-pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; font-size: 0.85em; }
-.jp-InputPrompt, .jp-OutputPrompt { display: none; } img { max-width: 100%; }
+.notebook { border-top: 3px solid #444; margin-top: 3em; } pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto;
+        font-size: 0.85em; white-space: pre-wrap; }
+.jp-InputPrompt, .jp-OutputPrompt { display: none; } img { max-width: 100%; } .scroll img.natural { max-width: none; }
+@media (max-width: 900px) { body { padding-left: 1em; } nav.toc { position: static; width: auto; border: 0; } }
 """
 
 
@@ -297,7 +306,7 @@ def render_glossary(exporter) -> str:
     body, _ = exporter.from_notebook_node(nbformat.read(GLOSSARY, as_version=4))
     body = re.sub(r'(<[^>]* )id="', rf'\1id="{GLOSSARY_PREFIX}', body)
     body = body.replace('href="#', f'href="#{GLOSSARY_PREFIX}')
-    return f'<section class="notebook" id="glossary"><h2>Glossary</h2>{in_page_links(body)}</section>'
+    return f'<section class="notebook" id="glossary"><h2>Glossary {_TOP}</h2>{in_page_links(body)}</section>'
 
 
 _WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
@@ -329,6 +338,92 @@ def without_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return notebook
 
 
+#: What a cell shows for "no value": pandas writes NaN, None, <NA> or NaT, which say nothing to a reader.
+NO_VALUE = "—"
+_EMPTY_VALUES = {"NaN", "nan", "None", "<NA>", "NaT"}
+#: A table with more rows than this scrolls in a box of its own instead of running down the page.
+TALL_TABLE_ROWS = 30
+#: The report's column in CSS pixels (``max-width`` of the body): a chart wider than 1.5 columns is shown at its
+#: own size in a box that scrolls, since shrunk to the column its text would be unreadable.
+COLUMN_PX = 1100
+_GENERIC_FIGURE = re.compile(r"^<Figure size [0-9.]+x[0-9.]+ with \d+ Axes>$")
+
+
+def figure_descriptions(notebook: nbformat.NotebookNode) -> dict[str, str]:
+    """Alt text for every PNG a notebook displayed, by its base64 data: the figure's own description (the kit's
+    charts describe themselves in their ``text/plain``, :class:`probe_lib.present.charts.Chart`), else the text of
+    the markdown cell before it."""
+    described, caption = {}, ""
+    for cell in notebook.cells:
+        if cell.cell_type == "markdown":
+            caption = re.sub(r"[*_`#>\[\]]|\(glossary[^)]*\)", "", cell.source).strip().split("\n")[0][:300]
+            continue
+        for output in cell.get("outputs", []):
+            data = output.get("data", {})
+            if "image/png" in data:
+                plain = str(data.get("text/plain", "")).strip()
+                own = plain if plain and not _GENERIC_FIGURE.match(plain) else ""
+                described["".join(data["image/png"].split())] = own or (f"Chart: {caption}" if caption else "A chart")
+    return described
+
+
+def _png_width(data: str) -> int:
+    """The pixel width in a base64 PNG's header (0 when it is not a PNG)."""
+    head = base64.b64decode(data[:44] + "=" * (-len(data[:44]) % 4))
+    return int.from_bytes(head[16:20], "big") if head[1:4] == b"PNG" else 0
+
+
+def readable(page: str, descriptions: dict[str, str]) -> str:
+    """The page made readable at any data size: every table in a box that scrolls on its own (long ones also
+    downwards), no cell saying NaN/None/<NA>, every image described, a chart too wide to shrink legibly shown at
+    its own size in a scrolling box."""
+    from bs4 import BeautifulSoup
+
+    soup = BeautifulSoup(page, features="html.parser")
+    for table in soup.find_all("table"):
+        box = soup.new_tag(
+            "div", attrs={"class": "scroll tall" if len(table.find_all("tr")) > TALL_TABLE_ROWS else "scroll"}
+        )
+        table.wrap(box)
+    for cell in soup.find_all(["td", "th"]):
+        if cell.get_text(strip=True) in _EMPTY_VALUES and not cell.find(True):
+            cell.string = NO_VALUE
+            cell["title"] = "no value"
+    for image in soup.find_all("img"):
+        source = image.get("src", "")
+        data = source.split("base64,", 1)[1] if "base64," in source else ""
+        image["alt"] = descriptions.get("".join(data.split()), image.get("alt", "A chart"))
+        if data and _png_width(data) > COLUMN_PX * 1.5:
+            image["class"] = [*image.get("class", []), "natural"]
+            image.wrap(soup.new_tag("div", attrs={"class": "scroll"}))
+    return str(soup)
+
+
+def _toc(report: Report) -> str:
+    """The table of contents: the ledger, each notebook by its title, the glossary (fixed at the page's side)."""
+    items = [
+        "<li><a href='#claims-ledger'>Claims ledger</a></li>",
+        "<li><a href='#other-frameworks'>The other frameworks</a></li>",
+    ]
+    for run in report.runs:
+        items.append(f"<li><a href='#{run.executed.stem}'>{html.escape(_title(run))}</a></li>")
+    items.append("<li><a href='#glossary'>Glossary</a></li>")
+    return f"<nav class='toc' aria-label='Contents'><a href='#top'><b>Contents</b></a><ol>{''.join(items)}</ol></nav>"
+
+
+def _title(run: NotebookRun) -> str:
+    """A notebook's title: its first heading, else its file name."""
+    if run.executed.exists():
+        for cell in nbformat.read(run.executed, as_version=4).cells:
+            if cell.cell_type == "markdown" and cell.source.startswith("# "):
+                title = cell.source.split("\n", 1)[0][2:].strip()
+                return title if title.startswith(run.executed.stem[:2]) else f"{run.executed.stem} · {title}"
+    return run.notebook
+
+
+_TOP = "<a class='top' href='#top'>back to top ↑</a>"
+
+
 def render(report: Report, version: str) -> str:
     """The report page: provenance banner, the ledger, then every executed notebook."""
     from nbconvert import HTMLExporter
@@ -355,32 +450,36 @@ def render(report: Report, version: str) -> str:
         "not a live measurement.</p>"
     )
     failures = "".join(f"<li>{html.escape(run.notebook)}: {html.escape(run.error)}</li>" for run in report.failed)
-    sections = []
+    sections, descriptions = [], {}
     for run in report.runs:
         notebook = without_widgets(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else None
         body = exporter.from_notebook_node(notebook)[0] if notebook is not None else ""
+        descriptions.update(figure_descriptions(notebook) if notebook is not None else {})
         sections.append(
-            f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)}</h2>'
+            f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)} {_TOP}</h2>'
             f"{in_page_links(body)}</section>"
         )
     sections.append(render_glossary(exporter))
-    return (
-        "<!doctype html><html><head><meta charset='utf-8'><title>Mastra tool-name probe: report</title>"
-        f"<style>{_CSS}</style></head><body>"
+    page = (
+        "<!doctype html><html lang='en' id='top'><head><meta charset='utf-8'>"
+        "<title>Mastra tool-name probe: report</title>"
+        f"<style>{_CSS}</style></head><body>{_toc(report)}"
         f"<h1>What @mastra/core sends when a tool key is not a legal tool name</h1>{banner}"
         f"<p>Reproduces the article <em>Mastra rewrites tool object keys, and toolChoice does not follow</em> "
         f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; "
         "the ledger judges every pinned version.</p>"
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
-        + f"<h2>Claims ledger</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th>"
+        + f"<h2 id='claims-ledger'>Claims ledger {_TOP}</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th>"
         "<th>the article says (paraphrased) or we found</th>"
-        f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline)</th>"
+        f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline; a "
+        "claim comparing versions with it: on each other version)</th>"
         f"{head}</tr>{''.join(rows)}</table>"
         f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
         + _framework_ledger(table)
         + "".join(sections)
         + "</body></html>"
     )
+    return readable(page, descriptions)
 
 
 _LEDGER_NOTE = (
@@ -405,9 +504,9 @@ def _framework_ledger(table: pd.DataFrame) -> str:
             f"<td><small>{html.escape(row.evidence)}</small></td></tr>"
         )
     return (
-        f"<h3>The other frameworks</h3><p>{_FRAMEWORK_NOTE}</p><table id='framework-ledger'><tr><th>claim</th>"
-        "<th>framework, version, measured</th><th>we found</th><th>verdict</th><th>evidence</th></tr>"
-        f"{''.join(rows)}</table>"
+        f"<h3 id='other-frameworks'>The other frameworks {_TOP}</h3><p>{_FRAMEWORK_NOTE}</p>"
+        "<table id='framework-ledger'><tr><th>claim</th><th>framework, version, measured</th><th>we found</th>"
+        f"<th>verdict</th><th>evidence</th></tr>{''.join(rows)}</table>"
     )
 
 
@@ -418,16 +517,22 @@ _FRAMEWORK_NOTE = (
 
 
 def _side_by_side(rows: pd.DataFrame) -> str:
-    """Two cells for one claim: the statement with its origin and notebook link, and the evidence on the article's
-    version."""
+    """Two cells for one claim: the statement with its origin and notebook link, and what was measured: the evidence
+    on the article's version, or, for a claim comparing versions with it (not testable on itself), each other
+    version's evidence."""
     first = rows.iloc[0]
     origin = "article, section" if first.origin == "article" else "our finding"
-    on_baseline = rows.loc[rows["version"] == baseline("mastra").version, "evidence"]
-    measured = on_baseline if len(on_baseline) else rows["evidence"]  # a range claim: its one verdict
+    article = rows["version"] == baseline("mastra").version
+    if article.any() and (rows.loc[article, "status"] == "not testable").all() and (~article).any():
+        measured = "; ".join(f"{row.version}: {row.evidence}" for row in rows[~article].itertuples())
+    elif article.any():
+        measured = rows.loc[article, "evidence"].iloc[0]
+    else:  # a range claim: its one verdict
+        measured = rows["evidence"].iloc[0] if len(rows) else "not measured"
     return (
         f"<td>{html.escape(first.statement)}<br><small>{origin} <em>{html.escape(first.section)}</em>"
         f" · <a href='#{first.notebook}'>{first.notebook}</a></small></td>"
-        f"<td><small>{html.escape(measured.iloc[0] if len(measured) else 'not measured')}</small></td>"
+        f"<td><small>{html.escape(measured)}</small></td>"
     )
 
 

@@ -1,4 +1,4 @@
-"""The behaviour timeline: one row per scenario, one narrow column per version, a colour per outcome.
+"""The behaviour timeline: one row per scenario, one narrow column per version, a colour per kind of behaviour.
 
 :func:`probe_lib.present.charts.category_grid` writes each cell's text and suits a handful of versions; a sweep has
 well over a hundred, so this chart draws small unlabelled cells, a black bar at every change point and a red frame
@@ -16,16 +16,22 @@ from matplotlib.colors import to_rgba
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from probe_lib.present.charts import Chart
+
 _CELL_W, _CELL_H = 0.13, 0.24  # inches
 
 
-def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlight: str | None = None) -> Figure:
-    """``grid`` (scenarios by versions, one category per cell) as coloured cells; changes between columns in black.
+def timeline(
+    grid: pd.DataFrame, colours: Mapping[str, str], title: str, changes: pd.DataFrame, highlight: str | None = None
+) -> Figure:
+    """``grid`` (scenarios by versions, one category per cell) as coloured cells, and a black bar before the
+    version of each of ``changes`` (``scenario`` and ``after`` columns, as ``analysis.timeline.change_points``
+    gives them): a behaviour can change within one colour's kind, so the bars come from the changes themselves.
 
     The cells are one image and the separators two line collections: a sweep has thousands of cells, and one
     patch per cell took seconds to draw."""
     rows, columns = grid.shape
-    fig = Figure(figsize=(3.2 + _CELL_W * columns, 1.8 + _CELL_H * rows), layout="constrained")
+    fig = Chart(figsize=(3.2 + _CELL_W * columns, 1.8 + _CELL_H * rows), layout="constrained")
     ax = fig.add_subplot()
     values = grid.to_numpy()
     cells = np.array(
@@ -37,13 +43,7 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
     ax.imshow(cells, extent=(0, columns, rows, 0), aspect="auto", interpolation="nearest")
     ax.vlines(range(1, columns), 0, rows, colors="white", linewidth=0.3)
     ax.hlines(range(1, rows), 0, columns, colors="white", linewidth=0.3)
-    changes = [
-        [(column, row), (column, row + 1)]
-        for row in range(rows)
-        for column in range(1, columns)
-        if _changed(values[row, column - 1], values[row, column])
-    ]
-    ax.add_collection(LineCollection(changes, colors="black", linewidths=1.6))
+    ax.add_collection(LineCollection(change_bars(grid, changes), colors="black", linewidths=1.6))
     if highlight in grid.columns:
         at = list(grid.columns).index(highlight)
         ax.add_patch(Rectangle((at, 0), 1, rows, fill=False, edgecolor="red", linewidth=1.5))
@@ -56,7 +56,7 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
         spine.set_visible(False)
     present = {c for c in grid.to_numpy().ravel() if isinstance(c, str)}
     handles = [Patch(facecolor=colour, label=name) for name, colour in colours.items() if name in present]
-    handles.append(Patch(facecolor="black", label="change point"))
+    handles.append(Patch(facecolor="black", label="black bar: the behaviour changed here"))
     if highlight in grid.columns:
         handles.append(Patch(facecolor="white", edgecolor="red", label=f"your version ({highlight})"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
@@ -64,8 +64,12 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
     return fig
 
 
-def _changed(before: object, after: object) -> bool:
-    """A change point between two measured cells: beside an empty cell (a version the sweep summary lacks for this
-    scenario, such as one catalogued after the last sweep and measured only on the pins) nothing was measured to
-    change."""
-    return not (pd.isna(before) or pd.isna(after)) and before != after
+def change_bars(grid: pd.DataFrame, changes: pd.DataFrame) -> list[list[tuple[int, int]]]:
+    """One vertical segment per change point, on its scenario's row, at the left edge of its ``after`` version."""
+    row_of = {scenario: row for row, scenario in enumerate(grid.index)}
+    column_of = {version: column for column, version in enumerate(grid.columns)}
+    return [
+        [(column_of[change.after], row_of[change.scenario]), (column_of[change.after], row_of[change.scenario] + 1)]
+        for change in changes.itertuples()
+        if change.scenario in row_of and change.after in column_of
+    ]

@@ -88,17 +88,44 @@ def versus(version: str, framework: str = DEFAULT_FRAMEWORK) -> list[Target]:
     return sorted({Target(framework, version), Target(framework, other)}, key=lambda t: version_key(t.version))
 
 
+#: The suffixes a scenario file has (``scenario_files.load`` reads YAML and JSON).
+SCENARIO_FILE_SUFFIXES = (".yaml", ".yml", ".json")
+#: What ``study`` takes, said when it is given something else.
+TAKES = (
+    "study takes a scenario file (.yaml or .json), key sets, Scenario objects, a list of them, "
+    "or a plain list of keys registered as one turn (['search.web', '9lives'])"
+)
+
+
+def _a_file(text: str | Path) -> bool:
+    return Path(text).suffix.lower() in SCENARIO_FILE_SUFFIXES or Path(text).is_file()
+
+
 def as_scenarios(source: ScenarioSource | Iterable[ScenarioSource]) -> list[Scenario]:
-    """The scenarios a file path, a key set, a scenario, or a list of any of them stands for, in order."""
+    """The scenarios a file path, a key set, a scenario, or a list of any of them stands for, in order; a list of
+    plain strings none of which names a scenario file is a tools record: one turn (``keys``) registering them."""
     if isinstance(source, (str, Path)):
+        if not _a_file(source):
+            raise InputError(f"{str(source)!r} is not a scenario file: {TAKES}")
         return scenario_files.load(source)
     if isinstance(source, Scenario):
         return [source]
     if isinstance(source, KeySet):
         return [for_keys(source.name, source.keys)]
+    if not isinstance(source, Iterable):
+        raise InputError(f"cannot study {type(source).__name__} {source!r}: {TAKES}")
+    source = list(source)
+    if source and all(isinstance(item, str) for item in source) and not any(map(_a_file, source)):
+        return [for_keys("keys", tuple(source))]
     scenarios = [scenario for item in source for scenario in as_scenarios(item)]
     check_unique_names(scenarios)
     return scenarios
+
+
+def say_measuring(target: Target, scenario_count: int) -> None:
+    """An ``on_target`` for :func:`study` that prints each target as its turn starts, so a cell measuring live
+    says what it is doing while it waits."""
+    print(f"measuring {scenario_count} scenario(s) on {target}…", flush=True)
 
 
 def study(

@@ -276,6 +276,15 @@ def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: Source
     exercise = "fix_tool_choice"
     if answer is None:
         return _placeholder(exercise, "a toolName, as a string")
+    if isinstance(answer, dict):  # the whole toolChoice, as the question shows it: its toolName is the answer
+        if not isinstance(answer.get("toolName"), str):
+            return _verdict(
+                exercise,
+                False,
+                "the answer is the toolName alone, a string (or {type: 'tool', toolName: ...})",
+                "its form",
+            )
+        answer = answer["toolName"]
     if _live(measurements, version):
         outcome = _one_turn(Scenario("exercise", tools=(catalogue.WEATHER,), tool_choice=named(str(answer))), version)
         offered, forced, source = outcome.wire_names, outcome.forced_name, _real(version)

@@ -1,0 +1,50 @@
+"""The report as a reader meets it in Chromium at 1,280 px: nothing wider than its column (a table or chart too
+big for it scrolls in a box of its own), every image described, no NaN/None/<NA> on show, and a table of
+contents that stays in reach. Built once, from the recordings (no Node.js needed), with every table full size."""
+
+from __future__ import annotations
+
+import pytest
+from layout import EMPTY_VALUES, OVERFLOWING, UNDESCRIBED, chromium_page
+
+from probe_lib.present import report
+from probe_lib.study import sources
+
+
+@pytest.fixture(scope="module")
+def page(tmp_path_factory):
+    built = report.reproduce(tmp_path_factory.mktemp("layout") / "report", sources.RECORDED)
+    assert not built.failed, report.summary(built)
+    with chromium_page() as page:
+        page.goto(built.html.as_uri())
+        yield page
+
+
+def test_no_element_is_wider_than_the_report_column(page):
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways"
+    assert page.evaluate(OVERFLOWING, "body") == []
+
+
+def test_every_image_says_what_it_shows(page):
+    assert page.evaluate("document.images.length") > 0
+    assert page.evaluate(UNDESCRIBED) == []
+    alts = page.eval_on_selector_all("img", "images => images.map(i => i.alt)")
+    assert any("Tool order" in alt for alt in alts), "a kit chart is described by its own title"
+
+
+def test_no_reader_sees_nan_none_or_na(page):
+    assert page.evaluate(EMPTY_VALUES) == []
+
+
+def test_the_contents_stay_in_reach_and_lead_to_every_section(page, tmp_path):
+    contents = page.locator("nav.toc")
+    links = contents.locator("a[href^='#']").evaluate_all("links => links.map(a => a.hash.slice(1))")
+    assert {"claims-ledger", "glossary", *(path.stem for path in report.notebooks())} <= set(links)
+    for at in (0.0, 0.5, 1.0):
+        page.evaluate(f"window.scrollTo(0, document.documentElement.scrollHeight * {at})")
+        page.screenshot(path=str(tmp_path / f"report-{at}.png"))
+        assert contents.is_visible() and contents.bounding_box()["y"] == 0, f"the contents scrolled away at {at}"
+    page.locator("nav.toc a[href='#glossary']").click()
+    page.wait_for_function("document.getElementById('glossary').getBoundingClientRect().top < 100")
+    page.locator("#glossary a.top").click()
+    page.wait_for_function("window.scrollY < 50")
