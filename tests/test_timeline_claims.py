@@ -156,7 +156,7 @@ def test_a_scenario_measured_only_on_the_pins_has_no_change_points_beside_its_un
     assert tuple(lines["version"]) == tuple(mastra.ADAPTER.versions())
     grid = timeline.categories(measured.table)
     assert grid.loc[scenario].isna().sum() == grid.shape[1] - len(mastra.ADAPTER.versions())
-    figure = timeline_chart.timeline(grid, timeline.colours(grid), "t")
+    figure = timeline_chart.timeline(grid, timeline.colours(grid), "t", timeline.change_points(measured.table))
     row = list(grid.index).index(scenario)
     segments = figure.axes[0].collections[-1].get_segments()
     assert not [s for s in segments if s[0][1] == row]
