@@ -50,7 +50,12 @@ _START_SUBAGENT = ToolCallsReply(
     (
         ToolCall(
             "Agent",
-            {"subagent_type": SUBAGENT, "description": "look it up", "prompt": "look it up", "run_in_background": False},
+            {
+                "subagent_type": SUBAGENT,
+                "description": "look it up",
+                "prompt": "look it up",
+                "run_in_background": False,
+            },
         ),
     )
 )

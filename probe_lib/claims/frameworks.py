@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
+from probe_lib.analysis import permissions
 from probe_lib.claims.verdict import MASTRA, Check, Status
 from probe_lib.core.outcome import Outcome, called_name
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
@@ -129,6 +130,84 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Claus
     return clause
 
 
+def no_own_error(*probes: str) -> Clause:
+    """Each probe's run raised nothing but the capture server's scripted refusal."""
+
+    def clause(e: Evidence) -> tuple[bool, str]:
+        for probe in probes:
+            if e[probe].own_errors:
+                return False, f"{probe}: raised {e[probe].own_errors[0][:160]!r}"
+        return True, f"{', '.join(probes)}: no error of its own"
+
+    return clause
+
+
+def resends_and_tunnels(host: str, *probes: str) -> Clause:
+    """Each probe's turn re-sent its first request with the same tools after the capture server's refusal, and
+    asked the kit's proxy for at least one tunnel, every one to ``host``."""
+
+    def clause(e: Evidence) -> tuple[bool, str]:
+        counts = set()
+        for probe in probes:
+            outcome = e[probe]
+            if len(outcome.requests) < 2:
+                return False, f"{probe}: sent {len(outcome.requests)} request(s), no second"
+            tools = {tuple(outcome._format.tool_names(request)) for request in outcome.requests}
+            if len(tools) != 1:
+                return False, f"{probe}: its requests offered different tools: {sorted(tools)}"
+            tunnels = [(entry["method"], entry["path"]) for entry in outcome.unrouted]
+            if not tunnels or set(tunnels) != {("CONNECT", host)}:
+                return False, f"{probe}: other traffic was {tunnels or 'none'}, not CONNECT {host} only"
+            counts.add((len(outcome.requests), len(tunnels)))
+        said = ", ".join(f"{requests} requests and {tunnels} tunnels" for requests, tunnels in sorted(counts))
+        return True, f"{len(probes)} turns, each sending {said} to {host}, the same tools every time"
+
+    return clause
+
+
+def list_acts(
+    list_name: str, *, offers: Mapping[str, bool | None], runs: Mapping[str, bool], answer: Mapping[str, str]
+) -> Clause:
+    """The Claude Agent SDK's list probes (``probe_lib.analysis.permissions``) for ``list_name``: for each spelling,
+    whether the request the list governs offers the tool (``None``: that request was never sent), whether the tool
+    ran, and a text the model was told of its call."""
+
+    def clause(e: Evidence) -> tuple[bool, str]:
+        said = []
+        for spelling in permissions.SPELLINGS:
+            outcome = e[f"{list_name}={spelling}"]
+            offered = permissions.offered(outcome)
+            has = None if offered is None else permissions.WIRE_NAME in offered
+            ran, told = permissions.ran(outcome), permissions.answer(outcome) or ""
+            named = permissions.SPELLINGS[spelling]
+            if has != offers[spelling]:
+                return False, f"{list_name} [{named!r}]: the request offered {offered}"
+            if ran != runs[spelling]:
+                return False, f"{list_name} [{named!r}]: search.web {'ran' if ran else 'did not run'}"
+            if answer[spelling] not in told:
+                return False, f"{list_name} [{named!r}]: the model was told {told[:160]!r}, not {answer[spelling]!r}"
+            said.append(f"{named!r}: {'ran' if ran else 'nothing ran'} ({told[:70]})")
+        return True, f"{list_name}: " + "; ".join(said)
+
+    return clause
+
+
+def mastra_forces_by_key(e: Evidence) -> tuple[bool, str]:
+    """On every Mastra target of the matrix, forcing ``search.web`` by its key sends ``tool_choice`` naming
+    ``search.web`` beside a request whose tools do not offer it (the article's finding, the line Mastra draws)."""
+    said = []
+    for target in sorted(t for t in e.by_version if t.partition("@")[0] == MASTRA):
+        outcome = e.by_version[target].get("dot" + FORCED)
+        if outcome is None or not outcome.requests:
+            return False, f"{target}: no forced dot run with a request to compare with"
+        if outcome.forced_name != "search.web" or "search.web" in (outcome.wire_names or []):
+            return False, f"{target}: forcing search.web sent {outcome.tool_choice} with tools {outcome.wire_names}"
+        said.append(target)
+    if not said:
+        return False, "no Mastra target in the matrix to compare with"
+    return True, f"Mastra ({', '.join(said)}) forces search.web by its key beside tools without it"
+
+
 def forcing_absent_frameworks(e: Evidence) -> set[str]:
     """The frameworks among ``e.by_version`` (every target of the matrix) with a request forcing a registered key
     that its own tools do not offer."""
@@ -179,6 +258,29 @@ def claim(framework: str, *clauses: Clause) -> tuple[str, Check]:
 
     return framework, judged
 
+
+#: What each of the Claude Agent SDK's lists does to the tool under each spelling (claims X28-X31).
+_ALLOWED = list_acts(
+    "allowedTools",
+    offers=dict.fromkeys(permissions.SPELLINGS, True),
+    runs={**dict.fromkeys(permissions.SPELLINGS, False), "name on the wire": True},
+    answer={**dict.fromkeys(permissions.SPELLINGS, "you haven't granted it yet"), "name on the wire": "tempC=20"},
+)
+_DISALLOWED = list_acts(
+    "disallowedTools",
+    offers={**dict.fromkeys(permissions.SPELLINGS, True), "name on the wire": False},
+    runs={**dict.fromkeys(permissions.SPELLINGS, True), "name on the wire": False},
+    answer={
+        **dict.fromkeys(permissions.SPELLINGS, "tempC=20"),
+        "name on the wire": "No such tool available: mcp__probe__search_web",
+    },
+)
+_SUBAGENT_TOOLS = list_acts(
+    "subagent tools",
+    offers={**dict.fromkeys(permissions.SPELLINGS, None), "name on the wire": True},
+    runs={**dict.fromkeys(permissions.SPELLINGS, False), "name on the wire": True},
+    answer={**dict.fromkeys(permissions.SPELLINGS, "would be spawned with zero tools"), "name on the wire": "tempC=20"},
+)
 
 #: Claim id -> the framework its check reads and the check, judged on each of that framework's targets.
 CHECKS: dict[str, tuple[str, Check]] = {
@@ -290,4 +392,56 @@ CHECKS: dict[str, tuple[str, Check]] = {
         sends_as_given("length-64", "legal"),
         round_trip("legal"),
     ),
+    "X22": claim(
+        "claude-agent-sdk",
+        sends(
+            {
+                "legal": ["mcp__probe__get_weather", "mcp__probe__lookup-user"],
+                "dot": ["mcp__probe__plain", "mcp__probe__search_web"],
+                "accent": ["mcp__probe__m_t_o", "mcp__probe__plain"],
+                "emoji": ["mcp__probe__plain", "mcp__probe__weather__"],
+            }
+        ),
+        round_trip("dot", "accent", "emoji", "legal"),
+    ),
+    "X23": claim(
+        "claude-agent-sdk",
+        sends(
+            {
+                "integer-order": ["mcp__probe__42", "mcp__probe__b", "mcp__probe__x_y"],
+                "mcp-prefixed": ["mcp__probe__github__list_issues", "mcp__probe__github_create_issue"],
+            }
+        ),
+    ),
+    "X24": claim(
+        "claude-agent-sdk",
+        sends(
+            {
+                "length-64": ["mcp__probe__" + "a" * 64, "mcp__probe__plain"],
+                "length-70": ["mcp__probe__" + "b" * 70, "mcp__probe__plain"],
+            }
+        ),
+        round_trip("length-70"),
+    ),
+    "X25": claim(
+        "claude-agent-sdk",
+        sends({"collision": ["mcp__probe__search_web"]}),
+        no_own_error("collision"),
+        round_trip("collision"),
+    ),
+    "X26": claim(
+        "claude-agent-sdk",
+        sends(
+            {
+                "empty": ["mcp__probe__", "mcp__probe__plain"],
+                "leading-digit": ["mcp__probe__9lives", "mcp__probe__plain"],
+            }
+        ),
+        round_trip("empty", "leading-digit"),
+    ),
+    "X27": claim("claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *_KEY_FAMILIES, "legal")),
+    "X28": claim("claude-agent-sdk", _ALLOWED),
+    "X29": claim("claude-agent-sdk", _DISALLOWED),
+    "X30": claim("claude-agent-sdk", _SUBAGENT_TOOLS),
+    "X31": claim("claude-agent-sdk", mastra_forces_by_key, _ALLOWED, _DISALLOWED, _SUBAGENT_TOOLS),
 }

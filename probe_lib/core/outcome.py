@@ -25,8 +25,11 @@ CAPTURED = ErrorReply().message
 
 
 def is_capture_reply(message: str) -> bool:
-    """The capture server's refusal, bare (1.x) or inside a wrapper's text (0.20's ``API error: 400 - {body}``)."""
-    return message == CAPTURED or f'"message": "{CAPTURED}"' in message
+    """The capture server's refusal, bare (1.x) or inside a wrapper's text (0.20's ``API error: 400 - {body}``, the
+    Claude Code CLI's ``Claude Code returned an error result: API Error: 400 captured``)."""
+    return (
+        message == CAPTURED or f'"message": "{CAPTURED}"' in message or message.endswith(f"API Error: 400 {CAPTURED}")
+    )
 
 
 def without_stack(message: str) -> str:
@@ -170,6 +173,7 @@ class Outcome:
             result["error"] = {**result["error"], "message": without_stack(result["error"]["message"])}
         errors = [without_stack(message) for message in self.own_errors]
         return {**result, "requests": len(self.requests), "executions": len(self.executions), "errors": errors}
+
 
 def wire_names_by_key(keys: Sequence[str], outcome: Outcome) -> dict[str, str]:
     """Which name each key went out as, in ``outcome``'s first request (a key whose tool was not sent has none).

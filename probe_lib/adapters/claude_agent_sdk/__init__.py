@@ -9,8 +9,8 @@ tree's sockets and kills the CLI when a turn stalls (``harness/runner.mjs``).
 
 from pathlib import Path
 
-from probe_lib.adapters.claude_agent_sdk.adapter import ClaudeAdapter
 from probe_lib.adapters.base import register
+from probe_lib.adapters.claude_agent_sdk.adapter import ClaudeAdapter
 from probe_lib.adapters.pins import Pins
 
 PINS = Pins("claude-agent-sdk", Path(__file__).resolve().parent / "harness", "node")
