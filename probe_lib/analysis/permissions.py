@@ -26,6 +26,7 @@ from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, for_keys
+from probe_lib.inputs import scenario_files
 from probe_lib.study.recordings import outcome_from_json, outcome_to_json
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
@@ -109,11 +110,17 @@ def measure(version: str | None = None) -> list[Outcome]:
         return session.run(scenarios(), server, {probe.name: probe.options() for probe in PROBES})
 
 
-def write(outcomes: Sequence[Outcome], path: Path = RECORDING) -> Path:
-    """A recording of the list probes (deterministic: probe order, keys sorted, timings dropped)."""
+def write(outcomes: Sequence[Outcome], path: Path = RECORDING, source: str = "live") -> Path:
+    """A recording of the list probes (deterministic: probe order, keys sorted, timings dropped); ``source`` says
+    whether they were measured now or copied from the recording."""
     order = {probe.name: number for number, probe in enumerate(PROBES)}
     ordered = sorted(outcomes, key=lambda outcome: (outcome.version, order[outcome.scenario.name]))
-    return files.write_json(path, {"source": "live", "outcomes": [outcome_to_json(o) for o in ordered]})
+    document = {
+        "source": source,
+        "scenarios": scenario_files.to_document(scenarios()),
+        "outcomes": [outcome_to_json(outcome) for outcome in ordered],
+    }
+    return files.write_json(path, document)
 
 
 def read(path: Path = RECORDING) -> list[Outcome]:
@@ -124,11 +131,19 @@ def read(path: Path = RECORDING) -> list[Outcome]:
 
 
 def measure_or_read(live: bool = True) -> tuple[list[Outcome], str]:
-    """The list probes, measured now when ``live`` and the SDK is installed, else as recorded; with which."""
+    """The list probes, measured now when ``live`` and the SDK is installed (as the framework matrix measures its
+    target then), else as recorded; with which (``"live"`` or ``"recorded"``)."""
     adapter = adapters.get(FRAMEWORK)
-    if live and adapter.is_installed(adapter.versions()[-1]):
-        return measure(), "live"
-    return read(), "recorded"
+    return (measure(), "live") if live and adapter.is_installed(adapter.versions()[-1]) else (read(), "recorded")
+
+
+def load(measurements: str) -> list[Outcome]:
+    """As :func:`probe_lib.analysis.matrix.load` reads the matrix: ``"live"`` (measured now where the SDK is
+    installed, else the recording), ``"recorded"``, or a reproduce folder's file (else the recording)."""
+    if measurements == "live":
+        return measure_or_read()[0]
+    folder_file = Path(measurements) / RECORDING.name
+    return read(folder_file if measurements != "recorded" and folder_file.exists() else RECORDING)
 
 
 def _is_subagent(request: dict) -> bool:

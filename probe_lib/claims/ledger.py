@@ -18,7 +18,7 @@ from typing import Literal
 
 import pandas as pd
 
-from probe_lib.analysis import matrix
+from probe_lib.analysis import matrix, permissions
 from probe_lib.claims import frameworks, mastra, ranges
 from probe_lib.claims.ranges import RangeCheck, Timeline
 from probe_lib.claims.verdict import MASTRA, Check, Verdict
@@ -133,9 +133,10 @@ def ledger(
 
 def framework_ledger(outcomes: Sequence[Outcome], measurements: str) -> pd.DataFrame:
     """The ledger's claims about the frameworks other than Mastra, judged on the matrix's ``outcomes`` (as
-    ``matrix.load`` read them for ``measurements``): one row per claim and target, with its framework, source,
-    verdict and evidence."""
-    table = ledger({}, by_target=matrix.by_target(outcomes), sources=matrix.sources(measurements, outcomes))
+    ``matrix.load`` read them for ``measurements``) and the Claude Agent SDK's list probes (``permissions.load``):
+    one row per claim and target, with its framework, source, verdict and evidence."""
+    judged = [*outcomes, *permissions.load(measurements)]
+    table = ledger({}, by_target=matrix.by_target(judged), sources=matrix.sources(measurements, outcomes))
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 

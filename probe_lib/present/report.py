@@ -37,7 +37,7 @@ import pandas as pd
 
 from probe_lib.adapters import mastra
 from probe_lib.analysis import matrix as framework_matrix
-from probe_lib.analysis import timeline
+from probe_lib.analysis import permissions, timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES
@@ -219,8 +219,11 @@ def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: 
     with stages.stage("measuring the framework matrix", len(framework_matrix.targets())) as step:
         frameworks, sources = framework_matrix.measure_or_read(live, step)
     framework_matrix.write(frameworks, measurements / framework_matrix.RECORDING.name, sources)  # notebook 12 reads it
+    lists, lists_source = permissions.measure_or_read(live)  # the Claude Agent SDK's lists, judged with its target
+    permissions.write(lists, measurements / permissions.RECORDING.name, lists_source)
     laid_over = Timeline.of(timeline.laid_over_summary(by_version))
-    table = ledger.ledger(by_version, laid_over, by_target=framework_matrix.by_target(frameworks), sources=sources)
+    judged = framework_matrix.by_target([*frameworks, *lists])
+    table = ledger.ledger(by_version, laid_over, by_target=judged, sources=sources)
     table.to_csv(folder / "ledger.csv", index=False)
     export.export(
         folder / "export", primary=measurements
