@@ -16,6 +16,7 @@ import threading
 from dataclasses import replace
 
 import pytest
+from test_frameworks import _installed as installed
 
 from probe_lib import adapters
 from probe_lib.adapters.lines import LinesChild
@@ -29,13 +30,7 @@ ADAPTER = adapters.get("claude-agent-sdk")
 
 
 def _installed() -> str:
-    version = ADAPTER.versions()[-1]
-    if not ADAPTER.is_installed(version):
-        message = f"claude-agent-sdk {version} is not installed: run `probe-lib setup --framework claude-agent-sdk`"
-        if os.environ.get("PROBE_LIB_ALLOW_NO_NODE") == "1":
-            pytest.skip(message)
-        pytest.fail(message)
-    return version
+    return installed(ADAPTER)
 
 
 def test_the_capture_server_records_and_refuses_a_tunnel_in_the_scenario_its_proxy_user_names():

@@ -130,6 +130,12 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Claus
     return clause
 
 
+def served(*names: str) -> list[str]:
+    """The names the Claude Agent SDK offers tools of the runner's MCP server ``probe`` under, written without the
+    ``mcp__probe__`` prefix it adds to every one."""
+    return [f"mcp__probe__{name}" for name in names]
+
+
 def no_own_error(*probes: str) -> Clause:
     """Each probe's run raised nothing but the capture server's scripted refusal."""
 
@@ -396,10 +402,10 @@ CHECKS: dict[str, tuple[str, Check]] = {
         "claude-agent-sdk",
         sends(
             {
-                "legal": ["mcp__probe__get_weather", "mcp__probe__lookup-user"],
-                "dot": ["mcp__probe__plain", "mcp__probe__search_web"],
-                "accent": ["mcp__probe__m_t_o", "mcp__probe__plain"],
-                "emoji": ["mcp__probe__plain", "mcp__probe__weather__"],
+                "legal": served("get_weather", "lookup-user"),
+                "dot": served("plain", "search_web"),
+                "accent": served("m_t_o", "plain"),
+                "emoji": served("plain", "weather__"),
             }
         ),
         round_trip("dot", "accent", "emoji", "legal"),
@@ -408,35 +414,25 @@ CHECKS: dict[str, tuple[str, Check]] = {
         "claude-agent-sdk",
         sends(
             {
-                "integer-order": ["mcp__probe__42", "mcp__probe__b", "mcp__probe__x_y"],
-                "mcp-prefixed": ["mcp__probe__github__list_issues", "mcp__probe__github_create_issue"],
+                "integer-order": served("42", "b", "x_y"),
+                "mcp-prefixed": served("github__list_issues", "github_create_issue"),
             }
         ),
     ),
     "X24": claim(
         "claude-agent-sdk",
-        sends(
-            {
-                "length-64": ["mcp__probe__" + "a" * 64, "mcp__probe__plain"],
-                "length-70": ["mcp__probe__" + "b" * 70, "mcp__probe__plain"],
-            }
-        ),
+        sends({"length-64": served("a" * 64, "plain"), "length-70": served("b" * 70, "plain")}),
         round_trip("length-70"),
     ),
     "X25": claim(
         "claude-agent-sdk",
-        sends({"collision": ["mcp__probe__search_web"]}),
+        sends({"collision": served("search_web")}),
         no_own_error("collision"),
         round_trip("collision"),
     ),
     "X26": claim(
         "claude-agent-sdk",
-        sends(
-            {
-                "empty": ["mcp__probe__", "mcp__probe__plain"],
-                "leading-digit": ["mcp__probe__9lives", "mcp__probe__plain"],
-            }
-        ),
+        sends({"empty": served("", "plain"), "leading-digit": served("9lives", "plain")}),
         round_trip("empty", "leading-digit"),
     ),
     "X27": claim("claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *_KEY_FAMILIES, "legal")),
