@@ -20,7 +20,7 @@ from test_frameworks import _installed as installed
 
 from probe_lib import adapters
 from probe_lib.adapters.lines import LinesChild
-from probe_lib.analysis import matrix, permissions
+from probe_lib.analysis import matrix, permissions, traffic
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import StateError
 from probe_lib.core.scenarios import for_keys
@@ -130,3 +130,10 @@ def test_the_recorded_matrix_holds_the_sdk_and_judges_its_first_request():
     dot = recorded.set_index("probe").loc["dot"]
     assert dot["names"] == ["mcp__probe__plain", "mcp__probe__search_web"] and dot["round trip"] == "right tool"
     assert set(recorded["forced verdict"].dropna()) == {"not applicable"}
+
+
+def test_the_traffic_table_shows_what_the_sdk_sent_beside_the_judged_request_and_nothing_for_the_others():
+    table = traffic.per_target(matrix.read())
+    claude = table.loc[f"claude-agent-sdk@{ADAPTER.versions()[-1]}"]
+    assert claude["fewest requests"] >= 2 and claude["other traffic"] == ["CONNECT api.anthropic.com:443 -> 403"]
+    assert table.drop(index=claude.name)["other traffic"].map(len).eq(0).all(), table
