@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
-from probe_lib.analysis import permissions
+from probe_lib.analysis import matrix, permissions
 from probe_lib.claims.verdict import MASTRA, Check, Status
 from probe_lib.core.outcome import Outcome, called_name
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
@@ -435,7 +435,9 @@ CHECKS: dict[str, tuple[str, Check]] = {
         sends({"empty": served("", "plain"), "leading-digit": served("9lives", "plain")}),
         round_trip("empty", "leading-digit"),
     ),
-    "X27": claim("claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *_KEY_FAMILIES, "legal")),
+    "X27": claim(
+        "claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *(probe.name for probe in matrix.PROBES))
+    ),
     "X28": claim("claude-agent-sdk", _ALLOWED),
     "X29": claim("claude-agent-sdk", _DISALLOWED),
     "X30": claim("claude-agent-sdk", _SUBAGENT_TOOLS),
