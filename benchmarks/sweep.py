@@ -102,7 +102,7 @@ def main() -> None:
         )
     cached = [r.version for r in sweep.all_cached()]
     started = time.perf_counter()
-    sweep.sweep(set(cached), progress=lambda _: None)
+    sweep.sweep(set(cached))
     warm = time.perf_counter() - started
     rows.append(
         (
@@ -114,7 +114,7 @@ def main() -> None:
         )
     )
     if args.bisect:
-        boundary = bisect.bisect(args.bisect, stable, progress=lambda _: None)
+        boundary = bisect.bisect(args.bisect, stable)
         print(boundary.to_text())
         rows.append(
             (

@@ -1,8 +1,9 @@
 """``python -m probe_lib`` (also ``probe-lib``): one subcommand per job, each a thin call into its module.
 
 Exit codes: 0 done, 1 the command found what it looks for (``lint``: a request a provider would refuse) or a
-run failed (one line saying why and what was kept), 2 bad input or a missing prerequisite (one line on stderr,
-nothing half-printed), 130 interrupted by Ctrl-C.
+run failed (one line saying why and what was kept; also when stdout refused what was printed, a full disk), 2 bad
+input or a missing prerequisite (one line on stderr, nothing half-printed; also a closed stdin or stdout), 130
+interrupted by Ctrl-C.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import io
 import json
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NoReturn
 
@@ -65,11 +66,16 @@ def _bounded(low: int, high: int) -> Callable[[str], int]:
 
 
 def _mastra_version(text: str) -> str:
-    """An argparse type: a ``@mastra/core`` version the kit pins or the registry serves, checked before any work starts."""
+    """An argparse type: a ``@mastra/core`` version the kit pins or the registry serves, checked before any work
+    starts."""
     try:
         return mastra.ADAPTER.check_version(text)
     except ProbeError as error:  # its repr of the version shows a stray space; _fail cuts a megabyte
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+#: How to give ``normalise`` and ``probe`` their keys, for an error about stdin.
+KEYS_HELP = "give the keys as arguments, or a JSON array of them on stdin"
 
 
 def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
@@ -77,7 +83,15 @@ def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
     if args.keys:
         check_record(args.keys, "the keys given as arguments")
         return [args.keys], False
-    return parse_records(json_input.read_text(sys.stdin.buffer.read(), "stdin"))
+    if sys.stdin is None:  # started with its descriptor closed (`0<&-`)
+        raise InputError(f"stdin is closed; {KEYS_HELP}")
+    try:
+        data = sys.stdin.buffer.read()
+    except OSError as error:  # a folder given as stdin, a descriptor opened write-only
+        raise InputError(f"cannot read stdin: {error.strerror}; {KEYS_HELP}") from None
+    if not data.strip():
+        raise InputError(f"stdin is empty; {KEYS_HELP}")
+    return parse_records(json_input.read_text(data, "stdin"))
 
 
 def _emit(results: list[dict], is_batch: bool) -> None:
@@ -122,7 +136,7 @@ def cmd_lint(args: argparse.Namespace) -> int:
     from probe_lib import adapters
     from probe_lib.providers.lint import lint_file
 
-    name_rule = None if args.framework == "none" else adapters.get(args.framework).name_rule
+    name_rule = None if args.framework == "none" else adapters.get(args.framework).name_rule()
     report = lint_file(args.file, args.provider, args.variant, name_rule)
     print(json.dumps(report.to_json(), ensure_ascii=False) if args.json else report.to_text())
     return 1 if report.failed else 0
@@ -144,6 +158,32 @@ def _add_lint(sub: argparse._SubParsersAction) -> None:
     parser.set_defaults(handler=cmd_lint)
 
 
+def cmd_providers(args: argparse.Namespace) -> int:
+    from probe_lib.providers import name_rules, package_rules
+
+    if args.refresh:
+        changed = package_rules.refresh()
+        print(f"{name_rules.RULES_PATH}: " + (f"rewrote {', '.join(changed)}" if changed else "unchanged"))
+        name_rules.rules.cache_clear()
+    for rule in name_rules.rules():
+        read = f"{rule.package} {rule.package_version}" if rule.package else rule.source_kind
+        print(
+            f"{rule.label:<24} {rule.basis:<10} max {rule.max_length or '-':<4} {rule.pattern.pattern:<28} "
+            f"read {rule.date_read} from {read}"
+        )
+    for provider, limits in name_rules.conflicts().items():
+        shown = ", ".join(f"{variant} {limit or 'none'}" for variant, limit in limits.items())
+        print(f"conflict: {provider}'s sources disagree on the longest name ({shown}); lint --variant picks one")
+    return 0
+
+
+def _add_providers(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("providers", help="each provider's tool-name rule, where it was read, and conflicts")
+    refresh = "first rewrite data/provider_rules.csv's package rows from the installed packages (providers extra)"
+    parser.add_argument("--refresh", action="store_true", help=refresh)
+    parser.set_defaults(handler=cmd_providers)
+
+
 def _setup_frameworks(args: argparse.Namespace) -> list[str]:
     """The frameworks ``setup`` installs: mastra alone by default, else those named, else every registered one."""
     from probe_lib import adapters
@@ -159,7 +199,6 @@ def cmd_setup(args: argparse.Namespace) -> int:
     import time
 
     from probe_lib import adapters
-    from probe_lib.adapters import npm
     from probe_lib.present import browser
 
     names, failed = _setup_frameworks(args), []
@@ -169,8 +208,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         try:
             for version in adapter.versions():
                 adapter.install(version)
-            if name == DEFAULT_FRAMEWORK:  # and the real MCP client notebook 10 measures, in its own harness
-                npm.install(paths.MCP_HARNESS, quiet=not args.verbose)
+            adapter.install_extras(quiet=not args.verbose)
         except SetupError as error:
             failed.append(name)
             print(f"{name}: FAILED after {time.monotonic() - started:.0f} s: {error}", flush=True)
@@ -245,13 +283,6 @@ class _ResultsOut:
         sys.stdout.flush()
 
 
-def _probe_outcomes(adapter, batch: Sequence, version: str, server, args: argparse.Namespace) -> Iterable:
-    """Mastra's outcomes as each finishes (so memory stays bounded however long the batch); others' all at once."""
-    if adapter is mastra.ADAPTER:
-        return mastra.stream(batch, version, server=server, workers=args.workers, node_heap_mib=args.node_heap_mb)
-    return adapter.run(batch, version, server=server, workers=args.workers)
-
-
 def cmd_probe(args: argparse.Namespace) -> int:
     from probe_lib.capture import CaptureServer
     from probe_lib.core import scenarios
@@ -264,7 +295,10 @@ def cmd_probe(args: argparse.Namespace) -> int:
     out, single, broken = _ResultsOut(args.json, f"{adapter.name}@{version}"), None, None
     try:
         with CaptureServer(max_body_bytes=args.max_body_mb * 2**20) as server:
-            for outcome in _probe_outcomes(adapter, batch, version, server, args):
+            outcomes = adapter.stream(
+                batch, version, server=server, workers=args.workers, node_heap_mib=args.node_heap_mb
+            )
+            for outcome in outcomes:  # printed as the adapter yields each, so memory can stay bounded
                 result = NOT_RUN if outcome is None else outcome.result_json()
                 if is_batch:
                     out.add(result)
@@ -409,9 +443,9 @@ def cmd_record(args: argparse.Namespace) -> int:
     from probe_lib.study import recordings
 
     if args.frameworks:
-        from probe_lib.analysis import matrix
+        from probe_lib.study import matrix_recording, matrix_runs
 
-        print(matrix.write(matrix.measure()))
+        print(matrix_recording.write(matrix_runs.measure()))
         return 0
 
     versions = args.mastra or mastra.ADAPTER.versions()
@@ -429,7 +463,8 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
         action="append",
         metavar="VERSION",
         type=_mastra_version,
-        help=f"a @mastra/core version (pinned or served), repeatable (default the pinned: {', '.join(mastra.ADAPTER.versions())})",
+        help="a @mastra/core version (pinned or served), repeatable "
+        f"(default the pinned: {', '.join(mastra.ADAPTER.versions())})",
     )
     parser.add_argument(
         "--frameworks",
@@ -443,13 +478,14 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     from probe_lib.present import safe_folder
 
     safe_folder.check_replaceable(args.out)  # before the heavy imports: a refusal is instant
+    from probe_lib.core.progress import Stages
     from probe_lib.present import report
-    from probe_lib.present.progress import Stages
+    from probe_lib.study import sources
 
     try:
         result = report.reproduce(
             args.out,
-            live=not args.recorded,
+            sources.RECORDED if args.recorded else sources.LIVE,
             jobs=args.jobs,
             version=args.mastra,
             stages=Stages(),
@@ -477,7 +513,8 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
         "--out",
         type=Path,
         default=paths.REPORT,
-        help=f"report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete (default {paths.REPORT})",
+        help="report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete "
+        f"(default {paths.REPORT})",
     )
     parser.add_argument("--recorded", action="store_true", help="use data/captures/ instead of running Node")
     parser.add_argument("--jobs", type=_bounded(1, 64), help="notebooks executed at once (default: one per core)")
@@ -507,7 +544,7 @@ def _run_targets(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from probe_lib.study import api, export, measurement_files
+    from probe_lib.study import api, export, measurement_files, sources
 
     if args.out is not None:
         export.check_folder(args.out, also_ours=measurement_files.is_written_by_run)
@@ -515,7 +552,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     def announce(target, count: int) -> None:
         print(f"probe-lib run: {count} scenario(s) on {target} …", file=sys.stderr, flush=True)
 
-    result = api.study(args.file, _run_targets(args), measurements="live", on_target=announce)
+    result = api.study(args.file, _run_targets(args), measurements=sources.LIVE, on_target=announce)
     if args.out is not None:
         by_target: dict = {}
         for outcome, source in zip(result.outcomes, result.sources):
@@ -538,9 +575,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         )
     else:
         for outcome, source in zip(result.outcomes, result.sources):
-            print(
-                f"{outcome.scenario.name} on {outcome.target} ({source}): {json.dumps(outcome.result_json(), ensure_ascii=False)}"
-            )
+            result_json = json.dumps(outcome.result_json(), ensure_ascii=False)
+            print(f"{outcome.scenario.name} on {outcome.target} ({source}): {result_json}")
     return 0
 
 
@@ -600,7 +636,8 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 
     parser = sub.add_parser(
         "export",
-        help="every measured outcome (recordings, swept versions, the MCP corpus) as tidy CSV and Parquet, with a data dictionary",
+        help="every measured outcome (recordings, swept versions, the MCP corpus) as tidy CSV and Parquet, "
+        "with a data dictionary",
     )
     parser.add_argument(
         "--out",
@@ -642,12 +679,11 @@ def _add_range(parser: argparse.ArgumentParser) -> None:
 
 
 def cmd_sweep(args: argparse.Namespace) -> int:
+    from probe_lib.core.progress import Stages
     from probe_lib.study import sweep
 
     chosen = args.mastra or sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
-    rows = sweep.sweep(
-        chosen, retry_failed=args.retry_failed, progress=lambda line: print(line, file=sys.stderr, flush=True)
-    )
+    rows = sweep.sweep(chosen, retry_failed=args.retry_failed, stages=Stages())
     failed = [r.version for r in rows if r.scenario == sweep.WHOLE_VERSION]
     print(f"{len({r.version for r in rows})} versions, {len(rows)} rows; could not run: {', '.join(failed) or 'none'}")
     if args.write_summary:
@@ -673,10 +709,11 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_bisect(args: argparse.Namespace) -> int:
+    from probe_lib.core.progress import Stages
     from probe_lib.study import bisect, sweep
 
     chosen = sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until)
-    boundary = bisect.bisect(args.scenario, chosen, progress=lambda line: print(line, file=sys.stderr, flush=True))
+    boundary = bisect.bisect(args.scenario, chosen, stages=Stages())
     print(boundary.to_text())
     return 0
 
@@ -697,6 +734,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_capture,
     _add_record,
     _add_lint,
+    _add_providers,
     _add_run,
     _add_export,
     _add_versions,
@@ -713,16 +751,80 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+class OutputLost(ProbeError):
+    """stdout refused what the command printed (a full disk, a device that takes nothing)."""
+
+
+class _Stdout(io.RawIOBase):
+    """Descriptor 1 as a raw stream whose write errors are :class:`OutputLost`, told apart from the kit's own file
+    errors; a reader that went away stays ``BrokenPipeError``."""
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return 1
+
+    def write(self, data: bytes) -> int:
+        try:
+            return os.write(1, data)
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise OutputLost(f"cannot write to stdout: {error.strerror}") from None
+
+
+def _open_standard_streams() -> None:
+    """Give a descriptor of 0, 1, 2 that the process started without (`0<&-`, `>&-`) to /dev/null, so no file the
+    kit opens, and no runner it starts, takes its place; stdin and stdout stay ``None`` and each command that reads
+    or prints says so. A stdout on a real descriptor gets :class:`_Stdout` below it."""
+    for number, stream in enumerate((sys.stdin, sys.stdout, sys.stderr)):
+        if stream is None:
+            null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one, as those below are taken
+            if null != number:
+                os.dup2(null, number)
+                os.close(null)
+    if sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper):
+        sys.stdout.flush()
+        sys.stdout = io.TextIOWrapper(
+            io.BufferedWriter(_Stdout()), encoding=sys.stdout.encoding, line_buffering=sys.stdout.line_buffering
+        )
     # Lone surrogates are legal in JSON strings and reach the output as they came in; printed as \uXXXX escapes
     # they stay valid JSON (and readable in tables) instead of ending the run with UnicodeEncodeError.
     if isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.reconfigure(errors="backslashreplace")
-    args = build_parser().parse_args(argv)
+
+
+def _lost(prog: str, error: OutputLost) -> int:
+    """What was printed is lost: one line, and exit 1 as a failed run."""
+    _fail(prog, str(error))
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush finds a sink
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    _open_standard_streams()
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as exit:  # --help printed (a usage error was told on stderr)
+        if exit.code or sys.stdout is None:
+            raise
+        try:
+            sys.stdout.flush()
+        except OutputLost as error:
+            return _lost("probe-lib", error)
+        raise
     handler: Handler = args.handler
     prog = f"probe-lib {handler.__name__.removeprefix('cmd_')}"
+    if sys.stdout is None:
+        _fail(prog, "stdout is closed; give it a file, or /dev/null to discard what the command prints")
+        return 2
     try:
-        return handler(args)
+        code = handler(args)
+        sys.stdout.flush()  # a full stdout fails here, not at exit
+        return code
+    except OutputLost as error:
+        return _lost(prog, error)
     except ProbeError as error:
         _fail(prog, str(error))
         return 2

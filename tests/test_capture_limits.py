@@ -1,5 +1,5 @@
-"""The capture server's own limits, on real sockets: header and idle watchdogs, a connection cap, records streamed
-to a file without being kept, and a lone surrogate (legal JSON) answered and recorded like any other key."""
+"""The capture server's own limits, on real sockets: header, body and idle watchdogs, a connection cap, records
+streamed to a file without being kept, and a lone surrogate (legal JSON) answered and recorded like any other key."""
 
 from __future__ import annotations
 
@@ -45,6 +45,17 @@ def test_a_request_head_that_stalls_is_cut_at_the_header_timeout():
         with connect(server) as healthy:  # the server still answers
             healthy.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             assert healthy.recv(1024).startswith(b"HTTP/1.1 404")
+
+
+def test_a_body_that_stalls_is_answered_408_at_the_body_timeout_and_recorded():
+    with CaptureServer(body_seconds=0.5) as server, connect(server) as stalled:
+        stalled.sendall(b"POST /s/slow/v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        started = time.monotonic()
+        stalled.settimeout(5)
+        assert stalled.recv(1024).startswith(b"HTTP/1.1 408")
+        assert 0.4 < time.monotonic() - started < 3
+        [record] = server.records("slow")
+    assert (record.status, record.body, record.wire) == (408, None, "chat-completions")
 
 
 def test_a_connection_that_sends_nothing_is_closed_at_the_idle_timeout():
@@ -106,8 +117,8 @@ def capture_cli(tmp_path):
 def test_a_lone_surrogate_in_a_body_is_answered_200_and_recorded(capture_cli, stream):
     base, out = capture_cli
     body = (
-        '{"model": "gpt-\\ud800", "stream": %s, "messages": [], "tools": [{"type": "function", '
-        '"function": {"name": "a\\udc00b"}}]}' % json.dumps(stream)
+        '{"model": "gpt-\\ud800", "stream": ' + json.dumps(stream) + ', "messages": [], "tools": [{"type": '
+        '"function", "function": {"name": "a\\udc00b"}}]}'
     )
     request = urllib.request.Request(
         f"{base}/v1/chat/completions", data=body.encode(), method="POST", headers={"Content-Type": "application/json"}

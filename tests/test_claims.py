@@ -121,6 +121,18 @@ def rename_docs_builtin(package):
     package["builtins"]["askUserTool"] = "ask-user"
 
 
+def swap_names(key_a, key_b):
+    """The tools registered under ``key_a`` and ``key_b`` (told apart by their descriptions) swap wire names."""
+
+    def edit(body):
+        tools = {
+            tool["function"]["description"].removeprefix("probe tool "): tool["function"] for tool in body["tools"]
+        }
+        tools[key_a]["name"], tools[key_b]["name"] = tools[key_b]["name"], tools[key_a]["name"]
+
+    return first_request(edit)
+
+
 def like(version, scenario):
     """The outcome ``scenario`` had on ``version`` (recorded), as if measured on the version being edited."""
     return lambda o: dataclasses.replace(recordings.outcomes(version, live=False)[scenario], version=o.version)
@@ -294,7 +306,7 @@ COUNTERFACTUALS = {
         "confirmed",
         {"call-by-wire-name": fields(tool_names=("search.web",))},
         "refuted",
-        "toolName reported for key search.web",
+        "toolName is not the name the model called",
     ),
     "F08": (
         VERSION,
@@ -382,6 +394,84 @@ FURTHER = {
         "refined",
         "+console.warn(tools)",
     ),
+    "A01 an id offered in place of its key": (
+        "A01",
+        VERSION,
+        {"docs-legal-keys": set_tool_names(["weatherTool", "weather-tool-2", "my-custom-name"])},
+        "refuted",
+        "the tools' ids ['weather-tool-2'] were offered",
+    ),
+    "A04 two keys' names swapped": (
+        "A04",
+        VERSION,
+        {"rewrite-rules": swap_names("search.web", "my tool")},
+        "refuted",
+        "key by key",
+    ),
+    "A07 legal keys reordered among themselves": (
+        "A07",
+        VERSION,
+        {
+            "legal-keys-interleaved": set_tool_names(
+                ["beta-2", "alpha", "Gamma_3", "omega", "x_one", "two_words", "ns_read", "last_key"]
+            )
+        },
+        "refuted",
+        "did not go out first in their relative order",
+    ),
+    "A07 rewritten keys reordered after interleaved legal ones": (
+        "A07",
+        VERSION,
+        {
+            "legal-keys-interleaved": set_tool_names(
+                ["alpha", "beta-2", "Gamma_3", "omega", "two_words", "x_one", "ns_read", "last_key"]
+            )
+        },
+        "refuted",
+        "the rewritten ones did not follow in registration order",
+    ),
+    "F07 a call by the key reported under another name": (
+        "F07",
+        VERSION,
+        {"call-by-key": fields(tool_names=("search_web",))},
+        "refuted",
+        "'call-by-key': ('search_web',)",
+    ),
+    "F07 a throwing call that still reports a name": (
+        "F07",
+        OLDEST,
+        {"call-by-key": fields(tool_names=("get-weather",))},
+        "refuted",
+        "'call-by-key': ('get-weather',)",
+    ),
+    "F07 a call by wire name that throws and reports nothing": (
+        "F07",
+        VERSION,
+        {"call-by-wire-name": fields(tool_names=(), error=({"name": "Error", "message": "boom", "id": None},))},
+        "refuted",
+        "'call-by-wire-name': ()",
+    ),
+    "F09 the 1.0 series applying activeTools": (
+        "F09",
+        OLDEST,
+        {"active-tools-by-key": like(VERSION, "active-tools-by-key")},
+        "refuted",
+        "1.0.4 applied activeTools",
+    ),
+    "F12 one scenario like the baseline on the oldest": (
+        "F12",
+        OLDEST,
+        {"choice-none": like(VERSION, "choice-none")},
+        "refuted",
+        f"oldest version behaves like {VERSION} in choice-none",
+    ),
+    "F13 the 1.0 series selecting one tool": (
+        "F13",
+        OLDEST,
+        {"remedy-active-tools": like(VERSION, "remedy-active-tools")},
+        "refuted",
+        "not every tool",
+    ),
     "A08 logged at error level": (
         "A08",
         VERSION,
@@ -455,3 +545,19 @@ def test_ledger_covers_every_claim_on_every_version(recorded):
     assert len(table) == (len(ledger.claims_of("mastra")) - len(ledger.RANGE_CHECKS)) * len(recorded)
     assert set(table["status"]) <= set(STATUSES) - {"failed"}
     assert not table["evidence"].str.strip().eq("").any()
+
+
+@pytest.mark.parametrize("claim_id", ["A06", "A18"])
+def test_a_length_claim_reads_openais_documented_row_and_refutes_on_another_limit(claim_id, recorded, monkeypatch):
+    """A06 and A18 name OpenAI's documented rule (64): read as 128, like the observed rows, each refutes."""
+    real = claims_mastra.providers.get_rule
+    read = []
+
+    def at_128(provider, variant):
+        read.append((provider, variant))
+        return dataclasses.replace(real(provider, variant), max_length=128)
+
+    monkeypatch.setattr(claims_mastra.providers, "get_rule", at_128)
+    verdict = judge(claim_id, VERSION, recorded)
+    assert verdict.status == "refuted" and "allows 128 characters" in verdict.evidence, verdict.evidence
+    assert set(read) == {("openai", "documented")}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -24,6 +25,7 @@ from strategies import js_strings
 
 from probe_lib import cli
 from probe_lib.adapters import mastra
+from probe_lib.inputs import scenario_files
 
 #: An error line may name the fault and a short quote of it, never much more.
 MAX_ERROR_CHARS = 500
@@ -268,3 +270,244 @@ def test_the_real_process_answers_bad_input_in_one_line(argv, stdin, fragment):
     done = subprocess.run([sys.executable, "-m", "probe_lib", *argv], input=stdin, capture_output=True, timeout=60)
     assert_input_error(done.returncode, done.stdout.decode(), done.stderr.decode())
     assert fragment in done.stderr.decode()
+
+
+# -- scenario files: every construct YAML offers beyond JSON, through the real `probe-lib run` --------------------
+
+#: One file per construct; each must be refused before any runner starts, naming the file, scenario and field.
+YAML_CONSTRUCTS = {
+    "binary": ("    instructions: !!binary aGVsbG8=\n", "field 'instructions': the YAML tag !!binary"),
+    "explicit date": ("    instructions: !!timestamp 2020-01-01\n", "field 'instructions': the YAML tag !!timestamp"),
+    "set": ("    activeTools: !!set {a, b}\n", "field 'activeTools': the YAML tag !!set"),
+    "local tag": ("    maxSteps: !mine 1\n", "field 'maxSteps': the YAML tag !mine"),
+    "list as key": ("    toolsets:\n      ? [a, b]\n      : [c]\n", "field 'toolsets': a mapping key must be text"),
+    "alias to a list as key": (
+        "    activeTools: &k [a]\n    toolsets: {*k : [c]}\n",
+        "field 'toolsets': a mapping key must be text, not a list",
+    ),
+    "mapping as key": ("    toolsets: {{a: 1}: [c]}\n", "field 'toolsets': a mapping key must be text"),
+    "deep block nesting": (
+        "    replies:\n      " + "- " * 3000 + "x\n",  # a sequence in a sequence …, block style
+        "field 'replies[0][0][0][0][0][0][0]…': nested more than 64 levels deep",
+    ),
+    "deep flow nesting": (
+        "    activeTools: " + "[" * 5000 + "]" * 5000 + "\n",
+        "field 'activeTools[0][0][0][0][0][0][0]…': nested",
+    ),
+    "alias in its own anchor": ("    activeTools: &loop [*loop]\n", "field 'activeTools[0]': an alias inside its own"),
+    "number past the digit limit": ("    maxSteps: " + "7" * 5000 + "\n", "field 'maxSteps': a number of 5,000 digits"),
+    "nan": ("    timeoutMs: .nan\n", "field 'timeoutMs': .nan is not a JSON number"),
+    "key given twice": ("    method: stream\n    method: generate\n", "field 'method' is given twice"),
+}
+
+
+@pytest.mark.parametrize("construct", YAML_CONSTRUCTS, ids=str)
+def test_the_real_run_refuses_each_yaml_construct_in_one_line(construct, tmp_path):
+    body, fragment = YAML_CONSTRUCTS[construct]
+    path = tmp_path / "mine.yaml"
+    path.write_text("scenarios:\n  - name: mine\n" + body, encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "run", str(path), "--json"], capture_output=True, timeout=60
+    )
+    assert_input_error(done.returncode, done.stdout.decode(), done.stderr.decode())
+    assert f"{path}: scenario 'mine' (number 1): {fragment}" in done.stderr.decode()
+
+
+#: Nine levels of nine aliases each: 49 lines that PyYAML, which shares an alias's node, reads in an instant, and
+#: that any walk copying each alias where it is used (jsonschema, json.dumps, an error message) expands to 9**9.
+BILLION_LAUGHS = (
+    "l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
+    + "".join(f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]\n" for n in range(1, 9))
+    + "scenarios:\n  - name: laughs\n    replies: [{tool_calls: [{name: a, arguments: {laughs: *l8}}]}]\n"
+)
+#: Address space for the refusing process: room for the kit's imports, not for the bomb's expansion.
+BOMB_MEMORY = 1 << 30
+BOMB_SECONDS = 60
+
+
+def _limited(command: list[str]) -> subprocess.CompletedProcess:
+    """``command`` under :data:`BOMB_MEMORY` of address space and :data:`BOMB_SECONDS` of CPU time."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (BOMB_MEMORY, BOMB_MEMORY))
+        resource.setrlimit(resource.RLIMIT_CPU, (BOMB_SECONDS, BOMB_SECONDS))
+
+    return subprocess.run(command, capture_output=True, preexec_fn=limit, timeout=BOMB_SECONDS * 2)
+
+
+def test_an_alias_bomb_is_refused_in_bounded_memory_and_time_and_never_expanded(tmp_path):
+    path = tmp_path / "laughs.yaml"
+    path.write_text(BILLION_LAUGHS, encoding="utf-8")
+    done = _limited([sys.executable, "-m", "probe_lib", "run", str(path), "--json"])
+    assert_input_error(done.returncode, done.stdout.decode(), done.stderr.decode())
+    assert "its aliases expand to more than 500,000 values" in done.stderr.decode()
+    # The counterfactual: the limits bite. Expanding the same file, as a plain safe_load + json.dumps does, fails.
+    expand = "import json, sys, yaml; json.dumps(yaml.safe_load(open(sys.argv[1])))"
+    naive = _limited([sys.executable, "-c", expand, str(path)])
+    assert naive.returncode != 0 and b"MemoryError" in naive.stderr, naive.stderr[-500:]
+
+
+def test_yaml_dates_are_text_and_anchors_are_shared_not_refused(tmp_path):
+    """What YAML 1.1 reads as a date is the text a user wrote (JSON has no dates); an anchor used a few times is
+    the kit's own catalogue's habit and stays allowed."""
+    text = (
+        "scenarios:\n  - name: 2020-01-01\n    tools: &mine [{key: a, id: 2020-01-01T10:00:00}]\n"
+        "    replies: [{tool_calls: [{name: a, arguments: {when: 2020-01-01}}]}]\n  - {name: b, tools: *mine}\n"
+    )
+    first, second = scenario_files.parse(text)
+    assert first.name == "2020-01-01" and first.tools[0].id == "2020-01-01T10:00:00"
+    assert first.replies[0].calls[0].arguments == {"when": "2020-01-01"}
+    assert second.tools == first.tools
+
+
+JSON_JUNK = {
+    "NaN": ('{"scenarios": [{"name": "j", "timeoutMs": NaN}]}', "holds NaN, which is not a JSON number"),
+    "overflow": ('{"scenarios": [{"name": "j", "timeoutMs": 1e999}]}', "holds 1e999, which is not a JSON number"),
+    "deep": ('{"scenarios": ' + "[" * 5000 + "]" * 5000 + "}", "nests arrays or objects too deeply"),
+    "long number": ('{"scenarios": [{"name": "j", "maxSteps": ' + "7" * 5000 + "}]}", "holds a number the kit"),
+}
+
+
+@pytest.mark.parametrize("junk", JSON_JUNK, ids=str)
+def test_the_real_run_refuses_json_junk_in_one_line(junk, tmp_path):
+    text, fragment = JSON_JUNK[junk]
+    path = tmp_path / "mine.json"
+    path.write_text(text, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "probe_lib", "run", str(path)], capture_output=True, timeout=60)
+    assert_input_error(done.returncode, done.stdout.decode(), done.stderr.decode())
+    assert f"{path} {fragment}" in done.stderr.decode()
+
+
+# -- the standard streams: closed, empty, full ---------------------------------------------------------------
+
+
+def _with_closed(descriptor: int):
+    """A ``preexec_fn`` starting the child without ``descriptor``, as a shell's ``0<&-`` or ``>&-`` does."""
+    return lambda: os.close(descriptor)
+
+
+@pytest.mark.parametrize("command", [["normalise"], ["normalise", "--json"], ["probe", "--json"]])
+def test_a_command_reading_stdin_says_when_stdin_is_closed_or_empty(command):
+    base = [sys.executable, "-m", "probe_lib", *command]
+    closed = subprocess.run(base, capture_output=True, preexec_fn=_with_closed(0), timeout=60)
+    assert_input_error(closed.returncode, closed.stdout.decode(), closed.stderr.decode())
+    assert "stdin is closed; give the keys as arguments" in closed.stderr.decode()
+    empty = subprocess.run(base, stdin=subprocess.DEVNULL, capture_output=True, timeout=60)
+    assert_input_error(empty.returncode, empty.stdout.decode(), empty.stderr.decode())
+    assert "stdin is empty; give the keys as arguments" in empty.stderr.decode()
+
+
+def test_a_command_that_prints_refuses_a_closed_stdout_before_any_work():
+    command = [sys.executable, "-m", "probe_lib", "normalise", "a"]
+    done = subprocess.run(command, stderr=subprocess.PIPE, preexec_fn=_with_closed(1), timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        "probe-lib normalise: stdout is closed; give it a file, or /dev/null to discard what the command prints\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin"),
+    [
+        (["normalise", "a"], b""),  # a few lines, still in the buffer when the command returns
+        (["normalise", "--json"], json.dumps([[f"k.{n}" for n in range(20)]] * 500).encode()),  # past the buffer
+        (["versions"], b""),
+        (["--help"], b""),
+    ],
+    ids=lambda value: str(value)[:20],
+)
+def test_a_full_stdout_is_one_line_and_exit_1(argv, stdin):
+    with open("/dev/full", "wb") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "probe_lib", *argv], input=stdin, stdout=full, stderr=subprocess.PIPE, timeout=60
+        )
+    assert done.returncode == 1
+    assert done.stderr.decode().endswith(": cannot write to stdout: No space left on device\n")
+    assert done.stderr.decode().count("\n") == 1, done.stderr.decode()[-2000:]
+
+
+# -- generated YAML scenario files ---------------------------------------------------------------------------
+
+#: Scalars YAML 1.1 reads as something other than text, tags, indicators, escapes and numbers past every limit.
+odd_scalars = st.one_of(
+    st.sampled_from(
+        [
+            "2020-01-01",
+            "2001-12-14t21:59:43.10-05:00",
+            "yes",
+            "No",
+            "off",
+            "~",
+            "null",
+            ".nan",
+            "-.inf",
+            "0x1F",
+            "0o17",
+            "0b101",
+            "1_000",
+            "190:20:30",
+            "1e400",
+            "=",
+            "<<",
+            "'q''s'",
+            '"\\ud800"',
+            '"a\\x00b"',
+            "!!binary aGVsbG8=",
+            "!!timestamp 2020-01-01",
+            "!!str 42",
+            "!!int 7",
+            "!!float 1",
+            "!!bool yes",
+            "!!python/object/apply:os.system [true]",
+            "!mine x",
+            "!!null ''",
+            "7" * 5000,
+            "-",
+            "?",
+            "*nowhere",
+        ]
+    ),  # fmt: skip
+    st.text(alphabet="ab7:-?[]{},#&*!|>'\"%@` .\t\\", max_size=12),
+    js_strings(max_size=6).map(lambda text: json.dumps(text)),  # a double-quoted string with any escape
+)
+#: A YAML node in flow style, on one line: collections, anchors and aliases, tags, complex keys, deep nesting.
+yaml_nodes = st.recursive(
+    odd_scalars,
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=4).map(lambda items: "[" + ", ".join(items) + "]"),
+        st.lists(st.tuples(inner, inner), max_size=3).map(
+            lambda pairs: "{" + ", ".join(f"{key}: {value}" for key, value in pairs) + "}"
+        ),
+        st.tuples(st.integers(0, 3), inner).map(lambda parts: f"&a{parts[0]} {parts[1]}"),
+        st.integers(0, 3).map(lambda number: f"*a{number}"),
+        st.tuples(st.sampled_from(["!!set", "!!omap", "!!pairs", "!!map", "!!seq", "!!str", "!x"]), inner).map(
+            " ".join
+        ),
+    ),
+    max_leaves=10,
+) | st.integers(50, 3000).map(lambda depth: "[" * depth + "]" * depth)
+#: Anchors defined before the scenarios: nine levels of ``width`` aliases each, from a handful of values to a bomb.
+alias_levels = st.tuples(st.integers(0, 9), st.integers(1, 9)).map(
+    lambda shape: "".join(
+        f"d{n}: &d{n} [{', '.join([f'*d{n - 1}' if n else 'lol'] * shape[1])}]\n" for n in range(shape[0])
+    )
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    aliases=alias_levels,
+    field=st.sampled_from([*scenario_files.FIELDS, "name", "other"]),
+    value=yaml_nodes | st.integers(0, 9).map(lambda level: f"*d{level}"),
+)
+def test_generated_yaml_scenario_files_end_in_one_line_naming_the_file(aliases, field, value):
+    """Whatever a scenario holds, reading the file ends in one line naming it, before any runner starts (the last
+    scenario is always invalid, so no example reaches a runner)."""
+    text = f"{aliases}scenarios:\n  - name: mine\n    {field}: {value}\n  - {{name: last, maxSteps: 0}}\n"
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "mine.yaml"
+        path.write_text(text, encoding="utf-8", errors="surrogatepass")
+        code, stdout, stderr = run_main(["run", str(path), "--json"])
+    assert_input_error(code, stdout, stderr)
+    assert stderr.startswith(f"probe-lib run: {path}"), stderr

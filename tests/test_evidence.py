@@ -11,13 +11,13 @@ import nbformat
 
 from probe_lib.claims import ledger
 from probe_lib.core import paths
-from probe_lib.study import evidence
+from probe_lib.study import evidence, sources
 
 WITHOUT_NODE = {**os.environ, "PATH": os.path.dirname(sys.executable)}  # Node.js really absent
 
 
 def test_recorded_evidence_says_so_as_it_starts_and_in_its_verdicts(capsys):
-    ev = evidence.gather("1.67.0", "recorded")
+    ev = evidence.gather("1.67.0", sources.RECORDED)
     printed = capsys.readouterr().out
     assert printed.startswith("Reading RECORDED outcomes of @mastra/core 1.0.4, 1.67.0, 1.71.0 from data/captures/")
     assert ev.source == "recorded" and ev.label == "@mastra/core 1.67.0, recorded"
@@ -26,7 +26,10 @@ def test_recorded_evidence_says_so_as_it_starts_and_in_its_verdicts(capsys):
 
 
 def test_without_node_a_live_request_falls_back_with_a_banner_naming_the_parameter():
-    code = "from probe_lib.study import evidence; ev = evidence.gather('1.67.0', 'live'); print('SOURCE', ev.source)"
+    code = (
+        "from probe_lib.study import evidence, sources; "
+        "ev = evidence.gather('1.67.0', sources.LIVE); print('SOURCE', ev.source)"
+    )
     done = subprocess.run([sys.executable, "-c", code], env=WITHOUT_NODE, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "RECORDED, NOT LIVE: Node.js or the pinned @mastra/core is missing here" in done.stdout

@@ -12,6 +12,8 @@ import nbformat
 import pytest
 
 from probe_lib.present import report
+from probe_lib.study import sources
+from probe_lib.study.provenance import Provenance
 from probe_lib.teach import exercises, solutions
 
 NAMES = list(exercises.EXERCISES)
@@ -44,14 +46,14 @@ def test_every_exercise_has_a_solution_and_a_wrong_answer():
 
 @pytest.mark.parametrize("name", NAMES)
 def test_the_placeholder_is_not_answered_yet(name):
-    checked = exercises.EXERCISES[name][1](None, exercises.ARTICLE, "live")
+    checked = exercises.EXERCISES[name][1](None, exercises.ARTICLE, sources.LIVE)
     assert checked.state == "not answered yet" and "replace None" in checked.why and not checked.right
 
 
 @pytest.mark.node
 @pytest.mark.parametrize("name", NAMES)
 def test_the_solution_passes_its_check_on_the_real_package(name, node_modules):
-    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], exercises.ARTICLE, "live")
+    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], exercises.ARTICLE, sources.LIVE)
     assert checked.right, str(checked)
     assert "live" in checked.measured_on, "with Node.js installed the check measures the real package"
 
@@ -60,14 +62,14 @@ def test_the_solution_passes_its_check_on_the_real_package(name, node_modules):
 @pytest.mark.parametrize("name", NAMES)
 def test_a_wrong_answer_fails_its_check_and_says_why(name, node_modules):
     answer, phrase = WRONG[name]
-    checked = exercises.EXERCISES[name][1](answer, exercises.ARTICLE, "live")
+    checked = exercises.EXERCISES[name][1](answer, exercises.ARTICLE, sources.LIVE)
     assert checked.state == "wrong", str(checked)
     assert phrase in checked.why, str(checked)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_without_node_the_check_says_what_it_fell_back_to(name):
-    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], exercises.ARTICLE, "recorded")
+    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], exercises.ARTICLE, sources.RECORDED)
     assert checked.right, str(checked)
     assert "live" not in checked.measured_on and checked.measured_on
 
@@ -100,6 +102,6 @@ def test_each_exercise_sits_in_its_notebook_with_the_placeholder():
 
 def test_a_report_measured_from_recordings_keeps_its_checks_off_the_live_package(tmp_path):
     """``reproduce --recorded`` promised not to run Node: its notebooks' checks fall back as well, and say so."""
-    assert report.measure_all(tmp_path, live=False) == "recorded"
-    checked = exercises.key_for_the_id("get-weather", exercises.ARTICLE, str(tmp_path))
+    assert report.measure_all(tmp_path, sources.RECORDED) is Provenance.RECORDED
+    checked = exercises.key_for_the_id("get-weather", exercises.ARTICLE, sources.parse(str(tmp_path)))
     assert checked.right and "Python model" in checked.measured_on

@@ -155,7 +155,7 @@ def test_sources_list_the_model_and_every_pinned_version_live():
     start = labels.index(MODEL)
     assert labels[start : start + 4] == [MODEL, "@mastra/core 1.0.4, live", LIVE_1_67, "@mastra/core 1.71.0, live"]
     others = [adapters.get(name) for name in adapters.names() if name != "mastra"]
-    assert len(labels) == 4 + sum(len(a.versions()) + (a.name_rule is not None) for a in others), (
+    assert len(labels) == 4 + sum(len(a.versions()) + (a.name_rule() is not None) for a in others), (
         "every framework's pins"
     )
     with pytest.raises(explorer.InputError, match="choose one of"):

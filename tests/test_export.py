@@ -223,11 +223,11 @@ def _names_sent(request: dict) -> list[str]:
 def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
     """The matrix recording carries its probes, so a probe named like a catalogue scenario (length-64) keeps its
     keys."""
-    from probe_lib.analysis import matrix
     from probe_lib.inputs import scenario_files
+    from probe_lib.study import matrix_recording
 
-    document = json.loads(matrix.RECORDING.read_text(encoding="utf-8"))
-    assert document["scenarios"] == scenario_files.to_document(matrix.recorded_scenarios()), (
+    document = json.loads(matrix_recording.RECORDING.read_text(encoding="utf-8"))
+    assert document["scenarios"] == scenario_files.to_document(matrix_recording.recorded_scenarios()), (
         "frameworks.json's scenarios are stale: `probe-lib record --frameworks` rewrites them"
     )
     keys = {entry["name"]: entry["tools"] for entry in document["scenarios"]["scenarios"]}

@@ -16,10 +16,11 @@ from dataclasses import replace
 
 import pytest
 
-from probe_lib.analysis import matrix, permissions
 from probe_lib.claims import frameworks, ledger
 from probe_lib.claims.verdict import MASTRA, Verdict
+from probe_lib.study import matrix_runs, permission_runs
 from probe_lib.study.evidence import Evidence
+from probe_lib.study.sources import RECORDED, Recorded
 
 #: Claims that a framework sends keys as given: refuted when it behaves like LlamaIndex.
 VERBATIM_CLAIMS = {"X01", "X03", "X04", "X05", "X06", "X07"}
@@ -27,14 +28,14 @@ VERBATIM_CLAIMS = {"X01", "X03", "X04", "X05", "X06", "X07"}
 OTHER_CLAIMS = {"X02", "X08", "X09", "X10", "X11", "X13", "X14", "X15", "X16", "X17", "X18", "X19", "X20", "X21"}
 OTHER_CLAIMS |= {"X22", "X23", "X24", "X25", "X26", "X27"}
 ALONE = "X12"
-#: The Claude Agent SDK's list claims, read off its list probes (probe_lib.analysis.permissions).
+#: The Claude Agent SDK's list claims, read off its list probes (probe_lib.study.permission_runs).
 LIST_CLAIMS = {"X28": "allowedTools", "X29": "disallowedTools", "X30": "subagent tools"}
 LINE = "X31"
 
 
 @pytest.fixture(scope="module")
 def by_target():
-    return matrix.by_target(matrix.read() + permissions.read())
+    return matrix_runs.by_target(RECORDED.matrix() + RECORDED.list_probes())
 
 
 def _target(by_target, framework: str) -> str:
@@ -108,7 +109,7 @@ def test_a_list_claim_is_refuted_when_another_spelling_acts_like_the_wire_name(c
     claude = by_target[_target(by_target, "claude-agent-sdk")]
     assert _judge(claim_id, claude, by_target).status == "confirmed"
     verdict = _judge(claim_id, _swapped(claude, LIST_CLAIMS[claim_id], spelling), by_target)
-    assert verdict.status == "refuted" and permissions.SPELLINGS[spelling] in verdict.evidence, verdict
+    assert verdict.status == "refuted" and permission_runs.SPELLINGS[spelling] in verdict.evidence, verdict
 
 
 def test_the_line_claim_is_refuted_by_a_list_that_takes_the_key_or_a_mastra_that_forces_a_tool_it_sends(by_target):
@@ -119,3 +120,17 @@ def test_the_line_claim_is_refuted_by_a_list_that_takes_the_key_or_a_mastra_that
     forcing_its_tool = {**by_target[mastra], "dot+forced": by_target[_target(by_target, "openai")]["dot+forced"]}
     verdict = _judge(LINE, claude, {**by_target, mastra: forcing_its_tool})
     assert verdict.status == "refuted" and mastra in verdict.evidence, verdict
+
+
+class _WithoutLists(Recorded):
+    """The recordings, less the list probes."""
+
+    def list_probes(self) -> list:
+        return []
+
+
+def test_the_framework_ledger_judges_the_list_claims_on_the_list_probes_its_source_gives():
+    table = ledger.framework_ledger(RECORDED.matrix(), RECORDED).set_index("claim")
+    assert (table.loc[sorted([*LIST_CLAIMS, LINE]), "status"] == "confirmed").all(), table
+    without = ledger.framework_ledger(RECORDED.matrix(), _WithoutLists()).set_index("claim")
+    assert (without.loc[sorted([*LIST_CLAIMS, LINE]), "status"] == "failed").all(), without

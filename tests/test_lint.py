@@ -84,6 +84,19 @@ def test_refused_names_say_why_for_the_chosen_provider() -> None:
     assert lint_body(body, get_rule("gemini"), name_rule=RULE) == []
 
 
+def test_a_refusal_where_the_providers_sources_conflict_says_so() -> None:
+    """Anthropic's docs say 64, its live errors 128: a 100-character name is refused under the one and accepted
+    under the other, and the finding names both instead of settling it; a 200-character one breaks both."""
+    body = chat_body(["a" * 100, "b" * 200])
+    long, longer = lint_body(body, get_rule("anthropic"))
+    assert "anthropic/observed would accept it: anthropic's sources conflict" in long.message
+    assert "conflict" not in longer.message
+    # Under the observed rule the 100-character name passes; a superseded rule points at the current one.
+    assert [f.name for f in lint_body(body, get_rule("anthropic", "observed"))] == ["b" * 200]
+    (legacy, _) = lint_body(body, get_rule("gemini", "legacy"))
+    assert "the current gemini/documented would accept it" in legacy.message
+
+
 def test_a_choice_with_no_rewrite_among_the_tools_gets_no_suggestion() -> None:
     (finding,) = lint_body(chat_body(["alpha"], "beta"), OPENAI, name_rule=RULE)
     assert finding.code == "choice-not-in-tools" and finding.suggestion is None

@@ -52,6 +52,6 @@ def test_naming_reads_the_measurement(measured):
 
 
 def test_the_recording_covers_every_mcp_tool_set_of_the_corpus():
-    recorded = mcp.load("recorded")
+    recorded = mcp.load(live=False)
     assert sorted(recorded["record"]) == sorted(mcp.tool_sets(corpus.load_corpus()))
     assert recorded["client keys"].map(len).sum() == corpus.EXPECTED_MCP_ROWS

@@ -8,18 +8,18 @@ chains and executions, never from the helpers' own output. 1.0.4 is the version 
 from __future__ import annotations
 
 import json
-import re
 
 import pandas as pd
 import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.analysis import measured
-from probe_lib.study import evidence
+from probe_lib.present import charts
+from probe_lib.study import sources
 from probe_lib.study.evidence import Evidence
 
 VERSIONS = mastra.ADAPTER.versions()
-BY_VERSION = {version: evidence.measure(version, "recorded") for version in VERSIONS}
+BY_VERSION = {version: sources.RECORDED.catalogue(version) for version in VERSIONS}
 EVIDENCE = {version: Evidence(version, BY_VERSION[version], BY_VERSION) for version in VERSIONS}
 
 CHOICES = [
@@ -93,31 +93,6 @@ def test_letter_run_shows_the_shape_of_a_long_key_so_a_lost_character_shows():
 # -- 01 ---------------------------------------------------------------------------------------------------------
 
 
-@by_version
-def test_three_names_are_the_ones_in_the_captured_request(version):
-    outcome = EVIDENCE[version]["key-not-id"]
-    body = outcome.requests[0]
-    shown = measured.three_names(outcome)
-    assert shown["name in the request's tools"] == names_sent(body)[0] == "search_web"
-    assert shown["system prompt sent"] == body["messages"][0]["content"] == outcome.scenario.instructions
-    assert shown["tool_choice sent"] == body["tool_choice"]
-    assert shown["registered key"] == "search.web" and shown["tool id (createTool)"] == "get-weather"
-
-
-@by_version
-def test_key_id_wire_pairs_the_docs_keys_with_the_names_sent(version):
-    outcome = EVIDENCE[version]["docs-legal-keys"]
-    table = measured.key_id_wire(outcome)
-    sent = names_sent(outcome.requests[0])
-    assert table["name on the wire"].tolist() == sent
-    assert table["registered key"].tolist() == [spec.key for spec in outcome.scenario.tools]
-    assert table["tool id"].tolist() == [spec.id for spec in outcome.scenario.tools]
-    # the i-th name sent stands for the i-th tool: none of these legal keys is rewritten, so none moves
-    assert table["wire = key"].tolist() == [name == spec.key for name, spec in zip(sent, outcome.scenario.tools)]
-    assert table["wire = id"].tolist() == [name == spec.id for name, spec in zip(sent, outcome.scenario.tools)]
-    assert table["wire = key"].all() and not table["wire = id"].any()
-
-
 def test_builtins_on_1_0_4_show_that_none_is_exported_and_none_sent():
     ev = EVIDENCE["1.0.4"]
     assert ev["builtins-by-export"].package["builtins"] == {} and names_sent(first(ev, "builtins-by-export")) == []
@@ -159,7 +134,7 @@ def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_i
             assert grid.loc[row, "registered key"] == ("offered to the model" if key == sent else "not offered")
             assert grid.loc[row, "tool id"] == ("offered to the model" if tool_id == sent else "not offered")
     assert grid.loc["probe: search.web"].tolist() == ["not offered", "not offered", "sent"]
-    assert set(grid.stack()) <= set(measured.OFFERED_COLOURS)
+    assert set(grid.stack()) <= set(charts.OFFERED_COLOURS)
 
 
 # -- 02-04 ------------------------------------------------------------------------------------------------------
@@ -181,15 +156,6 @@ def test_wire_order_labels_runs_of_one_letter(version):
     table = measured.wire_order(outcome, label=measured.letter_run)
     assert table["on the wire (in order)"].tolist() == [f"{n[0]} × {len(n)}" for n in names_sent(outcome.requests[0])]
     assert table["registered (in order)"].tolist() == ["a × 64", "c × 63"]
-
-
-@by_version
-def test_code_units_count_utf16_units_as_javascript_does(version):
-    outcome = EVIDENCE[version]["emoji-key"]
-    shown = measured.code_units(outcome)
-    key = outcome.scenario.tools[0].key
-    assert shown["JavaScript .length"] == len(key.encode("utf-16-le")) // 2 == len(key) + 1
-    assert shown["names on the wire"] == names_sent(outcome.requests[0])
 
 
 @by_version
@@ -218,10 +184,10 @@ def test_outcome_summary_counts_requests_and_shows_the_names_or_the_error(versio
 
 
 @by_version
-def test_error_chain_has_one_row_per_recorded_link(version):
+def test_error_chains_have_one_row_per_recorded_link(version):
     outcome = EVIDENCE[version]["collision-dot-space"]
     assert not outcome.requests  # refused before any request
-    chain = measured.error_chain(outcome)
+    chain = measured.error_chains(EVIDENCE[version], ["collision-dot-space"])
     assert chain["link"].tolist() == list(range(len(outcome.error)))
     assert values(chain["id"]) == [link["id"] for link in outcome.error]
     assert chain["name"].tolist() == [link["name"] for link in outcome.error]
@@ -243,15 +209,6 @@ def test_error_chains_and_their_grid_cover_every_link_of_every_scenario(version)
             assert grid.iloc[ERRORS.index(name), position] == (link["id"] or "no id")
             assert link["message"] in labels.iloc[ERRORS.index(name), position]
     assert labels.loc["proto-key", "its cause"] is None or pd.isna(labels.loc["proto-key", "its cause"])
-
-
-@by_version
-def test_record_and_wire_shows_the_proto_key_kept_by_the_caller_but_not_sent(version):
-    outcome = EVIDENCE[version]["proto-key"]
-    shown = measured.record_and_wire(outcome)
-    assert shown["names on the wire"] == names_sent(outcome.requests[0]) == ["plain"]
-    assert "__proto__" in shown["caller's keys after the turn"]
-    assert shown["errors other than the capture server's 400"] == []
 
 
 # -- 06 ---------------------------------------------------------------------------------------------------------
@@ -295,7 +252,7 @@ def test_lint_findings_flag_exactly_the_requests_forcing_an_absent_tool(version)
     expected = {
         name for name, forced in forcing.items() if forced is not None and forced not in names_sent(first(ev, name))
     }
-    assert measured.flagged(findings) == expected
+    assert set(findings.loc[findings["code"] == "choice-not-in-tools", "scenario"]) == expected
     assert expected == {"choice-by-key", "choice-by-id", "choice-by-key-stream"}
     mismatch = findings[(findings["scenario"] == "choice-by-key") & (findings["code"] == "choice-not-in-tools")]
     assert mismatch["suggestion"].tolist() == names_sent(first(ev, "choice-by-key"))  # the rewritten name
@@ -323,7 +280,7 @@ def test_choice_grid_colours_follow_the_bodies(version):
         assert (grid.loc[name, "lint"] == "no tools to offer") == emptied, "an empty tools list is not clean"
     assert grid.loc["active-tools-by-key", "lint"] == ("clean" if version == "1.0.4" else "no tools to offer")
     assert labels.loc["choice-by-key", "lint"].startswith("choice-not-in-tools")
-    assert set(grid.stack()) <= set(measured.CHOICE_COLOURS)
+    assert set(grid.stack()) <= set(charts.CHOICE_COLOURS)
 
 
 # -- 07 ---------------------------------------------------------------------------------------------------------
@@ -373,39 +330,6 @@ def test_follow_up_lists_the_second_requests_messages_after_prompt_and_user(vers
 
 
 @by_version
-def test_builtin_example_shows_the_offered_names_or_the_missing_export(version):
-    outcome = EVIDENCE[version]["docs-builtin-example"]
-    shown = measured.builtin_example(outcome)
-    if not outcome.requests:
-        assert version == "1.0.4" and "does not export" in shown["no built-ins on this version"]
-        return
-    assert shown["offered to the model"] == names_sent(outcome.requests[0]) == ["submitPlanTool"]
-    assert shown["toolName reported"] == list(outcome.tool_names)
-    assert shown["toolName == 'submit_plan'"] == ("submit_plan" in outcome.tool_names)
-
-
-@by_version
-def test_caller_record_is_unchanged_while_the_request_carries_the_rewrite(version):
-    ev = EVIDENCE[version]
-    names = ["key-not-id", "rewrite-rules", "emoji-key", "integer-keys"]
-    table = measured.caller_record(ev, names)
-    for name in names:
-        assert table.loc[name, "names on the wire"] == names_sent(first(ev, name))
-        assert sorted(ev[name].keys_after) == sorted(spec.key for spec in ev[name].scenario.tools)
-        assert ev[name].ids_after == ev[name].ids_before
-    assert set(table["keys after the turn"]) == set(table["ids after the turn"]) == {"equal"}
-
-
-def test_caller_record_says_not_equal_when_the_record_changed():
-    import dataclasses
-
-    ev = EVIDENCE["1.67.0"]
-    changed = dataclasses.replace(ev["key-not-id"], keys_after=("search_web",), ids_after=("search_web",))
-    table = measured.caller_record(Evidence("1.67.0", {"key-not-id": changed}, {}), ["key-not-id"])
-    assert table.loc["key-not-id", ["keys after the turn", "ids after the turn"]].tolist() == ["NOT equal", "NOT equal"]
-
-
-@by_version
 def test_round_trip_grid_categories_follow_executions_and_replies(version):
     ev = EVIDENCE[version]
     grid, labels = measured.round_trip_grid(ev, ROUND_TRIPS)
@@ -417,64 +341,12 @@ def test_round_trip_grid_categories_follow_executions_and_replies(version):
             "tool result" if outcome.executions else "told the tool was not found" if replies else "turn failed"
         )
         assert all(len(line) <= 30 for line in labels.loc[name, "model got back"].splitlines())
-    assert set(grid.stack()) <= set(measured.ROUND_TRIP_COLOURS)
+    assert set(grid.stack()) <= set(charts.ROUND_TRIP_COLOURS)
 
 
 # -- 08 ---------------------------------------------------------------------------------------------------------
 
 
-def test_version_comparison_against_1_67_0():
-    comparison = measured.version_comparison(EVIDENCE["1.67.0"])
-    assert comparison.baseline == "1.67.0"
-    assert comparison.results.columns.tolist() == list(VERSIONS)
-    for version in VERSIONS:
-        for name in comparison.results.index:
-            assert json.loads(comparison.results.loc[name, version]) == BY_VERSION[version][name].result_json()
-    assert set(comparison.grid["1.67.0"]) == {"baseline (1.67.0)"}
-    # choice-none: 1.0.4 sends the tools with tool_choice "none"; 1.67.0 sends no tools (read from the bodies)
-    old, base = BY_VERSION["1.0.4"]["choice-none"].requests[0], BY_VERSION["1.67.0"]["choice-none"].requests[0]
-    assert (names_sent(old), old["tool_choice"], names_sent(base)) == (["search_web"], "none", [])
-    assert comparison.grid.loc["choice-none", "1.0.4"] == "differs"
-    assert comparison.grid.loc["builtins-by-export", "1.0.4"] == "feature missing"
-    rows = comparison.differences[
-        (comparison.differences["scenario"] == "choice-none") & (comparison.differences["field"] == "names")
-    ]
-    assert rows[["on this version", "on 1.67.0"]].values.tolist() == [[names_sent(old), names_sent(base)]]
-    assert comparison.differing_versions == ["1.0.4"]
-    assert set(comparison.grid.stack()) <= set(comparison.colours)
-
-
-def test_version_comparison_labels_and_highlights():
-    comparison = measured.version_comparison(EVIDENCE["1.71.0"])
-    body = BY_VERSION["1.67.0"]["choice-by-key"].requests[0]
-    assert comparison.labels.loc["choice-by-key", "1.67.0"] == f"{names_sent(body)[0]} -> {forced_in(body)}"
-    assert comparison.labels.loc["collision-dot-space", "1.67.0"] == "collision: search_web"
-    html = comparison.highlighted().to_html()
-    assert len(re.findall(r"row\d+_col\d+", html.split("</style>")[0])) == int((~comparison.same).sum().sum())
-
-
-def test_version_summary_names_each_differing_scenario_with_what_it_sent():
-    comparison = measured.version_comparison(EVIDENCE["1.71.0"])
-    lines = comparison.summary().splitlines()
-    differing = {(row.scenario, row.version) for row in comparison.differences.itertuples()}
-    for scenario, version in differing:
-        body = BY_VERSION[version][scenario].requests
-        line = next(line for line in lines if line.startswith(f"  {scenario}:"))
-        if body:
-            assert (", ".join(names_sent(body[0])) or "no tools") in line
-    assert any(line.startswith("1.67.0: the baseline") for line in lines)
-    untouched = [v for v in VERSIONS if v != "1.67.0" and v not in {v for _s, v in differing}]
-    for version in untouched:
-        count = len(BY_VERSION[version])
-        assert f"{version}: {count} of {count} scenarios behave as on 1.67.0; 0 differ" in lines
-
-
-def test_collision_message_is_whole_with_both_ids():
-    outcome = BY_VERSION["1.67.0"]["collision-dot-space"]
-    text = measured.collision_message(outcome)
-    assert outcome.error[0]["message"] in text and outcome.error[0]["message"].endswith("collision.")
-    assert f"the caller catches: {outcome.error[0]['id']}" in text
-    assert "id of its cause:                    none" in text and "search_web" in text
 
 
 # -- 09 ---------------------------------------------------------------------------------------------------------
@@ -513,13 +385,9 @@ def test_remedy_outcomes_follow_the_bodies(version):
 
 
 @by_version
-def test_lint_summary_and_remedy_grid(version):
+def test_remedy_grid(version):
     ev = EVIDENCE[version]
-    summary = measured.lint_summary(ev, REMEDY_PAIRS)
-    assert summary["scenario"].tolist() == [name for name in REMEDY_PAIRS if ev[name].requests]
-    assert summary.set_index("scenario").loc["remedy-choice-by-key", "findings"] == "none"
-    assert "mismatch: choice-not-in-tools" in summary.set_index("scenario").loc["choice-by-key", "findings"]
     grid, labels = measured.remedy_grid(ev, REMEDY_PAIRS)
     assert grid.loc["collision-dot-space", "tools sent"] == "nothing sent"
     assert labels.loc["remedy-choice-by-key", "tools sent"] == "\n".join(names_sent(first(ev, "remedy-choice-by-key")))
-    assert set(grid.stack()) <= set(measured.REMEDY_COLOURS)
+    assert set(grid.stack()) <= set(charts.REMEDY_COLOURS)

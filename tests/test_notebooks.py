@@ -74,8 +74,8 @@ DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
 def test_notebook_is_thin(path):
-    """Logic lives in probe_lib (tables of measured outcomes in probe_lib.analysis.measured): no function or class
-    definitions and no lambdas in notebooks, and short cells."""
+    """Logic lives in probe_lib (the tables several notebooks share in probe_lib.analysis.measured; a view of a few
+    lines of pandas in the cell that shows it): no function or class definitions and no lambdas, and short cells."""
     notebook = nbformat.read(path, as_version=4)
     for cell in notebook.cells:
         if cell.cell_type != "code":

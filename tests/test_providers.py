@@ -14,6 +14,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from probe_lib.core.errors import InputError
+from probe_lib.providers import name_rules
 from probe_lib.providers.name_rules import COLUMNS, check_name, get_rule, load_rules, provider_names, rules, variants
 
 #: Names drawn from legal characters plus the separators and oddities real keys carry.
@@ -41,6 +42,8 @@ def test_every_rule_has_a_source_and_a_read_date() -> None:
     for rule in rules():
         assert rule.source and rule.note, rule.label
         assert rule.date_read.year >= 2026, rule.label
+        text = rule.source + rule.note
+        assert "research" not in text and "../shared" not in text, f"{rule.label} cites notes no reader has"
 
 
 def test_default_variant_is_documented_where_there_is_one() -> None:
@@ -74,12 +77,21 @@ def test_gemini_refuses_a_leading_digit_that_openai_accepts() -> None:
     assert check_name("_1password", "gemini") == []
 
 
+def test_conflicting_sources_are_listed_not_settled() -> None:
+    conflicts = name_rules.conflicts()
+    # Anthropic: docs and live errors say {1,64}; other live errors say {1,128}.
+    assert conflicts["anthropic"] == {"documented": 64, "observed": 128}
+    # An older rule the provider replaced is not a conflict: Gemini's older 64, Mistral's older API, Bedrock's
+    # older service model.
+    assert "gemini" not in conflicts and "mistral" not in conflicts and "bedrock" not in conflicts
+
+
 def test_the_variants_disagree_where_docs_and_errors_do() -> None:
     name_100 = "a" * 100
     assert check_name(name_100, "anthropic") != []
     assert check_name(name_100, "anthropic", "observed") == []
     assert check_name(name_100, "gemini", "documented") == []
-    assert check_name(name_100, "gemini", "observed") != []
+    assert check_name(name_100, "gemini", "legacy") != []
     assert check_name("get-item", "bedrock") == []
     assert check_name("get-item", "bedrock", "legacy") != []
     assert check_name("a.b", "mistral", "observed") == []
@@ -103,7 +115,7 @@ def test_an_empty_name_is_refused_everywhere() -> None:
 
 
 def test_a_name_listing_several_faults_reports_each() -> None:
-    reasons = check_name("9" + "é" * 70, "gemini", "observed")
+    reasons = check_name("9" + "é" * 70, "gemini", "legacy")
     assert len(reasons) == 3  # length, first character, character set
 
 
@@ -117,7 +129,7 @@ SOURCE_REGEXES = [
     ("anthropic", "observed", r"^[a-zA-Z0-9_-]{1,128}$"),
     # Gemini prose: "Must start with a letter or an underscore ... underscores, dots, colons and dashes"
     ("gemini", "documented", r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,127}$"),
-    ("gemini", "observed", r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$"),
+    ("gemini", "legacy", r"^[a-zA-Z_][a-zA-Z0-9_.:-]{0,63}$"),
     # Bedrock API reference "Pattern: [a-zA-Z0-9_-]+", 1..64; botocore ToolName "[a-zA-Z][a-zA-Z0-9_]*", 1..64
     ("bedrock", "documented", r"^[a-zA-Z0-9_-]{1,64}$"),
     ("bedrock", "legacy", r"^(?=.{1,64}$)[a-zA-Z][a-zA-Z0-9_]*$"),
@@ -159,19 +171,21 @@ def test_unknown_provider_and_variant_say_what_exists() -> None:
         check_name("x", "openai", "live")
 
 
-GOOD_ROW = "openai,documented,[a-z],,[a-z]+,64,somewhere,docs,2026-11-30,a note"
+GOOD_ROW = "openai,documented,documented,[a-z],,[a-z]+,64,somewhere,docs,,,2026-11-30,a note"
 
 
 @pytest.mark.parametrize(
     ("row", "complaint"),
     [
-        ("openai,documented,[a-z],,[a-z+,64,somewhere,docs,2026-11-30,n", "not a valid regex"),
-        ("openai,documented,[a-z],,[a-z]+,-3,somewhere,docs,2026-11-30,n", "max_length"),
-        ("openai,documented,[a-z],,[a-z]+,64,somewhere,blog,2026-11-30,n", "source_kind"),
-        ("openai,documented,[a-z],,[a-z]+,64,somewhere,docs,30/11/2026,n", "date_read"),
-        ("OpenAI,documented,[a-z],,[a-z]+,64,somewhere,docs,2026-11-30,n", "lower-case"),
-        ("openai,documented,a-z,,[a-z]+,64,somewhere,docs,2026-11-30,n", "character class"),
-        ("openai,documented,[a-z],,[a-z]+,64,somewhere,docs,2026-11-30,n,extra", "fields"),
+        ("openai,documented,documented,[a-z],,[a-z+,64,somewhere,docs,,,2026-11-30,n", "not a valid regex"),
+        ("openai,documented,documented,[a-z],,[a-z]+,-3,somewhere,docs,,,2026-11-30,n", "max_length"),
+        ("openai,documented,documented,[a-z],,[a-z]+,64,somewhere,blog,,,2026-11-30,n", "source_kind"),
+        ("openai,documented,documented,[a-z],,[a-z]+,64,somewhere,docs,,,30/11/2026,n", "date_read"),
+        ("OpenAI,documented,documented,[a-z],,[a-z]+,64,somewhere,docs,,,2026-11-30,n", "lower-case"),
+        ("openai,documented,documented,a-z,,[a-z]+,64,somewhere,docs,,,2026-11-30,n", "character class"),
+        ("openai,documented,documented,[a-z],,[a-z]+,64,somewhere,docs,,,2026-11-30,n,extra", "fields"),
+        ("openai,documented,stated,[a-z],,[a-z]+,64,somewhere,docs,,,2026-11-30,n", "basis"),
+        ("openai,documented,documented,[a-z],,[a-z]+,64,somewhere,docs,openai,,2026-11-30,n", "package_version"),
         (GOOD_ROW + "\n" + GOOD_ROW, "appears twice"),
     ],
 )

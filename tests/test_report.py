@@ -22,6 +22,8 @@ from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.present import browser as kit_browser
 from probe_lib.present import report, safe_folder
+from probe_lib.study import sources
+from probe_lib.study.provenance import Provenance
 
 #: Notebooks that draw in HTML (the explorer's SVG) rather than matplotlib figures.
 INTERACTIVE = {"11-explorer"}
@@ -31,12 +33,12 @@ INTERACTIVE = {"11-explorer"}
 def live_report(tmp_path_factory, node_modules):
     """The teacher's report: every exercise answered with its solution (the learner's, unanswered, runs below).
     It gets a folder of its own, so a test can check that nothing was left beside the report."""
-    return report.reproduce(tmp_path_factory.mktemp("reproduce") / "report", live=True, solved=True)
+    return report.reproduce(tmp_path_factory.mktemp("reproduce") / "report", sources.LIVE, solved=True)
 
 
 @pytest.mark.node
 def test_every_notebook_executes_on_the_live_measurement(live_report):
-    assert live_report.source == "live"
+    assert live_report.source is Provenance.LIVE
     assert [run.notebook for run in live_report.runs] == [path.name for path in report.notebooks()]
     assert not live_report.failed, report.summary(live_report)
 

@@ -54,6 +54,10 @@ def _catalogue_as_python() -> list[Scenario]:
         Scenario("builtins-by-export", all_builtins="export"),
         Scenario("builtins-by-id", all_builtins="id"),
         Scenario("rewrite-rules", tools=tools(*awkward)),
+        Scenario(
+            "legal-keys-interleaved",
+            tools=tools("x.one", "alpha", "two words", "beta-2", "ns:read", "Gamma_3", "last.key", "omega"),
+        ),
         Scenario("single-rewrite", tools=(weather,)),
         Scenario("emoji-key", tools=tools("weather😀", "plain")),
         Scenario("unicode-keys", tools=tools("caf\u00e9", "a\u00b7b", "weather\U0001f600")),
@@ -221,7 +225,11 @@ MALFORMED = {
         "scenario 'first' (number 3): field 'name'",
         "duplicate name, scenario number 1 has it already",
     ),
-    "field given twice": (GOOD + "    tools: [c]\n", "not valid YAML at line 4", "field 'tools' is given twice"),
+    "field given twice": (
+        GOOD + "    tools: [c]\n",
+        "scenario 'first' (number 1): field 'tools' is given twice in one mapping",
+        "(line 4)",
+    ),
     "no scenarios": ("description: nothing\n", "'scenarios' is a required property", ""),
     "unknown top field": (GOOD + "senarios: []\n", "field 'senarios'", "unknown field; known: description, scenarios"),
     "empty name": ("scenarios:\n  - name: ''\n", "field 'name'", "should be non-empty"),
@@ -257,7 +265,7 @@ def test_a_malformed_json_file_is_one_line_too(tmp_path):
     ):
         scenario_files.load(path)
     path.write_text('{"scenarios": [', encoding="utf-8")
-    with pytest.raises(InputError, match=r"mine\.json: not valid JSON at line 1"):
+    with pytest.raises(InputError, match=r"mine\.json is not JSON \(Expecting value at line 1"):
         scenario_files.load(path)
 
 

@@ -6,14 +6,15 @@ one 0.x after it and one 1.x, and must equal the committed ``data/version_timeli
 
 from __future__ import annotations
 
+import json
 import math
 import subprocess
 import sys
 
 import pytest
 
-from probe_lib.adapters import linkstore
-from probe_lib.adapters.mastra import versions
+from probe_lib.adapters import linkstore, mastra
+from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.analysis import timeline
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
@@ -50,9 +51,45 @@ def test_probe_with_an_unknown_version_is_one_line_and_exit_2():
     assert len(done.stderr.strip().splitlines()) == 1 and "probe-lib versions" in done.stderr
 
 
+#: Ranges that select no version, each with what the one line must say; neither command may start measuring.
+IMPOSSIBLE_RANGES = {
+    "reversed": (["--since", "1.71.0", "--until", "1.0.4"], "--since 1.71.0 is later than --until 1.0.4; swap them"),
+    "unserved end": (["--since", "0.0.1"], "--since: @mastra/core '0.0.1' is neither pinned"),
+    "not a version": (["--until", "1.x"], "--until: version '1.x' is not MAJOR.MINOR.PATCH"),
+    "prereleases only": (
+        ["--since", "1.1.0-alpha.2", "--until", "1.1.0-alpha.2"],
+        "npm serves no stable @mastra/core version from 1.1.0-alpha.2 to 1.1.0-alpha.2; add --prereleases",
+    ),
+}
+
+
+@pytest.mark.parametrize("command", [["sweep"], ["bisect", "rewrite-rules"]], ids=lambda command: command[0])
+@pytest.mark.parametrize("case", IMPOSSIBLE_RANGES, ids=str)
+def test_an_impossible_range_is_one_line_and_exit_2(command, case):
+    flags, fragment = IMPOSSIBLE_RANGES[case]
+    done = _cli(*command, *flags)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith(f"probe-lib {command[0]}: ") and done.stderr.count("\n") == 1
+    assert fragment in done.stderr
+
+
 @pytest.fixture(scope="module")
 def committed() -> dict[tuple[str, str], sweep.Row]:
     return {(row.version, row.scenario): row for row in sweep.read_summary()}
+
+
+def _swept(rows: dict[str, sweep.Row], committed) -> dict[str, sweep.Row]:
+    """``rows`` (scenario -> row) without the scenarios catalogued after the last sweep, which the summary holds on
+    no version (the next `probe-lib sweep --write-summary` adds them)."""
+    summarised = {scenario for _, scenario in committed}
+    return {scenario: row for scenario, row in rows.items() if scenario in summarised}
+
+
+def test_a_scenario_the_summary_lacks_it_lacks_on_every_version(committed):
+    """The summary is never partial: a catalogue scenario is swept on every version it holds, or on none."""
+    held = {version: {scenario for v, scenario in committed if v == version} for version, _ in committed}
+    whole = {version for version, scenarios in held.items() if sweep.WHOLE_VERSION not in scenarios}
+    assert len({frozenset(held[version]) for version in whole}) == 1
 
 
 @pytest.mark.node
@@ -61,14 +98,15 @@ def test_reduced_sweep_equals_the_committed_summary(version, committed, node_mod
     rows = sweep.measure(version, capture_server)  # live: the sweep's result cache is neither read nor written
     expected = {scenario: row for (v, scenario), row in committed.items() if v == version}
     assert expected, f"the committed summary has no rows for {version}"
-    assert {row.scenario: row for row in rows} == expected
+    assert _swept({row.scenario: row for row in rows}, committed) == expected
 
 
 @pytest.mark.parametrize("version", versions.pinned())
 def test_a_pinned_versions_recordings_reduce_to_its_committed_summary_rows(version, committed):
     """The reduction (``Outcome.behaviour``, masked and digested) read off the recordings, without Node.js."""
     rows = [sweep.row(outcome) for outcome in recordings.outcomes(version, live=False).values()]
-    assert rows and {row.scenario: row for row in rows} == {s: r for (v, s), r in committed.items() if v == version}
+    expected = {s: r for (v, s), r in committed.items() if v == version}
+    assert rows and _swept({row.scenario: row for row in rows}, committed) == expected
 
 
 def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series(committed):
@@ -97,7 +135,7 @@ def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
 @pytest.mark.node
 def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(node_modules):
     chosen = ["0.12.1", "0.13.0", "0.13.1", "0.13.2"]
-    boundary = bisect.bisect("single-rewrite", chosen, progress=lambda _: None)
+    boundary = bisect.bisect("single-rewrite", chosen)
     assert (boundary.before.version, boundary.after.version) == ("0.13.1", "0.13.2")
     assert (
         '"names": ["search.web"]' in boundary.before.behaviour and '"names": ["search_web"]' in boundary.after.behaviour
@@ -120,3 +158,31 @@ def test_the_store_shares_identical_files_and_keeps_different_ones_apart(tmp_pat
     assert (tmp_path / "b" / "pkg" / "index.js").read_text() == "same"
     (tmp_path / "c" / "pkg" / "index.js").unlink()
     assert linkstore.collect(store) == len("other") and len(list(store.glob("*/*"))) == 1
+
+
+def test_each_swept_versions_name_rule_predicts_the_names_it_sent(committed):
+    """Per target: from the normaliser's first release the model predicts the names sent; before it, every name sent
+    is a key as given (so a 0.12.x outcome is never tabulated against the 1.x model's rewrites)."""
+    scenarios = catalogue.by_name()
+    checked = set()
+    for (version, name), row in committed.items():
+        scenario, sent = scenarios.get(name), json.loads(row.behaviour).get("names")
+        if scenario is None or sent is None or not _plain_keys(scenario):
+            continue
+        keys = [spec.key for spec in scenario.tools]
+        rule = mastra.ADAPTER.name_rule(version)
+        if rule is None:
+            assert set(sent) <= set(keys), f"{version} {name}: sent {sent} for keys {keys}"
+        else:
+            predicted = {row.name for row in rule.normalise(keys).rows if row.position_after is not None}
+            assert set(sent) == predicted, f"{version} {name}: sent {sent}, the model predicts {sorted(predicted)}"
+        checked.add(rule is None)
+    assert checked == {True, False}, "versions before and after the normaliser were both checked"
+
+
+def _plain_keys(scenario) -> bool:
+    """Tools registered by key alone, on the chat path, all of them offered to the model."""
+    extras = scenario.agents or scenario.workflows or scenario.toolsets or scenario.client_tools or scenario.remedy
+    builtins = scenario.all_builtins or any(spec.builtin for spec in scenario.tools)
+    offered = not scenario.active_tools and scenario.tool_choice != "none"
+    return not extras and not builtins and offered and scenario.wire == "chat"

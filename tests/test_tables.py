@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import json
 import subprocess
 import sys
 
@@ -48,7 +49,7 @@ def test_columns_are_stable_and_documented_even_for_no_sets(table):
     empty = table([])
     assert list(empty.columns) == expected and empty.empty
     assert (empty.dtypes == table(CATALOGUE).dtypes).all()
-    assert set(expected) <= set(tables.SCHEMA)
+    assert set(expected) <= {name for name, _, _ in tables.COLUMNS}
 
 
 def test_one_set_or_a_list_of_one_give_the_same_table():
@@ -58,37 +59,75 @@ def test_one_set_or_a_list_of_one_give_the_same_table():
 
 def test_rewrites_has_one_row_per_key_in_registration_order():
     assert len(REWRITES) == sum(len(keyset.keys) for keyset in CATALOGUE)
-    assert REWRITES[tables.KEY].tolist() == [key for keyset in CATALOGUE for key in keyset.keys]
-    assert "\ud800" in set(REWRITES[tables.KEY])  # lone surrogates survive the string dtype
+    assert REWRITES["key"].tolist() == [key for keyset in CATALOGUE for key in keyset.keys]
+    assert "\ud800" in set(REWRITES["key"])  # lone surrogates survive the string dtype
+
+
+_KIT_FRAMES = """
+import json
+import pandas as pd
+import probe_lib
+from probe_lib.adapters.mastra import normaliser
+from probe_lib.analysis import tables
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.scenarios import Scenario, tools
+from probe_lib.inputs.keysets import by_name
+from probe_lib.study import compare, recordings, tidy
+
+scenario = Scenario("lone", tools=tools("a\\ud800", "plain"))
+sent = {"messages": [], "tools": [{"type": "function", "function": {"name": k}} for k in ("a\\ud800", "plain")]}
+measured = Outcome(scenario, "mastra", "1.71.0", (sent,), (), (), (), (), (), (), ())
+entry = json.loads(json.dumps(recordings.outcome_to_json(measured)))  # a measurement file's entry, read back
+frame = tidy.frame([recordings.outcome_from_json(entry, {"lone": scenario})], ["recorded"])
+table = tables.rewrites(by_name("unicode-lone-surrogates", normaliser))
+sent_names = compare.turns(frame)["names sent"]  # a table whose types pandas infers
+holds = "\\ud800" in set(table["key"])
+print(json.dumps([pd.options.mode.string_storage, list(frame["key"]), holds, list(sent_names)]))
+"""
+
+
+@pytest.mark.parametrize("user_sets", [None, "pyarrow"])
+def test_the_kit_leaves_pandas_string_storage_as_the_user_set_it_and_its_frames_hold_lone_surrogates(user_sets):
+    """Importing probe_lib and building its tables changes no pandas option (none set: pandas' own default stays),
+    while the kit's frames still hold keys with lone surrogates, which Arrow-backed strings cannot."""
+    default = subprocess.run(
+        [sys.executable, "-c", "import pandas; print(pandas.options.mode.string_storage)"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    setting = "" if user_sets is None else f"import pandas; pandas.options.mode.string_storage = {user_sets!r}\n"
+    done = subprocess.run(
+        [sys.executable, "-c", setting + _KIT_FRAMES], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    storage, keys, table_holds, sent_names = json.loads(done.stdout)
+    assert storage == (user_sets or default)
+    assert keys == ["a\ud800", "plain"] and sent_names == ["a\ud800, plain"] and table_holds
 
 
 def test_the_article_spread_is_described_row_by_row():
-    table = tables.rewrites(by_name("article-rewrites", RULE)).set_index(tables.KEY)
-    assert table.loc["weather-EU", tables.POSITION_AFTER] == 0
-    assert table.loc["weather-EU", tables.MOVED_BY] == -2
-    assert not table.loc["weather-EU", tables.REWRITTEN]
-    assert table.loc["search.web", tables.WIRE_NAME] == "search_web"
-    assert table.loc["9lives", tables.WIRE_NAME] == "_9lives"
+    table = tables.rewrites(by_name("article-rewrites", RULE)).set_index("key")
+    assert table.loc["weather-EU", "position_after"] == 0
+    assert table.loc["weather-EU", "moved_by"] == -2
+    assert not table.loc["weather-EU", "rewritten"]
+    assert table.loc["search.web", "wire_name"] == "search_web"
+    assert table.loc["9lives", "wire_name"] == "_9lives"
     digit_key = next(key for key in table.index if key.startswith("1a"))
-    assert table.loc[digit_key, [tables.KEY_LENGTH, tables.NAME_LENGTH, tables.LOST]].tolist() == [
-        63,
-        63,
-        digit_key[-1],
-    ]
+    assert table.loc[digit_key, ["key_length", "name_length", "lost"]].tolist() == [63, 63, digit_key[-1]]
 
 
 def test_a_set_that_raises_has_names_but_no_positions():
     table = tables.rewrites(by_name("article-collision-dot-space", RULE))
-    assert table[tables.WIRE_NAME].tolist() == ["search_web", "search_web"]
-    assert table[tables.POSITION_AFTER].isna().all() and not table[tables.VANISHED].any()
+    assert table["wire_name"].tolist() == ["search_web", "search_web"]
+    assert table["position_after"].isna().all() and not table["vanished"].any()
 
 
 #: Per-set counts worked out by hand from the article's rules (not from the model): tools, untouched, rewritten,
 #: substituted, prefixed, truncated, vanished.
 #: article-rewrites (the article's spread): search.web, "my tool" and ns:read/file are substituted, 9lives is
-#: prefixed, "1" + 62 a's is prefixed and so cut, 70 b's are legal but cut, weather-EU is left alone. ascii-punctuation-inside: of 32 "a?b" keys only "-"
-#: and "_" are legal. ascii-punctuation-leading: "_ab" is legal, "-ab" only needs a prefix, the other 30 start
-#: with "_" once substituted. unicode-letters: every key holds a non-ASCII letter, none starts with a digit.
+#: prefixed, "1" + 62 a's is prefixed and so cut, 70 b's are legal but cut, weather-EU is left alone.
+#: ascii-punctuation-inside: of 32 "a?b" keys only "-" and "_" are legal. ascii-punctuation-leading: "_ab" is
+#: legal, "-ab" only needs a prefix, the other 30 start with "_" once substituted. unicode-letters: every key
+#: holds a non-ASCII letter, none starts with a digit.
 HAND_WORKED = {
     "article-rewrites": (7, 1, 6, 3, 2, 2, 0),
     "ascii-punctuation-inside": (32, 2, 30, 30, 0, 0, 0),
@@ -98,64 +137,56 @@ HAND_WORKED = {
 
 
 def test_summary_counts_match_hand_worked_counts():
-    columns = [
-        tables.TOOLS,
-        tables.UNTOUCHED,
-        tables.REWRITTEN,
-        tables.SUBSTITUTED,
-        tables.PREFIXED,
-        tables.TRUNCATED,
-        tables.VANISHED,
-    ]
-    summary = SUMMARY.set_index(tables.SET)
+    columns = ["tools", "untouched", "rewritten", "substituted", "prefixed", "truncated", "vanished"]
+    summary = SUMMARY.set_index("set")
     for name, expected in HAND_WORKED.items():
         assert tuple(summary.loc[name, columns]) == expected, name
-    assert summary.loc["article-rewrites", tables.DISPLACED] == 3  # weather-EU, search_web, _9lives move up
-    assert summary.loc["prototype-names", tables.VANISHED] == 1
+    assert summary.loc["article-rewrites", "displaced"] == 3  # weather-EU, search_web, _9lives move up
+    assert summary.loc["prototype-names", "vanished"] == 1
 
 
 def test_summary_errors_match_the_collisions_table():
     collisions = tables.collisions(CATALOGUE)
-    raising = SUMMARY[SUMMARY[tables.ERROR].notna()]
-    assert raising[tables.SET].tolist() == collisions[tables.SET].tolist()
-    assert raising[tables.DISPLACED].isna().all()
-    assert set(raising[tables.SET]) == {keyset.name for keyset in CATALOGUE if keyset.expects_error}
+    raising = SUMMARY[SUMMARY["error"].notna()]
+    assert raising["set"].tolist() == collisions["set"].tolist()
+    assert raising["displaced"].isna().all()
+    assert set(raising["set"]) == {keyset.name for keyset in CATALOGUE if keyset.expects_error}
 
 
 def test_collisions_name_the_holder_or_object_prototype():
-    table = tables.collisions(CATALOGUE).set_index(tables.SET)
-    assert table.loc["article-collision-dot-space", [tables.WIRE_NAME, tables.KEY, tables.HOLDER]].tolist() == [
+    table = tables.collisions(CATALOGUE).set_index("set")
+    assert table.loc["article-collision-dot-space", ["wire_name", "key", "holder"]].tolist() == [
         "search_web", "search web", "search.web",
     ]  # fmt: skip
-    assert table.loc["collision-proto", tables.HOLDER] == tables.PROTOTYPE_HOLDER == "Object.prototype"
-    assert table.loc["crash-empty-key", tables.ERROR] == "crash"
-    assert pd.isna(table.loc["crash-empty-key", tables.HOLDER])
-    assert table.loc["crash-empty-key", tables.KEY] == ""
+    assert table.loc["collision-proto", "holder"] == tables.PROTOTYPE_HOLDER == "Object.prototype"
+    assert table.loc["crash-empty-key", "error"] == "crash"
+    assert pd.isna(table.loc["crash-empty-key", "holder"])
+    assert table.loc["crash-empty-key", "key"] == ""
 
 
 def test_truncation_lists_exactly_the_cut_keys_and_what_they_lost():
     table = tables.truncation(CATALOGUE)
-    assert len(table) == int(REWRITES[tables.TRUNCATED].sum())
-    prefix = REWRITES.set_index([tables.SET, tables.KEY])[tables.PREFIXED]
+    assert len(table) == int(REWRITES["truncated"].sum())
+    prefix = REWRITES.set_index(["set", "key"])["prefixed"]
     for row in table.itertuples(index=False):
         assert row.lost_length == row.key_length + prefix[(row.set, row.key)] - 63
-    by_set = table.groupby(tables.SET)[tables.DISTINGUISHING].all()
+    by_set = table.groupby("set")["distinguishing"].all()
     assert by_set["article-collision-long"] and by_set["collision-prefix-cut"]
     assert not by_set["mcp-long-prefix"] and not by_set["length-sweep"]
-    prefix_caused = set(table.loc[table[tables.PREFIX_CAUSED], tables.SET])
+    prefix_caused = set(table.loc[table["prefix_caused"], "set"])
     assert {"article-rewrites", "length-sweep-leading-digit", "collision-prefix-cut"} <= prefix_caused
     assert "article-legal-64" not in prefix_caused
 
 
 def test_ordering_shift_counts_discordant_pairs():
-    table = tables.ordering_shift(CATALOGUE).set_index(tables.SET)
+    table = tables.ordering_shift(CATALOGUE).set_index("set")
     # registered s.web, 9lives, wEU, my tool, ns, 1a.., b.. -> wire wEU first: (wEU, s.web) and (wEU, 9lives) flip
-    assert table.loc["article-rewrites", [tables.DISPLACED, tables.DISCORDANT_PAIRS]].tolist() == [3, 2]
-    assert table.loc["article-rewrites", tables.KENDALL_DISTANCE] == pytest.approx(2 / 21)
-    assert table.loc["article-builtins-by-id", tables.KENDALL_DISTANCE] == 0
-    assert table.loc["prototype-names", [tables.VANISHED, tables.DISCORDANT_PAIRS]].tolist() == [1, 0]
+    assert table.loc["article-rewrites", ["displaced", "discordant_pairs"]].tolist() == [3, 2]
+    assert table.loc["article-rewrites", "kendall_distance"] == pytest.approx(2 / 21)
+    assert table.loc["article-builtins-by-id", "kendall_distance"] == 0
+    assert table.loc["prototype-names", ["vanished", "discordant_pairs"]].tolist() == [1, 0]
     assert not set(table.index) & {keyset.name for keyset in CATALOGUE if keyset.expects_error}
-    assert table[tables.KENDALL_DISTANCE].between(0, 1).all()
+    assert table["kendall_distance"].between(0, 1).all()
 
 
 # -- charts -----------------------------------------------------------------------------------------------------
@@ -172,7 +203,7 @@ def test_rules_fired_draws_three_bars_per_set():
     (axes,) = figure.axes
     assert isinstance(figure, Figure)
     assert len(axes.patches) == 3 * len(SUMMARY)
-    assert [label.get_text() for label in axes.get_yticklabels()] == SUMMARY[tables.SET].tolist()
+    assert [label.get_text() for label in axes.get_yticklabels()] == SUMMARY["set"].tolist()
     assert png(figure).startswith(b"\x89PNG")
 
 
@@ -182,7 +213,7 @@ def test_lengths_plots_every_key_against_the_63_and_64_lines():
     scatters = [artist for artist in axes.collections if isinstance(artist, PathCollection)]
     assert len(scatters) == 2
     assert sum(len(scatter.get_offsets()) for scatter in scatters) == len(REWRITES)
-    assert len(scatters[1].get_offsets()) == int(REWRITES[tables.TRUNCATED].sum())
+    assert len(scatters[1].get_offsets()) == int(REWRITES["truncated"].sum())
     assert sorted(line.get_ydata()[0] for line in axes.lines[1:]) == [63, 64]
     assert png(figure).startswith(b"\x89PNG")
 
@@ -218,8 +249,8 @@ def test_charts_never_load_pyplot():
 
 def test_explain_shows_one_key_rule_by_rule():
     row = tables.explain("9.lives").iloc[0]
-    assert (row[tables.KEY], row[tables.WIRE_NAME]) == ("9.lives", "_9_lives")  # substituted, then prefixed
-    assert bool(row[tables.SUBSTITUTED]) and bool(row[tables.PREFIXED]) and not bool(row[tables.TRUNCATED])
-    assert row[tables.KEY_LENGTH] == 7 and row[tables.NAME_LENGTH] == 8
+    assert (row["key"], row["wire_name"]) == ("9.lives", "_9_lives")  # substituted, then prefixed
+    assert bool(row["substituted"]) and bool(row["prefixed"]) and not bool(row["truncated"])
+    assert row["key_length"] == 7 and row["name_length"] == 8
     long = tables.explain("x" * 70).iloc[0]
-    assert long[tables.LOST] == "x" * 7 and bool(long[tables.TRUNCATED])
+    assert long["lost"] == "x" * 7 and bool(long["truncated"])

@@ -17,6 +17,7 @@ from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import Verdict
+from probe_lib.core.target import version_key
 from probe_lib.study import recordings
 
 
@@ -48,6 +49,13 @@ def forced(name: str) -> dict:
 COUNTERFACTUALS = {
     "V01 rewrite before 0.13.2": ("V01", "0.13.1", "single-rewrite", {"names": ["search_web"]}, "already on 0.13.1"),
     "V01 verbatim again later": ("V01", "1.71.0", "single-rewrite", {"names": ["search.web"]}, "not on 1.71.0"),
+    "V01 altered but not rewritten before 0.13.2": (
+        "V01",
+        "0.12.0",
+        "single-rewrite",
+        {"names": ["search-web"]},
+        "not sent verbatim on 0.12.0",
+    ),
     "V02 passthrough fixed": ("V02", "1.71.0", "choice-by-key", {"tool_choice": forced("search_web")}, "1.71.0"),
     "V03 honoured on 1.0.4": ("V03", "1.0.4", "active-tools-by-key", {"names": ["search_web"]}, "1.0.4"),
     "V04 tools again on 1.20.0": (
@@ -63,6 +71,37 @@ COUNTERFACTUALS = {
         "builtins-by-export",
         {"names": ["askUserTool"]},
         "already on 1.41.0",
+    ),
+    "V05 five built-ins at first": (
+        "V05",
+        "1.42.0",
+        "builtins-by-export",
+        {"names": ["askUserTool", "submitPlanTool", "taskCheckTool", "taskCompleteTool", "taskWriteTool"]},
+        "sent 1.42.0 (5)",
+    ),
+    "V05 a first built-in lost later": (
+        "V05",
+        "1.60.0",
+        "builtins-by-export",
+        {
+            "names": [
+                "askUserTool",
+                "submitPlanTool",
+                "taskCheckTool",
+                "taskCompleteTool",
+                "taskWriteTool",
+                "webFetchTool",
+                "extraTool",
+            ]
+        },
+        "were not all sent on 1.60.0",
+    ),
+    "V05 built-ins exported but not sent before 1.42.0": (
+        "V05",
+        "1.30.0",
+        "builtins-by-export",
+        {"names": [], "requests": 1},
+        "1.30.0 could register built-ins",
     ),
     "V05 webFetchTool before 1.54.0": (
         "V05",
@@ -104,3 +143,32 @@ def test_the_ledger_judges_each_range_claim_once_in_the_timeline_column(measured
     ranges = table[table["claim"].isin(ledger.RANGE_CHECKS)]
     assert len(ranges) == len(ledger.RANGE_CHECKS) and set(ranges["version"]) == {measured.span}
     assert list(ledger.status_matrix(table).columns) == [*recorded, measured.span]
+
+
+def test_a_scenario_measured_only_on_the_pins_has_no_change_points_beside_its_unmeasured_versions(measured):
+    """``legal-keys-interleaved`` joined the catalogue after the last sweep: the timeline holds it on the pinned
+    versions alone, the chart leaves the other cells empty and marks no change beside them (it behaves alike on
+    all three pins), and the change-point table compares only the versions that measured it."""
+    from probe_lib.present import timeline as timeline_chart
+
+    scenario = "legal-keys-interleaved"
+    lines = measured.table[measured.table["scenario"] == scenario]
+    assert tuple(lines["version"]) == tuple(mastra.ADAPTER.versions())
+    grid = timeline.categories(measured.table)
+    assert grid.loc[scenario].isna().sum() == grid.shape[1] - len(mastra.ADAPTER.versions())
+    figure = timeline_chart.timeline(grid, timeline.colours(grid), "t")
+    row = list(grid.index).index(scenario)
+    segments = figure.axes[0].collections[-1].get_segments()
+    assert not [s for s in segments if s[0][1] == row]
+    assert timeline.change_points(measured.table).query("scenario == @scenario").empty
+
+
+def test_since_when_a_scenario_measured_only_on_the_pins_behaves_alike_stops_at_the_gap(measured):
+    """The unswept versions between two pins break the run: ``same since`` is the pin itself, not an older one."""
+    at = timeline.at_version(measured.table, "1.67.0").set_index("scenario")
+    assert at.at["legal-keys-interleaved", "same since"] == "1.67.0"
+    assert at.at["legal-keys-interleaved", "measured on"] == f"3 of {len(timeline.versions(measured.table))} versions"
+    # A scenario swept on every version: since its last change point at or before 1.67.0.
+    changes = timeline.change_points(measured.table).query("scenario == 'single-rewrite'")
+    last = [after for after in changes["after"] if version_key(after) <= version_key("1.67.0")][-1]
+    assert at.at["single-rewrite", "same since"] == last

@@ -2,16 +2,19 @@
 
 An adapter registers tools under given keys, optionally forces one, runs one turn per scenario against the capture
 server and returns :class:`~probe_lib.core.outcome.Outcome` objects; everything above it (recordings, ledger,
-tables, notebooks) is the same for every framework. Adapters register themselves here, as papermill's engines do,
-and a third-party package can add one through the ``probe_lib.adapters`` entry-point group.
+tables, notebooks, the command line) is the same for every framework: what one framework does differently (its
+name rule on each version, streaming its outcomes, what it installs beside its pins) is a method of its adapter.
+Adapters register themselves here, as papermill's engines do, and a third-party package can add one through the
+``probe_lib.adapters`` entry-point group.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from importlib import import_module
 from importlib.metadata import entry_points
-from typing import ContextManager, Protocol
+from typing import Protocol
 
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import InputError
@@ -44,8 +47,10 @@ class Adapter(Protocol):
 
     #: The name targets use (``mastra`` in ``mastra@1.67.0``).
     name: str
-    #: The framework's own rewrite of tool names as a Python model, when the kit has one (``None``: verbatim or unknown).
-    name_rule: NameRule | None
+
+    def name_rule(self, version: str | None = None) -> NameRule | None:
+        """The framework's own rewrite of tool names on ``version`` as a Python model (``None``: that version sends
+        keys verbatim, or the kit has no model); no version: the model of its newest pinned version."""
 
     def versions(self) -> tuple[str, ...]:
         """The versions the kit pins for this framework, oldest first."""
@@ -59,12 +64,30 @@ class Adapter(Protocol):
     def install(self, version: str) -> None:
         """Install ``version`` into the kit's cache (a no-op when it is there); raises ``SetupError`` if it cannot."""
 
+    def install_extras(self, *, quiet: bool = True) -> None:
+        """Install what the kit measures this framework with beyond its pinned versions (``setup`` calls it after
+        them; a no-op for most), ``quiet`` hiding the installer's output; raises ``SetupError`` if it cannot."""
+
     def run(
         self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
     ) -> list[Outcome]:
         """One outcome per scenario, in order; a scenario the framework refuses or crashes on is an outcome too."""
 
-    def session(self, version: str) -> ContextManager[Session]:
+    def stream(
+        self,
+        scenarios: Sequence[Scenario],
+        version: str,
+        *,
+        server: CaptureServer,
+        workers: int = 1,
+        node_heap_mib: int | None = None,
+    ) -> Iterator[Outcome | None]:
+        """As :meth:`run`, but each outcome yielded in order as soon as the adapter has it (Mastra's as each turn
+        ends, so memory stays bounded however long the batch; others' once the batch is done). ``node_heap_mib``
+        caps each Node runner's heap where the adapter has them (``None``: its default). ``None`` marks a scenario
+        a failed runner never finished, after which :class:`~probe_lib.core.errors.HarnessError` says why."""
+
+    def session(self, version: str) -> AbstractContextManager[Session]:
         """A runner kept for several runs on ``version`` (started once: loading a framework is most of a small
         run's cost), closed when the context ends."""
 

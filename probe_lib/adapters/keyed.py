@@ -70,9 +70,12 @@ class KeyedAdapter:
     unavailable: str | None = None
     #: Why the framework cannot force a tool (``None``: it can); a scenario forcing one is then "not applicable".
     cannot_force: str | None = None
-    name_rule: None = None
     concurrency: int = 8
     extra: dict = field(default_factory=dict)
+
+    def name_rule(self, version: str | None = None) -> None:
+        """None: the kit has no Python model of a keyed framework's renaming."""
+        return None
 
     def versions(self) -> tuple[str, ...]:
         return self.pins.versions()
@@ -88,6 +91,9 @@ class KeyedAdapter:
         if self.unavailable is None:
             self.pins.install(version)
 
+    def install_extras(self, *, quiet: bool = True) -> None:
+        """Nothing: a keyed framework is measured with its pins alone."""
+
     def run(
         self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
     ) -> list[Outcome]:
@@ -97,6 +103,13 @@ class KeyedAdapter:
                 return self.run(scenarios, version, server=own_server, workers=workers)
         with self.session(version) as session:
             return session.run(scenarios, server)
+
+    def stream(
+        self, scenarios: Sequence[Scenario], version: str, *, server: CaptureServer, **limits: int | None
+    ) -> Iterator[Outcome]:
+        """:meth:`run`'s outcomes, yielded once the whole batch is in (one runner child: the ``limits`` of a pool
+        of Node runners, ``workers`` and ``node_heap_mib``, do not apply)."""
+        yield from self.run(scenarios, version, server=server)
 
     @contextmanager
     def session(self, version: str) -> Iterator[KeyedSession]:

@@ -75,7 +75,7 @@ class LinesChild:
         threading.Thread(target=self._read_results, daemon=True).start()
         threading.Thread(target=self._drain_stderr, daemon=True).start()
         try:
-            self.ready = self._next(timeout=self.ready_timeout)
+            self.ready = self.next_result(timeout=self.ready_timeout)
         except BaseException:
             self.close()
             raise
@@ -96,31 +96,42 @@ class LinesChild:
         """Send ``requests``; return the child's results by id. ``timeout`` bounds the wait for each next result."""
         if self._process is None or self._process.stdin is None:
             raise StateError(f"the {self.label} runner is not started: use it as a context manager, or call start()")
-        writer = threading.Thread(target=self._write, args=(requests,), daemon=True)
+        writer = threading.Thread(target=self._send_all, args=(requests,), daemon=True)
         writer.start()
         results: dict[str, dict] = {}
         try:
             while len(results) < len(requests):
-                result = self._next(timeout=timeout)
+                result = self.next_result(timeout=timeout)
                 results[result["id"]] = self.finished[result["id"]] = result
         except BaseException:
             # Killed first (the watchdog, or any other failure): a writer blocked on the full pipe of a child that
             # stopped reading is freed by it, and close() cannot then hang flushing into that pipe.
-            self._process.kill()
+            self.kill()
             raise
         writer.join()
         return results
 
-    def _write(self, requests: Sequence[dict]) -> None:
-        stdin = self._process.stdin
+    def send(self, request: dict) -> bool:
+        """Write one request line; ``False`` when the child takes no more (it died or was closed: the reader of its
+        results says why)."""
+        process = self._process
+        if process is None:
+            return False
         try:
-            for request in requests:
-                stdin.write(json.dumps(request, ensure_ascii=True) + "\n")  # ASCII escapes keep lone surrogates
-            stdin.flush()
-        except (OSError, ValueError):  # the child died (broken pipe) or was closed: the reader reports why
-            return
+            process.stdin.write(json.dumps(request, ensure_ascii=True) + "\n")  # ASCII escapes keep lone surrogates
+            process.stdin.flush()
+        except (OSError, ValueError):  # a broken pipe (it died), or its stdin closed
+            return False
+        return True
 
-    def _next(self, *, timeout: float) -> dict:
+    def _send_all(self, requests: Sequence[dict]) -> None:
+        for request in requests:
+            if not self.send(request):
+                return
+
+    def next_result(self, *, timeout: float) -> dict:
+        """The next result the child sends, waiting at most ``timeout`` seconds; a child that sends none in that
+        time, or exits, raises ``HarnessError`` quoting its last words (``kill()`` a stalled one)."""
         try:
             result = self._results.get(timeout=timeout)
         except queue.Empty:
@@ -132,6 +143,19 @@ class LinesChild:
                 self._process.wait(timeout=5)  # its exit status says how it died
             raise HarnessError(f"{self.label} runner exited ({self._last_words()})")
         return result
+
+    def kill(self) -> None:
+        """Kill the child now (it stalled, or its batch was given up); this frees a writer blocked on its full
+        pipe. ``close()`` still reaps it."""
+        process = self._process
+        if process is not None:
+            process.kill()
+
+    @property
+    def stderr_tail(self) -> tuple[str, ...]:
+        """The last lines (up to 40) the child wrote on stderr, kept after it died: what a caller reads to name a
+        known way of dying (V8 at its heap cap, say)."""
+        return tuple(self._stderr)
 
     def _last_words(self) -> str:
         """How the process ended (if it has) and the last lines it wrote on stderr, on one line."""

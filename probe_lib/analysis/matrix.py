@@ -1,85 +1,23 @@
-"""The framework matrix: the same small set of probes on every registered framework, read off the wire.
+"""The framework matrix tabulated: what the probes of :mod:`probe_lib.study.matrix_runs` sent on every framework,
+read off the wire (notebook 12).
 
-Each probe registers one tool per key on one framework at one version, once as it is and once forcing one of its
-keys (a framework may refuse only the forced run, and then its names are still seen in the plain one). What
-came of it is judged from the captured request alone: the names sent against the keys given (verbatim,
-reordered, rewritten, tools dropped) or the framework's refusal, and whether a forced tool reaches the wire as a
-tool of that same request (the linter's ``choice-not-in-tools``). A third run, the round trip, scripts the model to
-call the probe's first key by the name the plain run sent for it, and the runner reports which tool executed.
-A recording, ``data/captures/frameworks.json``, keeps every request body, so the matrix is read without any
-framework installed.
+What came of each probe is judged from the captured request alone: the names sent against the keys given
+(verbatim, reordered, rewritten, tools dropped) or the framework's refusal, and whether a forced tool reaches the
+wire as a tool of that same request (the linter's ``choice-not-in-tools``); and of its round trip, which tool ran
+when the model called the first key by the name the plain run sent for it.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections.abc import Iterable
 
 import pandas as pd
 
-from probe_lib import adapters
-from probe_lib.capture import CaptureServer
-from probe_lib.core import files, paths
-from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome, called_name, wire_names_by_key
-from probe_lib.core.scenarios import FORCED, ROUND_TRIP, Scenario, for_keys, named
-from probe_lib.core.target import version_key
-from probe_lib.inputs import scenario_files
+from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.providers import lint, name_rules
-from probe_lib.study.recordings import outcome_from_json, outcome_to_json
-from probe_lib.wire.replies import ToolCall, ToolCallsReply
-
-RECORDING = paths.CAPTURES / "frameworks.json"
-#: Targets measured at once (see :func:`measure_targets`).
-PARALLEL_TARGETS = os.cpu_count() or 1
-#: The arguments of the round trip's scripted tool call.
-ROUND_TRIP_ARGS = {"city": "Paris"}
-
-
-@dataclass(frozen=True)
-class Probe:
-    """One row of the matrix: a key family, the keys registered, the key forced (if any)."""
-
-    name: str
-    family: str
-    keys: tuple[str, ...]
-    forced: str | None = None
-
-    def scenarios(self) -> list[Scenario]:
-        """The keys registered alone (what names go out), then, if a key is forced, the same with it forced."""
-        plain = for_keys(self.name, self.keys)
-        return [plain] if self.forced is None else [plain, for_keys(self.name + FORCED, self.keys, named(self.forced))]
-
-    def round_trip(self, plain: Outcome) -> Scenario | None:
-        """The keys registered again, the model calling the first key by the wire name ``plain`` sent for it
-        (``None`` when ``plain`` sent no request or no tool for that key, so there is no wire name to call)."""
-        called = wire_names_by_key(list(self.keys), plain).get(self.keys[0]) if plain.requests else None
-        if called is None:
-            return None
-        reply = ToolCallsReply((ToolCall(called, ROUND_TRIP_ARGS),))
-        return replace(for_keys(self.name + ROUND_TRIP, self.keys), replies=(reply,))
-
-
-PROBES: tuple[Probe, ...] = (
-    Probe("legal", "legal", ("get_weather", "lookup-user"), "get_weather"),
-    Probe("dot", "punctuation", ("search.web", "plain"), "search.web"),
-    Probe("space", "punctuation", ("my tool", "plain"), "my tool"),
-    Probe("colon-slash", "punctuation", ("ns:read/file", "plain"), "ns:read/file"),
-    Probe("leading-digit", "leading digit", ("9lives", "plain"), "9lives"),
-    Probe("accent", "unicode", ("météo", "plain"), "météo"),
-    Probe("emoji", "unicode", ("weather😀", "plain"), "weather😀"),
-    Probe("length-64", "length", ("a" * 64, "plain"), "a" * 64),
-    Probe("length-70", "length", ("b" * 70, "plain"), "b" * 70),
-    Probe("mcp-prefixed", "mcp", ("github.create_issue", "github__list_issues"), "github.create_issue"),
-    Probe("integer-order", "ordering", ("b", "42", "x.y")),
-    Probe("collision", "collision", ("search.web", "search_web")),
-    Probe("empty", "empty", ("", "plain")),
-    Probe("unregistered-choice", "forced unknown", ("plain",), "missing"),
-)
+from probe_lib.study.matrix_runs import PROBES, Probe
 
 #: Colour per outcome of the names a probe sent.
 NAME_COLOURS = {
@@ -116,159 +54,10 @@ ROUND_TRIP_COLOURS = {
 }
 
 
-def scenarios() -> list[Scenario]:
-    return [scenario for probe in PROBES for scenario in probe.scenarios()]
-
-
-def recorded_scenarios() -> list[Scenario]:
-    """What a matrix recording says its scenarios are: the probes, then each probe's round trip with its keys (the
-    call a round trip scripts is the name one target sent, so it differs per target: each outcome's requests hold it)."""
-    return scenarios() + [for_keys(probe.name + ROUND_TRIP, probe.keys) for probe in PROBES]
-
-
 #: Verdicts that mean no request went out.
 REFUSALS = ("rejected", "collision", "crash", "not applicable")
 
 
-def targets(frameworks: Iterable[str] | None = None) -> list[tuple[str, str]]:
-    """``(framework, version)`` for every pin of the named (default: every registered) framework."""
-    names = list(frameworks) if frameworks is not None else adapters.names()
-    return [(name, version) for name in names for version in adapters.get(name).versions()]
-
-
-def round_trips(outcomes: Iterable[Outcome]) -> list[Scenario]:
-    """The round-trip scenario of every probe whose plain run (among ``outcomes``, of one target) sent a request."""
-    plain = {outcome.scenario.name: outcome for outcome in outcomes}
-    made = (probe.round_trip(plain[probe.name]) for probe in PROBES if probe.name in plain)
-    return [scenario for scenario in made if scenario is not None]
-
-
-def measure(frameworks: Iterable[str] | None = None, *, only_installed: bool = False) -> list[Outcome]:
-    """Every probe on every pin of ``frameworks``, live, through one capture server."""
-    chosen = [
-        (name, version)
-        for name, version in targets(frameworks)
-        if not only_installed or adapters.get(name).is_installed(version)
-    ]
-    with CaptureServer() as server:
-        measured = measure_targets(chosen, server)
-    return [outcome for target in chosen for outcome in measured[target]]
-
-
-def measure_targets(
-    chosen: Sequence[tuple[str, str]], server: CaptureServer, step: Callable[[str], None] = lambda target: None
-) -> dict[tuple[str, str], list[Outcome]]:
-    """:func:`measure_target` on each of ``chosen``, ``PARALLEL_TARGETS`` at a time (each target's runner is its
-    own process, mostly starting up, so targets overlap on every CPU); ``step`` is told of each as it ends.
-
-    A target that fails raises here once those already running have ended; none is started after it."""
-    with ThreadPoolExecutor(max_workers=PARALLEL_TARGETS, thread_name_prefix="matrix") as pool:
-        futures = {pool.submit(measure_target, name, version, server): (name, version) for name, version in chosen}
-        try:
-            for future in as_completed(futures):
-                future.result()
-                step("@".join(futures[future]))
-        except BaseException:
-            pool.shutdown(cancel_futures=True)
-            raise
-    return {target: future.result() for future, target in futures.items()}
-
-
-def measure_target(name: str, version: str, server: CaptureServer) -> list[Outcome]:
-    """Every probe on one target: the plain and forced runs, then the round trips, which call the names the plain
-    runs sent."""
-    with adapters.get(name).session(version) as session:
-        probed = session.run(scenarios(), server)
-        return probed + session.run(round_trips(probed), server)
-
-
-def _order() -> dict[str, int]:
-    """Each scenario name's place in a recording: plain and forced runs in probe order, then the round trips."""
-    names = [scenario.name for scenario in scenarios()] + [probe.name + ROUND_TRIP for probe in PROBES]
-    return {name: number for number, name in enumerate(names)}
-
-
-def measure_or_read(
-    live: bool = True, step: Callable[[str], None] = lambda target: None
-) -> tuple[list[Outcome], dict[str, str]]:
-    """Every target of the matrix: measured now when ``live`` and its framework is installed, else as recorded;
-    with how each target (``framework@version``) was obtained, ``"live"`` or ``"recorded"``. ``step`` is told of
-    each target done (progress)."""
-    recorded = by_target(read())
-    chosen = targets()
-    live_here = [(name, version) for name, version in chosen if live and adapters.get(name).is_installed(version)]
-    sources = {f"{name}@{version}": "live" if (name, version) in live_here else "recorded" for name, version in chosen}
-    for target, source in sources.items():
-        if source == "recorded":
-            step(target)
-    measured: dict[tuple[str, str], list[Outcome]] = {}
-    if live_here:
-        with CaptureServer() as server:
-            measured = measure_targets(live_here, server, step)
-    for name, version in chosen:
-        measured.setdefault((name, version), list(recorded.get(f"{name}@{version}", {}).values()))
-    return [outcome for target in chosen for outcome in measured[target]], sources
-
-
-def by_target(outcomes: Iterable[Outcome]) -> dict[str, dict[str, Outcome]]:
-    """``framework@version`` -> scenario name -> outcome: what the ledger judges the frameworks' claims on."""
-    grouped: dict[str, dict[str, Outcome]] = {}
-    for outcome in outcomes:
-        grouped.setdefault(str(outcome.target), {})[outcome.scenario.name] = outcome
-    return grouped
-
-
-def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[str, str] | None = None) -> Path:
-    """Write a matrix recording (deterministic: targets in name and version order, keys sorted, timings dropped);
-    ``sources`` says how each target was obtained (default: all live).
-
-    It carries the probes' scenarios, so a reader of measurement files (the export) registers each probe's own keys
-    rather than a catalogue scenario of the same name (``length-64``)."""
-    order = _order()
-    ordered = sorted(outcomes, key=lambda o: (o.framework, version_key(o.version), order[o.scenario.name]))
-    document = {
-        "source": "live",
-        "scenarios": scenario_files.to_document(recorded_scenarios()),
-        "outcomes": [outcome_to_json(outcome) for outcome in ordered],
-    }
-    if sources is not None and set(sources.values()) != {"live"}:
-        document.update(source="mixed", sources=dict(sorted(sources.items())))
-    files.write_json(path, document)
-    return path
-
-
-def read(path: Path = RECORDING) -> list[Outcome]:
-    if not path.exists():
-        raise InputError(
-            f"no matrix recording at {path}: run `probe-lib record --frameworks` with the frameworks installed"
-        )
-    entries = json.loads(path.read_text(encoding="utf-8"))["outcomes"]
-    by_name = {scenario.name: scenario for scenario in scenarios()}
-    probed = [outcome_from_json(entry, by_name) for entry in entries if not entry["scenario"].endswith(ROUND_TRIP)]
-    trips = {
-        (target, scenario.name): scenario
-        for target, runs in by_target(probed).items()
-        for scenario in round_trips(runs.values())
-    }
-    return probed + [_round_trip_from_json(entry, trips) for entry in entries if entry["scenario"].endswith(ROUND_TRIP)]
-
-
-def _round_trip_from_json(entry: dict, trips: Mapping[tuple[str, str], Scenario]) -> Outcome:
-    """A recorded round trip, with the scenario its recorded plain run makes (which fixes the name it calls)."""
-    scenario = trips.get((f"{entry['framework']}@{entry['version']}", entry["scenario"]))
-    return outcome_from_json(entry, {} if scenario is None else {scenario.name: scenario})
-
-
-def sources(measurements: str, outcomes: Iterable[Outcome]) -> dict[str, str]:
-    """How each target of ``outcomes`` was obtained, for :func:`load`'s ``measurements``: ``"live"``, ``"recorded"``,
-    or as a reproduce folder's matrix file says."""
-    folder_file = Path(measurements) / RECORDING.name
-    if measurements not in ("live", "recorded") and folder_file.exists():
-        document = json.loads(folder_file.read_text(encoding="utf-8"))
-        default, given = document.get("source", "live"), document.get("sources", {})
-        return {target: given.get(target, default) for target in by_target(outcomes)}
-    source = "live" if measurements == "live" else "recorded"
-    return {target: source for target in by_target(outcomes)}
 
 
 def misrouted(matrix: pd.DataFrame) -> pd.DataFrame:
@@ -277,15 +66,6 @@ def misrouted(matrix: pd.DataFrame) -> pd.DataFrame:
     return found[["target", "probe", "keys", "round trip called", "round trip ran", "round trip error"]].reset_index(
         drop=True
     )
-
-
-def load(measurements: str) -> list[Outcome]:
-    """``"live"``: measure the installed frameworks now; ``"recorded"``: the recording; a folder: its
-    ``frameworks.json`` if it has one, else the recording."""
-    if measurements == "live":
-        return measure(only_installed=True)
-    folder = Path(measurements)
-    return read(folder / RECORDING.name if (folder / RECORDING.name).exists() else RECORDING)
 
 
 def _quoted(name: str) -> str:

@@ -6,8 +6,8 @@ shows. Nothing here judges a claim (that is :mod:`probe_lib.claims.mastra`) or m
 :mod:`probe_lib.analysis.tables`): these are the measurements themselves, laid out to be read.
 
 Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one
-category per cell (coloured by the matching ``*_COLOURS`` mapping defined next to them) and the text each cell
-shows. They rebuild the table they draw from the same outcomes, so a chart never depends on a table a notebook
+category per cell (coloured by the matching ``*_COLOURS`` palette of :mod:`probe_lib.present.charts`) and the text
+each cell shows. They rebuild the table they draw from the same outcomes, so a chart never depends on a table a notebook
 happened to show before it.
 """
 
@@ -17,21 +17,14 @@ import json
 import re
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import pandas as pd
 
 from probe_lib import providers
 from probe_lib.adapters.mastra import Outcome, normaliser
-from probe_lib.core import target
-from probe_lib.core.naming import js_length
 from probe_lib.core.scenarios import Scenario
 from probe_lib.providers import lint
 from probe_lib.study.evidence import Evidence
-
-if TYPE_CHECKING:
-    from pandas.io.formats.style import Styler
 
 #: What an outcome without any request shows where names or a ``tool_choice`` would be.
 NO_REQUEST = "no request"
@@ -42,12 +35,7 @@ Grid = tuple[pd.DataFrame, pd.DataFrame]
 # -- small readings of one outcome -------------------------------------------------------------------------------
 
 
-def registered_keys(outcome: Outcome) -> list[str]:
-    """The keys the scenario registered its tools under, in registration order (built-ins included)."""
-    return outcome.registered_keys
-
-
-def option_given(scenario: Scenario) -> str:
+def _option_given(scenario: Scenario) -> str:
     """The call option a scenario passes: ``activeTools [...]``, ``toolChoice '<name or mode>'``, or ``-``."""
     if scenario.active_tools:
         return f"activeTools {list(scenario.active_tools)}"
@@ -58,7 +46,7 @@ def option_given(scenario: Scenario) -> str:
     return f"toolChoice {named!r}"
 
 
-def tool_choice_sent(outcome: Outcome) -> str:
+def _tool_choice_sent(outcome: Outcome) -> str:
     """``tool_choice`` as sent: ``function <name>`` when it forces one, else its JSON (``"auto"``, ``null`` …)."""
     if not outcome.requests:
         return NO_REQUEST
@@ -96,37 +84,6 @@ def _short_key(key: str) -> str:
 # -- 01: which name the model sees --------------------------------------------------------------------------------
 
 
-def three_names(outcome: Outcome) -> pd.Series:
-    """The first tool's id, its key and its name in the request, beside the system prompt and ``tool_choice`` sent."""
-    return pd.Series(
-        {
-            "tool id (createTool)": outcome.ids_before[0],
-            "registered key": outcome.scenario.tools[0].key,
-            "name in the request's tools": outcome.wire_names[0],
-            "system prompt sent": outcome.requests[0]["messages"][0]["content"],
-            "tool_choice sent": outcome.tool_choice,
-        }
-    )
-
-
-def key_id_wire(outcome: Outcome) -> pd.DataFrame:
-    """One row per registered tool: key, id, the name sent in its place, and which of key and id that name equals.
-
-    Rows pair the i-th registered tool with the i-th name sent, which holds when nothing was rewritten (a
-    rewrite reorders the list: use :func:`wire_order` then).
-    """
-    table = pd.DataFrame(
-        {
-            "registered key": registered_keys(outcome),
-            "tool id": list(outcome.ids_before),
-            "name on the wire": outcome.wire_names,
-        }
-    )
-    table["wire = key"] = table["name on the wire"] == table["registered key"]
-    table["wire = id"] = table["name on the wire"] == table["tool id"]
-    return table
-
-
 def builtins(ev: Evidence) -> pd.DataFrame:
     """The built-in tools the installed package exports (read from it), with the name each is sent under when
     registered by export name and by id.
@@ -159,17 +116,18 @@ def builtins(ev: Evidence) -> pd.DataFrame:
 def names_per_tool(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[str, str]) -> pd.DataFrame:
     """Key, id and wire name of every tool of the named scenarios (each must have sent a request).
 
-    Rows are labelled ``"<labels[scenario]>: <key>"``; pairing is by position, as in :func:`key_id_wire`.
+    Rows are labelled ``"<labels[scenario]>: <key>"`` and pair the i-th registered tool with the i-th name sent,
+    which holds when nothing was rewritten (a rewrite reorders the list: use :func:`wire_order` then).
     """
     columns = ["registered key", "tool id", "name on the wire"]
-    tables = []
-    for name in scenario_names:
-        rows = pd.Index([f"{labels[name]}: {key}" for key in registered_keys(ev[name])])
-        tables.append(key_id_wire(ev[name])[columns].set_index(rows))
+    tables = [
+        pd.DataFrame(
+            dict(zip(columns, (ev[name].registered_keys, list(ev[name].ids_before), ev[name].wire_names))),
+            index=pd.Index([f"{labels[name]}: {key}" for key in ev[name].registered_keys]),
+        )
+        for name in scenario_names
+    ]
     return pd.concat(tables) if tables else pd.DataFrame(columns=columns)
-
-
-OFFERED_COLOURS = {"offered to the model": "#8fd18f", "not offered": "#e57373", "sent": "#dddddd"}
 
 
 def offered_grid(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[str, str]) -> Grid:
@@ -195,24 +153,11 @@ def wire_order(outcome: Outcome, *, record_order: bool = False, label: Callable[
     ``record_order`` adds the caller's record as ``Object.keys()`` enumerates it after the turn; ``label`` shows
     each key and name (e.g. :func:`letter_run`). A shorter list is padded with NaN.
     """
-    columns = {"registered (in order)": [label(key) for key in registered_keys(outcome)]}
+    columns = {"registered (in order)": [label(key) for key in outcome.registered_keys]}
     if record_order:
         columns["Object.keys() of the record"] = list(outcome.keys_after)
     columns["on the wire (in order)"] = [label(name) for name in outcome.wire_names or []]
     return pd.DataFrame({column: pd.Series(values) for column, values in columns.items()})
-
-
-def code_units(outcome: Outcome) -> pd.Series:
-    """The first registered key's length in Python characters and in JavaScript UTF-16 units, and the names sent."""
-    key = outcome.scenario.tools[0].key
-    return pd.Series(
-        {
-            "registered key": key,
-            "Python len()": len(key),
-            "JavaScript .length": js_length(key),
-            "names on the wire": outcome.wire_names,
-        }
-    )
 
 
 def tool_sources(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
@@ -240,7 +185,7 @@ def outcome_summary(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame
     (the names sent, or the error) cut to 90 characters."""
     rows = [
         {
-            "keys registered": [_short_key(key) for key in registered_keys(ev[name])],
+            "keys registered": [_short_key(key) for key in ev[name].registered_keys],
             "requests sent": len(ev[name].requests),
             "result": json.dumps(ev[name].result_json(), ensure_ascii=False)[:90],
         }
@@ -249,32 +194,25 @@ def outcome_summary(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame
     return _per_scenario(rows, scenario_names, ["keys registered", "requests sent", "result"])
 
 
-ERROR_CHAIN_COLUMNS = ["link", "id", "name", "details.toolName", "message"]
-
-
-def error_chain(outcome: Outcome) -> pd.DataFrame:
-    """One row per link of the error ``generate()``/``stream()`` raised, outermost (what the caller catches) first:
-    its position, ``id``, ``name``, the ``toolName`` in its ``details`` and its message."""
+def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
+    """One row per link of the error each named scenario's ``generate()``/``stream()`` raised, outermost (what the
+    caller catches) first: the scenario, the link's position, ``id``, ``name``, the ``toolName`` in its ``details``
+    and its message."""
     rows = [
         {
+            "scenario": name,
             "link": position,
             "id": link.get("id"),
             "name": link["name"],
             "details.toolName": (link.get("details") or {}).get("toolName"),
             "message": link["message"],
         }
-        for position, link in enumerate(outcome.error)
+        for name in scenario_names
+        for position, link in enumerate(ev[name].error)
     ]
-    return pd.DataFrame(rows, columns=ERROR_CHAIN_COLUMNS)
+    return pd.DataFrame(rows, columns=["scenario", "link", "id", "name", "details.toolName", "message"])
 
 
-def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
-    """:func:`error_chain` of each named scenario, one after the other, with a ``scenario`` column in front."""
-    rows = [{"scenario": name, **row} for name in scenario_names for row in error_chain(ev[name]).to_dict("records")]
-    return pd.DataFrame(rows, columns=["scenario", *ERROR_CHAIN_COLUMNS])
-
-
-ERROR_COLOURS = {"AGENT_GENERATE_FAILED": "#f5d76e", "no id": "#dddddd"}
 _LINK_NAMES = {0: "error generate() rejects with", 1: "its cause"}
 
 
@@ -299,31 +237,6 @@ def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     return grid, text
 
 
-def collision_message(outcome: Outcome) -> str:
-    """A collision as the caller meets it, in full (a table would cut the message): the message, the id on the
-    error ``generate()`` rejects with, the id on its cause, and the name the cause's ``details.toolName`` records."""
-    outer, inner = outcome.error[0], outcome.error[-1]
-    return "\n".join(
-        [
-            f"message:                            {outer['message']}",
-            f"id of the error the caller catches: {outer.get('id') or 'none'}",
-            f"id of its cause:                    {inner.get('id') or 'none'}",
-            f"details.toolName of the cause:      {(inner.get('details') or {}).get('toolName')}",
-        ]
-    )
-
-
-def record_and_wire(outcome: Outcome) -> pd.Series:
-    """The caller's keys after the turn beside the names sent, and any error other than the capture server's 400."""
-    return pd.Series(
-        {
-            "caller's keys after the turn": outcome.keys_after,
-            "names on the wire": outcome.wire_names,
-            "errors other than the capture server's 400": outcome.own_errors,
-        }
-    )
-
-
 # -- 06 and 09: toolChoice, activeTools and the linter ----------------------------------------------------------
 
 
@@ -337,10 +250,10 @@ def choice_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
         rows.append(
             {
                 "method": scenario.method,
-                "keys registered": registered_keys(outcome),
-                "option given": option_given(scenario),
+                "keys registered": outcome.registered_keys,
+                "option given": _option_given(scenario),
                 "tools sent": outcome.wire_names if outcome.requests else NO_REQUEST,
-                "tool_choice sent": tool_choice_sent(outcome),
+                "tool_choice sent": _tool_choice_sent(outcome),
                 "forced tool is in tools": None if name_forced is None else name_forced in outcome.wire_names,
             }
         )
@@ -370,24 +283,6 @@ def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "
     return pd.DataFrame(rows, columns=["scenario", "severity", "code", "suggestion", "message"])
 
 
-def flagged(findings: pd.DataFrame) -> set[str]:
-    """Scenarios whose request forces a tool it does not offer, as :func:`lint_findings` reports them."""
-    return set(findings.loc[findings["code"] == "choice-not-in-tools", "scenario"])
-
-
-CHOICE_COLOURS = {
-    "caller's option": "#eeeeee",
-    "tools sent": "#cfe2f3",
-    "no tools sent": "#f5d76e",
-    "forced tool offered": "#8fd18f",
-    "forced tool not offered": "#e57373",
-    "no tool forced": "#dddddd",
-    "mismatch flagged": "#e57373",
-    "no tools to offer": "#f4a261",
-    "clean": "#8fd18f",
-}
-
-
 def _emptied(outcome: Outcome) -> bool:
     """The request offers no tools although the caller registered some and did not ask for ``toolChoice: 'none'``."""
     return outcome.wire_names == [] and bool(outcome.scenario.tools) and outcome.scenario.tool_choice != "none"
@@ -397,7 +292,7 @@ def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
     """:func:`choice_table` and :func:`lint_findings` as a grid: were tools sent, is the forced tool offered, did
     the linter flag the mismatch? Cells read the option, ``tools``, ``tool_choice`` and the lint codes."""
     calls, findings = choice_table(ev, scenario_names), lint_findings(ev, scenario_names, provider)
-    mismatched = flagged(findings)
+    mismatched = set(findings.loc[findings["code"] == "choice-not-in-tools", "scenario"])
     labels = (
         calls[["option given", "tools sent", "tool_choice sent"]]
         .astype(str)
@@ -436,36 +331,17 @@ def remedy_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     ``tools`` and ``tool_choice`` sent (``"no request"`` when the turn stopped before one)."""
     rows = [
         {
-            "keys registered": registered_keys(ev[name]),
-            "option given": option_given(ev[name].scenario),
+            "keys registered": ev[name].registered_keys,
+            "option given": _option_given(ev[name].scenario),
             "mapping applied": ev[name].mapping,
             "tools sent": ev[name].wire_names if ev[name].requests else NO_REQUEST,
-            "tool_choice sent": tool_choice_sent(ev[name]),
+            "tool_choice sent": _tool_choice_sent(ev[name]),
         }
         for name in scenario_names
     ]
     return _per_scenario(
         rows, scenario_names, ["keys registered", "option given", "mapping applied", "tools sent", "tool_choice sent"]
     )
-
-
-def lint_summary(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.DataFrame:
-    """One row per scenario that sent a request: whether the remedy was applied and its lint findings
-    (``"severity: code"`` each, or ``"none"``)."""
-    rule = providers.get_rule(provider)
-    rows = [
-        {
-            "scenario": name,
-            "remedy": ev[name].scenario.remedy,
-            "findings": [
-                f"{f.severity}: {f.code}" for f in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)
-            ]
-            or "none",
-        }
-        for name in scenario_names
-        if ev[name].requests
-    ]
-    return pd.DataFrame(rows, columns=["scenario", "remedy", "findings"])
 
 
 def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.Series:
@@ -490,19 +366,6 @@ def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str =
             else "does not select what it names"
         )
     return pd.Series(outcome, name="outcome")
-
-
-REMEDY_COLOURS = {
-    "caller's option": "#eeeeee",
-    "sent": "#cfe2f3",
-    "nothing sent": "#dddddd",
-    "consistent": "#8fd18f",
-    "selects what it names": "#8fd18f",
-    "forced tool not offered": "#e57373",
-    "refused (collision)": "#e57373",
-    "selects no tool at all": "#e57373",
-    "does not select what it names": "#f5d76e",
-}
 
 
 def _one_per_line(names: object) -> object:
@@ -579,55 +442,6 @@ def follow_up(outcome: Outcome) -> pd.DataFrame | pd.Series:
     )
 
 
-def builtin_example(outcome: Outcome) -> pd.Series:
-    """The docs' built-in example: key, id, the names offered, the ``toolName``s reported and whether one is the
-    id the docs compare with (``submit_plan``). On a version without built-ins: the error instead."""
-    if not outcome.requests:
-        return pd.Series({"no built-ins on this version": outcome.error[0]["message"]})
-    return pd.Series(
-        {
-            "registered key": outcome.scenario.tools[0].key,
-            "tool id": outcome.ids_before[0],
-            "offered to the model": outcome.wire_names,
-            "toolName reported": list(outcome.tool_names),
-            "toolName == 'submit_plan'": "submit_plan" in outcome.tool_names,
-        }
-    )
-
-
-def caller_record(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
-    """Per scenario: the keys registered, whether the caller's record still holds exactly those keys after the turn
-    (in any order: JavaScript lists integer-like keys first) and each tool its id, and the names sent."""
-
-    def equal(same: bool) -> str:
-        return "equal" if same else "NOT equal"
-
-    rows = [
-        {
-            "keys registered": registered_keys(ev[name]),
-            "keys after the turn": equal(sorted(ev[name].keys_after) == sorted(registered_keys(ev[name]))),
-            "ids after the turn": equal(ev[name].ids_after == ev[name].ids_before),
-            "names on the wire": ev[name].wire_names,
-        }
-        for name in scenario_names
-    ]
-    return _per_scenario(
-        rows, scenario_names, ["keys registered", "keys after the turn", "ids after the turn", "names on the wire"]
-    )
-
-
-ROUND_TRIP_COLOURS = {
-    "the model's call": "#eeeeee",
-    "tool ran": "#8fd18f",
-    "tool did not run": "#e57373",
-    "reported": "#cfe2f3",
-    "nothing reported": "#dddddd",
-    "tool result": "#8fd18f",
-    "told the tool was not found": "#f5d76e",
-    "turn failed": "#e57373",
-}
-
-
 def _wrapped(text: object) -> str:
     return textwrap.fill(str(text), 30, max_lines=2, placeholder=" ...")
 
@@ -657,152 +471,10 @@ def round_trip_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     return categories, labels
 
 
-# -- 08: versions side by side -----------------------------------------------------------------------------------
-
-
-def _cell_label(outcome: Outcome) -> str:
-    """``tools -> tool_choice`` (or ``tools -> threw: message``) for a turn that sent a request; else its error."""
-    result, errors = outcome.result_json(), outcome.own_errors
-    if "error" in result:
-        return f"{result['error']['kind']}: {result['error'].get('name') or result['error'].get('message')}"
-    sent = outcome.tool_choice  # a mode is a string on Chat Completions, an object on Anthropic Messages
-    choice = (
-        outcome.forced_name or (sent if isinstance(sent, str) or not sent else json.dumps(sent)) or "no tool_choice"
-    )
-    return f"{', '.join(result['names']) or 'no tools'} -> " + (f"threw: {errors[0]}" if errors else choice)
-
-
-@dataclass(frozen=True)
-class VersionComparison:
-    """Every scenario on every measured version, against a baseline version (:func:`version_comparison`)."""
-
-    baseline: str
-    #: ``result_json()`` as JSON, scenarios by versions.
-    results: pd.DataFrame
-    #: True where the scenario's :meth:`~probe_lib.core.outcome.Outcome.behaviour` equals the baseline's.
-    same: pd.DataFrame
-    #: ``baseline (<v>)``, ``same as <v>``, ``differs`` or ``feature missing`` per cell, and each cell's text.
-    grid: pd.DataFrame
-    labels: pd.DataFrame
-    #: One row per field of the behaviour that differs: scenario, version, field, its value, the baseline's.
-    differences: pd.DataFrame
-
-    @property
-    def colours(self) -> dict[str, str]:
-        """The grid's categories and their colours."""
-        return {
-            f"baseline ({self.baseline})": "#dddddd",
-            f"same as {self.baseline}": "#8fd18f",
-            "differs": "#f5d76e",
-            "feature missing": "#f8d0d0",
-        }
-
-    @property
-    def differing_versions(self) -> list[str]:
-        """Versions that differ from the baseline in at least one scenario."""
-        return sorted(self.differences["version"].unique())
-
-    def summary(self) -> str:
-        """Per version, in words: how many scenarios behave as on the baseline, and what each other one did there
-        and on the baseline (``tools sent -> tool_choice``, or the error)."""
-        lines = ["Each scenario line reads: tools sent -> tool_choice sent (or what the turn threw)"]
-        for version in self.grid.columns:
-            column = self.grid[version]
-            if version == self.baseline:
-                lines.append(f"{version}: the baseline ({len(column)} scenarios)")
-                continue
-            missing, differs = column[column == "feature missing"].index, column[column == "differs"].index
-            lines.append(
-                f"{version}: {len(column) - len(missing) - len(differs)} of {len(column)} scenarios behave as "
-                f"on {self.baseline}; {len(differs)} differ"
-                + (f"; {len(missing)} cannot run (no built-in tools)" if len(missing) else "")
-            )
-            lines += [
-                f"  {name}: {self.labels.loc[name, version]}   (on {self.baseline}: "
-                f"{self.labels.loc[name, self.baseline]})"
-                for name in differs
-            ]
-        return "\n".join(lines)
-
-    def highlighted(self) -> Styler:
-        """:attr:`results` with the cells whose behaviour differs from the baseline highlighted."""
-        return self.results.style.apply(_differs_css, axis=None, same=self.same)
-
-
-def _differs_css(results: pd.DataFrame, same: pd.DataFrame) -> pd.DataFrame:
-    """CSS per cell of ``results`` (which ``Styler.apply`` passes in): a yellow background where it is not ``same``."""
-    return same.map(_highlight_unless)
-
-
-def _highlight_unless(is_same: bool) -> str:
-    return "" if is_same else "background-color: #f5d76e"
-
-
-def version_comparison(ev: Evidence, baseline: str = target.baseline("mastra").version) -> VersionComparison:
-    """Compare every scenario's ``Outcome.behaviour`` on each version of ``ev.by_version`` with ``baseline``'s.
-
-    A grid cell is ``feature missing`` when the version lacks the built-in tools the scenario registers.
-    """
-    versions, scenarios = list(ev.by_version), list(ev.by_version[baseline])
-    done = {(v, name): ev.by_version[v][name].behaviour() for v in versions for name in scenarios}
-    same = pd.DataFrame(
-        {v: [done[v, name] == done[baseline, name] for name in scenarios] for v in versions}, index=scenarios
-    )
-    results = pd.DataFrame(
-        {
-            v: [json.dumps(ev.by_version[v][name].result_json(), ensure_ascii=False) for name in scenarios]
-            for v in versions
-        },
-        index=scenarios,
-    )
-    grid = pd.DataFrame(
-        {v: [_versus(ev.by_version[v][name], v, baseline, same.loc[name, v]) for name in scenarios] for v in versions},
-        index=scenarios,
-        dtype=object,
-    )
-    labels = pd.DataFrame(
-        {v: [_cell_label(ev.by_version[v][name]) for name in scenarios] for v in versions},
-        index=scenarios,
-        dtype=object,
-    )
-    rows = [
-        {
-            "scenario": name,
-            "version": v,
-            "field": field,
-            "on this version": done[v, name].get(field),
-            f"on {baseline}": value,
-        }
-        for name in scenarios
-        for v in versions
-        if grid.loc[name, v] == "differs"
-        for field, value in done[baseline, name].items()
-        if done[v, name].get(field) != value
-    ]
-    differences = pd.DataFrame(rows, columns=["scenario", "version", "field", "on this version", f"on {baseline}"])
-    return VersionComparison(baseline, results, same, grid, labels, differences)
-
-
-def _versus(outcome: Outcome, version: str, baseline: str, is_same: bool) -> str:
-    """One grid cell's category: the version lacks the feature, is the baseline, behaves the same, or differs."""
-    if outcome.not_applicable:
-        return "feature missing"
-    if version == baseline:
-        return f"baseline ({baseline})"
-    return f"same as {baseline}" if is_same else "differs"
-
-
 #: The model router's provider paths (``Scenario.wire``) and the catalogue families measured on each: the path's
 #: scenario is ``<family>-<path>`` (Chat Completions, the default, has the bare family name).
 PROVIDER_PATHS = ("chat", "responses", "messages")
 PATH_FAMILIES = ("rewrite-rules", "choice-by-key", "collision-dot-space")
-
-
-def path_scenarios(*paths: str) -> list[str]:
-    """The catalogue scenarios of :data:`PATH_FAMILIES` on ``paths`` (default: every path), family by family."""
-    return [
-        family if path == "chat" else f"{family}-{path}" for family in PATH_FAMILIES for path in paths or PROVIDER_PATHS
-    ]
 
 
 def provider_paths(ev: Evidence) -> pd.DataFrame:

@@ -1,10 +1,10 @@
-"""pandas tables of what a name rule (by default the Mastra formatTools model) does to key sets, with column
-names defined once.
+"""pandas tables of what a name rule (by default the Mastra formatTools model) does to key sets, each column
+described once.
 
 Every function takes one :class:`~probe_lib.inputs.keysets.KeySet` or an iterable of them, and the
 :class:`~probe_lib.core.naming.NameRule` to apply (``rule=None``: the default framework's), and returns a fresh
-DataFrame whose columns are named by the constants below (documented in :data:`SCHEMA`), so notebooks and
-:mod:`probe_lib.present.charts` never spell a column name themselves.
+DataFrame whose columns, their dtypes and meanings are the data dictionary :data:`COLUMNS` (the schema mechanism
+of :mod:`probe_lib.study.tidy`, so every table of the kit is described one way).
 
 Rule flags and names describe each key's own rewrite even in a set that raises, because formatTools' rewrite of
 one key does not depend on the others; wire positions exist only for sets that do not raise, and only for keys
@@ -24,112 +24,75 @@ from probe_lib import adapters
 from probe_lib.core.naming import Collision, NameRule, Result, js_length
 from probe_lib.core.target import DEFAULT_FRAMEWORK
 from probe_lib.inputs.keysets import KeySet
+from probe_lib.study.tidy import Columns, typed_frame
 
 #: What every table here carries as its title (the name of its column index), so no reader takes it for a measurement.
 MODEL_TITLE = "Python model of formatTools()"
 
-# -- column names -----------------------------------------------------------------------------------------------
+# Python-backed strings: keys may hold lone surrogates, which Arrow-backed strings cannot store.
+_TEXT = pd.StringDtype("python", na_value=float("nan"))
 
-SET = "set"
-FAMILY = "family"
-DESCRIPTION = "description"
-KEY = "key"
-WIRE_NAME = "wire_name"
-REWRITTEN = "rewritten"
-SUBSTITUTED = "substituted"
-PREFIXED = "prefixed"
-TRUNCATED = "truncated"
-LOST = "lost"
-KEY_LENGTH = "key_length"
-NAME_LENGTH = "name_length"
-POSITION_BEFORE = "position_before"
-POSITION_AFTER = "position_after"
-MOVED_BY = "moved_by"
-VANISHED = "vanished"
-LOST_LENGTH = "lost_length"
-PREFIX_CAUSED = "prefix_caused"
-DISTINGUISHING = "distinguishing"
-TOOLS = "tools"
-UNTOUCHED = "untouched"
-DISPLACED = "displaced"
-DISCORDANT_PAIRS = "discordant_pairs"
-KENDALL_DISTANCE = "kendall_distance"
-ERROR = "error"
-HOLDER = "holder"
-MESSAGE = "message"
-MAX_KEY_LENGTH = "max_key_length"
-MAX_NAME_LENGTH_COLUMN = "max_name_length"
-
-#: What each column holds. Lengths are UTF-16 code units; positions are 0-based.
-SCHEMA: dict[str, str] = {
-    SET: "key set name",
-    FAMILY: "key set family (first word of the set name)",
-    DESCRIPTION: "one-line description of the key set",
-    KEY: "the key as registered",
-    WIRE_NAME: "the name formatTools gives the key (in a set that raises: the name it would give)",
-    REWRITTEN: "wire name differs from the key (per-set tables: how many keys)",
-    SUBSTITUTED: "an illegal UTF-16 unit was replaced by _ (per-set tables: how many keys)",
-    PREFIXED: "a _ was put in front: the first character was not a letter or _ (per-set: how many keys)",
-    TRUNCATED: "the name was cut to the rule's length (per-set tables: how many keys)",
-    LOST: "the characters the cut removed (after substitution and prefix)",
-    KEY_LENGTH: "key length in UTF-16 code units",
-    NAME_LENGTH: "wire name length",
-    POSITION_BEFORE: "index in registration order",
-    POSITION_AFTER: "index in the tools list on the wire (<NA> when the set raises or the key vanished)",
-    MOVED_BY: "position_after - position_before (<NA> when the set raises or the key vanished)",
-    VANISHED: "kept by formatTools but absent from the wire (__proto__) (per-set tables: how many keys)",
-    LOST_LENGTH: "number of characters the cut removed",
-    PREFIX_CAUSED: "cut only because the _ prefix pushed a key no longer than the rule's length over it",
-    DISTINGUISHING: "another key of the set has the same wire name, so the cut (or rewrite) merged them",
-    TOOLS: "number of keys in the set",
-    UNTOUCHED: "keys sent as registered",
-    DISPLACED: "tools on the wire whose position differs from their registration position (<NA> if it raises)",
-    DISCORDANT_PAIRS: "pairs of tools whose relative order the wire reverses",
-    KENDALL_DISTANCE: "discordant pairs / all pairs (0 = same order, 1 = reversed)",
-    ERROR: "'collision' or 'crash' when formatTools raises, else <NA>",
-    HOLDER: "key that already holds the colliding name, 'Object.prototype', or <NA> for a crash",
-    MESSAGE: "the crash message as JavaScript reports it (<NA> for a collision)",
-    MAX_KEY_LENGTH: "longest key in the set",
-    MAX_NAME_LENGTH_COLUMN: "longest wire name in the set",
-}
+#: Every column a table here may hold: name, pandas dtype, meaning (the data dictionary, as
+#: :data:`probe_lib.study.tidy.COLUMNS` is the tidy table's). Lengths are UTF-16 code units; positions are 0-based.
+#: Per-set tables hold the rule flags (``rewritten`` … ``vanished``) as counts of keys.
+COLUMNS: Columns = (
+    ("set", _TEXT, "key set name"),
+    ("family", _TEXT, "key set family (first word of the set name)"),
+    ("description", _TEXT, "one-line description of the key set"),
+    ("key", _TEXT, "the key as registered"),
+    ("wire_name", _TEXT, "the name formatTools gives the key (in a set that raises: the name it would give)"),
+    ("rewritten", "bool", "wire name differs from the key (per-set tables: how many keys)"),
+    ("substituted", "bool", "an illegal UTF-16 unit was replaced by _ (per-set tables: how many keys)"),
+    ("prefixed", "bool", "a _ was put in front: the first character was not a letter or _ (per-set: how many keys)"),
+    ("truncated", "bool", "the name was cut to the rule's length (per-set tables: how many keys)"),
+    ("lost", _TEXT, "the characters the cut removed (after substitution and prefix)"),
+    ("key_length", "int64", "key length in UTF-16 code units"),
+    ("name_length", "int64", "wire name length"),
+    ("position_before", "int64", "index in registration order"),
+    ("position_after", "Int64", "index in the tools list on the wire (<NA> when the set raises or the key vanished)"),
+    ("moved_by", "Int64", "position_after - position_before (<NA> when the set raises or the key vanished)"),
+    ("vanished", "bool", "kept by formatTools but absent from the wire (__proto__) (per-set tables: how many keys)"),
+    ("lost_length", "int64", "number of characters the cut removed"),
+    ("prefix_caused", "bool", "cut only because the _ prefix pushed a key no longer than the rule's length over it"),
+    ("distinguishing", "bool", "another key of the set has the same wire name, so the cut (or rewrite) merged them"),
+    ("tools", "int64", "number of keys in the set"),
+    ("untouched", "int64", "keys sent as registered"),
+    ("displaced", "Int64", "tools on the wire not at their registration position (<NA> when the set raises)"),
+    ("discordant_pairs", "int64", "pairs of tools whose relative order the wire reverses"),
+    ("kendall_distance", "float64", "discordant pairs / all pairs (0 = same order, 1 = reversed)"),
+    ("error", _TEXT, "'collision' or 'crash' when formatTools raises, else <NA>"),
+    ("holder", _TEXT, "key that already holds the colliding name, 'Object.prototype', or <NA> for a crash"),
+    ("message", _TEXT, "the crash message as JavaScript reports it (<NA> for a collision)"),
+    ("max_key_length", "int64", "longest key in the set"),
+    ("max_name_length", "int64", "longest wire name in the set"),
+)
 
 #: What :func:`collisions` puts in ``holder`` when the colliding name is inherited, not another tool's.
 PROTOTYPE_HOLDER = "Object.prototype"
 
-REWRITES_COLUMNS = (
-    SET, KEY, WIRE_NAME, REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, LOST,
-    KEY_LENGTH, NAME_LENGTH, POSITION_BEFORE, POSITION_AFTER, MOVED_BY, VANISHED,
-)  # fmt: skip
-TRUNCATION_COLUMNS = (SET, KEY, WIRE_NAME, KEY_LENGTH, LOST, LOST_LENGTH, PREFIX_CAUSED, DISTINGUISHING)
-ORDERING_COLUMNS = (SET, TOOLS, REWRITTEN, VANISHED, DISPLACED, DISCORDANT_PAIRS, KENDALL_DISTANCE)
-COLLISIONS_COLUMNS = (SET, ERROR, WIRE_NAME, KEY, HOLDER, MESSAGE)
-SUMMARY_COLUMNS = (
-    SET, FAMILY, DESCRIPTION, TOOLS, UNTOUCHED, REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, VANISHED,
-    DISPLACED, MAX_KEY_LENGTH, MAX_NAME_LENGTH_COLUMN, ERROR,
-)  # fmt: skip
+#: Flag columns that per-set tables hold as counts of keys.
+_COUNTED_FLAGS = frozenset({"rewritten", "substituted", "prefixed", "truncated", "vanished"})
+_BY_NAME = {column[0]: column for column in COLUMNS}
 
-# Python-backed strings: keys may hold lone surrogates, which Arrow-backed strings cannot store.
-_TEXT = pd.StringDtype("python", na_value=float("nan"))
-_DTYPES: dict[str, object] = {
-    **dict.fromkeys((SET, FAMILY, DESCRIPTION, KEY, WIRE_NAME, LOST, ERROR, HOLDER, MESSAGE), _TEXT),
-    **dict.fromkeys((REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, VANISHED, PREFIX_CAUSED, DISTINGUISHING), "bool"),
-    **dict.fromkeys(
-        (
-            KEY_LENGTH,
-            NAME_LENGTH,
-            POSITION_BEFORE,
-            LOST_LENGTH,
-            TOOLS,
-            UNTOUCHED,
-            DISCORDANT_PAIRS,
-            MAX_KEY_LENGTH,
-            MAX_NAME_LENGTH_COLUMN,
-        ),
-        "int64",
-    ),  # fmt: skip
-    **dict.fromkeys((POSITION_AFTER, MOVED_BY, DISPLACED), "Int64"),
-    KENDALL_DISTANCE: "float64",
-}
+
+def _columns(*names: str, per_set: bool = False) -> Columns:
+    """The :data:`COLUMNS` entries of one table, in its order; ``per_set`` tables count the rule flags (int64)."""
+    return tuple(
+        (name, "int64", meaning) if per_set and name in _COUNTED_FLAGS else (name, dtype, meaning)
+        for name, dtype, meaning in (_BY_NAME[name] for name in names)
+    )
+
+
+REWRITES_COLUMNS = _columns("set", "key", "wire_name", "rewritten", "substituted", "prefixed", "truncated", "lost",
+    "key_length", "name_length", "position_before", "position_after", "moved_by", "vanished")  # fmt: skip
+TRUNCATION_COLUMNS = _columns("set", "key", "wire_name", "key_length", "lost", "lost_length", "prefix_caused",
+    "distinguishing")  # fmt: skip
+ORDERING_COLUMNS = _columns("set", "tools", "rewritten", "vanished", "displaced", "discordant_pairs",
+    "kendall_distance", per_set=True)  # fmt: skip
+COLLISIONS_COLUMNS = _columns("set", "error", "wire_name", "key", "holder", "message")
+SUMMARY_COLUMNS = _columns("set", "family", "description", "tools", "untouched", "rewritten", "substituted",
+    "prefixed", "truncated", "vanished", "displaced", "max_key_length", "max_name_length", "error",
+    per_set=True)  # fmt: skip
 
 KeySets = KeySet | Iterable[KeySet]
 
@@ -140,7 +103,7 @@ def _as_list(keysets: KeySets) -> list[KeySet]:
 
 def default_rule() -> NameRule:
     """The name rule of the framework the kit studies by default (Mastra's formatTools model)."""
-    rule = adapters.get(DEFAULT_FRAMEWORK).name_rule
+    rule = adapters.get(DEFAULT_FRAMEWORK).name_rule()
     if rule is None:
         raise TypeError(f"the {DEFAULT_FRAMEWORK} adapter has no name rule to tabulate")
     return rule
@@ -152,18 +115,9 @@ def _result(keys: tuple[str, ...], rule: NameRule) -> Result:
     return rule.normalise(keys)
 
 
-#: Flag columns that per-set tables hold as counts of keys.
-_COUNTED_FLAGS = frozenset({REWRITTEN, SUBSTITUTED, PREFIXED, TRUNCATED, VANISHED})
-
-
-def _frame(rows: list[dict], columns: tuple[str, ...], per_set: bool = False) -> pd.DataFrame:
-    """A DataFrame with exactly ``columns`` in order and their schema dtypes, also when ``rows`` is empty.
-
-    ``per_set`` tables hold the rule-flag columns as counts (int64) rather than per-key booleans.
-    """
-    frame = pd.DataFrame(rows, columns=list(columns))
-    dtypes = {column: "int64" if per_set and column in _COUNTED_FLAGS else _DTYPES[column] for column in columns}
-    frame = frame.astype(dtypes)
+def _frame(rows: list[dict], columns: Columns) -> pd.DataFrame:
+    """A DataFrame with exactly ``columns`` in order and their dtypes, also when ``rows`` is empty."""
+    frame = typed_frame(rows, columns)
     frame.columns.name = MODEL_TITLE  # shown in the table's corner: these figures are the model's, not measured
     return frame
 
@@ -175,20 +129,20 @@ def _rewrite_rows(set_name: str, keys: tuple[str, ...], rule: NameRule) -> list[
     for row in result.rows:
         after = row.position_after
         rows.append({
-            SET: set_name,
-            KEY: row.key,
-            WIRE_NAME: row.name,
-            REWRITTEN: row.rewritten,
-            SUBSTITUTED: row.substituted,
-            PREFIXED: row.prefixed,
-            TRUNCATED: row.truncated,
-            LOST: row.lost,
-            KEY_LENGTH: js_length(row.key),
-            NAME_LENGTH: len(row.name),  # a rewritten name is ASCII; an untouched one is the key
-            POSITION_BEFORE: row.position_before,
-            POSITION_AFTER: after,
-            MOVED_BY: None if after is None else after - row.position_before,
-            VANISHED: result.error is None and after is None,
+            "set": set_name,
+            "key": row.key,
+            "wire_name": row.name,
+            "rewritten": row.rewritten,
+            "substituted": row.substituted,
+            "prefixed": row.prefixed,
+            "truncated": row.truncated,
+            "lost": row.lost,
+            "key_length": js_length(row.key),
+            "name_length": len(row.name),  # a rewritten name is ASCII; an untouched one is the key
+            "position_before": row.position_before,
+            "position_after": after,
+            "moved_by": None if after is None else after - row.position_before,
+            "vanished": result.error is None and after is None,
         })  # fmt: skip
     return rows
 
@@ -202,7 +156,7 @@ def rewrites(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
 
 def explain(key: str, rule: NameRule | None = None) -> pd.DataFrame:
     """One key on its own, rule by rule: what ``rewrites`` says of a one-tool record (for interactive use)."""
-    columns = [KEY, WIRE_NAME, SUBSTITUTED, PREFIXED, TRUNCATED, LOST, KEY_LENGTH, NAME_LENGTH]
+    columns = ["key", "wire_name", "substituted", "prefixed", "truncated", "lost", "key_length", "name_length"]
     return _frame(_rewrite_rows("typed", (key,), rule or default_rule()), REWRITES_COLUMNS)[columns]
 
 
@@ -211,12 +165,12 @@ def truncation(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
     key."""
     rule = rule or default_rule()
     table = rewrites(keysets, rule)
-    shared = table.groupby(SET)[WIRE_NAME].transform(lambda names: names.map(Counter(names)) > 1)
-    cut = table[table[TRUNCATED]].assign(
+    shared = table.groupby("set")["wire_name"].transform(lambda names: names.map(Counter(names)) > 1)
+    cut = table[table["truncated"]].assign(
         **{
-            LOST_LENGTH: lambda frame: frame[LOST].str.len(),
-            PREFIX_CAUSED: lambda frame: frame[KEY_LENGTH] <= rule.MAX_NAME_LENGTH,
-            DISTINGUISHING: shared[table[TRUNCATED]],
+            "lost_length": lambda frame: frame["lost"].str.len(),
+            "prefix_caused": lambda frame: frame["key_length"] <= rule.MAX_NAME_LENGTH,
+            "distinguishing": shared[table["truncated"]],
         }
     )
     return _frame(cut.to_dict("records"), TRUNCATION_COLUMNS)
@@ -245,15 +199,15 @@ def ordering_shift(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFra
         pairs = len(wire_order) * (len(wire_order) - 1) // 2
         discordant = _discordant_pairs(wire_order)
         rows.append({
-            SET: keyset.name,
-            TOOLS: len(result.rows),
-            REWRITTEN: sum(row.rewritten for row in result.rows),
-            VANISHED: len(result.rows) - len(on_wire),
-            DISPLACED: sum(row.position_after != row.position_before for row in on_wire),
-            DISCORDANT_PAIRS: discordant,
-            KENDALL_DISTANCE: discordant / pairs if pairs else 0.0,
+            "set": keyset.name,
+            "tools": len(result.rows),
+            "rewritten": sum(row.rewritten for row in result.rows),
+            "vanished": len(result.rows) - len(on_wire),
+            "displaced": sum(row.position_after != row.position_before for row in on_wire),
+            "discordant_pairs": discordant,
+            "kendall_distance": discordant / pairs if pairs else 0.0,
         })  # fmt: skip
-    return _frame(rows, ORDERING_COLUMNS, per_set=True)
+    return _frame(rows, ORDERING_COLUMNS)
 
 
 def collisions(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
@@ -268,9 +222,11 @@ def collisions(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
             continue
         if isinstance(error, Collision):
             holder = PROTOTYPE_HOLDER if error.holder is None else error.holder
-            rows.append({SET: keyset.name, ERROR: error.kind, WIRE_NAME: error.name, KEY: error.key, HOLDER: holder})
+            rows.append(
+                {"set": keyset.name, "error": error.kind, "wire_name": error.name, "key": error.key, "holder": holder}
+            )
         else:
-            rows.append({SET: keyset.name, ERROR: error.kind, KEY: error.key, MESSAGE: error.message})
+            rows.append({"set": keyset.name, "error": error.kind, "key": error.key, "message": error.message})
     return _frame(rows, COLLISIONS_COLUMNS)
 
 
@@ -281,19 +237,19 @@ def summary(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
         result = _result(keyset.keys, rule)
         table = rewrites(keyset, rule)
         rows.append({
-            SET: keyset.name,
-            FAMILY: keyset.family,
-            DESCRIPTION: keyset.description,
-            TOOLS: len(table),
-            UNTOUCHED: int((~table[REWRITTEN]).sum()),
-            REWRITTEN: int(table[REWRITTEN].sum()),
-            SUBSTITUTED: int(table[SUBSTITUTED].sum()),
-            PREFIXED: int(table[PREFIXED].sum()),
-            TRUNCATED: int(table[TRUNCATED].sum()),
-            VANISHED: int(table[VANISHED].sum()),
-            DISPLACED: None if result.error else int((table[MOVED_BY].dropna() != 0).sum()),
-            MAX_KEY_LENGTH: int(table[KEY_LENGTH].max()) if len(table) else 0,
-            MAX_NAME_LENGTH_COLUMN: int(table[NAME_LENGTH].max()) if len(table) else 0,
-            ERROR: result.error.kind if result.error else None,
+            "set": keyset.name,
+            "family": keyset.family,
+            "description": keyset.description,
+            "tools": len(table),
+            "untouched": int((~table["rewritten"]).sum()),
+            "rewritten": int(table["rewritten"].sum()),
+            "substituted": int(table["substituted"].sum()),
+            "prefixed": int(table["prefixed"].sum()),
+            "truncated": int(table["truncated"].sum()),
+            "vanished": int(table["vanished"].sum()),
+            "displaced": None if result.error else int((table["moved_by"].dropna() != 0).sum()),
+            "max_key_length": int(table["key_length"].max()) if len(table) else 0,
+            "max_name_length": int(table["name_length"].max()) if len(table) else 0,
+            "error": result.error.kind if result.error else None,
         })  # fmt: skip
-    return _frame(rows, SUMMARY_COLUMNS, per_set=True)
+    return _frame(rows, SUMMARY_COLUMNS)

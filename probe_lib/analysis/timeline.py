@@ -20,6 +20,7 @@ from probe_lib.adapters import mastra
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.target import version_key
 from probe_lib.study import evidence, sweep
+from probe_lib.study.sources import Source
 from probe_lib.study.sweep import WHOLE_VERSION, Row
 
 NOT_APPLICABLE = "not applicable"
@@ -302,12 +303,20 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
 
 
 def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
-    """What every scenario does on ``version``, and since when (the first measured version with that behaviour run)."""
+    """What every scenario does on ``version``, and since when: the first version of the unbroken run of measured
+    versions with that behaviour, where a version of ``table`` that lacks the scenario (a scenario catalogued after
+    the last sweep is measured on the pins alone) breaks the run; ``measured on`` counts the versions that have it."""
+    every = versions(table)
     lines = []
     for scenario, rows in table.groupby("scenario", sort=True):
+        by_version = {line.version: line for line in rows.itertuples()}
         run_start = None
         previous = None
-        for line in rows.itertuples():
+        for at in every:
+            line = by_version.get(at)
+            if line is None:
+                previous = None
+                continue
             if previous is None or _state(line) != previous:
                 run_start = line.version
             previous = _state(line)
@@ -317,20 +326,20 @@ def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
                         "scenario": scenario,
                         "behaviour": describe(line.behaviour, line.error_kind),
                         "same since": run_start,
+                        "measured on": f"{len(by_version)} of {len(every)} versions",
                     }
                 )
-    return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since"])
+    return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since", "measured on"])
 
 
-def gather(version: str, measurements: str) -> pd.DataFrame:
+def gather(version: str, measurements: Source) -> pd.DataFrame:
     """The committed summary, with the pinned versions and ``version`` measured from ``measurements`` laid over it.
 
-    ``measurements`` is read as everywhere else (:func:`probe_lib.study.evidence.measure`): ``"live"`` runs the real
-    package now (a served version installs on first use), ``"recorded"`` or a reproduce folder read files; there,
-    an unpinned ``version`` comes from the summary when it holds it.
+    A live source runs the real package now (a served version installs on first use); the recordings or a
+    reproduce folder are read from files, and there an unpinned ``version`` comes from the summary when it holds it.
     """
     pinned = mastra.ADAPTER.versions()
     swept = {r.version for r in sweep.read_summary()}
-    unswept = version not in pinned and (measurements == "live" or version not in swept)
+    unswept = version not in pinned and (measurements.runs_now or version not in swept)
     fresh_versions = [*pinned, *([version] if unswept else [])]
     return laid_over_summary(evidence.gather(fresh_versions[0], measurements, versions=fresh_versions).by_version)

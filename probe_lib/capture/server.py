@@ -21,36 +21,24 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import dataclasses
-import heapq
 import ipaddress
 import json
 import re
+import socket
 import threading
-from collections import deque
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 
 from aiohttp import web
 
 from probe_lib import wire
+from probe_lib.capture.store import SCENARIO_ID, Capture, RecordStore, check_scenario_id
 from probe_lib.core.errors import StateError
 from probe_lib.wire import StreamAnswer
 from probe_lib.wire.chat import error_body as _error_body
-from probe_lib.wire.replies import DEFAULT_REPLY, ErrorReply, Reply, TextReply, ToolCallsReply, replies_from_json
+from probe_lib.wire.replies import Reply, replies_from_json
 
-#: Header values that would leak a credential into a recording.
-REDACTED_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "openai-organization"}
-)
-#: Headers dropped as noise: ``host`` carries the ephemeral port, which changes every run.
-DROPPED_HEADERS = frozenset({"host"})
 #: A body that is not JSON is kept as text up to this many characters.
 RAW_LIMIT = 64 * 1024
-#: Scenario ids travel in URL paths, so they are limited to characters no client re-encodes or resolves
-#: (a leading ``.`` would let ``.`` and ``..`` be collapsed by a URL parser).
-SCENARIO_ID = re.compile(r"[A-Za-z0-9_~-][A-Za-z0-9._~-]*")
-
 _SCENARIO_PATH = re.compile(r"/s/([^/]+)(/.*)?")
 _SHUTDOWN_SECONDS = 2.0
 #: Watchdogs on every connection: a request head must arrive whole this long after its first byte, a body must
@@ -61,46 +49,6 @@ IDLE_SECONDS = 60.0
 #: Connections served at once; one more is answered 503 and closed (a runner keeps about 16 open).
 MAX_CONNECTIONS = 512
 _BUSY = b"HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-
-
-@dataclass(frozen=True)
-class Capture:
-    """One request as the server received it.
-
-    ``body`` is the parsed JSON, or ``None`` when there was none, it was not JSON (then ``raw`` holds the text,
-    cut at ``RAW_LIMIT`` characters) or it was too large (then ``raw`` is ``None`` too). ``status`` is the HTTP
-    status the server answered with.
-    """
-
-    seq: int
-    scenario: str
-    method: str
-    path: str
-    headers: dict[str, str]
-    body: object | None
-    raw: str | None
-    status: int
-    #: The wire format of a model call (``chat-completions`` …), ``None`` for a request on any other route.
-    wire: str | None = None
-
-    def to_json(self) -> dict:
-        return dataclasses.asdict(self)
-
-
-@dataclass
-class _Scenario:
-    records: list[Capture] = field(default_factory=list)
-    replies: deque[Reply] = field(default_factory=deque)
-    completions: int = 0
-
-
-def check_scenario_id(scenario_id: str) -> str:
-    """Return ``scenario_id`` if it can stand in a URL path unchanged, else raise ``ValueError``."""
-    if not isinstance(scenario_id, str) or not SCENARIO_ID.fullmatch(scenario_id):
-        raise ValueError(
-            f"scenario id {scenario_id!r} must be letters, digits, '_', '-', '~' or '.', not starting with '.'"
-        )
-    return scenario_id
 
 
 def _check_loopback(host: str) -> str:
@@ -116,18 +64,6 @@ def _check_loopback(host: str) -> str:
     raise ValueError(f"host {host!r} is not loopback; the capture server listens only on 127.0.0.0/8, ::1 or localhost")
 
 
-def _clean_headers(request: web.BaseRequest) -> dict[str, str]:
-    headers: dict[str, str] = {}
-    for name, value in request.headers.items():
-        name = name.lower()
-        if name in DROPPED_HEADERS:
-            continue
-        if name in REDACTED_HEADERS:
-            value = "<redacted>"
-        headers[name] = f"{headers[name]}, {value}" if name in headers else value
-    return headers
-
-
 def _as_text(data: bytes) -> str:
     text = data.decode("utf-8", errors="replace")
     if len(text) > RAW_LIMIT:
@@ -135,17 +71,17 @@ def _as_text(data: bytes) -> str:
     return text
 
 
-class CaptureServer:
-    """An OpenAI-compatible chat completions endpoint on loopback that records what it is sent.
+class CaptureServer(RecordStore):
+    """An OpenAI-compatible chat completions endpoint on loopback that records what it is sent: a
+    :class:`RecordStore` that frameworks reach over HTTP.
 
     Args:
         host: a loopback address (127.0.0.0/8, ``::1`` or ``localhost``); anything else is refused.
         port: 0 picks a free port; :attr:`base_url` tells which.
         max_body_bytes: larger bodies are answered 413 and recorded without their content.
-        on_record: called with each new record, in order, on the server thread (the CLI writes JSON lines).
-        keep_records: ``False`` hands each record only to ``on_record`` and keeps none, so memory stays bounded
-            however long the server runs (``records()`` and ``take()`` then return nothing).
-        header_seconds, idle_seconds, max_connections: the connection watchdogs (see ``HEADER_SECONDS``).
+        on_record, keep_records: the store's (:class:`RecordStore`); ``on_record`` is called on the server thread.
+        header_seconds, body_seconds, idle_seconds, max_connections: the connection watchdogs (see
+            ``HEADER_SECONDS``).
     """
 
     def __init__(
@@ -157,27 +93,26 @@ class CaptureServer:
         on_record: Callable[[Capture], None] | None = None,
         keep_records: bool = True,
         header_seconds: float = HEADER_SECONDS,
+        body_seconds: float = BODY_SECONDS,
         idle_seconds: float = IDLE_SECONDS,
         max_connections: int = MAX_CONNECTIONS,
     ) -> None:
+        super().__init__(on_record=on_record, keep_records=keep_records)
         self._host = _check_loopback(host)
         if max_body_bytes < 1:
             raise ValueError(f"max_body_bytes must be at least 1, not {max_body_bytes}")
         self._port = port
         self._max_body_bytes = max_body_bytes
-        self._on_record = on_record
-        self._keep_records = keep_records
         self._header_seconds = header_seconds
+        self._body_seconds = body_seconds
         self._idle_seconds = idle_seconds
         self._max_connections = max_connections
         #: Open connections, by aiohttp's handler (what ``request.protocol`` is), to their guard.
         self._guards: dict[object, _Guard] = {}
-        self._lock = threading.Lock()
-        self._scenarios: dict[str, _Scenario] = {}
-        self._seq = 0
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
+        self._listener: asyncio.Server | None = None
 
     # -- lifecycle -------------------------------------------------------------------------------------------
 
@@ -206,11 +141,18 @@ class CaptureServer:
             app, access_log=None, shutdown_timeout=_SHUTDOWN_SECONDS, keepalive_timeout=self._idle_seconds
         )
         await self._runner.setup()
-        await _GuardedSite(self._runner, self._host, self._port, self._guard).start()
+        # No aiohttp site (a site hands each connection straight to aiohttp): a socket bound here, served by asyncio,
+        # each connection through a guard first
+        address = ipaddress.ip_address(self._host)
+        listening = socket.create_server(
+            (self._host, self._port), family=socket.AF_INET6 if address.version == 6 else socket.AF_INET
+        )
+        self._listener = await asyncio.get_running_loop().create_server(self._guard, sock=listening)
 
     def _guard(self) -> _Guard:
-        """A new connection's protocol: aiohttp's handler inside a ``_Guard``."""
-        return _Guard(self._runner.server(), self._guards, self._header_seconds, self._max_connections)
+        """A new connection's protocol: a ``_Guard``, handing it to aiohttp's handler (its public ``web.Server``
+        is the protocol factory) unless the connection is over the cap."""
+        return _Guard(self._runner.server, self._guards, self._header_seconds, self._max_connections)
 
     @web.middleware
     async def _busy(self, request: web.Request, handler: Callable) -> web.StreamResponse:
@@ -229,12 +171,18 @@ class CaptureServer:
         if self._thread is None or self._loop is None:
             return
         if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result()
-            self._runner = None
+            asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result()
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join()
         self._loop.close()
         self._thread = self._loop = None
+
+    async def _stop(self) -> None:
+        if self._listener is not None:
+            self._listener.close()  # no new connection; aiohttp's cleanup then closes the open ones
+            self._listener = None
+        await self._runner.cleanup()
+        self._runner = None
 
     def __enter__(self) -> CaptureServer:
         return self.start()
@@ -252,9 +200,9 @@ class CaptureServer:
     @property
     def base_url(self) -> str:
         """``http://HOST:PORT`` with the port actually bound."""
-        if self._runner is None or not self._runner.addresses:
+        if self._listener is None:
             raise StateError("the capture server is not running; start() it or use it as a context manager")
-        host, port = self._runner.addresses[0][:2]
+        host, port = self._listener.sockets[0].getsockname()[:2]
         return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
 
     def scenario_url(self, scenario_id: str) -> str:
@@ -265,32 +213,6 @@ class CaptureServer:
         """An HTTP(S) proxy URL whose ``CONNECT`` requests land in ``scenario_id`` (it is the proxy's user name)."""
         return self.base_url.replace("://", f"://{check_scenario_id(scenario_id)}@", 1)
 
-    # -- scripts and records ---------------------------------------------------------------------------------
-
-    def script(self, scenario_id: str, replies: Iterable[Reply]) -> None:
-        """Set the replies the scenario's next chat completions get, one each, in order (replacing any left)."""
-        queue = deque(replies)
-        for reply in queue:
-            if not isinstance(reply, (ErrorReply, ToolCallsReply, TextReply)):
-                raise TypeError(f"{reply!r} is not an ErrorReply, ToolCallsReply or TextReply")
-        with self._lock:
-            self._scenarios.setdefault(check_scenario_id(scenario_id), _Scenario()).replies = queue
-
-    def records(self, scenario: str | None = None) -> list[Capture]:
-        """A copy of the records of one scenario, or of all, in arrival order."""
-        with self._lock:
-            if scenario is not None:
-                state = self._scenarios.get(scenario)
-                return list(state.records) if state else []
-            lists = [state.records for state in self._scenarios.values()]
-            return list(heapq.merge(*lists, key=lambda capture: capture.seq))
-
-    def take(self, scenario: str) -> list[Capture]:
-        """Return the scenario's records and forget them with its script, so long batches stay small in memory."""
-        with self._lock:
-            state = self._scenarios.pop(scenario, None)
-        return state.records if state else []
-
     def _commit(
         self,
         request: web.BaseRequest,
@@ -300,35 +222,9 @@ class CaptureServer:
         status: int | None,
         wire_format: wire.WireFormat | None,
     ) -> tuple[Capture, Reply | None, int]:
-        """Record a request; ``status=None`` marks a model call, answered by the scenario's next reply.
-
-        Returns the record, the reply (for a model call) and the scenario's count of model calls.
-        """
-        reply: Reply | None = None
-        with self._lock:
-            state = self._scenarios.setdefault(scenario, _Scenario())
-            if status is None:
-                reply = state.replies.popleft() if state.replies else DEFAULT_REPLY
-                state.completions += 1
-                status = reply.status if isinstance(reply, ErrorReply) else 200
-            capture = Capture(
-                self._seq,
-                scenario,
-                request.method,
-                request.raw_path,
-                _clean_headers(request),
-                body,
-                raw,
-                status,
-                wire_format.name if wire_format else None,
-            )
-            self._seq += 1
-            if self._keep_records:
-                state.records.append(capture)
-            completions = state.completions
-        if self._on_record is not None:
-            self._on_record(capture)
-        return capture, reply, completions
+        """:meth:`RecordStore.commit` of ``request``."""
+        name = wire_format.name if wire_format else None
+        return self.commit(scenario, request.method, request.raw_path, request.headers.items(), body, raw, status, name)
 
     # -- the provider side -----------------------------------------------------------------------------------
 
@@ -337,14 +233,14 @@ class CaptureServer:
         scenario, route = (match.group(1), match.group(2) or "") if match else ("default", request.path)
         wire_format = wire.for_route(route) if request.method == "POST" else None
         try:
-            data = await asyncio.wait_for(request.read(), BODY_SECONDS)
+            data = await asyncio.wait_for(request.read(), self._body_seconds)
         except web.HTTPRequestEntityTooLarge:
             self._commit(request, scenario, None, None, 413, wire_format)
             message = f"body exceeds {self._max_body_bytes} bytes; raise the capture server's max_body_bytes"
             return web.json_response(_error_body(message), status=413)
         except TimeoutError:
             self._commit(request, scenario, None, None, 408, wire_format)
-            return web.json_response(_error_body(f"body not sent within {BODY_SECONDS:g} s"), status=408)
+            return web.json_response(_error_body(f"body not sent within {self._body_seconds:g} s"), status=408)
         body: object | None = None
         if data or wire_format:
             try:
@@ -423,7 +319,7 @@ class CaptureServer:
 
 
 class _Guard(asyncio.Protocol):
-    """One connection: aiohttp's handler, wrapped to add what aiohttp lacks.
+    """One connection: aiohttp's handler, wrapped to add what aiohttp has no setting for.
 
     aiohttp closes a connection that sends nothing (its keep-alive timeout), but one that sends part of a request
     head and then stalls would hold a slot forever; the guard closes it ``header_seconds`` after its first byte
@@ -431,44 +327,49 @@ class _Guard(asyncio.Protocol):
     answered 503 and closed before aiohttp sees it.
     """
 
-    def __init__(self, inner: asyncio.Protocol, guards: dict, header_seconds: float, max_connections: int) -> None:
-        self._inner, self._guards = inner, guards
+    def __init__(
+        self, handler: Callable[[], asyncio.Protocol], guards: dict, header_seconds: float, max_connections: int
+    ) -> None:
+        self._handler, self._guards = handler, guards
         self._header_seconds, self._max_connections = header_seconds, max_connections
+        self._inner: asyncio.Protocol | None = None  # aiohttp's handler, once the connection is accepted
         self._transport: asyncio.Transport | None = None
         self._deadline: asyncio.TimerHandle | None = None
-        self._busy = self._refused = False
+        self._busy = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self._transport = transport
         if len(self._guards) >= self._max_connections:
-            self._refused = True
             transport.write(_BUSY)
             transport.close()
             return
+        self._inner = self._handler()
         self._guards[self._inner] = self
         self._inner.connection_made(transport)
 
     def data_received(self, data: bytes) -> None:
-        if self._refused:
+        if self._inner is None:
             return
         if not self._busy and self._deadline is None:
             self._deadline = asyncio.get_running_loop().call_later(self._header_seconds, self._expire)
         self._inner.data_received(data)
 
     def eof_received(self) -> bool | None:
-        return None if self._refused else self._inner.eof_received()
+        return None if self._inner is None else self._inner.eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
-        if not self._refused:
+        if self._inner is not None:
             self._guards.pop(self._inner, None)
             self._inner.connection_lost(exc)
 
     def pause_writing(self) -> None:
-        self._inner.pause_writing()
+        if self._inner is not None:
+            self._inner.pause_writing()
 
     def resume_writing(self) -> None:
-        self._inner.resume_writing()
+        if self._inner is not None:
+            self._inner.resume_writing()
 
     def busy(self, busy: bool) -> None:
         """A request is being handled (its head is complete) or has been answered."""
@@ -484,15 +385,3 @@ class _Guard(asyncio.Protocol):
         self._deadline = None
         if not self._busy and self._transport is not None:
             self._transport.abort()
-
-
-class _GuardedSite(web.TCPSite):
-    """aiohttp's TCP site, but each connection's protocol comes from ``factory`` (a ``_Guard``)."""
-
-    def __init__(self, runner: web.AppRunner, host: str, port: int, factory: Callable[[], asyncio.Protocol]) -> None:
-        super().__init__(runner, host, port)
-        self._factory = factory
-
-    async def start(self) -> None:
-        await web.BaseSite.start(self)  # registers the site with its runner (TCPSite.start would bind its own)
-        self._server = await asyncio.get_running_loop().create_server(self._factory, self._host, self._port)

@@ -1,11 +1,12 @@
 """The ledger's claims about the other frameworks, each judged on that framework's framework-matrix outcomes.
 
 Every claim of ``data/claims.csv`` checked here is about one framework (the adapter it registers under) and reads
-the matrix's runs of that framework at one version, live or recorded (``probe_lib.analysis.matrix``): ``PROBE``
+the matrix's runs of that framework at one version, live or recorded (``probe_lib.study.matrix_runs``): ``PROBE``
 (the keys registered alone), ``PROBE+forced`` (one key forced by the key) and ``PROBE+round-trip`` (the model
-calling the first key by the name the plain run sent for it). Expected names and error texts are written out in
-each claim, as measured and as each framework's source states them, never computed by the kit; so a framework
-that changes makes its claim refuted, and a run that is missing makes it failed.
+calling the first key by the name the plain run sent for it); the Claude Agent SDK's claims also read its list
+probes (``LIST=SPELLING``, :mod:`probe_lib.study.permission_runs`), judged with its target. Expected names and
+error texts are written out in each claim, as measured and as each framework's source states them, never computed
+by the kit; so a framework that changes makes its claim refuted, and a run that is missing makes it failed.
 
 A claim's check is built from small clauses (:func:`sends`, :func:`refuses`, :func:`forces`, :func:`round_trip`),
 all of which must hold; :data:`CHECKS` names each claim's framework and check.
@@ -16,11 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
-from probe_lib.analysis import matrix, permissions
-from probe_lib.claims.verdict import MASTRA, Check, Status
+from probe_lib.analysis import permissions
+from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status
 from probe_lib.core.outcome import Outcome, called_name
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.study.evidence import Evidence
+from probe_lib.study.matrix_runs import PROBES
+from probe_lib.study.permission_runs import LISTS, SPELLINGS, WIRE_NAME
+from probe_lib.study.permission_runs import PROBES as LIST_PROBES
 
 Clause = Callable[[Evidence], tuple[bool, str]]
 _KEY_FAMILIES = ("dot", "space", "colon-slash", "accent", "emoji")
@@ -174,18 +178,18 @@ def resends_and_tunnels(host: str, *probes: str) -> Clause:
 def list_acts(
     list_name: str, *, offers: Mapping[str, bool | None], runs: Mapping[str, bool], answer: Mapping[str, str]
 ) -> Clause:
-    """The Claude Agent SDK's list probes (``probe_lib.analysis.permissions``) for ``list_name``: for each spelling,
-    whether the request the list governs offers the tool (``None``: that request was never sent), whether the tool
-    ran, and a text the model was told of its call."""
+    """The Claude Agent SDK's list probes for ``list_name`` (:mod:`probe_lib.study.permission_runs`, read through
+    :mod:`probe_lib.analysis.permissions`): for each spelling, whether the request the list governs offers the tool
+    (``None``: that request was never sent), whether the tool ran, and a text the model was told of its call."""
 
     def clause(e: Evidence) -> tuple[bool, str]:
         said = []
-        for spelling in permissions.SPELLINGS:
+        for spelling in SPELLINGS:
             outcome = e[f"{list_name}={spelling}"]
             offered = permissions.offered(outcome)
-            has = None if offered is None else permissions.WIRE_NAME in offered
+            has = None if offered is None else WIRE_NAME in offered
             ran, told = permissions.ran(outcome), permissions.answer(outcome) or ""
-            named = permissions.SPELLINGS[spelling]
+            named = SPELLINGS[spelling]
             if has != offers[spelling]:
                 return False, f"{list_name} [{named!r}]: the request offered {offered}"
             if ran != runs[spelling]:
@@ -268,24 +272,24 @@ def claim(framework: str, *clauses: Clause) -> tuple[str, Check]:
 #: What each of the Claude Agent SDK's lists does to the tool under each spelling (claims X28-X31).
 _ALLOWED = list_acts(
     "allowedTools",
-    offers=dict.fromkeys(permissions.SPELLINGS, True),
-    runs={**dict.fromkeys(permissions.SPELLINGS, False), "name on the wire": True},
-    answer={**dict.fromkeys(permissions.SPELLINGS, "you haven't granted it yet"), "name on the wire": "tempC=20"},
+    offers=dict.fromkeys(SPELLINGS, True),
+    runs={**dict.fromkeys(SPELLINGS, False), "name on the wire": True},
+    answer={**dict.fromkeys(SPELLINGS, "you haven't granted it yet"), "name on the wire": "tempC=20"},
 )
 _DISALLOWED = list_acts(
     "disallowedTools",
-    offers={**dict.fromkeys(permissions.SPELLINGS, True), "name on the wire": False},
-    runs={**dict.fromkeys(permissions.SPELLINGS, True), "name on the wire": False},
+    offers={**dict.fromkeys(SPELLINGS, True), "name on the wire": False},
+    runs={**dict.fromkeys(SPELLINGS, True), "name on the wire": False},
     answer={
-        **dict.fromkeys(permissions.SPELLINGS, "tempC=20"),
+        **dict.fromkeys(SPELLINGS, "tempC=20"),
         "name on the wire": "No such tool available: mcp__probe__search_web",
     },
 )
 _SUBAGENT_TOOLS = list_acts(
     "subagent tools",
-    offers={**dict.fromkeys(permissions.SPELLINGS, None), "name on the wire": True},
-    runs={**dict.fromkeys(permissions.SPELLINGS, False), "name on the wire": True},
-    answer={**dict.fromkeys(permissions.SPELLINGS, "would be spawned with zero tools"), "name on the wire": "tempC=20"},
+    offers={**dict.fromkeys(SPELLINGS, None), "name on the wire": True},
+    runs={**dict.fromkeys(SPELLINGS, False), "name on the wire": True},
+    answer={**dict.fromkeys(SPELLINGS, "would be spawned with zero tools"), "name on the wire": "tempC=20"},
 )
 
 #: Claim id -> the framework its check reads and the check, judged on each of that framework's targets.
@@ -435,11 +439,27 @@ CHECKS: dict[str, tuple[str, Check]] = {
         sends({"empty": served("", "plain"), "leading-digit": served("9lives", "plain")}),
         round_trip("empty", "leading-digit"),
     ),
-    "X27": claim(
-        "claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *(probe.name for probe in matrix.PROBES))
-    ),
+    "X27": claim("claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *(probe.name for probe in PROBES))),
     "X28": claim("claude-agent-sdk", _ALLOWED),
     "X29": claim("claude-agent-sdk", _DISALLOWED),
     "X30": claim("claude-agent-sdk", _SUBAGENT_TOOLS),
     "X31": claim("claude-agent-sdk", mastra_forces_by_key, _ALLOWED, _DISALLOWED, _SUBAGENT_TOOLS),
+}
+
+#: Claim id -> the probes its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
+QUANTIFIED: dict[str, Quantified] = {
+    "X03": Quantified((*_KEY_FAMILIES, "integer-order", "length-70")),
+    "X11": Quantified(("collision" + ROUND_TRIP,)),
+    "X12": Quantified(tuple(probe.name + FORCED for probe in PROBES if probe.forced is not None), every_target=True),
+    "X17": Quantified(("legal", "dot", "emoji")),
+    "X19": Quantified(("collision",)),
+    "X21": Quantified(("dot", "length-70")),
+    **{
+        claim_id: Quantified(tuple(probe.name for probe in LIST_PROBES if probe.list in lists))
+        for claim_id, lists in {
+            "X28": ("allowedTools",),
+            "X29": ("disallowedTools",),
+            "X31": LISTS,
+        }.items()
+    },
 }

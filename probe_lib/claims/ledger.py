@@ -18,14 +18,15 @@ from typing import Literal
 
 import pandas as pd
 
-from probe_lib.analysis import matrix, permissions
 from probe_lib.claims import frameworks, mastra, ranges
 from probe_lib.claims.ranges import RangeCheck, Timeline
-from probe_lib.claims.verdict import MASTRA, Check, Verdict
+from probe_lib.claims.verdict import MASTRA, Check, Quantified, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.study.evidence import CheckError, Evidence
+from probe_lib.study.matrix_runs import by_target
+from probe_lib.study.sources import Source
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
 
@@ -43,6 +44,8 @@ class Claim:
 CHECKS: dict[str, Check] = {**mastra.CHECKS, **{claim_id: check for claim_id, (_, check) in frameworks.CHECKS.items()}}
 #: Claim id -> its check on a :class:`~probe_lib.claims.ranges.Timeline` (since when, until when).
 RANGE_CHECKS: dict[str, RangeCheck] = dict(ranges.CHECKS)
+#: Claim id -> what its quantifying word ranges over, for every claim whose statement has one.
+QUANTIFIED: dict[str, Quantified] = {**mastra.QUANTIFIED, **frameworks.QUANTIFIED, **ranges.QUANTIFIED}
 #: Claim id -> the framework whose outcomes its check reads (the adapter name: ``mastra``, ``crewai`` …).
 FRAMEWORKS: dict[str, str] = {
     **{claim_id: MASTRA for claim_id in [*mastra.CHECKS, *ranges.CHECKS]},
@@ -131,12 +134,12 @@ def ledger(
     return pd.DataFrame(rows)
 
 
-def framework_ledger(outcomes: Sequence[Outcome], measurements: str) -> pd.DataFrame:
+def framework_ledger(outcomes: Sequence[Outcome], measurements: Source) -> pd.DataFrame:
     """The ledger's claims about the frameworks other than Mastra, judged on the matrix's ``outcomes`` (as
-    ``matrix.load`` read them for ``measurements``) and the Claude Agent SDK's list probes (``permissions.load``):
-    one row per claim and target, with its framework, source, verdict and evidence."""
-    judged = [*outcomes, *permissions.load(measurements)]
-    table = ledger({}, by_target=matrix.by_target(judged), sources=matrix.sources(measurements, outcomes))
+    ``measurements`` gave them) and the Claude Agent SDK's list probes (``measurements.list_probes()``): one row
+    per claim and target, with its framework, source, verdict and evidence."""
+    judged = [*outcomes, *measurements.list_probes()]
+    table = ledger({}, by_target=by_target(judged), sources=measurements.matrix_sources(outcomes))
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 

@@ -16,9 +16,9 @@ import re
 from probe_lib import providers
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.adapters.mastra.runner import COLLISION_ID
-from probe_lib.claims.verdict import Check, Status
-from probe_lib.core.outcome import CAPTURED, Outcome
-from probe_lib.core.target import baseline
+from probe_lib.claims.verdict import Check, Quantified, Status
+from probe_lib.core.outcome import CAPTURED, Outcome, wire_names_by_key
+from probe_lib.core.target import baseline, version_key
 from probe_lib.providers import lint
 from probe_lib.study.evidence import CheckError, Evidence
 
@@ -30,6 +30,11 @@ STAND_IN = ("1.0.4", "the npm registry serves no 1.0.0, only its betas; 1.0.4 is
 #: The article's allowed set, as a regular expression over one character (code point).
 _ALLOWED = re.compile(r"[a-zA-Z0-9_-]")
 _LEVELS_THAT_SPEAK = ("warn", "error", "exception")
+#: The provider rule the length claims (A06, A18) name: OpenAI's documented Chat Completions rule (64 characters);
+#: data/provider_rules.csv also holds observed limits of 128 for other rows, which these claims do not speak of.
+_OPENAI_DOCUMENTED = ("openai", "documented")
+#: The maximum the provider error issue 6302 quotes ("Expected a string with maximum length 64").
+_ISSUE_6302_MAXIMUM = 64
 
 
 # -- helpers the checks share -------------------------------------------------------------------------------------
@@ -105,13 +110,14 @@ def _forces_absent_tool(outcome: Outcome, forced_as: str, context: str = "") -> 
 
 def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
     docs, distinct = e["docs-key-examples"], e["docs-legal-keys"]
+    # Ids that no key spells (weather-tool is both a key and another tool's id): offering one is the id leaking.
+    ids_alone = {spec.id for spec in distinct.scenario.tools} - set(distinct.registered_keys)
+    if leaked := ids_alone & set(_names(distinct)):
+        return "refuted", f"the tools' ids {sorted(leaked)} were offered although no key names them"
     for outcome in (docs, distinct):
         keys, names = outcome.registered_keys, _names(outcome)
         if names != keys:
             return "refuted", f"{outcome.scenario.name}: keys {keys} went out as {names}, not as the keys"
-    ids = {spec.id for spec in distinct.scenario.tools}
-    if leaked := ids & set(_names(distinct)) - set(distinct.registered_keys):
-        return "refuted", f"the tools' ids {sorted(leaked)} were offered although no key names them"
     return "confirmed", (
         f"the docs' three examples (one tool, id weather-tool) went out as their keys {_names(docs)}; "
         f"with a distinct id per tool, no id was offered ({_names(distinct)})"
@@ -155,20 +161,25 @@ def _builtins(e: Evidence) -> tuple[Status, str]:
 
 
 def _substitution(e: Evidence) -> tuple[Status, str]:
-    # Keys only the substitution touches: first character a letter or underscore, at most 63 UTF-16 units.
-    keys = [
-        key
-        for name in ("rewrite-rules", "unicode-keys")
-        for key in e[name].registered_keys
-        if re.fullmatch(r"[a-zA-Z_]", key[:1]) and _js_length(key) <= 63 and _substituted(key, units=False) != key
-    ]
-    sent = set(_names(e["rewrite-rules"])) | set(_names(e["unicode-keys"]))
-    per_character = {key: _substituted(key, units=False) for key in keys}
-    split = {key: _substituted(key, units=True) for key, name in per_character.items() if name not in sent}
-    if not keys or any(name not in sent for name in split.values()):
+    # Each key only the substitution touches (first character a letter or underscore, at most 63 UTF-16 units),
+    # paired with the name its own tool went out under (read from the tool's description, not by set membership).
+    sent: dict[str, str | None] = {}
+    for name in ("rewrite-rules", "unicode-keys"):
+        outcome = e[name]
+        _names(outcome)  # a scenario that sent no request is a CheckError, not a key with no name
+        by_key = wire_names_by_key(outcome.registered_keys, outcome)
+        sent |= {
+            key: by_key.get(key)
+            for key in outcome.registered_keys
+            if re.fullmatch(r"[a-zA-Z_]", key[:1]) and _js_length(key) <= 63 and _substituted(key, units=False) != key
+        }
+    per_character = {key: _substituted(key, units=False) for key in sent}
+    split = {key: _substituted(key, units=True) for key, name in per_character.items() if sent[key] != name}
+    if not sent or any(sent[key] != name for key, name in split.items()):
         return (
             "refuted",
-            f"not one underscore per character (nor per UTF-16 unit): expected {per_character}, sent {sorted(sent)}",
+            f"not one underscore per character (nor per UTF-16 unit), key by key: expected {per_character}, "
+            f"sent {sent}",
         )
     shown = ", ".join(f"{key} -> {name}" for key, name in per_character.items() if key not in split)
     if split:
@@ -202,9 +213,9 @@ def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
 def _cut_at_63(e: Evidence) -> tuple[Status, str]:
     outcome, long = e["length-64"], e["rewrite-rules"]
     names = _names(outcome)
-    rule = providers.get_rule("openai", "documented")
-    if rule.max_length != 64 or providers.check_name("a" * 64, "openai", "documented"):
-        return "refuted", f"openai's documented rule ({rule.max_length}) does not accept a 64-char name"
+    rule = providers.get_rule(*_OPENAI_DOCUMENTED)
+    if rule.max_length != 64 or providers.check_name("a" * 64, *_OPENAI_DOCUMENTED):
+        return "refuted", f"openai's documented rule allows {rule.max_length} characters, not 64 ({rule.source})"
     if "a" * 64 in names or "a" * 63 not in names:
         return "refuted", f"the legal 64-char key went out at lengths {[len(n) for n in names]}, not cut to 63"
     if "b" * 63 not in _names(long):
@@ -213,8 +224,8 @@ def _cut_at_63(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the cut was not silent: Mastra logged {said}"
     return (
         "confirmed",
-        "a legal 64-char key went out as 63 chars (a 70-char one too), no warning logged; "
-        "openai's documented ceiling is 64",
+        "a legal 64-char key went out as 63 chars (a 70-char one too), no warning logged; openai's documented "
+        f"ceiling is {rule.max_length} ({rule.source})",
     )
 
 
@@ -231,10 +242,19 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"weather-EU, registered 3rd, did not go out first: {names}"
     if names[1:] != rewritten_in_registration_order:
         return "refuted", f"the rewritten keys did not follow in registration order: {names[1:]}"
+    interleaved = e["legal-keys-interleaved"]
+    mixed = _names(interleaved)
+    # Registered x.one, alpha, two words, beta-2, ns:read, Gamma_3, last.key, omega: the legal ones, in order, then
+    # the rewritten ones, in order.
+    legal, rewritten = ["alpha", "beta-2", "Gamma_3", "omega"], ["x_one", "two_words", "ns_read", "last_key"]
+    if mixed[: len(legal)] != legal:
+        return "refuted", f"the legal keys {legal} did not go out first in their relative order: {mixed}"
+    if mixed[len(legal) :] != rewritten:
+        return "refuted", f"after the legal keys, the rewritten ones did not follow in registration order: {mixed}"
     return (
         "confirmed",
         f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in "
-        "registration order",
+        f"registration order; with four legal keys between four rewritten ones: {mixed}",
     )
 
 
@@ -449,20 +469,23 @@ def _shared_record(e: Evidence) -> tuple[Status, str]:
 def _issue_6302(e: Evidence) -> tuple[Status, str]:
     outcome = e["length-issue-6302"]
     key = outcome.registered_keys[0]
-    refused = providers.check_name(key, "openai", "documented")
+    rule = providers.get_rule(*_OPENAI_DOCUMENTED)
+    if rule.max_length != _ISSUE_6302_MAXIMUM:
+        return "refuted", (
+            f"openai's documented rule allows {rule.max_length} characters ({rule.source}), not the "
+            f"{_ISSUE_6302_MAXIMUM} the quoted error names"
+        )
+    refused = providers.check_name(key, *_OPENAI_DOCUMENTED)
     if len(key) != catalogue.ISSUE_6302_LENGTH or not refused:
         return "refuted", f"openai's documented rule accepts a {len(key)}-char name: the quoted error would not happen"
     names = _names(outcome)
-    findings = [
-        f.message
-        for f in lint.lint_body(outcome.requests[0], providers.get_rule("openai", "documented"))
-        if f.severity == "refused"
-    ]
+    findings = [f.message for f in lint.lint_body(outcome.requests[0], rule) if f.severity == "refused"]
     if names != [key[:63]] or findings:
         return "refuted", f"a {len(key)}-char key went out as lengths {[len(n) for n in names]}; lint: {findings}"
     return "confirmed", (
-        f"quoted (issue 6302, via the article): the provider refused a 67-char name, maximum 64. Measured: openai's "
-        f"documented rule refuses it ({refused[0]}); Mastra {e.version} cuts such a key to 63, which the rule accepts"
+        f"quoted (issue 6302, via the article): OpenAI's Chat Completions refused a 67-char name, maximum 64. "
+        f"Measured: openai's documented rule ({rule.source}) refuses it ({refused[0]}); Mastra {e.version} cuts such "
+        "a key to 63, which the rule accepts"
     )
 
 
@@ -528,27 +551,29 @@ def _proto_vanishes(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "registered __proto__ and plain; only plain was sent, no error raised, nothing logged"
 
 
+#: Each call of the key search.web's tool (id get-weather) -> the name the scripted model calls it by.
+_CALLS = {
+    "call-by-wire-name": "search_web",
+    "call-by-wire-name-stream": "search_web",
+    "call-by-id": "get-weather",
+    "call-by-key": "search.web",
+}
+
+
 def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
-    by_wire, stream, by_id, docs = (
-        e["call-by-wire-name"],
-        e["call-by-wire-name-stream"],
-        e["call-by-id"],
-        e["docs-builtin-example"],
-    )
-    reported = {"wire name": by_wire.tool_names, "stream": stream.tool_names, "id": by_id.tool_names}
-    if reported != {"wire name": ("search_web",), "stream": ("search_web",), "id": ("get-weather",)}:
-        return "refuted", f"toolName reported for key search.web when the model called: {reported}"
+    reported = {scenario: e[scenario].tool_names for scenario in _CALLS}
+    # The claim lets the call by the key alone make generate() throw (1.0.4), reporting no toolName at all.
+    threw = [s for s in ("call-by-key",) if not reported[s] and e[s].own_errors]
+    wrong = {s: names for s, names in reported.items() if names != (_CALLS[s],) and s not in threw}
+    if wrong:
+        return "refuted", f"toolName is not the name the model called: {wrong} (called {_CALLS})"
+    said = ", ".join(f"{s} -> {'threw' if s in threw else reported[s][0]}" for s in _CALLS)
+    docs = e["docs-builtin-example"]
     if docs.not_applicable:
-        return (
-            "refined",
-            f"toolName is the called name, never the key search.web ({reported}); {e.version} has no built-ins "
-            "for the docs' example",
-        )
+        return "confirmed", f"toolName is the called name ({said}); {e.version} exports no built-ins to try"
     if docs.tool_names and "submit_plan" not in docs.tool_names:
-        return (
-            "confirmed",
-            f"toolName is the called name, never the key search.web ({reported}); the docs' example sees "
-            f"{docs.tool_names[0]}, never submit_plan",
+        return "confirmed", (
+            f"toolName is the called name ({said}); the docs' example sees {docs.tool_names[0]}, never submit_plan"
         )
     return "refuted", f"docs example toolNames {docs.tool_names}"
 
@@ -571,8 +596,32 @@ def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
     )
 
 
+#: The 1.0 series, which ignores activeTools (V03 measures it on every swept version): from the first, before the
+#: second. F09 and F13 state it in their own text.
+_ACTIVE_TOOLS_IGNORED = ("1.0.0", "1.1.0")
+
+
+def _ignores_active_tools(e: Evidence) -> bool:
+    """Whether F09 and F13 say ``e.version`` ignores activeTools (a version of the 1.0 series, once
+    :func:`_before_the_claims` has left out the earlier ones)."""
+    return version_key(e.version) < version_key(_ACTIVE_TOOLS_IGNORED[1])
+
+
+def _before_the_claims(e: Evidence) -> tuple[Status, str] | None:
+    """``not testable`` for a version before the 1.0 series, of which F09 and F13 do not speak."""
+    if version_key(e.version) < version_key(_ACTIVE_TOOLS_IGNORED[0]):
+        return "not testable", f"the claim speaks of {_ACTIVE_TOOLS_IGNORED[0]} and later, not of {e.version}"
+    return None
+
+
 def _active_tools(e: Evidence) -> tuple[Status, str]:
+    if verdict := _before_the_claims(e):
+        return verdict
     by_key, by_name = e["active-tools-by-key"], e["active-tools-by-wire-name"]
+    if _ignores_active_tools(e):
+        if set(_names(by_key)) == set(_names(by_name)) == {"plain", "search_web"}:
+            return "confirmed", f"{e.version} (1.0 series) ignores activeTools: every tool was sent either way"
+        return "refuted", f"{e.version} applied activeTools: by key {_names(by_key)}, by wire name {_names(by_name)}"
     if _names(by_key) == [] and _names(by_name) == ["search_web"]:
         if said := _spoken(by_key):
             return "refuted", f"activeTools ['search.web'] sent no tools, but not silently: {said}"
@@ -581,8 +630,6 @@ def _active_tools(e: Evidence) -> tuple[Status, str]:
             "activeTools ['search.web'] sent tools [] with no error and no warning logged; "
             "['search_web'] sent ['search_web']",
         )
-    if set(_names(by_key)) == set(_names(by_name)) == {"plain", "search_web"}:
-        return "refined", f"activeTools is ignored on {e.version}: every tool was sent either way ({_names(by_key)})"
     return "refuted", f"by key: {_names(by_key)}; by wire name: {_names(by_name)}"
 
 
@@ -608,10 +655,11 @@ def _version_differences(e: Evidence) -> tuple[Status, str]:
     scenarios = ("choice-none", "active-tools-by-key", "call-by-key")
     differing = [name for name in scenarios if e[name].behaviour() != base[name].behaviour()]
     if e.version == versions.pinned()[0]:
+        alike = [name for name in scenarios if name not in differing]
         return (
-            ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in {', '.join(differing)}")
-            if differing
-            else ("refuted", f"oldest version behaves like {ARTICLE_VERSION} in {', '.join(scenarios)}")
+            ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in every one of {', '.join(scenarios)}")
+            if not alike
+            else ("refuted", f"oldest version behaves like {ARTICLE_VERSION} in {', '.join(alike)}")
         )
     return (
         ("confirmed", f"newer version: agrees with {ARTICLE_VERSION} in {', '.join(scenarios)}")
@@ -628,14 +676,17 @@ def _remedy(e: Evidence) -> tuple[Status, str]:
     selected = active.mapping["search.web"]
     if forced is None or forced not in names:
         return "refuted", f"remedied: tools {names}, tool_choice {choice.tool_choice}"
+    if verdict := _before_the_claims(e):
+        return verdict
+    if _ignores_active_tools(e):
+        if set(_names(active)) == set(active.mapping.values()):
+            return "confirmed", (
+                f"remedied: tool_choice {forced!r} is offered; {e.version} (1.0 series) ignores activeTools and "
+                f"sent every tool {_names(active)}"
+            )
+        return "refuted", f"remedied activeTools sent {_names(active)} on {e.version}, not every tool"
     if _names(active) == [selected]:
         return "confirmed", f"remedied: tools {names}, tool_choice {forced!r}; activeTools sent {_names(active)}"
-    if selected in _names(active):
-        return (
-            "refined",
-            f"remedied: tool_choice {forced!r} is offered; activeTools is ignored on {e.version} "
-            f"(sent {_names(active)})",
-        )
     return "refuted", f"remedied activeTools sent {_names(active)}"
 
 
@@ -719,4 +770,17 @@ CHECKS: dict[str, Check] = {
     "F13": _remedy,
     "F14": _paths_rename_alike,
     "F15": _paths_force_absent_tool,
+}
+
+#: Claim id -> the cases its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
+QUANTIFIED: dict[str, Quantified] = {
+    "A04": Quantified(("rewrite-rules", "unicode-keys")),
+    "A15": Quantified(("choice-legal-key",)),
+    "A16": Quantified(("collision-64th-unit", "collision-64th-unit-utf16")),
+    "F02": Quantified(("integer-keys",)),
+    "F06": Quantified(("proto-key",)),
+    "F07": Quantified((*_CALLS, "docs-builtin-example")),
+    "F08": Quantified(("call-by-id", "call-by-key")),
+    "F09": Quantified(("active-tools-by-key", "active-tools-by-wire-name")),
+    "F13": Quantified(("remedy-choice-by-key", "remedy-active-tools")),
 }

@@ -23,7 +23,7 @@ from probe_lib.analysis.timeline import (
     sent_nothing,
     versions,
 )
-from probe_lib.claims.verdict import Status
+from probe_lib.claims.verdict import Quantified, Status
 from probe_lib.core.target import version_key
 from probe_lib.study.evidence import CheckError
 
@@ -108,7 +108,15 @@ def _sends(name: str):
 
 
 def _normaliser_arrives(timeline: Timeline) -> tuple[Status, str]:
-    return _begins_at(timeline, "single-rewrite", "0.13.2", _sends("search_web"), "search.web goes out as search_web")
+    status, text = _begins_at(
+        timeline, "single-rewrite", "0.13.2", _sends("search_web"), "search.web goes out as search_web"
+    )
+    if status != "confirmed":
+        return status, text
+    before = [line for line in _lines(timeline, "single-rewrite") if version_key(line.version) < version_key("0.13.2")]
+    if altered := [line.version for line in before if line.behaviour.get("names") != ["search.web"]]:
+        return "refuted", f"before 0.13.2, search.web was not sent verbatim on {', '.join(altered[:5])}"
+    return "confirmed", f"{text}; all {len(before)} before it sent search.web verbatim"
 
 
 def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
@@ -174,6 +182,11 @@ def _choice_none_changes(timeline: Timeline) -> tuple[Status, str]:
     )
 
 
+#: The built-ins the claim says arrive together at 1.42.0 (six), and the one that joins them at 1.54.0.
+_FIRST_BUILTINS = 6
+_LATER_BUILTIN = "webFetchTool"
+
+
 def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     # A version that exports no built-in cannot register them: counted as "not sent", not left out.
     first = _begins_at(
@@ -195,7 +208,27 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     for status in ("refuted", "not testable"):
         if status in (first[0], web_fetch[0]):
             return status, "; ".join(text for verdict, text in (first, web_fetch) if verdict == status)
-    return "confirmed", f"{web_fetch[1].split(', on none of')[0]}; {first[1]}"
+    lines = _lines(timeline, "builtins-by-export", expressible_only=False)
+    early = [line for line in lines if version_key(line.version) < version_key("1.42.0")]
+    if expressed := [line.version for line in early if line.error_kind != NOT_APPLICABLE]:
+        return "refuted", f"before 1.42.0, {', '.join(expressed[:5])} could register built-ins (not 'not applicable')"
+    sent = [line for line in lines if line.behaviour.get("names")]
+    expected = {line.version: _FIRST_BUILTINS + (version_key(line.version) >= version_key("1.54.0")) for line in sent}
+    if miscounted := [
+        f"{line.version} ({len(line.behaviour['names'])})"
+        for line in sent
+        if len(line.behaviour["names"]) != expected[line.version]
+    ]:
+        return "refuted", (
+            f"not {_FIRST_BUILTINS} built-ins from 1.42.0 and {_FIRST_BUILTINS + 1} from 1.54.0: "
+            f"sent {', '.join(miscounted[:5])}"
+        )
+    if lost := [line.version for line in sent if not set(sent[0].behaviour["names"]) <= set(line.behaviour["names"])]:
+        return "refuted", f"the first {_FIRST_BUILTINS} built-ins were not all sent on {', '.join(lost[:5])}"
+    return "confirmed", (
+        f"{web_fetch[1].split(', on none of')[0]}; {first[1]}; {_FIRST_BUILTINS} built-ins on each version from "
+        f"1.42.0 ({', '.join(sent[0].behaviour['names'])}), {_LATER_BUILTIN} the seventh from 1.54.0"
+    )
 
 
 #: Claim id -> its check, each judged once on the timeline (the ledger's registry reads it).
@@ -206,3 +239,6 @@ CHECKS: dict[str, RangeCheck] = {
     "V04": _choice_none_changes,
     "V05": _builtins_arrive,
 }
+
+#: Claim id -> the scenarios its "every" ranges over, each on every timeline version that sent a request for it.
+QUANTIFIED: dict[str, Quantified] = {"V01": Quantified(("single-rewrite",)), "V02": Quantified(("choice-by-key",))}

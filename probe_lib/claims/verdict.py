@@ -22,6 +22,21 @@ MASTRA = "mastra"
 
 
 @dataclass(frozen=True)
+class Quantified:
+    """What a claim's quantifying word ("never", "every", "all", "only", "settles", "identical") ranges over: the
+    cases its check must read wherever it confirms or refines the claim (``tests/test_quantifiers.py`` holds every
+    check to its declaration).
+
+    ``scenarios`` are catalogue scenarios (a framework claim: matrix probes), read on the version judged; a
+    version-range claim must read each on every timeline version that sent a request for it; with ``every_target``
+    (a claim about the whole matrix) on every framework target, not only the one judged.
+    """
+
+    scenarios: tuple[str, ...]
+    every_target: bool = False
+
+
+@dataclass(frozen=True)
 class Verdict:
     claim: str
     version: str

@@ -2,13 +2,16 @@
 
 ``json.loads`` fails in three ways, not one: ``JSONDecodeError`` for malformed text, a plain ``ValueError``
 for an integer over Python's 4,300-digit conversion limit, and ``RecursionError`` for arrays or objects nested
-about a thousand deep. Every reader of user JSON goes through :func:`loads` so none of them ends in a traceback.
+about a thousand deep; and it accepts what JSON does not (``NaN``, ``Infinity``, ``1e999`` read as infinity), which
+would go on as text no JSON reader takes. Every reader of user JSON goes through :func:`loads` so none of them ends
+in a traceback.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import math
+from typing import Any, NoReturn
 
 from probe_lib.core.errors import InputError
 
@@ -16,10 +19,28 @@ from probe_lib.core.errors import InputError
 QUOTE_CHARS = 60
 
 
+class _NotFinite(Exception):
+    """A number JSON cannot hold, met while decoding; its text is the number as written."""
+
+
+def _refuse(text: str) -> NoReturn:
+    raise _NotFinite(text)
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        _refuse(text)
+    return value
+
+
 def loads(text: str | bytes, what: str) -> Any:
     """The JSON value in ``text``; ``what`` names the input in the error (e.g. ``"stdin"``, a file name)."""
     try:
-        return json.loads(text)
+        return json.loads(text, parse_constant=_refuse, parse_float=_finite)
+    except _NotFinite as error:
+        number = quote(str(error)).strip('"')
+        raise InputError(f"{what} holds {number}, which is not a JSON number; write a number or null") from None
     except json.JSONDecodeError as error:
         raise InputError(f"{what} is not JSON ({error.msg} at line {error.lineno} column {error.colno})") from None
     except RecursionError:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from probe_lib.core.naming import NameRule, js_length
 
-#: The length Mastra's formatTools cuts names to, one below the 64 providers document: the boundary the length,
+#: The length Mastra's formatTools cuts names to, one below the 64 OpenAI documents: the boundary the length,
 #: MCP and collision families straddle on purpose.
 CUT = 63
 
@@ -85,7 +85,7 @@ def article_sets() -> list[KeySet]:
         KeySet("article-rewrites", "the article's spread of awkward keys (see ARTICLE_SPREAD)", ARTICLE_SPREAD),
         KeySet(
             "article-legal-64",
-            "a legal 64-character key, cut to 63 although providers allow 64",
+            "a legal 64-character key, cut to 63 although OpenAI documents 64",
             (_padded("customer_support_ticket_", 64),),
         ),
         KeySet(

@@ -21,21 +21,26 @@ optional and defaults to what :class:`Scenario` says::
     # instructions (the system prompt), timeoutMs (the turn's watchdog), wire (chat, the default | responses |
     # messages: Mastra's model router's OpenAI Responses or Anthropic Messages provider)
 
-:data:`SCHEMA` is the format's JSON Schema, checked with ``jsonschema``; replies are read by
-:func:`probe_lib.wire.replies.reply_from_json`. A bad file raises one :class:`InputError` line naming the file, the
-scenario and the field. The kit's own catalogue (``adapters/mastra/catalogue.yaml``) is written in this format.
+YAML is read as JSON's data model: a date is the text written, and what JSON cannot say (other tags such as
+``!!binary``, a list or mapping as a key, NaN) is refused, as are nesting past :data:`MAX_DEPTH` levels and aliases
+that expand past :data:`MAX_VALUES` values; an anchor used a few times is fine. :data:`SCHEMA` is the format's JSON
+Schema, checked with ``jsonschema``; replies are read by :func:`probe_lib.wire.replies.reply_from_json`. A bad file
+raises one :class:`InputError` line naming the file, the scenario and the field. The kit's own catalogue
+(``adapters/mastra/catalogue.yaml``) is written in this format.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+import math
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 import jsonschema
 import yaml
 
+from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
 from probe_lib.core.scenarios import Scenario, ToolSpec
 from probe_lib.wire.replies import reply_from_json
@@ -109,6 +114,7 @@ SCHEMA: dict = {
         "description": {"type": "string"},
         "scenarios": {
             "type": "array",
+            "minItems": 1,
             "items": {
                 "type": "object",
                 "required": ["name"],
@@ -121,43 +127,161 @@ SCHEMA: dict = {
 _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, except that a key given twice in one mapping is refused instead of the last one winning."""
+#: The YAML tags a scenario file may hold, explicit or implied: what JSON can say. Everything else PyYAML's safe
+#: loader offers (dates, ``!!binary``, sets, ordered maps, merge keys) is refused by name.
+PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{kind}" for kind in ("null", "bool", "int", "float", "str", "seq", "map"))
+#: Deeper than any scenario needs (a reply's tool-call arguments start at level 7), and shallow enough that no
+#: reader of the document (PyYAML's composer, jsonschema, json.dumps) nears Python's recursion limit.
+MAX_DEPTH = 64
+#: As many values as the biggest file allowed could spell out (each takes at least two bytes): aliases may share
+#: parts of a file, but never make it cost more to read than that.
+MAX_VALUES = MAX_FILE_BYTES // 2
 
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict:
+
+class _Refused(Exception):
+    """A construct a scenario file may not hold, found at ``path`` (while the file is being read, so before the
+    document exists); ``name`` is its scenario's name when it was read already."""
+
+    def __init__(self, path: Sequence[Any], name: str | None, message: str, mark: yaml.Mark) -> None:
+        super().__init__(f"{message} (line {mark.line + 1})")
+        self.path, self.name = tuple(path), name
+
+
+class _Loader(yaml.SafeLoader):
+    """YAML's safe loader, narrowed to the JSON data model as each node is read: only :data:`PLAIN_TAGS` (a date
+    is text, as in JSON), keys that are scalars and unique in their mapping, integers Python can read, no NaN or
+    infinity, at most :data:`MAX_DEPTH` levels and :data:`MAX_VALUES` values with every alias counted where it is
+    used, and no alias inside its own anchor. An alias is never copied: its node is shared, and its size and
+    depth are known once, so a small file that would expand enormously ("billion laughs") is refused in the
+    time and memory it takes to read it."""
+
+    yaml_implicit_resolvers = {
+        first: [(tag, pattern) for tag, pattern in resolvers if tag in PLAIN_TAGS]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    yaml_constructors = {tag: make for tag, make in yaml.SafeLoader.yaml_constructors.items() if tag in PLAIN_TAGS}
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._path: list[Any] = []
+        self._names: dict[int, str] = {}  # scenario number -> its name, once read
+        self._shape: dict[int, tuple[int, int]] = {}  # id(node) -> (values, levels) of each node read whole
+
+    def _refuse(self, message: str, mark: yaml.Mark) -> NoReturn:
+        number = self._path[1] if len(self._path) >= 2 and self._path[0] == "scenarios" else None
+        raise _Refused(self._path, self._names.get(number) if isinstance(number, int) else None, message, mark)
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        # ``index`` is the item's number in a sequence, its key's node in a mapping, None for a key or the root
+        is_key = isinstance(parent, yaml.MappingNode) and index is None
+        step = [] if parent is None or is_key else [index if isinstance(index, int) else _key_text(index)]
+        self._path += step
+        try:
+            event = self.peek_event()
+            if isinstance(event, yaml.AliasEvent):
+                node = self._alias(super().compose_node(parent, index), event.start_mark)
+            elif len(self._path) >= MAX_DEPTH:
+                self._refuse(f"nested more than {MAX_DEPTH} levels deep; flatten it", event.start_mark)
+            else:
+                node = super().compose_node(parent, index)
+                self._check(node)
+            if is_key and not isinstance(node, yaml.ScalarNode):  # an alias may name a list too
+                kind = "list" if isinstance(node, yaml.SequenceNode) else "mapping"
+                self._refuse(f"a mapping key must be text, not a {kind}", event.start_mark)
+            return node
+        finally:
+            del self._path[len(self._path) - len(step) :]
+
+    def _alias(self, node: yaml.Node, mark: yaml.Mark) -> yaml.Node:
+        if id(node) not in self._shape:
+            self._refuse("an alias inside its own anchor would nest forever", mark)
+        if len(self._path) + self._shape[id(node)][1] > MAX_DEPTH:
+            self._refuse(f"this alias nests the file more than {MAX_DEPTH} levels deep", mark)
+        return node
+
+    def _check(self, node: yaml.Node) -> None:
+        """Refuse what ``node`` may not be, once read whole; note its size and depth for the aliases to it."""
+        if node.tag not in PLAIN_TAGS:
+            self._refuse(
+                f"the YAML tag {_short_tag(node.tag)} is not read in a scenario file; {_PLAIN}", node.start_mark
+            )
+        if isinstance(node, yaml.ScalarNode):
+            self._check_scalar(node)
+            children: list[yaml.Node] = []
+        elif isinstance(node, yaml.SequenceNode):
+            children = node.value
+        else:
+            children = [part for pair in node.value for part in pair]
+            self._check_keys(node)
+        values = 1 + sum(self._shape[id(child)][0] for child in children)
+        if values > MAX_VALUES:
+            self._refuse(f"its aliases expand to more than {MAX_VALUES:,} values; repeat less", node.start_mark)
+        self._shape[id(node)] = values, 1 + max((self._shape[id(child)][1] for child in children), default=0)
+        if self._path[:1] == ["scenarios"] and len(self._path) == 3 and self._path[2] == "name":
+            if isinstance(node, yaml.ScalarNode) and node.tag.endswith(":str"):
+                self._names[self._path[1]] = node.value
+
+    def _check_scalar(self, node: yaml.ScalarNode) -> None:
+        try:
+            value = self.construct_object(node)
+        except ValueError:  # an integer longer than sys.get_int_max_str_digits()
+            self._refuse(f"a number of {len(node.value):,} digits is too long to read; quote it", node.start_mark)
+        if isinstance(value, float) and not math.isfinite(value):
+            self._refuse(f"{node.value:.20} is not a JSON number; write a number, or quote it", node.start_mark)
+
+    def _check_keys(self, node: yaml.MappingNode) -> None:
         seen = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
+            key = self.construct_object(key_node)
             if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"field {key!r} is given twice in one mapping", key_node.start_mark
-                )
+                self._refuse(f"field {key!r:.60} is given twice in one mapping", key_node.start_mark)
             seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+
+
+_PLAIN = "write text, a number, true/false, null, a list or a mapping"
+
+
+def _key_text(node: yaml.Node) -> Any:
+    """How a mapping key shows in a field path: its text, or ``?`` for a key that is not a scalar."""
+    return node.value if isinstance(node, yaml.ScalarNode) else "?"
+
+
+def _short_tag(tag: str) -> str:
+    """``tag:yaml.org,2002:binary`` -> ``!!binary``; a local tag (``!mine``) as written."""
+    return "!!" + tag.removeprefix("tag:yaml.org,2002:") if tag.startswith("tag:yaml.org,2002:") else tag
 
 
 # -- reading -------------------------------------------------------------------------------------------------------
 
 
-def _field_path(parts: Iterable[Any]) -> str:
-    """``["tools", 0, "id"]`` -> ``tools[0].id``."""
+#: How many steps of a field path an error shows: enough to find the field, not a line per level of nesting.
+_PATH_STEPS = 8
+
+
+def _field_path(parts: Sequence[Any]) -> str:
+    """``["tools", 0, "id"]`` -> ``tools[0].id``; a path longer than ``_PATH_STEPS`` ends in ``…``."""
     text = ""
-    for part in parts:
+    for part in parts[:_PATH_STEPS]:
         text += f"[{part}]" if isinstance(part, int) else f".{part}" if text else str(part)
-    return text
+    return text + ("…" if len(parts) > _PATH_STEPS else "")
 
 
-def _where(label: str, document: Any, path: Sequence[Any]) -> str:
-    """``FILE: scenario 'NAME' (number N): field 'F'`` for a path into the document."""
+def _where(label: str, path: Sequence[Any], name: str | None = None) -> str:
+    """``FILE: scenario 'NAME' (number N): field 'F'`` for a path into the document; ``name`` is the scenario's."""
     if len(path) >= 2 and path[0] == "scenarios" and isinstance(path[1], int):
-        item = document["scenarios"][path[1]]
-        name = item.get("name") if isinstance(item, dict) else None
-        scenario = (
-            f"scenario {name!r} (number {path[1] + 1})" if isinstance(name, str) else f"scenario number {path[1] + 1}"
-        )
+        scenario = f"scenario {name!r} (number {path[1] + 1})" if name else f"scenario number {path[1] + 1}"
         field = _field_path(path[2:])
         return f"{label}: {scenario}" + (f": field {field!r}" if field else "")
     return f"{label}: field {_field_path(path)!r}" if path else label
+
+
+def _name(document: Any, path: Sequence[Any]) -> str | None:
+    """The name of the scenario ``path`` leads into, if it has a text one."""
+    if len(path) < 2 or path[0] != "scenarios" or not isinstance(path[1], int):
+        return None
+    item = document["scenarios"][path[1]]
+    name = item.get("name") if isinstance(item, dict) else None
+    return name if isinstance(name, str) else None
 
 
 def _schema_error(label: str, document: Any) -> InputError | None:
@@ -171,7 +295,9 @@ def _schema_error_of(label: str, document: Any, error: jsonschema.ValidationErro
     if error.validator == "additionalProperties" and isinstance(error.instance, dict):
         known = sorted(error.schema.get("properties", {}))
         unknown = sorted(set(error.instance) - set(known), key=str)
-        return InputError(f"{_where(label, document, path + [unknown[0]])}: unknown field; known: {', '.join(known)}")
+        return InputError(
+            f"{_where(label, path + [unknown[0]], _name(document, path))}: unknown field; known: {', '.join(known)}"
+        )
     message = error.message
     if error.validator == "oneOf":  # say what the alternatives are; for a tool object, what is wrong inside it
         objects = [n for n, branch in enumerate(error.validator_value) if branch.get("type") == "object"]
@@ -184,7 +310,7 @@ def _schema_error_of(label: str, document: Any, error: jsonschema.ValidationErro
     expected = str(error.validator_value) if error.validator == "type" else error.schema.get("x-expected", "")
     if isinstance(error.instance, (int, float, bool)) and "string" in expected:
         message += " (quote it: YAML reads 42, 1.5, yes and no as numbers and booleans)"
-    return InputError(f"{_where(label, document, path)}: {message[:200]}")
+    return InputError(f"{_where(label, path, _name(document, path))}: {message[:200]}")
 
 
 def _tool(value: str | dict) -> ToolSpec:
@@ -211,16 +337,16 @@ def _scenario(label: str, document: dict, number: int) -> Scenario:
         try:
             attributes[FIELDS[field][0]] = _value(field, value)
         except InputError as error:  # a reply form; reply_from_json names what is wrong with it
-            raise InputError(f"{_where(label, document, ['scenarios', number, field])}: {error}") from None
+            raise InputError(f"{_where(label, ['scenarios', number, field], entry['name'])}: {error}") from None
     return Scenario(**attributes)
 
 
 def parse(text: str, label: str = "<scenarios>", *, is_json: bool = False) -> list[Scenario]:
     """The scenarios a file's ``text`` holds; ``label`` names the file in errors."""
     try:
-        document = json.loads(text) if is_json else yaml.load(text, Loader=_UniqueKeyLoader)
-    except json.JSONDecodeError as error:
-        raise InputError(f"{label}: not valid JSON at line {error.lineno} column {error.colno}: {error.msg}") from None
+        document = json_input.loads(text, label) if is_json else yaml.load(text, Loader=_Loader)
+    except _Refused as refused:
+        raise InputError(f"{_where(label, refused.path, refused.name)}: {refused}") from None
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
@@ -237,7 +363,7 @@ def parse(text: str, label: str = "<scenarios>", *, is_json: bool = False) -> li
     first: dict[str, int] = {}
     for number, scenario in enumerate(scenarios):
         if scenario.name in first:
-            where = _where(label, document, ["scenarios", number, "name"])
+            where = _where(label, ["scenarios", number, "name"], scenario.name)
             raise InputError(f"{where}: duplicate name, scenario number {first[scenario.name] + 1} has it already")
         first[scenario.name] = number
     return scenarios

@@ -14,13 +14,26 @@ from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
 from probe_lib.analysis import tables as t
+from probe_lib.core.errors import InputError
 from probe_lib.core.naming import NameRule
+from probe_lib.providers import name_rules
 
-#: The limit the providers document (issue 6302's error says 64); a name rule may cut shorter (formatTools: 63).
-PROVIDER_NAME_LIMIT = 64
+
+def _documented_limit(provider: str) -> int:
+    """The longest name ``provider``'s documented rule allows (data/provider_rules.csv)."""
+    limit = name_rules.get_rule(provider, "documented").max_length
+    if limit is None:
+        raise InputError(f"data/provider_rules.csv: {provider}/documented states no max_length; the charts draw it")
+    return limit
+
+
+#: The limit the length charts draw: OpenAI's documented Chat Completions limit, the one issue 6302's error quotes
+#: (Anthropic's, Azure's, Bedrock's and Groq's documented rules say the same 64; Gemini's says 128). A name rule may
+#: cut shorter (formatTools: 63).
+PROVIDER_NAME_LIMIT = _documented_limit("openai")
 
 #: The rules :func:`rules_fired` draws, in bar order, with their colours.
-RULES = ((t.SUBSTITUTED, "tab:blue"), (t.PREFIXED, "tab:orange"), (t.TRUNCATED, "tab:red"))
+RULES = (("substituted", "tab:blue"), ("prefixed", "tab:orange"), ("truncated", "tab:red"))
 
 _LABEL_WIDTH = 32
 
@@ -52,7 +65,7 @@ def rules_fired(summary: pd.DataFrame) -> Figure:
     for offset, (rule, colour) in enumerate(RULES):
         positions = [row + (offset - 1) * height for row in range(count)]
         ax.barh(positions, summary[rule].to_numpy(), height=height, color=colour, label=rule)
-    ax.set_yticks(range(count), summary[t.SET].tolist())
+    ax.set_yticks(range(count), summary["set"].tolist())
     ax.invert_yaxis()
     ax.set_xlabel("keys")
     ax.set_title("Rules fired per key set (Python model)")
@@ -69,14 +82,14 @@ def lengths(rewrites: pd.DataFrame, rule: NameRule | None = None) -> Figure:
     rule = rule or t.default_rule()
     fig = Figure(figsize=(6, 5), layout="constrained")
     ax = fig.add_subplot()
-    truncated = rewrites[t.TRUNCATED].to_numpy(dtype=bool)
+    truncated = rewrites["truncated"].to_numpy(dtype=bool)
     for label, mask, colour in (("kept whole", ~truncated, "tab:blue"), ("truncated", truncated, "tab:red")):
-        ax.scatter(rewrites[t.KEY_LENGTH][mask], rewrites[t.NAME_LENGTH][mask], s=14, color=colour, label=label)
-    longest = max(int(rewrites[t.KEY_LENGTH].max()) if len(rewrites) else 0, PROVIDER_NAME_LIMIT) + 2
+        ax.scatter(rewrites["key_length"][mask], rewrites["name_length"][mask], s=14, color=colour, label=label)
+    longest = max(int(rewrites["key_length"].max()) if len(rewrites) else 0, PROVIDER_NAME_LIMIT) + 2
     ax.plot([0, longest], [0, longest], color="grey", linewidth=0.8, linestyle=":", label="name = key")
     ax.axhline(rule.MAX_NAME_LENGTH, color="tab:red", linewidth=1, label=f"cut ({rule.MAX_NAME_LENGTH})")
     ax.axhline(PROVIDER_NAME_LIMIT, color="black", linewidth=1, linestyle="--",
-               label=f"provider limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
+               label=f"OpenAI's documented limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
     ax.set_xlabel("key length (UTF-16 units)")
     ax.set_ylabel("wire name length")
     ax.set_title(f"Key length before and after {rule.LABEL}() (Python model)")
@@ -90,22 +103,22 @@ def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
     Rewritten keys are drawn in colour, untouched ones in grey; a key that vanishes from the wire is a lone
     cross on the left. Raises ``ValueError`` for a set with no wire order (it raised) or one the table lacks.
     """
-    rows = rewrites[rewrites[t.SET] == keyset]
+    rows = rewrites[rewrites["set"] == keyset]
     if rows.empty:
         raise ValueError(f"the table holds no key set {keyset!r}")
-    if (rows[t.POSITION_AFTER].isna() & ~rows[t.VANISHED]).any():
+    if (rows["position_after"].isna() & ~rows["vanished"]).any():
         raise ValueError(f"key set {keyset!r} makes formatTools raise, so it has no wire order")
     fig = Figure(figsize=(7, 1 + 0.3 * len(rows)), layout="constrained")
     ax = fig.add_subplot()
     for row in rows.itertuples(index=False):
-        before, key = getattr(row, t.POSITION_BEFORE), key_label(getattr(row, t.KEY))
+        before, key = row.position_before, key_label(row.key)
         ax.annotate(key, (0, before), xytext=(-6, 0), textcoords="offset points", ha="right", va="center", fontsize=8)
-        if getattr(row, t.VANISHED):
+        if row.vanished:
             ax.plot([0], [before], marker="x", color="tab:red")
             continue
-        after = int(getattr(row, t.POSITION_AFTER))
-        ax.plot([0, 1], [before, after], marker="o", color="tab:orange" if getattr(row, t.REWRITTEN) else "grey")
-        ax.annotate(key_label(getattr(row, t.WIRE_NAME)), (1, after), xytext=(6, 0), textcoords="offset points",
+        after = int(row.position_after)
+        ax.plot([0, 1], [before, after], marker="o", color="tab:orange" if row.rewritten else "grey")
+        ax.annotate(key_label(row.wire_name), (1, after), xytext=(6, 0), textcoords="offset points",
                     ha="left", va="center", fontsize=8)  # fmt: skip
     ax.set_xlim(-0.05, 1.05)
     ax.set_xticks([0, 1], ["registered", "on the wire"])
@@ -142,6 +155,66 @@ def ledger_statuses(ledger: pd.DataFrame) -> Figure:
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncols=len(STATUS_COLOURS), frameon=False)
     axes.set_title("Claims ledger: status per version")
     return figure
+
+
+# -- the palettes of category_grid: one colour per category a grid function of probe_lib.analysis.measured returns
+
+#: :func:`probe_lib.analysis.measured.offered_grid`: is the key, or the id, the name offered to the model?
+OFFERED_COLOURS = {"offered to the model": "#8fd18f", "not offered": "#e57373", "sent": "#dddddd"}
+#: :func:`probe_lib.analysis.measured.error_grid`: each link of an error chain by its ``id``.
+ERROR_COLOURS = {"AGENT_GENERATE_FAILED": "#f5d76e", "no id": "#dddddd"}
+#: :func:`probe_lib.analysis.measured.choice_grid`: tools sent, the forced tool offered or not, the linter's word.
+CHOICE_COLOURS = {
+    "caller's option": "#eeeeee",
+    "tools sent": "#cfe2f3",
+    "no tools sent": "#f5d76e",
+    "forced tool offered": "#8fd18f",
+    "forced tool not offered": "#e57373",
+    "no tool forced": "#dddddd",
+    "mismatch flagged": "#e57373",
+    "no tools to offer": "#f4a261",
+    "clean": "#8fd18f",
+}
+#: :func:`probe_lib.analysis.measured.remedy_grid`: was anything sent, and what did the turn come to?
+REMEDY_COLOURS = {
+    "caller's option": "#eeeeee",
+    "sent": "#cfe2f3",
+    "nothing sent": "#dddddd",
+    "consistent": "#8fd18f",
+    "selects what it names": "#8fd18f",
+    "forced tool not offered": "#e57373",
+    "refused (collision)": "#e57373",
+    "selects no tool at all": "#e57373",
+    "does not select what it names": "#f5d76e",
+}
+#: :func:`probe_lib.analysis.measured.round_trip_grid`: did the tool run, and what did the model get back?
+ROUND_TRIP_COLOURS = {
+    "the model's call": "#eeeeee",
+    "tool ran": "#8fd18f",
+    "tool did not run": "#e57373",
+    "reported": "#cfe2f3",
+    "nothing reported": "#dddddd",
+    "tool result": "#8fd18f",
+    "told the tool was not found": "#f5d76e",
+    "turn failed": "#e57373",
+}
+
+#: :func:`probe_lib.study.compare.verdict_grid`: what a turn did, worst first (the first that applies is its verdict).
+VERDICT_COLOURS = {
+    "error": "#e07b7b",
+    "forced tool not in tools": "#f0a35e",
+    "keys left out": "#f3d36b",
+    "sent, renamed": "#9cc7e8",
+    "sent as registered": "#8fd18f",
+    "Python model": "#d9d9d9",
+}
+#: :func:`probe_lib.study.compare.versus_grid`: each turn against the same scenario on a baseline target.
+VERSUS_COLOURS = {
+    "baseline": "#dddddd",
+    "same as baseline": "#8fd18f",
+    "differs": "#f5d76e",
+    "feature missing": "#f8d0d0",
+}
 
 
 def _cell_text(value: object, width: int = 30) -> str:
@@ -196,8 +269,8 @@ def category_grid(
 
 #: Name-length limits drawn on corpus charts besides the rule's cut: (length, what it is, colour, line style).
 LENGTH_LIMITS = (
-    (PROVIDER_NAME_LIMIT, "documented provider limit", "black", "--"),
-    (128, "observed / Gemini-documented limit", "grey", ":"),
+    (PROVIDER_NAME_LIMIT, "OpenAI's documented limit", "black", "--"),
+    (_documented_limit("gemini"), "Gemini's documented limit", "grey", ":"),
 )
 
 #: Subsets of the tool-name corpus, in drawing order, with their colours.

@@ -93,7 +93,7 @@ class Source:
     @property
     def name_rule(self) -> NameRule | None:
         """The Python model of the framework's rewrite that rows are explained by (``None``: it has none)."""
-        return self.adapter.name_rule
+        return self.adapter.name_rule(self.version)
 
     @property
     def label(self) -> str:

@@ -25,6 +25,7 @@ from probe_lib.inputs import keysets
 from probe_lib.inputs.records import keys_as_text, shown
 from probe_lib.present import explorer, explorer_html
 from probe_lib.present.explorer import ExplorerResult, Source
+from probe_lib.study import sources
 
 #: The picker's first entry: whatever is in the text box.
 CUSTOM = "(your own keys, typed below)"
@@ -41,7 +42,7 @@ def pick_options() -> list[str]:
     records = sorted(corpus.record_of(corpus.load_corpus()).unique())
     return (
         [CUSTOM]
-        + [_KEYSET + keyset.name for keyset in keysets.catalogue(mastra.ADAPTER.name_rule)]
+        + [_KEYSET + keyset.name for keyset in keysets.catalogue(mastra.ADAPTER.name_rule())]
         + [_CORPUS + record for record in records]
     )
 
@@ -49,7 +50,7 @@ def pick_options() -> list[str]:
 def picked_keys(option: str) -> tuple[str, ...] | None:
     """The keys a picker entry stands for (``None`` for ``CUSTOM``)."""
     if option.startswith(_KEYSET):
-        return keysets.by_name(option.removeprefix(_KEYSET), mastra.ADAPTER.name_rule).keys
+        return keysets.by_name(option.removeprefix(_KEYSET), mastra.ADAPTER.name_rule()).keys
     if option.startswith(_CORPUS):
         return corpus.record_keys(
             corpus.load_corpus(), option.removeprefix(_CORPUS), keysets.prefix_style(CORPUS_STYLE)
@@ -242,17 +243,19 @@ class ExplorerView:
         return bundle
 
 
-def open_view(mastra_version: str, measurements: str, keys: Sequence[str] = explorer.DEFAULT_KEYS) -> ExplorerView:
-    """The explorer as a notebook opens it: on ``mastra_version`` live when ``measurements`` is "live" and Node is
+def open_view(
+    mastra_version: str, measurements: sources.Source, keys: Sequence[str] = explorer.DEFAULT_KEYS
+) -> ExplorerView:
+    """The explorer as a notebook opens it: on ``mastra_version`` live when ``measurements`` runs now and Node is
     installed, else on the Python model; the first result is measured before returning, and the choice printed."""
     mastra.ADAPTER.check_version(mastra_version)
-    live = measurements == "live" and mastra.ADAPTER.is_installed(mastra_version)
+    live = measurements.runs_now and mastra.ADAPTER.is_installed(mastra_version)
     source = Source(mastra.ADAPTER.name, mastra_version if live else None)
     why = (
         ""
         if live
         else (
-            f' (measurements={measurements!r}: live runs need measurements="live", Node.js 20+ and '
+            f' (measurements={measurements.parameter!r}: live runs need measurements="live", Node.js 20+ and '
             "`probe-lib setup`; pick a live source in the selector when they are there)"
         )
     )

@@ -4,6 +4,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
     measurements/mastra-<version>.json   the catalogue's outcomes, measured live (or copied from recordings)
     measurements/frameworks.json         the framework matrix: live on every installed framework, else recorded
+    measurements/claude-agent-sdk-permissions.json   the Claude Agent SDK's list probes, made as its matrix target
     ledger.csv                           every claim judged on every pinned version, range claims on the timeline,
                                          each other framework's claims on its matrix runs
     export/                              every measured outcome as tidy CSV and Parquet tables, with dictionary.csv
@@ -36,17 +37,18 @@ import nbformat
 import pandas as pd
 
 from probe_lib.adapters import mastra
-from probe_lib.analysis import matrix as framework_matrix
-from probe_lib.analysis import permissions, timeline
+from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES
 from probe_lib.core import paths
+from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import baseline
 from probe_lib.present import safe_folder
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.present.progress import Stages
-from probe_lib.study import export, recordings
+from probe_lib.study import export, matrix_recording, matrix_runs, permission_runs, recordings
+from probe_lib.study.provenance import Provenance
+from probe_lib.study.sources import LIVE, RECORDED, Source
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 #: The glossary every notebook links its terms to (``glossary.ipynb#<heading id>``); the report renders it last.
@@ -63,8 +65,6 @@ MEASUREMENTS = "measurements"
 #: Kernels log a warning about TCP transport on start and an error when shut down mid-message: loopback-only
 #: noise on every run. Real kernel failures still surface, as papermill errors in the notebook's result.
 _QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
-#: Library calls report no progress; the CLI passes ``Stages()``.
-QUIET = Stages(None)
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,8 @@ class NotebookRun:
 @dataclass(frozen=True)
 class Report:
     folder: Path
-    source: str
+    #: How the catalogue was measured: live only when every pinned version ran live.
+    source: Provenance
     ledger: pd.DataFrame
     runs: tuple[NotebookRun, ...]
 
@@ -95,17 +96,21 @@ def notebooks() -> list[Path]:
     return sorted(paths.NOTEBOOKS.glob(NOTEBOOK_GLOB))
 
 
-def measure_all(folder: Path, *, live: bool, stages: Stages = QUIET, shown: str | None = None) -> str:
-    """Write one measurement file per pinned version (and ``shown``, any served one) into ``folder``; return the
-    source ("live" or "recorded")."""
-    source = "live" if live and all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())) else "recorded"
+def measure_all(
+    folder: Path, measurements: Source = LIVE, *, stages: Stages = QUIET, shown: str | None = None
+) -> Provenance:
+    """Write one measurement file per pinned version (and ``shown``, any served one) into ``folder`` from
+    ``measurements``, live only when every pinned version can run live here; return how they were made."""
+    installed = all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions()))
+    source = measurements if measurements.runs_now and installed else RECORDED
+    made = Provenance.LIVE if source.runs_now else Provenance.RECORDED
     versions = tuple(dict.fromkeys((*mastra.ADAPTER.versions(), *([shown] if shown else []))))
-    with stages.stage(f"measuring @mastra/core ({source})", len(versions)) as step:
+    with stages.stage(f"measuring @mastra/core ({made})", len(versions)) as step:
         for version in versions:
-            outcomes = recordings.measure(version) if source == "live" else recordings.load(version)
-            recordings.write(folder / recordings.recording_path(version).name, version, outcomes, source)
+            outcomes = list(source.catalogue(version).values())
+            recordings.write(folder / recordings.recording_path(version).name, version, outcomes, made)
             step(version)
-    return source
+    return made
 
 
 def execute(notebook: Path, folder: Path, version: str, solved: bool = False) -> NotebookRun:
@@ -180,8 +185,8 @@ def extract_figures(executed: Path, figures: Path) -> list[Path]:
 
 def reproduce(
     folder: Path = paths.REPORT,
+    measurements: Source = LIVE,
     *,
-    live: bool = True,
     jobs: int | None = None,
     version: str = baseline("mastra").version,
     stages: Stages = QUIET,
@@ -198,7 +203,7 @@ def reproduce(
     folder = safe_folder.check_replaceable(Path(folder))
     staging = safe_folder.staging_beside(folder)
     try:
-        report = _build(staging, live=live, jobs=jobs, version=version, stages=stages, solved=solved)
+        report = _build(staging, measurements, jobs=jobs, version=version, stages=stages, solved=solved)
         safe_folder.write_manifest(staging)
         safe_folder.swap_in(staging, folder)
     except BaseException:
@@ -208,26 +213,27 @@ def reproduce(
     return replace(report, folder=folder, runs=runs)
 
 
-def _build(folder: Path, *, live: bool, jobs: int | None, version: str, stages: Stages, solved: bool) -> Report:
+def _build(
+    folder: Path, measurements: Source, *, jobs: int | None, version: str, stages: Stages, solved: bool
+) -> Report:
     """Measure, judge, execute and render into ``folder`` (the staging folder)."""
-    measurements = folder / MEASUREMENTS
-    source = measure_all(measurements, live=live, stages=stages, shown=version)
+    written = folder / MEASUREMENTS
+    source = measure_all(written, measurements, stages=stages, shown=version)
     by_version = {
-        v: recordings.outcomes_from_file(measurements / recordings.recording_path(v).name)
-        for v in mastra.ADAPTER.versions()
+        v: recordings.outcomes_from_file(written / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()
     }
-    with stages.stage("measuring the framework matrix", len(framework_matrix.targets())) as step:
-        frameworks, sources = framework_matrix.measure_or_read(live, step)
-    framework_matrix.write(frameworks, measurements / framework_matrix.RECORDING.name, sources)  # notebook 12 reads it
-    lists, lists_source = permissions.measure_or_read(live)  # the Claude Agent SDK's lists, judged with its target
-    permissions.write(lists, measurements / permissions.RECORDING.name, lists_source)
+    with stages.stage("measuring the framework matrix", len(matrix_runs.targets())) as step:
+        frameworks, sources = measurements.whole_matrix(step)
+    matrix_recording.write(frameworks, written / matrix_recording.RECORDING.name, sources)  # notebook 12 reads it
+    with stages.stage("measuring the Claude Agent SDK's tool lists", 1) as step:
+        lists, lists_made = measurements.whole_list_probes()  # judged with the SDK's matrix target
+        step(permission_runs.FRAMEWORK)
+    permission_runs.write(lists, written / permission_runs.RECORDING.name, lists_made)
     laid_over = Timeline.of(timeline.laid_over_summary(by_version))
-    judged = framework_matrix.by_target([*frameworks, *lists])
+    judged = matrix_runs.by_target([*frameworks, *lists])
     table = ledger.ledger(by_version, laid_over, by_target=judged, sources=sources)
     table.to_csv(folder / "ledger.csv", index=False)
-    export.export(
-        folder / "export", primary=measurements
-    )  # every outcome (this run's first), the sweep, the MCP corpus
+    export.export(folder / "export", primary=written)  # every outcome (this run's first), the sweep, the MCP corpus
     runs = _execute_all(folder, version, jobs, stages, solved)
     with stages.stage("rendering report", 1) as step:
         for run in runs:
@@ -353,7 +359,7 @@ def render(report: Report, version: str) -> str:
     banner = (
         '<p class="banner live">Measured live on the real @mastra/core '
         f"{', '.join(mastra.ADAPTER.versions())} against the kit's capture server.</p>"
-        if report.source == "live"
+        if report.source is Provenance.LIVE
         else '<p class="banner recorded">NODE.JS WAS MISSING: this report shows RECORDED captures from data/captures/, '
         "not a live measurement.</p>"
     )
@@ -432,7 +438,7 @@ def summary(report: Report) -> str:
     lines = [
         f"report: {report.html}",
         f"source: {report.source}"
-        + ("  (NODE MISSING: recorded captures, not a live run)" if report.source != "live" else ""),
+        + ("  (NODE MISSING: recorded captures, not a live run)" if report.source is not Provenance.LIVE else ""),
         "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES),
     ]
     lines += [f"FAILED notebook {run.notebook}: {run.error}" for run in report.failed]

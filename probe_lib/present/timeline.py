@@ -65,5 +65,7 @@ def timeline(grid: pd.DataFrame, colours: Mapping[str, str], title: str, highlig
 
 
 def _changed(before: object, after: object) -> bool:
-    """A change point between two cells; two empty cells (not measured) are no change."""
-    return not (pd.isna(before) and pd.isna(after)) and before != after
+    """A change point between two measured cells: beside an empty cell (a version the sweep summary lacks for this
+    scenario, such as one catalogued after the last sweep and measured only on the pins) nothing was measured to
+    change."""
+    return not (pd.isna(before) or pd.isna(after)) and before != after

@@ -31,6 +31,7 @@ from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import NameRule, js_length
 from probe_lib.providers import Rule, get_rule
+from probe_lib.providers.name_rules import LEGACY, siblings
 from probe_lib.wire.base import function_name
 
 Severity = Literal["refused", "mismatch", "hint"]
@@ -125,6 +126,7 @@ def lint_body(
         reasons = rule.reasons(name)
         if reasons:
             message = f"{json.dumps(name, ensure_ascii=False)}: {rule.label} would refuse it: {'; '.join(reasons)}"
+            message += _conflict(rule, name)
             findings.append(Finding("refused", "refused-name", request, name, message))
 
     for name, count in Counter(names).items():
@@ -154,6 +156,17 @@ def lint_body(
                 )
             )
     return findings
+
+
+def _conflict(rule: Rule, name: str) -> str:
+    """What the provider's other current rules say of a name ``rule`` refuses, when one of them accepts it: the
+    sources conflict, and the report says so rather than settling it."""
+    accepting = [other.label for other in siblings(rule) if other.variant != LEGACY and other.accepts(name)]
+    if not accepting:
+        return ""
+    if rule.variant == LEGACY:
+        return f" (the current {' and '.join(accepting)} would accept it)"
+    return f" (but {' and '.join(accepting)} would accept it: {rule.provider}'s sources conflict)"
 
 
 def _malformed_tools(tools: Any, request: int) -> list[Finding]:

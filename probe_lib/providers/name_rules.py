@@ -1,8 +1,10 @@
 """What each LLM provider accepts as a tool name, loaded from ``data/provider_rules.csv``.
 
 The rules are data, not code, because they differ between a provider's docs and its live API and they change:
-each row carries its source and the date it was read (see ``data/provider_rules.README.md``). ``check_name`` says
-why a provider would refuse a name; an empty list means it would accept it.
+each row says whether it is documented or observed, its source (the package and version, for the rows
+``package_rules`` reads from the providers' own packages) and the date it was read (see
+``data/provider_rules.README.md``). Where a provider's sources disagree both rows are kept (:func:`conflicts`).
+``check_name`` says why a provider would refuse a name; an empty list means it would accept it.
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 import csv
 import datetime
 import functools
+import io
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from probe_lib.core import paths
+from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
 
 RULES_PATH = paths.DATA / "provider_rules.csv"
@@ -25,16 +28,24 @@ DEFAULT_VARIANT = "documented"
 COLUMNS = (
     "provider",
     "variant",
+    "basis",
     "charset",
     "first_char",
     "pattern",
     "max_length",
     "source",
     "source_kind",
+    "package",
+    "package_version",
     "date_read",
     "note",
 )
-SOURCE_KINDS = frozenset({"docs", "SDK source", "error text", "third-party"})
+SOURCE_KINDS = frozenset({"docs", "API description", "SDK source", "error text", "third-party"})
+#: The variant of a rule the provider has since replaced (an older service model, older docs, an older API).
+LEGACY = "legacy"
+#: ``documented``: the provider's docs, API description or SDK types state the rule; ``observed``: live error texts
+#: or probes show it.
+BASES = frozenset({"documented", "observed"})
 
 _LOWER_NAME = re.compile(r"[a-z][a-z0-9-]*")
 #: One bracketed character class such as ``[a-zA-Z0-9_-]`` (no nested or escaped brackets needed here).
@@ -47,12 +58,17 @@ class Rule:
 
     provider: str
     variant: str
+    basis: str
     charset: re.Pattern[str]
     first_char: re.Pattern[str] | None
     pattern: re.Pattern[str]
     max_length: int | None
     source: str
     source_kind: str
+    #: The installed package the row was read from (``package_rules``), with its version; empty for a row typed in
+    #: from a page or an error text.
+    package: str
+    package_version: str
     date_read: datetime.date
     note: str
 
@@ -88,19 +104,38 @@ class Rule:
         return reasons
 
 
-def load_rules(path: Path = RULES_PATH) -> tuple[Rule, ...]:
-    """Read and validate a rules file; ``InputError`` names the first bad row and what to fix."""
+def load_rows(path: Path = RULES_PATH) -> list[dict[str, str]]:
+    """The rows of a rules file as text, its header checked (``load_rules`` validates them)."""
     try:
         with path.open(newline="", encoding="utf-8") as handle:
             reader = csv.DictReader(handle)
             header = tuple(reader.fieldnames or ())
             if header != COLUMNS:
                 raise InputError(f"{path}: columns are {list(header)}; expected {list(COLUMNS)} in that order")
-            rows = list(reader)
+            return list(reader)
     except FileNotFoundError:
         raise InputError(f"{path}: no such file; restore it from git (data/provider_rules.csv)") from None
     except UnicodeDecodeError as error:
         raise InputError(f"{path}: not UTF-8 ({error.reason} at byte {error.start})") from None
+
+
+def write_rows(rows: list[dict[str, str]], path: Path = RULES_PATH) -> None:
+    """Write ``rows`` as a rules file (``package_rules.refresh``), whole, by rename."""
+    buffer = io.StringIO()
+    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+    text = buffer.getvalue()
+    files.write_atomically(path, lambda partial: partial.write_text(text, encoding="utf-8"))
+
+
+def load_rules(path: Path = RULES_PATH) -> tuple[Rule, ...]:
+    """Read and validate a rules file; ``InputError`` names the first bad row and what to fix."""
+    return load_rules_from_rows(load_rows(path), str(path))
+
+
+def load_rules_from_rows(rows: list[dict[str, str]], path: str) -> tuple[Rule, ...]:
+    """Validate the text rows of the rules file ``path``; ``InputError`` names the first bad row."""
     if not rows:
         raise InputError(f"{path}: holds no rules; add one row per (provider, variant)")
 
@@ -126,10 +161,14 @@ def _parse_row(row: dict[str, str | None], where: str) -> Rule:
         value = text[column]
         if (value or column == "charset") and not _CHAR_CLASS.fullmatch(value):
             raise InputError(f"{where}: {column} {value!r} must be one character class such as [a-zA-Z0-9_-]")
+    if text["basis"] not in BASES:
+        raise InputError(f"{where}: basis {text['basis']!r} must be one of {sorted(BASES)}")
     if text["source_kind"] not in SOURCE_KINDS:
         raise InputError(f"{where}: source_kind {text['source_kind']!r} must be one of {sorted(SOURCE_KINDS)}")
     if not text["source"]:
         raise InputError(f"{where}: source is empty; say where the rule was read")
+    if bool(text["package"]) != bool(text["package_version"]):
+        raise InputError(f"{where}: package and package_version go together; give both or neither")
     try:
         date_read = datetime.date.fromisoformat(text["date_read"])
     except ValueError:
@@ -142,12 +181,15 @@ def _parse_row(row: dict[str, str | None], where: str) -> Rule:
     return Rule(
         provider=text["provider"],
         variant=text["variant"],
+        basis=text["basis"],
         charset=_compile(text["charset"], "charset", where),
         first_char=_compile(text["first_char"], "first_char", where) if text["first_char"] else None,
         pattern=_compile(text["pattern"], "pattern", where),
         max_length=max_length,
         source=text["source"],
         source_kind=text["source_kind"],
+        package=text["package"],
+        package_version=text["package_version"],
         date_read=date_read,
         note=text["note"],
     )
@@ -193,6 +235,22 @@ def get_rule(provider: str, variant: str | None = None) -> Rule:
             return rule
     known = ", ".join(rule.variant for rule in candidates)
     raise InputError(f"provider {provider!r} has no variant {variant!r}; choose one of: {known}")
+
+
+def siblings(rule: Rule) -> list[Rule]:
+    """The shipped rules of ``rule``'s provider other than ``rule``: where they disagree, the sources conflict."""
+    return [other for other in rules() if other.provider == rule.provider and other.variant != rule.variant]
+
+
+def conflicts() -> dict[str, dict[str, int | None]]:
+    """Providers whose shipped rows disagree on the longest name, each with every variant's limit: shown, never
+    settled by picking one (Anthropic's docs say 64, its live errors 128)."""
+    limits: dict[str, dict[str, int | None]] = {}
+    for rule in rules():
+        if rule.variant == LEGACY:
+            continue  # an older rule, superseded rather than in conflict
+        limits.setdefault(rule.provider, {})[rule.variant] = rule.max_length
+    return {provider: found for provider, found in limits.items() if len(set(found.values())) > 1}
 
 
 def check_name(name: str, provider: str, variant: str | None = None) -> list[str]:

@@ -8,44 +8,35 @@
 
 Scenarios come from a scenario file (a path), key sets of :mod:`probe_lib.inputs.keysets` (each becomes one
 ``generate()`` turn registering its keys), ``Scenario`` objects, or a list mixing them. Targets are ``Target``
-objects, ``"framework@version"`` text, or a bare version (Mastra's). ``measurements`` says where outcomes come from:
-
-* ``"live"``: run now through the framework's adapter (a target not installed here falls back to its recording,
-  with a warning, and the rows say ``recorded``);
-* ``"recorded"``: measurement files under ``data/captures/`` (the catalogue's recordings, and any other);
-* a folder: measurement files in that folder (``probe-lib run --out``, ``reproduce``'s ``measurements/``).
+objects, ``"framework@version"`` text, or a bare version (Mastra's). ``measurements`` says where outcomes come from
+(a :class:`probe_lib.study.sources.Source`, or the text naming one): live now (a target not installed here falls
+back to its recording, with a warning, and the rows say ``recorded``), the measurement files under
+``data/captures/`` (the catalogue's recordings, and any other), or those in a folder (``probe-lib run --out``,
+``reproduce``'s ``measurements/``).
 """
 
 from __future__ import annotations
 
-import warnings
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Union
 
 import pandas as pd
 
 from probe_lib import adapters
-from probe_lib.adapters import npm
-from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, for_keys
 from probe_lib.core.target import DEFAULT_FRAMEWORK, Target, version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.inputs.keysets import KeySet
-from probe_lib.study import measurement_files, tidy
+from probe_lib.study import sources, tidy
+from probe_lib.study.provenance import Provenance
+from probe_lib.study.sources import LIVE, Source
 
-ScenarioSource = Union[str, Path, Scenario, KeySet]
-TargetLike = Union[Target, str]
-#: Node processes sharing one target's batch: two, the cores this kit is sized for.
-LIVE_WORKERS = 2
-
-
-class RecordedFallback(UserWarning):
-    """A live study asked for a target that is not installed here, so its rows are read from recordings."""
+ScenarioSource = str | Path | Scenario | KeySet
+TargetLike = Target | str
 
 
 @dataclass(frozen=True)
@@ -104,15 +95,6 @@ def versus(version: str, framework: str = DEFAULT_FRAMEWORK) -> list[Target]:
     return sorted({Target(framework, version), Target(framework, other)}, key=lambda t: version_key(t.version))
 
 
-def measurements_for_own_scenarios(measurements: str) -> str:
-    """Where a notebook studying scenarios of its own reads them: ``recorded`` stays, anything else is ``live``.
-
-    A ``reproduce`` folder holds the catalogue's measurements only, so scenarios from a file are measured live in
-    that report's run (and read from ``data/captures/`` when Node.js is missing, with a warning).
-    """
-    return "recorded" if measurements == "recorded" else "live"
-
-
 def as_scenarios(source: ScenarioSource | Iterable[ScenarioSource]) -> list[Scenario]:
     """The scenarios a file path, a key set, a scenario, or a list of any of them stands for, in order."""
     if isinstance(source, (str, Path)):
@@ -129,33 +111,11 @@ def as_scenarios(source: ScenarioSource | Iterable[ScenarioSource]) -> list[Scen
     return scenarios
 
 
-def _measure(
-    scenarios: Sequence[Scenario], target: Target, measurements: str | Path
-) -> list[tuple[Outcome, str | None]]:
-    """Outcomes of ``scenarios`` on ``target``, each with the file it was read from (``None``: measured live now)."""
-    if measurements == "live":
-        adapter = adapters.get(target.framework)
-        if adapter.is_installed(target.version):
-            return [(outcome, None) for outcome in adapter.run(scenarios, target.version, workers=LIVE_WORKERS)]
-        warnings.warn(
-            f"{target} is not installed here: reading its RECORDED outcomes instead of measuring live. {npm.NODE_HELP}",
-            RecordedFallback,
-            stacklevel=3,
-        )
-        return measurement_files.find(scenarios, target)
-    folder = paths.CAPTURES if measurements == "recorded" else Path(measurements)
-    if not folder.is_dir():
-        raise InputError(
-            f"measurements {str(measurements)!r} is not 'live', 'recorded' or a folder of measurement files"
-        )
-    return measurement_files.find(scenarios, target, folder)
-
-
 def study(
     scenarios: ScenarioSource | Iterable[ScenarioSource],
     targets: TargetLike | Iterable[TargetLike],
     *,
-    measurements: str | Path = "live",
+    measurements: Source | str | Path = LIVE,
     on_target: Callable[[Target, int], None] | None = None,
 ) -> Study:
     """Measure (or read) every scenario on every target; targets in framework then version order.
@@ -168,13 +128,14 @@ def study(
     wanted = [as_target(targets)] if isinstance(targets, (str, Target)) else [as_target(t) for t in targets]
     if not wanted:
         raise InputError("no targets to study: give e.g. 'mastra@1.71.0'")
+    source = sources.parse(measurements)  # a script may name it as text, as a notebook's parameter does
     measured: list[tuple[Outcome, str | None]] = []
     for target in sorted(set(wanted), key=lambda t: (t.framework, version_key(t.version))):
         if on_target is not None:
             on_target(target, len(chosen))
-        measured += _measure(chosen, target, measurements)
+        measured += source.outcomes(chosen, target)
     return Study(
         outcomes=tuple(outcome for outcome, _ in measured),
-        sources=tuple("live" if file is None else "recorded" for _, file in measured),
+        sources=tuple((Provenance.LIVE if file is None else Provenance.RECORDED).value for _, file in measured),
         recordings=tuple(file for _, file in measured),
     )

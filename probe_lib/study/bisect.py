@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import InputError
+from probe_lib.core.progress import QUIET, Stages
 from probe_lib.study import sweep
 
 
@@ -47,7 +48,7 @@ def _outcome_row(rows: Sequence[sweep.Row], scenario: str) -> sweep.Row:
     return next((r for r in rows if r.scenario == scenario), rows[0])
 
 
-def bisect(scenario: str, chosen: Sequence[str], *, progress: sweep.Progress = print) -> Boundary:
+def bisect(scenario: str, chosen: Sequence[str], *, stages: Stages = QUIET) -> Boundary:
     """The first version in ``chosen`` (semver order) whose ``scenario`` behaviour differs from the first's."""
     if scenario not in catalogue.by_name():
         raise InputError(f"no scenario {scenario!r} in the catalogue; choose one of {', '.join(catalogue.by_name())}")
@@ -64,7 +65,7 @@ def bisect(scenario: str, chosen: Sequence[str], *, progress: sweep.Progress = p
                 version = chosen[index]
                 installs += sweep.cached(version) is None and not versions.is_installed(version)
                 probes += 1
-                rows = sweep.sweep([version], server=server, progress=progress)
+                rows = sweep.sweep([version], server=server, stages=stages)
                 known[index] = _outcome_row(rows, scenario)
             return known[index]
 

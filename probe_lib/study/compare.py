@@ -2,7 +2,8 @@
 
 Everything here takes the frame :func:`probe_lib.study.api.study` returns (``Study.frame``) or an export's
 ``outcomes.csv`` read back, so a notebook compares targets without reaching into ``Outcome`` objects.
-:func:`verdict_grid` feeds :func:`probe_lib.present.charts.category_grid`, coloured by :data:`VERDICT_COLOURS`.
+:func:`verdict_grid` and :func:`versus_grid` feed :func:`probe_lib.present.charts.category_grid`, coloured by
+``charts.VERDICT_COLOURS`` and ``charts.VERSUS_COLOURS``.
 """
 
 from __future__ import annotations
@@ -13,18 +14,21 @@ import pandas as pd
 
 from probe_lib.core.naming import NameRule
 from probe_lib.core.scenarios import Scenario
+from probe_lib.study import tidy
 
-#: What a turn did, worst first: the first that applies is its verdict.
-VERDICT_COLOURS = {
-    "error": "#e07b7b",
-    "forced tool not in tools": "#f0a35e",
-    "keys left out": "#f3d36b",
-    "sent, renamed": "#9cc7e8",
-    "sent as registered": "#8fd18f",
-    "Python model": "#d9d9d9",
-}
-#: The columns that say what a key became on a target; two targets differ on a key when any of them does.
-COMPARED = ["wire_name", "position_after", "forced_tool", "forced_in_tools", "error_kind"]
+#: The columns that say what a key became on a target and what its turn did (the tool choice sent, the requests,
+#: the tool's executions, the failure or first error raised); two targets differ on a key when any of them does.
+COMPARED = [
+    "wire_name",
+    "position_after",
+    "tool_choice_sent",
+    "forced_tool",
+    "forced_in_tools",
+    "requests",
+    "executions",
+    "error_kind",
+    "error_text",
+]
 
 
 def target_label(framework: str, version: str) -> str:
@@ -79,7 +83,8 @@ def turns(frame: pd.DataFrame) -> pd.DataFrame:
                 "verdict": _verdict(turn),
             }
         )
-    return pd.DataFrame(rows)
+    with pd.option_context("mode.string_storage", "python"):  # inferred text as tidy.TEXT: names hold surrogates
+        return pd.DataFrame(rows)
 
 
 def model_names(scenarios: Iterable[Scenario], rule: NameRule) -> pd.Series:
@@ -95,23 +100,64 @@ def model_names(scenarios: Iterable[Scenario], rule: NameRule) -> pd.Series:
     return pd.Series(predicted, name="Python model")
 
 
+def _grid(table: pd.DataFrame, values: str) -> pd.DataFrame:
+    """One column of :func:`turns` as scenario × target, in the order the frame first lists each."""
+    order, targets = list(dict.fromkeys(table["scenario"])), list(dict.fromkeys(table["target"]))
+    return table.pivot(index="scenario", columns="target", values=values).reindex(index=order, columns=targets)
+
+
+def _labels(table: pd.DataFrame) -> pd.DataFrame:
+    """Each turn's grid label: the names it sent, one a line (so none is cut), and the tool it forces."""
+    labels, forced = _grid(table, "names sent"), _grid(table, "forced tool")
+    labels = labels.where(forced.isna(), labels + ", forced: " + forced.astype("string"))
+    return labels.apply(lambda column: column.str.replace(", ", "\n"))
+
+
 def verdict_grid(frame: pd.DataFrame, model: pd.Series | None = None) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``(categories, labels)`` of scenario × target: each turn's verdict, labelled with the names it sent.
 
     ``model`` (from :func:`model_names`) adds a grey column of what the name rule predicts.
     """
     table = turns(frame)
-    order = list(dict.fromkeys(table["scenario"]))
-    targets = list(dict.fromkeys(table["target"]))
-    categories = table.pivot(index="scenario", columns="target", values="verdict").reindex(index=order, columns=targets)
-    labels = table.pivot(index="scenario", columns="target", values="names sent").reindex(index=order, columns=targets)
-    forced = table.pivot(index="scenario", columns="target", values="forced tool").reindex(index=order, columns=targets)
-    labels = labels.where(forced.isna(), labels + ", forced: " + forced.astype("string"))
+    categories, labels = _grid(table, "verdict"), _labels(table)
     if model is not None:
         categories["Python model"] = "Python model"
-        labels["Python model"] = model.reindex(order)
-    labels = labels.apply(lambda column: column.str.replace(", ", "\n"))  # one name a line, so none is cut
+        labels["Python model"] = model.reindex(categories.index).str.replace(", ", "\n")
     return categories, labels
+
+
+def against(frame: pd.DataFrame, baseline: str) -> pd.DataFrame:
+    """:func:`turns`, each beside the same scenario on ``baseline`` (a target, ``"mastra@1.67.0"``): ``versus`` says
+    ``baseline``, ``same as baseline``, ``differs`` (:func:`differences` finds a key that differs) or ``feature
+    missing`` (the target cannot express the scenario, e.g. it exports no built-in tools)."""
+    table = turns(frame)
+    differing = {
+        (scenario, target)
+        for target in dict.fromkeys(table["target"])
+        if target != baseline
+        for scenario in differences(frame, baseline, target)["scenario"]
+    }
+    versus = [
+        "baseline"
+        if target == baseline
+        else "feature missing"
+        if error == "not applicable"
+        else "differs"
+        if (scenario, target) in differing
+        else "same as baseline"
+        for scenario, target, error in zip(table["scenario"], table["target"], table["error"])
+    ]
+    return table.assign(versus=versus)
+
+
+def versus_grid(frame: pd.DataFrame, baseline: str) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(categories, labels)`` of scenario × target: each turn against ``baseline`` (:func:`against`), labelled in
+    one line with the names it sent and the tool it forces (``a, b -> a``), or the error that stopped it."""
+    table = against(frame, baseline)
+    names = table["names sent"].replace("", "no tools")
+    sent = names.where(table["forced tool"].isna(), names + " -> " + table["forced tool"])
+    labels = sent.where(table["error"].isna(), "error: " + table["error"])
+    return _grid(table, "versus"), _grid(table.assign(label=labels), "label")
 
 
 def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
@@ -121,23 +167,22 @@ def differences(frame: pd.DataFrame, first: str, second: str) -> pd.DataFrame:
     labelled = frame.assign(target=frame["framework"] + "@" + frame["version"])
     missing = {first, second} - set(labelled["target"])
     if missing:
-        raise ValueError(
-            f"the frame holds no rows of {', '.join(sorted(missing))}; it has {', '.join(sorted(set(labelled['target'])))}"
-        )
+        held = ", ".join(sorted(set(labelled["target"])))
+        raise ValueError(f"the frame holds no rows of {', '.join(sorted(missing))}; it has {held}")
     keyed = labelled[labelled["key"].notna()].set_index(["scenario", "key"])
     a = keyed[keyed["target"] == first][COMPARED]
     b = keyed[keyed["target"] == second][COMPARED].reindex(a.index.union(keyed[keyed["target"] == second].index))
     a = a.reindex(b.index)
     rows = []
     for column in COMPARED:
-        left, right = a[column].astype("string"), b[column].astype("string")
+        left, right = a[column].astype(tidy.TEXT), b[column].astype(tidy.TEXT)
         same = (left == right).fillna(False) | (left.isna() & right.isna())
         rows += [
             {"scenario": scenario, "key": key, "what": column, first: left[scenario, key], second: right[scenario, key]}
             for scenario, key in a.index[~same.to_numpy()]
         ]
     order = {name: n for n, name in enumerate(dict.fromkeys(frame["scenario"]))}
-    table = pd.DataFrame(rows, columns=["scenario", "key", "what", first, second]).astype("string")
+    table = pd.DataFrame(rows, columns=["scenario", "key", "what", first, second], dtype=object).astype(tidy.TEXT)
     return table.sort_values(
         ["scenario", "key"], key=lambda s: s.map(order) if s.name == "scenario" else s, kind="stable", ignore_index=True
     )

@@ -7,30 +7,23 @@ are deterministic: keys sorted, timings dropped, so a re-recording that changes 
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from collections.abc import Sequence
 from pathlib import Path
+
+from pydantic import TypeAdapter
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
-from probe_lib.core.outcome import Failure
 
-_TUPLE_FIELDS = (
-    "requests",
-    "error",
-    "executions",
-    "tool_names",
-    "result_tool_names",
-    "keys_after",
-    "ids_before",
-    "ids_after",
-    "unrouted",
-    "logs",
-)
+#: ``Outcome`` to and from JSON through its declared field types (tuples, ``Failure``), so no field is converted
+#: by hand; the scenario is written by name and read back from the catalogue it names.
+_OUTCOME = TypeAdapter(Outcome)
+#: Not measured (timings) or not stored (the scenario, written by name).
+_UNRECORDED = {"scenario", "elapsed_ms"}
 
 
 def recording_path(version: str) -> Path:
@@ -39,28 +32,17 @@ def recording_path(version: str) -> Path:
 
 def outcome_to_json(outcome: Outcome) -> dict:
     """A recording entry: every measured field, the scenario by name, no timing."""
-    data = dataclasses.asdict(dataclasses.replace(outcome, scenario=None))
-    data["scenario"] = outcome.scenario.name
-    del data["elapsed_ms"]
-    return json.loads(json.dumps(data))  # tuples become lists, as they read back
-
-
-#: Fields only some adapters measure (Mastra's logger), so recordings of the others do not hold them.
-_OPTIONAL_FIELDS = {"logs": ()}
+    return {**_OUTCOME.dump_python(outcome, mode="json", exclude=_UNRECORDED), "scenario": outcome.scenario.name}
 
 
 def outcome_from_json(data: dict, scenarios: dict) -> Outcome:
-    fields = {**_OPTIONAL_FIELDS, **data}
-    name = fields.pop("scenario")
+    """A recording entry read back (a field only some adapters measure, such as Mastra's logs, may be absent)."""
+    name = data["scenario"]
     if name not in scenarios:
         raise InputError(
             f"the recording names scenario {name!r}, which the catalogue no longer has: run `probe-lib record`"
         )
-    for field in _TUPLE_FIELDS:
-        fields[field] = tuple(fields[field])
-    fields["stream_errors"] = tuple(tuple(chain) for chain in fields["stream_errors"])
-    fields["failure"] = Failure(**fields["failure"]) if fields["failure"] else None
-    return Outcome(scenario=scenarios[name], **fields)
+    return _OUTCOME.validate_python({**data, "scenario": scenarios[name]})
 
 
 def write(path: Path, version: str, outcomes: Sequence[Outcome], source: str) -> Path:

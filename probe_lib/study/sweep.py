@@ -18,7 +18,7 @@ import inspect
 import json
 import re
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -29,6 +29,7 @@ from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.errors import CacheUnusable, InputError, InstallFailed, ProbeError
 from probe_lib.core.outcome import Outcome, is_capture_reply, without_stack
+from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import version_key
 
 SUMMARY_PATH = paths.DATA / "version_timeline.csv"
@@ -38,8 +39,6 @@ WHOLE_VERSION = "*"
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 #: Installs running ahead of the measuring: the registry and the disk, not the CPU, bound them.
 DEFAULT_INSTALLERS = 3
-
-Progress = Callable[[str], None]
 
 
 @dataclass(frozen=True)
@@ -113,18 +112,35 @@ def measure(version: str, server: CaptureServer, installed: Future[Path] | None 
 
 
 def selected(*, prereleases: bool = False, since: str | None = None, until: str | None = None) -> list[str]:
-    """Served versions in semver order: stable only unless ``prereleases``, within ``since``..``until`` inclusive."""
+    """Served versions in semver order: stable only unless ``prereleases``, within ``since``..``until`` inclusive.
+
+    The range of ``sweep`` and ``bisect``: an end the registry does not serve, ``since`` after ``until``, or a range
+    holding no version is an ``InputError`` saying which, never an empty list that would read as "nothing to do".
+    """
+    for flag, end in (("--since", since), ("--until", until)):
+        if end is not None:
+            try:
+                versions.check(end)
+            except InputError as error:
+                raise InputError(f"{flag}: {error}") from None
+    if since is not None and until is not None and version_key(since) > version_key(until):
+        raise InputError(f"--since {since} is later than --until {until}; swap them")
     chosen = [v for v in versions.served() if prereleases or versions.is_stable(v)]
     low = version_key(since) if since else None
     high = version_key(until) if until else None
-    return [v for v in chosen if (low is None or version_key(v) >= low) and (high is None or version_key(v) <= high)]
+    inside = [v for v in chosen if (low is None or version_key(v) >= low) and (high is None or version_key(v) <= high)]
+    if not inside:
+        span = f"from {since or 'the first'} to {until or 'the newest'}"
+        more = "" if prereleases else "; add --prereleases to include prereleases"
+        raise InputError(f"npm serves no {'' if prereleases else 'stable '}@mastra/core version {span}{more}")
+    return inside
 
 
 def sweep(
     chosen: Iterable[str],
     *,
     retry_failed: bool = False,
-    progress: Progress = print,
+    stages: Stages = QUIET,
     server: CaptureServer | None = None,
     installers: int = DEFAULT_INSTALLERS,
 ) -> list[Row]:
@@ -136,27 +152,29 @@ def sweep(
     chosen = sorted(dict.fromkeys(versions.check(v) for v in chosen), key=version_key)
     if server is None:
         with CaptureServer() as own:
-            return sweep(chosen, retry_failed=retry_failed, progress=progress, server=own, installers=installers)
+            return sweep(chosen, retry_failed=retry_failed, stages=stages, server=own, installers=installers)
     found = {version: cached(version) for version in chosen}
     to_measure = [v for v in chosen if found[v] is None or (retry_failed and found[v][0].scenario == WHOLE_VERSION)]
     rows: list[Row] = []
     started = time.monotonic()
-    with ThreadPoolExecutor(max_workers=max(1, installers), thread_name_prefix="install") as pool:
+    with (
+        stages.stage("sweeping @mastra/core", len(chosen)) as step,
+        ThreadPoolExecutor(max_workers=max(1, installers), thread_name_prefix="install") as pool,
+    ):
         installs = {version: pool.submit(versions.install, version) for version in to_measure}
         try:
-            for number, version in enumerate(chosen, 1):
+            for version in chosen:
                 if version not in installs:
                     rows += found[version]
-                    progress(f"[{number}/{len(chosen)}] {version}: cached")
+                    step(f"{version}: cached")
                     continue
                 began = time.monotonic()
                 measured = measure(version, server, installs.pop(version))
                 _store(version, measured)
                 rows += measured
                 note = measured[0].error_kind if measured[0].scenario == WHOLE_VERSION else f"{len(measured)} scenarios"
-                progress(
-                    f"[{number}/{len(chosen)}] {version}: {note} in {time.monotonic() - began:.0f} s "
-                    f"({time.monotonic() - started:.0f} s so far)"
+                step(
+                    f"{version}: {note} in {time.monotonic() - began:.0f} s ({time.monotonic() - started:.0f} s so far)"
                 )
         finally:
             for pending in installs.values():  # interrupted: installs not yet begun are dropped, running ones finish

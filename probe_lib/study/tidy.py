@@ -5,7 +5,7 @@ sent nothing (a collision) still shows its keys, and a name the framework added 
 sub-agent) still shows on the wire. Keys are matched to wire names through what was measured: the remedy's
 mapping when the scenario applied it, else the name the target's name rule predicts (or the key itself), taken
 whole or after a framework prefix such as Mastra's ``agent-`` and ``workflow-``. The rule's flags say which
-rewrites fired; they come from the framework's Python model (``Adapter.name_rule``) and are empty without one.
+rewrites fired; they come from the target's Python model (``Adapter.name_rule(version)``) and are empty without one.
 
 :data:`COLUMNS` is the data dictionary: every column, its pandas type and its meaning, written out beside exports.
 """
@@ -16,15 +16,18 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 
 import pandas as pd
+from pandas.api.extensions import ExtensionDtype
 
 from probe_lib import adapters
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import NameRule
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import ToolSpec
+from probe_lib.core.target import Target
 
-#: A table's columns: name, pandas dtype, meaning, in the table's order (each exported table has its own).
-Columns = tuple[tuple[str, str, str], ...]
+#: A table's columns: name, pandas dtype (its name, or a dtype object such as a Python-backed string), meaning, in
+#: the table's order. Every table of the kit is described so (each exported table and each model table has its own).
+Columns = tuple[tuple[str, str | ExtensionDtype, str], ...]
 
 #: Every column of the tidy table: name, pandas dtype, meaning. The order is the table's.
 COLUMNS: Columns = (
@@ -34,13 +37,15 @@ COLUMNS: Columns = (
     (
         "source",
         "string",
-        "live: measured on the real package in this session; recorded: read from the measurement file named in recording",
+        "live: measured on the real package in this session; "
+        "recorded: read from the measurement file named in recording",
     ),
     ("method", "string", "generate or stream"),
     (
         "registered_as",
         "string",
-        "where the key was registered: tools, agents, workflows, toolsets/<name>, clientTools; empty for a wire name no key accounts for",
+        "where the key was registered: tools, agents, workflows, toolsets/<name>, clientTools; "
+        "empty for a wire name no key accounts for",
     ),
     ("key", "string", "the key the tool was registered under (empty for a wire-only row)"),
     ("tool_id", "string", "the id the scenario gave the tool (empty: the key, or a built-in's own id)"),
@@ -83,10 +88,17 @@ COLUMNS: Columns = (
 )
 
 
+#: The dtype of the kit's ``string`` columns: Python-backed, because keys may hold lone UTF-16 surrogates (JavaScript
+#: and JSON allow them, and the kit probes them on purpose), which Arrow-backed strings (pandas' default once pyarrow
+#: is installed) cannot hold. Named here, per column, so the user's own ``mode.string_storage`` is left alone.
+TEXT = pd.StringDtype("python")
+
+
 def typed_frame(rows: Sequence[Mapping[str, object]], columns: Columns = COLUMNS) -> pd.DataFrame:
-    """``rows`` as a table of ``columns``, each of its pandas dtype (no rows: an empty table of those types)."""
-    return pd.DataFrame(list(rows), columns=[name for name, _, _ in columns]).astype(
-        {name: dtype for name, dtype, _ in columns}
+    """``rows`` as a table of ``columns``, each of its pandas dtype (no rows: an empty table of those types); built
+    from Python objects, so no column passes through pandas' inferred (Arrow-backed) strings on the way."""
+    return pd.DataFrame(list(rows), columns=[name for name, _, _ in columns], dtype=object).astype(
+        {name: TEXT if dtype == "string" else dtype for name, dtype, _ in columns}
     )
 
 
@@ -108,10 +120,11 @@ def registrations(outcome: Outcome) -> Iterator[tuple[str, ToolSpec]]:
     yield from (("clientTools", spec) for spec in scenario.client_tools)
 
 
-def name_rule(framework: str) -> NameRule | None:
-    """The framework's name rule, or ``None`` when it has none or is not registered here."""
+def name_rule(target: Target) -> NameRule | None:
+    """The name rule of the target's framework on its version, or ``None`` when it has none or is not registered
+    here."""
     try:
-        return adapters.get(framework).name_rule
+        return adapters.get(target.framework).name_rule(target.version)
     except InputError:
         return None
 
@@ -138,7 +151,7 @@ def _json(value: object) -> str | None:
 def rows(outcome: Outcome, source: str) -> list[dict]:
     """The tidy rows of one outcome (at least one, so no scenario × target goes missing)."""
     scenario = outcome.scenario
-    rule = name_rule(outcome.framework)
+    rule = name_rule(outcome.target)
     wire = outcome.wire_names or []
     forced = outcome.forced_name
     common = {

@@ -6,11 +6,11 @@ Each notebook ends with exercises whose cells read::
     exercises.<name>(answer, mastra_version, measurements)
 
 The check measures the truth for the learner's own answer on the source the exercise names: the real
-``@mastra/core`` through the Node runner and the capture server (when ``measurements`` is not ``"recorded"`` and
-Node.js is installed), else the Python model of ``formatTools()`` or the recordings in ``data/captures/``, and it
-says which it used. ``None`` is the placeholder: the check answers "not answered yet" without measuring anything,
-so a notebook runs clean before the learner writes a word. Solutions live apart, in
-:mod:`probe_lib.teach.solutions`.
+``@mastra/core`` through the Node runner and the capture server (when the source ``measurements`` asks for a live
+run, :meth:`probe_lib.study.sources.Source.asks_live`, and Node.js is installed), else the Python model of
+``formatTools()`` or the recordings in ``data/captures/``, and it says which it used. ``None`` is the placeholder:
+the check answers "not answered yet" without measuring anything, so a notebook runs clean before the learner writes
+a word. Solutions live apart, in :mod:`probe_lib.teach.solutions`.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from __future__ import annotations
 import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Literal
 
 from probe_lib.adapters import mastra
@@ -26,6 +25,7 @@ from probe_lib.adapters.mastra import Outcome, catalogue, normaliser
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
 from probe_lib.core.target import baseline
 from probe_lib.providers import name_rules
+from probe_lib.study.sources import LIVE, Source
 
 #: The version a check measures when a notebook does not name one: the article's.
 ARTICLE = baseline("mastra").version
@@ -71,16 +71,10 @@ def _verdict(exercise: str, right: bool, why: str, measured_on: str) -> Checked:
 # -- measuring the truth for a learner's answer ------------------------------------------------------------------
 
 
-def _live(measurements: str, version: str) -> bool:
-    """Measure on the real package unless the notebook reads recordings (``"recorded"``, or a reproduce folder
+def _live(measurements: Source, version: str) -> bool:
+    """Measure on the real package unless the notebook reads recordings (the recordings, or a reproduce folder
     measured from them) or Node.js (or ``version``) is missing."""
-    from probe_lib.study import evidence
-
-    if measurements == "recorded" or (
-        measurements != "live" and evidence.source_of(Path(measurements), version) != "live"
-    ):
-        return False
-    return mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version))
+    return measurements.asks_live(version) and mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version))
 
 
 def run_live(scenarios: Sequence[Scenario], version: str) -> list[Outcome]:
@@ -100,7 +94,7 @@ def _one_turn(scenario: Scenario, version: str) -> Outcome:
     return run_live([scenario], version)[0]
 
 
-def _wire_names(keys: Sequence[str], version: str, measurements: str) -> tuple[dict, str]:
+def _wire_names(keys: Sequence[str], version: str, measurements: Source) -> tuple[dict, str]:
     """``result_json()`` of registering ``keys`` (names in wire order, or the error), and what measured it."""
     if _live(measurements, version):
         return _one_turn(Scenario("exercise", tools=tools(*keys)), version).result_json(), _real(version)
@@ -133,7 +127,7 @@ def _why_rewritten(key: str) -> str:
 PRIMER_TOOL = ToolSpec("orders", id="lookup-order")
 
 
-def name_the_model_sees(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def name_the_model_sees(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """00-primer. A tool with id ``lookup-order`` is registered under the key ``orders``: which name is the model
     offered? Checked on the real package (the model without Node.js)."""
     exercise = "name_the_model_sees"
@@ -151,7 +145,7 @@ def name_the_model_sees(answer: object, version: str = ARTICLE, measurements: st
     return _verdict(exercise, False, f"the request's tools list offers {sent!r}, not {answer!r}.{hint}", source)
 
 
-def key_for_the_id(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def key_for_the_id(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """01. The tool ``get-weather`` must reach the model under its id: which key do you register it under?
     Checked by registering it under your key on the real package (the model without Node.js)."""
     exercise, wanted = "key_for_the_id", catalogue.WEATHER.id
@@ -182,7 +176,7 @@ def key_for_the_id(answer: object, version: str = ARTICLE, measurements: str = "
 PREDICT_KEYS = ("my.tool", "3d-view", "café", "rocket🚀", "ok")
 
 
-def predict_wire_names(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def predict_wire_names(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """02. For each key of :data:`PREDICT_KEYS`, the name it goes out under: a dict ``{key: name}``. Checked on
     the real package (the names it sends, paired with keys by the model once the two lists agree)."""
     exercise = "predict_wire_names"
@@ -210,7 +204,7 @@ def predict_wire_names(answer: object, version: str = ARTICLE, measurements: str
     )
 
 
-def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """03. A key OpenAI would accept exactly as written, but that Mastra shortens before sending it. Checked
     against OpenAI's documented rule and the real package (the model without Node.js)."""
     exercise = "key_mastra_cuts"
@@ -249,7 +243,7 @@ def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: str = 
 ORDER_KEYS = ("b", "x.y", "10", "a", "2")
 
 
-def predict_wire_order(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def predict_wire_order(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """04. The names the request's ``tools`` lists for :data:`ORDER_KEYS`, in wire order (a list). Checked on
     the real package (the model without Node.js)."""
     exercise = "predict_wire_order"
@@ -275,7 +269,7 @@ def predict_wire_order(answer: object, version: str = ARTICLE, measurements: str
     )
 
 
-def colliding_key(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def colliding_key(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """05. A second key that, registered next to ``search.web``, makes Mastra refuse to run. Checked on the real
     package (the model without Node.js)."""
     exercise = "colliding_key"
@@ -300,7 +294,7 @@ def colliding_key(answer: object, version: str = ARTICLE, measurements: str = "l
     )
 
 
-def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """06. The tool ``get-weather`` is registered under ``search.web``; forcing it with ``toolName: 'search.web'``
     breaks. Which ``toolName`` forces it so that the request offers the tool it forces? Checked on the real
     package (without Node.js: the model's names, and the measured fact that Mastra passes toolChoice unchanged)."""
@@ -328,7 +322,7 @@ CALLABLE_NAMES = ("search.web", "search_web", "get-weather")
 _ROUND_TRIPS = {"search.web": "call-by-key", "search_web": "call-by-wire-name", "get-weather": "call-by-id"}
 
 
-def names_that_run(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def names_that_run(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """07. Of :data:`CALLABLE_NAMES`, which make the tool run when the model calls it by that name (a list)?
     Checked by letting the scripted model call each name on the real package (the recordings without Node.js)."""
     exercise = "names_that_run"
@@ -358,11 +352,11 @@ def names_that_run(answer: object, version: str = ARTICLE, measurements: str = "
     return _verdict(exercise, False, f"the tool ran for {sorted(truth)}, you said {sorted(map(str, given))}", source)
 
 
-def first_version_honouring_active_tools(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def first_version_honouring_active_tools(
+    answer: object, version: str = ARTICLE, measurements: Source = LIVE
+) -> Checked:
     """08. The oldest pinned version on which ``activeTools: ['search_web']`` sends only that tool (a version
     string). Checked on the catalogue's measurements of every pinned version (``measurements``' source)."""
-    from probe_lib.study import evidence
-
     exercise = "first_version_honouring_active_tools"
     if answer is None:
         return _placeholder(exercise, f"a version string, one of {list(mastra.ADAPTER.versions())}")
@@ -371,8 +365,8 @@ def first_version_honouring_active_tools(answer: object, version: str = ARTICLE,
         outcomes = {v: run_live([scenario], v)[0] for v in mastra.ADAPTER.versions()}
         source = "the real @mastra/core " + ", ".join(outcomes) + ", run live"
     else:
-        outcomes = {v: evidence.measure(v, measurements)[scenario.name] for v in mastra.ADAPTER.versions()}
-        source = f"the catalogue's measurements ({measurements}) of " + ", ".join(outcomes)
+        outcomes = {v: measurements.catalogue(v)[scenario.name] for v in mastra.ADAPTER.versions()}
+        source = f"the catalogue's measurements ({measurements.parameter}) of " + ", ".join(outcomes)
     honours = {v: outcome.wire_names == ["search_web"] for v, outcome in outcomes.items()}
     first = next((v for v, honoured in honours.items() if honoured), None)
     summary = ", ".join(
@@ -390,7 +384,7 @@ def first_version_honouring_active_tools(answer: object, version: str = ARTICLE,
 SAFE_NAME_KEYS = ("search.web", "search web", "weather😀", "9lives")
 
 
-def safe_names(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def safe_names(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """09. A dict ``{key: name}`` for :data:`SAFE_NAME_KEYS` whose names are distinct, accepted by every
     documented provider rule with a length limit, and left alone by formatTools. Checked against
     ``data/provider_rules.csv`` and by registering the names on the real package (the model without Node.js)."""
@@ -418,7 +412,7 @@ def safe_names(answer: object, version: str = ARTICLE, measurements: str = "live
     return _verdict(exercise, False, f"Mastra still changes them: {result}", source)
 
 
-def mcp_server_mastra_cuts(answer: object, version: str = ARTICLE, measurements: str = "live") -> Checked:
+def mcp_server_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """10. An MCP server of the corpus (a tool set name such as ``"azure Azure/azure-mcp"``, not a Composio
     toolkit) with at least one tool whose ``@mastra/mcp``-joined name Mastra cuts at 63 or refuses. Checked by
     registering the whole set on the real package (the model without Node.js)."""

@@ -12,8 +12,8 @@ from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.analysis import measured
 from probe_lib.analysis.measured import Grid
 from probe_lib.providers import name_rules
-from probe_lib.study import evidence
 from probe_lib.study.evidence import Evidence
+from probe_lib.study.sources import Source
 
 #: The catalogue scenario the primer runs: the article's weather tool, forced by its key.
 EXAMPLE = "choice-by-key"
@@ -21,7 +21,8 @@ EXAMPLE = "choice-by-key"
 
 def provider_rules() -> pd.DataFrame:
     """One row per provider rule of ``data/provider_rules.csv``: the characters it allows, the first character
-    it requires, its longest name, and the kind of source it was read from."""
+    it requires, its longest name, whether it is documented or observed, and what it was read from (the package
+    and version for a rule read from the provider's own package)."""
     return pd.DataFrame(
         [
             {
@@ -30,19 +31,20 @@ def provider_rules() -> pd.DataFrame:
                 "characters allowed": rule.charset.pattern,
                 "first character": rule.first_char.pattern if rule.first_char else "any of those",
                 "longest name": rule.max_length or "not stated",
-                "read from": rule.source_kind,
+                "basis": rule.basis,
+                "read from": f"{rule.package} {rule.package_version}" if rule.package else rule.source_kind,
             }
             for rule in name_rules.rules()
         ]
     )
 
 
-def example(version: str, measurements: str) -> Outcome:
-    """The :data:`EXAMPLE` turn on ``version``: run now on the real package when ``measurements`` is ``"live"``
-    and Node.js is installed, else read from ``measurements`` (``evidence.measure`` warns when it falls back)."""
-    if measurements == "live" and mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version)):
+def example(version: str, measurements: Source) -> Outcome:
+    """The :data:`EXAMPLE` turn on ``version``: run now on the real package when ``measurements`` runs now and
+    Node.js is installed, else read from ``measurements`` (which warns when it falls back)."""
+    if measurements.runs_now and mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version)):
         return mastra.ADAPTER.run([catalogue.by_name()[EXAMPLE]], version)[0]
-    return evidence.measure(version, measurements)[EXAMPLE]
+    return measurements.catalogue(version)[EXAMPLE]
 
 
 def request_json(outcome: Outcome) -> str:

@@ -1,4 +1,5 @@
-"""``@mastra/core`` behind the framework seam: its pinned versions, its install, its runner and its name rule."""
+"""``@mastra/core`` behind the framework seam: its pinned versions, its installs (the MCP client's harness beside
+them), its runner (streamed) and its name rule on each version."""
 
 from __future__ import annotations
 
@@ -9,13 +10,25 @@ from probe_lib.adapters import npm
 from probe_lib.adapters.base import register
 from probe_lib.adapters.mastra import normaliser, runner, versions
 from probe_lib.capture import CaptureServer
+from probe_lib.core import paths
+from probe_lib.core.naming import NameRule
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
+from probe_lib.core.target import version_key
+
+#: The first release whose ``formatTools`` rewrites keys (the sweep's ``single-rewrite`` scenario: 0.13.1 sends
+#: ``search.web`` verbatim, 0.13.2 sends ``search_web``; claim V01 checks it); earlier releases send keys as given.
+NORMALISER_SINCE = "0.13.2"
 
 
 class Mastra:
     name = runner.FRAMEWORK
-    name_rule = normaliser
+
+    def name_rule(self, version: str | None = None) -> NameRule | None:
+        """The model of 1.x's ``formatTools`` (:mod:`~probe_lib.adapters.mastra.normaliser`) from
+        ``NORMALISER_SINCE`` on; before it, none: those versions send keys verbatim."""
+        verbatim = version is not None and version_key(version) < version_key(NORMALISER_SINCE)
+        return None if verbatim else normaliser
 
     def versions(self) -> tuple[str, ...]:
         return versions.pinned()
@@ -33,10 +46,17 @@ class Mastra:
     def install(self, version: str) -> None:
         npm.install(versions.harness(version))
 
+    def install_extras(self, *, quiet: bool = True) -> None:
+        """The real ``@mastra/mcp`` client notebook 10 measures, in its own harness (its own pinned core)."""
+        npm.install(paths.MCP_HARNESS, quiet=quiet)
+
     def run(
         self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
     ) -> list[Outcome]:
         return runner.run(scenarios, version, server=server, workers=workers)
+
+    #: Each outcome as its turn ends, from ``workers`` Node runners each capped at ``node_heap_mib``.
+    stream = staticmethod(runner.stream)
 
     @contextmanager
     def session(self, version: str) -> Iterator[Session]:

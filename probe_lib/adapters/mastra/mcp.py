@@ -120,9 +120,10 @@ def record(frame: pd.DataFrame | None = None) -> Path:
     return files.write_json(RECORDING, document)
 
 
-def load(source: str = "live") -> pd.DataFrame:
-    """The MCP measurement: ``"live"`` (now, or the recording when Node or the MCP harness is missing) or recorded."""
-    if source == "live" and shutil.which("node") and npm.is_installed(paths.MCP_HARNESS):
+def load(live: bool = True) -> pd.DataFrame:
+    """The MCP measurement: measured now when ``live`` (the recording when Node or the MCP harness is missing), else
+    the recording."""
+    if live and shutil.which("node") and npm.is_installed(paths.MCP_HARNESS):
         return measure(corpus.load_corpus())
     if not RECORDING.exists():
         raise InputError(f"no MCP recording at {RECORDING.name}: run `probe-lib record` where Node is installed")

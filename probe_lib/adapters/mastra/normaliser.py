@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 
 from probe_lib.core.naming import Collision, Crash, Part, Result, Rules
 
-#: formatTools cuts every rewritten name to this many UTF-16 code units (providers document 64).
+#: formatTools cuts every rewritten name to this many UTF-16 code units (OpenAI documents 64; data/provider_rules.csv).
 MAX_NAME_LENGTH = 63
 
 #: The characters formatTools keeps; it replaces every other UTF-16 code unit with ``_``.

@@ -7,19 +7,16 @@ and joins each runner's report with the request bodies the server captured for t
 
 from __future__ import annotations
 
-import heapq
-import json
-import queue
-import threading
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import ExitStack, closing
 
 from probe_lib import wire
-from probe_lib.adapters import npm
+from probe_lib.adapters import npm, pipeline
 from probe_lib.adapters.lines import LinesChild
 from probe_lib.adapters.mastra import versions
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core import paths
-from probe_lib.core.errors import HarnessError, InputError, WorkersFailed
+from probe_lib.core.errors import HarnessError, InputError
 from probe_lib.core.outcome import Failure, Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
 
@@ -215,22 +212,49 @@ def stream(
 ) -> Iterator[Outcome | None]:
     """Run ``scenarios`` on ``version`` and yield one ``Outcome`` each, in the given order, as they finish.
 
-    Memory stays bounded however long the batch: each outcome is built as soon as its turn ends (its requests
-    taken from the server then) and is not kept once yielded, and at most ``workers * concurrency *
-    AHEAD_PER_TURN`` scenarios are out at once (sent, running, or done and waiting for an earlier one). Each
-    runner takes the next scenario whenever it has a free slot. When a runner fails the others carry on; each
-    scenario that could not finish is yielded as ``None``, and after the last one ``BatchIncomplete`` is raised
-    (its ``outcomes`` empty: they were yielded). A request refused as too large stops the batch with
-    ``BodyTooLarge`` in its scenario's turn, after every earlier outcome.
-    The version, the names and the server are checked on the call, before anything runs.
+    Through :func:`pipeline.in_order` (memory bounded: at most ``workers * concurrency * AHEAD_PER_TURN``
+    scenarios out at once, each outcome built as it is yielded, its requests taken from the server then, and not
+    kept). When a runner fails the others carry on; each scenario that could not finish is yielded as ``None``, and
+    after the last one ``BatchIncomplete`` is raised (its ``outcomes`` empty: they were yielded). A request refused
+    as too large stops the batch with ``BodyTooLarge`` in its scenario's turn, after every earlier outcome. The
+    version, the names and the server are checked on the call, before anything runs.
     """
     versions.check(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
     scenarios = scenarios if isinstance(scenarios, Sequence) else list(scenarios)  # KeySets stays lazy
     check_unique_names(scenarios)
-    batch = _Batch(scenarios, version, workers, concurrency, node_heap_mib or heap_cap(scenarios))
-    if server is not None:
-        return batch.outcomes(server)
-    return _with_own_server(batch, max_body_bytes)
+    count, heap_mib = len(scenarios), node_heap_mib or heap_cap(scenarios)
+
+    def outcomes(server: CaptureServer | None) -> Iterator[Outcome | None]:
+        finished = 0
+        with ExitStack() as ending:  # on a BodyTooLarge below, or a caller stopping early: runners end, then server
+            if server is None:
+                server = ending.enter_context(CaptureServer(max_body_bytes=max_body_bytes))
+            reports = pipeline.in_order(
+                [Runner(version, concurrency=concurrency, heap_mib=heap_mib) for _ in range(min(workers, count))],
+                count,
+                lambda index: _request(server, scenarios[index], _scenario_id(version, index)),
+                in_flight=2 * concurrency,  # a runner never waits for work, and never holds much
+                ahead=max(1, workers) * concurrency * AHEAD_PER_TURN,
+                timeout=_stall_seconds(scenarios),
+                name_error=_named,
+            )
+            ending.enter_context(closing(reports))
+            try:
+                for index, report in enumerate(reports):
+                    captures = server.take(_scenario_id(version, index))  # also forgets an unfinished one's script
+                    if any(capture.status == 413 for capture in captures):  # raised in its turn, after earlier ones
+                        raise BodyTooLarge(
+                            f"scenario {scenarios[index].name} sent a request body over the kit's capture limit of "
+                            f"{server.max_body_bytes / 2**20:g} MiB (not a Mastra failure): raise it (probe "
+                            "--max-body-mb; CaptureServer(max_body_bytes=...)) or send fewer keys per tool set"
+                        )
+                    outcome = None if report is None else _outcome(scenarios[index], version, report, captures)
+                    finished += outcome is not None
+                    yield outcome
+            except HarnessError as error:  # raised after the last outcome: a runner failed, some did not finish
+                raise BatchIncomplete(f"{error}; {finished:,} of {count:,} scenarios finished", []) from error
+
+    return outcomes(server)
 
 
 def heap_cap(scenarios: Sequence[Scenario]) -> int:
@@ -248,224 +272,15 @@ class NodeHeapExhausted(HarnessError):
     """A runner reached the kit's Node heap cap: the kit's limit, not a Mastra failure."""
 
 
-def _with_own_server(batch: _Batch, max_body_bytes: int) -> Iterator[Outcome | None]:
-    with CaptureServer(max_body_bytes=max_body_bytes) as server:
-        yield from batch.outcomes(server)
-
-
-class _Batch:
-    """One batch on one version: its runners (one :class:`_Feed` each) and the ordered stream of its outcomes."""
-
-    def __init__(
-        self, scenarios: list[Scenario], version: str, workers: int, concurrency: int, node_heap_mib: int
-    ) -> None:
-        self.scenarios, self.version = scenarios, version
-        self.workers, self.concurrency, self.node_heap_mib = workers, concurrency, node_heap_mib
-        self.timeout = _stall_seconds(scenarios)
-
-    def scenario_id(self, index: int) -> str:
-        return _scenario_id(self.version, index)
-
-    def outcomes(self, server: CaptureServer) -> Iterator[Outcome | None]:
-        count = len(self.scenarios)
-        dispatch = _Dispatch(count, max(1, self.workers) * self.concurrency * AHEAD_PER_TURN)
-        done: queue.Queue[tuple[int, dict | None] | _Feed] = queue.Queue()
-
-        def request(index: int) -> dict:
-            return _request(server, self.scenarios[index], self.scenario_id(index))
-
-        feeds = [
-            _Feed(
-                Runner(self.version, concurrency=self.concurrency, heap_mib=self.node_heap_mib),
-                dispatch,
-                done,
-                request,
-                self.timeout,
-            )
-            for _ in range(min(self.workers, count))
-        ]
-        threads = [threading.Thread(target=feed.run, daemon=True) for feed in feeds]
-        for thread in threads:
-            thread.start()
-        waiting: dict[int, Outcome | BodyTooLarge | None] = {}  # finished, or given up, before an earlier one
-        ended = finished = 0
-        try:
-            for index in range(count):
-                while index not in waiting and ended < len(feeds):
-                    item = done.get()
-                    if isinstance(item, _Feed):  # a runner is done, or failed to start or mid-batch
-                        ended += 1
-                        if item.error is not None and not isinstance(item.error, HarnessError):
-                            raise item.error  # not the runner's fault (Node missing, an install failed)
-                        continue
-                    number, report = item
-                    captures = server.take(self.scenario_id(number))  # also forgets an unfinished one's script
-                    if any(capture.status == 413 for capture in captures):  # raised in its turn, after earlier ones
-                        waiting[number] = BodyTooLarge(
-                            f"scenario {self.scenarios[number].name} sent a request body over the kit's capture "
-                            f"limit of {server.max_body_bytes / 2**20:g} MiB (not a Mastra failure): raise it "
-                            "(probe --max-body-mb; CaptureServer(max_body_bytes=...)) or send fewer keys per tool set"
-                        )
-                    else:
-                        waiting[number] = (
-                            None if report is None else _outcome(self.scenarios[number], self.version, report, captures)
-                        )
-                outcome = waiting.pop(index, None)  # none left to wait for when every runner has ended
-                if isinstance(outcome, BodyTooLarge):
-                    raise outcome
-                finished += outcome is not None
-                dispatch.yielded(index + 1)
-                yield outcome
-        finally:
-            dispatch.stop()
-            for feed in feeds:
-                feed.stop()  # ends a runner still starting or idle, and any runner left when the caller stopped early
-            for thread in threads:
-                thread.join()
-        errors = [feed.error for feed in feeds if feed.error is not None]
-        if errors and finished < count:  # a runner ended (or was ended above) after every outcome was in: none lost
-            error = errors[0] if len(errors) == 1 else WorkersFailed(errors)
-            raise BatchIncomplete(f"{error}; {finished:,} of {count:,} scenarios finished", []) from error
-
-
-class _Dispatch:
-    """Hands out batch positions in order, never ``ahead`` or more past the oldest not yet yielded, so outcomes
-    waiting for an earlier one stay few; a position a failing runner took but could not send goes out again first."""
-
-    def __init__(self, count: int, ahead: int) -> None:
-        self._count, self._ahead = count, ahead
-        self._next = self._oldest = 0
-        self._returned: list[int] = []
-        self._stopped = False
-        self._changed = threading.Condition()
-
-    def take(self) -> int | None:
-        """The next position to run, waiting while the batch is ``ahead`` in front; ``None`` when none is left."""
-        with self._changed:
-            self._changed.wait_for(
-                lambda: (
-                    self._stopped
-                    or self._returned
-                    or self._next >= self._count
-                    or self._next < self._oldest + self._ahead
-                )
-            )
-            if self._stopped:
-                return None
-            if self._returned:
-                return heapq.heappop(self._returned)
-            if self._next >= self._count:
-                return None
-            self._next += 1
-            return self._next - 1
-
-    def give_back(self, index: int) -> None:
-        with self._changed:
-            heapq.heappush(self._returned, index)
-            self._changed.notify_all()
-
-    def yielded(self, oldest: int) -> None:
-        """Every position before ``oldest`` has been handed to the caller."""
-        with self._changed:
-            self._oldest = oldest
-            self._changed.notify_all()
-
-    def stop(self) -> None:
-        with self._changed:
-            self._stopped = True
-            self._changed.notify_all()
-
-
-class _Feed:
-    """One runner working through a batch: a writer thread sends it the next scenario whenever it has fewer than
-    ``2 * concurrency`` out (so it never waits for work, and never holds much), and :meth:`run` reads each result
-    back onto ``done`` as ``(position, report)``, then puts the feed itself there when it ends. When the runner
-    fails, each scenario it had out goes onto ``done`` as ``(position, None)`` and ``error`` says why."""
-
-    def __init__(
-        self, runner: Runner, dispatch: _Dispatch, done: queue.Queue, request: Callable[[int], dict], timeout: float
-    ) -> None:
-        self.runner, self.error = runner, None
-        self._dispatch, self._done, self._request, self._timeout = dispatch, done, request, timeout
-        self._out: dict[str, int] = {}  # sent and not answered: scenario id -> position
-        self._slots = threading.Semaphore(2 * runner.concurrency)
-        self._writing, self._dead = True, False
-        self._changed = threading.Condition()
-
-    def run(self) -> None:
-        try:
-            with self.runner:
-                writer = threading.Thread(target=self._write, daemon=True)
-                writer.start()
-                try:
-                    self._read()
-                except BaseException:
-                    self.stop()
-                    raise
-                finally:
-                    writer.join()
-        except BaseException as error:  # handed to the batch, which raises it in the caller's thread
-            self.error = self._named(error)
-        finally:
-            self._done.put(self)
-
-    def stop(self) -> None:
-        """Kill the runner (this frees a writer blocked on its full pipe) and give up what it had out."""
-        with self._changed:
-            self._dead = True
-            out, self._out = list(self._out.values()), {}
-            self._changed.notify_all()
-            process = self.runner._process
-            if process is not None:
-                process.kill()
-        for index in out:
-            self._done.put((index, None))
-        self._slots.release()  # a writer waiting for a slot sees the runner is dead
-
-    def _write(self) -> None:
-        stdin = self.runner._process.stdin
-        while self._slots.acquire() and not self._dead:
-            index = self._dispatch.take()
-            if index is None:
-                break
-            request = self._request(index)
-            with self._changed:
-                if self._dead:
-                    self._dispatch.give_back(index)
-                    break
-                self._out[request["id"]] = index
-                self._changed.notify_all()
-            try:
-                stdin.write(json.dumps(request, ensure_ascii=True) + "\n")  # ASCII escapes keep lone surrogates intact
-                stdin.flush()
-            except (OSError, ValueError):  # the runner died: the reader finds out and gives up what was out
-                break
-        with self._changed:
-            self._writing = False
-            self._changed.notify_all()
-
-    def _read(self) -> None:
-        while True:
-            with self._changed:
-                self._changed.wait_for(lambda: self._out or not self._writing)
-                if not self._out:
-                    return  # everything sent has been answered, and nothing more will be sent
-            result = self.runner._next(timeout=self._timeout)
-            with self._changed:
-                index = self._out.pop(result.get("id"), None)
-            if index is not None:
-                self._slots.release()
-                self._done.put((index, result))
-
-    def _named(self, error: BaseException) -> BaseException:
-        """A runner killed by V8 at the heap cap is the kit's limit, said so with how to raise it."""
-        if not isinstance(error, HarnessError) or not any(_HEAP_EXHAUSTED in line for line in self.runner._stderr):
-            return error
-        return NodeHeapExhausted(
-            f"a @mastra/core {self.runner.version} runner reached the kit's Node heap cap of "
-            f"{self.runner.heap_mib} MiB (not a Mastra failure): raise it (probe --node-heap-mb "
-            f"{2 * self.runner.heap_mib}; run(node_heap_mib=...)) or send fewer keys per tool set"
-        )
+def _named(runner: Runner, error: BaseException) -> BaseException:
+    """A runner killed by V8 at the heap cap is the kit's limit, said so with how to raise it."""
+    if not isinstance(error, HarnessError) or not any(_HEAP_EXHAUSTED in line for line in runner.stderr_tail):
+        return error
+    return NodeHeapExhausted(
+        f"a @mastra/core {runner.version} runner reached the kit's Node heap cap of {runner.heap_mib} MiB (not a "
+        f"Mastra failure): raise it (probe --node-heap-mb {2 * runner.heap_mib}; run(node_heap_mib=...)) or send "
+        "fewer keys per tool set"
+    )
 
 
 def _outcome(scenario: Scenario, version: str, report: dict, captures: list[Capture]) -> Outcome:

@@ -1,7 +1,8 @@
-"""Stage-by-stage progress for long commands: a tqdm bar on a terminal, one plain line per step otherwise.
+"""Stage-by-stage progress for long runs: a tqdm bar on a terminal, one plain line per step otherwise.
 
-``reproduce`` runs for half a minute; without this it would print nothing until the end. Progress goes to
-stderr, so the command's result on stdout stays clean for pipes and scripts.
+Every long run reports through :class:`Stages`: ``reproduce`` (half a minute), the framework matrix, the version
+sweep and bisection (minutes to hours); without it they would print nothing until the end. Progress goes to
+stderr, so a command's result on stdout stays clean for pipes and scripts; library calls pass :data:`QUIET`.
 """
 
 from __future__ import annotations
@@ -48,3 +49,7 @@ class Stages:
             print(f"{name}: {done}/{total} {label}", file=self._stream, flush=True)
 
         yield step
+
+
+#: Reports nothing: what library calls pass (the CLI passes ``Stages()``).
+QUIET = Stages(None)
