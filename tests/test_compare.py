@@ -11,9 +11,9 @@ import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.present import charts
-from probe_lib.study import compare, evidence, tidy
+from probe_lib.study import compare, evidence, sources, tidy
 
-EV = evidence.gather("1.67.0", "recorded")
+EV = evidence.gather("1.67.0", sources.RECORDED)
 OUTCOMES = [outcome for measured in EV.by_version.values() for outcome in measured.values()]
 FRAME = tidy.frame(OUTCOMES, ["recorded"] * len(OUTCOMES))
 BASELINE = "mastra@1.67.0"
