@@ -456,10 +456,6 @@ QUANTIFIED: dict[str, Quantified] = {
     "X21": Quantified(("dot", "length-70")),
     **{
         claim_id: Quantified(tuple(probe.name for probe in LIST_PROBES if probe.list in lists))
-        for claim_id, lists in {
-            "X28": ("allowedTools",),
-            "X29": ("disallowedTools",),
-            "X31": LISTS,
-        }.items()
+        for claim_id, lists in {"X28": ("allowedTools",), "X29": ("disallowedTools",), "X31": LISTS}.items()
     },
 }

@@ -415,7 +415,9 @@ def _framework_ledger(table: pd.DataFrame) -> str:
 
 _FRAMEWORK_NOTE = (
     "The same probes on every framework of the matrix (notebook 12), each claim judged on its framework's runs: "
-    "rerun live where the framework is installed, read from <code>data/captures/frameworks.json</code> where not."
+    "rerun live where the framework is installed, read from <code>data/captures/frameworks.json</code> where not. "
+    "The Claude Agent SDK's list claims also read its list probes, made as its matrix target "
+    "(<code>data/captures/claude-agent-sdk-permissions.json</code> where it is not installed)."
 )
 
 
