@@ -24,6 +24,7 @@ from probe_lib.analysis import matrix, permissions, traffic
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import StateError
 from probe_lib.core.scenarios import for_keys
+from probe_lib.study import permission_runs
 from probe_lib.study.sources import LIVE, RECORDED
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
@@ -138,3 +139,12 @@ def test_the_traffic_table_shows_what_the_sdk_sent_beside_the_judged_request_and
     claude = table.loc[f"claude-agent-sdk@{ADAPTER.versions()[-1]}"]
     assert claude["fewest requests"] >= 2 and claude["other traffic"] == ["CONNECT api.anthropic.com:443 -> 403"]
     assert table.drop(index=claude.name)["other traffic"].map(len).eq(0).all(), table
+
+
+def test_each_table_reads_its_own_probes_from_a_target_holding_both():
+    both = RECORDED.matrix() + RECORDED.list_probes()
+    assert matrix.table(both).equals(matrix.table(RECORDED.matrix()))
+    lists = permissions.table(both)
+    assert len(lists) == len(permission_runs.PROBES) and set(lists["target"]) == {
+        f"claude-agent-sdk@{ADAPTER.versions()[-1]}"
+    }

@@ -20,7 +20,7 @@ from probe_lib.claims import frameworks, ledger
 from probe_lib.claims.verdict import MASTRA, Verdict
 from probe_lib.study import matrix_runs, permission_runs
 from probe_lib.study.evidence import Evidence
-from probe_lib.study.sources import RECORDED, Recorded
+from probe_lib.study.sources import RECORDED
 
 #: Claims that a framework sends keys as given: refuted when it behaves like LlamaIndex.
 VERBATIM_CLAIMS = {"X01", "X03", "X04", "X05", "X06", "X07"}
@@ -122,15 +122,9 @@ def test_the_line_claim_is_refuted_by_a_list_that_takes_the_key_or_a_mastra_that
     assert verdict.status == "refuted" and mastra in verdict.evidence, verdict
 
 
-class _WithoutLists(Recorded):
-    """The recordings, less the list probes."""
-
-    def list_probes(self) -> list:
-        return []
-
-
-def test_the_framework_ledger_judges_the_list_claims_on_the_list_probes_its_source_gives():
-    table = ledger.framework_ledger(RECORDED.matrix(), RECORDED).set_index("claim")
-    assert (table.loc[sorted([*LIST_CLAIMS, LINE]), "status"] == "confirmed").all(), table
-    without = ledger.framework_ledger(RECORDED.matrix(), _WithoutLists()).set_index("claim")
-    assert (without.loc[sorted([*LIST_CLAIMS, LINE]), "status"] == "failed").all(), without
+def test_the_framework_ledger_judges_the_list_claims_on_the_list_probes_it_is_given():
+    claims = sorted([*LIST_CLAIMS, LINE])
+    table = ledger.framework_ledger(RECORDED.matrix() + RECORDED.list_probes(), RECORDED).set_index("claim")
+    assert (table.loc[claims, "status"] == "confirmed").all(), table
+    without = ledger.framework_ledger(RECORDED.matrix(), RECORDED).set_index("claim")
+    assert (without.loc[claims, "status"] == "failed").all(), without

@@ -38,10 +38,15 @@ def _tool_names(request: dict) -> list[str]:
     return [tool["name"] for tool in request.get("tools", []) if isinstance(tool, dict) and "name" in tool]
 
 
+def _of_subagent_list(outcome: Outcome) -> bool:
+    probe = probe_of(outcome)
+    return probe is not None and probe.list == "subagent tools"
+
+
 def offered(outcome: Outcome) -> list[str] | None:
     """The tools of the request whose list was set: the main agent's first, or the subagent's first (``None``: no
     subagent request was sent)."""
-    if probe_of(outcome).list != "subagent tools":
+    if not _of_subagent_list(outcome):
         return _tool_names(outcome.requests[0]) if outcome.requests else None
     started = [request for request in outcome.requests if _is_subagent(request)]
     return _tool_names(started[0]) if started else None
@@ -50,7 +55,7 @@ def offered(outcome: Outcome) -> list[str] | None:
 def answer(outcome: Outcome) -> str | None:
     """What the CLI told the model of its call by ``search.web``'s wire name: the first tool result a later request
     of that conversation carries (the subagent's when one started, else the main agent's; ``None``: none)."""
-    subagent = probe_of(outcome).list == "subagent tools" and any(_is_subagent(r) for r in outcome.requests)
+    subagent = _of_subagent_list(outcome) and any(_is_subagent(r) for r in outcome.requests)
     for request in outcome.requests[1:]:
         if subagent and not _is_subagent(request):
             continue
@@ -71,11 +76,14 @@ def ran(outcome: Outcome) -> bool:
 
 
 def table(outcomes: Iterable[Outcome]) -> pd.DataFrame:
-    """One row per list probe: the list, how it named the tool, what the request offered, whether the tool the
-    caller meant ran, and what the model was told."""
+    """One row per list probe among ``outcomes`` (any other run, such as the matrix's, is left out): the list, how
+    it named the tool, what the request offered, whether the tool the caller meant ran, and what the model was
+    told."""
     rows = []
     for outcome in outcomes:
         probe = probe_of(outcome)
+        if probe is None:
+            continue
         names = offered(outcome)
         rows.append(
             {

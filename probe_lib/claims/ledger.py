@@ -135,11 +135,10 @@ def ledger(
 
 
 def framework_ledger(outcomes: Sequence[Outcome], measurements: Source) -> pd.DataFrame:
-    """The ledger's claims about the frameworks other than Mastra, judged on the matrix's ``outcomes`` (as
-    ``measurements`` gave them) and the Claude Agent SDK's list probes (``measurements.list_probes()``): one row
-    per claim and target, with its framework, source, verdict and evidence."""
-    judged = [*outcomes, *measurements.list_probes()]
-    table = ledger({}, by_target=by_target(judged), sources=measurements.matrix_sources(outcomes))
+    """The ledger's claims about the frameworks other than Mastra, judged on ``outcomes``: the matrix's and the
+    Claude Agent SDK's list probes, as ``measurements`` gave them (``matrix()``, ``list_probes()``). One row per
+    claim and target, with its framework, source, verdict and evidence."""
+    table = ledger({}, by_target=by_target(outcomes), sources=measurements.matrix_sources(outcomes))
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 

@@ -99,9 +99,9 @@ class ListProbe:
 PROBES = tuple(ListProbe(kind, spelling) for kind in LISTS for spelling in SPELLINGS)
 
 
-def probe_of(outcome: Outcome) -> ListProbe:
-    """The list probe ``outcome`` is a run of."""
-    return next(probe for probe in PROBES if probe.name == outcome.scenario.name)
+def probe_of(outcome: Outcome) -> ListProbe | None:
+    """The list probe ``outcome`` is a run of (``None``: it is another scenario's run)."""
+    return next((probe for probe in PROBES if probe.name == outcome.scenario.name), None)
 
 
 def scenarios() -> list[Scenario]:
