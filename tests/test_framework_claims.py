@@ -5,28 +5,37 @@ The counterfactual of a claim is a real recording, not an edit: the same probes 
 A claim that a framework rewrites, refuses or misroutes must be refuted on the raw openai SDK's runs (which send
 every key verbatim); a claim that a framework sends keys verbatim must be refuted on LlamaIndex's runs (which
 rewrite them); and the claim that LlamaIndex alone forces a tool absent from its own tools must be refuted once
-LlamaIndex's runs are those of the openai SDK.
+LlamaIndex's runs are those of the openai SDK. The Claude Agent SDK's list claims are refuted when its list
+probes swap outcomes (the tool named by its key behaving as when named by the name on the wire), and the claim
+comparing it with Mastra also when Mastra's forced run is the openai SDK's.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 
 from probe_lib.claims import frameworks, ledger
 from probe_lib.claims.verdict import MASTRA, Verdict
-from probe_lib.study import matrix_recording, matrix_runs
+from probe_lib.study import matrix_runs, permission_runs
 from probe_lib.study.evidence import Evidence
+from probe_lib.study.sources import RECORDED
 
 #: Claims that a framework sends keys as given: refuted when it behaves like LlamaIndex.
 VERBATIM_CLAIMS = {"X01", "X03", "X04", "X05", "X06", "X07"}
 #: Claims that an order or a rewrite, refusal, truncation or misrouting is measured: refuted on the raw SDK's runs.
 OTHER_CLAIMS = {"X02", "X08", "X09", "X10", "X11", "X13", "X14", "X15", "X16", "X17", "X18", "X19", "X20", "X21"}
+OTHER_CLAIMS |= {"X22", "X23", "X24", "X25", "X26", "X27"}
 ALONE = "X12"
+#: The Claude Agent SDK's list claims, read off its list probes (probe_lib.study.permission_runs).
+LIST_CLAIMS = {"X28": "allowedTools", "X29": "disallowedTools", "X30": "subagent tools"}
+LINE = "X31"
 
 
 @pytest.fixture(scope="module")
 def by_target():
-    return matrix_runs.by_target(matrix_recording.read())
+    return matrix_runs.by_target(RECORDED.matrix() + RECORDED.list_probes())
 
 
 def _target(by_target, framework: str) -> str:
@@ -40,7 +49,7 @@ def _judge(claim_id: str, outcomes, by_target) -> Verdict:
 
 def test_every_framework_claim_is_counted_here():
     framework_claims = {claim.id for claim in ledger.load_claims() if ledger.FRAMEWORKS[claim.id] != MASTRA}
-    assert framework_claims == VERBATIM_CLAIMS | OTHER_CLAIMS | {ALONE}
+    assert framework_claims == VERBATIM_CLAIMS | OTHER_CLAIMS | {ALONE, LINE} | set(LIST_CLAIMS)
     assert {ledger.FRAMEWORKS[claim] for claim in framework_claims} == {
         "ai-sdk",
         "openai",
@@ -53,7 +62,8 @@ def test_every_framework_claim_is_counted_here():
         "openai-agents-js",
         "smolagents",
         "autogen",
-    }, "each of the eleven frameworks besides Mastra has a claim"
+        "claude-agent-sdk",
+    }, "each of the twelve frameworks besides Mastra has a claim"
 
 
 def test_every_framework_claim_holds_on_the_recording(by_target):
@@ -84,3 +94,37 @@ def test_llama_index_alone_is_refuted_when_it_sends_what_it_forces(by_target):
     verdict = _judge(ALONE, by_target[llama], as_openai)
     assert verdict.status == "refuted" and "none" in verdict.evidence, verdict
     assert frameworks.forcing_absent_frameworks(Evidence("x", {}, by_target)) - {"mastra"} == {"llama-index"}
+
+
+def _swapped(outcomes, list_name: str, spelling: str) -> dict:
+    """The Claude target's outcomes with ``list_name``'s probe under ``spelling`` given the outcome of the same
+    list naming the tool by the name on the wire (as if that spelling had worked)."""
+    wire = outcomes[f"{list_name}=name on the wire"]
+    return {**outcomes, f"{list_name}={spelling}": replace(wire, scenario=outcomes[f"{list_name}={spelling}"].scenario)}
+
+
+@pytest.mark.parametrize("claim_id", sorted(LIST_CLAIMS))
+@pytest.mark.parametrize("spelling", ["registered key", "rewritten key", "prefixed key"])
+def test_a_list_claim_is_refuted_when_another_spelling_acts_like_the_wire_name(claim_id, spelling, by_target):
+    claude = by_target[_target(by_target, "claude-agent-sdk")]
+    assert _judge(claim_id, claude, by_target).status == "confirmed"
+    verdict = _judge(claim_id, _swapped(claude, LIST_CLAIMS[claim_id], spelling), by_target)
+    assert verdict.status == "refuted" and permission_runs.SPELLINGS[spelling] in verdict.evidence, verdict
+
+
+def test_the_line_claim_is_refuted_by_a_list_that_takes_the_key_or_a_mastra_that_forces_a_tool_it_sends(by_target):
+    claude = by_target[_target(by_target, "claude-agent-sdk")]
+    assert _judge(LINE, claude, by_target).status == "confirmed"
+    assert _judge(LINE, _swapped(claude, "disallowedTools", "registered key"), by_target).status == "refuted"
+    mastra = _target(by_target, MASTRA)
+    forcing_its_tool = {**by_target[mastra], "dot+forced": by_target[_target(by_target, "openai")]["dot+forced"]}
+    verdict = _judge(LINE, claude, {**by_target, mastra: forcing_its_tool})
+    assert verdict.status == "refuted" and mastra in verdict.evidence, verdict
+
+
+def test_the_framework_ledger_judges_the_list_claims_on_the_list_probes_it_is_given():
+    claims = sorted([*LIST_CLAIMS, LINE])
+    table = ledger.framework_ledger(RECORDED.matrix() + RECORDED.list_probes(), RECORDED).set_index("claim")
+    assert (table.loc[claims, "status"] == "confirmed").all(), table
+    without = ledger.framework_ledger(RECORDED.matrix(), RECORDED).set_index("claim")
+    assert (without.loc[claims, "status"] == "failed").all(), without

@@ -25,8 +25,11 @@ from probe_lib.study import matrix_recording, matrix_runs
 from probe_lib.study.recordings import outcome_to_json
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
-#: The adapters whose runner is not Mastra's; each must run here.
-KEYED = [name for name in adapters.names() if isinstance(adapters.get(name), KeyedAdapter)]
+#: The adapters whose runner is not Mastra's; each must run here (the Claude Agent SDK, which prefixes every name
+#: and also asks for tunnels to other hosts, in tests/test_claude_agent_sdk.py).
+KEYED = [
+    name for name in adapters.names() if isinstance(adapters.get(name), KeyedAdapter) and name != "claude-agent-sdk"
+]
 #: Frameworks that send each key as given and force a tool by its key unchanged.
 VERBATIM = {
     "openai",
@@ -212,8 +215,11 @@ def test_the_matrix_pairs_a_rewritten_name_with_its_key_by_the_tool_description(
 def test_the_recorded_matrix_has_a_round_trip_wherever_the_key_went_out():
     recorded = matrix.table(matrix_recording.read())
     sent = recorded["names verdict"].isin(["verbatim", "reordered", "rewritten", "duplicated"])
+    # A dropped tool leaves a round trip only when the first key's tool is the one kept (the Claude Agent SDK's).
+    dropped = recorded["names verdict"] == "dropped"
     assert recorded.loc[sent, "round trip"].isin(["right tool", "wrong tool", "not executed"]).all()
-    assert set(recorded.loc[~sent, "round trip"]) <= set(matrix.REFUSALS) | {"not sent"}
+    assert recorded.loc[dropped, "round trip"].isin(["right tool", "wrong tool", "not executed", "not sent"]).all()
+    assert set(recorded.loc[~sent & ~dropped, "round trip"]) <= set(matrix.REFUSALS) | {"not sent"}
     assert set(recorded.loc[recorded["round trip"] == "right tool", "target"]) >= {
         f"{name}@{adapters.get(name).versions()[-1]}" for name in VERBATIM
     }

@@ -23,8 +23,9 @@ from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.target import version_key
-from probe_lib.study import matrix_recording, matrix_runs, recordings
+from probe_lib.study import matrix_runs, recordings
 from probe_lib.study.evidence import Evidence
+from probe_lib.study.sources import RECORDED
 
 QUANTIFIER = re.compile(r"\b(never|every|all|only|settles|identical)\b", re.IGNORECASE)
 #: Verdicts that assert the claim holds, so must rest on every case.
@@ -86,7 +87,7 @@ def pinned() -> dict:
 
 @pytest.fixture(scope="module")
 def by_target() -> dict:
-    return matrix_runs.by_target(matrix_recording.read())
+    return matrix_runs.by_target(RECORDED.matrix() + RECORDED.list_probes())
 
 
 @pytest.fixture(scope="module")

@@ -38,6 +38,7 @@ BUILTIN_MODULES = (
     "probe_lib.adapters.smolagents",
     "probe_lib.adapters.autogen",
     "probe_lib.adapters.crewai",
+    "probe_lib.adapters.claude_agent_sdk",
 )
 
 

@@ -12,7 +12,7 @@ result is ``{"id", "error": [{"name", "message"}…] | null, "executions": [{"ke
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -183,8 +183,12 @@ class KeyedSession:
         self.adapter, self.version = adapter, version
         self._child: LinesChild | None = None
 
-    def run(self, scenarios: Iterable[Scenario], server: CaptureServer) -> list[Outcome]:
-        """One outcome per scenario, in order (see :meth:`KeyedAdapter.run`)."""
+    def run(
+        self, scenarios: Iterable[Scenario], server: CaptureServer, options: Mapping[str, dict] | None = None
+    ) -> list[Outcome]:
+        """One outcome per scenario, in order (see :meth:`KeyedAdapter.run`); ``options`` (scenario name -> request
+        fields) gives a scenario framework options of its own that no :class:`Scenario` field says (the Claude
+        Agent SDK's ``allowedTools``)."""
         adapter, version = self.adapter, self.version
         scenarios = list(scenarios)
         check_unique_names(scenarios)
@@ -208,6 +212,7 @@ class KeyedSession:
                     "timeoutMs": scenario.timeout_ms,
                     "maxSteps": scenario.max_steps,
                     **adapter.extra,
+                    **(options or {}).get(scenario.name, {}),
                 }
                 for scenario_id, scenario in runnable
             ]

@@ -148,13 +148,15 @@ def _choice_text(outcome: Outcome) -> str | None:
 
 
 def table(outcomes: Iterable[Outcome]) -> pd.DataFrame:
-    """One row per (target, probe): the keys, what went out (names, forced name, wire) and the verdicts."""
+    """One row per (target, probe): the keys, what went out (names, forced name, wire) and the verdicts. Runs of
+    other probes a target holds (the Claude Agent SDK's list probes) are not the matrix's and are left out."""
     by_run = {(str(outcome.target), outcome.scenario.name): outcome for outcome in outcomes}
+    probes = {probe.name: probe for probe in PROBES}
     rows = []
     for target, name in by_run:
-        if name.endswith((FORCED, ROUND_TRIP)):
+        if name not in probes:
             continue
-        probe = next(probe for probe in PROBES if probe.name == name)
+        probe = probes[name]
         outcome, forced = by_run[target, name], by_run.get((target, name + FORCED))
         trip = by_run.get((target, name + ROUND_TRIP))
         category, how = _names_verdict(probe, outcome)

@@ -6,7 +6,9 @@ kept as a :class:`Capture`, in arrival order, with secrets redacted and the wire
 (:mod:`probe_lib.wire`: Chat Completions, Responses, Anthropic Messages). Each model call is answered, in its
 format, with the scenario's next scripted reply (a tool call, a text, an error); when none is left, the answer is
 an HTTP 400 ``captured``, which ends the agent loop right after the request we wanted to see. A request on any
-other route is recorded too (with ``wire`` None) and answered 404, so nothing a framework sends goes unseen.
+other route is recorded too (with ``wire`` None) and answered 404, so nothing a framework sends goes unseen. The
+server is also a refusing HTTP proxy (:meth:`CaptureServer.proxy_url`): a ``CONNECT`` to any host is recorded
+(path ``host:port``) and answered 403, so a client whose traffic to other hosts goes through it reaches none.
 
 At its limits it refuses rather than loses: a body it cannot read (too large, too slow, not JSON, nested deeper than
 ``MAX_JSON_DEPTH``) is recorded and answered 4xx in the route's format; a head aiohttp cannot parse (a header over
@@ -23,6 +25,8 @@ The server runs aiohttp in a background thread with its own event loop, so a not
 from __future__ import annotations
 
 import asyncio
+import base64
+import binascii
 import contextlib
 import errno
 import ipaddress
@@ -39,7 +43,7 @@ from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
 from probe_lib import wire
-from probe_lib.capture.store import Capture, RecordStore, check_scenario_id
+from probe_lib.capture.store import SCENARIO_ID, Capture, RecordStore, check_scenario_id
 from probe_lib.core.errors import StateError, StoreFailed
 from probe_lib.wire import JsonAnswer, StreamAnswer
 from probe_lib.wire.chat import error_body as _error_body
@@ -357,7 +361,7 @@ class CaptureServer(RecordStore):
         if guard is not None:
             guard.busy(True)
         try:
-            return await handler(request)
+            return await (self._connect(request) if request.method == "CONNECT" else handler(request))
         finally:
             if guard is not None:
                 guard.busy(False)
@@ -408,6 +412,10 @@ class CaptureServer(RecordStore):
     def scenario_url(self, scenario_id: str) -> str:
         """The base URL to give Mastra's model config (``url``) so its requests land in ``scenario_id``."""
         return f"{self.base_url}/s/{check_scenario_id(scenario_id)}/v1"
+
+    def proxy_url(self, scenario_id: str) -> str:
+        """An HTTP(S) proxy URL whose ``CONNECT`` requests land in ``scenario_id`` (it is the proxy's user name)."""
+        return self.base_url.replace("://", f"://{check_scenario_id(scenario_id)}@", 1)
 
     def _commit(
         self,
@@ -470,6 +478,21 @@ class CaptureServer(RecordStore):
         if isinstance(answer, StreamAnswer):
             return await self._stream(request, answer)
         return web.json_response(answer.body, status=answer.status)
+
+    async def _connect(self, request: web.Request) -> web.Response:
+        """A proxy tunnel asked for (``CONNECT host:port``): recorded in the scenario its proxy user name names
+        (else ``"default"``) and refused, so nothing is tunnelled anywhere."""
+        scenario = "default"
+        kind, _, credentials = request.headers.get("Proxy-Authorization", "").partition(" ")
+        if kind.lower() == "basic":
+            try:
+                user = base64.b64decode(credentials, validate=True).decode().partition(":")[0]
+            except (binascii.Error, UnicodeDecodeError):
+                user = ""
+            if SCENARIO_ID.fullmatch(user):
+                scenario = user
+        self._commit(request, scenario, None, None, 403, None)
+        return web.Response(status=403, text="the capture server tunnels nowhere")
 
     @staticmethod
     async def _stream(request: web.Request, answer: StreamAnswer) -> web.StreamResponse:

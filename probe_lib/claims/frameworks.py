@@ -3,9 +3,10 @@
 Every claim of ``data/claims.csv`` checked here is about one framework (the adapter it registers under) and reads
 the matrix's runs of that framework at one version, live or recorded (``probe_lib.study.matrix_runs``): ``PROBE``
 (the keys registered alone), ``PROBE+forced`` (one key forced by the key) and ``PROBE+round-trip`` (the model
-calling the first key by the name the plain run sent for it). Expected names and error texts are written out in
-each claim, as measured and as each framework's source states them, never computed by the kit; so a framework
-that changes makes its claim refuted, and a run that is missing makes it failed.
+calling the first key by the name the plain run sent for it); the Claude Agent SDK's claims also read its list
+probes (``LIST=SPELLING``, :mod:`probe_lib.study.permission_runs`), judged with its target. Expected names and
+error texts are written out in each claim, as measured and as each framework's source states them, never computed
+by the kit; so a framework that changes makes its claim refuted, and a run that is missing makes it failed.
 
 A claim's check is built from small clauses (:func:`sends`, :func:`refuses`, :func:`forces`, :func:`round_trip`),
 all of which must hold; :data:`CHECKS` names each claim's framework and check.
@@ -16,11 +17,14 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
+from probe_lib.analysis import permissions
 from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status, quoted
 from probe_lib.core.outcome import Outcome, called_name
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.matrix_runs import PROBES
+from probe_lib.study.permission_runs import LISTS, SPELLINGS, WIRE_NAME
+from probe_lib.study.permission_runs import PROBES as LIST_PROBES
 
 Clause = Callable[[Evidence], tuple[bool, str]]
 _KEY_FAMILIES = ("dot", "space", "colon-slash", "accent", "emoji")
@@ -130,6 +134,90 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Claus
     return clause
 
 
+def served(*names: str) -> list[str]:
+    """The names the Claude Agent SDK offers tools of the runner's MCP server ``probe`` under, written without the
+    ``mcp__probe__`` prefix it adds to every one."""
+    return [f"mcp__probe__{name}" for name in names]
+
+
+def no_own_error(*probes: str) -> Clause:
+    """Each probe's run raised nothing but the capture server's scripted refusal."""
+
+    def clause(e: Evidence) -> tuple[bool, str]:
+        for probe in probes:
+            if e[probe].own_errors:
+                return False, f"{probe}: raised {e[probe].own_errors[0][:160]!r}"
+        return True, f"{', '.join(probes)}: no error of its own"
+
+    return clause
+
+
+def resends_and_tunnels(host: str, *probes: str) -> Clause:
+    """Each probe's turn re-sent its first request with the same tools after the capture server's refusal, and
+    asked the kit's proxy for at least one tunnel, every one to ``host``."""
+
+    def clause(e: Evidence) -> tuple[bool, str]:
+        counts = set()
+        for probe in probes:
+            outcome = e[probe]
+            if len(outcome.requests) < 2:
+                return False, f"{probe}: sent {len(outcome.requests)} request(s), no second"
+            tools = {tuple(outcome._format.tool_names(request)) for request in outcome.requests}
+            if len(tools) != 1:
+                return False, f"{probe}: its requests offered different tools: {sorted(tools)}"
+            tunnels = [(entry["method"], entry["path"]) for entry in outcome.unrouted]
+            if not tunnels or set(tunnels) != {("CONNECT", host)}:
+                return False, f"{probe}: other traffic was {tunnels or 'none'}, not CONNECT {host} only"
+            counts.add((len(outcome.requests), len(tunnels)))
+        said = ", ".join(f"{requests} requests and {tunnels} tunnels" for requests, tunnels in sorted(counts))
+        return True, f"{len(probes)} turns, each sending {said} to {host}, the same tools every time"
+
+    return clause
+
+
+def list_acts(
+    list_name: str, *, offers: Mapping[str, bool | None], runs: Mapping[str, bool], answer: Mapping[str, str]
+) -> Clause:
+    """The Claude Agent SDK's list probes for ``list_name`` (:mod:`probe_lib.study.permission_runs`, read through
+    :mod:`probe_lib.analysis.permissions`): for each spelling, whether the request the list governs offers the tool
+    (``None``: that request was never sent), whether the tool ran, and a text the model was told of its call."""
+
+    def clause(e: Evidence) -> tuple[bool, str]:
+        said = []
+        for spelling in SPELLINGS:
+            outcome = e[f"{list_name}={spelling}"]
+            offered = permissions.offered(outcome)
+            has = None if offered is None else WIRE_NAME in offered
+            ran, told = permissions.ran(outcome), permissions.answer(outcome) or ""
+            named = SPELLINGS[spelling]
+            if has != offers[spelling]:
+                return False, f"{list_name} [{named!r}]: the request offered {offered}"
+            if ran != runs[spelling]:
+                return False, f"{list_name} [{named!r}]: search.web {'ran' if ran else 'did not run'}"
+            if answer[spelling] not in told:
+                return False, f"{list_name} [{named!r}]: the model was told {told[:160]!r}, not {answer[spelling]!r}"
+            said.append(f"{named!r}: {'ran' if ran else 'nothing ran'} ({told[:70]})")
+        return True, f"{list_name}: " + "; ".join(said)
+
+    return clause
+
+
+def mastra_forces_by_key(e: Evidence) -> tuple[bool, str]:
+    """On every Mastra target of the matrix, forcing ``search.web`` by its key sends ``tool_choice`` naming
+    ``search.web`` beside a request whose tools do not offer it (the article's finding, the line Mastra draws)."""
+    said = []
+    for target in sorted(t for t in e.by_version if t.partition("@")[0] == MASTRA):
+        outcome = e.by_version[target].get("dot" + FORCED)
+        if outcome is None or not outcome.requests:
+            return False, f"{target}: no forced dot run with a request to compare with"
+        if outcome.forced_name != "search.web" or "search.web" in (outcome.wire_names or []):
+            return False, f"{target}: forcing search.web sent {outcome.tool_choice} with tools {outcome.wire_names}"
+        said.append(target)
+    if not said:
+        return False, "no Mastra target in the matrix to compare with"
+    return True, f"Mastra ({', '.join(said)}) forces search.web by its key beside tools without it"
+
+
 def forcing_absent_frameworks(e: Evidence) -> set[str]:
     """The frameworks among ``e.by_version`` (every target of the matrix) with a request forcing a registered key
     that its own tools do not offer."""
@@ -180,6 +268,29 @@ def claim(framework: str, *clauses: Clause) -> tuple[str, Check]:
 
     return framework, judged
 
+
+#: What each of the Claude Agent SDK's lists does to the tool under each spelling (claims X28-X31).
+_ALLOWED = list_acts(
+    "allowedTools",
+    offers=dict.fromkeys(SPELLINGS, True),
+    runs={**dict.fromkeys(SPELLINGS, False), "name on the wire": True},
+    answer={**dict.fromkeys(SPELLINGS, "you haven't granted it yet"), "name on the wire": "tempC=20"},
+)
+_DISALLOWED = list_acts(
+    "disallowedTools",
+    offers={**dict.fromkeys(SPELLINGS, True), "name on the wire": False},
+    runs={**dict.fromkeys(SPELLINGS, True), "name on the wire": False},
+    answer={
+        **dict.fromkeys(SPELLINGS, "tempC=20"),
+        "name on the wire": "No such tool available: mcp__probe__search_web",
+    },
+)
+_SUBAGENT_TOOLS = list_acts(
+    "subagent tools",
+    offers={**dict.fromkeys(SPELLINGS, None), "name on the wire": True},
+    runs={**dict.fromkeys(SPELLINGS, False), "name on the wire": True},
+    answer={**dict.fromkeys(SPELLINGS, "would be spawned with zero tools"), "name on the wire": "tempC=20"},
+)
 
 #: Claim id -> the framework its check reads and the check, judged on each of that framework's targets.
 CHECKS: dict[str, tuple[str, Check]] = {
@@ -291,6 +402,48 @@ CHECKS: dict[str, tuple[str, Check]] = {
         sends_as_given("length-64", "legal"),
         round_trip("legal"),
     ),
+    "X22": claim(
+        "claude-agent-sdk",
+        sends(
+            {
+                "legal": served("get_weather", "lookup-user"),
+                "dot": served("plain", "search_web"),
+                "accent": served("m_t_o", "plain"),
+                "emoji": served("plain", "weather__"),
+            }
+        ),
+        round_trip("dot", "accent", "emoji", "legal"),
+    ),
+    "X23": claim(
+        "claude-agent-sdk",
+        sends(
+            {
+                "integer-order": served("42", "b", "x_y"),
+                "mcp-prefixed": served("github__list_issues", "github_create_issue"),
+            }
+        ),
+    ),
+    "X24": claim(
+        "claude-agent-sdk",
+        sends({"length-64": served("a" * 64, "plain"), "length-70": served("b" * 70, "plain")}),
+        round_trip("length-70"),
+    ),
+    "X25": claim(
+        "claude-agent-sdk",
+        sends({"collision": served("search_web")}),
+        no_own_error("collision"),
+        round_trip("collision"),
+    ),
+    "X26": claim(
+        "claude-agent-sdk",
+        sends({"empty": served("", "plain"), "leading-digit": served("9lives", "plain")}),
+        round_trip("empty", "leading-digit"),
+    ),
+    "X27": claim("claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *(probe.name for probe in PROBES))),
+    "X28": claim("claude-agent-sdk", _ALLOWED),
+    "X29": claim("claude-agent-sdk", _DISALLOWED),
+    "X30": claim("claude-agent-sdk", _SUBAGENT_TOOLS),
+    "X31": claim("claude-agent-sdk", mastra_forces_by_key, _ALLOWED, _DISALLOWED, _SUBAGENT_TOOLS),
 }
 
 #: Claim id -> the probes its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
@@ -301,4 +454,8 @@ QUANTIFIED: dict[str, Quantified] = {
     "X17": Quantified(("legal", "dot", "emoji")),
     "X19": Quantified(("collision",)),
     "X21": Quantified(("dot", "length-70")),
+    **{
+        claim_id: Quantified(tuple(probe.name for probe in LIST_PROBES if probe.list in lists))
+        for claim_id, lists in {"X28": ("allowedTools",), "X29": ("disallowedTools",), "X31": LISTS}.items()
+    },
 }

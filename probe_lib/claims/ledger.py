@@ -135,8 +135,9 @@ def ledger(
 
 
 def framework_ledger(outcomes: Sequence[Outcome], measurements: Source) -> pd.DataFrame:
-    """The ledger's claims about the frameworks other than Mastra, judged on the matrix's ``outcomes`` (as
-    ``measurements`` gave them): one row per claim and target, with its framework, source, verdict and evidence."""
+    """The ledger's claims about the frameworks other than Mastra, judged on ``outcomes``: the matrix's and the
+    Claude Agent SDK's list probes, as ``measurements`` gave them (``matrix()``, ``list_probes()``). One row per
+    claim and target, with its framework, source, verdict and evidence."""
     table = ledger({}, by_target=by_target(outcomes), sources=measurements.matrix_sources(outcomes))
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 

@@ -26,8 +26,11 @@ CAPTURED = ErrorReply().message
 
 
 def is_capture_reply(message: str) -> bool:
-    """The capture server's refusal, bare (1.x) or inside a wrapper's text (0.20's ``API error: 400 - {body}``)."""
-    return message == CAPTURED or f'"message": "{CAPTURED}"' in message
+    """The capture server's refusal, bare (1.x) or inside a wrapper's text (0.20's ``API error: 400 - {body}``, the
+    Claude Code CLI's ``Claude Code returned an error result: API Error: 400 captured``)."""
+    return (
+        message == CAPTURED or f'"message": "{CAPTURED}"' in message or message.endswith(f"API Error: 400 {CAPTURED}")
+    )
 
 
 def readable(message: str) -> str:

@@ -4,6 +4,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
     measurements/mastra-<version>.json   the catalogue's outcomes, measured live (or copied from recordings)
     measurements/frameworks.json         the framework matrix: live on every installed framework, else recorded
+    measurements/claude-agent-sdk-permissions.json   the Claude Agent SDK's list probes, made as its matrix target
     ledger.csv                           every claim judged on every pinned version, range claims on the timeline,
                                          each other framework's claims on its matrix runs
     export/                              every measured outcome as tidy CSV and Parquet tables, with dictionary.csv
@@ -45,7 +46,7 @@ from probe_lib.core import folders, paths
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import baseline
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.study import export, matrix_recording, matrix_runs, recordings
+from probe_lib.study import export, matrix_recording, matrix_runs, permission_runs, recordings
 from probe_lib.study.provenance import Provenance
 from probe_lib.study.sources import LIVE, RECORDED, Source
 
@@ -218,8 +219,13 @@ def _build(
     with stages.stage("measuring the framework matrix", len(matrix_runs.targets())) as step:
         frameworks, sources = measurements.whole_matrix(step)
     matrix_recording.write(frameworks, written / matrix_recording.RECORDING.name, sources)  # notebook 12 reads it
+    with stages.stage("measuring the Claude Agent SDK's tool lists", 1) as step:
+        lists, lists_made = measurements.whole_list_probes()  # judged with the SDK's matrix target
+        step(permission_runs.FRAMEWORK)
+    permission_runs.write(lists, written / permission_runs.RECORDING.name, lists_made)
     laid_over = Timeline.of(timeline.laid_over_summary(by_version))
-    table = ledger.ledger(by_version, laid_over, by_target=matrix_runs.by_target(frameworks), sources=sources)
+    judged = matrix_runs.by_target([*frameworks, *lists])
+    table = ledger.ledger(by_version, laid_over, by_target=judged, sources=sources)
     table.to_csv(folder / "ledger.csv", index=False)
     export.write_all(folder / "export", primary=written)  # every outcome (this run's first), sweep, MCP corpus
     runs = _execute_all(folder, version, jobs, stages, solved)
@@ -512,7 +518,9 @@ def _framework_ledger(table: pd.DataFrame) -> str:
 
 _FRAMEWORK_NOTE = (
     "The same probes on every framework of the matrix (notebook 12), each claim judged on its framework's runs: "
-    "rerun live where the framework is installed, read from <code>data/captures/frameworks.json</code> where not."
+    "rerun live where the framework is installed, read from <code>data/captures/frameworks.json</code> where not. "
+    "The Claude Agent SDK's list claims also read its list probes, made as its matrix target "
+    "(<code>data/captures/claude-agent-sdk-permissions.json</code> where it is not installed)."
 )
 
 

@@ -11,8 +11,9 @@ returns, never the text:
   notebook of one report is judged on one and the same measurement (or those ``probe-lib run --out`` wrote).
 
 A source gives a version's catalogue outcomes (:meth:`Source.catalogue`), any scenarios' outcomes on a target
-(:meth:`Source.outcomes`) and the framework matrix's (:meth:`Source.matrix`), and says how each was obtained
-(:meth:`Source.label`, :meth:`Source.matrix_sources`).
+(:meth:`Source.outcomes`), the framework matrix's (:meth:`Source.matrix`) and the Claude Agent SDK's list probes,
+judged with its matrix target (:meth:`Source.list_probes`), and says how each was obtained (:meth:`Source.label`,
+:meth:`Source.matrix_sources`).
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import Target
-from probe_lib.study import matrix_recording, matrix_runs, measurement_files, notebook, recordings
+from probe_lib.study import matrix_recording, matrix_runs, measurement_files, notebook, permission_runs, recordings
 from probe_lib.study.provenance import Provenance
 
 #: Node processes sharing one target's batch of any scenarios: two, the cores this kit is sized for.
@@ -91,6 +92,11 @@ class Source(ABC):
     def matrix(self) -> list[Outcome]:
         """The framework matrix's outcomes."""
 
+    @abstractmethod
+    def list_probes(self) -> list[Outcome]:
+        """The Claude Agent SDK's list probes (:mod:`probe_lib.study.permission_runs`), for the SDK's target exactly
+        when :meth:`matrix` holds it."""
+
     def matrix_sources(self, outcomes: Iterable[Outcome]) -> dict[str, Provenance]:
         """How each target (``framework@version``) of ``outcomes``, as :meth:`matrix` gave them, was obtained."""
         return dict.fromkeys(matrix_runs.by_target(outcomes), self.provenance)
@@ -118,6 +124,13 @@ class Source(ABC):
         for name, version in chosen:
             measured.setdefault((name, version), list(recorded.get(f"{name}@{version}", {}).values()))
         return [outcome for target in chosen for outcome in measured[target]], how
+
+    def whole_list_probes(self) -> tuple[list[Outcome], Provenance]:
+        """The list probes as :meth:`whole_matrix` gives the SDK's target: measured now when this source runs now and
+        the SDK is installed, else as recorded; with how they were obtained."""
+        if self.runs_now and permission_runs.is_installed():
+            return permission_runs.measure(), Provenance.LIVE
+        return permission_runs.read(), Provenance.RECORDED
 
 
 class Live(Source):
@@ -173,6 +186,10 @@ class Live(Source):
         """Every installed framework's probes, measured now."""
         return matrix_runs.measure(only_installed=True)
 
+    def list_probes(self) -> list[Outcome]:
+        """Measured now where the SDK is installed (else none, as :meth:`matrix` then holds no target of it)."""
+        return permission_runs.measure() if permission_runs.is_installed() else []
+
 
 class Recorded(Source):
     """The recordings shipped in ``data/captures/``."""
@@ -198,6 +215,9 @@ class Recorded(Source):
     def matrix(self) -> list[Outcome]:
         return matrix_recording.read()
 
+    def list_probes(self) -> list[Outcome]:
+        return permission_runs.read()
+
     def for_own_scenarios(self) -> Source:
         return self
 
@@ -205,8 +225,9 @@ class Recorded(Source):
 @dataclass(frozen=True)
 class Folder(Source):
     """A folder of measurement files: the ``measurements/`` of a report ``probe-lib reproduce`` wrote (one file per
-    pinned version and the version its notebooks show, and the matrix's ``frameworks.json``, each noting how it was
-    made), or one ``probe-lib run --out`` wrote (any scenarios, read by :meth:`outcomes`)."""
+    pinned version and the version its notebooks show, the matrix's ``frameworks.json`` and the Claude Agent SDK's
+    list probes, each noting how it was made), or one ``probe-lib run --out`` wrote (any scenarios, read by
+    :meth:`outcomes`)."""
 
     folder: Path
 
@@ -260,6 +281,11 @@ class Folder(Source):
 
     def matrix(self) -> list[Outcome]:
         return matrix_recording.read(self._matrix_file)
+
+    def list_probes(self) -> list[Outcome]:
+        """The folder's list-probe recording, or the shipped one when the folder has none."""
+        own = self.folder / permission_runs.RECORDING.name
+        return permission_runs.read(own if own.exists() else permission_runs.RECORDING)
 
     def matrix_sources(self, outcomes: Iterable[Outcome]) -> dict[str, Provenance]:
         if self._matrix_file == matrix_recording.RECORDING:

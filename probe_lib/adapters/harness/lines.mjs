@@ -2,9 +2,10 @@
 // its CommonJS core, lines.cjs, directly).
 //
 // serve(turn, version) reads one JSON request per line on stdin ({id, url, keys, toolChoice, timeoutMs, ...}),
-// runs `await turn(request, log)` for each (several at once), and writes one RESULT_MARK-prefixed JSON line per
-// request: {id, error (the error and its cause chain, or null), executions (log), timedOut, elapsedMs}. A turn
-// that throws or hangs is reported with its error; it never stops the batch.
+// runs `await turn(request, log, report)` for each (several at once), and writes one RESULT_MARK-prefixed JSON line
+// per request: {id, error (the error and its cause chain, or null), executions (log), timedOut, elapsedMs}, plus
+// every field the turn set on `report` (what else its framework told it), even when it threw. A turn that throws
+// or hangs is reported with its error; it never stops the batch.
 
 import path from 'node:path';
 import readline from 'node:readline';
@@ -21,6 +22,7 @@ export async function load(modulesDir, spec) {
 async function runOne(turn, request, version) {
   const started = process.hrtime.bigint();
   const log = [];
+  const report = {};
   const result = { id: request.id, version, error: null, executions: log, timedOut: false };
   let timer;
   const limit = request.timeoutMs ?? 10000;
@@ -28,12 +30,13 @@ async function runOne(turn, request, version) {
     timer = setTimeout(() => { result.timedOut = true; reject(new Error(`turn timed out after ${limit} ms`)); }, limit);
   });
   try {
-    await Promise.race([turn(request, log), timeout]);
+    await Promise.race([turn(request, log, report), timeout]);
   } catch (error) {
     result.error = describeError(error);
   } finally {
     clearTimeout(timer);
   }
+  Object.assign(result, plain(report));
   result.executions = plain(log);
   result.elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
   return result;

@@ -1,0 +1,144 @@
+"""The Claude Agent SDK's tool lists probed: ``allowedTools``, ``disallowedTools`` and a subagent's ``tools``, each
+naming one custom tool four ways, run live on the SDK's pin and kept in
+``data/captures/claude-agent-sdk-permissions.json``.
+
+The SDK offers a tool registered under key ``search.web`` in its in-process MCP server ``probe`` as
+``mcp__probe__search_web`` (the matrix's ``dot`` probe). Each run here registers ``search.web`` and ``plain``, names
+``search.web`` in one list in one spelling (its registered key, the key's rewrite without the prefix, the prefix on
+the unrewritten key, or the name on the wire) and scripts the model to call the name on the wire; a subagent run
+first has the main agent start subagent ``helper`` through the SDK's ``Agent`` tool. The lists are the SDK's own
+options, so they travel as request fields of its runner (``adapters/claude_agent_sdk/harness/runner.mjs``) beside
+the scenario. The recording keeps every request, so :mod:`probe_lib.analysis.permissions` reads what each list did
+without the SDK installed; it is deterministic (probe order, keys sorted, timings dropped) and its ``source`` says
+how it was obtained.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from probe_lib import adapters
+from probe_lib.capture import CaptureServer
+from probe_lib.core import files, paths
+from probe_lib.core.errors import InputError
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.scenarios import Scenario, for_keys
+from probe_lib.inputs import scenario_files
+from probe_lib.study.provenance import Provenance
+from probe_lib.study.recordings import outcome_from_json, outcome_to_json
+from probe_lib.wire.replies import ToolCall, ToolCallsReply
+
+FRAMEWORK = "claude-agent-sdk"
+RECORDING = paths.CAPTURES / "claude-agent-sdk-permissions.json"
+KEYS = ("search.web", "plain")
+#: The name the SDK sends ``search.web`` under (measured: the matrix's ``dot`` probe, claim X22).
+WIRE_NAME = "mcp__probe__search_web"
+#: Each way a caller may spell the tool in a list.
+SPELLINGS = {
+    "registered key": "search.web",
+    "rewritten key": "search_web",
+    "prefixed key": "mcp__probe__search.web",
+    "name on the wire": WIRE_NAME,
+}
+LISTS = ("allowedTools", "disallowedTools", "subagent tools")
+SUBAGENT = "helper"
+#: The subagent's system prompt: how its requests are told from the main agent's.
+SUBAGENT_PROMPT = "You are the probe's helper subagent."
+_CALL = ToolCallsReply((ToolCall(WIRE_NAME, {"city": "Paris"}),))
+_START_SUBAGENT = ToolCallsReply(
+    (
+        ToolCall(
+            "Agent",
+            {
+                "subagent_type": SUBAGENT,
+                "description": "look it up",
+                "prompt": "look it up",
+                "run_in_background": False,
+            },
+        ),
+    )
+)
+
+
+@dataclass(frozen=True)
+class ListProbe:
+    """One list naming ``search.web`` one way."""
+
+    list: str
+    spelling: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.list}={self.spelling}"
+
+    @property
+    def named(self) -> str:
+        return SPELLINGS[self.spelling]
+
+    def scenario(self) -> Scenario:
+        plain = for_keys(self.name, KEYS)
+        if self.list == "subagent tools":
+            return replace(plain, replies=(_START_SUBAGENT, _CALL), max_steps=3)
+        return replace(plain, replies=(_CALL,))
+
+    def options(self) -> dict:
+        """The runner's request fields for this list: the main agent is granted every probe tool (``mcp__probe``)
+        unless ``allowedTools`` is what is measured; a subagent run grants the ``Agent`` tool and the spelling
+        measured, so only a subagent holding the tool can run it."""
+        if self.list == "allowedTools":
+            return {"allowedTools": [self.named]}
+        if self.list == "disallowedTools":
+            return {"allowedTools": ["mcp__probe"], "disallowedTools": [self.named]}
+        agent = {"description": "looks things up", "prompt": SUBAGENT_PROMPT, "tools": [self.named]}
+        return {"builtins": ["Agent"], "allowedTools": ["Agent", self.named], "agents": {SUBAGENT: agent}}
+
+
+PROBES = tuple(ListProbe(kind, spelling) for kind in LISTS for spelling in SPELLINGS)
+
+
+def probe_of(outcome: Outcome) -> ListProbe | None:
+    """The list probe ``outcome`` is a run of (``None``: it is another scenario's run)."""
+    return next((probe for probe in PROBES if probe.name == outcome.scenario.name), None)
+
+
+def scenarios() -> list[Scenario]:
+    return [probe.scenario() for probe in PROBES]
+
+
+def pinned_version() -> str:
+    """The SDK version the list probes run on: its newest pin, the matrix target they are judged with."""
+    return adapters.get(FRAMEWORK).versions()[-1]
+
+
+def is_installed() -> bool:
+    """Whether the SDK's pin can run here now."""
+    return adapters.get(FRAMEWORK).is_installed(pinned_version())
+
+
+def measure(version: str | None = None) -> list[Outcome]:
+    """Every list probe, live, on ``version`` (default: :func:`pinned_version`) of the SDK."""
+    with CaptureServer() as server, adapters.get(FRAMEWORK).session(version or pinned_version()) as session:
+        return session.run(scenarios(), server, {probe.name: probe.options() for probe in PROBES})
+
+
+def write(outcomes: Sequence[Outcome], path: Path = RECORDING, made: Provenance = Provenance.LIVE) -> Path:
+    """A recording of the list probes; ``made`` says whether they were measured now or copied from the recording."""
+    order = {probe.name: number for number, probe in enumerate(PROBES)}
+    ordered = sorted(outcomes, key=lambda outcome: (outcome.version, order[outcome.scenario.name]))
+    document = {
+        "source": made,
+        "scenarios": scenario_files.to_document(scenarios()),
+        "outcomes": [outcome_to_json(outcome) for outcome in ordered],
+    }
+    return files.write_json(path, document)
+
+
+def read(path: Path = RECORDING) -> list[Outcome]:
+    """The outcomes a list-probe recording holds."""
+    if not path.exists():
+        raise InputError(f"no recording at {path}: run `probe-lib setup --framework {FRAMEWORK}`, then record it")
+    by_name = {scenario.name: scenario for scenario in scenarios()}
+    return [outcome_from_json(entry, by_name) for entry in json.loads(path.read_text(encoding="utf-8"))["outcomes"]]
