@@ -243,6 +243,7 @@ def low_descriptor_limit(limit: int = 64):
     return lambda: resource.setrlimit(resource.RLIMIT_NOFILE, (limit, limit))
 
 
+@pytest.mark.slow
 def test_under_a_low_descriptor_limit_the_cap_follows_it_and_every_connection_is_answered():
     process = subprocess.Popen(
         [sys.executable, "-m", "probe_lib", "capture"],

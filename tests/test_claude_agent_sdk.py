@@ -76,6 +76,7 @@ def test_a_dotted_key_goes_out_prefixed_and_rewritten_and_a_call_of_that_name_ru
     }
 
 
+@pytest.mark.slow
 def test_the_list_probes_measured_live_agree_with_the_recording():
     _installed()
     columns = ["list", "spelling", "offered", "offers the tool", "search.web ran"]
@@ -96,6 +97,7 @@ def _own_address() -> str:
     return ipv4[0]
 
 
+@pytest.mark.slow
 def test_a_turn_that_reaches_past_loopback_is_refused_and_a_stalled_cli_is_killed_with_its_children():
     """The CLI's base URL on this machine's own non-loopback address, where a listener accepts and never answers:
     the socket poll sees the connection, the adapter refuses the outcome, and the watchdog kills the CLI."""

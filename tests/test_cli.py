@@ -60,6 +60,7 @@ def test_bad_input_is_one_line_and_exit_2(stdin, fragment):
     assert len(done.stderr.strip().splitlines()) == 1 and fragment in done.stderr
 
 
+@pytest.mark.slow
 def test_unknown_version_is_a_clear_error():
     done = run_cli("probe", "--mastra", "9.9.9", "--json", stdin='["a"]')
     assert (

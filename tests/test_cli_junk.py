@@ -96,6 +96,7 @@ bad_heaps = st.one_of(st.integers(max_value=63), st.integers(min_value=65_537), 
 bad_ports = st.one_of(st.integers(max_value=-1), st.integers(min_value=65_536), st.sampled_from(["http", "80.0", ""]))
 
 
+@pytest.mark.slow
 @JUNK
 @given(stdin=bad_stdin, as_json=st.booleans())
 def test_normalise_refuses_junk_stdin_in_one_line(stdin, as_json):
@@ -301,6 +302,7 @@ YAML_CONSTRUCTS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("construct", YAML_CONSTRUCTS, ids=str)
 def test_the_real_run_refuses_each_yaml_construct_in_one_line(construct, tmp_path):
     body, fragment = YAML_CONSTRUCTS[construct]
@@ -336,6 +338,7 @@ def _limited(command: list[str]) -> subprocess.CompletedProcess:
     return subprocess.run(command, capture_output=True, preexec_fn=limit, timeout=BOMB_SECONDS * 2)
 
 
+@pytest.mark.slow
 def test_an_alias_bomb_is_refused_in_bounded_memory_and_time_and_never_expanded(tmp_path):
     path = tmp_path / "laughs.yaml"
     path.write_text(BILLION_LAUGHS, encoding="utf-8")
@@ -369,6 +372,7 @@ JSON_JUNK = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("junk", JSON_JUNK, ids=str)
 def test_the_real_run_refuses_json_junk_in_one_line(junk, tmp_path):
     text, fragment = JSON_JUNK[junk]
@@ -501,6 +505,7 @@ alias_levels = st.tuples(st.integers(0, 9), st.integers(1, 9)).map(
     field=st.sampled_from([*scenario_files.FIELDS, "name", "other"]),
     value=yaml_nodes | st.integers(0, 9).map(lambda level: f"*d{level}"),
 )
+@pytest.mark.slow
 def test_generated_yaml_scenario_files_end_in_one_line_naming_the_file(aliases, field, value):
     """Whatever a scenario holds, reading the file ends in one line naming it, before any runner starts (the last
     scenario is always invalid, so no example reaches a runner)."""

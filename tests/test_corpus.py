@@ -141,6 +141,7 @@ def test_every_dotted_join_breaks_the_openai_charset(corpus: pd.DataFrame) -> No
 # ---- tidy tables ---------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_tables_have_stable_columns_and_one_row_per_key(corpus: pd.DataFrame) -> None:
     small = corpus[corpus["server"].isin(["filesystem", "git", "composio"])]
     table = refusals(small)
@@ -220,6 +221,7 @@ def test_an_unchanged_copy_loads_and_a_missing_file_says_where_to_get_it(corpus:
     assert CORPUS_PATH.parent == paths.DATA
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("version", mastra.ADAPTER.versions())
 def test_every_corpus_tool_set_meets_the_real_format_tools(version, node_modules):

@@ -33,6 +33,7 @@ def _describe(disagreements) -> str:
     return f"{len(disagreements)} records differ; first: keys={json.dumps(keys)} model={model} real={real}"
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
 def test_model_equals_the_wire(version, node_modules, capture_server):
@@ -55,6 +56,7 @@ def test_model_equals_the_wire(version, node_modules, capture_server):
     assert not disagreements, _describe(disagreements)
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
 def test_model_equals_format_tools(version, node_modules):
@@ -64,6 +66,7 @@ def test_model_equals_format_tools(version, node_modules):
     assert not disagreements, _describe(disagreements)
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
 def test_every_catalogued_key_set_matches_the_wire(version, node_modules, capture_server):

@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import nbformat
+import pytest
 
 from probe_lib.claims import ledger
 from probe_lib.core import paths
@@ -37,6 +38,7 @@ def test_without_node_a_live_request_falls_back_with_a_banner_naming_the_paramet
     assert "SOURCE recorded (Node.js missing)" in done.stdout
 
 
+@pytest.mark.slow
 def test_a_notebook_without_node_shows_the_banner_and_its_verdicts_whole(tmp_path):
     """Notebook 06 run by a real kernel with Node.js absent: a red banner in the measuring cell, chart titles and
     verdicts naming the recordings, and claim statements longer than pandas' 50-character cut shown whole."""

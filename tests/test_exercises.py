@@ -50,6 +50,7 @@ def test_the_placeholder_is_not_answered_yet(name):
     assert checked.state == "not answered yet" and "replace None" in checked.why and not checked.right
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("name", NAMES)
 def test_the_solution_passes_its_check_on_the_real_package(name, node_modules):
@@ -58,6 +59,7 @@ def test_the_solution_passes_its_check_on_the_real_package(name, node_modules):
     assert "live" in checked.measured_on, "with Node.js installed the check measures the real package"
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("name", NAMES)
 def test_a_wrong_answer_fails_its_check_and_says_why(name, node_modules):
@@ -74,6 +76,7 @@ def test_without_node_the_check_says_what_it_fell_back_to(name):
     assert "live" not in checked.measured_on and checked.measured_on
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_the_tool_choice_exercise_takes_the_object_its_question_shows(node_modules):
     """Answered with the whole toolChoice, as the question writes it, the check judges its toolName, on the real

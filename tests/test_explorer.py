@@ -255,6 +255,7 @@ def test_a_collision_leaves_every_key_unsent_and_says_what_each_would_have_becom
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("framework", ["pydantic-ai", "llama-index"])
 def test_a_live_run_on_another_framework_traces_each_wire_name_to_its_key(framework):
     """pydantic-ai describes a tool by its function's docstring, LlamaIndex by its key and rewrites the name: on
@@ -270,6 +271,7 @@ def test_a_live_run_on_another_framework_traces_each_wire_name_to_its_key(framew
     )
 
 
+@pytest.mark.slow
 def test_two_keys_one_name_on_the_wire_are_each_traced_to_a_key():
     """LlamaIndex lists a name twice when two keys rewrite onto it: both keys are sent, one tool each, as the
     headline and the linter count them (the table once called one of them "not sent")."""
@@ -308,6 +310,7 @@ OUTPUT_PX = 968
         pytest.param(("search.web", "customer support " + "x" * 53), id="70-char-collision-free"),
     ],
 )
+@pytest.mark.slow
 def test_the_explorer_fits_its_output_at_any_size_the_kit_ships(keys, tmp_path):
     """Drawn in Chromium in an output as wide as JupyterLab's, nothing passes its right edge: long keys wrap, and
     the key table of the largest MCP set scrolls in a box of its own; the ordering chart cuts a label with "…"

@@ -132,6 +132,7 @@ def lab(tmp_path):
         log.close()
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_explorer_in_jupyterlab_measures_typed_keys_live(lab, tmp_path, node_modules):
     from playwright.sync_api import expect, sync_playwright

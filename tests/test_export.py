@@ -65,6 +65,7 @@ def _refusal(name: str) -> str:
     )
 
 
+@pytest.mark.slow
 def test_version_sweep_rows_match_the_committed_summary():
     table = export.gather_sweep(cached=[])
     lines = _summary_lines()

@@ -88,6 +88,7 @@ def _reduced(adapter) -> list[Scenario]:
     return scenarios
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", KEYED)
 def test_framework_on_the_wire(name, capture_server):
     """One runner start per framework (the costly part), then every check on its outcomes."""

@@ -33,6 +33,7 @@ def _cli(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> subp
     )
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_a_throwing_and_a_hanging_scenario_leave_the_batch_intact(node_modules, capture_server):
     batch = [
@@ -85,6 +86,7 @@ def test_runner_without_setup_says_to_run_it(monkeypatch, tmp_path):
             pass
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_probe_cli_batch_matches_normalise_plus_tool_choice(node_modules):
     records = adversarial_records(seed=7, count=60) + [["search.web", "plain"], ["", "x"], ["a b", "a.b"]]
@@ -126,6 +128,7 @@ def test_probe_cli_without_node_is_one_line_and_exit_2(tmp_path):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("framework", ["mastra", "ai-sdk"])
 def test_a_session_runs_on_one_warm_runner_and_closes_it(framework, node_modules, capture_server):
     from probe_lib import adapters
@@ -145,6 +148,7 @@ def test_a_session_runs_on_one_warm_runner_and_closes_it(framework, node_modules
     assert sent[1] == ["b"] and sent[0] in (["a", "search_web"], ["search.web", "a"])  # Mastra rewrites; ai-sdk not
 
 
+@pytest.mark.slow
 def test_a_mastra_session_restarts_its_runner_for_a_run_that_needs_a_larger_heap(node_modules, capture_server):
     def heap_caps() -> dict[int, int]:
         """Each child's ``--max-old-space-size``, by pid."""

@@ -32,6 +32,7 @@ def _command() -> list[str]:
     return [*openai_adapter.PINS.command(version), "8"]
 
 
+@pytest.mark.slow
 def test_a_python_runner_killed_mid_batch_keeps_its_finished_results():
     child_box: list[LinesChild] = []
     seen, faulted = [0], threading.Event()

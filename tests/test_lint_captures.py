@@ -160,6 +160,7 @@ def test_recorded_remedied_and_legal_requests_lint_clean(version: str, tmp_path:
 # ---- the same, measured now --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
 def test_live_requests_lint_as_recorded(version: str, tmp_path: Path, node_modules: Path) -> None:

@@ -26,6 +26,7 @@ def measured(node_modules):
     return mcp.measure(SETS)
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_the_client_prefixes_each_tool_with_its_server_label(measured):
     rows = measured.set_index("server")

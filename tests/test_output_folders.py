@@ -64,6 +64,7 @@ def snapshot(folder: Path) -> dict[str, object]:
 # -- a user's own files ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", ["export", "run"])
 @pytest.mark.parametrize("name", ["outcomes.csv", "dictionary.csv", "mastra-1.71.0.json", "outcomes.parquet/"])
 def test_a_users_file_named_like_the_kits_is_refused_and_left_untouched(tmp_path, command, name):
@@ -81,6 +82,7 @@ def test_a_users_file_named_like_the_kits_is_refused_and_left_untouched(tmp_path
     assert sorted(path.name for path in tmp_path.iterdir()) == ["mine"], "nothing may be left beside it"
 
 
+@pytest.mark.slow
 def test_an_earlier_export_is_replaced_whole_but_not_once_the_user_added_a_file(tmp_path):
     out = tmp_path / "export"
     assert cli("export", "--out", str(out)).returncode == 0
@@ -97,6 +99,7 @@ def test_an_earlier_export_is_replaced_whole_but_not_once_the_user_added_a_file(
     assert sorted(path.name for path in tmp_path.iterdir()) == ["export"]
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_run_out_replaces_an_earlier_runs_files_as_a_whole(tmp_path):
     """A second run into the folder leaves that run's files only: no measurement file of the first run remains
@@ -137,6 +140,7 @@ def test_the_folder_is_checked_again_at_the_swap(tmp_path, change):
 # -- paths that cannot be used ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", COMMANDS)
 @pytest.mark.parametrize("fault", ["under a file", "a file", "a name too long", "a junk manifest"])
 def test_an_output_folder_the_kit_cannot_use_is_one_line_and_exit_2(tmp_path, command, fault):
@@ -175,6 +179,7 @@ def test_an_output_folder_the_kit_cannot_use_is_one_line_and_exit_2(tmp_path, co
     ],
     ids=" ".join,
 )
+@pytest.mark.slow
 def test_a_folder_or_a_path_under_a_file_where_a_file_is_expected_is_one_line(tmp_path, argv):
     afile = tmp_path / "afile"
     afile.write_text("mine")
@@ -242,6 +247,7 @@ cp -a "$DISK/{name}" "$WORK/earlier"
 """
 
 
+@pytest.mark.slow
 def test_an_export_that_fills_the_disk_leaves_the_earlier_export_whole(tmp_path):
     """On a tmpfs with about 1 MiB left, the ~4 MB export fails: the folder must not end half new, half old."""
     done, disk, left = on_a_tmpfs(
@@ -261,6 +267,7 @@ def test_an_export_that_fills_the_disk_leaves_the_earlier_export_whole(tmp_path)
     assert snapshot(tmp_path / "work" / "again") != earlier
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_a_run_out_that_fills_the_disk_leaves_the_earlier_run_whole(tmp_path):
     """The same for ``run --out``: its measurement file (~40 kB) and table do not fit in the ~16 KiB left."""
@@ -274,6 +281,7 @@ def test_a_run_out_that_fills_the_disk_leaves_the_earlier_run_whole(tmp_path):
     assert snapshot(left / "run") == snapshot(tmp_path / "work" / "earlier")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("options", "fragment"), [("size=1m", "is full"), ("size=1m,ro", "Read-only file system")])
 def test_an_export_onto_a_disk_it_cannot_write_is_one_line_and_leaves_nothing(tmp_path, options, fragment):
     done, disk, left = on_a_tmpfs(tmp_path, options, 'export --out "$DISK/export"')

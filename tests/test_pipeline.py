@@ -55,6 +55,7 @@ def run(count: int, *, exit_at: int | None = None, ahead: int = 12, furthest: li
     return results
 
 
+@pytest.mark.slow
 def test_results_come_back_in_batch_order_and_never_further_ahead_than_the_bound():
     furthest: list[int] = []
     results = run(300, ahead=12, furthest=furthest)

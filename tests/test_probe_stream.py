@@ -56,6 +56,7 @@ def kit_before_streaming(into: Path) -> Path:
     return into
 
 
+@pytest.mark.slow
 def test_probe_prints_byte_for_byte_what_it_printed_before_streaming(node_modules, tmp_path):
     records = tmp_path / "records.json"
     records.write_text(json.dumps(adversarial_records(seed=1, count=1_000)))
@@ -67,6 +68,7 @@ def test_probe_prints_byte_for_byte_what_it_printed_before_streaming(node_module
     assert len(results) == 1_000 and sum("names" in result for result in results) > 500
 
 
+@pytest.mark.slow
 def test_a_batch_never_runs_further_ahead_of_the_reader_than_its_bound(node_modules, monkeypatch):
     """The reader takes each outcome slowly; the runners may not capture a scenario more than ``AHEAD_PER_TURN x
     workers x concurrency`` positions past the last outcome handed over, so nothing piles up in memory."""
@@ -95,6 +97,7 @@ def test_a_batch_never_runs_further_ahead_of_the_reader_than_its_bound(node_modu
     assert max(overshoot) <= bound, f"a scenario ran {max(overshoot)} positions ahead of the reader (bound {bound})"
 
 
+@pytest.mark.slow
 def test_a_runner_at_the_heap_cap_is_named_as_the_kits_limit_with_the_flag_that_raises_it(node_modules, tmp_path):
     keys = tmp_path / "keys.json"
     keys.write_text(json.dumps([[f"key.{n}" for n in range(30_000)], ["a"]]))  # 30,000 tools need > 320 MiB
@@ -105,6 +108,7 @@ def test_a_runner_at_the_heap_cap_is_named_as_the_kits_limit_with_the_flag_that_
     assert json.loads(done.stdout)[0] == NOT_RUN
 
 
+@pytest.mark.slow
 def test_a_body_over_the_limit_mid_batch_keeps_every_result_before_it(node_modules, tmp_path):
     records = [[f"k{n}", f"x.{n}"] for n in range(40)] + [[f"key.{n}" for n in range(5_000)]] + [["a"]] * 3
     keys = tmp_path / "keys.json"
@@ -119,6 +123,7 @@ def test_a_body_over_the_limit_mid_batch_keeps_every_result_before_it(node_modul
     assert all(result["error"]["kind"] == "not-run" for result in results[40:])
 
 
+@pytest.mark.slow
 def test_a_batch_done_before_its_second_runner_is_ready_is_complete(node_modules):
     """Two tiny sets on two runners: one runner often answers both before the other has loaded @mastra/core, and
     ending that idle runner must not turn a complete batch into a failed one."""

@@ -22,6 +22,7 @@ def _pretty(entry: dict) -> list[str]:
     return json.dumps(entry, indent=1, sort_keys=True, ensure_ascii=False).splitlines()
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
 def test_live_catalogue_equals_its_recording(version, node_modules, capture_server):

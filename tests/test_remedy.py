@@ -31,6 +31,7 @@ REMEDY_JS = paths.HARNESS / "remedy.cjs"
 key_sets = st.one_of(clashing_records, records(max_size=10), records(st.one_of(long_keys, js_strings()), max_size=6))
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None)
 @given(keys=key_sets)
 def test_every_safe_name_is_legal_unique_and_left_alone_by_formatTools(keys: list[str]) -> None:
@@ -48,6 +49,7 @@ def test_every_safe_name_is_legal_unique_and_left_alone_by_formatTools(keys: lis
     assert result.error is None and result.names == names
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(keys=key_sets, seed=st.randoms(use_true_random=False))
 def test_the_mapping_depends_only_on_the_set_of_keys(keys: list[str], seed: random.Random) -> None:
@@ -56,6 +58,7 @@ def test_the_mapping_depends_only_on_the_set_of_keys(keys: list[str], seed: rand
     assert safe_tool_names(shuffled) == safe_tool_names(keys)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(keys=key_sets)
 def test_legal_keys_keep_their_names_and_cut_keys_always_carry_a_hash(keys: list[str]) -> None:
@@ -67,6 +70,7 @@ def test_legal_keys_keep_their_names_and_cut_keys_always_carry_a_hash(keys: list
             assert name[-9] == "_" and all(char in "0123456789abcdef" for char in name[-8:])
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(keys=records(st.one_of(long_keys, js_strings(min_size=1)), max_size=6), limit=st.integers(MIN_MAX_LENGTH, 40))
 def test_a_smaller_limit_is_honoured(keys: list[str], limit: int) -> None:

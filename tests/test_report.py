@@ -25,6 +25,9 @@ from probe_lib.present import report
 from probe_lib.study import sources
 from probe_lib.study.provenance import Provenance
 
+#: Every test here reads a report built once for the module (a minute or more): the quick loop leaves them out.
+pytestmark = pytest.mark.slow
+
 #: Notebooks that draw in HTML (the explorer's SVG) rather than matplotlib figures.
 INTERACTIVE = {"11-explorer"}
 

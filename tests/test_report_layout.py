@@ -10,6 +10,9 @@ from layout import EMPTY_VALUES, OVERFLOWING, UNDESCRIBED, chromium_page
 from probe_lib.present import report
 from probe_lib.study import sources
 
+#: Every test here reads a report built once for the module (a minute or more): the quick loop leaves them out.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def page(tmp_path_factory):

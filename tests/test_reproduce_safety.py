@@ -139,6 +139,7 @@ def executing_notebooks(beside: Path) -> Path:
     raise AssertionError("reproduce never started executing notebooks")
 
 
+@pytest.mark.slow
 def test_ctrl_c_while_notebooks_run_leaves_the_earlier_report_intact(tmp_path):
     out = tmp_path / "report"
     earlier_report(out)
@@ -161,6 +162,7 @@ def test_ctrl_c_while_notebooks_run_leaves_the_earlier_report_intact(tmp_path):
     assert not _processes_in(staging[0]), "a notebook kernel outlived the interrupted run"
 
 
+@pytest.mark.slow
 def test_a_file_saved_into_the_report_while_reproduce_runs_is_kept_and_the_new_report_set_beside_it(tmp_path):
     """The folder is checked at the start and again at the swap: a file the user saves into the earlier report while
     the notebooks run stays, with that report as it was, and the finished new report is kept beside it."""

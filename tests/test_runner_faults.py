@@ -54,6 +54,7 @@ def fault_after(records: int, fault: signal.Signals) -> tuple[CaptureServer, thr
     return CaptureServer(on_record=on_record), done
 
 
+@pytest.mark.slow
 def test_a_runner_killed_mid_batch_ends_the_batch_with_its_finished_outcomes(node_modules):
     server, faulted = fault_after(40, signal.SIGKILL)
     with server, pytest.raises(mastra.BatchIncomplete) as caught:
@@ -70,6 +71,7 @@ def test_a_runner_killed_mid_batch_ends_the_batch_with_its_finished_outcomes(nod
     assert not runner_pids(os.getpid())
 
 
+@pytest.mark.slow
 def test_a_runner_that_stops_answering_is_detected_even_with_its_stdin_pipe_full(node_modules, monkeypatch):
     monkeypatch.setattr(runner, "STALL_SLACK_SECONDS", 2.0)  # the watchdog: 1 s scenario timeout + 2 s
     server, faulted = fault_after(40, signal.SIGSTOP)
@@ -83,6 +85,7 @@ def test_a_runner_that_stops_answering_is_detected_even_with_its_stdin_pipe_full
     assert not runner_pids(os.getpid()), "the stopped runner must be killed, not left behind"
 
 
+@pytest.mark.slow
 def test_probe_cli_prints_partial_results_marked_and_exits_1_when_its_runner_is_killed(node_modules, tmp_path):
     records = tmp_path / "records.json"
     records.write_text(json.dumps([[f"k{n}", f"x.{n}"] for n in range(3_000)]))
@@ -113,6 +116,7 @@ def test_probe_cli_prints_partial_results_marked_and_exits_1_when_its_runner_is_
         assert result in not_run or result["names"] == [f"k{n}", f"x_{n}"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("limit_mb", "fits"), [(1, False), (4, True)])
 def test_a_request_over_the_kits_body_limit_names_that_limit_and_the_flag_raises_it(
     node_modules, tmp_path, limit_mb, fits

@@ -44,6 +44,7 @@ def test_the_responses_path_renames_like_chat_and_forces_the_key_verbatim(versio
     assert collision.failure.name == "search_web"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", VERSIONS)
 def test_the_messages_path_renames_like_chat_and_forces_the_key_verbatim(version, node_modules, capture_server):
     rewrite, forced, collision = mastra.run(_batch("messages"), version, server=capture_server)
@@ -55,6 +56,7 @@ def test_the_messages_path_renames_like_chat_and_forces_the_key_verbatim(version
     assert (collision.requests, collision.failure.kind, collision.wire) == ((), "collision", "anthropic-messages")
 
 
+@pytest.mark.slow
 def test_each_turn_reaches_its_own_capture_url_when_paths_run_concurrently(node_modules, capture_server):
     """The base URL is per turn: many router-path turns at once must each land in their own scenario."""
     batch = [

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 
+import pytest
 from test_cli_junk import run_main
 
 from probe_lib import adapters
@@ -22,6 +23,7 @@ UNSERVED = "0.0.999"
 BROKEN = "a-unserved-openai"
 
 
+@pytest.mark.slow
 def test_setup_all_frameworks_goes_on_past_a_failed_install(tmp_path, monkeypatch):
     harness = tmp_path / "harness"
     shutil.copytree(paths.PACKAGE / "adapters" / "openai" / "harness", harness)

@@ -193,6 +193,7 @@ def test_a_plain_list_of_keys_is_one_turn_registering_them(node_modules):
     assert set(result.outcomes[0].wire_names) == {"search_web", "_9lives"}
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_key_sets_measured_live_give_one_row_per_key_matching_the_request(node_modules):
     sets = keysets.article_sets()[:3]
@@ -207,6 +208,7 @@ def test_key_sets_measured_live_give_one_row_per_key_matching_the_request(node_m
         assert result.requests[result.requests["scenario"] == keyset.name]["body"].iloc[0] == outcome.requests[0]
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_run_out_writes_files_a_study_reads_back_equal(node_modules, tmp_path):
     """`probe-lib run FILE --out DIR` (a real process), then the study API on DIR: the same rows."""

@@ -86,6 +86,7 @@ def _swept(rows: dict[str, sweep.Row], committed) -> dict[str, sweep.Row]:
     return {scenario: row for scenario, row in rows.items() if scenario in summarised}
 
 
+@pytest.mark.slow
 def test_a_scenario_the_summary_lacks_it_lacks_on_every_version(committed):
     """The summary is never partial: a catalogue scenario is swept on every version it holds, or on none."""
     held = {version: {scenario for v, scenario in committed if v == version} for version, _ in committed}
@@ -93,6 +94,7 @@ def test_a_scenario_the_summary_lacks_it_lacks_on_every_version(committed):
     assert len({frozenset(held[version]) for version in whole}) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("version", ERAS)
 def test_reduced_sweep_equals_the_committed_summary(version, committed, node_modules, capture_server):
@@ -120,6 +122,7 @@ def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series(committed)
     assert before["behaviour"].iloc[0].get("names") == ["search.web"], "0.12.1 sends the key verbatim"
 
 
+@pytest.mark.slow
 def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
     table = timeline.frame(list(committed.values()))
     measured = timeline.versions(table)
@@ -146,6 +149,7 @@ def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
     )
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(node_modules):
     chosen = ["0.12.1", "0.13.0", "0.13.1", "0.13.2"]

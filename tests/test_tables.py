@@ -86,6 +86,7 @@ print(json.dumps([pd.options.mode.string_storage, list(frame["key"]), holds, lis
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("user_sets", [None, "pyarrow"])
 def test_the_kit_leaves_pandas_string_storage_as_the_user_set_it_and_its_frames_hold_lone_surrogates(user_sets):
     """Importing probe_lib and building its tables changes no pandas option (none set: pandas' own default stays),
@@ -241,6 +242,7 @@ def test_key_labels_escape_what_the_font_lacks_and_keep_keys_apart():
     assert len(charts.key_label("x" * 100)) == 32
 
 
+@pytest.mark.slow
 def test_charts_never_load_pyplot():
     script = "import sys, probe_lib.present.charts; print('matplotlib.pyplot' in sys.modules)"
     output = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, cwd=ROOT)
