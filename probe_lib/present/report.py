@@ -81,6 +81,8 @@ class Report:
     source: Provenance
     ledger: pd.DataFrame
     runs: tuple[NotebookRun, ...]
+    #: Why the catalogue was read from the recordings (:func:`recorded_because`); ``None`` when it ran live.
+    recorded_because: str | None = None
 
     @property
     def html(self) -> Path:
@@ -96,13 +98,27 @@ def notebooks() -> list[Path]:
     return sorted(paths.NOTEBOOKS.glob(NOTEBOOK_GLOB))
 
 
+#: Why a report reads the recordings: the reader asked for them, or the real package cannot run here.
+ASKED_FOR_RECORDINGS = "asked for (reproduce --recorded)"
+NODE_MISSING = "Node.js or a pinned @mastra/core is missing here"
+
+
+def recorded_because(measurements: Source) -> str | None:
+    """Why a report made from ``measurements`` shows the recordings of the pinned versions, or ``None`` when they
+    run live here (every pin installed)."""
+    if not measurements.runs_now:
+        return ASKED_FOR_RECORDINGS
+    if not all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())):
+        return NODE_MISSING
+    return None
+
+
 def measure_all(
     folder: Path, measurements: Source = LIVE, *, stages: Stages = QUIET, shown: str | None = None
 ) -> Provenance:
     """Write one measurement file per pinned version (and ``shown``, any served one) into ``folder`` from
     ``measurements``, live only when every pinned version can run live here; return how they were made."""
-    installed = all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions()))
-    source = measurements if measurements.runs_now and installed else RECORDED
+    source = RECORDED if recorded_because(measurements) else measurements
     made = Provenance.LIVE if source.runs_now else Provenance.RECORDED
     versions = tuple(dict.fromkeys((*mastra.ADAPTER.versions(), *([shown] if shown else []))))
     with stages.stage(f"measuring @mastra/core ({made})", len(versions)) as step:
@@ -233,7 +249,7 @@ def _build(
         for run in runs:
             if run.executed.exists():
                 extract_figures(run.executed, folder / "figures")
-        report = Report(folder, source, table, runs)
+        report = Report(folder, source, table, runs, recorded_because(measurements))
         report.html.write_text(render(report, version), encoding="utf-8")
         step("report.html")
     return report
@@ -454,6 +470,9 @@ def render(report: Report, version: str) -> str:
         if report.source is Provenance.LIVE
         else '<p class="banner recorded">NODE.JS WAS MISSING: this report shows RECORDED captures from data/captures/, '
         "not a live measurement.</p>"
+        if report.recorded_because == NODE_MISSING
+        else '<p class="banner recorded">RECORDED, AS ASKED (reproduce --recorded): this report shows the captures in '
+        "data/captures/, not a live measurement.</p>"
     )
     failures = "".join(f"<li>{html.escape(run.notebook)}: {html.escape(run.error)}</li>" for run in report.failed)
     sections, descriptions = [], {}
@@ -550,7 +569,13 @@ def summary(report: Report) -> str:
     lines = [
         f"report: {report.html}",
         f"source: {report.source}"
-        + ("  (NODE MISSING: recorded captures, not a live run)" if report.source is not Provenance.LIVE else ""),
+        + (
+            ""
+            if report.source is Provenance.LIVE
+            else "  (NODE MISSING: recorded captures, not a live run)"
+            if report.recorded_because == NODE_MISSING
+            else f"  ({report.recorded_because}: recorded captures, not a live run)"
+        ),
         "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES),
     ]
     lines += [f"FAILED notebook {run.notebook}: {run.error}" for run in report.failed]
