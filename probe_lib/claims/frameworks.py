@@ -79,7 +79,7 @@ def refuses(expected: Mapping[str, str]) -> Clause:
             if outcome.requests:
                 return False, f"{run}: sent a request offering {outcome.wire_names} instead of refusing"
             if text not in _error(outcome):
-                return False, f"{run}: refused, but with {_error(outcome)[:160]!r}, not {text!r}"
+                return False, f"{run}: refused, but with {quoted(_error(outcome), 160)!r}, not {text!r}"
             said.append(f"{run}: no request, raised {quoted(_error(outcome), 120)!r}")
         return True, "; ".join(said)
 
@@ -96,7 +96,7 @@ def forces(*probes: str, absent: bool) -> Clause:
             outcome = e[probe + FORCED]
             key = outcome.scenario.tool_choice["toolName"]
             if outcome.wire_names is None:
-                return False, f"{probe}: forcing {key!r} sent no request: {_error(outcome)[:160]}"
+                return False, f"{probe}: forcing {key!r} sent no request: {quoted(_error(outcome), 160)}"
             if outcome.forced_name != key:
                 return False, f"{probe}: forcing {key!r} sent tool_choice {outcome.tool_choice}, not the key"
             if (key in outcome.wire_names) == absent:
@@ -146,7 +146,7 @@ def no_own_error(*probes: str) -> Clause:
     def clause(e: Evidence) -> tuple[bool, str]:
         for probe in probes:
             if e[probe].own_errors:
-                return False, f"{probe}: raised {e[probe].own_errors[0][:160]!r}"
+                return False, f"{probe}: raised {quoted(e[probe].own_errors[0], 160)!r}"
         return True, f"{', '.join(probes)}: no error of its own"
 
     return clause
@@ -195,8 +195,11 @@ def list_acts(
             if ran != runs[spelling]:
                 return False, f"{list_name} [{named!r}]: search.web {'ran' if ran else 'did not run'}"
             if answer[spelling] not in told:
-                return False, f"{list_name} [{named!r}]: the model was told {told[:160]!r}, not {answer[spelling]!r}"
-            said.append(f"{named!r}: {'ran' if ran else 'nothing ran'} ({told[:70]})")
+                return (
+                    False,
+                    f"{list_name} [{named!r}]: the model was told {quoted(told, 160)!r}, not {answer[spelling]!r}",
+                )
+            said.append(f"{named!r}: {'ran' if ran else 'nothing ran'} ({quoted(told, 70)})")
         return True, f"{list_name}: " + "; ".join(said)
 
     return clause
