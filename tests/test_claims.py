@@ -16,13 +16,17 @@ from collections.abc import Callable
 import pytest
 
 from probe_lib.adapters import mastra
+from probe_lib.analysis import timeline
 from probe_lib.claims import ledger, ranges
 from probe_lib.claims import mastra as claims_mastra
 from probe_lib.claims.verdict import STATUSES, Verdict
 from probe_lib.core.errors import InputError
 from probe_lib.core.target import baseline
+from probe_lib.present.report import measure_all
 from probe_lib.study import recordings
 from probe_lib.study.evidence import Evidence
+from probe_lib.study.matrix_runs import by_target
+from probe_lib.study.sources import RECORDED
 
 VERSION = baseline("mastra").version
 OLDEST = mastra.ADAPTER.versions()[0]
@@ -600,3 +604,48 @@ def test_a_length_claim_reads_openais_documented_row_and_refutes_on_another_limi
     verdict = judge(claim_id, VERSION, recorded)
     assert verdict.status == "refuted" and "allows 128 characters" in verdict.evidence, verdict.evidence
     assert set(read) == {("openai", "documented")}
+
+
+def _unnamed_sources(table) -> list[str]:
+    """The rows whose ``source`` does not say live or recorded first (``claim@version``)."""
+    named = table["source"].str.fullmatch(r"(live|recorded)(, .+)?")
+    return [f"{row.claim}@{row.version}" for row in table[~named].itertuples()]
+
+
+def _report_ledger(tmp_path, drop: str | None = None):
+    """The ledger as ``reproduce --recorded`` builds it, from measurement files written into ``tmp_path``;
+    ``drop`` leaves that Mastra version's source out."""
+    measure_all(tmp_path, RECORDED)
+    files = {v: tmp_path / recordings.recording_path(v).name for v in mastra.ADAPTER.versions()}
+    by_version = {v: recordings.outcomes_from_file(file) for v, file in files.items()}
+    pins = {v: recordings.provenance(file) for v, file in files.items() if v != drop}
+    outcomes = RECORDED.matrix() + RECORDED.list_probes()
+    laid_over = ranges.Timeline.of(timeline.laid_over_summary(by_version))
+    return ledger.ledger(
+        by_version,
+        laid_over,
+        by_target=by_target(outcomes),
+        sources=RECORDED.matrix_sources(outcomes),
+        pin_sources=pins,
+        timeline_source=timeline.laid_over_source(),
+    )
+
+
+def test_every_ledger_row_says_how_it_was_measured(tmp_path):
+    """Each row's source names live or recorded; a Mastra row also its package version and what the file notes of
+    Node.js and the date, a version-range row the committed summary it was judged on."""
+    table = _report_ledger(tmp_path)
+    assert _unnamed_sources(table) == []
+    pinned = table[(table["framework"] == "mastra") & table["version"].isin(mastra.ADAPTER.versions())]
+    for row in pinned.itertuples():
+        assert row.source == f"recorded, @mastra/core {row.version}, Node.js and date not noted in the recording"
+    ranged = table[table["claim"].isin(list(ledger.RANGE_CHECKS))]
+    assert len(ranged) == len(ledger.RANGE_CHECKS)
+    assert ranged["source"].str.startswith("recorded, the committed summary data/version_timeline.csv (0.").all()
+
+
+def test_a_mastra_row_without_its_source_is_caught(tmp_path):
+    """Counterfactual: leaving one pin's source out leaves its rows unstated, and the check names them."""
+    version = mastra.ADAPTER.versions()[0]
+    unnamed = _unnamed_sources(_report_ledger(tmp_path, drop=version))
+    assert unnamed and all(row.endswith(f"@{version}") for row in unnamed)

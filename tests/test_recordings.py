@@ -6,6 +6,7 @@ import difflib
 import json
 import subprocess
 import sys
+from datetime import UTC, datetime
 
 import pytest
 
@@ -13,7 +14,9 @@ from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
-from probe_lib.study import recordings
+from probe_lib.present import report
+from probe_lib.study import recordings, sources
+from probe_lib.study.provenance import Provenance
 
 VERSIONS = mastra.ADAPTER.versions()
 
@@ -84,3 +87,29 @@ def test_an_unpinned_version_has_no_recording():
         match=r"'0\.0\.1' is neither pinned \(" + ", ".join(VERSIONS).replace(".", r"\.") + r"\) nor served by npm",
     ):
         recordings.load("0.0.1")
+
+
+def test_a_measurement_file_says_how_it_was_made(tmp_path):
+    """A copied recording names its version and that it notes no Node.js or date; a live file names both."""
+    version = mastra.ADAPTER.versions()[0]
+    outcomes = recordings.load(version)
+    copied = recordings.write(tmp_path / "copied.json", version, outcomes, "recorded")
+    assert recordings.provenance(copied) == (
+        f"recorded, @mastra/core {version}, Node.js and date not noted in the recording"
+    )
+    live = recordings.write(tmp_path / "live.json", version, outcomes, "live", node="v20.20.2", on="2026-12-01")
+    assert recordings.provenance(live) == f"live, @mastra/core {version}, Node.js v20.20.2, 2026-12-01"
+    assert recordings.read(live) == recordings.read(copied)  # the stamp is beside the outcomes, not in them
+
+
+@pytest.mark.node
+def test_a_live_measurement_file_names_node_and_the_day(tmp_path, node_modules):
+    """A report measured live writes each pin's file with the Node.js that ran it and the UTC day; the ledger's
+    source for that pin says both."""
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True, timeout=10).stdout
+    days = {datetime.now(UTC).date().isoformat()}
+    assert report.measure_all(tmp_path, sources.LIVE) is Provenance.LIVE
+    days.add(datetime.now(UTC).date().isoformat())  # a run across midnight may name either day
+    for version in mastra.ADAPTER.versions():
+        said = recordings.provenance(tmp_path / recordings.recording_path(version).name)
+        assert said in {f"live, @mastra/core {version}, Node.js {node.strip()}, {day}" for day in days}

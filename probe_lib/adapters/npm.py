@@ -34,6 +34,18 @@ def node_executable() -> str:
     return node
 
 
+#: How long ``node --version`` may take before the kit gives up on naming the version.
+NODE_VERSION_SECONDS = 10
+
+
+def node_version() -> str:
+    """The ``node`` on PATH's version as it prints it (``v20.20.2``), for a live measurement file to name."""
+    done = subprocess.run(
+        [node_executable(), "--version"], capture_output=True, text=True, timeout=NODE_VERSION_SECONDS, check=True
+    )
+    return done.stdout.strip()
+
+
 def npm_executable() -> str:
     """The ``npm`` on PATH, or ``NodeMissing``."""
     found = shutil.which("npm")

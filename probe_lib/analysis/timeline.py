@@ -17,6 +17,7 @@ import pandas as pd
 
 from probe_lib import wire
 from probe_lib.adapters import mastra
+from probe_lib.core import paths
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.target import version_key
 from probe_lib.study import evidence, sweep
@@ -280,6 +281,18 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
             rows.pop((outcome.version, sweep.WHOLE_VERSION), None)
             rows[outcome.version, outcome.scenario.name] = sweep.row(outcome)
     return frame(list(rows.values()))
+
+
+def laid_over_source() -> str:
+    """What :func:`laid_over_summary` is judged on, as the ledger's ``source`` column says it: the committed
+    summary's versions, how they were measured, and the pins laid over it (each pin's own rows say how it was)."""
+    measured = sorted({row.version for row in sweep.read_summary()}, key=version_key)
+    summary = sweep.SUMMARY_PATH.relative_to(paths.ROOT).as_posix()
+    return (
+        f"recorded, the committed summary {summary} ({measured[0]}..{measured[-1]}, "
+        f"{len(measured)} versions, measured live by the sweep; Node.js and date not noted in the summary), "
+        "with the pinned versions laid over it as their rows say"
+    )
 
 
 def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:

@@ -91,6 +91,8 @@ def ledger(
     *,
     by_target: Mapping[str, Mapping[str, object]] | None = None,
     sources: Mapping[str, str] | None = None,
+    pin_sources: Mapping[str, str] | None = None,
+    timeline_source: str = "unstated",
 ) -> pd.DataFrame:
     """One row per (claim, version): the claim, the framework it is about, where it comes from, its status and one
     line of evidence.
@@ -99,15 +101,19 @@ def ledger(
     ``timeline``, in a row whose version is the timeline's span; without a timeline those claims are left out.
     ``by_target`` (``framework@version`` -> outcomes, the framework matrix) judges every other framework's claims
     on each of that framework's targets, with ``sources`` saying how each target was measured; without it, those
-    claims are left out.
+    claims are left out. ``pin_sources`` (Mastra's version -> how its outcomes were measured) and
+    ``timeline_source`` fill the other rows' ``source`` column; a row they do not name says ``unstated``.
     """
     rows = []
     for claim in load_claims():
         framework = FRAMEWORKS[claim.id]
         if claim.id in RANGE_CHECKS:
-            judged = [(timeline, "unstated")] if timeline is not None else []
+            judged = [(timeline, timeline_source)] if timeline is not None else []
         elif framework == MASTRA:
-            judged = [(Evidence(v, outcomes, by_version), "unstated") for v, outcomes in by_version.items()]
+            judged = [
+                (Evidence(v, outcomes, by_version), (pin_sources or {}).get(v, "unstated"))
+                for v, outcomes in by_version.items()
+            ]
         else:
             judged = []
             for target, outcomes in (by_target or {}).items():

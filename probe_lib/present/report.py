@@ -32,12 +32,13 @@ import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import suppress
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
 
 import nbformat
 import pandas as pd
 
-from probe_lib.adapters import mastra
+from probe_lib.adapters import mastra, npm
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
@@ -121,10 +122,13 @@ def measure_all(
     source = RECORDED if recorded_because(measurements) else measurements
     made = Provenance.LIVE if source.runs_now else Provenance.RECORDED
     versions = tuple(dict.fromkeys((*mastra.ADAPTER.versions(), *([shown] if shown else []))))
+    # A live file names the Node.js and the UTC day it was measured with; a copied recording adds neither, so
+    # `reproduce --recorded` writes the same bytes on any day.
+    stamp = {"node": npm.node_version(), "on": datetime.now(UTC).date().isoformat()} if source.runs_now else {}
     with stages.stage(f"measuring @mastra/core ({made})", len(versions)) as step:
         for version in versions:
             outcomes = list(source.catalogue(version).values())
-            recordings.write(folder / recordings.recording_path(version).name, version, outcomes, made)
+            recordings.write(folder / recordings.recording_path(version).name, version, outcomes, made, **stamp)
             step(version)
     return made
 
@@ -229,9 +233,9 @@ def _build(
     """Measure, judge, execute and render into ``folder`` (the staging folder)."""
     written = folder / MEASUREMENTS
     source = measure_all(written, measurements, stages=stages, shown=version)
-    by_version = {
-        v: recordings.outcomes_from_file(written / recordings.recording_path(v).name) for v in mastra.ADAPTER.versions()
-    }
+    files = {v: written / recordings.recording_path(v).name for v in mastra.ADAPTER.versions()}
+    by_version = {v: recordings.outcomes_from_file(file) for v, file in files.items()}
+    pins = {v: recordings.provenance(file) for v, file in files.items()}
     with stages.stage("measuring the framework matrix", len(matrix_runs.targets())) as step:
         frameworks, sources = measurements.whole_matrix(step)
     matrix_recording.write(frameworks, written / matrix_recording.RECORDING.name, sources)  # notebook 12 reads it
@@ -241,7 +245,14 @@ def _build(
     permission_runs.write(lists, written / permission_runs.RECORDING.name, lists_made)
     laid_over = Timeline.of(timeline.laid_over_summary(by_version))
     judged = matrix_runs.by_target([*frameworks, *lists])
-    table = ledger.ledger(by_version, laid_over, by_target=judged, sources=sources)
+    table = ledger.ledger(
+        by_version,
+        laid_over,
+        by_target=judged,
+        sources=sources,
+        pin_sources=pins,
+        timeline_source=timeline.laid_over_source(),
+    )
     table.to_csv(folder / "ledger.csv", index=False)
     export.write_all(folder / "export", primary=written)  # every outcome (this run's first), sweep, MCP corpus
     runs = _execute_all(folder, version, jobs, stages, solved)

@@ -49,11 +49,31 @@ def outcome_from_json(data: dict, scenarios: dict) -> Outcome:
     return _OUTCOME.validate_python({**data, "scenario": scenarios[name]})
 
 
-def write(path: Path, version: str, outcomes: Sequence[Outcome], source: str) -> Path:
-    """Write a measurement file: ``source`` says whether it was measured live or copied from a recording."""
-    document = {"mastra": version, "source": source, "outcomes": [outcome_to_json(outcome) for outcome in outcomes]}
+def write(
+    path: Path,
+    version: str,
+    outcomes: Sequence[Outcome],
+    source: str,
+    *,
+    node: str | None = None,
+    on: str | None = None,
+) -> Path:
+    """Write a measurement file: ``source`` says whether it was measured live or copied from a recording; a live
+    one also names the Node.js version (``node``) and the UTC date (``on``) it was measured with and on."""
+    stamp = {"node": node, "measured_on": on} if node is not None and on is not None else {}
+    document = {"mastra": version, "source": source, **stamp, "outcomes": [outcome_to_json(o) for o in outcomes]}
     path.parent.mkdir(parents=True, exist_ok=True)
     return files.write_json(path, document)  # atomic: an interrupted run never leaves a truncated recording
+
+
+def provenance(path: Path) -> str:
+    """How a measurement file was made, as the ledger's ``source`` column says it: live or recorded, the
+    ``@mastra/core`` version, and the Node.js version and date where the file notes them."""
+    document = json.loads(path.read_text(encoding="utf-8"))
+    made = f"{document['source']}, @mastra/core {document['mastra']}"
+    if "node" in document:
+        return f"{made}, Node.js {document['node']}, {document['measured_on']}"
+    return f"{made}, Node.js and date not noted in the recording"
 
 
 def measure(version: str, server: CaptureServer | None = None) -> list[Outcome]:
