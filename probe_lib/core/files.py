@@ -1,24 +1,24 @@
 """Writing a file so that no reader, and no interrupted run, ever finds it half-written.
 
-Each file is written beside its place as ``.NAME.partial`` and renamed into place once complete (a rename within
-one folder is atomic); a failed write removes its partial file.
+Each file is written beside its place under a hidden name of its own (``.NAME.partial-XXXX``, unique per writer, so
+two processes writing one path never write into, rename or delete each other's partial file) and renamed into place
+once complete (a rename within one folder is atomic); a failed write removes its partial file.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import secrets
 from collections.abc import Callable
 from pathlib import Path
 
 
-def partial_name(name: str) -> str:
-    """The hidden name a file is written under before it is renamed to ``name``."""
-    return f".{name}.partial"
-
-
 def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
-    """``write`` into a partial file beside ``path``, then rename it into place; returns ``path``."""
-    partial = path.with_name(partial_name(path.name))
+    """``write`` into a partial file of this writer's own beside ``path``, then rename it into place; returns
+    ``path``. The last writer to finish wins whole; no reader sees a mix."""
+    # Named, not made, here: the writer creates it, so it gets the user's usual mode (mkstemp's would be 0600).
+    partial = path.with_name(f".{path.name}.partial-{os.getpid()}-{secrets.token_hex(4)}")
     try:
         write(partial)
         partial.replace(path)
