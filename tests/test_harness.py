@@ -128,6 +128,23 @@ def test_probe_cli_without_node_is_one_line_and_exit_2(tmp_path):
     )
 
 
+@pytest.mark.parametrize(
+    ("script", "said"),
+    [("exec /bin/sleep 30", r"did not answer within 1 s"), ("echo broken >&2; exit 3", r"failed \(broken\)")],
+    ids=["hangs", "fails"],
+)
+def test_a_node_that_cannot_name_its_version_is_one_line(monkeypatch, tmp_path, script, said):
+    """A live report names the Node.js it ran on; a ``node`` that hangs or fails on ``--version`` is one line."""
+    node = tmp_path / "node"
+    node.write_text(f"#!/bin/sh\n{script}\n")
+    node.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(npm, "NODE_VERSION_SECONDS", 1)
+    with pytest.raises(NodeMissing, match=rf"^`{node} --version` {said}\. Node\.js 20\+") as raised:
+        npm.node_version()
+    assert "\n" not in str(raised.value)
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("framework", ["mastra", "ai-sdk"])
 def test_a_session_runs_on_one_warm_runner_and_closes_it(framework, node_modules, capture_server):

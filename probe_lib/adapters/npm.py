@@ -39,10 +39,16 @@ NODE_VERSION_SECONDS = 10
 
 
 def node_version() -> str:
-    """The ``node`` on PATH's version as it prints it (``v20.20.2``), for a live measurement file to name."""
-    done = subprocess.run(
-        [node_executable(), "--version"], capture_output=True, text=True, timeout=NODE_VERSION_SECONDS, check=True
-    )
+    """The ``node`` on PATH's version as it prints it (``v20.20.2``), for a live measurement file to name;
+    ``NodeMissing`` in one line when that ``node`` does not answer ``--version`` in time or fails."""
+    node = node_executable()
+    try:
+        done = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=NODE_VERSION_SECONDS)
+    except subprocess.TimeoutExpired:
+        raise NodeMissing(f"`{node} --version` did not answer within {NODE_VERSION_SECONDS} s. {NODE_HELP}") from None
+    if done.returncode != 0 or not done.stdout.strip():
+        said = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise NodeMissing(f"`{node} --version` failed ({said}). {NODE_HELP}")
     return done.stdout.strip()
 
 
