@@ -1,8 +1,12 @@
-"""environment.yml (conda users) and pyproject.toml (pip users) declare the same dependencies."""
+"""environment.yml (conda users) and pyproject.toml (pip users) declare the same dependencies, and
+data/environment.lock pins them all, as the environment the tests run in has them."""
 
 import tomllib
+from importlib.metadata import distributions
 
 import yaml
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 
 from probe_lib.core import paths
 
@@ -23,3 +27,38 @@ def test_environment_yml_matches_pyproject():
     extra = conda - declared - {"pip", "python>=3.11", "nodejs>=20"}
     assert not extra, f"environment.yml has packages pyproject.toml does not declare: {sorted(extra)}"
     assert f"python{project['requires-python']}" in conda
+
+
+def _lock() -> dict[str, str]:
+    """data/environment.lock as distribution name (canonical) -> pinned version."""
+    pins = {}
+    for line in (paths.DATA / "environment.lock").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, _, version = line.partition("==")
+            assert version, f"data/environment.lock pins every line with ==, not {line!r}"
+            pins[canonicalize_name(name)] = version
+    return pins
+
+
+def test_the_environment_lock_pins_every_declared_requirement_within_its_range():
+    """Each dependency pyproject.toml declares (the test extras' too) is pinned, at a version its range allows."""
+    project = tomllib.loads((paths.ROOT / "pyproject.toml").read_text())["project"]
+    declared = [Requirement(r) for r in project["dependencies"]] + [
+        Requirement(r) for extra in project["optional-dependencies"].values() for r in extra
+    ]
+    pins = _lock()
+    for requirement in declared:
+        if requirement.name == "probe-lib":  # the kit's own extra, expanded above
+            continue
+        pinned = pins.get(canonicalize_name(requirement.name))
+        assert pinned is not None, f"data/environment.lock lacks {requirement.name}: run .ci/refresh-lock"
+        assert requirement.specifier.contains(pinned, prereleases=True), f"{requirement.name}=={pinned} vs {requirement}"
+
+
+def test_this_environment_is_the_locked_one():
+    """The README's commands install through the lock, so every locked distribution is here at its pinned version
+    (a venv made another way fails here: remake it with the README's command)."""
+    pins = _lock()
+    installed = {canonicalize_name(d.metadata["Name"]): d.version for d in distributions()}
+    differing = {name: (pin, installed.get(name)) for name, pin in pins.items() if installed.get(name) != pin}
+    assert not differing, f"locked version vs installed: {differing}"
