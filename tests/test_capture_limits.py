@@ -65,6 +65,19 @@ def test_a_body_that_stalls_is_answered_408_at_the_body_timeout_and_recorded():
     assert (record.status, record.body, record.wire) == (408, None, "chat-completions")
 
 
+def test_a_client_that_closes_mid_body_is_recorded_499_without_a_traceback(caplog):
+    with CaptureServer() as server, connect(server) as client:
+        client.sendall(b"POST /s/gone/v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{")
+        client.shutdown(socket.SHUT_WR)
+        assert closed_within(client, 5)
+        deadline = time.monotonic() + 5
+        while not server.records("gone") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        [record] = server.records("gone")
+    assert (record.status, record.body, record.wire) == (499, None, "chat-completions")
+    assert not [r for r in caplog.records if r.exc_info], "aiohttp logged a traceback"
+
+
 def test_a_connection_that_sends_nothing_is_closed_at_the_idle_timeout():
     with CaptureServer(idle_seconds=0.5) as server, connect(server) as idle:
         assert closed_within(idle, 5)

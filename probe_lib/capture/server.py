@@ -61,6 +61,9 @@ IDLE_SECONDS = 60.0
 #: A body nested deeper than this is recorded as text and refused: Python walks JSON recursively (``json``, the
 #: kit's readers), and its recursion limit is about 1,000 frames in all.
 MAX_JSON_DEPTH = 256
+#: The status recorded for a request whose client closed the connection before its body came (nginx's 499): it
+#: can be answered no more, but the attempt is kept.
+CLIENT_CLOSED = 499
 #: Connections served at once; one more is answered 503 and closed (a runner keeps about 16 open). At start the
 #: cap is lowered to fit the file-descriptor limit, less the descriptors open then and ``DESCRIPTOR_HEADROOM``
 #: for those the process opens later (pipes to runners, files).
@@ -455,6 +458,9 @@ class CaptureServer(RecordStore):
         except TimeoutError:
             self._commit(request, scenario, None, None, 408, wire_format)
             return _refusal(wire_format, 408, f"body not sent within {self._body_seconds:g} s")
+        except ConnectionResetError:  # the client closed its side before the whole body came: nobody to answer
+            self._commit(request, scenario, None, None, CLIENT_CLOSED, wire_format)
+            return _refusal(wire_format, CLIENT_CLOSED, "the client closed the connection before its body was sent")
         except web.RequestPayloadError as error:  # a body aiohttp could not decode (a broken gzip, a bad chunk)
             self._commit(request, scenario, None, None, 400, wire_format)
             return _refusal(wire_format, 400, f"body could not be read: {' '.join(str(error).split())}")
