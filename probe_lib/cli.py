@@ -797,13 +797,16 @@ class _Stdout(io.RawIOBase):
 def _open_standard_streams() -> None:
     """Give a descriptor of 0, 1, 2 that the process started without (`0<&-`, `>&-`) to /dev/null, so no file the
     kit opens, and no runner it starts, takes its place; stdin and stdout stay ``None`` and each command that reads
-    or prints says so. A stdout on a real descriptor gets :class:`_Stdout` below it."""
+    or prints says so. A closed stderr (`2>&-`) discards the error lines (``print`` to a ``None`` stderr would put
+    them on stdout, among the command's output). A stdout on a real descriptor gets :class:`_Stdout` below it."""
     for number, stream in enumerate((sys.stdin, sys.stdout, sys.stderr)):
         if stream is None:
             null = os.open(os.devnull, os.O_RDWR)  # the lowest free descriptor: this one, as those below are taken
             if null != number:
                 os.dup2(null, number)
                 os.close(null)
+    if sys.stderr is None:
+        sys.stderr = open(2, "w", closefd=False)  # the process's own stderr, open until it exits
     if sys.stdout is sys.__stdout__ and isinstance(sys.stdout, io.TextIOWrapper):
         sys.stdout.flush()
         sys.stdout = io.TextIOWrapper(

@@ -402,6 +402,18 @@ def test_a_command_reading_stdin_says_when_stdin_is_closed_or_empty(command):
     assert "stdin is empty; give the keys as arguments" in empty.stderr.decode()
 
 
+@pytest.mark.parametrize(
+    ("argv", "code", "printed"),
+    [(["lint", "/no/such/file"], 2, b""), (["normalise", "--json", "a.b"], 0, b'{"names": ["a_b"]}\n')],
+    ids=["bad input", "good input"],
+)
+def test_a_closed_stderr_keeps_error_lines_off_stdout(argv, code, printed):
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", *argv], stdout=subprocess.PIPE, preexec_fn=_with_closed(2), timeout=60
+    )
+    assert (done.returncode, done.stdout) == (code, printed)
+
+
 def test_a_command_that_prints_refuses_a_closed_stdout_before_any_work():
     command = [sys.executable, "-m", "probe_lib", "normalise", "a"]
     done = subprocess.run(command, stderr=subprocess.PIPE, preexec_fn=_with_closed(1), timeout=60)
