@@ -13,6 +13,7 @@ import copy
 import dataclasses
 from collections.abc import Callable
 
+import nbformat
 import pytest
 
 from probe_lib.adapters import mastra
@@ -20,6 +21,7 @@ from probe_lib.analysis import timeline
 from probe_lib.claims import ledger, ranges
 from probe_lib.claims import mastra as claims_mastra
 from probe_lib.claims.verdict import STATUSES, Verdict
+from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
 from probe_lib.core.target import baseline
@@ -764,3 +766,29 @@ def test_a_mastra_row_without_its_source_is_caught(tmp_path):
     version = mastra.ADAPTER.versions()[0]
     unnamed = _unnamed_sources(_report_ledger(tmp_path, drop=version))
     assert unnamed and all(row.endswith(f"@{version}") for row in unnamed)
+
+
+def test_the_overview_notebooks_ledger_says_how_each_row_was_measured(tmp_path):
+    """Notebook 00 builds its ledger from its own source (``Source.provenance_of``): on the recordings, each Mastra
+    row names the same source as the report's ledger, each V row the committed summary, and none is unstated."""
+    by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
+    table = ledger.ledger(
+        by_version,
+        ranges.Timeline.of(timeline.laid_over_summary(by_version)),
+        pin_sources={version: RECORDED.provenance_of(version) for version in by_version},
+        timeline_source=timeline.laid_over_source(),
+    )
+    assert _unnamed_sources(table) == []
+    report = _report_ledger(tmp_path)
+    mastra_rows = ["claim", "version", "source"]
+    assert table[mastra_rows].values.tolist() == report[report["framework"] == "mastra"][mastra_rows].values.tolist()
+
+
+def test_the_overview_notebook_passes_its_sources_to_the_ledger():
+    """Counterfactual of the above: the notebook's own call, without its sources, leaves rows unstated."""
+    cell = nbformat.read(paths.NOTEBOOKS / "00-overview.ipynb", as_version=4).cells[2].source
+    assert "pin_sources={v: measurements.provenance_of(v) for v in by_version}" in cell
+    assert "timeline_source=timeline.laid_over_source()" in cell
+    by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
+    bare = ledger.ledger(by_version, ranges.Timeline.of(timeline.laid_over_summary(by_version)))
+    assert _unnamed_sources(bare) and set(bare["source"]) == {"unstated"}
