@@ -16,6 +16,7 @@ import re
 from probe_lib import providers
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.adapters.mastra.runner import COLLISION_ID
+from probe_lib.analysis import measured
 from probe_lib.claims.verdict import Check, Quantified, Status, quoted
 from probe_lib.core.outcome import CAPTURED, Outcome, wire_names_by_key
 from probe_lib.core.target import baseline, version_key
@@ -571,11 +572,6 @@ def _docs_key_rule(e: Evidence) -> tuple[Status, str]:
     )
 
 
-def _docs_table(text: str) -> dict[str, str]:
-    """A docs table's rows whose first two cells are code: first cell -> second."""
-    return dict(re.findall(r"^\|\s*`([^`]+)`\s*\|\s*`([^`]+)`\s*\|", text, flags=re.MULTILINE))
-
-
 def _docs_builtins(e: Evidence) -> tuple[Status, str]:
     page = _shipped_section(e, _BUILTINS_SECTION)
     if page is None:
@@ -583,7 +579,7 @@ def _docs_builtins(e: Evidence) -> tuple[Status, str]:
     file, text = page
     if _BUILTINS_QUOTE not in _prose(text):
         return "refuted", f"{file}'s section {_BUILTINS_SECTION!r} does not say {_BUILTINS_QUOTE!r}"
-    table = _docs_table(text)
+    table = measured.docs_table(text)
     differ = {
         name: table.get(name) for name, tool_id in catalogue.DOCS_BUILTIN_TABLE.items() if table.get(name) != tool_id
     }
