@@ -630,7 +630,7 @@ FURTHER = {
         VERSION,
         {"mcp-set-cut-collision": sent_like(VERSION, "single-rewrite")},
         "refuted",
-        "went out",
+        "went out as ['search_web']; Mastra did not refuse",
     ),
     "A08 logged at error level": (
         "A08",

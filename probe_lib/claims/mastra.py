@@ -951,17 +951,24 @@ def _needs_rewrite(key: str) -> bool:
     return _substituted(key, units=True) != key or not re.fullmatch(r"[a-zA-Z_]", key[:1]) or _js_length(key) > 63
 
 
+def _not_refused_on(outcome: Outcome, name: str, what: str) -> str | None:
+    """Why ``outcome`` is not a refusal before any request with a collision on ``name`` (``what``: its keys, in
+    words), or ``None`` when it is one."""
+    if outcome.requests:
+        return f"{what} went out as {_names(outcome)}; Mastra did not refuse"
+    if outcome.collision_name != name:
+        return f"{what} ended as {_error_text(outcome)}, not a collision on {name}"
+    return None
+
+
 def _one_rewrite_collides(e: Evidence) -> tuple[Status, str]:
     said = []
     for scenario, (rewritten, name) in _ONE_REWRITE.items():
-        outcome = e[scenario]
-        keys = outcome.registered_keys
+        keys = e[scenario].registered_keys
         if [key for key in keys if _needs_rewrite(key)] != [rewritten]:
             raise CheckError(f"{scenario} no longer registers {rewritten} as its one key to rewrite: {keys}")
-        if outcome.requests:
-            return "refuted", f"{scenario}: keys {keys} went out as {_names(outcome)}; Mastra did not refuse"
-        if outcome.collision_name != name:
-            return "refuted", f"{scenario}: keys {keys} ended as {_error_text(outcome)}, not a collision on {name}"
+        if why := _not_refused_on(e[scenario], name, f"{scenario}: keys {keys}"):
+            return "refuted", why
         said.append(f"{keys} refused on {name}")
     return "confirmed", "one rewritten key each, no request sent: " + "; ".join(said)
 
@@ -978,10 +985,8 @@ def _imported_set_collides(e: Evidence) -> tuple[Status, str]:
     if len(shared) != 1:
         raise CheckError(f"mcp-set-cut-collision's keys share {len(shared)} first-63 prefixes, not one")
     ((prefix, pair),) = shared.items()
-    if outcome.requests:
-        return "refuted", f"the {len(keys)} keys went out ({len(_names(outcome))} tools): no collision"
-    if outcome.collision_name != prefix:
-        return "refuted", f"the {len(keys)} keys ended as {_error_text(outcome)}, not a collision on {prefix}"
+    if why := _not_refused_on(outcome, prefix, f"the {len(keys)} keys"):
+        return "refuted", why
     return "confirmed", (
         f"the {len(keys)} keys (every character legal, {sum(len(k) > 63 for k in keys)} over 63) were refused before "
         f"any request on {prefix} ({len(prefix)} characters), the first 63 of {' and '.join(pair)}"
