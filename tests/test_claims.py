@@ -12,11 +12,12 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable
+from datetime import UTC, datetime
 
 import nbformat
 import pytest
 
-from probe_lib.adapters import mastra
+from probe_lib.adapters import mastra, npm
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger, ranges
 from probe_lib.claims import mastra as claims_mastra
@@ -26,7 +27,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
 from probe_lib.core.target import baseline
 from probe_lib.present.report import measure_all
-from probe_lib.study import recordings
+from probe_lib.study import recordings, sources
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.matrix_runs import by_target
 from probe_lib.study.sources import RECORDED
@@ -792,3 +793,12 @@ def test_the_overview_notebook_passes_its_sources_to_the_ledger():
     by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
     bare = ledger.ledger(by_version, ranges.Timeline.of(timeline.laid_over_summary(by_version)))
     assert _unnamed_sources(bare) and set(bare["source"]) == {"unstated"}
+
+
+def test_a_live_source_names_the_node_and_the_day_it_measures_on(node_modules):
+    """What notebook 00's ledger says of a live row: live, the version, this machine's Node.js and today (UTC)."""
+    version = mastra.ADAPTER.versions()[0]
+    said = sources.LIVE.provenance_of(version)
+    node, today = npm.node_version(), datetime.now(UTC).date().isoformat()
+    assert said == f"live, @mastra/core {version}, Node.js {node}, {today}"
+    assert node.startswith("v") and said != RECORDED.provenance_of(version)
