@@ -12,18 +12,22 @@ from __future__ import annotations
 import copy
 import dataclasses
 from collections.abc import Callable
+from datetime import UTC, datetime
 
+import nbformat
 import pytest
 
-from probe_lib.adapters import mastra
+from probe_lib.adapters import mastra, npm
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger, ranges
 from probe_lib.claims import mastra as claims_mastra
 from probe_lib.claims.verdict import STATUSES, Verdict
+from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.core.outcome import Failure
 from probe_lib.core.target import baseline
 from probe_lib.present.report import measure_all
-from probe_lib.study import recordings
+from probe_lib.study import recordings, sources
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.matrix_runs import by_target
 from probe_lib.study.sources import RECORDED
@@ -136,6 +140,26 @@ def rename_docs_builtin(package):
     package["builtins"]["askUserTool"] = "ask-user"
 
 
+def docs_edit(heading, old, new):
+    """The shipped docs section ``heading`` (``docs-shipped``) with ``old`` written as ``new``."""
+
+    def edit(package):
+        (page,) = package["docs"][heading]
+        assert old in page["text"], f"{old!r} is not in the recorded section {heading!r}"
+        page["text"] = page["text"].replace(old, new, 1)
+
+    return package_edit(edit)
+
+
+def no_docs_section(package):
+    package["docs"] = {heading: [] for heading in package["docs"]}
+
+
+KEY_RULE, BUILTINS = "Control `toolName` in stream responses", "Built-in tools"
+#: The awslabs applicationsignals set's first 63 shared characters (the collision F18 reads).
+APPLICATIONSIGNALS_63 = "aws-cloudwatch-applicationsignals_batch_delete_instrumentations"
+
+
 def swap_names(key_a, key_b):
     """The tools registered under ``key_a`` and ``key_b`` (told apart by their descriptions) swap wire names."""
 
@@ -151,6 +175,12 @@ def swap_names(key_a, key_b):
 def like(version, scenario):
     """The outcome ``scenario`` had on ``version`` (recorded), as if measured on the version being edited."""
     return lambda o: dataclasses.replace(recordings.outcomes(version, live=False)[scenario], version=o.version)
+
+
+def sent_like(version, scenario):
+    """What ``scenario`` sent on ``version`` (recorded: a request, no error of Mastra's own), as the edited
+    scenario's outcome: its keys stay the ones it registered."""
+    return lambda o: dataclasses.replace(like(version, scenario)(o), scenario=o.scenario)
 
 
 # claim -> (version judged, verdict recorded there, {scenario: edit}, verdict expected after the edit,
@@ -384,6 +414,41 @@ COUNTERFACTUALS = {
         "refuted",
         "getTool on a Mastra-level tool: ['mastra:search.web', 'mastra:search.web', None]",
     ),
+    "A19": (
+        VERSION,
+        "confirmed",
+        {"instructions-name-key": set_tool_names(["search.web"])},
+        "refuted",
+        "instructions-name-key: the prompt names search.web, and the request offers it",
+    ),
+    "A20": (
+        VERSION,
+        "confirmed",
+        {"docs-shipped": docs_edit(KEY_RULE, "the **object key** you use", "the **tool id** you give")},
+        "refuted",
+        "does not say",
+    ),
+    "A21": (
+        VERSION,
+        "confirmed",
+        {"docs-shipped": docs_edit(BUILTINS, "`ask_user`", "`ask-user`")},
+        "refuted",
+        "does not map the article's exports to its ids",
+    ),
+    "F17": (
+        VERSION,
+        "confirmed",
+        {"collision-onto-legal-key-first": fields(failure=Failure("crash", "TypeError: boom"))},
+        "refuted",
+        "['search_web', 'search.web'] ended as",
+    ),
+    "F18": (
+        VERSION,
+        "confirmed",
+        {"mcp-set-cut-collision": fields(failure=Failure("collision", "...", name=APPLICATIONSIGNALS_63[:-1]))},
+        "refuted",
+        f"not a collision on {APPLICATIONSIGNALS_63}",
+    ),
 }
 
 #: Edits that must move a claim from one qualified verdict to another (not only away from "confirmed").
@@ -514,6 +579,59 @@ FURTHER = {
         {"lookup-mastra-tool": set_tool_names(["search_web"])},
         "refuted",
         "the agent's request (tools sent): [['search_web'], ['search_web']]",
+    ),
+    "A19 the prompt rewritten with the key": (
+        "A19",
+        VERSION,
+        {
+            "key-not-id": first_request(
+                lambda body: body["messages"][0].update(content="Always call the search_web tool.")
+            )
+        },
+        "refuted",
+        "key-not-id: the instructions 'Always call the get-weather tool.' went out as system messages",
+    ),
+    "A20 an example returning the id": (
+        "A20",
+        VERSION,
+        {"docs-shipped": docs_edit(KEY_RULE, 'toolName: "my-custom-name"', 'toolName: "weather-tool"')},
+        "refuted",
+        "return toolNames ['weatherTool', 'weather-tool', 'weather-tool']",
+    ),
+    "A20 docs without the section": (
+        "A20",
+        VERSION,
+        {"docs-shipped": package_edit(no_docs_section)},
+        "not testable",
+        "have no section headed 'Control `toolName` in stream responses'",
+    ),
+    "A21 a table id no export carries": (
+        "A21",
+        mastra.ADAPTER.versions()[-1],
+        {"docs-shipped": docs_edit(BUILTINS, "`task_check`", "`task_checks`")},
+        "refuted",
+        "'taskCheckTool': ('task_checks', 'task_check')",
+    ),
+    "A21 the two names sentence gone": (
+        "A21",
+        VERSION,
+        {"docs-shipped": docs_edit(BUILTINS, "Each tool has two names", "Each tool has one name")},
+        "refuted",
+        "does not say 'Each tool has two names",
+    ),
+    "F17 a single rewrite onto a legal key sent": (
+        "F17",
+        OLDEST,
+        {"collision-onto-legal-key": sent_like(OLDEST, "single-rewrite")},
+        "refuted",
+        "Mastra did not refuse",
+    ),
+    "F18 the imported set sent": (
+        "F18",
+        VERSION,
+        {"mcp-set-cut-collision": sent_like(VERSION, "single-rewrite")},
+        "refuted",
+        "went out as ['search_web']; Mastra did not refuse",
     ),
     "A08 logged at error level": (
         "A08",
@@ -649,3 +767,38 @@ def test_a_mastra_row_without_its_source_is_caught(tmp_path):
     version = mastra.ADAPTER.versions()[0]
     unnamed = _unnamed_sources(_report_ledger(tmp_path, drop=version))
     assert unnamed and all(row.endswith(f"@{version}") for row in unnamed)
+
+
+def test_the_overview_notebooks_ledger_says_how_each_row_was_measured(tmp_path):
+    """Notebook 00 builds its ledger from its own source (``Source.provenance_of``): on the recordings, each Mastra
+    row names the same source as the report's ledger, each V row the committed summary, and none is unstated."""
+    by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
+    table = ledger.ledger(
+        by_version,
+        ranges.Timeline.of(timeline.laid_over_summary(by_version)),
+        pin_sources={version: RECORDED.provenance_of(version) for version in by_version},
+        timeline_source=timeline.laid_over_source(),
+    )
+    assert _unnamed_sources(table) == []
+    report = _report_ledger(tmp_path)
+    mastra_rows = ["claim", "version", "source"]
+    assert table[mastra_rows].values.tolist() == report[report["framework"] == "mastra"][mastra_rows].values.tolist()
+
+
+def test_the_overview_notebook_passes_its_sources_to_the_ledger():
+    """Counterfactual of the above: the notebook's own call, without its sources, leaves rows unstated."""
+    cell = nbformat.read(paths.NOTEBOOKS / "00-overview.ipynb", as_version=4).cells[2].source
+    assert "pin_sources={v: measurements.provenance_of(v) for v in by_version}" in cell
+    assert "timeline_source=timeline.laid_over_source()" in cell
+    by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
+    bare = ledger.ledger(by_version, ranges.Timeline.of(timeline.laid_over_summary(by_version)))
+    assert _unnamed_sources(bare) and set(bare["source"]) == {"unstated"}
+
+
+def test_a_live_source_names_the_node_and_the_day_it_measures_on(node_modules):
+    """What notebook 00's ledger says of a live row: live, the version, this machine's Node.js and today (UTC)."""
+    version = mastra.ADAPTER.versions()[0]
+    said = sources.LIVE.provenance_of(version)
+    node, today = npm.node_version(), datetime.now(UTC).date().isoformat()
+    assert said == f"live, @mastra/core {version}, Node.js {node}, {today}"
+    assert node.startswith("v") and said != RECORDED.provenance_of(version)

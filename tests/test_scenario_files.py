@@ -18,10 +18,17 @@ from probe_lib.study import recordings
 from probe_lib.wire.replies import ErrorReply, TextReply, ToolCall, ToolCallsReply
 
 
+def _mcp_client_keys(record: str) -> list[str]:
+    """The keys the real @mastra/mcp client built for one served tool set, as its recording holds them."""
+    document = json.loads((paths.CAPTURES / "mcp-mastra.json").read_text(encoding="utf-8"))
+    (keys,) = [entry["client keys"] for entry in document["tool sets"] if entry["record"] == record]
+    return keys
+
+
 def _catalogue_as_python() -> list[Scenario]:
     """The catalogue as ``catalogue.py`` built it in Python before it moved into ``catalogue.yaml`` (copied verbatim,
     with the scenarios issue 9 added), so the move is checked against what the recordings were made from, not
-    against the file itself."""
+    against the file itself. The imported tool set's keys are read from the MCP recording they were copied from."""
     weather = ToolSpec("search.web", id="get-weather")
     awkward = ("search.web", "9lives", "weather-EU", "my tool", "ns:read/file", "1" + "a" * 62, "b" * 70)
     docs_key_examples = (
@@ -41,7 +48,9 @@ def _catalogue_as_python() -> list[Scenario]:
 
     return [
         Scenario("package-facts", report_package=True),
+        Scenario("docs-shipped", docs_sections=("Control `toolName` in stream responses", "Built-in tools")),
         Scenario("key-not-id", tools=(weather,), instructions="Always call the get-weather tool."),
+        Scenario("instructions-name-key", tools=(weather,), instructions="Always call the search.web tool."),
         Scenario(
             "docs-legal-keys",
             tools=(
@@ -69,6 +78,8 @@ def _catalogue_as_python() -> list[Scenario]:
         Scenario("collision-64th-unit", tools=tools("a" * 63 + "x", "a" * 63 + "y")),
         Scenario("collision-64th-unit-utf16", tools=tools("a" * 62 + "\U0001f600", "a" * 62 + "\U0001f601")),
         Scenario("collision-proto", tools=tools("..proto..")),
+        Scenario("collision-onto-legal-key", tools=tools("search.web", "search_web")),
+        Scenario("collision-onto-legal-key-first", tools=tools("search_web", "search.web")),
         Scenario("empty-key", tools=tools("", "ok")),
         Scenario("proto-key", tools=tools("__proto__", "plain")),
         *(Scenario(f"choice-{mode}", tools=(weather,), tool_choice=mode) for mode in ("auto", "required", "none")),
@@ -103,6 +114,9 @@ def _catalogue_as_python() -> list[Scenario]:
         ),
         Scenario("toolsets", toolsets={"my.set": (ToolSpec("set.tool"),), "other": (ToolSpec("plain"),)}),
         Scenario("client-tools", tools=tools("plain"), client_tools=(ToolSpec("client.tool"),)),
+        Scenario(
+            "mcp-set-cut-collision", tools=tools(*_mcp_client_keys("aws-cloudwatch-applicationsignals awslabs/mcp"))
+        ),
         Scenario(
             "remedy-choice-by-key",
             tools=(weather, ToolSpec("search web")),

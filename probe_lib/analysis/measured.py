@@ -111,6 +111,34 @@ def builtins(ev: Evidence) -> pd.DataFrame:
     )
 
 
+def docs_table(markdown: str) -> dict[str, str]:
+    """A docs table's rows whose first two cells are code (`` `askUserTool` | `ask_user` ``): first cell -> second."""
+    return dict(re.findall(r"^\|\s*`([^`]+)`\s*\|\s*`([^`]+)`\s*\|", markdown, flags=re.MULTILINE))
+
+
+def shipped_docs(ev: Evidence) -> pd.DataFrame:
+    """The docs sections ``docs-shipped`` asked the installed package for: per section, each page of its docs that
+    holds it (its path in the package) and the section's length, or that the package ships none."""
+    docs = ev["docs-shipped"].package["docs"]
+    rows = [
+        (heading, page["file"], len(page["text"].splitlines())) for heading, pages in docs.items() for page in pages
+    ]
+    rows += [(heading, "not in the docs this version ships", 0) for heading, pages in docs.items() if not pages]
+    return pd.DataFrame(rows, columns=["section", "page in the package", "lines"])
+
+
+def docs_builtins(ev: Evidence, heading: str = "Built-in tools") -> pd.DataFrame:
+    """The built-ins table of the shipped docs section ``heading``, beside the id each export carries in the
+    installed package (``builtins-by-export``; empty where the export is not one of its built-in tools)."""
+    pages = ev["docs-shipped"].package["docs"][heading]
+    table = docs_table(pages[0]["text"]) if pages else {}
+    exported = ev["builtins-by-export"].package["builtins"]
+    return pd.DataFrame(
+        [(name, tool_id, exported.get(name, "")) for name, tool_id in table.items()],
+        columns=["export (docs)", "tool ID (docs)", "id of the package's export"],
+    )
+
+
 def names_per_tool(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[str, str]) -> pd.DataFrame:
     """Key, id and wire name of every tool of the named scenarios (each must have sent a request).
 

@@ -16,6 +16,7 @@ import re
 from probe_lib import providers
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.adapters.mastra.runner import COLLISION_ID
+from probe_lib.analysis import measured
 from probe_lib.claims.verdict import Check, Quantified, Status, quoted
 from probe_lib.core.outcome import CAPTURED, Outcome, wire_names_by_key
 from probe_lib.core.target import baseline, version_key
@@ -490,6 +491,118 @@ def _issue_6302(e: Evidence) -> tuple[Status, str]:
     )
 
 
+#: Each prompt scenario -> the name its instructions give the weather tool: its id (the article's prompt), its key.
+_PROMPTS = {"key-not-id": "get-weather", "instructions-name-key": "search.web"}
+
+
+def _prompt_names_absent_tool(e: Evidence) -> tuple[Status, str]:
+    said = []
+    for scenario, named in _PROMPTS.items():
+        outcome = e[scenario]
+        names = _names(outcome)
+        system = [m.get("content") for m in outcome.requests[0].get("messages", []) if m.get("role") == "system"]
+        instructions = outcome.scenario.instructions
+        if named not in instructions:
+            raise CheckError(f"{scenario}'s instructions no longer name {named}: {instructions!r}")
+        if system != [instructions]:
+            return "refuted", f"{scenario}: the instructions {instructions!r} went out as system messages {system}"
+        if named in names:
+            return "refuted", f"{scenario}: the prompt names {named}, and the request offers it: tools {names}"
+        said.append(f"{scenario}: system prompt {instructions!r} sent as written, tools {names}")
+    return "confirmed", "; ".join(said)
+
+
+#: The two docs sections the article quotes, by their headings, as the ``docs-shipped`` scenario asks for them.
+_KEY_RULE_SECTION, _BUILTINS_SECTION = catalogue.by_name()["docs-shipped"].docs_sections
+#: The article's quotes of the docs (verbatim in the article), compared with the shipped text without Markdown marks.
+_KEY_RULE_QUOTES = (
+    "The toolName in stream responses is determined by the object key you use, not the id property of the tool, "
+    "agent, or workflow.",
+    "If you want the toolName to match the tool's id, use the tool's id as the object key.",
+)
+_BUILTINS_QUOTE = (
+    "Each tool has two names: the export you import, and the tool ID the model sees in tool calls, traces, and "
+    "toolName fields."
+)
+
+
+def _prose(markdown: str) -> str:
+    """Docs text as a reader reads it: without code marks and emphasis, whitespace collapsed."""
+    return re.sub(r"\s+", " ", re.sub(r"[`*]", "", markdown))
+
+
+def _shipped_section(e: Evidence, heading: str) -> tuple[str, str] | None:
+    """The first shipped page holding ``heading`` and its section's text; ``None`` when the docs this version ships
+    have no such section."""
+    package = e["docs-shipped"].package
+    if package is None or "docs" not in package:
+        raise CheckError("docs-shipped carries no docs: re-record with `probe-lib record`")
+    pages = package["docs"].get(heading)
+    if pages is None:
+        raise CheckError(f"docs-shipped did not ask for the section {heading!r}")
+    return (pages[0]["file"], pages[0]["text"]) if pages else None
+
+
+def _no_section(e: Evidence, heading: str) -> tuple[Status, str]:
+    return "not testable", f"the docs @mastra/core {e.version} ships have no section headed {heading!r}"
+
+
+def _docs_key_rule(e: Evidence) -> tuple[Status, str]:
+    page = _shipped_section(e, _KEY_RULE_SECTION)
+    if page is None:
+        return _no_section(e, _KEY_RULE_SECTION)
+    file, text = page
+    missing = [quote for quote in _KEY_RULE_QUOTES if quote not in _prose(text)]
+    if missing:
+        return "refuted", f"{file}'s section {_KEY_RULE_SECTION!r} does not say {missing}"
+    examples = e["docs-key-examples"]
+    block = re.search(r"^```\w*\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL)
+    code = block.group(1) if block else ""  # the examples: the section's first code block
+    ids = sorted(set(re.findall(r"\bid: '([^']+)'", code)))
+    returned = re.findall(r'Stream returns: toolName: "([^"]+)"', code)
+    catalogued_ids = sorted({spec.id for spec in examples.scenario.tools})
+    if ids != catalogued_ids or returned != examples.registered_keys:
+        return "refuted", (
+            f"{file}'s examples register a tool with id {ids} and return toolNames {returned}; the catalogue's "
+            f"docs-key-examples registers id {catalogued_ids} under {examples.registered_keys}"
+        )
+    return "confirmed", (
+        f"{file} (shipped in @mastra/core {e.version}) says both quoted sentences verbatim; its first code block: "
+        f"tool id {ids[0]} under {returned}, each returning its key, as docs-key-examples registers them"
+    )
+
+
+def _docs_builtins(e: Evidence) -> tuple[Status, str]:
+    page = _shipped_section(e, _BUILTINS_SECTION)
+    if page is None:
+        return _no_section(e, _BUILTINS_SECTION)
+    file, text = page
+    if _BUILTINS_QUOTE not in _prose(text):
+        return "refuted", f"{file}'s section {_BUILTINS_SECTION!r} does not say {_BUILTINS_QUOTE!r}"
+    table = measured.docs_table(text)
+    differ = {
+        name: table.get(name) for name, tool_id in catalogue.DOCS_BUILTIN_TABLE.items() if table.get(name) != tool_id
+    }
+    if differ:
+        return "refuted", f"{file}'s table does not map the article's exports to its ids: it has {differ}"
+    package = e["builtins-by-export"].package
+    if package is None:
+        raise CheckError("builtins-by-export carries no package facts: re-record with `probe-lib record`")
+    exported = package["builtins"]
+    # A row whose second cell is no tool name (webSearchTool's <provider.defined>) names no id to compare.
+    named = {name: tool_id for name, tool_id in table.items() if re.fullmatch(r"[a-zA-Z0-9_-]+", tool_id)}
+    wrong = {name: (tool_id, exported.get(name)) for name, tool_id in named.items() if exported.get(name) != tool_id}
+    if wrong:
+        return "refuted", f"{file}'s table names ids the package's exports do not carry (table, export): {wrong}"
+    unnamed = sorted(set(table) - set(named))
+    return "confirmed", (
+        f"{file} (shipped in @mastra/core {e.version}) says the quoted sentence verbatim; its table maps the "
+        f"article's four exports to the article's ids, and each of its {len(named)} ids is the id of the export it "
+        f"names in the package"
+        + (f" ({', '.join(unnamed)} names no id: {[table[n] for n in unnamed]})" if unnamed else "")
+    )
+
+
 # -- our findings -------------------------------------------------------------------------------------------------
 
 
@@ -824,6 +937,62 @@ def _paths_force_absent_tool(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "; ".join(said)
 
 
+#: Single keys refused as collisions: scenario -> the one key the article's rules rewrite, and the name it lands on.
+_ONE_REWRITE = {
+    "collision-onto-legal-key": ("search.web", "search_web"),
+    "collision-onto-legal-key-first": ("search.web", "search_web"),
+    "collision-proto": ("..proto..", "__proto__"),
+}
+
+
+def _needs_rewrite(key: str) -> bool:
+    """Whether the article's rules rewrite ``key``: a character outside the allowed set, a first character that is
+    no letter or underscore, or more than 63 UTF-16 units."""
+    return _substituted(key, units=True) != key or not re.fullmatch(r"[a-zA-Z_]", key[:1]) or _js_length(key) > 63
+
+
+def _not_refused_on(outcome: Outcome, name: str, what: str) -> str | None:
+    """Why ``outcome`` is not a refusal before any request with a collision on ``name`` (``what``: its keys, in
+    words), or ``None`` when it is one."""
+    if outcome.requests:
+        return f"{what} went out as {_names(outcome)}; Mastra did not refuse"
+    if outcome.collision_name != name:
+        return f"{what} ended as {_error_text(outcome)}, not a collision on {name}"
+    return None
+
+
+def _one_rewrite_collides(e: Evidence) -> tuple[Status, str]:
+    said = []
+    for scenario, (rewritten, name) in _ONE_REWRITE.items():
+        keys = e[scenario].registered_keys
+        if [key for key in keys if _needs_rewrite(key)] != [rewritten]:
+            raise CheckError(f"{scenario} no longer registers {rewritten} as its one key to rewrite: {keys}")
+        if why := _not_refused_on(e[scenario], name, f"{scenario}: keys {keys}"):
+            return "refuted", why
+        said.append(f"{keys} refused on {name}")
+    return "confirmed", "one rewritten key each, no request sent: " + "; ".join(said)
+
+
+def _imported_set_collides(e: Evidence) -> tuple[Status, str]:
+    outcome = e["mcp-set-cut-collision"]
+    keys = outcome.registered_keys
+    if not all(re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_-]*", key) for key in keys):
+        raise CheckError("mcp-set-cut-collision holds keys with characters the rules substitute")
+    sharing: dict[str, list[str]] = {}
+    for key in keys:
+        sharing.setdefault(key[:63], []).append(key)
+    shared = {prefix: group for prefix, group in sharing.items() if len(group) > 1}
+    if len(shared) != 1:
+        raise CheckError(f"mcp-set-cut-collision's keys share {len(shared)} first-63 prefixes, not one")
+    ((prefix, pair),) = shared.items()
+    if why := _not_refused_on(outcome, prefix, f"the {len(keys)} keys"):
+        return "refuted", why
+    return "confirmed", (
+        f"the {len(keys)} keys (every character legal, {sum(len(k) > 63 for k in keys)} over 63) were refused before "
+        f"any request on {prefix} ({len(prefix)} characters), the first 63 of {' and '.join(pair)}"
+    )
+
+
 #: Claim id -> its check, each judged on one version's outcomes (the ledger's registry reads it).
 CHECKS: dict[str, Check] = {
     "A01": _legal_keys_are_names,
@@ -844,6 +1013,9 @@ CHECKS: dict[str, Check] = {
     "A16": _collide_after_63,
     "A17": _shared_record,
     "A18": _issue_6302,
+    "A19": _prompt_names_absent_tool,
+    "A20": _docs_key_rule,
+    "A21": _docs_builtins,
     "F01": _emoji,
     "F02": _integer_keys,
     "F03": _empty_key,
@@ -860,6 +1032,8 @@ CHECKS: dict[str, Check] = {
     "F14": _paths_rename_alike,
     "F15": _paths_force_absent_tool,
     "F16": _lookups,
+    "F17": _one_rewrite_collides,
+    "F18": _imported_set_collides,
 }
 
 #: Claim id -> the cases its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
@@ -872,4 +1046,5 @@ QUANTIFIED: dict[str, Quantified] = {
     "F07": Quantified((*_CALLS, "docs-builtin-example")),
     "F09": Quantified(("active-tools-by-key", "active-tools-by-wire-name")),
     "F13": Quantified(("remedy-choice-by-key", "remedy-active-tools")),
+    "F18": Quantified(("mcp-set-cut-collision",)),
 }

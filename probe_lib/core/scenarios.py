@@ -80,6 +80,9 @@ class Scenario:
     all_builtins: Literal["export", "id"] | None = None
     #: Report what the package says of itself (built-ins, ``formatTools``' source) in ``Outcome.package``.
     report_package: bool = False
+    #: Report the sections of the docs the installed package ships (its README and ``dist/docs``) headed by these
+    #: texts, in ``Outcome.package["docs"]``: per heading, each page holding it and the section's text.
+    docs_sections: tuple[str, ...] = ()
     #: How many agents are built on the very same tools record; each runs one turn, in order.
     shared_by: int = 1
     instructions: str = "p"
@@ -120,6 +123,7 @@ class Scenario:
             "remedy": self.remedy or None,
             "allBuiltins": self.all_builtins,
             "reportPackage": self.report_package or None,
+            "docsSections": list(self.docs_sections) or None,
             "sharedBy": self.shared_by if self.shared_by > 1 else None,
             "wire": self.wire if self.wire != "chat" else None,
             "lookups": list(self.lookups) or None,

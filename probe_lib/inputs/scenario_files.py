@@ -21,7 +21,7 @@ optional and defaults to what :class:`Scenario` says::
     # instructions (the system prompt), timeoutMs (the turn's watchdog), wire (chat, the default | responses |
     # messages: Mastra's model router's OpenAI Responses or Anthropic Messages provider), lookups (strings asked of
     # Mastra's own lookup surfaces, with mastraTools registered on a Mastra instance and the agent under agentKey,
-    # its id agentId)
+    # its id agentId), docsSections (headings of the docs the installed package ships, reported in Outcome.package)
 
 YAML is read as JSON's data model: a date is the text written, and what JSON cannot say (other tags such as
 ``!!binary``, a list or mapping as a key, NaN) is refused, as are nesting past :data:`MAX_DEPTH` levels and aliases
@@ -102,6 +102,7 @@ FIELDS: Mapping[str, tuple[str, dict]] = {
     "timeoutMs": ("timeout_ms", {"type": "integer", "minimum": 1, "maximum": 600_000}),
     "allBuiltins": ("all_builtins", {"enum": ["export", "id"]}),
     "reportPackage": ("report_package", {"type": "boolean"}),
+    "docsSections": ("docs_sections", {"type": "array", "items": {"type": "string"}}),
     "sharedBy": ("shared_by", {"type": "integer", "minimum": 1, "maximum": 16}),
     "wire": ("wire", {"enum": ["chat", "responses", "messages"]}),
     "lookups": ("lookups", {"type": "array", "items": {"type": "string"}}),
@@ -329,7 +330,7 @@ def _value(field: str, value: Any) -> Any:
         return tuple(map(_tool, value))
     if field == "toolsets":
         return {name: tuple(map(_tool, specs)) for name, specs in value.items()}
-    if field in ("activeTools", "lookups"):
+    if field in ("activeTools", "lookups", "docsSections"):
         return tuple(value)
     if field == "replies":
         return tuple(map(reply_from_json, value))
@@ -409,7 +410,7 @@ def _field_json(field: str, value: Any) -> Any:
         return [_tool_json(spec) for spec in value]
     if field == "toolsets":
         return {name: [_tool_json(spec) for spec in specs] for name, specs in value.items()}
-    if field in ("activeTools", "lookups"):
+    if field in ("activeTools", "lookups", "docsSections"):
         return list(value)
     if field == "replies":
         return [reply.to_json() for reply in value]

@@ -32,13 +32,12 @@ import signal
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import suppress
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime
 from pathlib import Path
 
 import nbformat
 import pandas as pd
 
-from probe_lib.adapters import mastra, npm
+from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
@@ -124,7 +123,7 @@ def measure_all(
     versions = tuple(dict.fromkeys((*mastra.ADAPTER.versions(), *([shown] if shown else []))))
     # A live file names the Node.js and the UTC day it was measured with; a copied recording adds neither, so
     # `reproduce --recorded` writes the same bytes on any day.
-    stamp = {"node": npm.node_version(), "on": datetime.now(UTC).date().isoformat()} if source.runs_now else {}
+    stamp = recordings.live_stamp() if source.runs_now else {}
     with stages.stage(f"measuring @mastra/core ({made})", len(versions)) as step:
         for version in versions:
             outcomes = list(source.catalogue(version).values())

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 from pydantic import TypeAdapter
 
-from probe_lib.adapters import mastra
+from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
@@ -70,10 +71,21 @@ def provenance(path: Path) -> str:
     """How a measurement file was made, as the ledger's ``source`` column says it: live or recorded, the
     ``@mastra/core`` version, and the Node.js version and date where the file notes them."""
     document = json.loads(path.read_text(encoding="utf-8"))
-    made = f"{document['source']}, @mastra/core {document['mastra']}"
-    if "node" in document:
-        return f"{made}, Node.js {document['node']}, {document['measured_on']}"
-    return f"{made}, Node.js and date not noted in the recording"
+    return provenance_text(document["source"], document["mastra"], document.get("node"), document.get("measured_on"))
+
+
+def live_stamp() -> dict[str, str]:
+    """What a live measurement notes of itself: the Node.js version it ran on and the UTC day (``write``'s ``node``
+    and ``on``)."""
+    return {"node": npm.node_version(), "on": datetime.now(UTC).date().isoformat()}
+
+
+def provenance_text(made: str, version: str, node: str | None = None, on: str | None = None) -> str:
+    """The ledger's ``source`` text for outcomes of ``version`` made ``made`` (live or recorded), with the Node.js
+    version and UTC date of a live measurement where they are known."""
+    if node is not None and on is not None:
+        return f"{made}, @mastra/core {version}, Node.js {node}, {on}"
+    return f"{made}, @mastra/core {version}, Node.js and date not noted in the recording"
 
 
 def measure(version: str, server: CaptureServer | None = None) -> list[Outcome]:

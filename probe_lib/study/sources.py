@@ -73,6 +73,12 @@ class Source(ABC):
         """How the catalogue's outcomes on ``version`` are obtained here, as a verdict table names them: ``live``,
         ``recorded``, ``recorded (Node.js missing)``, or a reproduce folder's ``live``/``recorded`` as it noted it."""
 
+    @abstractmethod
+    def provenance_of(self, version: str) -> str:
+        """How the catalogue's outcomes on ``version`` are obtained here, as the ledger's ``source`` column says it
+        (:func:`~probe_lib.study.recordings.provenance_text`): live or recorded, the package version, and the
+        Node.js version and UTC day of a live measurement."""
+
     def asks_live(self, version: str) -> bool:
         """Whether a notebook should measure ``version`` live (Node.js permitting): always when live, never on the
         recordings, and on a reproduce folder when that folder was measured live."""
@@ -154,6 +160,11 @@ class Live(Source):
     def label(self, version: str) -> str:
         return Provenance.LIVE.value if mastra.ADAPTER.is_installed(version) else "recorded (Node.js missing)"
 
+    def provenance_of(self, version: str) -> str:
+        if not mastra.ADAPTER.is_installed(version):
+            return recordings.provenance_text(Provenance.RECORDED, version)
+        return recordings.provenance_text(Provenance.LIVE, version, **recordings.live_stamp())
+
     def announce(self, versions: Sequence[str]) -> list[str]:
         live = [version for version in versions if mastra.ADAPTER.is_installed(version)]
         fallen = [version for version in versions if version not in live]
@@ -201,6 +212,9 @@ class Recorded(Source):
 
     def label(self, version: str) -> str:
         return self.provenance.value
+
+    def provenance_of(self, version: str) -> str:
+        return recordings.provenance_text(self.provenance, version)
 
     def announce(self, versions: Sequence[str]) -> list[str]:
         notebook.announce(
@@ -253,6 +267,9 @@ class Folder(Source):
 
     def label(self, version: str) -> str:
         return f"{self.made(version)}, read from {self.folder.name}/"
+
+    def provenance_of(self, version: str) -> str:
+        return recordings.provenance(self._file(version))
 
     def asks_live(self, version: str) -> bool:
         return self.made(version) is Provenance.LIVE

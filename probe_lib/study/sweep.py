@@ -1,4 +1,4 @@
-"""The scenario catalogue (:func:`~probe_lib.adapters.mastra.catalogue.swept`) on many ``@mastra/core`` versions:
+"""The scenario catalogue (:func:`~probe_lib.adapters.mastra.catalogue.scenarios`) on many ``@mastra/core`` versions:
 each version measured once, its results cached on disk.
 
 A version's results are kept in ``<cache>/sweep/<catalogue digest>/<version>.json``; the digest covers the scenarios,
@@ -59,7 +59,7 @@ def digest_of_catalogue() -> str:
     reduction = (_mask, readable, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour, row, failed_row)
     for function in reduction:
         hasher.update(inspect.getsource(function).encode())
-    for scenario in catalogue.swept():
+    for scenario in catalogue.scenarios():
         hasher.update(json.dumps(scenario.to_json("URL"), sort_keys=True).encode())
     for script in [*sorted(paths.HARNESS.glob("*.cjs")), paths.SHARED_HARNESS / "lines.cjs"]:
         hasher.update(script.read_bytes())
@@ -105,7 +105,7 @@ def measure(version: str, server: CaptureServer, installed: Future[Path] | None 
     """The catalogue on ``version``, installed by ``installed`` (else now); a failure becomes the version's one row."""
     try:
         installed.result() if installed is not None else versions.install(version)
-        return [row(outcome) for outcome in runner.run(catalogue.swept(), version, server=server)]
+        return [row(outcome) for outcome in runner.run(catalogue.scenarios(), version, server=server)]
     except CacheUnusable:  # this machine's fault, not the version's: the sweep stops
         raise
     except ProbeError as error:

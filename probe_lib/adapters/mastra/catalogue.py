@@ -38,13 +38,6 @@ def scenarios() -> list[Scenario]:
     return list(_loaded())
 
 
-def swept() -> list[Scenario]:
-    """The scenarios the sweep measures on every served version: all but the lookup scenarios (``lookups``), which
-    ask Mastra's own registry rather than the wire, and are measured on the pinned versions and, by hand, on a few
-    served versions of each era (notebook 07)."""
-    return [scenario for scenario in scenarios() if not scenario.lookups]
-
-
 def by_name() -> dict[str, Scenario]:
     return {scenario.name: scenario for scenario in scenarios()}
 

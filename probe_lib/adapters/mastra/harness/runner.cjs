@@ -155,6 +155,46 @@ function packageFacts() {
   return { builtins: BUILTINS, formatToolsSource: Agent.prototype.formatTools?.toString() ?? null };
 }
 
+// The sections of the docs the package ships (its README and every Markdown page under dist/docs) whose heading
+// reads as one of `headings` once code and emphasis marks are dropped: per heading, each page holding it (its path
+// in the package) and the section's text, from its heading to the next heading of the same or a higher level.
+function shippedDocs(headings) {
+  const root = path.join(path.resolve(modulesDir), pkg);
+  const plainHeading = (text) => text.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
+  const wanted = new Map(headings.map((heading) => [plainHeading(heading), heading]));
+  const found = Object.fromEntries(headings.map((heading) => [heading, []]));
+  const pages = [];
+  const walk = (folder) => {
+    if (!fs.existsSync(folder)) return;
+    for (const entry of fs.readdirSync(folder, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(folder, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (/\.mdx?$/.test(entry.name)) pages.push(full);
+    }
+  };
+  if (fs.existsSync(path.join(root, 'README.md'))) pages.push(path.join(root, 'README.md'));
+  walk(path.join(root, 'dist', 'docs'));
+  for (const page of pages) {
+    const lines = fs.readFileSync(page, 'utf8').split('\n');
+    let fenced = false;
+    let open = null; // the section being read: { heading, level, start }
+    const close = (end) => {
+      if (open) found[open.heading].push({ file: path.relative(root, page).split(path.sep).join('/'), text: lines.slice(open.start, end).join('\n').trim() });
+      open = null;
+    };
+    lines.forEach((line, number) => {
+      if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+      const heading = fenced ? null : /^(#{1,6})\s+(.*)$/.exec(line);
+      if (!heading) return;
+      if (open && heading[1].length <= open.level) close(number);
+      const asked = wanted.get(plainHeading(heading[2]));
+      if (asked !== undefined && !open) open = { heading: asked, level: heading[1].length, start: number };
+    });
+    close(lines.length);
+  }
+  return found;
+}
+
 // A logger that keeps every record Mastra writes (all levels, exceptions it tracks) in `sink`, instead of the
 // console: what an application's own logger would receive. Records are plain data, without timestamps. Built on
 // this version's MastraLogger once it is loaded.
@@ -418,6 +458,7 @@ async function runScenario(scenario) {
   const observed = { toolNames: [], resultToolNames: [], streamErrors: [], text: null };
   const result = { id: scenario.id, version, error: null, executions: log, observed, logs };
   if (scenario.allBuiltins || scenario.reportPackage) result.package = packageFacts();
+  if (scenario.docsSections) result.package = { docs: shippedDocs(scenario.docsSections) };
   let timer;
   try {
     const { agent, sharers, tools, mapping, registry } = buildAgent(scenario, log, logs);
