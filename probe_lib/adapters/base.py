@@ -14,6 +14,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from importlib import import_module
 from importlib.metadata import entry_points
+from pathlib import Path
 from typing import Literal, Protocol
 
 from probe_lib.capture import CaptureServer
@@ -75,6 +76,9 @@ class Adapter(Protocol):
 
     def is_installed(self, version: str) -> bool:
         """True when ``version`` can run here now (its runtime and its packages are installed)."""
+
+    def installed(self) -> dict[str, Path]:
+        """Every release installed in the kit's cache (pinned or served), and the folder it is installed in."""
 
     def can_run(self, version: str) -> bool:
         """True when ``version`` can run here now or after installing it on first use."""

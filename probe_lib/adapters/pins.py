@@ -120,6 +120,17 @@ class Pins:
             return self.harness / f"{self.label}-{version}"
         return self.releases.generated(version) if self.releases.is_generated(version) else None
 
+    def install_dir(self, version: str) -> Path | None:
+        """Where ``version`` is (or would be) installed in the cache; ``None`` for a served release not generated."""
+        folder = self._existing_folder(version)
+        if folder is None:
+            return None
+        return pyvenv.install_dir(folder) if self.runtime == "python" else npm.install_dir(folder)
+
+    def known(self) -> tuple[str, ...]:
+        """The pinned releases and the served ones generated in the cache."""
+        return tuple(dict.fromkeys((*self.versions(), *self.releases.generated_versions())))
+
     def is_installed(self, version: str) -> bool:
         folder = self._existing_folder(version)
         if folder is None:

@@ -176,6 +176,13 @@ class Releases:
         """Where the harness folder of served release ``version`` is generated: in the cache, never the source tree."""
         return paths.cache() / self.label / "harness" / f"{self.label}-{version}"
 
+    def generated_versions(self) -> tuple[str, ...]:
+        """The served releases whose harness folder is generated in the cache, oldest first."""
+        prefix = f"{self.label}-"
+        folder = paths.cache() / self.label / "harness"
+        found = [p.name.removeprefix(prefix) for p in folder.glob(f"{prefix}*") if (p / RESOLUTION).exists()]
+        return tuple(sorted(found, key=self.sort_key))
+
     def is_generated(self, version: str) -> bool:
         return (self.generated(version) / RESOLUTION).exists()
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from probe_lib.adapters import npm
 from probe_lib.adapters.base import register
@@ -49,6 +50,9 @@ class Mastra:
 
     def is_installed(self, version: str) -> bool:
         return versions.is_installed(version)
+
+    def installed(self) -> dict[str, Path]:
+        return versions.installed()
 
     def can_run(self, version: str) -> bool:
         """Installed, or served and installable on first use."""

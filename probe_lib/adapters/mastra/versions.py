@@ -128,6 +128,16 @@ def is_installed(version: str) -> bool:
     return npm.is_installed(harness(version))
 
 
+def installed() -> dict[str, Path]:
+    """Every version installed in the cache (pinned or served) and where."""
+    folder = paths.cache() / "mastra" / "harness"
+    generated = (
+        [p.name for p in folder.iterdir() if not p.name.startswith(".") and _is_resolved(p)] if folder.is_dir() else []
+    )
+    known = dict.fromkeys((*pinned(), *sorted(generated, key=version_key)))
+    return {version: install_dir(version) for version in known if is_installed(version)}
+
+
 def can_run(version: str) -> bool:
     """True when ``version`` can run live now: installed, or served and installable on first use (npm on PATH)."""
     if is_installed(version):
