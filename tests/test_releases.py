@@ -21,6 +21,7 @@ from probe_lib.adapters.keyed import KeyedAdapter
 from probe_lib.adapters.releases import Releases, parse_time, since
 from probe_lib.core.errors import InstallFailed, ReleaseUnsupported
 from probe_lib.core.scenarios import Scenario, tools
+from probe_lib.present import explorer
 
 #: Served and not pinned, a few weeks older than each pin, so their registries served newer dependencies since.
 NODE = ("openai-agents-js-chat", "0.19.0")
@@ -105,6 +106,8 @@ def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_
     pinned = dict(line.split("==") for line in lock.splitlines() if "==" in line and not line.startswith("#"))
     assert pinned["langchain-openai"] == version
     _assert_resolved_before("openai", "pypi", pinned["openai"], before)
+    explored = explorer.explore(KEYS, f"{name}@{version}")
+    assert explored.source == explorer.Source(name, version) and explored.measurement.wire_names == tuple(KEYS)
 
 
 @pytest.mark.slow

@@ -99,27 +99,26 @@ class Source:
 
 
 def sources() -> list[Source]:
-    """Every source, framework by framework: the model first (instant), then each pinned version live, then each
-    other served release installed in the cache."""
+    """Every source, framework by framework: the model first (instant), then each pinned version live (any other
+    served release is a source by ``FRAMEWORK@VERSION``, :func:`source_named`)."""
     found: list[Source] = []
     for name in registry.names():
         if Source(name, None).name_rule is not None:
             found.append(Source(name, None))
-        adapter = registry.get(name)
-        versions = dict.fromkeys((*adapter.versions(), *adapter.installed()))
-        found.extend(Source(name, version) for version in versions)
+        found.extend(Source(name, version) for version in registry.get(name).versions())
     return found
 
 
 def source_named(label: str) -> Source:
     """The source whose ``label`` is ``label``, or ``FRAMEWORK@VERSION``: any release its registry serves, live
     (installed on first use); ``InputError`` lists the labels."""
-    if "@" in label:
-        target = registry.check_target(Target.parse(label))
-        return Source(target.framework, target.version)
     for candidate in sources():
         if candidate.label == label:
             return candidate
+    framework, at, version = label.partition("@")
+    if framework in registry.names() and at:
+        target = registry.check_target(Target(framework, version))
+        return Source(target.framework, target.version)
     raise InputError(
         f"no source {label!r}; choose one of: {', '.join(s.label for s in sources())}, or FRAMEWORK@VERSION"
     )
