@@ -40,8 +40,13 @@ class Pins:
     runtime: Runtime
     #: The registry package the versions name (``ai``, ``langchain-openai``).
     package: str
-    #: What a served, unpinned release installs (default: the package at that version; for Node also every other
-    #: dependency of the newest pin, at the range the release itself declares for it, else any version).
+    #: Python: the extras the package installs with (``[openai]``).
+    extras: str = ""
+    #: Python: the distributions installed beside it, at the newest version the day of the release allows.
+    companions: tuple[str, ...] = ()
+    #: What a served, unpinned release installs, for a framework whose eras need different packages (default: the
+    #: package at that version, with its extras and companions; for Node also every other dependency of the newest
+    #: pin, at the range the release itself declares for it, else any version).
     requires: Requires | None = None
     #: Why a release cannot run under this harness (default: every release can be tried).
     unsupported: Unsupported | None = None
@@ -96,7 +101,7 @@ class Pins:
         if self.requires is not None:
             return self.requires(version)
         if self.runtime == "python":
-            return {self.package: f"=={version}"}
+            return {f"{self.package}{self.extras}": f"=={version}", **dict.fromkeys(self.companions, "")}
         newest = self.harness / f"{self.label}-{self.versions()[-1]}" / "package.json"
         companions = json.loads(newest.read_text(encoding="utf-8"))["dependencies"]
         declared = self.releases.declared(version)

@@ -200,34 +200,18 @@ class Releases:
         return cache.publish(self.generated(version), lambda folder: (folder / RESOLUTION).exists(), build)
 
     def _resolve_npm(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> None:
-        manifest = {
-            "name": f"probe-lib-{self.label}-{version}",
-            "private": True,
-            "description": f"{self.package} {version} for probe_lib's {self.label} runner, resolved as of {before}.",
-            "dependencies": dict(requires),
-        }
-        (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-        command = ["install", "--package-lock-only", f"--before={before}", "--no-audit", "--no-fund"]
-        run_npm(
-            [*command, "--engine-strict=false", "--ignore-scripts"],
-            f"resolving {self.package} {version} as of {before}",
-            timeout=RESOLVE_SECONDS,
-            cwd=staging,
+        description = f"{self.package} {version} for probe_lib's {self.label} runner, resolved as of {before}."
+        resolve_npm_harness(
+            staging, f"probe-lib-{self.label}-{version}", description, requires, f"{self.package} {version}", before
         )
 
     def _resolve_pypi(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> None:
         lines = "".join(f"{name}{spec}\n" for name, spec in requires.items())
         python = f"{sys.version_info.major}.{sys.version_info.minor}"
-        command = [pyvenv.uv_executable(), "pip", "compile", "-", "--quiet", "--no-header", "--exclude-newer", before]
-        command += ["--python-version", python, "--output-file", str(staging / pyvenv.LOCK)]
-        doing = f"resolving {self.package} {version} as of {before} (`uv pip compile`)"
-        try:
-            done = subprocess.run(command, input=lines, capture_output=True, text=True, timeout=RESOLVE_SECONDS)
-        except subprocess.TimeoutExpired:
-            raise InstallFailed(f"{doing} took over {RESOLVE_SECONDS} s; check PyPI is reachable") from None
-        if done.returncode != 0:
-            raise InstallFailed(f"{doing} failed: {last_line(done.stderr)}")
         lock = staging / pyvenv.LOCK
+        command = [pyvenv.uv_executable(), "pip", "compile", "-", "--quiet", "--no-header", "--exclude-newer", before]
+        doing = f"resolving {self.package} {version} as of {before} (`uv pip compile`)"
+        run_tool([*command, "--python-version", python, "--output-file", str(lock)], doing, "PyPI", stdin=lines)
         header = f"# {''.join(lines).strip().replace(chr(10), ', ')} resolved by uv as of {before}, Python {python}\n"
         lock.write_text(header + lock.read_text(encoding="utf-8"), encoding="utf-8")
 
@@ -264,13 +248,38 @@ def last_line(text: str | None) -> str:
     return lines[-1] if lines else "no output"
 
 
+def run_tool(
+    command: list[str],
+    doing: str,
+    registry: str,
+    *,
+    timeout: int = RESOLVE_SECONDS,
+    cwd: Path | None = None,
+    stdin: str | None = None,
+) -> str:
+    """What ``command`` prints; ``InstallFailed`` saying what it was ``doing`` when it fails or times out (then
+    naming the ``registry`` to check)."""
+    try:
+        done = subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise InstallFailed(f"{doing} took over {timeout} s; check {registry} is reachable") from None
+    if done.returncode != 0:
+        raise InstallFailed(f"{doing} failed: {last_line(done.stderr)}")
+    return done.stdout
+
+
 def run_npm(arguments: list[str], doing: str, *, timeout: int, cwd: Path | None = None) -> str:
     """What ``npm <arguments>`` prints; ``InstallFailed`` saying what it was ``doing`` when it fails or times out."""
-    command = [npm.npm_executable(), *arguments]
-    try:
-        completed = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise InstallFailed(f"{doing} took over {timeout} s; check the npm registry is reachable") from None
-    if completed.returncode != 0:
-        raise InstallFailed(f"{doing} failed: {last_line(completed.stderr)}")
-    return completed.stdout
+    return run_tool([npm.npm_executable(), *arguments], doing, "the npm registry", timeout=timeout, cwd=cwd)
+
+
+def resolve_npm_harness(
+    staging: Path, name: str, description: str, dependencies: Mapping[str, str], what: str, before: str | None
+) -> None:
+    """Write a harness package into ``staging`` (its ``package.json``) and the lockfile npm resolves for it: as of
+    ``before`` (``npm install --before``), or, with ``None``, as of now, preferring what npm's cache holds."""
+    manifest = {"name": name, "private": True, "description": description, "dependencies": dict(dependencies)}
+    (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    when = [f"--before={before}", "--ignore-scripts"] if before is not None else ["--prefer-offline"]
+    command = ["install", "--package-lock-only", *when, "--no-audit", "--no-fund", "--engine-strict=false"]
+    run_npm(command, f"resolving {what}" + (f" as of {before}" if before else ""), timeout=RESOLVE_SECONDS, cwd=staging)

@@ -15,14 +15,13 @@ time of writing.
 
 from __future__ import annotations
 
-import json
 import shutil
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 from probe_lib.adapters import cache, npm
-from probe_lib.adapters.releases import Releases, iso_utc, run_npm
+from probe_lib.adapters.releases import Releases, iso_utc, resolve_npm_harness
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError, InstallFailed, NodeMissing
 from probe_lib.core.target import version_key
@@ -97,15 +96,9 @@ def _is_resolved(folder: Path) -> bool:
 
 def _generate(version: str, staging: Path) -> None:
     """Write the harness package of ``version`` into ``staging``: its manifest, and the lockfile npm resolves."""
-    manifest = {
-        "name": f"probe-lib-mastra-{version}",
-        "private": True,
-        "description": f"{PACKAGE} {version} for probe_lib's Node runner, generated on first use.",
-        "dependencies": dependencies(version),
-    }
-    (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    resolve = ["install", "--package-lock-only", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false"]
-    run_npm(resolve, f"resolving {PACKAGE} {version}", timeout=600, cwd=staging)
+    description = f"{PACKAGE} {version} for probe_lib's Node runner, generated on first use."
+    what = f"{PACKAGE} {version}"
+    resolve_npm_harness(staging, f"probe-lib-mastra-{version}", description, dependencies(version), what, None)
 
 
 def resolved_before(version: str) -> str | None:

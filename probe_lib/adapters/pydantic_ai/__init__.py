@@ -5,14 +5,10 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
+HARNESS = Path(__file__).resolve().parent / "harness"
+
 ADAPTER = adapter(
     name="pydantic-ai",
-    pins=Pins(
-        "pydantic-ai",
-        Path(__file__).resolve().parent / "harness",
-        "python",
-        package="pydantic-ai-slim",
-        requires=lambda version: {"pydantic-ai-slim[openai]": f"=={version}"},
-    ),
+    pins=Pins("pydantic-ai", HARNESS, "python", package="pydantic-ai-slim", extras="[openai]"),
     wire="chat-completions",
 )

@@ -5,14 +5,10 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
+HARNESS = Path(__file__).resolve().parent / "harness"
+
 ADAPTER = adapter(
     name="smolagents",
-    pins=Pins(
-        "smolagents",
-        Path(__file__).resolve().parent / "harness",
-        "python",
-        package="smolagents",
-        requires=lambda version: {"smolagents[openai]": f"=={version}"},
-    ),
+    pins=Pins("smolagents", HARNESS, "python", package="smolagents", extras="[openai]"),
     wire="chat-completions",
 )
