@@ -106,6 +106,10 @@ def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_
     pinned = dict(line.split("==") for line in lock.splitlines() if "==" in line and not line.startswith("#"))
     assert pinned["langchain-openai"] == version
     _assert_resolved_before("openai", "pypi", pinned["openai"], before)
+    sized = _cli("cache", "--framework", name)
+    env = pyvenv.install_dir(adapter.pins.releases.generated(version))
+    assert sized.returncode == 0 and sized.stdout.startswith(f"{name}: 1 release(s) installed, "), sized.stdout
+    assert disk_usage.shown(disk_usage.size([env])) in sized.stdout
     explored = explorer.explore(KEYS, f"{name}@{version}")
     assert explored.source == explorer.Source(name, version) and explored.measurement.wire_names == tuple(KEYS)
 
