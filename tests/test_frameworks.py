@@ -229,7 +229,7 @@ def test_the_recorded_matrix_has_a_round_trip_wherever_the_key_went_out():
 def test_an_unavailable_framework_is_recorded_not_dropped(capture_server, tmp_path):
     unavailable = KeyedAdapter(
         name="unavailable-probe",
-        pins=Pins("x", tmp_path, "python"),
+        pins=Pins("x", tmp_path, "python", package="x"),
         wire="chat-completions",
         unavailable="cannot be installed here: its wheel needs a compiler",
     )
@@ -263,17 +263,6 @@ def test_cli_probe_framework_answers_per_key_set():
     first, second = json.loads(done.stdout)
     assert first["error"]["kind"] == "rejected" and "x_y" in first["error"]["message"]
     assert second["error"]["kind"] == "rejected"
-
-
-def test_cli_probe_rejects_an_unpinned_version_in_one_line():
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "probe", "--framework", "ai-sdk", "--version", "0.0.1", "a"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "not pinned" in done.stderr
 
 
 def test_the_recorded_matrix_covers_every_registered_target():

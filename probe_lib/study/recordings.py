@@ -58,10 +58,15 @@ def write(
     *,
     node: str | None = None,
     on: str | None = None,
+    resolved_before: str | None = None,
 ) -> Path:
     """Write a measurement file: ``source`` says whether it was measured live or copied from a recording; a live
-    one also names the Node.js version (``node``) and the UTC date (``on``) it was measured with and on."""
+    one also names the Node.js version (``node``) and the UTC date (``on``) it was measured with and on, and, on a
+    served release's environment, the date its dependencies were resolved as of (``resolved_before``; a pin's
+    environment is its committed lock, and a file without the field ran on one)."""
     stamp = {"node": node, "measured_on": on} if node is not None and on is not None else {}
+    if resolved_before is not None:
+        stamp["resolved_before"] = resolved_before
     document = {"mastra": version, "source": source, **stamp, "outcomes": [outcome_to_json(o) for o in outcomes]}
     path.parent.mkdir(parents=True, exist_ok=True)
     return files.write_json(path, document)  # atomic: an interrupted run never leaves a truncated recording
@@ -71,7 +76,13 @@ def provenance(path: Path) -> str:
     """How a measurement file was made, as the ledger's ``source`` column says it: live or recorded, the
     ``@mastra/core`` version, and the Node.js version and date where the file notes them."""
     document = json.loads(path.read_text(encoding="utf-8"))
-    return provenance_text(document["source"], document["mastra"], document.get("node"), document.get("measured_on"))
+    return provenance_text(
+        document["source"],
+        document["mastra"],
+        document.get("node"),
+        document.get("measured_on"),
+        document.get("resolved_before"),
+    )
 
 
 def live_stamp() -> dict[str, str]:
@@ -80,12 +91,16 @@ def live_stamp() -> dict[str, str]:
     return {"node": npm.node_version(), "on": datetime.now(UTC).date().isoformat()}
 
 
-def provenance_text(made: str, version: str, node: str | None = None, on: str | None = None) -> str:
+def provenance_text(
+    made: str, version: str, node: str | None = None, on: str | None = None, resolved_before: str | None = None
+) -> str:
     """The ledger's ``source`` text for outcomes of ``version`` made ``made`` (live or recorded), with the Node.js
-    version and UTC date of a live measurement where they are known."""
+    version and UTC date of a live measurement where they are known, and the date a served release's dependencies
+    were resolved as of."""
+    resolved = f", dependencies as of {resolved_before}" if resolved_before else ""
     if node is not None and on is not None:
-        return f"{made}, @mastra/core {version}, Node.js {node}, {on}"
-    return f"{made}, @mastra/core {version}, Node.js and date not noted in the recording"
+        return f"{made}, @mastra/core {version}, Node.js {node}, {on}{resolved}"
+    return f"{made}, @mastra/core {version}, Node.js and date not noted in the recording{resolved}"
 
 
 def measure(version: str, server: CaptureServer | None = None) -> list[Outcome]:

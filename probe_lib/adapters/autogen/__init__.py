@@ -5,6 +5,10 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
+HARNESS = Path(__file__).resolve().parent / "harness"
+
 ADAPTER = adapter(
-    name="autogen", pins=Pins("autogen", Path(__file__).resolve().parent / "harness", "python"), wire="chat-completions"
+    name="autogen",
+    pins=Pins("autogen", HARNESS, "python", package="autogen-agentchat", companions=("autogen-ext[openai]",)),
+    wire="chat-completions",
 )

@@ -5,8 +5,10 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
+HARNESS = Path(__file__).resolve().parent / "harness"
+
 ADAPTER = adapter(
     name="llama-index",
-    pins=Pins("llama-index", Path(__file__).resolve().parent / "harness", "python"),
+    pins=Pins("llama-index", HARNESS, "python", package="llama-index-core", companions=("llama-index-llms-openai",)),
     wire="chat-completions",
 )

@@ -5,8 +5,10 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
+HARNESS = Path(__file__).resolve().parent / "harness"
+
 ADAPTER = adapter(
     name="pydantic-ai",
-    pins=Pins("pydantic-ai", Path(__file__).resolve().parent / "harness", "python"),
+    pins=Pins("pydantic-ai", HARNESS, "python", package="pydantic-ai-slim", extras="[openai]"),
     wire="chat-completions",
 )

@@ -5,8 +5,10 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
+HARNESS = Path(__file__).resolve().parent / "harness"
+
 ADAPTER = adapter(
     name="smolagents",
-    pins=Pins("smolagents", Path(__file__).resolve().parent / "harness", "python"),
+    pins=Pins("smolagents", HARNESS, "python", package="smolagents", extras="[openai]"),
     wire="chat-completions",
 )
