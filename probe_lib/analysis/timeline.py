@@ -78,6 +78,24 @@ def frame(rows: Sequence[Row]) -> pd.DataFrame:
     )
 
 
+def is_prerelease(version: str) -> bool:
+    """A semver prerelease (``1.0.0-beta.2``, ``0.0.0-ai-v5-…``): how npm's releases are marked."""
+    return "-" in version
+
+
+def prereleases(table: pd.DataFrame) -> list[str]:
+    """The measured prereleases, in semver order (a table's ``prerelease`` column when it has one, else by
+    :func:`is_prerelease`)."""
+    if "prerelease" in table:
+        return sorted(table.loc[table["prerelease"], "version"].unique(), key=version_key)
+    return [version for version in versions(table) if is_prerelease(version)]
+
+
+def stable(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` without its prereleases."""
+    return table[~table["version"].isin(prereleases(table))].reset_index(drop=True)
+
+
 def versions(table: pd.DataFrame) -> list[str]:
     """The measured versions in semver order."""
     return sorted(table["version"].unique(), key=version_key)
@@ -271,6 +289,82 @@ def range_claims(table: pd.DataFrame) -> pd.DataFrame:
             for q, a in answers
         ]
     )
+
+
+def against(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.DataFrame:
+    """Each scenario on ``reference`` beside ``others`` (e.g. the 1.0.0 betas against 1.0.4): the reference's
+    behaviour, which of ``others`` behave alike (same digest), and each of the others that differs with its own."""
+    lines = []
+    for scenario, rows in table.groupby("scenario", sort=True):
+        by_version = {line.version: line for line in rows.itertuples()}
+        if reference not in by_version:
+            continue
+        ref = by_version[reference]
+        measured = [v for v in others if v in by_version]
+        alike = [v for v in measured if _state(by_version[v]) == _state(ref)]
+        differ = [v for v in measured if v not in alike]
+        lines.append(
+            (
+                scenario,
+                describe(ref.behaviour, ref.error_kind),
+                len(alike),
+                len(measured),
+                "; ".join(f"{v}: {describe(by_version[v].behaviour, by_version[v].error_kind)}" for v in differ),
+            )
+        )
+    return pd.DataFrame(
+        lines, columns=["scenario", reference, "alike", "measured", "the others that differ, and what they did"]
+    )
+
+
+def framework_frame(lines: Sequence) -> pd.DataFrame:
+    """One framework's committed timeline lines (:class:`probe_lib.study.framework_timeline.Line`) as :func:`frame`,
+    with its ``prerelease`` and ``role`` (sample or bisection) columns."""
+    table = frame([line.row() for line in lines])
+    marks = {line.version: (line.prerelease == "yes", line.role) for line in lines}
+    table["prerelease"] = table["version"].map(lambda v: marks[v][0])
+    table["role"] = table["version"].map(lambda v: marks[v][1])
+    return table
+
+
+def framework_change_points(lines: Sequence) -> pd.DataFrame:
+    """Every framework's change points in its committed timeline: between two adjacent measured releases, which
+    (by the sweep's sampling and bisection) are adjacent among the releases that ran; one row each."""
+    tables = []
+    for framework in sorted({line.framework for line in lines}):
+        table = framework_frame([line for line in lines if line.framework == framework])
+        changes = change_points(table).rename(columns={"before": "last before", "after": "first with"})
+        changes.insert(0, "framework", framework)
+        tables.append(changes)
+    columns = ["framework", "scenario", "last before", "first with", "differs_in", "was", "became"]
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=columns)
+
+
+def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
+    """Per framework of the committed timeline: its package, the releases of its swept range (and how many are
+    prereleases), how many were installed and measured (samples, bisection probes), how many could not run, and
+    its change points. ``lines`` and ``releases`` as :mod:`probe_lib.study.framework_timeline` reads them."""
+    rows = []
+    for framework in sorted({r.framework for r in releases}):
+        own = [r for r in releases if r.framework == framework]
+        measured = [r for r in own if r.role]
+        own_lines = [line for line in lines if line.framework == framework]
+        unrunnable = {line.version for line in own_lines if line.scenario == WHOLE_VERSION}
+        rows.append(
+            {
+                "framework": framework,
+                "package": own[0].package,
+                "range": f"{own[0].version}..{own[-1].version}",
+                "releases": len(own),
+                "prereleases": sum(r.prerelease == "yes" for r in own),
+                "installed": len(measured),
+                "samples": sum(r.role == "sample" for r in measured),
+                "bisection probes": sum(r.role == "bisection" for r in measured),
+                "could not run": len(unrunnable),
+                "change points": len(framework_change_points(own_lines)) if own_lines else 0,
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.DataFrame:

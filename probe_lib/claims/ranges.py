@@ -20,7 +20,9 @@ from probe_lib.analysis.timeline import (
     crashed_before_sending,
     describe,
     honours_active_tools,
+    prereleases,
     sent_nothing,
+    stable,
     versions,
 )
 from probe_lib.claims.verdict import Quantified, Status
@@ -38,9 +40,14 @@ class Timeline:
 
     @classmethod
     def of(cls, table: pd.DataFrame) -> Timeline:
-        """A :func:`~probe_lib.analysis.timeline.frame`, named by the versions it spans."""
+        """A :func:`~probe_lib.analysis.timeline.frame`'s stable versions, named by the versions they span: the
+        range claims name stable releases, and a prerelease (a ``0.0.0-…`` snapshot sorts before 0.1.0 though it
+        was built from a later branch) is no point on that line; its prereleases are counted in the name."""
+        left_out = len(prereleases(table))
+        table = stable(table)
         measured = versions(table)
-        return cls(f"{measured[0]}..{measured[-1]} ({len(measured)} versions)", table)
+        skipped = f"; {left_out} prereleases left out" if left_out else ""
+        return cls(f"{measured[0]}..{measured[-1]} ({len(measured)} versions{skipped})", table)
 
     @property
     def label(self) -> str:
