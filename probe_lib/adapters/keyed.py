@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from probe_lib.adapters.base import register
 from probe_lib.adapters.lines import LinesChild
 from probe_lib.adapters.pins import Pins
+from probe_lib.adapters.releases import Registry
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core.outcome import Failure, Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
@@ -77,15 +78,36 @@ class KeyedAdapter:
         """None: the kit has no Python model of a keyed framework's renaming."""
         return None
 
+    @property
+    def package(self) -> str:
+        return self.pins.package
+
+    @property
+    def registry(self) -> Registry:
+        return self.pins.registry
+
     def versions(self) -> tuple[str, ...]:
         return self.pins.versions()
 
+    def served(self, *, refresh: bool = False) -> tuple[str, ...]:
+        return self.pins.releases.served(refresh=refresh)
+
+    def published(self, version: str) -> str:
+        return self.pins.releases.published(version)
+
+    def resolved_before(self, version: str) -> str | None:
+        return self.pins.resolved_before(version)
+
     def check_version(self, version: str) -> str:
-        return self.pins.check(version)
+        return self.pins.check(version, self.name)
 
     def is_installed(self, version: str) -> bool:
         """True when a run can go ahead here (an unavailable framework's runs need nothing: they are not applicable)."""
         return self.unavailable is not None or self.pins.is_installed(version)
+
+    def can_run(self, version: str) -> bool:
+        """Installed, or a served release that installs on first use (its runtime's installer is here)."""
+        return self.is_installed(version) or (version not in self.versions() and self.pins.can_install())
 
     def install(self, version: str) -> None:
         if self.unavailable is None:

@@ -23,6 +23,8 @@ NORMALISER_SINCE = "0.13.2"
 
 class Mastra:
     name = runner.FRAMEWORK
+    package = versions.PACKAGE
+    registry = "npm"
 
     def name_rule(self, version: str | None = None) -> NameRule | None:
         """The model of 1.x's ``formatTools`` (:mod:`~probe_lib.adapters.mastra.normaliser`) from
@@ -32,6 +34,15 @@ class Mastra:
 
     def versions(self) -> tuple[str, ...]:
         return versions.pinned()
+
+    def served(self, *, refresh: bool = False) -> tuple[str, ...]:
+        return versions.served(refresh=refresh)
+
+    def published(self, version: str) -> str:
+        return versions.RELEASES.published(version)
+
+    def resolved_before(self, version: str) -> str | None:
+        return versions.resolved_before(version)
 
     def check_version(self, version: str) -> str:
         return versions.check(version)

@@ -7,6 +7,12 @@ from probe_lib.adapters.pins import Pins
 
 ADAPTER = adapter(
     name="pydantic-ai",
-    pins=Pins("pydantic-ai", Path(__file__).resolve().parent / "harness", "python"),
+    pins=Pins(
+        "pydantic-ai",
+        Path(__file__).resolve().parent / "harness",
+        "python",
+        package="pydantic-ai-slim",
+        requires=lambda version: {"pydantic-ai-slim[openai]": f"=={version}"},
+    ),
     wire="chat-completions",
 )
