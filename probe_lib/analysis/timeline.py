@@ -63,8 +63,9 @@ def behaviour_kind(behaviour: dict, error_kind: str) -> str:
     return "sent; a tool ran" if behaviour.get("executions") else "sent as registered or renamed"
 
 
-def frame(rows: Sequence[Row]) -> pd.DataFrame:
-    """One line per version and scenario (a version that could not run fills every scenario), semver order."""
+def frame(rows: Sequence[Row], order: Sequence[str] | None = None) -> pd.DataFrame:
+    """One line per version and scenario (a version that could not run fills every scenario), oldest first: in
+    ``order`` (the registry's order of the versions) when given, else semver order (its ``rank`` column)."""
     scenarios = sorted({r.scenario for r in rows if r.scenario != WHOLE_VERSION})
     lines = []
     for r in rows:
@@ -72,10 +73,9 @@ def frame(rows: Sequence[Row]) -> pd.DataFrame:
         kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
         lines += [(r.version, name, r.outcome, kind, json.loads(r.behaviour)) for name in names]
     table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
-    order = {v: i for i, v in enumerate(versions(table))}
-    return table.sort_values(
-        ["scenario", "version"], key=lambda c: c.map(order) if c.name == "version" else c, ignore_index=True
-    )
+    ordered = list(order) if order is not None else sorted(table["version"].unique(), key=version_key)
+    table["rank"] = table["version"].map({v: i for i, v in enumerate(ordered)})
+    return table.sort_values(["scenario", "rank"], ignore_index=True)
 
 
 def is_prerelease(version: str) -> bool:
@@ -87,7 +87,8 @@ def prereleases(table: pd.DataFrame) -> list[str]:
     """The measured prereleases, in semver order (a table's ``prerelease`` column when it has one, else by
     :func:`is_prerelease`)."""
     if "prerelease" in table:
-        return sorted(table.loc[table["prerelease"], "version"].unique(), key=version_key)
+        marked = set(table.loc[table["prerelease"], "version"])
+        return [version for version in versions(table) if version in marked]
     return [version for version in versions(table) if is_prerelease(version)]
 
 
@@ -97,7 +98,9 @@ def stable(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def versions(table: pd.DataFrame) -> list[str]:
-    """The measured versions in semver order."""
+    """The measured versions, oldest first: in :func:`frame`'s ``rank`` (the registry's order), else semver order."""
+    if "rank" in table:
+        return list(table.sort_values("rank")["version"].unique())
     return sorted(table["version"].unique(), key=version_key)
 
 
@@ -320,7 +323,7 @@ def against(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.Da
 def framework_frame(lines: Sequence) -> pd.DataFrame:
     """One framework's committed timeline lines (:class:`probe_lib.study.framework_timeline.Line`) as :func:`frame`,
     with its ``prerelease`` and ``role`` (sample or bisection) columns."""
-    table = frame([line.row() for line in lines])
+    table = frame([line.row() for line in lines], order=list(dict.fromkeys(line.version for line in lines)))
     marks = {line.version: (line.prerelease == "yes", line.role) for line in lines}
     table["prerelease"] = table["version"].map(lambda v: marks[v][0])
     table["role"] = table["version"].map(lambda v: marks[v][1])

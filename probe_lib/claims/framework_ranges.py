@@ -18,7 +18,6 @@ import pandas as pd
 
 from probe_lib.analysis import timeline as tables
 from probe_lib.claims.verdict import Status
-from probe_lib.core.target import version_key
 from probe_lib.study import framework_timeline
 from probe_lib.study.evidence import CheckError
 
@@ -94,7 +93,7 @@ def changed_at(scenario: str, last_before: str, first_with: str, was: Holds, bec
                 return "refuted", f"{version} did not {words}: {tables.describe(line.behaviour, line.error_kind)}"
         if lines[last_before].outcome == lines[first_with].outcome:
             return "refuted", f"{last_before} and {first_with} behave alike on {scenario}"
-        ran = sorted((v for v, line in lines.items() if line.error_kind != tables.COULD_NOT_RUN), key=version_key)
+        ran = [v for v in tables.versions(timeline.table) if v in lines and lines[v].error_kind != tables.COULD_NOT_RUN]
         newest = lines[ran[-1]]
         if newest.outcome != lines[first_with].outcome:
             return "refuted", (

@@ -21,10 +21,12 @@ from packaging.version import Version
 
 from probe_lib import adapters
 from probe_lib.adapters.base import Adapter
+from probe_lib.adapters.releases import Releases
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import ProbeError, ReleaseUnsupported
 from probe_lib.core.scenarios import ROUND_TRIP, Scenario
+from probe_lib.core.target import version_key
 from probe_lib.inputs import scenario_files
 from probe_lib.study import matrix_runs, sweep
 from probe_lib.study.bisect import ALL
@@ -45,6 +47,7 @@ class ScenarioSweep:
         self.adapter: Adapter = adapters.get(framework)
         self.package: str = self.adapter.package
         self.registry: str = self.adapter.registry
+        self._releases = Releases(self.package, self.registry, framework)
         self.scenarios = tuple(scenarios)
         self.round_trips = round_trips
 
@@ -52,7 +55,15 @@ class ScenarioSweep:
         return self.adapter.served()
 
     def is_prerelease(self, version: str) -> bool:
-        return is_prerelease(self.registry, version)
+        return self._releases.is_prerelease(version)
+
+    def sort_key(self, version: str) -> tuple:
+        return self._releases.sort_key(version)
+
+    def series(self, version: str) -> tuple:
+        if self.registry == "npm":
+            return version_key(version)[:2]
+        return (*Version(version).release, 0)[:2]
 
     def published(self, version: str) -> str:
         return self.adapter.published(version)
@@ -109,12 +120,6 @@ class ScenarioSweep:
         if isinstance(error, ReleaseUnsupported):
             return _whole_release(version, UNSUPPORTED, str(error))
         return sweep.failed_row(version, error)
-
-
-def is_prerelease(registry: str, version: str) -> bool:
-    """True for a prerelease: on npm a version with a semver prerelease part, on PyPI one PEP 440 calls a
-    prerelease (``a``, ``b``, ``rc``, ``.dev``)."""
-    return Version(version).is_prerelease if registry == "pypi" else "-" in version
 
 
 def _whole_release(version: str, kind: str, message: str) -> sweep.Row:

@@ -17,19 +17,13 @@ from dataclasses import dataclass
 
 from probe_lib.capture import CaptureServer
 from probe_lib.core.progress import QUIET, Stages
-from probe_lib.core.target import version_key
 from probe_lib.study import bisect, sweep
 
 
-def series(version: str) -> tuple:
-    """The minor series ``version`` belongs to: its major and minor numbers."""
-    return version_key(version)[:2]
-
-
-def samples(chosen: Sequence[str]) -> list[str]:
-    """The oldest of ``chosen`` (semver order) and the newest of each of its minor series, in order."""
-    newest = {series(version): version for version in chosen}
-    return sorted({chosen[0], *newest.values()}, key=version_key) if chosen else []
+def samples(subject: sweep.Subject, chosen: Sequence[str]) -> list[str]:
+    """The oldest of ``chosen`` (oldest first) and the newest of each of its minor series, in order."""
+    newest = {subject.series(version): version for version in chosen}
+    return sorted({chosen[0], *newest.values()}, key=subject.sort_key) if chosen else []
 
 
 @dataclass(frozen=True)
@@ -50,7 +44,7 @@ class ReleaseMap:
     @property
     def measured(self) -> list[str]:
         """The releases with rows, oldest first."""
-        return sorted(self.rows, key=version_key)
+        return [version for version in self.chosen if version in self.rows]
 
     def role(self, version: str) -> str:
         """How ``version`` came to be measured: ``sample`` or ``bisection`` (``""``: not measured)."""
@@ -85,8 +79,8 @@ def map_releases(
 ) -> ReleaseMap:
     """:func:`samples` of ``chosen`` (with ``every``, all of them) measured, and each change between adjacent samples
     that ran bisected; ``retry_failed`` measures again a release cached as one that could not run."""
-    chosen = sorted(dict.fromkeys(chosen), key=version_key)
-    picked = list(chosen) if every else samples(chosen)
+    chosen = sorted(dict.fromkeys(chosen), key=subject.sort_key)
+    picked = list(chosen) if every else samples(subject, chosen)
     what = "every release" if every else "the newest of each minor series"
     with CaptureServer() as server:
         prober = bisect.Prober(subject, server, retry_failed=retry_failed)
@@ -106,8 +100,8 @@ def map_releases(
         subject.framework,
         tuple(chosen),
         tuple(picked),
-        {v: prober.rows[v] for v in sorted(prober.rows, key=version_key)},
-        tuple(sorted(changes, key=lambda c: (version_key(c.before.version), c.scenario))),
+        {v: prober.rows[v] for v in chosen if v in prober.rows},
+        tuple(sorted(changes, key=lambda c: (chosen.index(c.before.version), c.scenario))),
         prober.installs,
     )
 

@@ -75,6 +75,12 @@ class Subject(Protocol):
 
     def is_prerelease(self, version: str) -> bool: ...
 
+    def sort_key(self, version: str) -> tuple:
+        """Oldest first, as the registry orders its versions (semver on npm, PEP 440 on PyPI)."""
+
+    def series(self, version: str) -> tuple:
+        """The minor series ``version`` belongs to (its major and minor numbers)."""
+
     def published(self, version: str) -> str:
         """When the registry published ``version`` (ISO 8601 UTC)."""
 
@@ -128,6 +134,12 @@ class MastraCatalogue:
 
     def is_prerelease(self, version: str) -> bool:
         return not versions.is_stable(version)
+
+    def sort_key(self, version: str) -> tuple:
+        return version_key(version)
+
+    def series(self, version: str) -> tuple:
+        return version_key(version)[:2]
 
     def published(self, version: str) -> str:
         return adapters.get(self.framework).published(version)
@@ -230,12 +242,13 @@ def selected(
                 subject.check(end)
             except InputError as error:
                 raise InputError(f"{flag}: {error}") from None
-    if since is not None and until is not None and version_key(since) > version_key(until):
+    key = subject.sort_key
+    if since is not None and until is not None and key(since) > key(until):
         raise InputError(f"--since {since} is later than --until {until}; swap them")
     chosen = [v for v in subject.served() if prereleases or not subject.is_prerelease(v)]
-    low = version_key(since) if since else None
-    high = version_key(until) if until else None
-    inside = [v for v in chosen if (low is None or version_key(v) >= low) and (high is None or version_key(v) <= high)]
+    low = key(since) if since else None
+    high = key(until) if until else None
+    inside = [v for v in chosen if (low is None or key(v) >= low) and (high is None or key(v) <= high)]
     if not inside:
         span = f"from {since or 'the first'} to {until or 'the newest'}"
         more = "" if prereleases else "; add --prereleases to include prereleases"
@@ -260,7 +273,7 @@ def sweep(
     Versions run one at a time, while ``installers`` threads install the next ones ahead: an install waits mostly on
     the registry and the disk, so it overlaps with the previous version's scenarios instead of following it.
     """
-    chosen = sorted(dict.fromkeys(subject.check(v) for v in chosen), key=version_key)
+    chosen = sorted(dict.fromkeys(subject.check(v) for v in chosen), key=subject.sort_key)
     if server is None:
         with CaptureServer() as own:
             return sweep(
@@ -306,7 +319,7 @@ def all_cached(subject: Subject = CATALOGUE) -> list[Row]:
     """Every version measured under ``subject``'s current digest, in semver order."""
     folder = cache_dir(subject)
     found = [p.name.removesuffix(".json") for p in folder.glob("*.json")] if folder.exists() else []
-    return [r for v in sorted(found, key=version_key) for r in cached(v, subject) or ()]
+    return [r for v in sorted(found, key=subject.sort_key) for r in cached(v, subject) or ()]
 
 
 def write_summary(rows: Sequence[Row], path: Path = SUMMARY_PATH) -> Path:
