@@ -95,7 +95,7 @@ class ScenarioSweep:
         folder = Path(inspect.getfile(inspect.getmodule(self.adapter) or type(self.adapter))).parent
         own = Path(paths.PACKAGE) / "adapters" / self.framework.replace("-", "_")
         for root in {folder, own}:
-            for path in sorted([*root.glob("*.py"), *root.glob("harness/*.*")]):
+            for path in sorted(p for p in [*root.glob("*.py"), *root.glob("harness/*.*")] if p.is_file()):
                 yield path.read_bytes()
         for path in sorted(paths.SHARED_HARNESS.glob("lines.*")):
             yield path.read_bytes()
