@@ -10,11 +10,14 @@ import subprocess
 import sys
 import textwrap
 from collections import defaultdict
+from dataclasses import replace
 
 import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
+from probe_lib.claims import framework_ranges, ledger
+from probe_lib.claims.framework_ranges import FrameworkTimeline
 from probe_lib.claims.ranges import Timeline
 from probe_lib.core.errors import ReleaseUnsupported
 from probe_lib.study import framework_sweep, recordings, release_map, sweep
@@ -121,3 +124,65 @@ def test_the_range_claims_judge_stable_versions_and_keep_the_prereleases_apart(m
     assert not [v for v in timeline.versions(mastra_timeline.table) if "-" in v]
     assert mastra_timeline.prereleases is not None
     assert "prereleases apart" in mastra_timeline.span
+
+
+@pytest.fixture(scope="module")
+def framework_timelines() -> dict[str, FrameworkTimeline]:
+    return framework_ranges.timelines()
+
+
+def _judge(claim_id: str, evidence: FrameworkTimeline) -> tuple[str, str]:
+    verdict = ledger.judge(next(c for c in ledger.load_claims() if c.id == claim_id), evidence)
+    return verdict.status, verdict.evidence
+
+
+def _edited(evidence: FrameworkTimeline, version: str, scenario: str, **changes) -> FrameworkTimeline:
+    """The timeline with one release's behaviour on one probe changed."""
+    table = evidence.table.copy()
+    where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]
+    assert len(where) == 1, f"no single line for {version} {scenario}"
+    table.at[where[0], "behaviour"] = {**table.at[where[0], "behaviour"], **changes}
+    return replace(evidence, table=table)
+
+
+@pytest.mark.parametrize("claim_id", sorted(ledger.FRAMEWORK_RANGE_CHECKS))
+def test_each_framework_range_claim_holds_on_its_committed_timeline(claim_id, framework_timelines):
+    status, evidence = _judge(claim_id, framework_timelines[ledger.FRAMEWORKS[claim_id]])
+    assert status == "confirmed", evidence
+
+
+def _refusal(message: str) -> dict:
+    return {"error": {"kind": "rejected", "message": message}}
+
+
+FRAMEWORK_COUNTERFACTUALS = {
+    "T01 0.6.1 already refuses": (
+        "T01",
+        "0.6.1",
+        "unregistered-choice+forced",
+        _refusal("tool_choice references 'missing' but it's not in the provided tools"),
+        "0.6.1 did not",
+    ),
+    "T01 the newest sends it": ("T01", "0.7.5", "unregistered-choice+forced", _refusal("other"), "0.7.5"),
+    "T02 a release rewrites the key": ("T02", "0.9.3", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRAMEWORK_COUNTERFACTUALS))
+def test_a_framework_range_claim_is_refuted_by_one_release_behaving_otherwise(case, framework_timelines):
+    claim_id, version, scenario, changes, reason = FRAMEWORK_COUNTERFACTUALS[case]
+    evidence = _edited(framework_timelines[ledger.FRAMEWORKS[claim_id]], version, scenario, **changes)
+    status, text = _judge(claim_id, evidence)
+    assert status == "refuted" and reason in text, text
+
+
+def test_a_change_point_with_a_release_unmeasured_between_its_ends_is_refuted(framework_timelines):
+    autogen = framework_timelines["autogen"]
+    at = autogen.releases.index("0.6.2")
+    gap = replace(autogen, releases=(*autogen.releases[:at], "0.6.1.post1", *autogen.releases[at:]))
+    status, text = _judge("T01", gap)
+    assert status == "refuted" and "0.6.1.post1" in text, text
+
+
+def test_every_framework_range_claim_has_a_counterfactual():
+    assert {case.split()[0] for case in FRAMEWORK_COUNTERFACTUALS} == set(ledger.FRAMEWORK_RANGE_CHECKS)

@@ -330,17 +330,52 @@ def framework_frame(lines: Sequence) -> pd.DataFrame:
     return table
 
 
-def framework_change_points(lines: Sequence) -> pd.DataFrame:
+#: The behaviour fields the matrix's probes read on the wire: the names sent, the forced tool, how many requests and
+#: executions (the round trip), and what was raised instead of sending. The others (``errors``: the text of what the
+#: scripted answer made the client raise) change with the HTTP client's wording, not the framework's behaviour.
+WIRE_FIELDS = frozenset({"names", "tool_choice", "requests", "executions", "error"})
+
+
+def framework_change_points(lines: Sequence, *, wire_only: bool = False) -> pd.DataFrame:
     """Every framework's change points in its committed timeline: between two adjacent measured releases, which
-    (by the sweep's sampling and bisection) are adjacent among the releases that ran; one row each."""
+    (by the sweep's sampling and bisection) are adjacent among the releases that ran; one row each. With
+    ``wire_only``, only changes of :data:`WIRE_FIELDS` between two releases that ran (a release that could not run
+    is no behaviour, so the edges of a run of them are no change point)."""
     tables = []
     for framework in sorted({line.framework for line in lines}):
         table = framework_frame([line for line in lines if line.framework == framework])
+        if wire_only:
+            table = table[table["error_kind"] != COULD_NOT_RUN]
         changes = change_points(table).rename(columns={"before": "last before", "after": "first with"})
+        if wire_only:
+            on_wire = [bool(WIRE_FIELDS & set(differs.split(", "))) for differs in changes["differs_in"]]
+            changes = changes[on_wire]
         changes.insert(0, "framework", framework)
         tables.append(changes)
     columns = ["framework", "scenario", "last before", "first with", "differs_in", "was", "became"]
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=columns)
+
+
+def readme_table(lines: Sequence) -> str:
+    """The README's table of each framework's wire change points (Markdown): one row per framework and change,
+    the probes that changed together in one cell; a framework with none says so over its measured range."""
+    changes = framework_change_points(lines, wire_only=True)
+    rows = ["| framework | last release before | first release with | probes | what changed |", "|---|---|---|---|---|"]
+    for framework in sorted({line.framework for line in lines}):
+        own = changes[changes["framework"] == framework]
+        ran = [line.version for line in lines if line.framework == framework and line.scenario != WHOLE_VERSION]
+        measured = list(dict.fromkeys(ran))
+        if own.empty:
+            rows.append(
+                f"| {framework} | | | every probe | none on the wire over the {len(measured)} releases measured "
+                f"({measured[0]} to {measured[-1]}) |"
+            )
+            continue
+        for (before, after), group in own.groupby(["last before", "first with"], sort=False):
+            fields = sorted({field for differs in group["differs_in"] for field in differs.split(", ")} & WIRE_FIELDS)
+            probes = ", ".join(group["scenario"])
+            rows.append(f"| {framework} | {before} | {after} | {probes} | {', '.join(fields)} |")
+    return "\n".join(rows)
 
 
 def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
@@ -364,7 +399,7 @@ def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
                 "samples": sum(r.role == "sample" for r in measured),
                 "bisection probes": sum(r.role == "bisection" for r in measured),
                 "could not run": len(unrunnable),
-                "change points": len(framework_change_points(own_lines)) if own_lines else 0,
+                "wire change points": len(framework_change_points(own_lines, wire_only=True)) if own_lines else 0,
             }
         )
     return pd.DataFrame(rows)

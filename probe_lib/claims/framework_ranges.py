@@ -11,11 +11,13 @@ measured release. So an edited timeline line, a release found between them, or a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import pandas as pd
 
+from probe_lib import wire
 from probe_lib.analysis import timeline as tables
 from probe_lib.claims.verdict import Status
 from probe_lib.study import framework_timeline
@@ -91,11 +93,11 @@ def changed_at(scenario: str, last_before: str, first_with: str, was: Holds, bec
             line = lines[version]
             if not holds(line.behaviour, line.error_kind):
                 return "refuted", f"{version} did not {words}: {tables.describe(line.behaviour, line.error_kind)}"
-        if lines[last_before].outcome == lines[first_with].outcome:
-            return "refuted", f"{last_before} and {first_with} behave alike on {scenario}"
+        if _wire(lines[last_before]) == _wire(lines[first_with]):
+            return "refuted", f"{last_before} and {first_with} behave alike on the wire on {scenario}"
         ran = [v for v in tables.versions(timeline.table) if v in lines and lines[v].error_kind != tables.COULD_NOT_RUN]
         newest = lines[ran[-1]]
-        if newest.outcome != lines[first_with].outcome:
+        if _wire(newest) != _wire(lines[first_with]):
             return "refuted", (
                 f"the newest measured release, {newest.version}, behaves otherwise: "
                 f"{tables.describe(newest.behaviour, newest.error_kind)}"
@@ -111,6 +113,62 @@ def changed_at(scenario: str, last_before: str, first_with: str, was: Holds, bec
     return check
 
 
+def _wire(line) -> tuple:
+    """What a line did on the wire (:data:`~probe_lib.analysis.timeline.WIRE_FIELDS` and its outcome kind): the
+    client's wording of the scripted answer's error is left out."""
+    return line.error_kind, json.dumps({k: line.behaviour.get(k) for k in sorted(tables.WIRE_FIELDS)}, sort_keys=True)
+
+
+def unchanged(first: str, last: str, holds: Mapping[str, Holds]) -> FrameworkRangeCheck:
+    """The claim "every probe behaves alike on the wire on the releases measured from ``first`` to ``last`` (both
+    ends stated), and each probe of ``holds`` does what it states on each of them"."""
+
+    def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
+        table = timeline.table[timeline.table["error_kind"] != tables.COULD_NOT_RUN]
+        ran = tables.versions(table)
+        if not ran:
+            raise CheckError(f"no {timeline.framework} release in the timeline ran")
+        if (ran[0], ran[-1]) != (first, last):
+            return "refuted", f"the releases that ran span {ran[0]} to {ran[-1]}, not {first} to {last}"
+        for scenario, rows in table.groupby("scenario"):
+            states = {_wire(line) for line in rows.itertuples()}
+            if len(states) > 1:
+                versions = [line.version for line in rows.itertuples()]
+                return "refuted", f"{scenario} changes on the wire between {versions[0]} and {versions[-1]}"
+        for scenario, (test, words) in holds.items():
+            lines = list(table[table["scenario"] == scenario].itertuples())
+            if not lines:
+                raise CheckError(f"no {timeline.framework} release ran {scenario!r}")
+            if wrong := [line.version for line in lines if not test(line.behaviour, line.error_kind)]:
+                return "refuted", f"{scenario} did not {words} on {', '.join(wrong[:5])}"
+        unrunnable = sorted(set(timeline.table["version"]) - set(ran), key=timeline.releases.index)
+        first_lines = {scenario: next(table[table["scenario"] == scenario].itertuples()) for scenario in holds}
+        said = "; ".join(
+            f"{scenario} {words} ({tables.describe(first_lines[scenario].behaviour, '')})"
+            for scenario, (_, words) in holds.items()
+        )
+        skipped = f"; could not run: {', '.join(unrunnable)}" if unrunnable else ""
+        return "confirmed", (
+            f"{table['scenario'].nunique()} probes alike on the wire on the {len(ran)} releases measured, {first} to "
+            f"{last} (of {len(timeline.releases)} served); {said}{skipped}"
+        )
+
+    return check
+
+
+def raises(text: str) -> Holds:
+    """Sends nothing and raises an error whose message holds ``text``."""
+    return (
+        lambda b, kind: not b.get("requests") and text in (b.get("error") or {}).get("message", ""),
+        f"raise {text!r} before sending",
+    )
+
+
+def forces(name: str) -> Holds:
+    """Sends a request whose tool_choice forces the function ``name``."""
+    return (lambda b, kind: wire.forced_by(b.get("tool_choice")) == name), f"force {name}"
+
+
 def names(expected: list[str]) -> Holds:
     """Sends a request whose tools are exactly ``expected``, in order."""
     return (lambda b, kind: b.get("names") == expected and "error" not in b), f"send {expected}"
@@ -122,4 +180,19 @@ def failed_as(kind: str) -> Holds:
 
 
 #: Claim id -> (framework, its check), each judged once on that framework's committed timeline.
-CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {}
+CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
+    "T01": (
+        "autogen",
+        changed_at(
+            "unregistered-choice+forced",
+            "0.6.1",
+            "0.6.2",
+            raises("unexpected keyword argument 'tool_choice'"),
+            raises("tool_choice references 'missing' but it's not in the provided tools"),
+        ),
+    ),
+    "T02": (
+        "openai-agents",
+        unchanged("0.0.19", "0.24.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+    ),
+}
