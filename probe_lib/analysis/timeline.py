@@ -363,12 +363,14 @@ def readme_table(lines: Sequence) -> str:
     rows = ["| framework | last release before | first release with | probes | what changed |", "|---|---|---|---|---|"]
     for framework in sorted({line.framework for line in lines}):
         own = changes[changes["framework"] == framework]
-        ran = [line.version for line in lines if line.framework == framework and line.scenario != WHOLE_VERSION]
-        measured = list(dict.fromkeys(ran))
+        mine = [line for line in lines if line.framework == framework]
+        ran = list(dict.fromkeys(line.version for line in mine if line.scenario != WHOLE_VERSION))
+        unran = len({line.version for line in mine if line.scenario == WHOLE_VERSION})
         if own.empty:
+            could_not = f"; {unran} measured could not run under the harness" if unran else ""
             rows.append(
-                f"| {framework} | | | every probe | none on the wire over the {len(measured)} releases measured "
-                f"({measured[0]} to {measured[-1]}) |"
+                f"| {framework} | | | every probe | none on the wire over the {len(ran)} releases that ran "
+                f"({ran[0]} to {ran[-1]}{could_not}) |"
             )
             continue
         for (before, after), group in own.groupby(["last before", "first with"], sort=False):

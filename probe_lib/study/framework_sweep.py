@@ -94,7 +94,7 @@ class ScenarioSweep:
         yield inspect.getsource(matrix_runs.Probe).encode()
         folder = Path(inspect.getfile(inspect.getmodule(self.adapter) or type(self.adapter))).parent
         own = Path(paths.PACKAGE) / "adapters" / self.framework.replace("-", "_")
-        for root in {folder, own}:
+        for root in sorted({folder, own}):  # sorted: a set of paths iterates in a per-process order
             for path in sorted(p for p in [*root.glob("*.py"), *root.glob("harness/*.*")] if p.is_file()):
                 yield path.read_bytes()
         for path in sorted(paths.SHARED_HARNESS.glob("lines.*")):
