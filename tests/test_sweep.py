@@ -83,7 +83,7 @@ def committed() -> dict[tuple[str, str], sweep.Row]:
 
 def _swept(rows: dict[str, sweep.Row], committed) -> dict[str, sweep.Row]:
     """``rows`` (scenario -> row) without the scenarios catalogued after the last sweep, which the summary holds on
-    no version (the next `probe-lib sweep --write-summary` adds them)."""
+    no version (the next `probe-lib sweep --write` adds them)."""
     summarised = {scenario for _, scenario in committed}
     return {scenario: row for scenario, row in rows.items() if scenario in summarised}
 

@@ -420,12 +420,14 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
 def laid_over_source() -> str:
     """What :func:`laid_over_summary` is judged on, as the ledger's ``source`` column says it: the committed
     summary's versions, how they were measured, and the pins laid over it (each pin's own rows say how it was)."""
-    measured = sorted({row.version for row in sweep.read_summary()}, key=version_key)
+    every = {row.version for row in sweep.read_summary()}
+    measured = sorted({row.version for row in sweep.read_summary(prereleases=False)}, key=version_key)
     summary = sweep.SUMMARY_PATH.relative_to(paths.ROOT).as_posix()
+    apart = f", and {len(every) - len(measured)} prereleases apart" if len(every) > len(measured) else ""
     return (
         f"recorded, the committed summary {summary} ({measured[0]}..{measured[-1]}, "
-        f"{len(measured)} versions, measured live by the sweep; Node.js and date not noted in the summary), "
-        "with the pinned versions laid over it as their rows say"
+        f"{len(measured)} stable versions{apart}, measured live by the sweep; Node.js and date not noted in the "
+        "summary), with the pinned versions laid over it as their rows say"
     )
 
 
