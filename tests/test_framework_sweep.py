@@ -164,6 +164,20 @@ FRAMEWORK_COUNTERFACTUALS = {
         "0.6.1 did not",
     ),
     "T01 the newest sends it": ("T01", "0.7.5", "unregistered-choice+forced", _refusal("other"), "0.7.5"),
+    "T03 0.3.7 sends the bare name": (
+        "T03",
+        "0.3.7",
+        "unregistered-choice+forced",
+        {"tool_choice": "missing"},
+        "0.3.7",
+    ),
+    "T03 the newest sends the object": (
+        "T03",
+        "1.7.4",
+        "unregistered-choice+forced",
+        {"tool_choice": {"function": {"name": "missing"}, "type": "function"}},
+        "1.7.4",
+    ),
     "T02 a release rewrites the key": ("T02", "0.9.3", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
 }
 

@@ -169,6 +169,11 @@ def forces(name: str) -> Holds:
     return (lambda b, kind: wire.forced_by(b.get("tool_choice")) == name), f"force {name}"
 
 
+def sends_choice(expected: object) -> Holds:
+    """Sends a request whose tool_choice is exactly ``expected`` (its JSON value)."""
+    return (lambda b, kind: b.get("requests") and b.get("tool_choice") == expected), f"send tool_choice {expected!r}"
+
+
 def names(expected: list[str]) -> Holds:
     """Sends a request whose tools are exactly ``expected``, in order."""
     return (lambda b, kind: b.get("names") == expected and "error" not in b), f"send {expected}"
@@ -189,6 +194,16 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             "0.6.2",
             raises("unexpected keyword argument 'tool_choice'"),
             raises("tool_choice references 'missing' but it's not in the provided tools"),
+        ),
+    ),
+    "T03": (
+        "langchain",
+        changed_at(
+            "unregistered-choice+forced",
+            "0.3.7",
+            "0.3.9",
+            sends_choice({"function": {"name": "missing"}, "type": "function"}),
+            sends_choice("missing"),
         ),
     ),
     "T02": (
