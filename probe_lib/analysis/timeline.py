@@ -373,7 +373,9 @@ def readme_table(lines: Sequence) -> str:
                 f"({ran[0]} to {ran[-1]}{could_not}) |"
             )
             continue
-        for (before, after), group in own.groupby(["last before", "first with"], sort=False):
+        order = {version: i for i, version in enumerate(dict.fromkeys(line.version for line in mine))}
+        pairs = own.groupby(["last before", "first with"], sort=False)
+        for (before, after), group in sorted(pairs, key=lambda pair: order[pair[0][1]]):
             fields = sorted({field for differs in group["differs_in"] for field in differs.split(", ")} & WIRE_FIELDS)
             probes = ", ".join(group["scenario"])
             rows.append(f"| {framework} | {before} | {after} | {probes} | {', '.join(fields)} |")
