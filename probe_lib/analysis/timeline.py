@@ -336,6 +336,14 @@ def framework_frame(lines: Sequence) -> pd.DataFrame:
 WIRE_FIELDS = frozenset({"names", "tool_choice", "requests", "executions", "error"})
 
 
+def wire_change_points(table: pd.DataFrame) -> pd.DataFrame:
+    """:func:`change_points` of :data:`WIRE_FIELDS` between two releases that ran (a release that could not run
+    is no behaviour, so the edges of a run of them are no change point)."""
+    changes = change_points(table[table["error_kind"] != COULD_NOT_RUN])
+    on_wire = [bool(WIRE_FIELDS & set(differs.split(", "))) for differs in changes["differs_in"]]
+    return changes[on_wire].reset_index(drop=True)
+
+
 def framework_change_points(lines: Sequence, *, wire_only: bool = False) -> pd.DataFrame:
     """Every framework's change points in its committed timeline: between two adjacent measured releases, which
     (by the sweep's sampling and bisection) are adjacent among the releases that ran; one row each. With
@@ -344,12 +352,8 @@ def framework_change_points(lines: Sequence, *, wire_only: bool = False) -> pd.D
     tables = []
     for framework in sorted({line.framework for line in lines}):
         table = framework_frame([line for line in lines if line.framework == framework])
-        if wire_only:
-            table = table[table["error_kind"] != COULD_NOT_RUN]
-        changes = change_points(table).rename(columns={"before": "last before", "after": "first with"})
-        if wire_only:
-            on_wire = [bool(WIRE_FIELDS & set(differs.split(", "))) for differs in changes["differs_in"]]
-            changes = changes[on_wire]
+        found = wire_change_points(table) if wire_only else change_points(table)
+        changes = found.rename(columns={"before": "last before", "after": "first with"})
         changes.insert(0, "framework", framework)
         tables.append(changes)
     columns = ["framework", "scenario", "last before", "first with", "differs_in", "was", "became"]
