@@ -124,7 +124,7 @@ def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], li
     if not sweep.SUMMARY_PATH.exists():
         skipped.append(
             f"{measurement_files.shown(sweep.SUMMARY_PATH)} is missing: {VERSION_SWEEP} holds only this "
-            "machine's sweep cache (`probe-lib sweep --write-summary` makes it)"
+            "machine's sweep cache (`probe-lib sweep --write` makes it)"
         )
     if not mcp.RECORDING.exists():
         skipped.append(
