@@ -1,7 +1,7 @@
 """A set of scenarios on many releases of one framework (a :class:`Subject`): each release measured once, its results
 cached on disk. :data:`CATALOGUE` is Mastra's scenario catalogue
-(:func:`~probe_lib.adapters.mastra.catalogue.scenarios`) on ``@mastra/core``; :mod:`probe_lib.study.framework_sweep` makes
-the others (the matrix's probes on any framework, a scenario file).
+(:func:`~probe_lib.adapters.mastra.catalogue.scenarios`) on ``@mastra/core``;
+:mod:`probe_lib.study.framework_sweep` makes the others (the matrix's probes on any framework, a scenario file).
 
 A release's results are kept in ``<cache>/sweep/<subject digest>/<version>.json``; the digest covers the scenarios,
 the framework's harness and the reduction (``Outcome.behaviour`` and the masking below), so changing any of them
