@@ -6,7 +6,9 @@ calls the server captured for that scenario. A framework adapter is then a :clas
 wire format it speaks by default and the texts of its own collision errors: small, and alike.
 
 Each request line a runner receives is ``{"id", "url", "keys", "toolChoice" (a key or null), "timeoutMs"}``; each
-result is ``{"id", "error": [{"name", "message"}…] | null, "executions": [{"key", "args"}…], "timedOut"}``.
+result is ``{"id", "error": [{"name", "message"}…] | null, "executions": [{"key", "args"}…], "timedOut"}``. A
+runner whose release cannot force a tool says why in its ready line (``"cannotForce"``), and the session then
+marks the scenarios forcing one "not applicable" rather than send them.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from probe_lib.adapters.base import register
+from probe_lib.adapters.eras import Eras
 from probe_lib.adapters.lines import LinesChild
 from probe_lib.adapters.pins import Pins
 from probe_lib.capture import Capture, CaptureServer
@@ -70,6 +73,8 @@ class KeyedAdapter:
     unavailable: str | None = None
     #: Why the framework cannot force a tool (``None``: it can); a scenario forcing one is then "not applicable".
     cannot_force: str | None = None
+    #: The releases its runner cannot run (``None``: every pinned one runs).
+    eras: Eras | None = None
     concurrency: int = 8
     extra: dict = field(default_factory=dict)
 
@@ -81,6 +86,9 @@ class KeyedAdapter:
         return self.pins.versions()
 
     def check_version(self, version: str) -> str:
+        """``version`` if the runner can run it (else ``ReleaseUnsupported``) and it is pinned (else ``InputError``)."""
+        if self.eras is not None:
+            self.eras.check(version)
         return self.pins.check(version)
 
     def is_installed(self, version: str) -> bool:
@@ -89,7 +97,7 @@ class KeyedAdapter:
 
     def install(self, version: str) -> None:
         if self.unavailable is None:
-            self.pins.install(version)
+            self.pins.install(self.check_version(version))
 
     def install_extras(self, *, quiet: bool = True) -> None:
         """Nothing: a keyed framework is measured with its pins alone."""
@@ -196,6 +204,9 @@ class KeyedSession:
             s.name: adapter.unavailable or not_applicable_reason(s) or (adapter.cannot_force if forced_key(s) else None)
             for s in scenarios
         }
+        if any(reasons[s.name] is None and forced_key(s) for s in scenarios):
+            if (cannot := self._started().ready.get("cannotForce")) is not None:
+                reasons.update({s.name: cannot for s in scenarios if reasons[s.name] is None and forced_key(s)})
         # Ids as a one-run session had them (an error text quoting a URL keeps them); a run takes its own captures,
         # so the next run of the session can use them again.
         runnable = [(f"{adapter.name}-{version}-{n}", s) for n, s in enumerate(scenarios) if reasons[s.name] is None]

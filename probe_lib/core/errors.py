@@ -39,6 +39,11 @@ class InstallFailed(SetupError):
     """A package manager ran and failed; the message carries its last line."""
 
 
+class ReleaseUnsupported(ProbeError):
+    """A served release the framework's harness cannot run (older than the API it speaks); the message names the
+    release and the first one it can run. Never counted as a behaviour."""
+
+
 class CacheUnusable(ProbeError):
     """The kit's cache folder cannot be created or written (a file, a read-only folder): not a setup step that a
     retry or another framework could get past, so ``setup`` stops at it too."""
