@@ -334,7 +334,10 @@ def _add_probe(sub: argparse._SubParsersAction) -> None:
         help=f"framework adapter (default {DEFAULT_FRAMEWORK}; `probe-lib setup --framework NAME` installs one)",
     )
     parser.add_argument(
-        "--version", metavar="V", help="its pinned version (default: mastra's article version, else the newest pin)"
+        "--version",
+        metavar="V",
+        help="its version: pinned, or any its registry serves, installed on first use (`probe-lib versions "
+        "--framework NAME` lists them; default: mastra's article version, else the newest pin)",
     )
     parser.add_argument(
         "--mastra",
@@ -545,15 +548,25 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
 
 
 def _run_targets(args: argparse.Namespace) -> list[str]:
-    """``--mastra`` versions, ``--framework`` names (every version the kit pins) and ``--target`` pairs, as text."""
+    """``--mastra`` versions, ``--framework`` names (every version the kit pins) or ``NAME@VERSION`` (any served
+    release), and ``--target`` pairs, as text."""
     from probe_lib import adapters
 
     chosen = [f"mastra@{version}" for version in args.mastra or []] + list(args.target or [])
     for framework in args.framework or []:
-        if framework == "mastra" and args.mastra:
-            continue  # its versions are the --mastra ones
-        chosen += [f"{framework}@{version}" for version in adapters.get(framework).versions()]
+        if "@" in framework:
+            chosen.append(framework)
+        elif framework != "mastra" or not args.mastra:  # else its versions are the --mastra ones
+            chosen += [f"{framework}@{version}" for version in adapters.get(framework).versions()]
     return chosen or [f"mastra@{baseline('mastra').version}"]
+
+
+def _resolved(target, source: str) -> str | None:
+    """The date the environment of a live ``target`` was resolved as of (``None``: a pin's, or not live)."""
+    from probe_lib import adapters
+    from probe_lib.study.provenance import Provenance
+
+    return adapters.get(target.framework).resolved_before(target.version) if source == Provenance.LIVE else None
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -575,7 +588,7 @@ def cmd_run(args: argparse.Namespace) -> int:
             for outcome, source in zip(result.outcomes, result.sources):
                 by_target.setdefault((outcome.target, source), []).append(outcome)
             written = [
-                measurement_files.write(staging, target, outcomes, source)
+                measurement_files.write(staging, target, outcomes, source, resolved_before=_resolved(target, source))
                 for (target, source), outcomes in by_target.items()
             ] + export.write_tables(result.frame, staging)
         for path in written:
@@ -616,9 +629,15 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
         "--framework",
         action="append",
         metavar="NAME",
-        help="a framework adapter, at every version the kit pins for it; repeatable",
+        help="a framework adapter, at every version the kit pins for it, or NAME@VERSION: any release its registry "
+        "serves (installed on first use; `probe-lib versions --framework NAME` lists them); repeatable",
     )
-    parser.add_argument("--target", action="append", metavar="FRAMEWORK@VERSION", help="one exact target, repeatable")
+    parser.add_argument(
+        "--target",
+        action="append",
+        metavar="FRAMEWORK@VERSION",
+        help="one exact target, pinned or served (installed on first use), repeatable",
+    )
     output = parser.add_mutually_exclusive_group()
     output.add_argument(
         "--json",
@@ -669,14 +688,22 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    from probe_lib.adapters.mastra import versions
+    from probe_lib import adapters
+    from probe_lib.adapters.releases import Releases
 
-    pinned = set(versions.pinned())
-    for version in versions.served(refresh=args.refresh):
-        if args.prereleases or versions.is_stable(version):
+    adapter = adapters.get(args.framework or DEFAULT_FRAMEWORK)
+    releases = Releases(adapter.package, adapter.registry, adapter.name)
+    pinned, installed = set(adapter.versions()), adapter.installed()
+    for version in adapter.served(refresh=args.refresh):
+        prerelease = releases.is_prerelease(version)
+        if args.prereleases or not prerelease:
             marks = [
                 mark
-                for mark, on in (("pinned", version in pinned), ("installed", versions.is_installed(version)))
+                for mark, on in (
+                    ("prerelease", prerelease),
+                    ("pinned", version in pinned),
+                    ("installed", version in installed),
+                )
                 if on
             ]
             print(version + (f"  ({', '.join(marks)})" if marks else ""))
@@ -684,10 +711,41 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 
 def _add_versions(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("versions", help="the @mastra/core versions the npm registry serves (any can be probed)")
-    parser.add_argument("--prereleases", action="store_true", help="list prereleases too")
+    parser = sub.add_parser(
+        "versions", help="the releases a framework's registry serves (any can be probed, installed on first use)"
+    )
+    parser.add_argument(
+        "--framework",
+        metavar="NAME",
+        help=f"the framework (default {DEFAULT_FRAMEWORK}: @mastra/core); its package is what the versions name",
+    )
+    parser.add_argument("--prereleases", action="store_true", help="list prereleases too, marked")
     parser.add_argument("--refresh", action="store_true", help="ask the registry again instead of the cached list")
     parser.set_defaults(handler=cmd_versions)
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from probe_lib import adapters
+    from probe_lib.adapters import disk_usage
+
+    names = [adapters.get(name).name for name in args.framework] if args.framework else adapters.names()
+    every: list[Path] = []
+    for name in names:
+        installed = adapters.get(name).installed()
+        every += installed.values()
+        size = disk_usage.shown(disk_usage.size(installed.values()))
+        print(f"{name}: {len(installed)} release(s) installed, {size} on disk")
+    print(
+        f"together: {disk_usage.shown(disk_usage.size(every))} on disk in {paths.cache()} "
+        "(a file hard-linked into several installs counted once)"
+    )
+    return 0
+
+
+def _add_cache(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("cache", help="each framework's installed releases and their size on disk in the cache")
+    parser.add_argument("--framework", action="append", metavar="NAME", help="this framework only (repeatable)")
+    parser.set_defaults(handler=cmd_cache)
 
 
 def _add_range(parser: argparse.ArgumentParser) -> None:
@@ -758,6 +816,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     _add_run,
     _add_export,
     _add_versions,
+    _add_cache,
     _add_sweep,
     _add_bisect,
 ]

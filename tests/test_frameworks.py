@@ -229,7 +229,7 @@ def test_the_recorded_matrix_has_a_round_trip_wherever_the_key_went_out():
 def test_an_unavailable_framework_is_recorded_not_dropped(capture_server, tmp_path):
     unavailable = KeyedAdapter(
         name="unavailable-probe",
-        pins=Pins("x", tmp_path, "python"),
+        pins=Pins("x", tmp_path, "python", package="x"),
         wire="chat-completions",
         unavailable="cannot be installed here: its wheel needs a compiler",
     )

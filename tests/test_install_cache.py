@@ -153,7 +153,7 @@ def test_without_probe_lib_cache_the_cache_follows_xdg_cache_home(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
-    assert VERSION in json.loads((tmp_path / "probe_lib" / "mastra" / "served.json").read_text())
+    assert VERSION in json.loads((tmp_path / "probe_lib" / "releases" / "npm" / "%40mastra%2Fcore.json").read_text())
 
 
 @pytest.mark.node
@@ -162,4 +162,4 @@ def test_a_probe_lib_cache_set_after_import_is_the_one_used(tmp_path, monkeypatc
 
     monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
     assert VERSION in versions.served()
-    assert (tmp_path / "mastra" / "served.json").exists()
+    assert (tmp_path / "releases" / "npm" / "%40mastra%2Fcore.json").exists()

@@ -36,7 +36,9 @@ def test_setup_all_frameworks_goes_on_past_a_failed_install(tmp_path, monkeypatc
         encoding="utf-8",
     )
     monkeypatch.setitem(
-        base._REGISTRY, BROKEN, KeyedAdapter(name=BROKEN, pins=Pins(BROKEN, harness, "python"), wire="chat-completions")
+        base._REGISTRY,
+        BROKEN,
+        KeyedAdapter(name=BROKEN, pins=Pins(BROKEN, harness, "python", package=BROKEN), wire="chat-completions"),
     )
     code, out, err = run_main(["setup", "--all-frameworks"])
     target = pyvenv.install_dir(broken)

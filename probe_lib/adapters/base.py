@@ -14,7 +14,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from importlib import import_module
 from importlib.metadata import entry_points
-from typing import Protocol
+from pathlib import Path
+from typing import Literal, Protocol
 
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import InputError
@@ -47,6 +48,10 @@ class Adapter(Protocol):
 
     #: The name targets use (``mastra`` in ``mastra@1.67.0``).
     name: str
+    #: The registry package the versions name (``@mastra/core``, ``ai``, ``langchain-openai`` …).
+    package: str
+    #: Where that package is served.
+    registry: Literal["npm", "pypi"]
 
     def name_rule(self, version: str | None = None) -> NameRule | None:
         """The framework's own rewrite of tool names on ``version`` as a Python model (``None``: that version sends
@@ -55,14 +60,34 @@ class Adapter(Protocol):
     def versions(self) -> tuple[str, ...]:
         """The versions the kit pins for this framework, oldest first."""
 
+    def served(self, *, refresh: bool = False) -> tuple[str, ...]:
+        """Every release the registry serves of :attr:`package`, oldest first, prereleases included (kept in the
+        kit's cache, listed again when a version is asked for that the list lacks)."""
+
+    def published(self, version: str) -> str:
+        """When ``version`` was published, ISO 8601 UTC (``2025-03-04T12:00:00Z``)."""
+
+    def resolved_before(self, version: str) -> str | None:
+        """The date the environment of ``version`` is resolved as of (ISO 8601 UTC), or ``None`` for an environment
+        installed from a committed lock (a pin)."""
+
     def check_version(self, version: str) -> str:
-        """``version`` if the kit pins it, else ``InputError`` listing the pinned ones."""
+        """``version`` if the kit pins it or the registry serves it, else ``InputError`` naming how to list them."""
 
     def is_installed(self, version: str) -> bool:
         """True when ``version`` can run here now (its runtime and its packages are installed)."""
 
+    def installed(self) -> dict[str, Path]:
+        """Every release installed in the kit's cache (pinned or served), and the folder it is installed in."""
+
+    def can_run(self, version: str) -> bool:
+        """True when ``version`` can run here now or after installing it on first use."""
+
     def install(self, version: str) -> None:
-        """Install ``version`` into the kit's cache (a no-op when it is there); raises ``SetupError`` if it cannot."""
+        """Install ``version`` into the kit's cache (a no-op when it is there), a served release on first use (its
+        harness folder generated in the cache, resolved as of its publication); raises
+        :class:`~probe_lib.core.errors.ReleaseUnsupported` for a release the harness cannot run and ``SetupError``
+        (``InstallFailed``) if it cannot install."""
 
     def install_extras(self, *, quiet: bool = True) -> None:
         """Install what the kit measures this framework with beyond its pinned versions (``setup`` calls it after
@@ -133,6 +158,7 @@ def get(name: str) -> Adapter:
 
 
 def check_target(target: Target) -> Target:
-    """``target`` if its framework is registered and pins its version; else ``InputError`` saying what is known."""
+    """``target`` if its framework is registered and pins or serves its version; else ``InputError`` saying what is
+    known."""
     get(target.framework).check_version(target.version)
     return target

@@ -17,11 +17,12 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from probe_lib.adapters.base import register
-from probe_lib.adapters.eras import Eras
 from probe_lib.adapters.lines import LinesChild
 from probe_lib.adapters.pins import Pins
+from probe_lib.adapters.releases import Registry, refuse_unsupported
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core.outcome import Failure, Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
@@ -73,8 +74,6 @@ class KeyedAdapter:
     unavailable: str | None = None
     #: Why the framework cannot force a tool (``None``: it can); a scenario forcing one is then "not applicable".
     cannot_force: str | None = None
-    #: The releases its runner cannot run (``None``: every pinned one runs).
-    eras: Eras | None = None
     concurrency: int = 8
     extra: dict = field(default_factory=dict)
 
@@ -82,22 +81,46 @@ class KeyedAdapter:
         """None: the kit has no Python model of a keyed framework's renaming."""
         return None
 
+    @property
+    def package(self) -> str:
+        return self.pins.package
+
+    @property
+    def registry(self) -> Registry:
+        return self.pins.registry
+
     def versions(self) -> tuple[str, ...]:
         return self.pins.versions()
 
+    def served(self, *, refresh: bool = False) -> tuple[str, ...]:
+        return self.pins.releases.served(refresh=refresh)
+
+    def published(self, version: str) -> str:
+        return self.pins.releases.published(version)
+
+    def resolved_before(self, version: str) -> str | None:
+        return self.pins.resolved_before(version)
+
     def check_version(self, version: str) -> str:
-        """``version`` if the runner can run it (else ``ReleaseUnsupported``) and it is pinned (else ``InputError``)."""
-        if self.eras is not None:
-            self.eras.check(version)
-        return self.pins.check(version)
+        return self.pins.check(version, self.name)
 
     def is_installed(self, version: str) -> bool:
         """True when a run can go ahead here (an unavailable framework's runs need nothing: they are not applicable)."""
         return self.unavailable is not None or self.pins.is_installed(version)
 
+    def installed(self) -> dict[str, Path]:
+        """Every release installed in the cache (pinned or served) and where."""
+        return {
+            version: self.pins.install_dir(version) for version in self.pins.known() if self.pins.is_installed(version)
+        }
+
+    def can_run(self, version: str) -> bool:
+        """Installed, or a served release that installs on first use (its runtime's installer is here)."""
+        return self.is_installed(version) or (version not in self.versions() and self.pins.can_install())
+
     def install(self, version: str) -> None:
         if self.unavailable is None:
-            self.pins.install(self.check_version(version))
+            self.pins.install(version)
 
     def install_extras(self, *, quiet: bool = True) -> None:
         """Nothing: a keyed framework is measured with its pins alone."""
@@ -121,8 +144,11 @@ class KeyedAdapter:
 
     @contextmanager
     def session(self, version: str) -> Iterator[KeyedSession]:
-        """One runner child for several runs (its start, loading the framework, is most of a small run's cost)."""
+        """One runner child for several runs (its start, loading the framework, is most of a small run's cost);
+        ``ReleaseUnsupported`` at once for a release the harness cannot run."""
         session = KeyedSession(self, self.check_version(version))
+        if self.unavailable is None:
+            refuse_unsupported(self.pins.unsupported, version)
         try:
             yield session
         finally:

@@ -1,10 +1,12 @@
 """Install a Python framework from a committed lock file into a virtual environment of its own in the kit's cache.
 
-Each pin folder holds ``requirements.lock`` (every distribution pinned with ``==``, written by ``pip freeze``); it
-installs with ``python -m venv --without-pip`` and the kit's own ``pip --python … install --no-deps -r`` into
-``<cache>/python/<folder name>-<lock hash>/``, so frameworks whose dependencies clash (pydantic, httpx, openai
-versions) never share an environment and a changed lock installs afresh beside the old one. pip's own download cache
-is shared by every entry.
+Each pin folder (or a served release's folder generated in the cache, :mod:`probe_lib.adapters.releases`) holds
+``requirements.lock``, every distribution pinned with ``==``; it installs with uv (``uv venv``, then ``uv pip install
+--no-deps -r``; uv comes from PyPI with the kit) into ``<cache>/python/<folder name>-<lock hash>/``, so frameworks
+whose dependencies clash (pydantic, httpx, openai versions) never share an environment and a changed lock installs
+afresh beside the old one. uv's cache is the kit's (``<cache>/uv``), on the same file system as every environment,
+so a distribution unpacked once is hard-linked into every environment that holds it (``benchmarks/install_time.py``
+measures it beside pip).
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from uv import find_uv_bin
+
 from probe_lib.adapters import cache
 from probe_lib.core import paths
 from probe_lib.core.errors import InstallFailed
@@ -21,6 +25,17 @@ from probe_lib.core.errors import InstallFailed
 LOCK = "requirements.lock"
 #: Written last, so its presence marks a complete environment.
 _COMPLETE_MARK = ".probe-lib-complete"
+
+
+def uv_executable() -> str:
+    """The uv that installed with the kit."""
+    return find_uv_bin()
+
+
+def uv_cache() -> Path:
+    """uv's download and unpack cache, shared by every environment of the kit's cache (hard links need one file
+    system)."""
+    return paths.cache() / "uv"
 
 
 def install_dir(pin: Path) -> Path:
@@ -49,17 +64,18 @@ def install(pin: Path, *, quiet: bool = True) -> Path:
 
 
 def _create(pin: Path, staging: Path, quiet: bool) -> None:
-    """The environment, built in ``staging``: renamed into place later, its scripts name the wrong folder, so entry
-    points break; the kit runs ``python`` only."""
-    python = str(staging / "bin" / "python")
+    """The environment, built in ``staging`` for the Python the kit runs on: renamed into place later, its scripts
+    name the wrong folder, so entry points break; the kit runs ``python`` only."""
+    uv = uv_executable()
+    shared = ["--cache-dir", str(cache.folder(uv_cache())), "--quiet"]
     steps = [
-        [sys.executable, "-m", "venv", "--without-pip", str(staging)],  # the kit's own pip installs into it
-        [sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--disable-pip-version-check"]
+        [uv, "venv", *shared, "--python", sys.executable, str(staging)],
+        [uv, "pip", "install", *shared, "--python", str(staging / "bin" / "python"), "--link-mode", "hardlink"]
         + ["--no-deps", "-r", str(pin / LOCK)],
     ]
     for command in steps:
         completed = subprocess.run(command, capture_output=quiet, text=True, timeout=900)
         if completed.returncode != 0:
             tail = (completed.stderr or "").strip().splitlines()[-1:] or ["see its output above"]
-            raise InstallFailed(f"`{' '.join(command[:4])} …` failed for {pin.name}: {tail[0]}")
+            raise InstallFailed(f"`uv {' '.join(command[1:3])}` failed for {pin.name}: {tail[0]}")
     (staging / _COMPLETE_MARK).write_text(pin.name + "\n", encoding="utf-8")

@@ -40,8 +40,8 @@ class InstallFailed(SetupError):
 
 
 class ReleaseUnsupported(ProbeError):
-    """A served release the framework's harness cannot run (older than the API it speaks); the message names the
-    release and the first one it can run. Never counted as a behaviour."""
+    """A served release the framework's harness cannot run (too old for its API): reported, never measured, so
+    never counted as a behaviour."""
 
 
 class CacheUnusable(ProbeError):

@@ -11,6 +11,8 @@ import re
 from dataclasses import dataclass
 from functools import cache
 
+from packaging.version import InvalidVersion, Version
+
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 
@@ -46,6 +48,23 @@ def version_key(version: str) -> tuple:
         raise InputError(f"version {version!r} is not MAJOR.MINOR.PATCH[-PRERELEASE]")
     major, minor, patch, pre = match.groups()
     return int(major), int(minor), int(patch), pre is None, pre or ""
+
+
+def release_key(version: str) -> tuple:
+    """Sort key for a version of any framework, for tables of several: semver order for ``MAJOR.MINOR.PATCH[-PRE]``
+    (npm's form, and most PyPI releases), else PEP 440's numbers with its prereleases (``1.0rc1``) before their
+    release and post-releases after (a framework's own served order is its registry's:
+    :meth:`probe_lib.adapters.releases.Releases.sort_key`)."""
+    if _SEMVER.fullmatch(version):
+        return version_key(version)
+    try:
+        parsed = Version(version)
+    except InvalidVersion:
+        raise InputError(
+            f"version {version!r} is neither MAJOR.MINOR.PATCH[-PRERELEASE] nor a PEP 440 version"
+        ) from None
+    major, minor, patch = (*parsed.release, 0, 0)[:3]
+    return major, minor, patch, not parsed.is_prerelease, str(parsed)
 
 
 @cache

@@ -128,7 +128,9 @@ def measure_all(
     with stages.stage(f"measuring @mastra/core ({made})", len(versions)) as step:
         for version in versions:
             outcomes = list(source.catalogue(version).values())
-            recordings.write(folder / recordings.recording_path(version).name, version, outcomes, made, **stamp)
+            resolved = mastra.ADAPTER.resolved_before(version) if source.runs_now else None
+            path = folder / recordings.recording_path(version).name
+            recordings.write(path, version, outcomes, made, **stamp, resolved_before=resolved)
             step(version)
     return made
 

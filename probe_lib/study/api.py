@@ -28,7 +28,7 @@ from probe_lib import adapters
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names, for_keys
-from probe_lib.core.target import DEFAULT_FRAMEWORK, Target, version_key
+from probe_lib.core.target import DEFAULT_FRAMEWORK, Target, release_key
 from probe_lib.inputs import scenario_files
 from probe_lib.inputs.keysets import KeySet
 from probe_lib.study import sources, tidy
@@ -85,7 +85,7 @@ def versus(version: str, framework: str = DEFAULT_FRAMEWORK) -> list[Target]:
     adapter = adapters.get(framework)
     pinned = adapter.versions()
     other = pinned[0] if adapter.check_version(version) != pinned[0] else pinned[-1]
-    return sorted({Target(framework, version), Target(framework, other)}, key=lambda t: version_key(t.version))
+    return sorted({Target(framework, version), Target(framework, other)}, key=lambda t: release_key(t.version))
 
 
 #: The suffixes a scenario file has (``scenario_files.load`` reads YAML and JSON).
@@ -147,7 +147,7 @@ def study(
         raise InputError("no targets to study: give e.g. 'mastra@1.71.0'")
     source = sources.parse(measurements)  # a script may name it as text, as a notebook's parameter does
     measured: list[tuple[Outcome, str | None]] = []
-    for target in sorted(set(wanted), key=lambda t: (t.framework, version_key(t.version))):
+    for target in sorted(set(wanted), key=lambda t: (t.framework, release_key(t.version))):
         if on_target is not None:
             on_target(target, len(chosen))
         measured += source.outcomes(chosen, target)

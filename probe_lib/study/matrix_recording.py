@@ -17,7 +17,7 @@ from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, for_keys
-from probe_lib.core.target import version_key
+from probe_lib.core.target import release_key
 from probe_lib.inputs import scenario_files
 from probe_lib.study.matrix_runs import PROBES, ROUND_TRIP, by_target, round_trips, scenarios
 from probe_lib.study.provenance import Provenance
@@ -42,7 +42,7 @@ def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[
     """Write a matrix recording; ``sources`` says how each target (``framework@version``) was obtained (default:
     all live)."""
     order = _order()
-    ordered = sorted(outcomes, key=lambda o: (o.framework, version_key(o.version), order[o.scenario.name]))
+    ordered = sorted(outcomes, key=lambda o: (o.framework, release_key(o.version), order[o.scenario.name]))
     document = {
         "source": Provenance.LIVE,
         "scenarios": scenario_files.to_document(recorded_scenarios()),

@@ -6,6 +6,9 @@ scenarios it measured, in the scenario file form, so it reads back without the c
     {"framework": "mastra", "version": "1.71.0", "source": "live",
      "scenarios": {"scenarios": [...]}, "outcomes": [...]}
 
+A live file of a served release (not a pin) also holds ``"resolved_before"``: the date its environment's
+dependencies were resolved as of.
+
 The catalogue's own recordings (``data/captures/mastra-<version>.json``) carry no scenarios: theirs are the
 catalogue's, looked up by name. Files other helpers add under ``data/captures/`` (other frameworks, sweeps) are
 found by :func:`discover` and read the same way; an entry whose scenario neither the file nor the catalogue holds
@@ -33,13 +36,17 @@ def file_name(target: Target) -> str:
     return f"{target.framework}-{target.version}.json"
 
 
-def write(folder: Path, target: Target, outcomes: Sequence[Outcome], source: str) -> Path:
-    """Write ``outcomes`` of ``target`` with their scenarios into ``folder``; atomic, like the recordings."""
+def write(
+    folder: Path, target: Target, outcomes: Sequence[Outcome], source: str, *, resolved_before: str | None = None
+) -> Path:
+    """Write ``outcomes`` of ``target`` with their scenarios into ``folder``; atomic, like the recordings.
+    ``resolved_before``: the date a served release's environment was resolved as of (none for a pin's)."""
     scenarios = list({outcome.scenario.name: outcome.scenario for outcome in outcomes}.values())
     document = {
         "framework": target.framework,
         "version": target.version,
         "source": source,
+        **({"resolved_before": resolved_before} if resolved_before is not None else {}),
         "scenarios": scenario_files.to_document(scenarios),
         "outcomes": [recordings.outcome_to_json(outcome) for outcome in outcomes],
     }

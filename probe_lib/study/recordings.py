@@ -57,10 +57,15 @@ def write(
     *,
     node: str | None = None,
     on: str | None = None,
+    resolved_before: str | None = None,
 ) -> Path:
     """Write a measurement file: ``source`` says whether it was measured live or copied from a recording; a live
-    one also names the Node.js version (``node``) and the UTC date (``on``) it was measured with and on."""
+    one also names the Node.js version (``node``) and the UTC date (``on``) it was measured with and on, and, on a
+    served release's environment, the date its dependencies were resolved as of (``resolved_before``; a pin's
+    environment is its committed lock, and a file without the field ran on one)."""
     stamp = {"node": node, "measured_on": on} if node is not None and on is not None else {}
+    if resolved_before is not None:
+        stamp["resolved_before"] = resolved_before
     document = {"mastra": version, "source": source, **stamp, "outcomes": [outcome_to_json(o) for o in outcomes]}
     path.parent.mkdir(parents=True, exist_ok=True)
     return files.write_json(path, document)  # atomic: an interrupted run never leaves a truncated recording
@@ -71,9 +76,10 @@ def provenance(path: Path) -> str:
     ``@mastra/core`` version, and the Node.js version and date where the file notes them."""
     document = json.loads(path.read_text(encoding="utf-8"))
     made = f"{document['source']}, @mastra/core {document['mastra']}"
+    resolved = f", dependencies as of {document['resolved_before']}" if "resolved_before" in document else ""
     if "node" in document:
-        return f"{made}, Node.js {document['node']}, {document['measured_on']}"
-    return f"{made}, Node.js and date not noted in the recording"
+        return f"{made}, Node.js {document['node']}, {document['measured_on']}{resolved}"
+    return f"{made}, Node.js and date not noted in the recording{resolved}"
 
 
 def measure(version: str, server: CaptureServer | None = None) -> list[Outcome]:

@@ -173,7 +173,7 @@ class Live(Source):
 
     def outcomes(self, scenarios: Sequence[Scenario], target: Target) -> list[tuple[Outcome, str | None]]:
         adapter = adapters.get(target.framework)
-        if adapter.is_installed(target.version):
+        if adapter.can_run(target.version):  # a served, unpinned release installs on first use
             return [(outcome, None) for outcome in adapter.run(scenarios, target.version, workers=LIVE_WORKERS)]
         warnings.warn(
             f"{target} is not installed here: reading its RECORDED outcomes instead of measuring live. {npm.NODE_HELP}",

@@ -7,5 +7,7 @@ from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
 ADAPTER = adapter(
-    name="ai-sdk", pins=Pins("ai-sdk", Path(__file__).resolve().parent / "harness", "node"), wire="chat-completions"
+    name="ai-sdk",
+    pins=Pins("ai-sdk", Path(__file__).resolve().parent / "harness", "node", package="ai"),
+    wire="chat-completions",
 )

@@ -6,5 +6,13 @@ from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
 ADAPTER = adapter(
-    name="autogen", pins=Pins("autogen", Path(__file__).resolve().parent / "harness", "python"), wire="chat-completions"
+    name="autogen",
+    pins=Pins(
+        "autogen",
+        Path(__file__).resolve().parent / "harness",
+        "python",
+        package="autogen-agentchat",
+        requires=lambda version: {"autogen-agentchat": f"=={version}", "autogen-ext[openai]": ""},
+    ),
+    wire="chat-completions",
 )

@@ -13,7 +13,9 @@ from probe_lib.adapters.base import register
 from probe_lib.adapters.claude_agent_sdk.adapter import ClaudeAdapter
 from probe_lib.adapters.pins import Pins
 
-PINS = Pins("claude-agent-sdk", Path(__file__).resolve().parent / "harness", "node")
+PINS = Pins(
+    "claude-agent-sdk", Path(__file__).resolve().parent / "harness", "node", package="@anthropic-ai/claude-agent-sdk"
+)
 ADAPTER = register(
     ClaudeAdapter(
         name="claude-agent-sdk",

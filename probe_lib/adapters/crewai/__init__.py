@@ -7,7 +7,7 @@ from probe_lib.adapters.pins import Pins
 
 ADAPTER = adapter(
     name="crewai",
-    pins=Pins("crewai", Path(__file__).resolve().parent / "harness", "python"),
+    pins=Pins("crewai", Path(__file__).resolve().parent / "harness", "python", package="crewai"),
     wire="chat-completions",
     cannot_force="CrewAI has no option to force a tool: its native OpenAI provider always sends tool_choice auto",
 )

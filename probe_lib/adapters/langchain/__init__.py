@@ -7,6 +7,6 @@ from probe_lib.adapters.pins import Pins
 
 ADAPTER = adapter(
     name="langchain",
-    pins=Pins("langchain", Path(__file__).resolve().parent / "harness", "python"),
+    pins=Pins("langchain", Path(__file__).resolve().parent / "harness", "python", package="langchain-openai"),
     wire="chat-completions",
 )

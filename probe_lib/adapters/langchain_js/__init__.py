@@ -8,6 +8,6 @@ from probe_lib.adapters.pins import Pins
 
 ADAPTER = adapter(
     name="langchain-js",
-    pins=Pins("langchain-js", Path(__file__).resolve().parent / "harness", "node"),
+    pins=Pins("langchain-js", Path(__file__).resolve().parent / "harness", "node", package="@langchain/openai"),
     wire="chat-completions",
 )

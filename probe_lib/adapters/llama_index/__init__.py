@@ -7,6 +7,12 @@ from probe_lib.adapters.pins import Pins
 
 ADAPTER = adapter(
     name="llama-index",
-    pins=Pins("llama-index", Path(__file__).resolve().parent / "harness", "python"),
+    pins=Pins(
+        "llama-index",
+        Path(__file__).resolve().parent / "harness",
+        "python",
+        package="llama-index-core",
+        requires=lambda version: {"llama-index-core": f"=={version}", "llama-index-llms-openai": ""},
+    ),
     wire="chat-completions",
 )

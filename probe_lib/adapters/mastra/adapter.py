@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from probe_lib.adapters import npm
 from probe_lib.adapters.base import register
@@ -23,6 +24,8 @@ NORMALISER_SINCE = "0.13.2"
 
 class Mastra:
     name = runner.FRAMEWORK
+    package = versions.PACKAGE
+    registry = "npm"
 
     def name_rule(self, version: str | None = None) -> NameRule | None:
         """The model of 1.x's ``formatTools`` (:mod:`~probe_lib.adapters.mastra.normaliser`) from
@@ -33,11 +36,23 @@ class Mastra:
     def versions(self) -> tuple[str, ...]:
         return versions.pinned()
 
+    def served(self, *, refresh: bool = False) -> tuple[str, ...]:
+        return versions.served(refresh=refresh)
+
+    def published(self, version: str) -> str:
+        return versions.RELEASES.published(version)
+
+    def resolved_before(self, version: str) -> str | None:
+        return versions.resolved_before(version)
+
     def check_version(self, version: str) -> str:
         return versions.check(version)
 
     def is_installed(self, version: str) -> bool:
         return versions.is_installed(version)
+
+    def installed(self) -> dict[str, Path]:
+        return versions.installed()
 
     def can_run(self, version: str) -> bool:
         """Installed, or served and installable on first use."""

@@ -4,23 +4,31 @@ Each pinned version is one harness folder, ``harness/versions/<version>/``: a ``
 ``@mastra/core`` under the alias ``mastra-<version>`` (the name ``runner.cjs`` loads), and its committed lockfile.
 Any other served version gets the same folder generated on first use, in the kit's cache (never the source tree):
 ``npm install --package-lock-only`` writes its lockfile, then it installs like a pin
-(:mod:`probe_lib.adapters.npm`). This module is the one place that knows pins from served versions.
+(:mod:`probe_lib.adapters.npm`). This module is the one place that knows pins from served versions; the served list
+and publication times are :mod:`probe_lib.adapters.releases`'s, as for every framework.
+
+Unlike the other frameworks' served releases, a served ``@mastra/core`` is resolved as of the day its folder was
+generated, not its publication (its harness names exact zod and provider versions, which an older day's registry
+did not serve, and the sweep's many versions were installed that way): its ``resolved_before`` is its lockfile's
+time of writing.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 
 from probe_lib.adapters import cache, npm
-from probe_lib.core import files, paths
+from probe_lib.adapters.releases import Releases, iso_utc, run_npm
+from probe_lib.core import paths
 from probe_lib.core.errors import InputError, InstallFailed, NodeMissing
 from probe_lib.core.target import version_key
 
 PACKAGE = "@mastra/core"
+RELEASES = Releases(PACKAGE, "npm", "mastra")
 VERSIONS_DIR = paths.HARNESS / "versions"
 LIST_HELP = "list the served ones with `probe-lib versions` (or `npm view @mastra/core versions --json`)"
 #: The zod every harness builds tool schemas with (satisfies every served version's zod range).
@@ -36,33 +44,8 @@ def pinned() -> tuple[str, ...]:
 
 
 def served(*, refresh: bool = False) -> tuple[str, ...]:
-    """Every version the npm registry serves (prereleases included), oldest first; cached in the kit's cache (listed
-    under a lock and written whole, so processes asking at once neither clash nor read half a list)."""
-    path = paths.cache() / "mastra" / "served.json"
-    if refresh or not path.exists():
-        with cache.locked(path):
-            if refresh or not path.exists():  # else listed by another process while this one waited
-                text = json.dumps(_list_served())
-                files.write_atomically(path, lambda partial: partial.write_text(text, encoding="utf-8"))
-    return tuple(sorted(json.loads(path.read_text(encoding="utf-8")), key=version_key))
-
-
-def _list_served() -> list[str]:
-    npm.node_executable()
-    return json.loads(_npm(["view", PACKAGE, "versions", "--json"], f"`npm view {PACKAGE} versions`", timeout=120))
-
-
-def _npm(arguments: list[str], doing: str, *, timeout: int, cwd: Path | None = None) -> str:
-    """What ``npm <arguments>`` prints; ``InstallFailed`` saying what it was ``doing`` when it fails or times out."""
-    command = [npm.npm_executable(), *arguments]
-    try:
-        completed = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
-    except subprocess.TimeoutExpired:
-        raise InstallFailed(f"{doing} took over {timeout} s; check the npm registry is reachable") from None
-    if completed.returncode != 0:
-        tail = (completed.stderr.strip().splitlines() or ["no output"])[-1]
-        raise InstallFailed(f"{doing} failed: {tail}")
-    return completed.stdout
+    """Every version the npm registry serves (prereleases included), oldest first (:class:`Releases`)."""
+    return RELEASES.served(refresh=refresh)
 
 
 def is_stable(version: str) -> bool:
@@ -75,15 +58,13 @@ def check(version: str) -> str:
         return version
     version_key(version)  # InputError naming the expected form
     try:
-        known = served()
-        if version not in known:
-            known = served(refresh=True)  # a release newer than the cached list
+        known = RELEASES.is_served(version)  # listed again when it is newer than the cached list
     except (NodeMissing, InstallFailed) as error:
         raise InputError(
             f"@mastra/core {version!r} is not pinned ({', '.join(pinned())}) and the served versions "
             f"could not be listed ({error})"
         ) from None
-    if version not in known:
+    if not known:
         raise InputError(
             f"@mastra/core {version!r} is neither pinned ({', '.join(pinned())}) nor served by npm; {LIST_HELP}"
         )
@@ -124,7 +105,16 @@ def _generate(version: str, staging: Path) -> None:
     }
     (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     resolve = ["install", "--package-lock-only", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false"]
-    _npm(resolve, f"resolving {PACKAGE} {version}", timeout=600, cwd=staging)
+    run_npm(resolve, f"resolving {PACKAGE} {version}", timeout=600, cwd=staging)
+
+
+def resolved_before(version: str) -> str | None:
+    """When the lock of served ``version`` was resolved (its time of writing; ``None`` for a pin or one not yet
+    generated)."""
+    if version in pinned() or not _is_resolved(_generated(version)):
+        return None
+    written = (_generated(version) / "package-lock.json").stat().st_mtime
+    return iso_utc(datetime.fromtimestamp(written, UTC))
 
 
 def is_installed(version: str) -> bool:
@@ -136,6 +126,16 @@ def is_installed(version: str) -> bool:
     if version not in pinned() and not _is_resolved(_generated(version)):
         return False
     return npm.is_installed(harness(version))
+
+
+def installed() -> dict[str, Path]:
+    """Every version installed in the cache (pinned or served) and where."""
+    folder = paths.cache() / "mastra" / "harness"
+    generated = (
+        [p.name for p in folder.iterdir() if not p.name.startswith(".") and _is_resolved(p)] if folder.is_dir() else []
+    )
+    known = dict.fromkeys((*pinned(), *sorted(generated, key=version_key)))
+    return {version: install_dir(version) for version in known if is_installed(version)}
 
 
 def can_run(version: str) -> bool:

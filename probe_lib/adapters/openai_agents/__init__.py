@@ -10,6 +10,6 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
-PINS = Pins("openai-agents", Path(__file__).resolve().parent / "harness", "python")
+PINS = Pins("openai-agents", Path(__file__).resolve().parent / "harness", "python", package="openai-agents")
 ADAPTER = adapter(name="openai-agents", pins=PINS, wire="responses", extra={"api": "responses"})
 CHAT = adapter(name="openai-agents-chat", pins=PINS, wire="chat-completions", extra={"api": "chat"})

@@ -9,6 +9,6 @@ from pathlib import Path
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
 
-PINS = Pins("openai-agents-js", Path(__file__).resolve().parent / "harness", "node")
+PINS = Pins("openai-agents-js", Path(__file__).resolve().parent / "harness", "node", package="@openai/agents")
 ADAPTER = adapter(name="openai-agents-js", pins=PINS, wire="responses", extra={"api": "responses"})
 CHAT = adapter(name="openai-agents-js-chat", pins=PINS, wire="chat-completions", extra={"api": "chat"})

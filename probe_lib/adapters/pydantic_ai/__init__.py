@@ -2,13 +2,19 @@
 
 from pathlib import Path
 
-from probe_lib.adapters.eras import Eras, Unsupported
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
+from probe_lib.adapters.releases import since
 
 ADAPTER = adapter(
     name="pydantic-ai",
-    pins=Pins("pydantic-ai", Path(__file__).resolve().parent / "harness", "python"),
+    pins=Pins(
+        "pydantic-ai",
+        Path(__file__).resolve().parent / "harness",
+        "python",
+        package="pydantic-ai-slim",
+        requires=lambda version: {"pydantic-ai-slim[openai]": f"=={version}"},
+        unsupported=since("pydantic-ai-slim", "0.0.12", "predates Tool(function, name=KEY) without takes_ctx"),
+    ),
     wire="chat-completions",
-    eras=Eras("pydantic-ai-slim", (Unsupported("0.0.12", "predates Tool(function, name=KEY) without takes_ctx"),)),
 )

@@ -7,6 +7,12 @@ from probe_lib.adapters.pins import Pins
 
 ADAPTER = adapter(
     name="smolagents",
-    pins=Pins("smolagents", Path(__file__).resolve().parent / "harness", "python"),
+    pins=Pins(
+        "smolagents",
+        Path(__file__).resolve().parent / "harness",
+        "python",
+        package="smolagents",
+        requires=lambda version: {"smolagents[openai]": f"=={version}"},
+    ),
     wire="chat-completions",
 )
