@@ -14,8 +14,12 @@ import re
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from importlib import metadata
 
 RESULT_MARK = "\x1eRESULT "
+#: The first httpcore whose async pool never leaves a request stalled among concurrent ones: under 1.0.5 (the
+#: openai SDK's of early 2024) about one run in two of the matrix lost a turn to its 30 s timeout, none one at a time.
+HTTPCORE_CONCURRENT = (1, 0, 5)
 Turn = Callable[[dict, list], Awaitable[None]]
 
 
@@ -98,7 +102,13 @@ async def _serve(turn: Turn, version: str, concurrency: int, cannot_force: str |
 
 
 def serve(turn: Turn, version: str, *, cannot_force: str | None = None) -> None:
-    """Run the protocol until stdin closes (``sys.argv[3]``, when given, is the concurrency). ``cannot_force``
+    """Run the protocol until stdin closes (``sys.argv[3]``, when given, is the concurrency; one turn at a time
+    with an httpcore older than :data:`HTTPCORE_CONCURRENT`). ``cannot_force``
     says why this release cannot force a tool (the ready line carries it, and no forcing request is then sent)."""
     concurrency = int(sys.argv[3]) if len(sys.argv) > 3 else 8
+    try:
+        if release(metadata.version("httpcore")) < HTTPCORE_CONCURRENT:
+            concurrency = 1
+    except metadata.PackageNotFoundError:
+        pass  # the framework speaks HTTP with another library
     asyncio.run(_serve(turn, version, concurrency, cannot_force))
