@@ -99,7 +99,8 @@ class Source:
 
 
 def sources() -> list[Source]:
-    """Every source, framework by framework: the model first (instant), then each pinned version live."""
+    """Every source, framework by framework: the model first (instant), then each pinned version live (any other
+    served release is a source by ``FRAMEWORK@VERSION``, :func:`source_named`)."""
     found: list[Source] = []
     for name in registry.names():
         if Source(name, None).name_rule is not None:
@@ -109,11 +110,18 @@ def sources() -> list[Source]:
 
 
 def source_named(label: str) -> Source:
-    """The source whose ``label`` is ``label``; ``InputError`` lists the labels."""
+    """The source whose ``label`` is ``label``, or ``FRAMEWORK@VERSION``: any release its registry serves, live
+    (installed on first use); ``InputError`` lists the labels."""
     for candidate in sources():
         if candidate.label == label:
             return candidate
-    raise InputError(f"no source {label!r}; choose one of: {', '.join(s.label for s in sources())}")
+    framework, at, version = label.partition("@")
+    if framework in registry.names() and at:
+        target = registry.check_target(Target(framework, version))
+        return Source(target.framework, target.version)
+    raise InputError(
+        f"no source {label!r}; choose one of: {', '.join(s.label for s in sources())}, or FRAMEWORK@VERSION"
+    )
 
 
 def provider_labels() -> list[str]:
@@ -288,11 +296,12 @@ def explore(
 ) -> ExplorerResult:
     """Run ``keys`` (text as ``parse_keys`` reads it, or a sequence) through ``source`` and describe the outcome.
 
-    ``source`` is a ``Source`` or its label (default: Mastra's Python model); ``tool_choice`` forces one tool by
-    name (empty: none); ``active_tools`` restricts the tools sent (text: one name per line; empty: no
-    restriction); ``provider`` is a ``provider/variant`` label of the linter's rules. A live source runs on
-    ``pool``'s warm runner (default: a runner started for this run and stopped after it). Raises ``InputError`` for
-    an unknown source or provider, or a live source not installed here, and ``HarnessError`` when a live run fails.
+    ``source`` is a ``Source``, its label or ``FRAMEWORK@VERSION`` (any served release, installed on first use;
+    default: Mastra's Python model); ``tool_choice`` forces one tool by name (empty: none); ``active_tools``
+    restricts the tools sent (text: one name per line; empty: no restriction); ``provider`` is a
+    ``provider/variant`` label of the linter's rules. A live source runs on ``pool``'s warm runner (default: a
+    runner started for this run and stopped after it). Raises ``InputError`` for an unknown source or provider, or a
+    live source that cannot run here, and ``HarnessError`` when a live run fails.
     """
     started = time.perf_counter()
     given = parse_keys(keys) if isinstance(keys, str) else checked_keys(list(enumerate(keys, start=1)))
@@ -310,7 +319,7 @@ def explore(
         measurement = Measurement(None, None, (), None, False)
         notes = notes or ["type or paste keys, one per line"]
     elif source.live:
-        if not source.adapter.is_installed(source.version):
+        if not source.adapter.can_run(source.version):  # a served release installs on first use
             needs = LIVE_NEEDS.get(source.framework, "`probe-lib setup`")
             raise InputError(f"{source.label} cannot run here: it needs {needs}; choose the Python model")
         with closing(SessionPool()) if pool is None else nullcontext(pool) as running:

@@ -249,7 +249,7 @@ def open_view(
     """The explorer as a notebook opens it: on ``mastra_version`` live when ``measurements`` runs now and Node is
     installed, else on the Python model; the first result is measured before returning, and the choice printed."""
     mastra.ADAPTER.check_version(mastra_version)
-    live = measurements.runs_now and mastra.ADAPTER.is_installed(mastra_version)
+    live = measurements.runs_now and mastra.ADAPTER.can_run(mastra_version)  # a served version installs now
     source = Source(mastra.ADAPTER.name, mastra_version if live else None)
     if live:
         why = ""

@@ -1,0 +1,175 @@
+"""Any served release of a framework, on first use: listed from its real registry (npm, PyPI), resolved as of its
+publication, installed into a private cache and probed for real; and the faults a user can meet, in one line each.
+
+Every test uses a cache of its own (``PROBE_LIB_CACHE``), shared by this module so each release installs once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from probe_lib import adapters
+from probe_lib.adapters import disk_usage, pyvenv
+from probe_lib.adapters.keyed import KeyedAdapter
+from probe_lib.adapters.releases import Releases, parse_time, since
+from probe_lib.core.errors import InstallFailed, ReleaseUnsupported
+from probe_lib.core.scenarios import Scenario, tools
+from probe_lib.present import explorer
+
+#: Served and not pinned, a few weeks older than each pin, so their registries served newer dependencies since.
+NODE = ("openai-agents-js-chat", "0.19.0")
+PYTHON = ("langchain", "1.7.3")
+#: Legal tool names: every framework sends them as given, in order.
+KEYS = ["get_weather", "a"]
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("releases-cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PROBE_LIB_CACHE", str(folder))
+        yield folder
+
+
+def _cli(*arguments: str, stdin: str | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "probe_lib", *arguments],
+        input=stdin,
+        env=os.environ.copy(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def _probe(framework: str, version: str) -> subprocess.CompletedProcess:
+    return _cli("probe", "--framework", framework, "--version", version, "--json", *KEYS)
+
+
+def _newer_than(package: str, registry: str, resolved: str, before: str) -> list[str]:
+    """Releases of ``package`` published after ``before``: what a resolution today could have picked instead."""
+    releases = Releases(package, registry, package)
+    moment = parse_time(before)
+    return [v for v in releases.served() if parse_time(releases.published(v)) > moment and v != resolved]
+
+
+def _assert_resolved_before(dependency: str, registry: str, resolved: str, before: str) -> None:
+    published = Releases(dependency, registry, dependency).published(resolved)
+    assert parse_time(published) <= parse_time(before), (dependency, resolved, published, before)
+    assert _newer_than(dependency, registry, resolved, before), f"{dependency} has no release after {before}"
+
+
+@pytest.mark.slow
+@pytest.mark.node
+def test_a_served_node_release_installs_resolved_as_of_its_publication_and_probes(cache):
+    name, version = NODE
+    adapter = adapters.get(name)
+    assert version in adapter.served() and version not in adapter.versions()
+    done = _probe(name, version)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["names"] == KEYS
+    assert done.stderr.count("\n") == 1 and "first use" in done.stderr and version in done.stderr
+    before = adapter.resolved_before(version)
+    assert parse_time(adapter.published(version)) < parse_time(before)
+    folder = adapter.pins.releases.generated(version)
+    packages = json.loads((folder / "package-lock.json").read_text())["packages"]
+    assert packages["node_modules/@openai/agents"]["version"] == version
+    _assert_resolved_before("openai", "npm", packages["node_modules/openai"]["version"], before)
+    assert adapter.is_installed(version) and version in adapter.installed()
+    again = _probe(name, version)
+    assert again.returncode == 0 and again.stderr == "", "installed once, then reused"
+
+
+@pytest.mark.slow
+def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_measured(cache, tmp_path):
+    name, version = PYTHON
+    adapter = adapters.get(name)
+    assert adapter.package == "langchain-openai" and adapter.registry == "pypi"
+    assert version in adapter.served() and version not in adapter.versions()
+    scenarios = tmp_path / "mine.yaml"
+    scenarios.write_text(f"scenarios:\n  - name: plain\n    tools: [{', '.join(KEYS)}]\n")
+    done = _cli("run", str(scenarios), "--framework", f"{name}@{version}", "--out", str(tmp_path / "out"))
+    assert done.returncode == 0, done.stderr
+    measured = json.loads((tmp_path / "out" / f"{name}-{version}.json").read_text())
+    before = adapter.resolved_before(version)
+    assert measured["resolved_before"] == before and measured["source"] == "live"
+    [outcome] = measured["outcomes"]
+    assert [tool["function"]["name"] for tool in outcome["requests"][0]["tools"]] == KEYS
+    lock = (adapter.pins.releases.generated(version) / pyvenv.LOCK).read_text()
+    pinned = dict(line.split("==") for line in lock.splitlines() if "==" in line and not line.startswith("#"))
+    assert pinned["langchain-openai"] == version
+    _assert_resolved_before("openai", "pypi", pinned["openai"], before)
+    explored = explorer.explore(KEYS, f"{name}@{version}")
+    assert explored.source == explorer.Source(name, version) and explored.measurement.wire_names == tuple(KEYS)
+
+
+@pytest.mark.slow
+def test_the_served_list_is_kept_in_the_cache_and_listed_again_for_an_unknown_version(cache):
+    releases = adapters.get("smolagents").pins.releases
+    served = releases.served()
+    path = cache / "releases" / "pypi" / "smolagents.json"
+    listing = json.loads(path.read_text())
+    assert set(listing) == set(served) and all(parse_time(t) for t in listing.values())
+    path.write_text(json.dumps({**listing, "0.0.1.dev0": "2020-01-01T00:00:00Z"}))
+    assert "0.0.1.dev0" in releases.served(), "read from the cache, not the registry"
+    assert not releases.is_served("99.0.0"), "an unknown version lists again"
+    assert "0.0.1.dev0" not in releases.served() and set(releases.served()) == set(served)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("framework", "version", "says"),
+    [
+        ("langchain", "banana", "is not a PEP 440 version"),
+        ("langchain", "99.0.0", "probe-lib versions --framework langchain"),
+        ("ai-sdk", "banana", "is not MAJOR.MINOR.PATCH"),
+        ("ai-sdk", "99.0.0", "probe-lib versions --framework ai-sdk"),
+    ],
+)
+def test_a_version_neither_pinned_nor_served_is_one_line_and_exit_2(cache, framework, version, says):
+    done = _probe(framework, version)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
+
+
+@pytest.mark.slow
+def test_a_release_the_harness_cannot_run_is_refused_before_anything_installs(cache):
+    pinned = adapters.get("ai-sdk")
+    strict = replace(pinned, pins=replace(pinned.pins, unsupported=since("ai", "7.0.0")))
+    with pytest.raises(ReleaseUnsupported, match=r"^ai 6\.0\.0 predates the harness's API \(needs ai>=7\.0\.0\)$"):
+        strict.install("6.0.0")
+    with pytest.raises(ReleaseUnsupported), strict.session("6.0.0") as session:
+        session.run([Scenario("p", tools=tools(*KEYS))], None)
+    assert not strict.pins.releases.generated("6.0.0").exists()
+
+
+@pytest.mark.slow
+def test_an_install_that_cannot_resolve_is_one_line_and_leaves_no_entry(cache):
+    name, version = PYTHON
+    plain = adapters.get(name)
+    broken: KeyedAdapter = replace(
+        plain, pins=replace(plain.pins, requires=lambda v: {"langchain-openai": f"=={v}", "openai": "==0.0.0.0.1"})
+    )
+    with pytest.raises(InstallFailed) as raised:
+        broken.install("1.7.2")
+    assert "\n" not in str(raised.value) and "1.7.2" in str(raised.value)
+    harness = broken.pins.releases.generated("1.7.2").parent
+    assert not [p.name for p in harness.iterdir() if p.name.startswith("langchain-1.7.2") or ".partial-" in p.name]
+
+
+def test_a_file_hard_linked_twice_is_counted_once(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "file").write_bytes(b"x" * 100_000)
+    one = disk_usage.size([tmp_path / "a"])
+    (tmp_path / "b").mkdir()
+    os.link(tmp_path / "a" / "file", tmp_path / "b" / "file")
+    assert disk_usage.size([tmp_path / "a", tmp_path / "b"]) - disk_usage.size([tmp_path / "b"]) < 100_000
+    (tmp_path / "b" / "copy").write_bytes(b"x" * 100_000)
+    assert disk_usage.size([tmp_path / "a", tmp_path / "b"]) >= one + 100_000
