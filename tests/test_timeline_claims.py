@@ -32,14 +32,18 @@ def judge(claim_id: str, evidence: Timeline) -> Verdict:
 
 
 def edited(evidence: Timeline, version: str, scenario: str, **changes) -> Timeline:
-    """The timeline with one version's behaviour on one scenario changed (and judged expressible)."""
-    table = evidence.table.copy()
+    """The timeline with one version's behaviour on one scenario changed (and judged expressible); a prerelease's
+    in the prereleases kept apart."""
+    prerelease = "-" in version
+    table = (evidence.prereleases if prerelease else evidence.table).copy()
     where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]
     assert len(where) == 1, f"the timeline has no single row for {version} {scenario}"
     behaviour = {**copy.deepcopy(table.at[where[0], "behaviour"]), **changes}
     table.at[where[0], "behaviour"] = behaviour
     table.at[where[0], "error_kind"] = ""
-    return Timeline(evidence.span, table)
+    if prerelease:
+        return Timeline(evidence.span, evidence.table, table)
+    return Timeline(evidence.span, table, evidence.prereleases)
 
 
 def forced(name: str) -> dict:
@@ -110,6 +114,22 @@ COUNTERFACTUALS = {
         {"names": ["webFetchTool"]},
         "already on 1.53.0",
     ),
+    "V06 a later beta honours activeTools": (
+        "V06",
+        "1.0.0-beta.11",
+        "active-tools-by-key",
+        {"names": ["search_web"]},
+        "1.0.0-beta.11",
+    ),
+    "V06 an early beta ignores activeTools": (
+        "V06",
+        "1.0.0-beta.5",
+        "active-tools-by-key",
+        {"names": ["plain", "search_web"]},
+        "1.0.0-beta.5",
+    ),
+    "V06 beta.20 sends search_web": ("V06", "1.0.0-beta.20", "rewrite-rules", {"names": ["search_web"]}, "beta.21"),
+    "V06 1.0.4 drops search_web": ("V06", "1.0.4", "rewrite-rules", {"names": ["plain"]}, "1.0.4"),
 }
 
 

@@ -63,8 +63,9 @@ def behaviour_kind(behaviour: dict, error_kind: str) -> str:
     return "sent; a tool ran" if behaviour.get("executions") else "sent as registered or renamed"
 
 
-def frame(rows: Sequence[Row]) -> pd.DataFrame:
-    """One line per version and scenario (a version that could not run fills every scenario), semver order."""
+def frame(rows: Sequence[Row], order: Sequence[str] | None = None) -> pd.DataFrame:
+    """One line per version and scenario (a version that could not run fills every scenario), oldest first: in
+    ``order`` (the registry's order of the versions) when given, else semver order (its ``rank`` column)."""
     scenarios = sorted({r.scenario for r in rows if r.scenario != WHOLE_VERSION})
     lines = []
     for r in rows:
@@ -72,14 +73,34 @@ def frame(rows: Sequence[Row]) -> pd.DataFrame:
         kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
         lines += [(r.version, name, r.outcome, kind, json.loads(r.behaviour)) for name in names]
     table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
-    order = {v: i for i, v in enumerate(versions(table))}
-    return table.sort_values(
-        ["scenario", "version"], key=lambda c: c.map(order) if c.name == "version" else c, ignore_index=True
-    )
+    ordered = list(order) if order is not None else sorted(table["version"].unique(), key=version_key)
+    table["rank"] = table["version"].map({v: i for i, v in enumerate(ordered)})
+    return table.sort_values(["scenario", "rank"], ignore_index=True)
+
+
+def is_prerelease(version: str) -> bool:
+    """A semver prerelease (``1.0.0-beta.2``, ``0.0.0-ai-v5-…``): how npm's releases are marked."""
+    return "-" in version
+
+
+def prereleases(table: pd.DataFrame) -> list[str]:
+    """The measured prereleases, in semver order (a table's ``prerelease`` column when it has one, else by
+    :func:`is_prerelease`)."""
+    if "prerelease" in table:
+        marked = set(table.loc[table["prerelease"], "version"])
+        return [version for version in versions(table) if version in marked]
+    return [version for version in versions(table) if is_prerelease(version)]
+
+
+def stable(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` without its prereleases."""
+    return table[~table["version"].isin(prereleases(table))].reset_index(drop=True)
 
 
 def versions(table: pd.DataFrame) -> list[str]:
-    """The measured versions in semver order."""
+    """The measured versions, oldest first: in :func:`frame`'s ``rank`` (the registry's order), else semver order."""
+    if "rank" in table:
+        return list(table.sort_values("rank")["version"].unique())
     return sorted(table["version"].unique(), key=version_key)
 
 
@@ -271,6 +292,119 @@ def range_claims(table: pd.DataFrame) -> pd.DataFrame:
             for q, a in answers
         ]
     )
+
+
+def against(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.DataFrame:
+    """Each scenario on ``reference`` beside ``others`` (e.g. the 1.0.0 betas against 1.0.4): the reference's
+    behaviour, which of ``others`` behave alike (same digest), and each of the others that differs with its own."""
+    lines = []
+    for scenario, rows in table.groupby("scenario", sort=True):
+        by_version = {line.version: line for line in rows.itertuples()}
+        if reference not in by_version:
+            continue
+        ref = by_version[reference]
+        measured = [v for v in others if v in by_version]
+        alike = [v for v in measured if _state(by_version[v]) == _state(ref)]
+        differ = [v for v in measured if v not in alike]
+        lines.append(
+            (
+                scenario,
+                describe(ref.behaviour, ref.error_kind),
+                len(alike),
+                len(measured),
+                "; ".join(f"{v}: {describe(by_version[v].behaviour, by_version[v].error_kind)}" for v in differ),
+            )
+        )
+    return pd.DataFrame(
+        lines, columns=["scenario", reference, "alike", "measured", "the others that differ, and what they did"]
+    )
+
+
+def framework_frame(lines: Sequence) -> pd.DataFrame:
+    """One framework's committed timeline lines (:class:`probe_lib.study.framework_timeline.Line`) as :func:`frame`,
+    with its ``prerelease`` and ``role`` (sample or bisection) columns."""
+    table = frame([line.row() for line in lines], order=list(dict.fromkeys(line.version for line in lines)))
+    marks = {line.version: (line.prerelease == "yes", line.role) for line in lines}
+    table["prerelease"] = table["version"].map(lambda v: marks[v][0])
+    table["role"] = table["version"].map(lambda v: marks[v][1])
+    return table
+
+
+#: The behaviour fields the matrix's probes read on the wire: the names sent, the forced tool, how many requests and
+#: executions (the round trip), and what was raised instead of sending. The others (``errors``: the text of what the
+#: scripted answer made the client raise) change with the HTTP client's wording, not the framework's behaviour.
+WIRE_FIELDS = frozenset({"names", "tool_choice", "requests", "executions", "error"})
+
+
+def framework_change_points(lines: Sequence, *, wire_only: bool = False) -> pd.DataFrame:
+    """Every framework's change points in its committed timeline: between two adjacent measured releases, which
+    (by the sweep's sampling and bisection) are adjacent among the releases that ran; one row each. With
+    ``wire_only``, only changes of :data:`WIRE_FIELDS` between two releases that ran (a release that could not run
+    is no behaviour, so the edges of a run of them are no change point)."""
+    tables = []
+    for framework in sorted({line.framework for line in lines}):
+        table = framework_frame([line for line in lines if line.framework == framework])
+        if wire_only:
+            table = table[table["error_kind"] != COULD_NOT_RUN]
+        changes = change_points(table).rename(columns={"before": "last before", "after": "first with"})
+        if wire_only:
+            on_wire = [bool(WIRE_FIELDS & set(differs.split(", "))) for differs in changes["differs_in"]]
+            changes = changes[on_wire]
+        changes.insert(0, "framework", framework)
+        tables.append(changes)
+    columns = ["framework", "scenario", "last before", "first with", "differs_in", "was", "became"]
+    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=columns)
+
+
+def readme_table(lines: Sequence) -> str:
+    """The README's table of each framework's wire change points (Markdown): one row per framework and change,
+    the probes that changed together in one cell; a framework with none says so over its measured range."""
+    changes = framework_change_points(lines, wire_only=True)
+    rows = ["| framework | last release before | first release with | probes | what changed |", "|---|---|---|---|---|"]
+    for framework in sorted({line.framework for line in lines}):
+        own = changes[changes["framework"] == framework]
+        mine = [line for line in lines if line.framework == framework]
+        ran = list(dict.fromkeys(line.version for line in mine if line.scenario != WHOLE_VERSION))
+        unran = len({line.version for line in mine if line.scenario == WHOLE_VERSION})
+        if own.empty:
+            could_not = f"; {unran} measured could not run under the harness" if unran else ""
+            rows.append(
+                f"| {framework} | | | every probe | none on the wire over the {len(ran)} releases that ran "
+                f"({ran[0]} to {ran[-1]}{could_not}) |"
+            )
+            continue
+        for (before, after), group in own.groupby(["last before", "first with"], sort=False):
+            fields = sorted({field for differs in group["differs_in"] for field in differs.split(", ")} & WIRE_FIELDS)
+            probes = ", ".join(group["scenario"])
+            rows.append(f"| {framework} | {before} | {after} | {probes} | {', '.join(fields)} |")
+    return "\n".join(rows)
+
+
+def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
+    """Per framework of the committed timeline: its package, the releases of its swept range (and how many are
+    prereleases), how many were installed and measured (samples, bisection probes), how many could not run, and
+    its change points. ``lines`` and ``releases`` as :mod:`probe_lib.study.framework_timeline` reads them."""
+    rows = []
+    for framework in sorted({r.framework for r in releases}):
+        own = [r for r in releases if r.framework == framework]
+        measured = [r for r in own if r.role]
+        own_lines = [line for line in lines if line.framework == framework]
+        unrunnable = {line.version for line in own_lines if line.scenario == WHOLE_VERSION}
+        rows.append(
+            {
+                "framework": framework,
+                "package": own[0].package,
+                "range": f"{own[0].version}..{own[-1].version}",
+                "releases": len(own),
+                "prereleases": sum(r.prerelease == "yes" for r in own),
+                "installed": len(measured),
+                "samples": sum(r.role == "sample" for r in measured),
+                "bisection probes": sum(r.role == "bisection" for r in measured),
+                "could not run": len(unrunnable),
+                "wire change points": len(framework_change_points(own_lines, wire_only=True)) if own_lines else 0,
+            }
+        )
+    return pd.DataFrame(rows)
 
 
 def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.DataFrame:

@@ -4,7 +4,9 @@
 notebook that shows them). Each claim has one check, and :data:`CHECKS` and :data:`RANGE_CHECKS` are the one
 registry of them, assembled from the modules that write them: :mod:`~probe_lib.claims.mastra` (each judged on one
 ``@mastra/core`` version's outcomes), :mod:`~probe_lib.claims.frameworks` (each other framework's, on its matrix
-runs) and :mod:`~probe_lib.claims.ranges` (judged once, on the timeline of every swept version). A check reads the
+runs), :mod:`~probe_lib.claims.ranges` (judged once, on the timeline of every swept version) and
+:mod:`~probe_lib.claims.framework_ranges` (each other framework's since-when claims, judged once on its committed
+timeline). A check reads the
 outcomes of one version (live or recorded) and returns a :data:`~probe_lib.claims.verdict.Status` and one line of
 evidence.
 """
@@ -18,7 +20,8 @@ from typing import Literal
 
 import pandas as pd
 
-from probe_lib.claims import frameworks, mastra, ranges
+from probe_lib.claims import framework_ranges, frameworks, mastra, ranges
+from probe_lib.claims.framework_ranges import FrameworkRangeCheck, FrameworkTimeline
 from probe_lib.claims.ranges import RangeCheck, Timeline
 from probe_lib.claims.verdict import MASTRA, Check, Quantified, Verdict
 from probe_lib.core import paths
@@ -44,12 +47,17 @@ class Claim:
 CHECKS: dict[str, Check] = {**mastra.CHECKS, **{claim_id: check for claim_id, (_, check) in frameworks.CHECKS.items()}}
 #: Claim id -> its check on a :class:`~probe_lib.claims.ranges.Timeline` (since when, until when).
 RANGE_CHECKS: dict[str, RangeCheck] = dict(ranges.CHECKS)
+#: Claim id -> its check on one other framework's committed timeline.
+FRAMEWORK_RANGE_CHECKS: dict[str, FrameworkRangeCheck] = {
+    claim_id: check for claim_id, (_, check) in framework_ranges.CHECKS.items()
+}
 #: Claim id -> what its quantifying word ranges over, for every claim whose statement has one.
 QUANTIFIED: dict[str, Quantified] = {**mastra.QUANTIFIED, **frameworks.QUANTIFIED, **ranges.QUANTIFIED}
 #: Claim id -> the framework whose outcomes its check reads (the adapter name: ``mastra``, ``crewai`` …).
 FRAMEWORKS: dict[str, str] = {
     **{claim_id: MASTRA for claim_id in [*mastra.CHECKS, *ranges.CHECKS]},
     **{claim_id: framework for claim_id, (framework, _) in frameworks.CHECKS.items()},
+    **{claim_id: framework for claim_id, (framework, _) in framework_ranges.CHECKS.items()},
 }
 
 
@@ -60,21 +68,22 @@ def load_claims() -> list[Claim]:
     ids = [claim.id for claim in claims]
     if len(set(ids)) != len(ids):
         raise InputError(f"{CLAIMS_PATH.name}: claim ids repeat")
-    checked = [*mastra.CHECKS, *frameworks.CHECKS, *ranges.CHECKS]
+    checked = [*mastra.CHECKS, *frameworks.CHECKS, *ranges.CHECKS, *framework_ranges.CHECKS]
     if sorted(ids) != sorted(checked):
         odd = sorted({claim_id for claim_id in ids + checked if ids.count(claim_id) != checked.count(claim_id)})
         raise InputError(
             f"{CLAIMS_PATH.name} and the checks disagree on claims {odd}: each claim needs one check "
-            "(in probe_lib.claims.mastra, frameworks or ranges)"
+            "(in probe_lib.claims.mastra, frameworks, ranges or framework_ranges)"
         )
     return claims
 
 
-def judge(claim: Claim, evidence: Evidence | Timeline) -> Verdict:
+def judge(claim: Claim, evidence: Evidence | Timeline | FrameworkTimeline) -> Verdict:
     """Run one claim's check; a check whose evidence lacks what it needs is reported as failed, with the reason."""
-    is_range = isinstance(evidence, Timeline)
+    is_range = isinstance(evidence, Timeline | FrameworkTimeline)
+    checks = FRAMEWORK_RANGE_CHECKS if isinstance(evidence, FrameworkTimeline) else RANGE_CHECKS if is_range else CHECKS
     try:
-        status, text = (RANGE_CHECKS if is_range else CHECKS)[claim.id](evidence)
+        status, text = checks[claim.id](evidence)
     except CheckError as error:
         status, text = "failed", f"check could not run: {error}"
     return Verdict(claim.id, evidence.span if is_range else evidence.version, status, text)
@@ -93,6 +102,7 @@ def ledger(
     sources: Mapping[str, str] | None = None,
     pin_sources: Mapping[str, str] | None = None,
     timeline_source: str = "unstated",
+    framework_timelines: Mapping[str, FrameworkTimeline] | None = None,
 ) -> pd.DataFrame:
     """One row per (claim, version): the claim, the framework it is about, where it comes from, its status and one
     line of evidence.
@@ -103,12 +113,17 @@ def ledger(
     on each of that framework's targets, with ``sources`` saying how each target was measured; without it, those
     claims are left out. ``pin_sources`` (Mastra's version -> how its outcomes were measured) and
     ``timeline_source`` fill the other rows' ``source`` column; a row they do not name says ``unstated``.
+    ``framework_timelines`` (framework -> its committed timeline) judges the other frameworks' release-range claims,
+    each once; without that framework's timeline they are left out.
     """
     rows = []
     for claim in load_claims():
         framework = FRAMEWORKS[claim.id]
         if claim.id in RANGE_CHECKS:
             judged = [(timeline, timeline_source)] if timeline is not None else []
+        elif claim.id in FRAMEWORK_RANGE_CHECKS:
+            own = (framework_timelines or {}).get(framework)
+            judged = [(own, framework_ranges.source())] if own is not None else []
         elif framework == MASTRA:
             judged = [
                 (Evidence(v, outcomes, by_version), (pin_sources or {}).get(v, "unstated"))
@@ -145,6 +160,13 @@ def framework_ledger(outcomes: Sequence[Outcome], measurements: Source) -> pd.Da
     Claude Agent SDK's list probes, as ``measurements`` gave them (``matrix()``, ``list_probes()``). One row per
     claim and target, with its framework, source, verdict and evidence."""
     table = ledger({}, by_target=by_target(outcomes), sources=measurements.matrix_sources(outcomes))
+    return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
+
+
+def framework_range_ledger(timelines: Mapping[str, FrameworkTimeline]) -> pd.DataFrame:
+    """The other frameworks' release-range claims, each judged on its framework's committed timeline (one row each,
+    with its framework, span, source, verdict and evidence)."""
+    table = ledger({}, framework_timelines=timelines)
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 

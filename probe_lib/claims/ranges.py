@@ -20,7 +20,9 @@ from probe_lib.analysis.timeline import (
     crashed_before_sending,
     describe,
     honours_active_tools,
+    prereleases,
     sent_nothing,
+    stable,
     versions,
 )
 from probe_lib.claims.verdict import Quantified, Status
@@ -35,12 +37,21 @@ class Timeline:
     #: The versions covered, as the ledger's version column shows them (e.g. ``0.1.0..1.71.0 (141 versions)``).
     span: str
     table: pd.DataFrame
+    #: The prereleases' lines, apart (``None``: none measured): only a claim about prereleases reads them.
+    prereleases: pd.DataFrame | None = None
 
     @classmethod
     def of(cls, table: pd.DataFrame) -> Timeline:
-        """A :func:`~probe_lib.analysis.timeline.frame`, named by the versions it spans."""
+        """A :func:`~probe_lib.analysis.timeline.frame`'s stable versions, named by the versions they span, with its
+        prereleases apart: the range claims name stable releases, and a prerelease (a ``0.0.0-…`` snapshot sorts
+        before 0.1.0 though it was built from a later branch) is no point on that line; only a claim about the
+        prereleases themselves (V06) reads them."""
+        left_out = prereleases(table)
+        apart = table[table["version"].isin(left_out)].reset_index(drop=True) if left_out else None
+        table = stable(table)
         measured = versions(table)
-        return cls(f"{measured[0]}..{measured[-1]} ({len(measured)} versions)", table)
+        skipped = f"; {len(left_out)} prereleases apart" if left_out else ""
+        return cls(f"{measured[0]}..{measured[-1]} ({len(measured)} versions{skipped})", table, apart)
 
     @property
     def label(self) -> str:
@@ -231,6 +242,52 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     )
 
 
+#: The betas V06 says honour activeTools (1.0.0-beta.2 to beta.9), and those that leave search_web out of rewrite-rules.
+_BETAS_HONOURING = ("2", "9")
+_BETAS_DROPPING = ("1.0.0-beta.20", "1.0.0-beta.21")
+_BETA = "1.0.0-beta."
+_AGAINST = "1.0.4"
+
+
+def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
+    apart = timeline.prereleases
+    betas = [] if apart is None else [v for v in versions(apart) if v.startswith(_BETA)]
+    if not betas or _AGAINST not in set(timeline.table["version"]):
+        return "not testable", f"the timeline holds no 1.0.0 beta or no {_AGAINST}"
+    both = pd.concat([timeline.table[timeline.table["version"] == _AGAINST], apart[apart["version"].isin(betas)]])
+
+    def line(version: str, scenario: str):
+        found = both[(both["version"] == version) & (both["scenario"] == scenario)]
+        if found.empty:
+            raise CheckError(f"{version} has no {scenario} line")
+        return next(found.itertuples())
+
+    low, high = (int(n) for n in _BETAS_HONOURING)
+    honouring = {v for v in betas if low <= int(v.removeprefix(_BETA)) <= high}
+    wrong = [
+        v
+        for v in [_AGAINST, *betas]
+        if honours_active_tools(line(v, "active-tools-by-key").behaviour) != (v in honouring)
+    ]
+    if wrong:
+        return "refuted", f"activeTools ['search.web'] leaves plain out otherwise than stated on {', '.join(wrong)}"
+    dropping = [
+        v for v in [_AGAINST, *betas] if "search_web" not in (line(v, "rewrite-rules").behaviour.get("names") or [])
+    ]
+    if dropping != list(_BETAS_DROPPING):
+        return "refuted", f"rewrite-rules sends no search_web on {', '.join(dropping) or 'no version'}"
+    reference = {r.scenario: r.outcome for r in both[both["version"] == _AGAINST].itertuples()}
+    by_scenario = both[both["version"].isin(betas) & both["scenario"].isin(list(reference))].groupby("scenario")
+    alike = sum(all(r.outcome == reference[scenario] for r in rows.itertuples()) for scenario, rows in by_scenario)
+    return "confirmed", (
+        f"activeTools ['search.web'] leaves plain out on {len(honouring)} betas ({min(honouring, key=version_key)} to "
+        f"{max(honouring, key=version_key)}), sends plain on the other {len(betas) - len(honouring)} and on "
+        f"{_AGAINST}; rewrite-rules sends no search_web on {' and '.join(_BETAS_DROPPING)}, sends it on {_AGAINST} "
+        f"and the other {len(betas) - len(_BETAS_DROPPING)} betas; {alike} of {by_scenario.ngroups} scenarios "
+        f"behave as on {_AGAINST} on all {len(betas)} betas"
+    )
+
+
 #: Claim id -> its check, each judged once on the timeline (the ledger's registry reads it).
 CHECKS: dict[str, RangeCheck] = {
     "V01": _normaliser_arrives,
@@ -238,6 +295,7 @@ CHECKS: dict[str, RangeCheck] = {
     "V03": _active_tools_stretches,
     "V04": _choice_none_changes,
     "V05": _builtins_arrive,
+    "V06": _betas_against_1_0_4,
 }
 
 #: Claim id -> the scenarios its "every" ranges over, each on every timeline version that sent a request for it.

@@ -47,7 +47,10 @@ def version_key(version: str) -> tuple:
     if match is None:
         raise InputError(f"version {version!r} is not MAJOR.MINOR.PATCH[-PRERELEASE]")
     major, minor, patch, pre = match.groups()
-    return int(major), int(minor), int(patch), pre is None, pre or ""
+    # Prerelease identifiers compare one by one, numeric ones as numbers and before alphanumeric ones (semver 11.4):
+    # beta.2 < beta.11.
+    identifiers = tuple((0, int(part), "") if part.isdigit() else (1, 0, part) for part in (pre or "").split("."))
+    return int(major), int(minor), int(patch), pre is None, identifiers if pre else ()
 
 
 def release_key(version: str) -> tuple:

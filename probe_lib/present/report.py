@@ -40,7 +40,7 @@ import pandas as pd
 
 from probe_lib.adapters import mastra, npm
 from probe_lib.analysis import timeline
-from probe_lib.claims import ledger
+from probe_lib.claims import framework_ranges, ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES
 from probe_lib.core import folders, paths
@@ -254,6 +254,7 @@ def _build(
         sources=sources,
         pin_sources=pins,
         timeline_source=timeline.laid_over_source(),
+        framework_timelines=framework_ranges.timelines(),
     )
     table.to_csv(folder / "ledger.csv", index=False)
     export.write_all(folder / "export", primary=written)  # every outcome (this run's first), sweep, MCP corpus

@@ -7,7 +7,7 @@ round the reader's own version. Built on ``matplotlib.figure.Figure`` (no pyplot
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 import numpy as np
 import pandas as pd
@@ -21,12 +21,23 @@ from probe_lib.present.charts import Chart
 _CELL_W, _CELL_H = 0.13, 0.24  # inches
 
 
+#: The colour of a prerelease's version label and of its mark above the cells.
+PRERELEASE_COLOUR = "#7b3fa0"
+
+
 def timeline(
-    grid: pd.DataFrame, colours: Mapping[str, str], title: str, changes: pd.DataFrame, highlight: str | None = None
+    grid: pd.DataFrame,
+    colours: Mapping[str, str],
+    title: str,
+    changes: pd.DataFrame,
+    highlight: str | None = None,
+    prereleases: Collection[str] = (),
 ) -> Figure:
     """``grid`` (scenarios by versions, one category per cell) as coloured cells, and a black bar before the
     version of each of ``changes`` (``scenario`` and ``after`` columns, as ``analysis.timeline.change_points``
     gives them): a behaviour can change within one colour's kind, so the bars come from the changes themselves.
+    Each of ``prereleases`` among the columns has its label in :data:`PRERELEASE_COLOUR`, italic, and a mark of that
+    colour above its column.
 
     The cells are one image and the separators two line collections: a sweep has thousands of cells, and one
     patch per cell took seconds to draw."""
@@ -50,6 +61,21 @@ def timeline(
     ax.set_xlim(0, columns)
     ax.set_ylim(rows, 0)
     ax.set_xticks([c + 0.5 for c in range(columns)], list(grid.columns), rotation=90, fontsize=6)
+    marked = [c for c, version in enumerate(grid.columns) if version in prereleases]
+    for c in marked:
+        label = ax.get_xticklabels()[c]
+        label.set_color(PRERELEASE_COLOUR)
+        label.set_fontstyle("italic")
+    if marked:
+        ax.scatter(
+            [c + 0.5 for c in marked],
+            [-0.35] * len(marked),
+            marker="v",
+            s=12,
+            color=PRERELEASE_COLOUR,
+            clip_on=False,
+            label=None,
+        )
     ax.set_yticks([r + 0.5 for r in range(rows)], list(grid.index), fontsize=8)
     ax.tick_params(length=0)
     for spine in ax.spines.values():
@@ -57,6 +83,8 @@ def timeline(
     present = {c for c in grid.to_numpy().ravel() if isinstance(c, str)}
     handles = [Patch(facecolor=colour, label=name) for name, colour in colours.items() if name in present]
     handles.append(Patch(facecolor="black", label="black bar: the behaviour changed here"))
+    if marked:
+        handles.append(Patch(facecolor=PRERELEASE_COLOUR, label="prerelease (purple italic label, mark above)"))
     if highlight in grid.columns:
         handles.append(Patch(facecolor="white", edgecolor="red", label=f"your version ({highlight})"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)

@@ -1,10 +1,14 @@
-"""The scenario catalogue (:func:`~probe_lib.adapters.mastra.catalogue.swept`) on many ``@mastra/core`` versions:
-each version measured once, its results cached on disk.
+"""A set of scenarios on many releases of one framework (a :class:`Subject`): each release measured once, its results
+cached on disk. :data:`CATALOGUE` is Mastra's scenario catalogue
+(:func:`~probe_lib.adapters.mastra.catalogue.swept`) on ``@mastra/core``; :mod:`probe_lib.study.framework_sweep` makes
+the others (the matrix's probes on any framework, a scenario file).
 
-A version's results are kept in ``<cache>/sweep/<catalogue digest>/<version>.json``; the digest covers the scenarios,
-the Node harness and the reduction (``Outcome.behaviour`` and the masking below), so changing any of them measures
-afresh while a plain rerun measures only versions not yet seen.
-A version that cannot be installed or run is a result too (one row, its error), and the sweep goes on.
+A release's results are kept in ``<cache>/sweep/<subject digest>/<version>.json``; the digest covers the scenarios,
+the framework's harness and the reduction (``Outcome.behaviour`` and the masking below), so changing any of them
+measures afresh while a plain rerun (or one after Ctrl-C) measures only releases not yet seen. Each file is written
+whole by rename, so two runs at once at worst measure one release twice.
+A release that cannot be installed or run is a result too (one row of its own kind, its error, never a behaviour),
+and the sweep goes on.
 Each outcome is reduced to its comparable behaviour (``Outcome.behaviour``: what was sent, how many requests and
 executions, what was raised), with this run's incidentals (the capture server's port, the version itself inside
 messages) masked, and to a short digest of it: two versions behave alike on a scenario exactly when their digests
@@ -19,11 +23,13 @@ import inspect
 import json
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Protocol
 
+from probe_lib import adapters
 from probe_lib.adapters import cache
 from probe_lib.adapters.mastra import catalogue, runner, versions
 from probe_lib.capture import CaptureServer
@@ -31,10 +37,13 @@ from probe_lib.core import files, paths
 from probe_lib.core.errors import CacheUnusable, InputError, InstallFailed, ProbeError
 from probe_lib.core.outcome import Outcome, is_capture_reply, readable
 from probe_lib.core.progress import QUIET, Stages
+from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import version_key
 
 SUMMARY_PATH = paths.DATA / "version_timeline.csv"
 FIELDS = ("version", "scenario", "outcome", "error_kind", "behaviour")
+#: The summary's columns: :data:`FIELDS` and whether the version is a prerelease (derived from it, for readers).
+SUMMARY_FIELDS = (*FIELDS[:1], "prerelease", *FIELDS[1:])
 #: The scenario name of the one row a version that failed to install or run gets.
 WHOLE_VERSION = "*"
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
@@ -53,21 +62,119 @@ class Row:
     behaviour: str
 
 
-def digest_of_catalogue() -> str:
-    """A digest of the scenarios, the Node harness and this reduction: results measured under another are not reused."""
+class Subject(Protocol):
+    """What a sweep measures on each release of one framework: its scenarios, run through the framework's adapter."""
+
+    #: The framework (an adapter's name), the registry package whose releases are swept, and its registry.
+    framework: str
+    package: str
+    registry: str
+
+    def served(self) -> tuple[str, ...]:
+        """Every release the registry serves, oldest first, prereleases included."""
+
+    def is_prerelease(self, version: str) -> bool: ...
+
+    def sort_key(self, version: str) -> tuple:
+        """Oldest first, as the registry orders its versions (semver on npm, PEP 440 on PyPI)."""
+
+    def series(self, version: str) -> tuple:
+        """The minor series ``version`` belongs to (its major and minor numbers)."""
+
+    def published(self, version: str) -> str:
+        """When the registry published ``version`` (ISO 8601 UTC)."""
+
+    def resolved_before(self, version: str) -> str | None:
+        """The date ``version``'s dependencies were resolved as of (``None``: not noted)."""
+
+    def check(self, version: str) -> str:
+        """``version`` if it can be swept (served or pinned), else ``InputError`` saying how to list them."""
+
+    def scenario_names(self) -> tuple[str, ...]:
+        """The scenarios each release's rows are named by (what ``bisect`` accepts)."""
+
+    def digest(self) -> str:
+        """What the cached results were measured under (:func:`digest`): another digest's are not reused."""
+
+    def is_installed(self, version: str) -> bool: ...
+
+    def install(self, version: str) -> object:
+        """Install ``version`` into the kit's cache (a no-op when it is there)."""
+
+    def rows(self, version: str, server: CaptureServer) -> list[Row]:
+        """The scenarios on installed ``version``, one row each (a scenario it refuses or crashes on too)."""
+
+    def failed(self, version: str, error: ProbeError) -> Row:
+        """The one row of ``version`` when it could not be installed or run (``error`` says why)."""
+
+
+def digest(scenarios: Iterable[Scenario], harness: Iterable[bytes]) -> str:
+    """A digest of ``scenarios``, the framework's ``harness`` (its runner's files, what else makes its outcomes) and
+    this reduction: results measured under another are not reused."""
     hasher = hashlib.sha256()
     reduction = (_mask, readable, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour, row, failed_row)
     for function in reduction:
         hasher.update(inspect.getsource(function).encode())
-    for scenario in catalogue.swept():
+    for scenario in scenarios:
         hasher.update(json.dumps(scenario.to_json("URL"), sort_keys=True).encode())
-    for script in [*sorted(paths.HARNESS.glob("*.cjs")), paths.SHARED_HARNESS / "lines.cjs"]:
-        hasher.update(script.read_bytes())
+    for part in harness:
+        hasher.update(part)
     return hasher.hexdigest()[:12]
 
 
-def cache_dir() -> Path:
-    return paths.cache() / "sweep" / digest_of_catalogue()
+class MastraCatalogue:
+    """Mastra's scenario catalogue on ``@mastra/core`` releases, run by its Node runner."""
+
+    framework = runner.FRAMEWORK
+    package = versions.PACKAGE
+    registry = "npm"
+
+    def served(self) -> tuple[str, ...]:
+        return versions.served()
+
+    def is_prerelease(self, version: str) -> bool:
+        return not versions.is_stable(version)
+
+    def sort_key(self, version: str) -> tuple:
+        return version_key(version)
+
+    def series(self, version: str) -> tuple:
+        return version_key(version)[:2]
+
+    def published(self, version: str) -> str:
+        return adapters.get(self.framework).published(version)
+
+    def resolved_before(self, version: str) -> str | None:
+        return adapters.get(self.framework).resolved_before(version)
+
+    def check(self, version: str) -> str:
+        return versions.check(version)
+
+    def scenario_names(self) -> tuple[str, ...]:
+        return tuple(scenario.name for scenario in catalogue.swept())
+
+    def digest(self) -> str:
+        scripts = [*sorted(paths.HARNESS.glob("*.cjs")), paths.SHARED_HARNESS / "lines.cjs"]
+        return digest(catalogue.swept(), (script.read_bytes() for script in scripts))
+
+    def is_installed(self, version: str) -> bool:
+        return versions.is_installed(version)
+
+    def install(self, version: str) -> Path:
+        return versions.install(version)
+
+    def rows(self, version: str, server: CaptureServer) -> list[Row]:
+        return [row(outcome) for outcome in runner.run(catalogue.swept(), version, server=server)]
+
+    def failed(self, version: str, error: ProbeError) -> Row:
+        return failed_row(version, error)
+
+
+CATALOGUE = MastraCatalogue()
+
+
+def cache_dir(subject: Subject = CATALOGUE) -> Path:
+    return paths.cache() / "sweep" / subject.digest()
 
 
 def _mask(text: str, version: str) -> str:
@@ -88,31 +195,42 @@ def failed_row(version: str, error: BaseException) -> Row:
     return Row(version, WHOLE_VERSION, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 
 
-def cached(version: str) -> list[Row] | None:
-    path = cache_dir() / f"{version}.json"
+def cached(version: str, subject: Subject = CATALOGUE) -> list[Row] | None:
+    """The rows of ``version`` measured earlier under ``subject``'s digest, or ``None``."""
+    path = cache_dir(subject) / f"{version}.json"
     if not path.exists():
         return None
     return [Row(**fields) for fields in json.loads(path.read_text(encoding="utf-8"))]
 
 
-def _store(version: str, rows: Sequence[Row]) -> None:
-    folder = cache.folder(cache_dir())
+def _store(version: str, rows: Sequence[Row], subject: Subject) -> None:
+    folder = cache.folder(cache_dir(subject))
     text = json.dumps([asdict(r) for r in rows], ensure_ascii=False)
     files.write_atomically(folder / f"{version}.json", lambda partial: partial.write_text(text, encoding="utf-8"))
 
 
-def measure(version: str, server: CaptureServer, installed: Future[Path] | None = None) -> list[Row]:
-    """The catalogue on ``version``, installed by ``installed`` (else now); a failure becomes the version's one row."""
+def measure(
+    version: str, server: CaptureServer, installed: Future[object] | None = None, subject: Subject = CATALOGUE
+) -> list[Row]:
+    """``subject``'s scenarios on ``version``, installed by ``installed`` (else now); a failure becomes the version's
+    one row."""
     try:
-        installed.result() if installed is not None else versions.install(version)
-        return [row(outcome) for outcome in runner.run(catalogue.swept(), version, server=server)]
+        installed.result() if installed is not None else subject.install(version)
+        return subject.rows(version, server)
     except CacheUnusable:  # this machine's fault, not the version's: the sweep stops
         raise
     except ProbeError as error:
-        return [failed_row(version, error)]
+        return [subject.failed(version, error)]
 
 
-def selected(*, prereleases: bool = False, since: str | None = None, until: str | None = None) -> list[str]:
+def could_not_run(rows: Sequence[Row]) -> bool:
+    """True when ``rows`` are a release's one row saying it could not be installed or run."""
+    return len(rows) == 1 and rows[0].scenario == WHOLE_VERSION
+
+
+def selected(
+    *, prereleases: bool = False, since: str | None = None, until: str | None = None, subject: Subject = CATALOGUE
+) -> list[str]:
     """Served versions in semver order: stable only unless ``prereleases``, within ``since``..``until`` inclusive.
 
     The range of ``sweep`` and ``bisect``: an end the registry does not serve, ``since`` after ``until``, or a range
@@ -121,48 +239,61 @@ def selected(*, prereleases: bool = False, since: str | None = None, until: str 
     for flag, end in (("--since", since), ("--until", until)):
         if end is not None:
             try:
-                versions.check(end)
+                subject.check(end)
             except InputError as error:
                 raise InputError(f"{flag}: {error}") from None
-    if since is not None and until is not None and version_key(since) > version_key(until):
+    key = subject.sort_key
+    if since is not None and until is not None and key(since) > key(until):
         raise InputError(f"--since {since} is later than --until {until}; swap them")
-    chosen = [v for v in versions.served() if prereleases or versions.is_stable(v)]
-    low = version_key(since) if since else None
-    high = version_key(until) if until else None
-    inside = [v for v in chosen if (low is None or version_key(v) >= low) and (high is None or version_key(v) <= high)]
+    chosen = [v for v in subject.served() if prereleases or not subject.is_prerelease(v)]
+    low = key(since) if since else None
+    high = key(until) if until else None
+    inside = [v for v in chosen if (low is None or key(v) >= low) and (high is None or key(v) <= high)]
     if not inside:
         span = f"from {since or 'the first'} to {until or 'the newest'}"
         more = "" if prereleases else "; add --prereleases to include prereleases"
-        raise InputError(f"npm serves no {'' if prereleases else 'stable '}@mastra/core version {span}{more}")
+        stable = "" if prereleases else "stable "
+        raise InputError(f"{subject.registry} serves no {stable}{subject.package} version {span}{more}")
     return inside
 
 
 def sweep(
     chosen: Iterable[str],
     *,
+    subject: Subject = CATALOGUE,
     retry_failed: bool = False,
     stages: Stages = QUIET,
     server: CaptureServer | None = None,
     installers: int = DEFAULT_INSTALLERS,
+    measured: Callable[[str, list[Row]], None] = lambda version, rows: None,
 ) -> list[Row]:
-    """Rows of the catalogue on every version in ``chosen`` (semver order), measuring only versions not cached.
+    """Rows of ``subject`` on every version in ``chosen`` (semver order), measuring only versions not cached;
+    ``measured`` is told of each version this call measured (not those read from the cache).
 
     Versions run one at a time, while ``installers`` threads install the next ones ahead: an install waits mostly on
-    the registry and the disk, so it overlaps with the previous version's catalogue instead of following it.
+    the registry and the disk, so it overlaps with the previous version's scenarios instead of following it.
     """
-    chosen = sorted(dict.fromkeys(versions.check(v) for v in chosen), key=version_key)
+    chosen = sorted(dict.fromkeys(subject.check(v) for v in chosen), key=subject.sort_key)
     if server is None:
         with CaptureServer() as own:
-            return sweep(chosen, retry_failed=retry_failed, stages=stages, server=own, installers=installers)
-    found = {version: cached(version) for version in chosen}
-    to_measure = [v for v in chosen if found[v] is None or (retry_failed and found[v][0].scenario == WHOLE_VERSION)]
+            return sweep(
+                chosen,
+                subject=subject,
+                retry_failed=retry_failed,
+                stages=stages,
+                server=own,
+                installers=installers,
+                measured=measured,
+            )
+    found = {version: cached(version, subject) for version in chosen}
+    to_measure = [v for v in chosen if found[v] is None or (retry_failed and could_not_run(found[v]))]
     rows: list[Row] = []
     started = time.monotonic()
     with (
-        stages.stage("sweeping @mastra/core", len(chosen)) as step,
+        stages.stage(f"sweeping {subject.package}", len(chosen)) as step,
         ThreadPoolExecutor(max_workers=max(1, installers), thread_name_prefix="install") as pool,
     ):
-        installs = {version: pool.submit(versions.install, version) for version in to_measure}
+        installs = {version: pool.submit(subject.install, version) for version in to_measure}
         try:
             for version in chosen:
                 if version not in installs:
@@ -170,10 +301,11 @@ def sweep(
                     step(f"{version}: cached")
                     continue
                 began = time.monotonic()
-                measured = measure(version, server, installs.pop(version))
-                _store(version, measured)
-                rows += measured
-                note = measured[0].error_kind if measured[0].scenario == WHOLE_VERSION else f"{len(measured)} scenarios"
+                result = measure(version, server, installs.pop(version), subject)
+                _store(version, result, subject)
+                measured(version, result)
+                rows += result
+                note = result[0].error_kind if could_not_run(result) else f"{len(result)} scenarios"
                 step(
                     f"{version}: {note} in {time.monotonic() - began:.0f} s ({time.monotonic() - started:.0f} s so far)"
                 )
@@ -183,29 +315,45 @@ def sweep(
     return rows
 
 
-def all_cached() -> list[Row]:
-    """Every version measured under the current catalogue digest, in semver order."""
-    folder = cache_dir()
+def all_cached(subject: Subject = CATALOGUE) -> list[Row]:
+    """Every version measured under ``subject``'s current digest, in semver order."""
+    folder = cache_dir(subject)
     found = [p.name.removesuffix(".json") for p in folder.glob("*.json")] if folder.exists() else []
-    return [r for v in sorted(found, key=version_key) for r in cached(v) or ()]
+    return [r for v in sorted(found, key=subject.sort_key) for r in cached(v, subject) or ()]
 
 
 def write_summary(rows: Sequence[Row], path: Path = SUMMARY_PATH) -> Path:
-    """The tidy summary (one line per version and scenario), written atomically."""
+    """The tidy summary (one line per version and scenario, each version marked a prerelease or not), written
+    atomically: ``rows`` replace the summary's rows of their versions, every other version's rows are kept (a sweep
+    of some versions adds to the summary without measuring the others again). The summary is never partial: when
+    versions are kept, a scenario they lack (catalogued since) is left out of ``rows`` too, until a sweep of every
+    version adds it."""
+    measured = {r.version for r in rows}
+    kept = [r for r in read_summary(path) if r.version not in measured] if path.exists() else []
+    if kept:
+        held = {r.scenario for r in kept}
+        rows = [r for r in rows if r.scenario in held or r.scenario == WHOLE_VERSION]
 
     def write(partial: Path) -> None:
         with partial.open("w", newline="", encoding="utf-8") as handle:
             writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(FIELDS)
-            for r in sorted(rows, key=lambda r: (version_key(r.version), r.scenario)):
-                writer.writerow([r.version, r.scenario, r.outcome, r.error_kind, r.behaviour])
+            writer.writerow(SUMMARY_FIELDS)
+            for r in sorted([*kept, *rows], key=lambda r: (version_key(r.version), r.scenario)):
+                prerelease = "yes" if CATALOGUE.is_prerelease(r.version) else "no"
+                writer.writerow([r.version, prerelease, r.scenario, r.outcome, r.error_kind, r.behaviour])
 
     return files.write_atomically(path, write)
 
 
-def read_summary(path: Path = SUMMARY_PATH) -> list[Row]:
-    """The committed summary's rows; ``InputError`` says how to make it when it is missing."""
+def read_summary(path: Path = SUMMARY_PATH, *, prereleases: bool = True) -> list[Row]:
+    """The committed summary's rows (without its prereleases unless ``prereleases``); ``InputError`` says how to make
+    it when it is missing."""
     if not path.exists():
-        raise InputError(f"no version summary at {path}: run `probe-lib sweep --write-summary`")
+        raise InputError(f"no version summary at {path}: run `probe-lib sweep --write`")
     with path.open(newline="", encoding="utf-8") as handle:
-        return [Row(**line) for line in csv.DictReader(handle)]
+        lines = list(csv.DictReader(handle))
+    return [
+        Row(**{field: line[field] for field in FIELDS})
+        for line in lines
+        if prereleases or line.get("prerelease") != "yes"
+    ]

@@ -1,0 +1,198 @@
+"""The ledger's release-range claims about the other frameworks (since when each behaves as it does now), each
+judged once on that framework's committed timeline (``data/framework_timeline.csv``,
+:mod:`probe_lib.study.framework_timeline`).
+
+A claim names one matrix probe of one framework, the last release before a change and the first with it, and what
+each does, written out as measured (never computed by the kit). :func:`changed_at` makes its check: both releases
+measured and run, adjacent among the releases served in the swept range (only releases that could not run may lie
+between them, and they are named), the behaviour stated on each, and the newer behaviour still on the newest
+measured release. So an edited timeline line, a release found between them, or a later change refutes it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+import pandas as pd
+
+from probe_lib import wire
+from probe_lib.analysis import timeline as tables
+from probe_lib.claims.verdict import Status
+from probe_lib.study import framework_timeline
+from probe_lib.study.evidence import CheckError
+
+
+@dataclass(frozen=True)
+class FrameworkTimeline:
+    """One framework's committed timeline: its lines as :func:`~probe_lib.analysis.timeline.framework_frame`
+    tabulates them, and every release of the swept range (measured or not)."""
+
+    framework: str
+    table: pd.DataFrame
+    releases: tuple[str, ...]
+
+    @property
+    def span(self) -> str:
+        """As the ledger's version column shows it: the range, how many releases it holds and how many ran."""
+        measured = tables.versions(self.table)
+        return f"{self.releases[0]}..{self.releases[-1]} ({len(self.releases)} releases, {len(measured)} measured)"
+
+    @property
+    def label(self) -> str:
+        return f"the {self.framework} timeline of {self.span}"
+
+
+def timelines(frameworks: set[str] | None = None) -> dict[str, FrameworkTimeline]:
+    """Each framework's committed timeline (those of ``frameworks`` only, when given; none before the first
+    ``probe-lib sweep --framework NAME --write``)."""
+    if not framework_timeline.TIMELINE_PATH.exists():
+        return {}
+    lines = framework_timeline.read(frameworks)
+    releases = framework_timeline.read_releases()
+    found = {}
+    for framework in sorted({line.framework for line in lines}):
+        own = [line for line in lines if line.framework == framework]
+        served = tuple(r.version for r in releases if r.framework == framework)
+        found[framework] = FrameworkTimeline(framework, tables.framework_frame(own), served)
+    return found
+
+
+def source() -> str:
+    """What these claims are judged on, as the ledger's ``source`` column says it."""
+    path = framework_timeline.TIMELINE_PATH.relative_to(framework_timeline.paths.ROOT).as_posix()
+    return f"recorded, the committed {path} (measured live by `probe-lib sweep --framework NAME --write`)"
+
+
+#: What one release does on the claim's probe, as stated: a test of its behaviour and outcome kind, and its words.
+Holds = tuple[Callable[[dict, str], bool], str]
+FrameworkRangeCheck = Callable[[FrameworkTimeline], tuple[Status, str]]
+
+
+def changed_at(scenario: str, last_before: str, first_with: str, was: Holds, became: Holds) -> FrameworkRangeCheck:
+    """The claim "``scenario`` did ``was`` up to ``last_before`` and ``became`` from ``first_with``, the next release
+    served, which the newest measured release still does"."""
+
+    def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
+        lines = {line.version: line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()}
+        if not lines:
+            raise CheckError(f"no {timeline.framework} release in the timeline ran {scenario!r}")
+        missing = [
+            v for v in (last_before, first_with) if v not in lines or lines[v].error_kind == tables.COULD_NOT_RUN
+        ]
+        if missing:
+            return "not testable", f"{', '.join(missing)} not measured (or could not run) on {scenario}"
+        if last_before not in timeline.releases or first_with not in timeline.releases:
+            return "not testable", f"{last_before} or {first_with} is outside the swept range {timeline.span}"
+        between = timeline.releases[timeline.releases.index(last_before) + 1 : timeline.releases.index(first_with)]
+        unran = [v for v in between if v in lines and lines[v].error_kind == tables.COULD_NOT_RUN]
+        if unmeasured := [v for v in between if v not in unran]:
+            return "refuted", f"{len(unmeasured)} releases lie between {last_before} and {first_with}: {unmeasured[:5]}"
+        for version, (holds, words) in ((last_before, was), (first_with, became)):
+            line = lines[version]
+            if not holds(line.behaviour, line.error_kind):
+                return "refuted", f"{version} did not {words}: {tables.describe(line.behaviour, line.error_kind)}"
+        if _wire(lines[last_before]) == _wire(lines[first_with]):
+            return "refuted", f"{last_before} and {first_with} behave alike on the wire on {scenario}"
+        ran = [v for v in tables.versions(timeline.table) if v in lines and lines[v].error_kind != tables.COULD_NOT_RUN]
+        newest = lines[ran[-1]]
+        if _wire(newest) != _wire(lines[first_with]):
+            return "refuted", (
+                f"the newest measured release, {newest.version}, behaves otherwise: "
+                f"{tables.describe(newest.behaviour, newest.error_kind)}"
+            )
+        skipped = f"; between them only releases that could not run: {', '.join(unran)}" if unran else ""
+        return "confirmed", (
+            f"{last_before} {was[1]} ({tables.describe(lines[last_before].behaviour, lines[last_before].error_kind)});"
+            f" {first_with}, the next release served, {became[1]} "
+            f"({tables.describe(lines[first_with].behaviour, lines[first_with].error_kind)}), as does the newest "
+            f"measured, {newest.version}{skipped}"
+        )
+
+    return check
+
+
+def _wire(line) -> tuple:
+    """What a line did on the wire (:data:`~probe_lib.analysis.timeline.WIRE_FIELDS` and its outcome kind): the
+    client's wording of the scripted answer's error is left out."""
+    return line.error_kind, json.dumps({k: line.behaviour.get(k) for k in sorted(tables.WIRE_FIELDS)}, sort_keys=True)
+
+
+def unchanged(first: str, last: str, holds: Mapping[str, Holds]) -> FrameworkRangeCheck:
+    """The claim "every probe behaves alike on the wire on the releases measured from ``first`` to ``last`` (both
+    ends stated), and each probe of ``holds`` does what it states on each of them"."""
+
+    def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
+        table = timeline.table[timeline.table["error_kind"] != tables.COULD_NOT_RUN]
+        ran = tables.versions(table)
+        if not ran:
+            raise CheckError(f"no {timeline.framework} release in the timeline ran")
+        if (ran[0], ran[-1]) != (first, last):
+            return "refuted", f"the releases that ran span {ran[0]} to {ran[-1]}, not {first} to {last}"
+        for scenario, rows in table.groupby("scenario"):
+            states = {_wire(line) for line in rows.itertuples()}
+            if len(states) > 1:
+                versions = [line.version for line in rows.itertuples()]
+                return "refuted", f"{scenario} changes on the wire between {versions[0]} and {versions[-1]}"
+        for scenario, (test, words) in holds.items():
+            lines = list(table[table["scenario"] == scenario].itertuples())
+            if not lines:
+                raise CheckError(f"no {timeline.framework} release ran {scenario!r}")
+            if wrong := [line.version for line in lines if not test(line.behaviour, line.error_kind)]:
+                return "refuted", f"{scenario} did not {words} on {', '.join(wrong[:5])}"
+        unrunnable = sorted(set(timeline.table["version"]) - set(ran), key=timeline.releases.index)
+        first_lines = {scenario: next(table[table["scenario"] == scenario].itertuples()) for scenario in holds}
+        said = "; ".join(
+            f"{scenario} {words} ({tables.describe(first_lines[scenario].behaviour, '')})"
+            for scenario, (_, words) in holds.items()
+        )
+        skipped = f"; could not run: {', '.join(unrunnable)}" if unrunnable else ""
+        return "confirmed", (
+            f"{table['scenario'].nunique()} probes alike on the wire on the {len(ran)} releases measured, {first} to "
+            f"{last} (of {len(timeline.releases)} served); {said}{skipped}"
+        )
+
+    return check
+
+
+def raises(text: str) -> Holds:
+    """Sends nothing and raises an error whose message holds ``text``."""
+    return (
+        lambda b, kind: not b.get("requests") and text in (b.get("error") or {}).get("message", ""),
+        f"raise {text!r} before sending",
+    )
+
+
+def forces(name: str) -> Holds:
+    """Sends a request whose tool_choice forces the function ``name``."""
+    return (lambda b, kind: wire.forced_by(b.get("tool_choice")) == name), f"force {name}"
+
+
+def names(expected: list[str]) -> Holds:
+    """Sends a request whose tools are exactly ``expected``, in order."""
+    return (lambda b, kind: b.get("names") == expected and "error" not in b), f"send {expected}"
+
+
+def failed_as(kind: str) -> Holds:
+    """Sends nothing: fails with outcome kind ``kind`` (``rejected``, ``collision``, ``crash``)."""
+    return (lambda b, k: k == kind and not b.get("requests")), f"fail before sending ({kind})"
+
+
+#: Claim id -> (framework, its check), each judged once on that framework's committed timeline.
+CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
+    "T01": (
+        "autogen",
+        changed_at(
+            "unregistered-choice+forced",
+            "0.6.1",
+            "0.6.2",
+            raises("unexpected keyword argument 'tool_choice'"),
+            raises("tool_choice references 'missing' but it's not in the provided tools"),
+        ),
+    ),
+    "T02": (
+        "openai-agents",
+        unchanged("0.0.19", "0.24.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+    ),
+}

@@ -1,0 +1,145 @@
+"""Each framework's timeline as committed data: ``data/framework_timeline.csv`` and ``data/framework_releases.csv``.
+
+``framework_timeline.csv`` has one line per measured release and scenario: the framework, the release, whether it
+is a prerelease, when it was published, the date its dependencies were resolved as of, how it came to be measured
+(``sample``: the newest of its minor series; ``bisection``: probed to place a change point), the scenario, the
+outcome's kind (``sent``, a failure kind, or one of a release that could not run), the behaviour digest and the
+behaviour itself. ``framework_releases.csv`` lists every release in the swept range with the same role column
+(empty: not installed), so each framework's count of releases installed is read off it. ``probe-lib sweep
+--framework NAME --write`` replaces that framework's lines in both and keeps every other framework's, so each
+framework's timeline is filled in by its own run.
+"""
+
+from __future__ import annotations
+
+import csv
+from collections.abc import Iterable, Sequence
+from dataclasses import astuple, dataclass, fields
+from pathlib import Path
+
+from probe_lib.core import files, paths
+from probe_lib.core.errors import InputError
+from probe_lib.study import sweep
+from probe_lib.study.release_map import ReleaseMap
+
+TIMELINE_PATH = paths.DATA / "framework_timeline.csv"
+RELEASES_PATH = paths.DATA / "framework_releases.csv"
+#: The outcome kind of a scenario that sent its requests without failing.
+SENT = "sent"
+
+
+@dataclass(frozen=True)
+class Line:
+    """One scenario on one measured release of one framework."""
+
+    framework: str
+    version: str
+    prerelease: str
+    published: str
+    resolved_before: str
+    role: str
+    scenario: str
+    kind: str
+    outcome: str
+    behaviour: str
+
+    def row(self) -> sweep.Row:
+        """As the sweep's row (what the timeline tables read)."""
+        error_kind = "" if self.kind == SENT else self.kind
+        return sweep.Row(self.version, self.scenario, self.outcome, error_kind, self.behaviour)
+
+
+@dataclass(frozen=True)
+class Release:
+    """One release in a framework's swept range, and whether (and why) it was measured."""
+
+    framework: str
+    package: str
+    version: str
+    prerelease: str
+    published: str
+    role: str
+
+
+def _yes(flag: bool) -> str:
+    return "yes" if flag else "no"
+
+
+def lines_of(mapped: ReleaseMap, subject: sweep.Subject) -> list[Line]:
+    """The lines of every release ``mapped`` measured."""
+    lines = []
+    for version in mapped.measured:
+        published, resolved = subject.published(version), subject.resolved_before(version) or ""
+        for row in mapped.rows[version]:
+            lines.append(
+                Line(
+                    subject.framework,
+                    version,
+                    _yes(subject.is_prerelease(version)),
+                    published,
+                    resolved,
+                    mapped.role(version),
+                    row.scenario,
+                    row.error_kind or SENT,
+                    row.outcome,
+                    row.behaviour,
+                )
+            )
+    return lines
+
+
+def releases_of(mapped: ReleaseMap, subject: sweep.Subject) -> list[Release]:
+    """Every release of ``mapped``'s range, each with its role (empty: not measured)."""
+    return [
+        Release(
+            subject.framework,
+            subject.package,
+            version,
+            _yes(subject.is_prerelease(version)),
+            subject.published(version),
+            mapped.role(version),
+        )
+        for version in mapped.chosen
+    ]
+
+
+def write(mapped: ReleaseMap, subject: sweep.Subject) -> tuple[Path, Path]:
+    """Both files with ``mapped``'s framework's lines replaced (every other framework's kept, in framework order)."""
+    return (
+        _replace(TIMELINE_PATH, Line, subject.framework, lines_of(mapped, subject)),
+        _replace(RELEASES_PATH, Release, subject.framework, releases_of(mapped, subject)),
+    )
+
+
+def _replace(path: Path, kind: type, framework: str, new: Sequence) -> Path:
+    kept = [item for item in _read(path, kind) if item.framework != framework] if path.exists() else []
+    order = {name: i for i, name in enumerate(sorted({item.framework for item in [*kept, *new]}))}
+    ordered = sorted([*kept, *new], key=lambda item: order[item.framework])  # stable: each framework's own order
+
+    def write_csv(partial: Path) -> None:
+        with partial.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.writer(handle, lineterminator="\n")
+            writer.writerow([field.name for field in fields(kind)])
+            writer.writerows(astuple(item) for item in ordered)
+
+    return files.write_atomically(path, write_csv)
+
+
+def _read(path: Path, kind: type) -> list:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return [kind(**line) for line in csv.DictReader(handle)]
+
+
+def read(frameworks: Iterable[str] | None = None, path: Path = TIMELINE_PATH) -> list[Line]:
+    """The committed lines (of ``frameworks`` only, when given); ``InputError`` says how to make them."""
+    if not path.exists():
+        raise InputError(f"no framework timeline at {path}: run `probe-lib sweep --framework NAME --write`")
+    wanted = set(frameworks) if frameworks is not None else None
+    return [line for line in _read(path, Line) if wanted is None or line.framework in wanted]
+
+
+def read_releases(path: Path = RELEASES_PATH) -> list[Release]:
+    """Every release of every swept framework's range, with its role."""
+    if not path.exists():
+        raise InputError(f"no framework releases at {path}: run `probe-lib sweep --framework NAME --write`")
+    return _read(path, Release)

@@ -1,0 +1,188 @@
+"""Sweeping and bisecting any framework's releases: sampling on real served lists, bisection from the command line,
+a sweep interrupted by Ctrl-C and resumed (two runs at once), and the since-when claims against their counterfactuals.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from collections import defaultdict
+from dataclasses import replace
+
+import pytest
+
+from probe_lib.adapters import mastra
+from probe_lib.analysis import timeline
+from probe_lib.claims import framework_ranges, ledger
+from probe_lib.claims.framework_ranges import FrameworkTimeline
+from probe_lib.claims.ranges import Timeline
+from probe_lib.core.errors import ReleaseUnsupported
+from probe_lib.study import framework_sweep, recordings, release_map, sweep
+
+#: Releases of AutoGen (PyPI, PEP 440 order) that run under the harness: its pin and the two before it.
+AUTOGEN = ("0.7.3", "0.7.4", "0.7.5")
+
+
+@pytest.mark.parametrize("framework", ["mastra", "autogen"])
+def test_samples_are_the_oldest_and_the_newest_of_each_minor_series(framework):
+    """On the registry's real list: every minor series is sampled once, by its newest release, plus the oldest."""
+    subject = framework_sweep.subject(framework)
+    chosen = sweep.selected(subject=subject, prereleases=True)
+    picked = release_map.samples(subject, chosen)
+    by_series = defaultdict(list)
+    for version in chosen:
+        by_series[subject.series(version)].append(version)
+    assert picked[0] == chosen[0] and picked == sorted(picked, key=subject.sort_key)
+    assert set(picked) - {chosen[0]} <= {versions[-1] for versions in by_series.values()}
+    assert {versions[-1] for versions in by_series.values()} <= set(picked)
+    assert len(picked) < len(chosen), "sampling installs fewer releases than the range holds"
+
+
+def test_a_release_that_cannot_run_is_a_row_of_its_own_kind_never_a_behaviour():
+    subject = framework_sweep.subject("autogen")
+    row = subject.failed("0.2.0", ReleaseUnsupported("autogen-agentchat 0.2.0 predates the harness's API"))
+    assert (row.scenario, row.error_kind) == (sweep.WHOLE_VERSION, framework_sweep.UNSUPPORTED)
+    assert sweep.could_not_run([row])
+    table = timeline.frame([row, *[sweep.Row("0.7.5", name, "x", "", "{}") for name in ("legal", "dot")]])
+    assert set(table[table["version"] == "0.2.0"]["error_kind"]) == {timeline.COULD_NOT_RUN}
+
+
+@pytest.mark.slow
+@pytest.mark.node
+def test_bisect_json_names_the_last_release_before_and_the_first_with_the_change(node_modules):
+    """The normaliser's arrival (claim V01) from the command line: two installs at most."""
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "bisect", "single-rewrite", "--since", "0.13.1", "--until", "0.13.2"]
+        + ["--json"],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert {"last_before", "first_with", "before", "after", "installs", "probes"} <= set(found)
+    assert (found["framework"], found["last_before"], found["first_with"]) == ("mastra", "0.13.1", "0.13.2")
+    assert json.loads(found["before"]["behaviour"])["names"] == ["search.web"]
+    assert json.loads(found["after"]["behaviour"])["names"] == ["search_web"]
+    assert found["probes"] == 2 and found["installs"] <= 2
+    assert "sweeping @mastra/core" in done.stderr, "progress on stderr"
+
+
+#: Sweeps a scenario file on AutoGen's releases; with INTERRUPT set, Ctrl-C reaches it once the first is stored.
+_SWEEP = textwrap.dedent(
+    """
+    import os, signal, sys
+    from probe_lib.core.progress import Stages
+    from probe_lib.study import framework_sweep, sweep
+    subject = framework_sweep.from_file("autogen", sys.argv[1])
+    def measured(version, rows):
+        if os.environ.get("INTERRUPT"):
+            os.kill(os.getpid(), signal.SIGINT)
+    rows = sweep.sweep(sys.argv[2:], subject=subject, stages=Stages(), measured=measured)
+    print(len({row.version for row in rows}))
+    """
+)
+
+
+@pytest.mark.slow
+def test_an_interrupted_sweep_leaves_the_cache_usable_and_two_resumed_runs_share_it(tmp_path):
+    """Ctrl-C after the first release: its results are kept whole, nothing half-written; then two runs at once
+    resume, each reading it from the cache, and both end with the same, whole results."""
+    scenarios = tmp_path / "probe.yaml"  # a file of its own: its results are in no cache yet
+    scenarios.write_text(
+        f"scenarios:\n  - name: resume-{os.getpid()}-{tmp_path.name}\n    tools: [search.web, plain]\n"
+    )
+    command = [sys.executable, "-c", _SWEEP, str(scenarios), *AUTOGEN]
+    interrupted = subprocess.run(
+        command, capture_output=True, text=True, timeout=900, env={**os.environ, "INTERRUPT": "1"}
+    )
+    assert interrupted.returncode != 0 and "KeyboardInterrupt" in interrupted.stderr
+    subject = framework_sweep.from_file("autogen", scenarios)
+    folder = sweep.cache_dir(subject)
+    assert sorted(path.name for path in folder.iterdir()) == [f"{AUTOGEN[0]}.json"], "one release, no partial file"
+    first = sweep.cached(AUTOGEN[0], subject)
+    resumed = [subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    outputs = [run.communicate(timeout=900) for run in resumed]
+    assert [run.returncode for run in resumed] == [0, 0], [err[-500:] for _, err in outputs]
+    assert all(out.strip() == str(len(AUTOGEN)) for out, _ in outputs)
+    assert all(f"{AUTOGEN[0]}: cached" in err for _, err in outputs), [err[-800:] for _, err in outputs]
+    assert sweep.cached(AUTOGEN[0], subject) == first
+    assert sorted(path.name for path in folder.iterdir()) == sorted(f"{v}.json" for v in AUTOGEN)
+    assert all(not sweep.could_not_run(sweep.cached(v, subject)) for v in AUTOGEN)
+
+
+@pytest.fixture(scope="module")
+def mastra_timeline() -> Timeline:
+    by_version = {v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()}
+    return Timeline.of(timeline.laid_over_summary(by_version))
+
+
+def test_the_range_claims_judge_stable_versions_and_keep_the_prereleases_apart(mastra_timeline):
+    assert not [v for v in timeline.versions(mastra_timeline.table) if "-" in v]
+    assert mastra_timeline.prereleases is not None
+    assert "prereleases apart" in mastra_timeline.span
+
+
+@pytest.fixture(scope="module")
+def framework_timelines() -> dict[str, FrameworkTimeline]:
+    return framework_ranges.timelines()
+
+
+def _judge(claim_id: str, evidence: FrameworkTimeline) -> tuple[str, str]:
+    verdict = ledger.judge(next(c for c in ledger.load_claims() if c.id == claim_id), evidence)
+    return verdict.status, verdict.evidence
+
+
+def _edited(evidence: FrameworkTimeline, version: str, scenario: str, **changes) -> FrameworkTimeline:
+    """The timeline with one release's behaviour on one probe changed."""
+    table = evidence.table.copy()
+    where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]
+    assert len(where) == 1, f"no single line for {version} {scenario}"
+    table.at[where[0], "behaviour"] = {**table.at[where[0], "behaviour"], **changes}
+    return replace(evidence, table=table)
+
+
+@pytest.mark.parametrize("claim_id", sorted(ledger.FRAMEWORK_RANGE_CHECKS))
+def test_each_framework_range_claim_holds_on_its_committed_timeline(claim_id, framework_timelines):
+    status, evidence = _judge(claim_id, framework_timelines[ledger.FRAMEWORKS[claim_id]])
+    assert status == "confirmed", evidence
+
+
+def _refusal(message: str) -> dict:
+    return {"error": {"kind": "rejected", "message": message}}
+
+
+FRAMEWORK_COUNTERFACTUALS = {
+    "T01 0.6.1 already refuses": (
+        "T01",
+        "0.6.1",
+        "unregistered-choice+forced",
+        _refusal("tool_choice references 'missing' but it's not in the provided tools"),
+        "0.6.1 did not",
+    ),
+    "T01 the newest sends it": ("T01", "0.7.5", "unregistered-choice+forced", _refusal("other"), "0.7.5"),
+    "T02 a release rewrites the key": ("T02", "0.9.3", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(FRAMEWORK_COUNTERFACTUALS))
+def test_a_framework_range_claim_is_refuted_by_one_release_behaving_otherwise(case, framework_timelines):
+    claim_id, version, scenario, changes, reason = FRAMEWORK_COUNTERFACTUALS[case]
+    evidence = _edited(framework_timelines[ledger.FRAMEWORKS[claim_id]], version, scenario, **changes)
+    status, text = _judge(claim_id, evidence)
+    assert status == "refuted" and reason in text, text
+
+
+def test_a_change_point_with_a_release_unmeasured_between_its_ends_is_refuted(framework_timelines):
+    autogen = framework_timelines["autogen"]
+    at = autogen.releases.index("0.6.2")
+    gap = replace(autogen, releases=(*autogen.releases[:at], "0.6.1.post1", *autogen.releases[at:]))
+    status, text = _judge("T01", gap)
+    assert status == "refuted" and "0.6.1.post1" in text, text
+
+
+def test_every_framework_range_claim_has_a_counterfactual():
+    assert {case.split()[0] for case in FRAMEWORK_COUNTERFACTUALS} == set(ledger.FRAMEWORK_RANGE_CHECKS)
