@@ -48,15 +48,17 @@ def test_each_era_sends_the_keys_forces_as_its_release_can_and_runs_the_called_t
     name, version, forced, cache, capture_server
 ):
     adapter = adapters.get(name)
-    called_back = replace(for_keys("round-trip", KEYS), replies=(ToolCallsReply((ToolCall(KEYS[0], {}),)),))
+    called_back = replace(
+        for_keys("round-trip", KEYS), replies=(ToolCallsReply((ToolCall(KEYS[0], {"city": "Paris"}),)),)
+    )
     plain, forcing, round_trip = adapter.run(
         [for_keys("plain", KEYS), for_keys("forced", KEYS, named(KEYS[0])), called_back], version, server=capture_server
     )
-    assert plain.failure is None and plain.wire_names() == KEYS, plain.result_json()
+    assert plain.failure is None and plain.wire_names == KEYS, plain.result_json()
     if forced == "sent":
-        assert forcing.failure is None and forcing.forced_name() == KEYS[0], forcing.result_json()
+        assert forcing.failure is None and forcing.forced_name == KEYS[0], forcing.result_json()
     elif forced == "not applicable":
-        assert forcing.not_applicable() and "tool_choice" in forcing.failure.message, forcing.result_json()
+        assert forcing.not_applicable and "tool_choice" in forcing.failure.message, forcing.result_json()
     else:
         assert forcing.failure.kind == "rejected" and forced in forcing.failure.message, forcing.result_json()
     assert [execution["key"] for execution in round_trip.executions] == [KEYS[0]], round_trip.result_json()
