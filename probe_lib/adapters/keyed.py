@@ -6,7 +6,9 @@ calls the server captured for that scenario. A framework adapter is then a :clas
 wire format it speaks by default and the texts of its own collision errors: small, and alike.
 
 Each request line a runner receives is ``{"id", "url", "keys", "toolChoice" (a key or null), "timeoutMs"}``; each
-result is ``{"id", "error": [{"name", "message"}…] | null, "executions": [{"key", "args"}…], "timedOut"}``.
+result is ``{"id", "error": [{"name", "message"}…] | null, "executions": [{"key", "args"}…], "timedOut"}``. A
+runner whose release cannot force a tool says why in its ready line (``"cannotForce"``), and the session then
+marks the scenarios forcing one "not applicable" rather than send them.
 """
 
 from __future__ import annotations
@@ -228,6 +230,9 @@ class KeyedSession:
             s.name: adapter.unavailable or not_applicable_reason(s) or (adapter.cannot_force if forced_key(s) else None)
             for s in scenarios
         }
+        if any(reasons[s.name] is None and forced_key(s) for s in scenarios):
+            if (cannot := self._started().ready.get("cannotForce")) is not None:
+                reasons.update({s.name: cannot for s in scenarios if reasons[s.name] is None and forced_key(s)})
         # Ids as a one-run session had them (an error text quoting a URL keeps them); a run takes its own captures,
         # so the next run of the session can use them again.
         runnable = [(f"{adapter.name}-{version}-{n}", s) for n, s in enumerate(scenarios) if reasons[s.name] is None]

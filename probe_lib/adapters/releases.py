@@ -224,14 +224,14 @@ class Releases:
 def since(package: str, oldest: str, why: str = "predates the harness's API") -> Unsupported:
     """An :data:`Unsupported` refusing every release older than ``oldest`` (npm or PEP 440 order, by its form)."""
 
-    def key(version: str) -> tuple:
+    def older(version: str) -> bool:
         try:
-            return (1, version_key(version))
-        except InputError:
-            return (0, Version(version))
+            return version_key(version) < version_key(oldest)
+        except InputError:  # a PyPI form semver does not read (1.0.0b1, 0.2.0.dev0): PEP 440 order
+            return Version(version) < Version(oldest)
 
     def unsupported(version: str) -> str | None:
-        return None if key(version) >= key(oldest) else f"{package} {version} {why} (needs {package}>={oldest})"
+        return f"{package} {version} {why} (needs {package}>={oldest})" if older(version) else None
 
     return unsupported
 

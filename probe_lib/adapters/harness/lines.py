@@ -10,12 +10,23 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from importlib import metadata
 
 RESULT_MARK = "\x1eRESULT "
+#: The first httpcore whose async pool never leaves a request stalled among concurrent ones: under 1.0.5 (the
+#: openai SDK's of early 2024) about one run in two of the matrix lost a turn to its 30 s timeout, none one at a time.
+HTTPCORE_CONCURRENT = (1, 0, 5)
 Turn = Callable[[dict, list], Awaitable[None]]
+
+
+def release(version: str) -> tuple[int, ...]:
+    """The numeric release of a PEP 440 version (``"0.2.0.dev0"`` -> ``(0, 2, 0)``), which a runner compares with
+    the first release of each API era it supports (a prerelease counts as its release)."""
+    return tuple(int(part) for part in re.match(r"\d+(?:\.\d+)*", version).group().split("."))
 
 
 def description(key: str) -> str:
@@ -72,7 +83,7 @@ async def _run_one(turn: Turn, request: dict, version: str) -> dict:
     return result
 
 
-async def _serve(turn: Turn, version: str, concurrency: int) -> None:
+async def _serve(turn: Turn, version: str, concurrency: int, cannot_force: str | None) -> None:
     loop = asyncio.get_running_loop()
     gate = asyncio.Semaphore(concurrency)
     tasks: set[asyncio.Task] = set()
@@ -81,7 +92,7 @@ async def _serve(turn: Turn, version: str, concurrency: int) -> None:
         async with gate:
             emit(await _run_one(turn, request, version))
 
-    emit({"ready": True, "version": version})
+    emit({"ready": True, "version": version, **({"cannotForce": cannot_force} if cannot_force else {})})
     while line := await loop.run_in_executor(None, sys.stdin.readline):
         if line.strip():
             task = asyncio.ensure_future(one(json.loads(line)))
@@ -90,7 +101,14 @@ async def _serve(turn: Turn, version: str, concurrency: int) -> None:
     await asyncio.gather(*tasks)
 
 
-def serve(turn: Turn, version: str) -> None:
-    """Run the protocol until stdin closes (``sys.argv[3]``, when given, is the concurrency)."""
+def serve(turn: Turn, version: str, *, cannot_force: str | None = None) -> None:
+    """Run the protocol until stdin closes (``sys.argv[3]``, when given, is the concurrency; one turn at a time
+    with an httpcore older than :data:`HTTPCORE_CONCURRENT`). ``cannot_force``
+    says why this release cannot force a tool (the ready line carries it, and no forcing request is then sent)."""
     concurrency = int(sys.argv[3]) if len(sys.argv) > 3 else 8
-    asyncio.run(_serve(turn, version, concurrency))
+    try:
+        if release(metadata.version("httpcore")) < HTTPCORE_CONCURRENT:
+            concurrency = 1
+    except metadata.PackageNotFoundError:
+        pass  # the framework speaks HTTP with another library
+    asyncio.run(_serve(turn, version, concurrency, cannot_force))

@@ -4,9 +4,16 @@ from pathlib import Path
 
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
+from probe_lib.adapters.releases import since
 
 ADAPTER = adapter(
     name="langchain",
-    pins=Pins("langchain", Path(__file__).resolve().parent / "harness", "python", package="langchain-openai"),
+    pins=Pins(
+        "langchain",
+        Path(__file__).resolve().parent / "harness",
+        "python",
+        package="langchain-openai",
+        unsupported=since("langchain-openai", "0.0.4", "predates ChatOpenAI.bind_tools"),
+    ),
     wire="chat-completions",
 )

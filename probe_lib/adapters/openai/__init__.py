@@ -3,11 +3,28 @@
 Two adapters share one runner: ``openai`` (Chat Completions) and ``openai-responses`` (the Responses API).
 """
 
+from dataclasses import replace
 from pathlib import Path
 
+from probe_lib.adapters.eras import between, either
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
+from probe_lib.adapters.releases import since
 
-PINS = Pins("openai", Path(__file__).resolve().parent / "harness", "python", package="openai")
+PINS = Pins(
+    "openai",
+    Path(__file__).resolve().parent / "harness",
+    "python",
+    package="openai",
+    unsupported=either(
+        since("openai", "0.27.0", "predates Chat Completions"),
+        between("openai", "1.0.0a0", "1.1.0", "is the 1.0 client, which has no tools parameter"),
+    ),
+)
 ADAPTER = adapter(name="openai", pins=PINS, wire="chat-completions")
-RESPONSES = adapter(name="openai-responses", pins=PINS, wire="responses", extra={"api": "responses"})
+RESPONSES = adapter(
+    name="openai-responses",
+    pins=replace(PINS, unsupported=since("openai", "1.66.0", "predates the Responses API")),
+    wire="responses",
+    extra={"api": "responses"},
+)

@@ -4,11 +4,19 @@ from pathlib import Path
 
 from probe_lib.adapters.keyed import adapter
 from probe_lib.adapters.pins import Pins
+from probe_lib.adapters.releases import since
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 
 ADAPTER = adapter(
     name="pydantic-ai",
-    pins=Pins("pydantic-ai", HARNESS, "python", package="pydantic-ai-slim", extras="[openai]"),
+    pins=Pins(
+        "pydantic-ai",
+        HARNESS,
+        "python",
+        package="pydantic-ai-slim",
+        extras="[openai]",
+        unsupported=since("pydantic-ai-slim", "0.0.12", "predates Tool(function, name=KEY) without takes_ctx"),
+    ),
     wire="chat-completions",
 )
