@@ -22,7 +22,7 @@ from pathlib import Path
 from probe_lib.adapters.base import register
 from probe_lib.adapters.lines import LinesChild
 from probe_lib.adapters.pins import Pins
-from probe_lib.adapters.releases import Registry, refuse_unsupported
+from probe_lib.adapters.releases import Registry, Unsupported, refuse_unsupported
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core.outcome import Failure, Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
@@ -74,6 +74,9 @@ class KeyedAdapter:
     unavailable: str | None = None
     #: Why the framework cannot force a tool (``None``: it can); a scenario forcing one is then "not applicable".
     cannot_force: str | None = None
+    #: Why a release cannot force a tool although later ones can (``releases.since(...)``; ``None``: every release
+    #: that runs can); a scenario forcing one is then "not applicable" on that release.
+    forcing: Unsupported | None = None
     concurrency: int = 8
     extra: dict = field(default_factory=dict)
 
@@ -154,6 +157,10 @@ class KeyedAdapter:
         finally:
             session.close()
 
+    def cannot_force_on(self, version: str) -> str | None:
+        """Why ``version`` cannot force a tool (the framework never can, or this release cannot), or ``None``."""
+        return self.cannot_force or (self.forcing(version) if self.forcing is not None else None)
+
     def classify(self, error: Sequence[dict], sent: bool, timed_out: bool) -> Failure | None:
         """A collision (by the framework's own error text), a refusal before sending, or a crash."""
         if not error:
@@ -227,7 +234,9 @@ class KeyedSession:
         scenarios = list(scenarios)
         check_unique_names(scenarios)
         reasons = {
-            s.name: adapter.unavailable or not_applicable_reason(s) or (adapter.cannot_force if forced_key(s) else None)
+            s.name: adapter.unavailable
+            or not_applicable_reason(s)
+            or (adapter.cannot_force_on(version) if forced_key(s) else None)
             for s in scenarios
         }
         if any(reasons[s.name] is None and forced_key(s) for s in scenarios):

@@ -19,6 +19,17 @@ export async function load(modulesDir, spec) {
   return import(pathToFileURL(require.resolve(spec)).href);
 }
 
+// True when release `version` is `oldest` or later, by its numbers alone: a prerelease counts as its release
+// (5.0.0-beta.2 as 5.0.0), so it runs with the API of the series it leads to. A runner's era branches use it.
+export function atLeast(version, oldest) {
+  const numbers = (text) => text.split('-')[0].split('.').map(Number);
+  const [have, want] = [numbers(version), numbers(oldest)];
+  for (let i = 0; i < Math.max(have.length, want.length); i++) {
+    if ((have[i] ?? 0) !== (want[i] ?? 0)) return (have[i] ?? 0) > (want[i] ?? 0);
+  }
+  return true;
+}
+
 async function runOne(turn, request, version) {
   const started = process.hrtime.bigint();
   const log = [];
