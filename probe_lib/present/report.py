@@ -28,7 +28,6 @@ import html
 import os
 import platform
 import re
-import subprocess
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -42,7 +41,6 @@ from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES
 from probe_lib.core import folders, paths
-from probe_lib.core.errors import ProbeError
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import baseline
 from probe_lib.present import execution, staleness
@@ -582,10 +580,8 @@ KEY_PACKAGES = (
 
 def built_with() -> str:
     """The sentence naming what the report was built with: Python, Node.js and the key packages' versions."""
-    try:
-        node = f"Node.js {npm.node_version()}"
-    except (ProbeError, OSError, subprocess.SubprocessError):
-        node = "no Node.js"
+    found = staleness.node_version()
+    node = "no Node.js" if found == staleness.ABSENT else f"Node.js {found}"
     packages = ", ".join(f"{name} {staleness.version_of(name)}" for name in KEY_PACKAGES)
     return f"Built with Python {platform.python_version()}, {node}, {packages}."
 

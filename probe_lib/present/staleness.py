@@ -4,7 +4,8 @@ A notebook's inputs are what its kernel read, as :mod:`probe_lib.present.reads` 
 execution itself was given. Each input is named without a path of the machine and given a value:
 
 - ``notebook``: the SHA-256 of the notebook file executed (a solved copy with ``--solutions``); ``parameters``: the
-  parameters papermill injected; ``python``: the interpreter's version;
+  parameters papermill injected; ``python``: the interpreter's version; ``program:node``: the version of the
+  ``node`` on PATH (``absent`` without one);
 - ``report:REL``: a file of the report itself (``measurements/mastra-1.67.0.json``), ``kit:REL``: a file of the
   kit's checkout (its modules, as their source even when the kernel loaded the compiled copy, its data, the
   environment lock), ``cache:REL``: a file in the kit's cache, ``file:PATH``: any other file (the time zone, the
@@ -26,6 +27,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 import sysconfig
 from collections.abc import Mapping
@@ -33,7 +35,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from probe_lib.adapters import npm
 from probe_lib.core import paths
+from probe_lib.core.errors import ProbeError
 
 #: Where a report keeps what each of its notebooks read, relative to the report.
 INPUTS = Path("notebooks") / "inputs.json"
@@ -87,7 +91,18 @@ def declared(source: Path, parameters: Mapping[str, str]) -> dict[str, str]:
         _kit_name(paths.PACKAGE / "present" / "execution.py"): sha256(paths.PACKAGE / "present" / "execution.py"),
     }
     values.update({f"package:{name}": version_of(name) for name in EXECUTOR_PACKAGES})
+    values["program:node"] = node_version()
     return values
+
+
+@cache
+def node_version() -> str:
+    """The version of the ``node`` on PATH (``v20.20.2``), or :data:`ABSENT`: every notebook's input, since a
+    notebook may look for it without opening a file (on PATH, by ``os.stat``), which the record does not see."""
+    try:
+        return npm.node_version()
+    except (ProbeError, OSError, subprocess.SubprocessError):
+        return ABSENT
 
 
 def recorded(log: Path, report: Path, declared_values: Mapping[str, str]) -> Inputs:
@@ -158,6 +173,8 @@ def current(name: str, report: Path) -> str:
         return version_of(rest)
     if kind == "python":
         return sys.version
+    if kind == "program":
+        return node_version()
     if kind == "report":
         return sha256(report / rest)
     if kind == "kit":
@@ -198,7 +215,7 @@ def changed(earlier: Inputs, now: Mapping[str, str], report: Path) -> list[str]:
         if was == is_now:
             continue
         kind, _, rest = name.partition(":")
-        if kind in {"package", "python"}:
+        if kind in {"package", "python", "program"}:
             said.append(f"{rest or 'Python'} {was or 'not used'} -> {is_now}")
         elif kind in {"notebook", "parameters"}:
             said.append(f"its {kind} changed")
