@@ -3,8 +3,9 @@
 Every kernel starts with :func:`probe_lib.present.reads.record`, so the files it opened and the programs it started
 are known exactly (:mod:`probe_lib.present.staleness` turns that log into the notebook's inputs). An executed
 notebook holds no time of its run (nbclient's and papermill's timestamps and durations are left out), no random id
-(papermill's parameters cell gets a fixed one) and no path of the machine: executed twice on the same inputs it is
-the same bytes, so a copy kept from an earlier run is what a new execution would give.
+(papermill's parameters cell, pandas' styled tables and the widgets get fixed ones) and no path of the machine:
+executed twice on the same inputs it is the same bytes, so a copy kept from an earlier run is what a new execution
+would give.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import re
 import signal
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -35,6 +37,12 @@ MEASUREMENTS = "measurements"
 _QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
 #: papermill's per-run timestamps, in the notebook's and every cell's ``papermill`` metadata.
 _RUN_TIMES = ("start_time", "end_time", "duration")
+#: A table pandas' ``Styler`` drew: its id is ``T_`` and five random hex digits (``uuid4().hex[:5]``).
+_STYLER_TABLE = re.compile(r'<table id="T_([0-9a-f]{5})"')
+#: Where a notebook's metadata keeps the state of its widgets, by model id.
+_WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+#: Where an object lay in memory, as its default repr ends: `` at 0x7fc4d6722bd0>``.
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 #: The tag (and, here, the id) of the cell papermill adds with the parameters.
 _INJECTED = "injected-parameters"
 
@@ -116,7 +124,38 @@ def _without_run_details(executed: Path, source: Path) -> None:
     for cell in document.cells:  # papermill gives the cell it adds a random id
         if _INJECTED in cell.metadata.get("tags", []):
             cell.id = _INJECTED
-    nbformat.write(document, executed)
+    _number_styled_tables(document)
+    executed.write_text(_numbered_widgets(document), encoding="utf-8")
+
+
+def _number_styled_tables(document: nbformat.NotebookNode) -> None:
+    """Give each table pandas' ``Styler`` drew the id ``T_<n>`` (its order in the notebook) for the random
+    ``T_<5 hex digits>`` it drew it with, in its own output only, where the id names the table and its CSS rules;
+    and drop the memory address from the ``Styler``'s plain-text repr beside it."""
+    number = 0
+    for cell in document.cells:
+        for output in cell.get("outputs", []):
+            plain = output.get("data", {}).get("text/plain")
+            if isinstance(plain, str):  # its repr, <pandas.io.formats.style.Styler at 0x7f…>: where it lay in memory
+                output["data"]["text/plain"] = _ADDRESS.sub(">", plain)
+            page = output.get("data", {}).get("text/html")
+            if not isinstance(page, str):
+                continue
+            for drawn in dict.fromkeys(_STYLER_TABLE.findall(page)):
+                page = re.sub(rf"\bT_{drawn}(?=[_\"\s{{])", f"T_{number}", page)
+                number += 1
+            output["data"]["text/html"] = page
+
+
+def _numbered_widgets(document: nbformat.NotebookNode) -> str:
+    """The notebook as text, each widget's random model id (``uuid4().hex``, in its saved state, its views and the
+    other widgets that hold it) replaced by its number, in the order the kernel made them."""
+    text = nbformat.writes(document)
+    text += "" if text.endswith("\n") else "\n"
+    state = document.metadata.get("widgets", {}).get(_WIDGET_STATE, {}).get("state", {})
+    for number, model in enumerate(state):
+        text = text.replace(model, f"{number:032x}")
+    return text
 
 
 def _quiet_worker() -> None:

@@ -134,13 +134,14 @@ def run_notebooks(
     ``earlier`` when every input it read has the value it had there, else executed; each one's inputs are written
     to ``folder``'s :data:`staleness.INPUTS`. ``earlier`` ``None``: execute every notebook."""
     kept = staleness.read(earlier) if earlier is not None else {}
+    known: dict[str, str] = {}
     plan: dict[str, tuple[Path, Path | None, dict[str, str], str | None]] = {}
     with stages.stage("checking each notebook's inputs against the earlier report", len(sources)) as step:
         for notebook in sources:
             source = _solved_copy(notebook, folder) if solved else None
             executed = folder / "notebooks" / notebook.name
             declared = staleness.declared(source or notebook, execution.parameters(folder, executed, version))
-            because = _stale_because(kept.get(notebook.name), declared, earlier, folder, executed)
+            because = _stale_because(kept.get(notebook.name), declared, earlier, folder, executed, known)
             plan[notebook.name] = (notebook, source, declared, because)
             step(f"{notebook.stem}: " + ("reused, every input unchanged" if because is None else f"stale: {because}"))
     stale = [(notebook, source) for notebook, source, _, because in plan.values() if because is not None]
@@ -176,7 +177,12 @@ def _solved_copy(notebook: Path, folder: Path) -> Path:
 
 
 def _stale_because(
-    entry: staleness.Entry | None, declared: dict[str, str], earlier: Path | None, folder: Path, executed: Path
+    entry: staleness.Entry | None,
+    declared: dict[str, str],
+    earlier: Path | None,
+    folder: Path,
+    executed: Path,
+    known: dict[str, str],
 ) -> str | None:
     """Why the notebook to execute into ``executed`` cannot be kept from ``earlier`` (``None``: it was copied from
     there, byte for byte, as recorded)."""
@@ -186,7 +192,7 @@ def _stale_because(
         return NO_EARLIER
     if entry.inputs.never_reused:
         return entry.inputs.never_reused
-    changes = staleness.changed(entry.inputs, declared, folder)
+    changes = staleness.changed(entry.inputs, declared, folder, known)
     if changes:
         return "; ".join(changes[:3]) + (f" and {len(changes) - 3} more" if len(changes) > 3 else "")
     try:

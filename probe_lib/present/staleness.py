@@ -205,13 +205,17 @@ def _distribution_files() -> dict[Path, str]:
     return owners
 
 
-def changed(earlier: Inputs, now: Mapping[str, str], report: Path) -> list[str]:
+def changed(earlier: Inputs, now: Mapping[str, str], report: Path, known: dict[str, str]) -> list[str]:
     """What differs between ``earlier``'s inputs and their values now (``now``: the declared ones of this run), as
-    a reader reads it: ``measurements/mastra-1.67.0.json changed``, ``pandas 2.2.3 -> 2.3.0``."""
+    a reader reads it: ``measurements/mastra-1.67.0.json changed``, ``pandas 2.2.3 -> 2.3.0``. ``known``: values
+    already read in this run, by name (filled in here; the notebooks of one report share most inputs)."""
     said = []
     for name in sorted(set(earlier.values) | set(now)):
         was = earlier.values.get(name)
-        is_now = now[name] if name in now else current(name, report)
+        if name in now:
+            is_now = now[name]
+        else:
+            is_now = known[name] = known[name] if name in known else current(name, report)
         if was == is_now:
             continue
         kind, _, rest = name.partition(":")
