@@ -503,6 +503,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             version=args.mastra,
             stages=Stages(),
             solved=args.solutions,
+            force=args.force,
         )
     except KeyboardInterrupt:
         _fail("probe-lib reproduce", f"interrupted; {args.out} was left as it was (the new report was discarded)")
@@ -543,6 +544,11 @@ def _add_reproduce(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--solutions", action="store_true", help="answer every exercise with its solution (a teacher's report)"
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="execute every notebook (by default one whose every input is unchanged is kept from the earlier report)",
     )
     parser.set_defaults(handler=cmd_reproduce)
 

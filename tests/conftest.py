@@ -30,3 +30,25 @@ def node_modules() -> dict[str, Path]:
 def capture_server():
     with CaptureServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def recorded_report(tmp_path_factory) -> Path:
+    """One learner's report from the recordings (``reproduce --recorded``), built once for the whole run and shared
+    by every test that reads it, even across pytest-xdist workers (the first to come builds it under a file lock);
+    tests copy it before changing anything. Returns its folder."""
+    import fcntl
+
+    from probe_lib.core import folders
+    from probe_lib.present import report
+    from probe_lib.study import sources
+
+    shared = tmp_path_factory.getbasetemp()
+    shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared
+    folder = shared / "recorded-report"
+    with open(shared / "recorded-report.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / folders.MANIFEST).exists():
+            built = report.reproduce(folder, sources.RECORDED)
+            assert not built.failed, report.summary(built)
+    return folder

@@ -1,6 +1,7 @@
 """The report as a reader meets it in Chromium at 1,280 px: nothing wider than its column (a table or chart too
 big for it scrolls in a box of its own), every image described, no NaN/None/<NA> on show, and a table of
-contents that stays in reach. Built once, from the recordings (no Node.js needed), with every table full size."""
+contents that stays in reach. Read on the recorded report every test run shares (``recorded_report``), with every
+table full size."""
 
 from __future__ import annotations
 
@@ -8,18 +9,15 @@ import pytest
 from layout import EMPTY_VALUES, OVERFLOWING, UNDESCRIBED, chromium_page
 
 from probe_lib.present import report
-from probe_lib.study import sources
 
-#: Every test here reads a report built once for the module (a minute or more): the quick loop leaves them out.
+#: Every test here reads a report built once (a minute or more): the quick loop leaves them out.
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def page(tmp_path_factory):
-    built = report.reproduce(tmp_path_factory.mktemp("layout") / "report", sources.RECORDED)
-    assert not built.failed, report.summary(built)
+def page(recorded_report):
     with chromium_page() as page:
-        page.goto(built.html.as_uri())
+        page.goto((recorded_report / "report.html").as_uri())
         yield page
 
 

@@ -23,14 +23,11 @@ report is left beside them as ``NAME.new``).
 from __future__ import annotations
 
 import base64
+import hashlib
 import html
-import logging
-import multiprocessing
 import os
+import platform
 import re
-import signal
-from concurrent.futures import ProcessPoolExecutor, as_completed
-from contextlib import suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -45,7 +42,9 @@ from probe_lib.claims.verdict import MASTRA, STATUSES
 from probe_lib.core import folders, paths
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import baseline
+from probe_lib.present import execution, staleness
 from probe_lib.present.charts import STATUS_COLOURS
+from probe_lib.present.execution import MEASUREMENTS, NotebookRun
 from probe_lib.study import export, matrix_recording, matrix_runs, permission_runs, recordings
 from probe_lib.study.provenance import Provenance
 from probe_lib.study.sources import LIVE, RECORDED, Source
@@ -55,23 +54,6 @@ NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 GLOSSARY = paths.NOTEBOOKS / "glossary.ipynb"
 #: In the report, element ids of the glossary carry this prefix, so a term never shares an id with a notebook heading.
 GLOSSARY_PREFIX = "glossary-"
-#: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
-NOTEBOOK_CELL_SECONDS = 600
-KERNEL_START_SECONDS = 120
-#: How long an interrupted notebook worker gets to shut its kernel down before it is killed.
-WORKER_STOP_SECONDS = 15
-#: The measurement folder, relative to the report (and to each notebook's working folder).
-MEASUREMENTS = "measurements"
-#: Kernels log a warning about TCP transport on start and an error when shut down mid-message: loopback-only
-#: noise on every run. Real kernel failures still surface, as papermill errors in the notebook's result.
-_QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
-
-
-@dataclass(frozen=True)
-class NotebookRun:
-    notebook: str
-    executed: Path
-    error: str | None
 
 
 @dataclass(frozen=True)
@@ -134,60 +116,95 @@ def measure_all(
     return made
 
 
-def execute(notebook: Path, folder: Path, version: str, solved: bool = False) -> NotebookRun:
-    """Execute one notebook with papermill (a real kernel) into ``folder/notebooks``; a failing cell is reported,
-    not raised. ``solved`` fills every exercise with its solution first (``probe_lib.teach.solutions.fill``): a
-    teacher's copy.
+#: Why a notebook is executed when nothing earlier could be kept.
+FORCED = "asked for (reproduce --force)"
+NO_EARLIER = "no earlier report in this folder executed it"
 
-    The kernel runs in the executed notebook's own folder and is given ``folder/measurements`` as a relative path,
-    and papermill's record of where the notebook came from and went is made relative too: the report embeds no
-    path of the machine that ran it (nor of the staging folder it was built in), and an executed notebook reruns
-    where it lies.
-    """
-    import papermill
 
-    executed = folder / "notebooks" / notebook.name
-    executed.parent.mkdir(parents=True, exist_ok=True)
-    error = None
-    if solved:
-        from probe_lib.teach import solutions
+def run_notebooks(
+    sources: list[Path],
+    folder: Path,
+    earlier: Path | None,
+    *,
+    version: str,
+    jobs: int | None = None,
+    stages: Stages = QUIET,
+    solved: bool = False,
+) -> tuple[NotebookRun, ...]:
+    """Every notebook of ``sources`` into the report being built in ``folder``, in order: kept from the report
+    ``earlier`` when every input it read has the value it had there, else executed; each one's inputs are written
+    to ``folder``'s :data:`staleness.INPUTS`. ``earlier`` ``None``: execute every notebook."""
+    kept = staleness.read(earlier) if earlier is not None else {}
+    known: dict[str, str] = {}
+    plan: dict[str, tuple[Path, Path | None, dict[str, str], str | None]] = {}
+    with stages.stage("checking each notebook's inputs against the earlier report", len(sources)) as step:
+        for notebook in sources:
+            source = _solved_copy(notebook, folder) if solved else None
+            executed = folder / "notebooks" / notebook.name
+            declared = staleness.declared(source or notebook, execution.parameters(folder, executed, version))
+            because = _stale_because(kept.get(notebook.name), declared, earlier, folder, executed, known)
+            plan[notebook.name] = (notebook, source, declared, because)
+            step(f"{notebook.stem}: " + ("reused, every input unchanged" if because is None else f"stale: {because}"))
+    stale = [(notebook, source) for notebook, source, _, because in plan.values() if because is not None]
+    with stages.stage("executing notebooks", len(stale)) as step:
+        fresh = {run.notebook: run for run in execution.execute_all(stale, folder, version, jobs, step)}
+    runs, entries = [], {}
+    for name, (_, _, declared, because) in plan.items():
+        executed = folder / "notebooks" / name
+        if because is None:
+            entries[name] = kept[name]
+            runs.append(NotebookRun(name, executed, None, reused=True, because="every input unchanged"))
+            continue
+        run = replace(fresh[name], because=because)
+        if run.error is None and run.executed.exists():  # a failed execution is never kept for reuse
+            entries[name] = staleness.Entry(
+                staleness.recorded(run.reads, folder, declared), staleness.sha256(run.executed)
+            )
+        run.reads.unlink(missing_ok=True)
+        runs.append(replace(run, reads=None))
+    staleness.write(folder, entries)
+    return tuple(runs)
 
-        source = folder / "solved" / notebook.name
-        source.parent.mkdir(exist_ok=True)
-        nbformat.write(solutions.fill(nbformat.read(notebook, as_version=4)), source)
-        notebook = source
+
+def _solved_copy(notebook: Path, folder: Path) -> Path:
+    """Write ``notebook`` with every exercise answered (``probe_lib.teach.solutions.fill``) into ``folder/solved``:
+    a teacher's copy, the one executed."""
+    from probe_lib.teach import solutions
+
+    source = folder / "solved" / notebook.name
+    source.parent.mkdir(exist_ok=True)
+    nbformat.write(solutions.fill(nbformat.read(notebook, as_version=4)), source)
+    return source
+
+
+def _stale_because(
+    entry: staleness.Entry | None,
+    declared: dict[str, str],
+    earlier: Path | None,
+    folder: Path,
+    executed: Path,
+    known: dict[str, str],
+) -> str | None:
+    """Why the notebook to execute into ``executed`` cannot be kept from ``earlier`` (``None``: it was copied from
+    there, byte for byte, as recorded)."""
+    if earlier is None:
+        return FORCED
+    if entry is None:
+        return NO_EARLIER
+    if entry.inputs.never_reused:
+        return entry.inputs.never_reused
+    changes = staleness.changed(entry.inputs, declared, folder, known)
+    if changes:
+        return "; ".join(changes[:3]) + (f" and {len(changes) - 3} more" if len(changes) > 3 else "")
     try:
-        papermill.execute_notebook(
-            notebook,
-            executed,
-            parameters={
-                "mastra_version": version,
-                "measurements": os.path.relpath(folder / MEASUREMENTS, executed.parent),
-            },
-            kernel_name="python3",
-            cwd=str(executed.parent),
-            progress_bar=False,
-            log_output=False,
-            execution_timeout=NOTEBOOK_CELL_SECONDS,
-            start_timeout=KERNEL_START_SECONDS,
-            extra_arguments=_QUIET_KERNEL,
-        )
-    except Exception as failure:  # papermill keeps the executed copy, with the failing cell's traceback
-        error = f"{type(failure).__name__}: {str(failure).strip().splitlines()[-1][:300]}"
-    if executed.exists():
-        _relative_provenance(executed, notebook)
-    return NotebookRun(notebook.name, executed, error)
-
-
-def _relative_provenance(executed: Path, source: Path) -> None:
-    """Replace papermill's absolute input and output paths by paths relative to the kit and to the report."""
-    document = nbformat.read(executed, as_version=4)
-    record = document.metadata.get("papermill", {})
-    record["input_path"] = (
-        source.relative_to(paths.ROOT).as_posix() if source.is_relative_to(paths.ROOT) else source.name
-    )
-    record["output_path"] = f"notebooks/{executed.name}"
-    nbformat.write(document, executed)
+        content = (earlier / "notebooks" / executed.name).read_bytes()
+    except OSError:
+        return "its executed copy is missing from the earlier report"
+    if hashlib.sha256(content).hexdigest() != entry.executed:
+        return "its executed copy in the earlier report is not the one it recorded"
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    executed.write_bytes(content)
+    return None
 
 
 def extract_figures(executed: Path, figures: Path) -> list[Path]:
@@ -212,8 +229,13 @@ def reproduce(
     version: str = baseline("mastra").version,
     stages: Stages = QUIET,
     solved: bool = False,
+    force: bool = False,
 ) -> Report:
     """Build the whole report beside ``folder`` and move it in only once complete; see the module docstring.
+
+    Everything is measured again; a notebook is executed again only when one of its inputs changed since the
+    earlier report in ``folder`` executed it (:mod:`probe_lib.present.staleness`), and kept from it otherwise.
+    ``force``: execute every notebook.
 
     ``folder`` may be new, empty, or an earlier report holding only files ``reproduce`` wrote; anything else
     is refused before any work, and again at the swap. An interrupted or failed run removes its staging folder
@@ -223,15 +245,26 @@ def reproduce(
     mastra.ADAPTER.check_version(version)
     folder = Path(os.path.abspath(folder))
     with folders.replacing(folder) as staging:
-        report = _build(staging, measurements, jobs=jobs, version=version, stages=stages, solved=solved)
+        earlier = None if force else folder
+        report = _build(
+            staging, measurements, earlier=earlier, jobs=jobs, version=version, stages=stages, solved=solved
+        )
     runs = tuple(replace(run, executed=folder / run.executed.relative_to(staging)) for run in report.runs)
     return replace(report, folder=folder, runs=runs)
 
 
 def _build(
-    folder: Path, measurements: Source, *, jobs: int | None, version: str, stages: Stages, solved: bool
+    folder: Path,
+    measurements: Source,
+    *,
+    earlier: Path | None,
+    jobs: int | None,
+    version: str,
+    stages: Stages,
+    solved: bool,
 ) -> Report:
-    """Measure, judge, execute and render into ``folder`` (the staging folder)."""
+    """Measure, judge, execute (what ``earlier``, the report being replaced, cannot give) and render into
+    ``folder`` (the staging folder)."""
     written = folder / MEASUREMENTS
     source = measure_all(written, measurements, stages=stages, shown=version)
     files = {v: written / recordings.recording_path(v).name for v in mastra.ADAPTER.versions()}
@@ -257,7 +290,7 @@ def _build(
     )
     table.to_csv(folder / "ledger.csv", index=False)
     export.write_all(folder / "export", primary=written)  # every outcome (this run's first), sweep, MCP corpus
-    runs = _execute_all(folder, version, jobs, stages, solved)
+    runs = run_notebooks(notebooks(), folder, earlier, version=version, jobs=jobs, stages=stages, solved=solved)
     with stages.stage("rendering report", 1) as step:
         for run in runs:
             if run.executed.exists():
@@ -266,47 +299,6 @@ def _build(
         report.html.write_text(render(report, version), encoding="utf-8")
         step("report.html")
     return report
-
-
-def _quiet_worker() -> None:
-    """Keep a notebook worker's asyncio noise out of the run's output: when Ctrl-C reaches the kernels, nbclient
-    leaves tasks whose "Kernel died" asyncio logs with a traceback at exit; the run reports each notebook itself."""
-    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-
-
-def _execute_all(folder: Path, version: str, jobs: int | None, stages: Stages, solved: bool) -> tuple[NotebookRun, ...]:
-    """Every notebook, in reading order, each in its own worker process (see below).
-
-    One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
-    and wait forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
-    """
-    sources = notebooks()
-    workers = jobs or max(1, min(len(sources), os.cpu_count() or 1))
-    pool = ProcessPoolExecutor(max_workers=workers, initializer=_quiet_worker)
-    try:
-        with stages.stage("executing notebooks", len(sources)) as step:
-            futures = {pool.submit(execute, notebook, folder, version, solved): notebook for notebook in sources}
-            for future in as_completed(futures):
-                step(futures[future].stem)
-    except BaseException:
-        _stop_workers(pool)
-        raise
-    pool.shutdown()
-    return tuple(future.result() for future in futures)
-
-
-def _stop_workers(pool: ProcessPoolExecutor) -> None:
-    """End an interrupted pool: each worker gets SIGINT, so papermill shuts its kernel down, then is reaped."""
-    pool.shutdown(wait=False, cancel_futures=True)
-    children = multiprocessing.active_children()
-    for child in children:
-        with suppress(ProcessLookupError):
-            os.kill(child.pid, signal.SIGINT)
-    for child in children:
-        child.join(WORKER_STOP_SECONDS)
-        if child.is_alive():
-            child.kill()
-            child.join()
 
 
 _CSS = """
@@ -488,6 +480,8 @@ def render(report: Report, version: str) -> str:
         "data/captures/, not a live measurement.</p>"
     )
     failures = "".join(f"<li>{html.escape(run.notebook)}: {html.escape(run.error)}</li>" for run in report.failed)
+    rebuilt = f"<p id='rebuilt'><small>{html.escape(rebuilt_line(report))}</small></p>"
+    made_with = f"<p id='built-with'><small>{html.escape(built_with())}</small></p>"
     sections, descriptions = [], {}
     for run in report.runs:
         notebook = without_widgets(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else None
@@ -506,6 +500,8 @@ def render(report: Report, version: str) -> str:
         f"<p>Reproduces the article <em>Mastra rewrites tool object keys, and toolChoice does not follow</em> "
         f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; "
         "the ledger judges every pinned version.</p>"
+        + made_with
+        + rebuilt
         + (f"<p class='banner recorded'>Notebooks that failed:</p><ul>{failures}</ul>" if failures else "")
         + f"<h2 id='claims-ledger'>Claims ledger {_TOP}</h2><p>{_LEDGER_NOTE}</p><table id='ledger'><tr><th>claim</th>"
         "<th>the article says (paraphrased) or we found</th>"
@@ -576,6 +572,44 @@ def _side_by_side(rows: pd.DataFrame) -> str:
     )
 
 
+#: The packages whose versions the report names (with Python and Node.js): those that measure, compute and draw.
+KEY_PACKAGES = (
+    "pandas",
+    "numpy",
+    "matplotlib",
+    "pyarrow",
+    "aiohttp",
+    "papermill",
+    "nbclient",
+    "ipykernel",
+    "nbconvert",
+)
+
+
+def built_with() -> str:
+    """The sentence naming what the report was built with: Python, Node.js and the key packages' versions."""
+    found = staleness.node_version()
+    node = "no Node.js" if found == staleness.ABSENT else f"Node.js {found}"
+    packages = ", ".join(f"{name} {staleness.version_of(name)}" for name in KEY_PACKAGES)
+    return f"Built with Python {platform.python_version()}, {node}, {packages}."
+
+
+def rebuilt_line(report: Report) -> str:
+    """Which notebooks were kept from the earlier report in the folder and which were executed, and why."""
+    reused = [run.executed.stem for run in report.runs if run.reused]
+    executed = [run for run in report.runs if not run.reused]
+    parts = []
+    if reused:
+        parts.append(
+            f"{len(reused)} reused from the earlier report in this folder, every input unchanged: " + ", ".join(reused)
+        )
+    if executed:
+        parts.append(
+            f"{len(executed)} executed: " + "; ".join(f"{run.executed.stem} ({run.because})" for run in executed)
+        )
+    return "Notebooks: " + ". ".join(parts) + "."
+
+
 def summary(report: Report) -> str:
     """The lines ``reproduce`` prints: where things are, what the ledger says, which notebooks failed."""
     counts = report.ledger["status"].value_counts().to_dict()
@@ -590,6 +624,8 @@ def summary(report: Report) -> str:
             else f"  ({report.recorded_because}: recorded captures, not a live run)"
         ),
         "ledger: " + ", ".join(f"{counts.get(status, 0)} {status}" for status in STATUSES),
+        f"notebooks: {sum(run.reused for run in report.runs)} reused, "
+        f"{sum(not run.reused for run in report.runs)} executed",
     ]
     lines += [f"FAILED notebook {run.notebook}: {run.error}" for run in report.failed]
     return "\n".join(lines)

@@ -1,0 +1,202 @@
+"""Execute notebooks with papermill, each in a real kernel of its own that records what it read.
+
+Every kernel starts with :func:`probe_lib.present.reads.record`, so the files it opened and the programs it started
+are known exactly (:mod:`probe_lib.present.staleness` turns that log into the notebook's inputs). An executed
+notebook holds no time of its run (nbclient's and papermill's timestamps and durations are left out), no random id
+(papermill's parameters cell, pandas' styled tables and the widgets get fixed ones) and no path of the machine:
+executed twice on the same inputs it is the same bytes, so a copy kept from an earlier run is what a new execution
+would give.
+"""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing
+import os
+import re
+import signal
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import suppress
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from probe_lib.core import paths
+
+#: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
+NOTEBOOK_CELL_SECONDS = 600
+KERNEL_START_SECONDS = 120
+#: How long an interrupted notebook worker gets to shut its kernel down before it is killed.
+WORKER_STOP_SECONDS = 15
+#: The measurement folder, relative to the report (and to each notebook's working folder).
+MEASUREMENTS = "measurements"
+#: Kernels log a warning about TCP transport on start and an error when shut down mid-message: loopback-only
+#: noise on every run. Real kernel failures still surface, as papermill errors in the notebook's result.
+_QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
+#: papermill's per-run timestamps, in the notebook's and every cell's ``papermill`` metadata.
+_RUN_TIMES = ("start_time", "end_time", "duration")
+#: A table pandas' ``Styler`` drew: its id is ``T_`` and five random hex digits (``uuid4().hex[:5]``).
+_STYLER_TABLE = re.compile(r'<table id="T_([0-9a-f]{5})"')
+#: Where a notebook's metadata keeps the state of its widgets, by model id.
+_WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+#: Where an object lay in memory, as its default repr ends: `` at 0x7fc4d6722bd0>``.
+_ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
+#: The tag (and, here, the id) of the cell papermill adds with the parameters.
+_INJECTED = "injected-parameters"
+
+
+@dataclass(frozen=True)
+class NotebookRun:
+    notebook: str
+    executed: Path
+    error: str | None
+    #: The kernel's record of what it read (:mod:`probe_lib.present.reads`), beside the executed notebook; ``None``
+    #: for a notebook kept from an earlier report.
+    reads: Path | None = None
+    #: Kept from the earlier report in the same folder (every input unchanged) rather than executed.
+    reused: bool = False
+    #: Why it was executed (``measurements/mastra-1.67.0.json changed``), or why it was reused.
+    because: str = ""
+
+
+def reads_log(executed: Path) -> Path:
+    """Where the kernel executing into ``executed`` records what it reads (removed before the report is whole)."""
+    return executed.with_name(f".{executed.stem}.reads.jsonl")
+
+
+def parameters(folder: Path, executed: Path, version: str) -> dict[str, str]:
+    """The parameters a notebook executed into ``executed`` in the report ``folder`` is given."""
+    return {"mastra_version": version, "measurements": os.path.relpath(folder / MEASUREMENTS, executed.parent)}
+
+
+def execute(notebook: Path, folder: Path, version: str, source: Path | None = None) -> NotebookRun:
+    """Execute one notebook with papermill (a real kernel) into ``folder/notebooks``; a failing cell is reported,
+    not raised. ``source``: the file to execute when it is not ``notebook`` itself (a solved copy).
+
+    The kernel runs in the executed notebook's own folder and is given ``folder/measurements`` as a relative path,
+    and papermill's record of where the notebook came from and went is made relative too: the report embeds no
+    path of the machine that ran it (nor of the staging folder it was built in), and an executed notebook reruns
+    where it lies.
+    """
+    import papermill
+
+    executed = folder / "notebooks" / notebook.name
+    executed.parent.mkdir(parents=True, exist_ok=True)
+    source = source or notebook
+    log = reads_log(executed)
+    recorder = f"__import__('probe_lib.present.reads', fromlist=['record']).record({str(log)!r})"
+    error = None
+    try:
+        papermill.execute_notebook(
+            source,
+            executed,
+            parameters=parameters(folder, executed, version),
+            kernel_name="python3",
+            cwd=str(executed.parent),
+            progress_bar=False,
+            log_output=False,
+            execution_timeout=NOTEBOOK_CELL_SECONDS,
+            start_timeout=KERNEL_START_SECONDS,
+            extra_arguments=[*_QUIET_KERNEL, f"--IPKernelApp.exec_lines={recorder}"],
+            record_timing=False,
+        )
+    except Exception as failure:  # papermill keeps the executed copy, with the failing cell's traceback
+        error = f"{type(failure).__name__}: {str(failure).strip().splitlines()[-1][:300]}"
+    if executed.exists():
+        _without_run_details(executed, source)
+    return NotebookRun(notebook.name, executed, error, log)
+
+
+def _without_run_details(executed: Path, source: Path) -> None:
+    """Replace papermill's absolute input and output paths by paths relative to the kit and to the report, and drop
+    its timestamps: what is left depends on the notebook's inputs alone."""
+    document = nbformat.read(executed, as_version=4)
+    record = document.metadata.get("papermill", {})
+    record["input_path"] = (
+        source.relative_to(paths.ROOT).as_posix() if source.is_relative_to(paths.ROOT) else source.name
+    )
+    record["output_path"] = f"notebooks/{executed.name}"
+    for kept in (record, *(cell.metadata.get("papermill", {}) for cell in document.cells)):
+        for field in _RUN_TIMES:
+            kept.pop(field, None)
+    for cell in document.cells:  # papermill gives the cell it adds a random id
+        if _INJECTED in cell.metadata.get("tags", []):
+            cell.id = _INJECTED
+    _number_styled_tables(document)
+    executed.write_text(_numbered_widgets(document), encoding="utf-8")
+
+
+def _number_styled_tables(document: nbformat.NotebookNode) -> None:
+    """Give each table pandas' ``Styler`` drew the id ``T_<n>`` (its order in the notebook) for the random
+    ``T_<5 hex digits>`` it drew it with, in its own output only, where the id names the table and its CSS rules;
+    and drop the memory address from the ``Styler``'s plain-text repr beside it."""
+    number = 0
+    for cell in document.cells:
+        for output in cell.get("outputs", []):
+            plain = output.get("data", {}).get("text/plain")
+            if isinstance(plain, str):  # its repr, <pandas.io.formats.style.Styler at 0x7f…>: where it lay in memory
+                output["data"]["text/plain"] = _ADDRESS.sub(">", plain)
+            page = output.get("data", {}).get("text/html")
+            if not isinstance(page, str):
+                continue
+            for drawn in dict.fromkeys(_STYLER_TABLE.findall(page)):
+                page = re.sub(rf"\bT_{drawn}(?=[_\"\s{{])", f"T_{number}", page)
+                number += 1
+            output["data"]["text/html"] = page
+
+
+def _numbered_widgets(document: nbformat.NotebookNode) -> str:
+    """The notebook as text, each widget's random model id (``uuid4().hex``, in its saved state, its views and the
+    other widgets that hold it) replaced by its number, in the order the kernel made them."""
+    text = nbformat.writes(document)
+    text += "" if text.endswith("\n") else "\n"
+    state = document.metadata.get("widgets", {}).get(_WIDGET_STATE, {}).get("state", {})
+    for number, model in enumerate(state):
+        text = text.replace(model, f"{number:032x}")
+    return text
+
+
+def _quiet_worker() -> None:
+    """Keep a notebook worker's asyncio noise out of the run's output: when Ctrl-C reaches the kernels, nbclient
+    leaves tasks whose "Kernel died" asyncio logs with a traceback at exit; the run reports each notebook itself."""
+    logging.getLogger("asyncio").setLevel(logging.CRITICAL)
+
+
+def execute_all(
+    work: Sequence[tuple[Path, Path | None]], folder: Path, version: str, jobs: int | None, step: Callable[[str], None]
+) -> tuple[NotebookRun, ...]:
+    """Execute every ``(notebook, source)`` of ``work`` (see :func:`execute`), in order, each in its own worker
+    process; ``step`` is told each one's name as it finishes.
+
+    One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply
+    and wait forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
+    """
+    if not work:
+        return ()
+    workers = jobs or max(1, min(len(work), os.cpu_count() or 1))
+    pool = ProcessPoolExecutor(max_workers=workers, initializer=_quiet_worker)
+    try:
+        futures = {pool.submit(execute, notebook, folder, version, source): notebook for notebook, source in work}
+        for future in as_completed(futures):
+            step(futures[future].stem)
+    except BaseException:
+        _stop_workers(pool)
+        raise
+    pool.shutdown()
+    return tuple(future.result() for future in futures)
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """End an interrupted pool: each worker gets SIGINT, so papermill shuts its kernel down, then is reaped."""
+    pool.shutdown(wait=False, cancel_futures=True)
+    children = multiprocessing.active_children()
+    for child in children:
+        with suppress(ProcessLookupError):
+            os.kill(child.pid, signal.SIGINT)
+    for child in children:
+        child.join(WORKER_STOP_SECONDS)
+        if child.is_alive():
+            child.kill()
+            child.join()

@@ -1,0 +1,57 @@
+"""What a notebook kernel read, recorded as it runs: every file it opened and every process it started.
+
+``reproduce`` starts each kernel with :func:`record` (an IPython ``exec_lines`` entry, so before the first cell and
+outside the execution count). It adds a CPython audit hook (PEP 578) that sees every ``open`` of the interpreter,
+whoever calls it (``open()``, ``io``, ``os.open``, ``pathlib``, pandas and matplotlib's readers, the import
+system loading a module), and every child process started (``subprocess``, ``os.exec*``, ``os.posix_spawn``,
+``os.system``). Each new event is appended to a JSON-lines log at once, so what the kernel read is on disk however
+it ends. The first line says what the kernel is (its Python and where it looks for packages) and which modules it
+had loaded before the hook, which the import system opened unseen.
+
+This module is imported into every kernel: it uses the standard library alone.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+#: The audit events that start another program; their first argument is the program run.
+PROCESS_EVENTS = ("subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.system", "os.startfile")
+
+
+def record(log: str) -> None:
+    """Append to ``log`` (a new file) every file this process opens and every process it starts from now on."""
+    out = open(log, "x", encoding="utf-8", buffering=1)  # noqa: SIM115 (held open for the process's life)
+    preloaded = sorted(
+        {module.__file__ for module in list(sys.modules.values()) if isinstance(getattr(module, "__file__", None), str)}
+    )
+    out.write(
+        json.dumps(
+            {"kernel": {"executable": sys.executable, "version": sys.version, "path": sys.path}, "preloaded": preloaded}
+        )
+        + "\n"
+    )
+    seen: set[tuple[str, str, str]] = set()
+
+    def hook(event: str, arguments: tuple) -> None:
+        if event == "open":
+            path, mode = arguments[0], arguments[1]
+            if isinstance(path, int) or path is None:  # a descriptor already open (its opening was seen)
+                return
+            path = os.fsdecode(path)
+            if isinstance(mode, int):  # os.open's flags
+                mode = "r" if mode & (os.O_WRONLY | os.O_RDWR | os.O_CREAT) == 0 else "w"
+            kind = "read" if mode is None or not set(str(mode)) & set("wax+") else "write"
+            entry = ("open", os.path.abspath(path), kind)
+        elif event.startswith(PROCESS_EVENTS):
+            program = arguments[0]
+            entry = ("process", os.fsdecode(program) if isinstance(program, str | bytes) else repr(program), "")
+        else:
+            return
+        if entry not in seen:
+            seen.add(entry)
+            out.write(json.dumps({entry[0]: entry[1], "as": entry[2]} if entry[2] else {entry[0]: entry[1]}) + "\n")
+
+    sys.addaudithook(hook)

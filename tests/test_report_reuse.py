@@ -1,0 +1,179 @@
+"""``reproduce`` re-executes exactly the notebooks whose inputs changed, on real kernels: a notebook kept from the
+earlier report is the same bytes a forced execution gives, and a change to each kind of input (a measurement, a
+notebook cell, a module of the kit, a package version, the environment lock) re-executes every notebook that read
+it and no other. Every test starts from the one recorded report the run shares (``recorded_report``)."""
+
+from __future__ import annotations
+
+import platform
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+from bs4 import BeautifulSoup
+
+from probe_lib.core import paths
+from probe_lib.core.target import baseline
+from probe_lib.present import report, staleness
+from probe_lib.study import sources
+
+pytestmark = pytest.mark.slow
+
+VERSION = baseline("mastra").version
+
+
+def entries(folder: Path) -> dict[str, staleness.Entry]:
+    return staleness.read(folder)
+
+
+def never_reused(folder: Path) -> set[str]:
+    return {name for name, entry in entries(folder).items() if entry.inputs.never_reused}
+
+
+def files(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
+
+
+def without_rebuilt_line(page: bytes) -> str:
+    """The page without the one paragraph saying which notebooks were reused (the only part that may differ)."""
+    soup = BeautifulSoup(page.decode("utf-8"), features="html.parser")
+    soup.find(id="rebuilt").decompose()
+    return str(soup)
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="11-explorer's executed widgets still differ between two executions (its record digest with them)",
+)
+def test_a_rebuild_reuses_every_unchanged_notebook_and_a_forced_build_gives_the_same_bytes(recorded_report, tmp_path):
+    cached_folder, forced_folder = tmp_path / "cached", tmp_path / "forced"
+    shutil.copytree(recorded_report, cached_folder)
+    shutil.copytree(recorded_report, forced_folder)
+    live_in_cells = never_reused(recorded_report)
+    assert live_in_cells == {"14-your-own-question.ipynb"}, "only notebook 14 measures live in its own cells"
+
+    cached = report.reproduce(cached_folder, sources.RECORDED)
+    forced = report.reproduce(forced_folder, sources.RECORDED, force=True)
+
+    assert {run.notebook for run in cached.runs if not run.reused} == live_in_cells
+    assert all(run.because == report.FORCED and not run.reused for run in forced.runs)
+    kept, fresh = files(cached_folder), files(forced_folder)
+    assert sorted(kept) == sorted(fresh)
+    differ = [name for name in kept if name != "report.html" and kept[name] != fresh[name]]
+    assert not differ, f"a kept file is not what a forced execution writes: {differ}"
+    assert without_rebuilt_line(kept["report.html"]) == without_rebuilt_line(fresh["report.html"])
+    page = kept["report.html"].decode("utf-8")
+    assert "15 reused from the earlier report in this folder" in page and "it started node" in page
+    assert f"Built with Python {platform.python_version()}, Node.js v" in page
+    assert (
+        f"pandas {staleness.version_of('pandas')}" in page and f"papermill {staleness.version_of('papermill')}" in page
+    )
+
+
+def rebuild(earlier: Path, tmp_path: Path, notebooks: list[Path] | None = None) -> dict[str, str | None]:
+    """Run the notebooks into a new report beside ``earlier`` (its measurements copied in), reusing what it can;
+    returns each notebook's reason for executing, ``None`` for one reused."""
+    staging = tmp_path / "staging"
+    shutil.copytree(earlier / "measurements", staging / "measurements")
+    chosen = notebooks or [path for path in report.notebooks() if path.name not in never_reused(earlier)]
+    runs = report.run_notebooks(chosen, staging, earlier, version=VERSION)
+    assert not [run.error for run in runs if run.error]
+    return {run.notebook: None if run.reused else run.because for run in runs}
+
+
+def readers(folder: Path, name: str) -> set[str]:
+    """The notebooks whose recorded inputs include ``name``, notebook 14 (always executed) aside."""
+    return {notebook for notebook, entry in entries(folder).items() if name in entry.inputs.values} - never_reused(
+        folder
+    )
+
+
+def with_input(folder: Path, tmp_path: Path, name: str, value: str) -> Path:
+    """A copy of the report ``folder`` whose record says input ``name`` had ``value`` when its notebooks ran, as
+    after a change to it since (an edited module, another package version, another lock)."""
+    copy = tmp_path / "earlier"
+    shutil.copytree(folder, copy)
+    changed = {
+        notebook: staleness.Entry(staleness.Inputs({**entry.inputs.values, name: value}, None), entry.executed)
+        if name in entry.inputs.values
+        else entry
+        for notebook, entry in staleness.read(copy).items()
+    }
+    staleness.write(copy, changed)
+    return copy
+
+
+def least_read(folder: Path, prefix: str) -> str:
+    """The input named ``prefix…`` that the fewest notebooks read."""
+    return min(
+        (len(readers(folder, name)), name)
+        for entry in entries(folder).values()
+        for name in entry.inputs.values
+        if name.startswith(prefix) and readers(folder, name)
+    )[1]
+
+
+def test_a_measurement_that_differs_re_executes_its_readers_only(recorded_report, tmp_path):
+    name = "report:measurements/frameworks.json"
+    expected = readers(recorded_report, name)
+    assert expected == {"12-framework-matrix.ipynb"}
+    staging = tmp_path / "staging"
+    shutil.copytree(recorded_report / "measurements", staging / "measurements")
+    recording = staging / "measurements" / "frameworks.json"
+    recording.write_bytes(recording.read_bytes() + b"\n")  # the same JSON, other bytes: a file that differs
+    chosen = [path for path in report.notebooks() if path.name not in never_reused(recorded_report)]
+    runs = report.run_notebooks(chosen, staging, recorded_report, version=VERSION)
+    executed = {run.notebook: run.because for run in runs if not run.reused}
+    assert set(executed) == expected and executed["12-framework-matrix.ipynb"] == "measurements/frameworks.json changed"
+
+
+def test_an_edited_notebook_cell_re_executes_that_notebook_only(recorded_report, tmp_path):
+    edited = tmp_path / "sources" / "04-ordering-shift.ipynb"
+    edited.parent.mkdir()
+    notebook = nbformat.read(paths.NOTEBOOKS / edited.name, as_version=4)
+    next(cell for cell in notebook.cells if cell.cell_type == "markdown").source += "\n\nA sentence of the teacher's."
+    nbformat.write(notebook, edited)
+    chosen = [edited if path.name == edited.name else path for path in report.notebooks()]
+    chosen = [path for path in chosen if path.name not in never_reused(recorded_report)]
+    reasons = rebuild(recorded_report, tmp_path, chosen)
+    assert {name: why for name, why in reasons.items() if why} == {edited.name: "its notebook changed"}
+
+
+@pytest.mark.parametrize("kind", ["kit:probe_lib/", "package:"])
+def test_a_changed_module_or_package_version_re_executes_its_readers_only(recorded_report, tmp_path, kind):
+    name = least_read(recorded_report, kind)
+    earlier = with_input(recorded_report, tmp_path, name, "0.0.0" if kind == "package:" else "0" * 64)
+    read_by = readers(recorded_report, name)
+    others = [path for path in report.notebooks() if path.name not in read_by | never_reused(recorded_report)]
+    # Every reader, and one notebook that did not read it, if any (every notebook imports pandas, for one).
+    chosen = [paths.NOTEBOOKS / notebook for notebook in sorted(read_by)][:4] + others[:1]
+    reasons = rebuild(earlier, tmp_path, chosen)
+    assert {notebook for notebook, why in reasons.items() if why} == read_by & set(reasons), name
+    assert len(reasons) > len(read_by & set(reasons)) or not others
+    assert all(name.partition(":")[2] in why for why in reasons.values() if why)
+
+
+def test_a_changed_environment_lock_re_executes_every_notebook(recorded_report, tmp_path):
+    name = f"kit:{staleness.ENVIRONMENT_LOCK.relative_to(paths.ROOT).as_posix()}"
+    assert all(name in entry.inputs.values for entry in entries(recorded_report).values())
+    earlier = with_input(recorded_report, tmp_path, name, "0" * 64)
+    chosen = [paths.NOTEBOOKS / "00-primer.ipynb", paths.NOTEBOOKS / "11-explorer.ipynb"]
+    reasons = rebuild(earlier, tmp_path, chosen)
+    assert all(why and "environment.lock" in why for why in reasons.values()), reasons
+
+
+def test_an_edited_executed_copy_or_a_missing_entry_is_executed_again(recorded_report, tmp_path):
+    """The record holds the executed file's digest: a copy changed since is not reused; a notebook with no entry
+    (its execution failed, or the report predates the record) is executed."""
+    earlier = tmp_path / "earlier"
+    shutil.copytree(recorded_report, earlier)
+    (earlier / "notebooks" / "00-primer.ipynb").write_text("{}", encoding="utf-8")
+    kept = staleness.read(earlier)
+    del kept["11-explorer.ipynb"]
+    staleness.write(earlier, kept)
+    chosen = [paths.NOTEBOOKS / "00-primer.ipynb", paths.NOTEBOOKS / "11-explorer.ipynb"]
+    assert rebuild(earlier, tmp_path, chosen) == {
+        "00-primer.ipynb": "its executed copy in the earlier report is not the one it recorded",
+        "11-explorer.ipynb": report.NO_EARLIER,
+    }
