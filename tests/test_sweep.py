@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +19,7 @@ from probe_lib.adapters import linkstore, mastra
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.analysis import timeline
 from probe_lib.core import paths
-from probe_lib.core.errors import InputError
+from probe_lib.core.errors import InputError, InstallFailed
 from probe_lib.present import timeline as timeline_chart
 from probe_lib.study import bisect, recordings, sweep
 
@@ -205,3 +207,21 @@ def _plain_keys(scenario) -> bool:
     builtins = scenario.all_builtins or any(spec.builtin for spec in scenario.tools)
     offered = not scenario.active_tools and scenario.tool_choice != "none"
     return not extras and not builtins and offered and scenario.wire == "chat"
+
+
+def test_a_failed_release_keeps_no_path_of_this_machine():
+    """npm names its log under the home folder: the row keeps ``~`` for it, as ``<cache>`` and ``<version>``."""
+    error = InstallFailed(f"npm ci failed for 9.9.9 in {paths.cache()}/x; log: {Path.home()}/.npm/_logs/1-debug.log")
+    behaviour = json.loads(sweep.failed_row("9.9.9", error).behaviour)
+    assert behaviour == {
+        "error": {
+            "kind": "install failed",
+            "message": "npm ci failed for <version> in <cache>/x; log: ~/.npm/_logs/1-debug.log",
+        }
+    }
+
+
+@pytest.mark.parametrize("name", ["version_timeline.csv", "framework_timeline.csv"])
+def test_no_committed_timeline_line_names_a_folder_of_the_machine_that_swept_it(name):
+    text = (paths.DATA / name).read_text(encoding="utf-8")
+    assert not re.findall(r"(?<![\w.~<>])/(?:root|home|Users|tmp|work)/", text)

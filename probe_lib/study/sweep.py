@@ -178,8 +178,10 @@ def cache_dir(subject: Subject = CATALOGUE) -> Path:
 
 
 def _mask(text: str, version: str) -> str:
-    """This run's incidentals out of a behaviour's text: the server's port, the version, where the kit's cache is."""
-    return _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>").replace(str(paths.cache()), "<cache>")
+    """This run's incidentals out of a behaviour's text: the server's port, the version, where the kit's cache and the
+    user's home are (npm names its log under the home)."""
+    text = _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>").replace(str(paths.cache()), "<cache>")
+    return text.replace(str(Path.home()), "~")
 
 
 def row(outcome: Outcome) -> Row:
