@@ -31,7 +31,7 @@ ONE_NOTEBOOK_TARGET = 0.50
 #: The notebook whose markdown the third build changes (restored afterwards, byte for byte).
 EDITED = paths.NOTEBOOKS / "04-ordering-shift.ipynb"
 README_MAIN = (
-    "python3 -m venv .venv && .venv/bin/pip install -q -e . "
+    "python3 -m venv .venv && .venv/bin/pip install -q -c data/environment.lock -e . "
     "&& .venv/bin/probe-lib setup && .venv/bin/probe-lib reproduce"
 )
 #: A progress line that ends a stage: "executing notebooks: 11/11 10-mcp-tool-sets".
