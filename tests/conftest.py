@@ -32,6 +32,16 @@ def capture_server():
         yield server
 
 
+@pytest.fixture(scope="module")
+def private_cache(tmp_path_factory) -> Path:
+    """A kit cache of this test module's own (``PROBE_LIB_CACHE``), so the releases it installs start cold and never
+    meet the machine's."""
+    folder = tmp_path_factory.mktemp("cache")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PROBE_LIB_CACHE", str(folder))
+        yield folder
+
+
 @pytest.fixture(scope="session")
 def recorded_report(tmp_path_factory) -> Path:
     """One learner's report from the recordings (``reproduce --recorded``), built once for the whole run and shared

@@ -9,19 +9,14 @@ calls by its key.
 
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
-
 import pytest
+from eras import KEYS, probe_three_ways
 
 from probe_lib import adapters
 from probe_lib.core.errors import ReleaseUnsupported
-from probe_lib.core.scenarios import for_keys, named
-from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 pytestmark = [pytest.mark.slow, pytest.mark.node]
 
-KEYS = ["search.web", "plain"]
 #: One release per era: (adapter, release, whether the forced run is sent).
 ERAS = [
     ("ai-sdk", "3.1.0", False),  # @ai-sdk/openai in compatible mode, no toolChoice yet
@@ -34,25 +29,11 @@ ERAS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("node-eras-cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PROBE_LIB_CACHE", str(folder))
-        yield folder
-
-
 @pytest.mark.parametrize(("name", "version", "forces"), ERAS, ids=[f"{n}@{v}" for n, v, _ in ERAS])
 def test_each_era_sends_the_keys_forces_as_its_release_can_and_runs_the_called_tool(
-    name, version, forces, cache, capture_server
+    name, version, forces, private_cache, capture_server
 ):
-    adapter = adapters.get(name)
-    called_back = replace(
-        for_keys("round-trip", KEYS), replies=(ToolCallsReply((ToolCall(KEYS[0], {"city": "Paris"}),)),)
-    )
-    plain, forcing, round_trip = adapter.run(
-        [for_keys("plain", KEYS), for_keys("forced", KEYS, named(KEYS[0])), called_back], version, server=capture_server
-    )
+    plain, forcing, round_trip = probe_three_ways(name, version, capture_server)
     assert plain.failure is None and plain.wire_names == KEYS, plain.result_json()
     if forces:
         assert forcing.failure is None and forcing.forced_name == KEYS[0], forcing.result_json()
@@ -61,7 +42,7 @@ def test_each_era_sends_the_keys_forces_as_its_release_can_and_runs_the_called_t
     assert [execution["key"] for execution in round_trip.executions] == [KEYS[0]], round_trip.result_json()
 
 
-def test_an_ai_sdk_release_older_than_every_era_is_refused_in_one_line_before_installing(cache):
+def test_an_ai_sdk_release_older_than_every_era_is_refused_in_one_line_before_installing(private_cache):
     adapter = adapters.get("ai-sdk")
     with pytest.raises(ReleaseUnsupported, match=r" 3\.0\.0 .*\(needs ai>=3\.1\.0\)$") as refused:
         adapter.install("3.0.0")

@@ -9,19 +9,14 @@ exactly one tool is bound (``bind_tools``' own check); every other era sends the
 
 from __future__ import annotations
 
-from dataclasses import replace
-from pathlib import Path
-
 import pytest
+from eras import KEYS, probe_three_ways
 
 from probe_lib import adapters
 from probe_lib.adapters.eras import between, either
 from probe_lib.adapters.releases import since
 from probe_lib.core.errors import ReleaseUnsupported
-from probe_lib.core.scenarios import for_keys, named
-from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
-KEYS = ["search.web", "plain"]
 #: One release per era: (adapter, release, what the forced run does: "sent", "not applicable" or the refusal).
 ERAS = [
     ("openai", "0.28.1", "sent"),  # the module-level ChatCompletion.acreate
@@ -34,26 +29,12 @@ ERAS = [
 ]
 
 
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("eras-cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PROBE_LIB_CACHE", str(folder))
-        yield folder
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "version", "forced"), ERAS, ids=[f"{n}@{v}" for n, v, _ in ERAS])
 def test_each_era_sends_the_keys_forces_as_its_release_can_and_runs_the_called_tool(
-    name, version, forced, cache, capture_server
+    name, version, forced, private_cache, capture_server
 ):
-    adapter = adapters.get(name)
-    called_back = replace(
-        for_keys("round-trip", KEYS), replies=(ToolCallsReply((ToolCall(KEYS[0], {"city": "Paris"}),)),)
-    )
-    plain, forcing, round_trip = adapter.run(
-        [for_keys("plain", KEYS), for_keys("forced", KEYS, named(KEYS[0])), called_back], version, server=capture_server
-    )
+    plain, forcing, round_trip = probe_three_ways(name, version, capture_server)
     assert plain.failure is None and plain.wire_names == KEYS, plain.result_json()
     if forced == "sent":
         assert forcing.failure is None and forcing.forced_name == KEYS[0], forcing.result_json()
@@ -77,7 +58,7 @@ TOO_OLD = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "version", "needs"), TOO_OLD, ids=[f"{n}@{v}" for n, v, _ in TOO_OLD])
-def test_a_release_older_than_every_era_is_refused_in_one_line_before_installing(name, version, needs, cache):
+def test_a_release_older_than_every_era_is_refused_in_one_line_before_installing(name, version, needs, private_cache):
     adapter = adapters.get(name)
     with pytest.raises(ReleaseUnsupported, match=rf" {version} .*\(needs {needs}\)$") as refused:
         adapter.install(version)

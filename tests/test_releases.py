@@ -11,7 +11,6 @@ import os
 import subprocess
 import sys
 from dataclasses import replace
-from pathlib import Path
 
 import pytest
 
@@ -28,14 +27,6 @@ NODE = ("openai-agents-js-chat", "0.19.0")
 PYTHON = ("langchain", "1.7.3")
 #: Legal tool names: every framework sends them as given, in order.
 KEYS = ["get_weather", "a"]
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory) -> Path:
-    folder = tmp_path_factory.mktemp("releases-cache")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PROBE_LIB_CACHE", str(folder))
-        yield folder
 
 
 def _cli(*arguments: str, stdin: str | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -68,7 +59,7 @@ def _assert_resolved_before(dependency: str, registry: str, resolved: str, befor
 
 @pytest.mark.slow
 @pytest.mark.node
-def test_a_served_node_release_installs_resolved_as_of_its_publication_and_probes(cache):
+def test_a_served_node_release_installs_resolved_as_of_its_publication_and_probes(private_cache):
     name, version = NODE
     adapter = adapters.get(name)
     assert version in adapter.served() and version not in adapter.versions()
@@ -88,7 +79,7 @@ def test_a_served_node_release_installs_resolved_as_of_its_publication_and_probe
 
 
 @pytest.mark.slow
-def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_measured(cache, tmp_path):
+def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_measured(private_cache, tmp_path):
     name, version = PYTHON
     adapter = adapters.get(name)
     assert adapter.package == "langchain-openai" and adapter.registry == "pypi"
@@ -115,10 +106,10 @@ def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_
 
 
 @pytest.mark.slow
-def test_the_served_list_is_kept_in_the_cache_and_listed_again_for_an_unknown_version(cache):
+def test_the_served_list_is_kept_in_the_cache_and_listed_again_for_an_unknown_version(private_cache):
     releases = adapters.get("smolagents").pins.releases
     served = releases.served()
-    path = cache / "releases" / "pypi" / "smolagents.json"
+    path = private_cache / "releases" / "pypi" / "smolagents.json"
     listing = json.loads(path.read_text())
     assert set(listing) == set(served) and all(parse_time(t) for t in listing.values())
     path.write_text(json.dumps({**listing, "0.0.1.dev0": "2020-01-01T00:00:00Z"}))
@@ -137,14 +128,14 @@ def test_the_served_list_is_kept_in_the_cache_and_listed_again_for_an_unknown_ve
         ("ai-sdk", "99.0.0", "probe-lib versions --framework ai-sdk"),
     ],
 )
-def test_a_version_neither_pinned_nor_served_is_one_line_and_exit_2(cache, framework, version, says):
+def test_a_version_neither_pinned_nor_served_is_one_line_and_exit_2(private_cache, framework, version, says):
     done = _probe(framework, version)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.count("\n") == 1 and says in done.stderr, done.stderr
 
 
 @pytest.mark.slow
-def test_a_release_the_harness_cannot_run_is_refused_before_anything_installs(cache):
+def test_a_release_the_harness_cannot_run_is_refused_before_anything_installs(private_cache):
     pinned = adapters.get("ai-sdk")
     strict = replace(pinned, pins=replace(pinned.pins, unsupported=since("ai", "7.0.0")))
     with pytest.raises(ReleaseUnsupported, match=r"^ai 6\.0\.0 predates the harness's API \(needs ai>=7\.0\.0\)$"):
@@ -155,7 +146,7 @@ def test_a_release_the_harness_cannot_run_is_refused_before_anything_installs(ca
 
 
 @pytest.mark.slow
-def test_an_install_that_cannot_resolve_is_one_line_and_leaves_no_entry(cache):
+def test_an_install_that_cannot_resolve_is_one_line_and_leaves_no_entry(private_cache):
     name, version = PYTHON
     plain = adapters.get(name)
     broken: KeyedAdapter = replace(
