@@ -26,17 +26,20 @@ from probe_lib.study import framework_sweep, recordings, release_map, sweep
 AUTOGEN = ("0.7.3", "0.7.4", "0.7.5")
 
 
-@pytest.mark.parametrize("framework", ["mastra", "autogen"])
-def test_samples_are_the_oldest_and_the_newest_of_each_minor_series(framework):
-    """On the registry's real list: every minor series is sampled once, by its newest release, plus the oldest."""
+@pytest.mark.parametrize("framework", ["mastra", "autogen", "ai-sdk"])
+def test_samples_are_the_oldest_the_first_runnable_and_the_newest_of_each_minor_series(framework):
+    """On the registry's real list: every minor series is sampled once, by its newest release, plus the oldest and
+    the oldest the harness runs (ai before 3.1.0 is older than every era of its runner)."""
     subject = framework_sweep.subject(framework)
     chosen = sweep.selected(subject=subject, prereleases=True)
     picked = release_map.samples(subject, chosen)
     by_series = defaultdict(list)
     for version in chosen:
         by_series[subject.series(version)].append(version)
-    assert picked[0] == chosen[0] and picked == sorted(picked, key=subject.sort_key)
-    assert set(picked) - {chosen[0]} <= {versions[-1] for versions in by_series.values()}
+    first_runnable = next(version for version in chosen if subject.runs(version))
+    assert first_runnable == ("3.1.0" if framework == "ai-sdk" else chosen[0])
+    assert picked[0] == chosen[0] and first_runnable in picked and picked == sorted(picked, key=subject.sort_key)
+    assert set(picked) - {chosen[0], first_runnable} <= {versions[-1] for versions in by_series.values()}
     assert {versions[-1] for versions in by_series.values()} <= set(picked)
     assert len(picked) < len(chosen), "sampling installs fewer releases than the range holds"
 
@@ -179,6 +182,13 @@ FRAMEWORK_COUNTERFACTUALS = {
         "1.7.4",
     ),
     "T02 a release rewrites the key": ("T02", "0.9.3", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
+    "T04 a release forces the rewritten name": (
+        "T04",
+        "0.4.9",
+        "dot+forced",
+        {"tool_choice": {"type": "function", "function": {"name": "search_web"}}},
+        "dot+forced changes",
+    ),
 }
 
 

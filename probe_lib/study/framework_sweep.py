@@ -100,6 +100,10 @@ class ScenarioSweep:
         for path in sorted(paths.SHARED_HARNESS.glob("lines.*")):
             yield path.read_bytes()
 
+    def runs(self, version: str) -> bool:
+        refuse = self.adapter.pins.unsupported
+        return refuse is None or refuse(version) is None
+
     def is_installed(self, version: str) -> bool:
         return self.adapter.is_installed(version)
 

@@ -1,13 +1,14 @@
-"""A framework's releases mapped without installing them all: the newest release of each minor series measured,
-then each change seen between two adjacent samples bisected to the two adjacent releases it lies between.
+"""A framework's releases mapped without installing them all: the first runnable and the newest release of each
+minor series measured, then each change seen between two adjacent samples bisected to the two adjacent releases it
+lies between.
 
-The samples are the oldest release of the range and the newest of each minor series (``MAJOR.MINOR``; with
-prereleases in the range, a series' prereleases sort before its first release). Between two adjacent samples that
-ran, every scenario whose behaviour differs is bisected (:func:`probe_lib.study.bisect.bisect`) over the releases
-between them; when the release found to be the first with the change still differs from the later sample, the
-bisection goes on from there, so two changes within one interval are both found. Every change point is thus
-confirmed by both adjacent releases (adjacent among those that ran: a release that could not run between them is
-named). A change that reverts within one interval between samples is not seen: sampling trades that for installs.
+The samples are the oldest release of the range, the oldest the harness runs, and the newest of each minor series
+(``MAJOR.MINOR``; with prereleases in the range, a series' prereleases sort before its first release). Between two
+adjacent samples that ran, every scenario whose behaviour differs is bisected (:func:`probe_lib.study.bisect.bisect`)
+over the releases between them; when the release found to be the first with the change still differs from the later
+sample, the bisection goes on from there, so two changes within one interval are both found. Every change point is
+thus confirmed by both adjacent releases (adjacent among those that ran: a release that could not run between them
+is named). A change that reverts within one interval between samples is not seen: sampling trades that for installs.
 """
 
 from __future__ import annotations
@@ -21,9 +22,14 @@ from probe_lib.study import bisect, sweep
 
 
 def samples(subject: sweep.Subject, chosen: Sequence[str]) -> list[str]:
-    """The oldest of ``chosen`` (oldest first) and the newest of each of its minor series, in order."""
+    """The oldest of ``chosen`` (oldest first), the oldest the harness runs, and the newest of each of its minor
+    series, in order: a range that opens on releases older than the harness's API still has its first runnable
+    release measured, so a change between it and its series' newest is bisected."""
+    if not chosen:
+        return []
     newest = {subject.series(version): version for version in chosen}
-    return sorted({chosen[0], *newest.values()}, key=subject.sort_key) if chosen else []
+    first_runnable = next((version for version in chosen if subject.runs(version)), chosen[0])
+    return sorted({chosen[0], first_runnable, *newest.values()}, key=subject.sort_key)
 
 
 @dataclass(frozen=True)
@@ -81,7 +87,7 @@ def map_releases(
     that ran bisected; ``retry_failed`` measures again a release cached as one that could not run."""
     chosen = sorted(dict.fromkeys(chosen), key=subject.sort_key)
     picked = list(chosen) if every else samples(subject, chosen)
-    what = "every release" if every else "the newest of each minor series"
+    what = "every release" if every else "the first it runs and the newest of each minor series"
     with CaptureServer() as server:
         prober = bisect.Prober(subject, server, retry_failed=retry_failed)
         with stages.stage(f"measuring {subject.package} ({what})", len(picked)) as step:

@@ -96,6 +96,9 @@ class Subject(Protocol):
     def digest(self) -> str:
         """What the cached results were measured under (:func:`digest`): another digest's are not reused."""
 
+    def runs(self, version: str) -> bool:
+        """False for a release the harness refuses before installing it (older than every API era it supports)."""
+
     def is_installed(self, version: str) -> bool: ...
 
     def install(self, version: str) -> object:
@@ -156,6 +159,9 @@ class MastraCatalogue:
     def digest(self) -> str:
         scripts = [*sorted(paths.HARNESS.glob("*.cjs")), paths.SHARED_HARNESS / "lines.cjs"]
         return digest(catalogue.scenarios(), (script.read_bytes() for script in scripts))
+
+    def runs(self, version: str) -> bool:
+        return True  # 0.1.x has no Agent, and says so scenario by scenario ("not applicable")
 
     def is_installed(self, version: str) -> bool:
         return versions.is_installed(version)
