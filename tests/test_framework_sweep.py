@@ -182,6 +182,8 @@ FRAMEWORK_COUNTERFACTUALS = {
         "1.7.4",
     ),
     "T02 a release rewrites the key": ("T02", "0.9.3", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
+    "T05 3.1.15 already sends auto": ("T05", "3.1.15", "dot", {"tool_choice": "auto"}, "3.1.15 did not"),
+    "T05 the newest sends none": ("T05", "7.0.173", "dot", {"tool_choice": None}, "7.0.173"),
     "T04 a release forces the rewritten name": (
         "T04",
         "0.4.9",

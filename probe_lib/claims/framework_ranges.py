@@ -210,4 +210,9 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
         "openai-agents",
         unchanged("0.0.19", "0.24.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
     ),
+    "T04": (
+        "langchain-js",
+        unchanged("0.0.1", "1.6.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+    ),
+    "T05": ("ai-sdk", changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"))),
 }
