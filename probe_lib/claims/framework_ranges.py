@@ -208,7 +208,7 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     ),
     "T02": (
         "openai-agents",
-        unchanged("0.0.19", "0.24.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+        unchanged("0.0.2", "0.24.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
     ),
     "T04": (
         "langchain-js",
