@@ -1,5 +1,6 @@
-"""The glossary: every link to it from every notebook lands on a term, as nbconvert renders the glossary; the
-terms a learner is known to stumble on are there and linked; links between notebooks name existing notebooks."""
+"""The glossary: every link to it from every notebook names a term's cell, and lands on the term in the report and
+(end to end, in Chromium) in JupyterLab; the terms a learner is known to stumble on are there and linked; links
+between notebooks name existing notebooks."""
 
 from __future__ import annotations
 
@@ -112,3 +113,50 @@ def test_every_glossary_link_lands_on_its_term_in_the_report():
     for href in sorted(hrefs):
         cell = re.search(rf' id="{re.escape(href)}">\s*(<[^>]*>\s*)*<h3', section)
         assert cell, f"the report has no cell {href} opening with its term's heading"
+
+
+def _farthest_link(path) -> tuple[str, str]:
+    """The text of ``path``'s link that jumps farthest down the glossary (a term below the glossary's own link
+    counts from the link's cell), and the heading of the term it links."""
+    order = list(rendered_cells())
+    own = path == report.GLOSSARY
+    found = [
+        (order.index(cell) - (order.index(markdown.id) if own else 0), text, cell)
+        for markdown in nbformat.read(path, as_version=4).cells
+        if markdown.cell_type == "markdown"
+        for text, cell in re.findall(
+            rf"\[([^\]]+)\]\({'' if own else 'glossary.ipynb'}#cell-id=([^)\s]+)\)", markdown.source
+        )
+    ]
+    _, text, cell = max(found)
+    source = next(term.source for term in nbformat.read(report.GLOSSARY, as_version=4).cells if term.id == cell)
+    return text.strip("*`"), source.split("\n", 1)[0].removeprefix("### ")
+
+
+@pytest.mark.slow
+def test_a_term_link_opens_jupyterlab_at_the_term(tmp_path):
+    """A link by cell id scrolls JupyterLab to the term, from another notebook and from the glossary's own top (a
+    link by heading id from notebook 00 leaves the glossary at its top: Lab finds a heading only in cells it has
+    rendered). Screenshots are kept in tmp_path."""
+    from lab import jupyterlab
+    from layout import chromium_page
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=30_000)
+    with jupyterlab(tmp_path, ["00-overview.ipynb", "glossary.ipynb"]) as (_, url), chromium_page() as page:
+        for number, path in enumerate([paths.NOTEBOOKS / "00-overview.ipynb", report.GLOSSARY]):
+            text, title = _farthest_link(path)
+            # a workspace of its own, reset: the glossary is not already open, or scrolled, when the link is clicked
+            page.goto(url.replace("/lab/tree/00-overview.ipynb?", f"/lab/workspaces/w{number}/tree/{path.name}?reset&"))
+            panel = page.locator(".jp-NotebookPanel:not(.lm-mod-hidden)")
+            link = panel.locator(".jp-MarkdownOutput a").filter(has_text=re.compile(rf"^{re.escape(text)}$")).first
+            link.wait_for()
+            page.wait_for_timeout(2000)  # the notebook's cells settle before the click, as a reader's would
+            heading = panel.locator(".jp-MarkdownOutput h3").filter(has_text=re.compile(rf"^{re.escape(title)}\W*$"))
+            if path == report.GLOSSARY:
+                link.scroll_into_view_if_needed()  # as the click does
+                expect(heading).not_to_be_in_viewport()
+            link.click()
+            expect(page).to_have_url(re.compile("/glossary.ipynb"))
+            expect(heading).to_be_in_viewport(ratio=1)
+            page.screenshot(path=str(tmp_path / f"{path.stem}-link-to-{title.replace(' ', '-')}.png"))
