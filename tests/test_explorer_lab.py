@@ -4,34 +4,19 @@ explorer, and what the page shows read back, on the real @mastra/core live. Scre
 
 from __future__ import annotations
 
-import os
-import secrets
-import shutil
 import signal
-import socket
-import subprocess
 import sys
-import threading
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
+from lab import jupyterlab
 
-from probe_lib.core import paths
 from probe_lib.present import browser as chromium_browser
 
-#: The whole test must end well within a minute; the server is killed after this long whatever happens.
-WATCHDOG_SECONDS = 150
 COLLISION_TEXT = (
     'Two or more tools resolve to the same name "search_web". Please rename one of the tools to avoid this collision.'
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _descendants(pid: int) -> set[int]:
@@ -68,68 +53,11 @@ def _alive(pid: int) -> bool:
 
 @pytest.fixture
 def lab(tmp_path):
-    """JupyterLab on loopback (random free port, a token) serving a copy of notebook 11; killed by a watchdog."""
+    """JupyterLab serving a copy of notebook 11, with the ipywidgets extension the explorer needs."""
     manager = Path(sys.prefix, "share", "jupyter", "labextensions", "@jupyter-widgets", "jupyterlab-manager")
     assert manager.is_dir(), f"the ipywidgets JupyterLab extension is missing from {manager}: pip install ipywidgets"
-    root = tmp_path / "lab"
-    root.mkdir()
-    shutil.copy(paths.NOTEBOOKS / "11-explorer.ipynb", root)  # Lab may autosave; never into the repository
-    port, token = _free_port(), secrets.token_hex(16)
-    environment = {
-        **os.environ,
-        "JUPYTER_CONFIG_DIR": str(tmp_path / "config"),
-        "JUPYTER_RUNTIME_DIR": str(tmp_path / "runtime"),
-        "JUPYTER_DATA_DIR": str(tmp_path / "data"),
-        "JUPYTERLAB_WORKSPACES_DIR": str(tmp_path / "workspaces"),
-    }
-    log = (tmp_path / "lab.log").open("w")
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "jupyter",
-            "lab",
-            "--no-browser",
-            "--ServerApp.ip=127.0.0.1",
-            f"--ServerApp.port={port}",
-            "--ServerApp.port_retries=0",
-            f"--IdentityProvider.token={token}",
-            f"--ServerApp.root_dir={root}",
-            "--LabApp.news_url=",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            "--LabApp.extension_manager=readonly",
-            *(["--allow-root"] if os.geteuid() == 0 else []),
-        ],
-        env=environment,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        start_new_session=True,
-    )
-    watchdog = threading.Timer(WATCHDOG_SECONDS, lambda: os.killpg(server.pid, signal.SIGKILL))
-    watchdog.start()
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                urllib.request.urlopen(f"{url}/api/status?token={token}", timeout=2).read()
-                break
-            except OSError as error:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    log = (tmp_path / "lab.log").read_text()[-3000:]
-                    raise AssertionError(f"JupyterLab did not start:\n{log}") from error
-                time.sleep(0.3)
-        yield server, f"{url}/lab/tree/11-explorer.ipynb?token={token}"
-    finally:
-        if server.poll() is None:
-            server.send_signal(signal.SIGTERM)  # Lab shuts its kernels down; each kernel stops its Node runners
-            try:
-                server.wait(30)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
-        watchdog.cancel()
-        log.close()
+    with jupyterlab(tmp_path, ["11-explorer.ipynb"]) as running:
+        yield running
 
 
 @pytest.mark.slow

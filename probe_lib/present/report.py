@@ -50,7 +50,9 @@ from probe_lib.study.provenance import Provenance
 from probe_lib.study.sources import LIVE, RECORDED, Source
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
-#: The glossary every notebook links its terms to (``glossary.ipynb#<heading id>``); the report renders it last.
+#: The glossary every notebook links its terms to, by the term's cell: ``glossary.ipynb#cell-id=<cell id>``, which
+#: JupyterLab scrolls to (a heading id does not: the glossary opens at its top) and nbconvert renders as the cell's
+#: element id. The report renders it last.
 GLOSSARY = paths.NOTEBOOKS / "glossary.ipynb"
 #: In the report, element ids of the glossary carry this prefix, so a term never shares an id with a notebook heading.
 GLOSSARY_PREFIX = "glossary-"
@@ -323,7 +325,8 @@ table { border-collapse: collapse; font-size: 0.85em; margin: 0; } td, th { bord
 
 
 def in_page_links(body: str) -> str:
-    """A rendered notebook's links to other notebooks and to the glossary, pointed at their sections of the page."""
+    """A rendered notebook's links to other notebooks and to the glossary, pointed at their sections of the page (a
+    glossary term's link at its cell, whose element id nbconvert renders as ``cell-id=<cell id>``)."""
     body = body.replace('href="glossary.ipynb#', f'href="#{GLOSSARY_PREFIX}')
     return re.sub(r'href="([0-9][0-9]-[^"#/]+)\.ipynb"', r'href="#\1"', body)
 
