@@ -20,7 +20,7 @@ from probe_lib.claims import framework_ranges, ledger
 from probe_lib.claims.framework_ranges import FrameworkTimeline
 from probe_lib.claims.ranges import Timeline
 from probe_lib.core.errors import ReleaseUnsupported
-from probe_lib.study import framework_sweep, recordings, release_map, sweep
+from probe_lib.study import framework_sweep, framework_timeline, recordings, release_map, sweep
 
 #: Releases of AutoGen (PyPI, PEP 440 order) that run under the harness: its pin and the two before it.
 AUTOGEN = ("0.7.3", "0.7.4", "0.7.5")
@@ -212,3 +212,32 @@ def test_a_change_point_with_a_release_unmeasured_between_its_ends_is_refuted(fr
 
 def test_every_framework_range_claim_has_a_counterfactual():
     assert {case.split()[0] for case in FRAMEWORK_COUNTERFACTUALS} == set(ledger.FRAMEWORK_RANGE_CHECKS)
+
+
+def test_writing_some_releases_keeps_every_other_release_of_the_framework(tmp_path, monkeypatch):
+    """``sweep --framework NAME --version V --write`` replaces V's lines and keeps the rest of NAME's history (the
+    paths are read at each call: the copies stand in for the committed files)."""
+    for name in ("TIMELINE_PATH", "RELEASES_PATH"):
+        copy = tmp_path / getattr(framework_timeline, name).name
+        copy.write_bytes(getattr(framework_timeline, name).read_bytes())
+        monkeypatch.setattr(framework_timeline, name, copy)
+    before_all, listed = (
+        framework_timeline.read(path=framework_timeline.TIMELINE_PATH),
+        framework_timeline.read_releases(framework_timeline.RELEASES_PATH),
+    )
+    before = [line for line in before_all if line.framework == "langchain"]
+    subject = framework_sweep.subject("langchain")
+    again = sweep.Row("0.2.14", "dot", "0123456789", "", '{"names": ["search.web", "plain"]}')
+    framework_timeline.write(
+        release_map.ReleaseMap("langchain", ("0.2.14",), ("0.2.14",), {"0.2.14": [again]}, (), 0), subject
+    )
+    after = framework_timeline.read(["langchain"], path=framework_timeline.TIMELINE_PATH)
+    assert [line for line in after if line.version != "0.2.14"] == [line for line in before if line.version != "0.2.14"]
+    assert [line.row() for line in after if line.version == "0.2.14"] == [again]
+    assert [line.version for line in after] == sorted((line.version for line in after), key=subject.sort_key)
+    releases = framework_timeline.read_releases(framework_timeline.RELEASES_PATH)
+    assert [(r.framework, r.version) for r in releases] == [(r.framework, r.version) for r in listed]
+    others = [line for line in before_all if line.framework != "langchain"]
+    assert [
+        line for line in framework_timeline.read(path=framework_timeline.TIMELINE_PATH) if line.framework != "langchain"
+    ] == others

@@ -6,8 +6,8 @@ is a prerelease, when it was published, the date its dependencies were resolved 
 outcome's kind (``sent``, a failure kind, or one of a release that could not run), the behaviour digest and the
 behaviour itself. ``framework_releases.csv`` lists every release in the swept range with the same role column
 (empty: not installed), so each framework's count of releases installed is read off it. ``probe-lib sweep
---framework NAME --write`` replaces that framework's lines in both and keeps every other framework's, so each
-framework's timeline is filled in by its own run.
+--framework NAME --write`` replaces the lines of the releases it measured and keeps every other release's, of that
+framework and of the others, so each framework's timeline is filled in by its own runs.
 """
 
 from __future__ import annotations
@@ -104,17 +104,32 @@ def releases_of(mapped: ReleaseMap, subject: sweep.Subject) -> list[Release]:
 
 
 def write(mapped: ReleaseMap, subject: sweep.Subject) -> tuple[Path, Path]:
-    """Both files with ``mapped``'s framework's lines replaced (every other framework's kept, in framework order)."""
+    """Both files with the releases ``mapped`` measured replaced (and the releases of its range they lacked added);
+    every other release's lines are kept, of this framework and of every other, so a sweep of some releases
+    (``--version``, ``--since``) adds to a framework's timeline without measuring the rest again."""
+    measured = set(mapped.measured)
+    releases = [r for r in releases_of(mapped, subject) if r.version in measured]
+    before = _read(RELEASES_PATH, Release) if RELEASES_PATH.exists() else []
+    listed = {r.version for r in before if r.framework == subject.framework}
+    releases += [r for r in releases_of(mapped, subject) if r.version not in measured | listed]
     return (
-        _replace(TIMELINE_PATH, Line, subject.framework, lines_of(mapped, subject)),
-        _replace(RELEASES_PATH, Release, subject.framework, releases_of(mapped, subject)),
+        _replace(TIMELINE_PATH, Line, subject, lines_of(mapped, subject)),
+        _replace(RELEASES_PATH, Release, subject, releases),
     )
 
 
-def _replace(path: Path, kind: type, framework: str, new: Sequence) -> Path:
-    kept = [item for item in _read(path, kind) if item.framework != framework] if path.exists() else []
+def _replace(path: Path, kind: type, subject: sweep.Subject, new: Sequence) -> Path:
+    """``path`` with the items of ``new``'s releases replaced by ``new``, in framework order, then release order."""
+    replaced = {item.version for item in new}
+    old = _read(path, kind) if path.exists() else []
+    kept = [item for item in old if item.framework != subject.framework or item.version not in replaced]
     order = {name: i for i, name in enumerate(sorted({item.framework for item in [*kept, *new]}))}
-    ordered = sorted([*kept, *new], key=lambda item: order[item.framework])  # stable: each framework's own order
+    own = subject.sort_key
+
+    def place(item) -> tuple:  # a stable sort: a release's own lines keep their scenario order
+        return (order[item.framework], own(item.version) if item.framework == subject.framework else ())
+
+    ordered = sorted([*kept, *new], key=place)
 
     def write_csv(partial: Path) -> None:
         with partial.open("w", newline="", encoding="utf-8") as handle:
