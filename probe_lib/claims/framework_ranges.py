@@ -70,9 +70,12 @@ Holds = tuple[Callable[[dict, str], bool], str]
 FrameworkRangeCheck = Callable[[FrameworkTimeline], tuple[Status, str]]
 
 
-def changed_at(scenario: str, last_before: str, first_with: str, was: Holds, became: Holds) -> FrameworkRangeCheck:
+def changed_at(
+    scenario: str, last_before: str, first_with: str, was: Holds, became: Holds, *, lasting: bool = True
+) -> FrameworkRangeCheck:
     """The claim "``scenario`` did ``was`` up to ``last_before`` and ``became`` from ``first_with``, the next release
-    served, which the newest measured release still does"."""
+    served, which the newest measured release still does" (without ``lasting``, a change that a later one overtook:
+    the claim then says nothing of the newest release)."""
 
     def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
         lines = {line.version: line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()}
@@ -97,17 +100,17 @@ def changed_at(scenario: str, last_before: str, first_with: str, was: Holds, bec
             return "refuted", f"{last_before} and {first_with} behave alike on the wire on {scenario}"
         ran = [v for v in tables.versions(timeline.table) if v in lines and lines[v].error_kind != tables.COULD_NOT_RUN]
         newest = lines[ran[-1]]
-        if _wire(newest) != _wire(lines[first_with]):
+        if lasting and _wire(newest) != _wire(lines[first_with]):
             return "refuted", (
                 f"the newest measured release, {newest.version}, behaves otherwise: "
                 f"{tables.describe(newest.behaviour, newest.error_kind)}"
             )
         skipped = f"; between them only releases that could not run: {', '.join(unran)}" if unran else ""
+        still = f", as does the newest measured, {newest.version}" if lasting else ""
         return "confirmed", (
             f"{last_before} {was[1]} ({tables.describe(lines[last_before].behaviour, lines[last_before].error_kind)});"
             f" {first_with}, the next release served, {became[1]} "
-            f"({tables.describe(lines[first_with].behaviour, lines[first_with].error_kind)}), as does the newest "
-            f"measured, {newest.version}{skipped}"
+            f"({tables.describe(lines[first_with].behaviour, lines[first_with].error_kind)}){still}{skipped}"
         )
 
     return check
@@ -179,6 +182,11 @@ def names(expected: list[str]) -> Holds:
     return (lambda b, kind: b.get("names") == expected and "error" not in b), f"send {expected}"
 
 
+def both(first: Holds, second: Holds) -> Holds:
+    """Does ``first`` and ``second`` on the same run."""
+    return (lambda b, kind: first[0](b, kind) and second[0](b, kind)), f"{first[1]} and {second[1]}"
+
+
 def failed_as(kind: str) -> Holds:
     """Sends nothing: fails with outcome kind ``kind`` (``rejected``, ``collision``, ``crash``)."""
     return (lambda b, k: k == kind and not b.get("requests")), f"fail before sending ({kind})"
@@ -205,6 +213,31 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             sends_choice({"function": {"name": "missing"}, "type": "function"}),
             sends_choice("missing"),
         ),
+    ),
+    "T06": (
+        "langchain",
+        changed_at(
+            "unregistered-choice+forced",
+            "0.0.6",
+            "0.0.7",
+            raises("was specified, but the only provided tool was plain"),
+            sends_choice({"function": {"name": "missing"}, "type": "function"}),
+            lasting=False,
+        ),
+    ),
+    "T07": (
+        "openai-agents-js",
+        changed_at(
+            "dot+forced",
+            "0.5.4",
+            "0.6.0",
+            both(names(["search_web", "plain"]), forces("search.web")),
+            raises('modelSettings.toolChoice="search.web" does not match any available tool'),
+        ),
+    ),
+    "T08": (
+        "openai-agents-js",
+        changed_at("collision", "0.14.2", "0.14.3", names(["search_web", "search_web"]), names(["search_web"])),
     ),
     "T02": (
         "openai-agents",
