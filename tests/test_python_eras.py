@@ -53,6 +53,7 @@ TOO_OLD = [
     ("openai-agents", "0.0.1", "openai-agents>=0.0.2"),
     ("pydantic-ai", "0.0.11", "pydantic-ai-slim>=0.0.12"),
     ("langchain", "0.0.3", "langchain-openai>=0.0.4"),
+    ("llama-index", "0.11.4", "llama-index-core>=0.11.5"),
 ]
 
 
