@@ -26,6 +26,7 @@ ERAS = [
     ("pydantic-ai", "0.1.0", "not applicable"),  # instructions
     ("pydantic-ai", "0.7.6", "not applicable"),  # OpenAIChatModel
     ("langchain", "0.0.4", "you must provide exactly one tool"),  # bind_tools; calls in additional_kwargs
+    ("llama-index", "0.11.5", "sent"),  # the first with FunctionTool.from_defaults(fn=...) and llama_index.agent
 ]
 
 
