@@ -181,6 +181,10 @@ def test_outcome_summary_counts_requests_and_shows_the_names_or_the_error(versio
         assert table.loc[name, "requests sent"] == len(ev[name].requests)
     assert json.loads(table.loc["proto-key", "result"])["names"] == names_sent(first(ev, "proto-key"))
     assert table.loc["collision-long", "keys registered"] == ["tttttttt…_one (67)", "tttttttt…_two (67)"]
+    for name in ERRORS:  # a long result is cut with a mark, a short one shown whole
+        whole = json.dumps(ev[name].result_json(), ensure_ascii=False)
+        shown = table.loc[name, "result"]
+        assert shown == whole if len(whole) <= 90 else (len(shown) == 90 and shown == whole[:89] + "…")
 
 
 @by_version

@@ -76,6 +76,11 @@ def _per_scenario(rows: list[dict], scenario_names: Sequence[str], columns: list
     return pd.DataFrame(rows, index=list(scenario_names), columns=columns, dtype=object)
 
 
+def _cut(text: str, width: int) -> str:
+    """``text`` in at most ``width`` characters, its end replaced by "…" when it is longer."""
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
 def _short_key(key: str) -> str:
     """A key as a table shows it: whole below 20 characters, else its ends and its length."""
     return key if len(key) < 20 else f"{key[:8]}…{key[-4:]} ({len(key)})"
@@ -208,12 +213,12 @@ def tool_sources(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
 
 def outcome_summary(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     """Per scenario: the keys registered (long ones shortened), how many requests went out, and ``result_json()``
-    (the names sent, or the error) cut to 90 characters."""
+    (the names sent, or the error) cut to 90 characters, with "…" where it was cut."""
     rows = [
         {
             "keys registered": [_short_key(key) for key in ev[name].registered_keys],
             "requests sent": len(ev[name].requests),
-            "result": json.dumps(ev[name].result_json(), ensure_ascii=False)[:90],
+            "result": _cut(json.dumps(ev[name].result_json(), ensure_ascii=False), 90),
         }
         for name in scenario_names
     ]
