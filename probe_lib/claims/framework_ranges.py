@@ -174,7 +174,8 @@ def forces(name: str) -> Holds:
 
 def sends_choice(expected: object) -> Holds:
     """Sends a request whose tool_choice is exactly ``expected`` (its JSON value)."""
-    return (lambda b, kind: b.get("requests") and b.get("tool_choice") == expected), f"send tool_choice {expected!r}"
+    words = f"send tool_choice {json.dumps(expected)}"  # JSON: an absent tool_choice reads null, not None
+    return (lambda b, kind: b.get("requests") and b.get("tool_choice") == expected), words
 
 
 def names(expected: list[str]) -> Holds:
