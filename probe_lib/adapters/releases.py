@@ -236,9 +236,14 @@ def since(package: str, oldest: str, why: str = "predates the harness's API") ->
     return unsupported
 
 
+def unsupported_reason(unsupported: Unsupported | None, version: str) -> str | None:
+    """Why ``unsupported`` says ``version`` cannot run (``None``: it can, or nothing is refused)."""
+    return unsupported(version) if unsupported is not None else None
+
+
 def refuse_unsupported(unsupported: Unsupported | None, version: str) -> None:
     """``ReleaseUnsupported`` when ``unsupported`` says ``version`` cannot run."""
-    reason = unsupported(version) if unsupported is not None else None
+    reason = unsupported_reason(unsupported, version)
     if reason is not None:
         raise ReleaseUnsupported(reason)
 

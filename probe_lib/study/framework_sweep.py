@@ -21,7 +21,7 @@ from packaging.version import Version
 
 from probe_lib import adapters
 from probe_lib.adapters.base import Adapter
-from probe_lib.adapters.releases import Releases
+from probe_lib.adapters.releases import Releases, unsupported_reason
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import ProbeError, ReleaseUnsupported
@@ -101,8 +101,7 @@ class ScenarioSweep:
             yield path.read_bytes()
 
     def runs(self, version: str) -> bool:
-        refuse = self.adapter.pins.unsupported
-        return refuse is None or refuse(version) is None
+        return unsupported_reason(self.adapter.pins.unsupported, version) is None
 
     def is_installed(self, version: str) -> bool:
         return self.adapter.is_installed(version)
