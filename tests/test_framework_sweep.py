@@ -265,3 +265,32 @@ def test_writing_some_releases_keeps_every_other_release_of_the_framework(tmp_pa
     assert [
         line for line in framework_timeline.read(path=framework_timeline.TIMELINE_PATH) if line.framework != "langchain"
     ] == others
+
+
+def test_a_write_waits_for_another_processs_rewrite_of_the_timeline(tmp_path, monkeypatch):
+    """While another writer holds the timeline's lock, a write neither reads nor replaces the file; once the lock is
+    released it lays its release over what the other wrote."""
+    import threading
+
+    from probe_lib.adapters import cache
+
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
+    for name in ("TIMELINE_PATH", "RELEASES_PATH"):
+        copy = tmp_path / getattr(framework_timeline, name).name
+        copy.write_bytes(getattr(framework_timeline, name).read_bytes())
+        monkeypatch.setattr(framework_timeline, name, copy)
+    subject = framework_sweep.subject("langchain")
+    again = sweep.Row("0.2.14", "dot", "0123456789", "", '{"names": ["search.web", "plain"]}')
+    mapped = release_map.ReleaseMap("langchain", ("0.2.14",), ("0.2.14",), {"0.2.14": [again]}, (), 0)
+    with cache.rewriting(framework_timeline.TIMELINE_PATH):
+        writer = threading.Thread(target=framework_timeline.write, args=(mapped, subject))
+        writer.start()
+        writer.join(timeout=1)
+        assert writer.is_alive(), "the write went ahead while the lock was held"
+        text = framework_timeline.TIMELINE_PATH.read_text(encoding="utf-8")  # the holder's own rewrite: no autogen
+        kept = [line for line in text.splitlines(keepends=True) if not line.startswith("autogen,")]
+        framework_timeline.TIMELINE_PATH.write_text("".join(kept), encoding="utf-8")
+    writer.join(timeout=60)
+    lines = framework_timeline.read(path=framework_timeline.TIMELINE_PATH)
+    assert not [line for line in lines if line.framework == "autogen"], "the write laid itself over a stale read"
+    assert [line.row() for line in lines if (line.framework, line.version) == ("langchain", "0.2.14")] == [again]

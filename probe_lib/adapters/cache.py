@@ -53,6 +53,12 @@ def locked(path: Path) -> Iterator[None]:
         yield
 
 
+def rewriting(path: Path):
+    """The lock for a read-modify-write of ``path``, a file outside the cache (the committed timelines): held in the
+    cache, so no lock file appears beside it, and taken in turn by two processes rewriting it at once."""
+    return locked(paths.cache() / "writes" / path.name)
+
+
 def publish(entry: Path, is_complete: Callable[[Path], bool], build: Callable[[Path], None]) -> Path:
     """``entry`` once ``is_complete`` holds of it: if not yet, ``build`` fills a fresh staging folder (given as its
     argument), which is then renamed to ``entry``. Returns ``entry``."""

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
 
+from probe_lib.adapters import cache
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
 from probe_lib.study import sweep
@@ -106,30 +107,29 @@ def releases_of(mapped: ReleaseMap, subject: sweep.Subject) -> list[Release]:
 def write(mapped: ReleaseMap, subject: sweep.Subject) -> tuple[Path, Path]:
     """Both files with the releases ``mapped`` measured replaced (and the releases of its range they lacked added);
     every other release's lines are kept, of this framework and of every other, so a sweep of some releases
-    (``--version``, ``--since``) adds to a framework's timeline without measuring the rest again."""
+    (``--version``, ``--since``) adds to a framework's timeline without measuring the rest again. Two sweeps
+    writing at once take turns (a lock in the kit's cache), so neither loses the other's lines."""
     measured = set(mapped.measured)
-    releases = [r for r in releases_of(mapped, subject) if r.version in measured]
-    before = _read(RELEASES_PATH, Release) if RELEASES_PATH.exists() else []
-    listed = {r.version for r in before if r.framework == subject.framework}
-    releases += [r for r in releases_of(mapped, subject) if r.version not in measured | listed]
-    return (
-        _replace(TIMELINE_PATH, Line, subject, lines_of(mapped, subject)),
-        _replace(RELEASES_PATH, Release, subject, releases),
-    )
+    with cache.rewriting(TIMELINE_PATH):
+        return (
+            _merge(TIMELINE_PATH, Line, subject, lines_of(mapped, subject), measured),
+            _merge(RELEASES_PATH, Release, subject, releases_of(mapped, subject), measured),
+        )
 
 
-def _replace(path: Path, kind: type, subject: sweep.Subject, new: Sequence) -> Path:
-    """``path`` with the items of ``new``'s releases replaced by ``new``, in framework order, then release order."""
-    replaced = {item.version for item in new}
+def _merge(path: Path, kind: type, subject: sweep.Subject, new: Sequence, measured: set[str]) -> Path:
+    """``path`` with ``subject``'s items of the ``measured`` releases replaced by those of ``new``, and ``new``'s
+    items of releases it does not list yet added; in framework order, then release order."""
     old = _read(path, kind) if path.exists() else []
-    kept = [item for item in old if item.framework != subject.framework or item.version not in replaced]
-    order = {name: i for i, name in enumerate(sorted({item.framework for item in [*kept, *new]}))}
-    own = subject.sort_key
+    listed = {item.version for item in old if item.framework == subject.framework}
+    kept = [item for item in old if item.framework != subject.framework or item.version not in measured]
+    added = [item for item in new if item.version in measured or item.version not in listed]
+    order = {name: i for i, name in enumerate(sorted({item.framework for item in [*kept, *added]}))}
 
     def place(item) -> tuple:  # a stable sort: a release's own lines keep their scenario order
-        return (order[item.framework], own(item.version) if item.framework == subject.framework else ())
+        return (order[item.framework], subject.sort_key(item.version) if item.framework == subject.framework else ())
 
-    ordered = sorted([*kept, *new], key=place)
+    ordered = sorted([*kept, *added], key=place)
 
     def write_csv(partial: Path) -> None:
         with partial.open("w", newline="", encoding="utf-8") as handle:

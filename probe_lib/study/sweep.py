@@ -187,7 +187,8 @@ def _mask(text: str, version: str) -> str:
     """This run's incidentals out of a behaviour's text: the server's port, the version, where the kit's cache and the
     user's home are (npm names its log under the home)."""
     text = _PORT.sub("127.0.0.1:PORT", text).replace(version, "<version>").replace(str(paths.cache()), "<cache>")
-    return text.replace(str(Path.home()), "~")
+    home = Path.home()
+    return text if home == Path(home.anchor) else text.replace(str(home), "~")  # a home of "/" would eat every slash
 
 
 def row(outcome: Outcome) -> Row:
@@ -336,21 +337,22 @@ def write_summary(rows: Sequence[Row], path: Path = SUMMARY_PATH) -> Path:
     of some versions adds to the summary without measuring the others again). The summary is never partial: when
     versions are kept, a scenario they lack (catalogued since) is left out of ``rows`` too, until a sweep of every
     version adds it."""
-    measured = {r.version for r in rows}
-    kept = [r for r in read_summary(path) if r.version not in measured] if path.exists() else []
-    if kept:
-        held = {r.scenario for r in kept}
-        rows = [r for r in rows if r.scenario in held or r.scenario == WHOLE_VERSION]
+    with cache.rewriting(path):  # two sweeps writing at once take turns, so neither loses the other's rows
+        measured = {r.version for r in rows}
+        kept = [r for r in read_summary(path) if r.version not in measured] if path.exists() else []
+        if kept:
+            held = {r.scenario for r in kept}
+            rows = [r for r in rows if r.scenario in held or r.scenario == WHOLE_VERSION]
 
-    def write(partial: Path) -> None:
-        with partial.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow(SUMMARY_FIELDS)
-            for r in sorted([*kept, *rows], key=lambda r: (version_key(r.version), r.scenario)):
-                prerelease = "yes" if CATALOGUE.is_prerelease(r.version) else "no"
-                writer.writerow([r.version, prerelease, r.scenario, r.outcome, r.error_kind, r.behaviour])
+        def write(partial: Path) -> None:
+            with partial.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.writer(handle, lineterminator="\n")
+                writer.writerow(SUMMARY_FIELDS)
+                for r in sorted([*kept, *rows], key=lambda r: (version_key(r.version), r.scenario)):
+                    prerelease = "yes" if CATALOGUE.is_prerelease(r.version) else "no"
+                    writer.writerow([r.version, prerelease, r.scenario, r.outcome, r.error_kind, r.behaviour])
 
-    return files.write_atomically(path, write)
+        return files.write_atomically(path, write)
 
 
 def read_summary(path: Path = SUMMARY_PATH, *, prereleases: bool = True) -> list[Row]:
