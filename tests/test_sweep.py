@@ -225,3 +225,11 @@ def test_a_failed_release_keeps_no_path_of_this_machine():
 def test_no_committed_timeline_line_names_a_folder_of_the_machine_that_swept_it(name):
     text = (paths.DATA / name).read_text(encoding="utf-8")
     assert not re.findall(r"(?<![\w.~<>])/(?:root|home|Users|tmp|work)/", text)
+
+
+def test_a_home_of_slash_leaves_a_failure_message_whole(monkeypatch):
+    """A home folder of ``/`` (some containers' users) is not masked: replacing it would turn every slash into ``~``."""
+    monkeypatch.setattr(Path, "home", classmethod(lambda cls: Path("/")))
+    error = InstallFailed("npm ci failed for 9.9.9: see /var/log/npm.log")
+    message = json.loads(sweep.failed_row("9.9.9", error).behaviour)["error"]["message"]
+    assert message == "npm ci failed for <version>: see /var/log/npm.log"
