@@ -19,7 +19,7 @@ from matplotlib.patches import Patch, Rectangle
 from probe_lib.present.charts import Chart
 
 _CELL_W, _CELL_H = 0.13, 0.24  # inches
-_LEGEND_W = 6.0  # inches: the legend's widest label and the cells of a short history
+_MIN_CELLS_W = 6.0  # inches: the cells of a short history, beside its labels and the legend
 
 
 #: The colour of a prerelease's version label and of its mark above the cells.
@@ -44,7 +44,7 @@ def timeline(
     patch per cell took seconds to draw."""
     rows, columns = grid.shape
     # The cells get room of their own beside the labels and the legend, however few releases there are.
-    fig = Chart(figsize=(3.2 + max(_CELL_W * columns, _LEGEND_W), 1.8 + _CELL_H * rows), layout="constrained")
+    fig = Chart(figsize=(3.2 + max(_CELL_W * columns, _MIN_CELLS_W), 1.8 + _CELL_H * rows), layout="constrained")
     ax = fig.add_subplot()
     values = grid.to_numpy()
     cells = np.array(
