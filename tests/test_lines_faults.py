@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import threading
 
 import pytest
@@ -81,3 +82,19 @@ def test_a_runner_that_exits_before_ready_quotes_its_exit_status_and_stderr():
         ):
             pass
     assert str(caught.value) == "broken runner exited (exit status 3; last stderr: boom: no framework here)"
+
+
+def test_a_python_turn_cut_by_its_watchdog_says_so():
+    """A provider that accepts the connection and never answers: the turn is cut at its ``timeoutMs`` and says so
+    in words (the watchdog's own ``TimeoutError`` has an empty message, which read as a crash with no message)."""
+    with socket.create_server(("127.0.0.1", 0)) as silent, LinesChild(_command(), "openai test") as child:
+        request = {
+            "id": "stalled",
+            "url": f"http://127.0.0.1:{silent.getsockname()[1]}/v1",
+            "keys": ["plain"],
+            "toolChoice": None,
+            "timeoutMs": 1500,
+        }
+        result = child.exchange([request], timeout=30)["stalled"]
+    assert result["timedOut"] is True
+    assert result["error"] == [{"name": "TimeoutError", "message": "turn timed out after 1500 ms"}]

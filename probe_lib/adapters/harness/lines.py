@@ -69,14 +69,12 @@ async def _run_one(turn: Turn, request: dict, version: str) -> dict:
     started = time.perf_counter()
     log: list = []
     result = {"id": request["id"], "version": version, "error": None, "executions": log, "timedOut": False}
-    limit = request.get("timeoutMs", 10_000) / 1000
+    limit_ms = request.get("timeoutMs", 10_000)
     try:
-        await asyncio.wait_for(turn(request, log), timeout=limit)
-    except TimeoutError as error:
+        await asyncio.wait_for(turn(request, log), timeout=limit_ms / 1000)
+    except TimeoutError:  # the watchdog's (its own message is empty), said as the Node half says it
         result["timedOut"] = True
-        result["error"] = describe_error(error) or [
-            {"name": "TimeoutError", "message": f"turn timed out after {limit} s"}
-        ]
+        result["error"] = [{"name": "TimeoutError", "message": f"turn timed out after {limit_ms} ms"}]
     except Exception as error:  # every failure of a turn is measured, never fatal to the batch
         result["error"] = describe_error(error)
     result["elapsedMs"] = (time.perf_counter() - started) * 1000
