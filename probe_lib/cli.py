@@ -800,7 +800,9 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
         "--every", action="store_true", help="measure every release in the range instead of sampling each series"
     )
     parser.add_argument(
-        "--retry-failed", action="store_true", help="measure again versions that failed to install or run"
+        "--retry-failed",
+        action="store_true",
+        help="measure again versions that failed to install or run, or crashed on a scenario",
     )
     parser.add_argument(
         "--write",

@@ -294,3 +294,50 @@ def test_a_write_waits_for_another_processs_rewrite_of_the_timeline(tmp_path, mo
     lines = framework_timeline.read(path=framework_timeline.TIMELINE_PATH)
     assert not [line for line in lines if line.framework == "autogen"], "the write laid itself over a stale read"
     assert [line.row() for line in lines if (line.framework, line.version) == ("langchain", "0.2.14")] == [again]
+
+
+class StallingFirst:
+    """A real session of the raw ``openai`` runner whose first run of ``stalled`` is cut by its watchdog before
+    it can send (a 1 ms turn): a stall of this run, not the release, as sweeps met them under load."""
+
+    def __init__(self, session, stalled: str, times: int) -> None:
+        self.session, self.stalled, self.left, self.runs = session, stalled, times, []
+
+    def run(self, scenarios, server):
+        scenarios = list(scenarios)
+        self.runs.append([scenario.name for scenario in scenarios])
+        if self.left and any(scenario.name == self.stalled for scenario in scenarios):
+            self.left -= 1
+            scenarios = [replace(s, timeout_ms=1) if s.name == self.stalled else s for s in scenarios]
+        return self.session.run(scenarios, server)
+
+
+@pytest.mark.parametrize("stalls", [1, framework_sweep.STALL_RETRIES + 1])
+def test_a_crash_before_sending_counts_only_when_it_recurs_on_every_retry(stalls, capture_server):
+    from probe_lib.adapters import openai as openai_adapter
+    from probe_lib.core.scenarios import for_keys
+
+    version = openai_adapter.PINS.versions()[-1]
+    scenarios = [for_keys("dot", ["search.web", "plain"]), for_keys("legal", ["get_weather"])]
+    with openai_adapter.ADAPTER.session(version) as real:
+        session = StallingFirst(real, "dot", stalls)
+        outcomes = framework_sweep._without_stalls(session, scenarios, capture_server)
+    assert [o.scenario.name for o in outcomes] == ["dot", "legal"]
+    assert outcomes[1].failure is None and outcomes[1].requests
+    retried = session.runs[1:]
+    if stalls <= framework_sweep.STALL_RETRIES:
+        assert retried == [["dot"]] * stalls, "run again alone, until it sent"
+        assert outcomes[0].failure is None and [t["function"]["name"] for t in outcomes[0].requests[0]["tools"]] == [
+            "search.web",
+            "plain",
+        ]
+    else:
+        assert retried == [["dot"]] * framework_sweep.STALL_RETRIES
+        assert outcomes[0].failure.kind == "crash" and not outcomes[0].requests
+        assert outcomes[0].failure.message == "turn timed out after 1 ms"
+
+
+def test_retry_failed_measures_again_a_release_that_crashed_on_a_scenario():
+    sent, crashed = sweep.Row("1.0", "dot", "a", "", "{}"), sweep.Row("1.0", "dot", "b", "crash", "{}")
+    whole = sweep.Row("1.0", sweep.WHOLE_VERSION, "c", "install failed", "{}")
+    assert not sweep.failed([sent]) and sweep.failed([sent, crashed]) and sweep.failed([whole])

@@ -96,7 +96,7 @@ def scenario_row(rows: Sequence[sweep.Row], scenario: str) -> sweep.Row:
 
 class Prober:
     """Probes releases of one subject through one capture server, counting probes and installs, each release once
-    (with ``retry_failed``, a release cached as one that could not run is measured again)."""
+    (with ``retry_failed``, a release cached as one that could not run or crashed on a scenario is measured again)."""
 
     def __init__(
         self, subject: sweep.Subject, server: CaptureServer, stages: Stages = QUIET, *, retry_failed: bool = False

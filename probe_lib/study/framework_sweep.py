@@ -20,11 +20,12 @@ from pathlib import Path
 from packaging.version import Version
 
 from probe_lib import adapters
-from probe_lib.adapters.base import Adapter
+from probe_lib.adapters.base import Adapter, Session
 from probe_lib.adapters.releases import Releases, unsupported_reason
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import ProbeError, ReleaseUnsupported
+from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import ROUND_TRIP, Scenario
 from probe_lib.core.target import version_key
 from probe_lib.inputs import scenario_files
@@ -36,6 +37,8 @@ from probe_lib.study.bisect import ALL
 UNSUPPORTED = "release unsupported"
 #: The row kind of a round trip the plain run gave no name to call (it sent no tool for the first key).
 NO_ROUND_TRIP = "not applicable"
+#: How many more times a scenario that crashed before sending anything is run before its crash counts.
+STALL_RETRIES = 2
 
 
 class ScenarioSweep:
@@ -111,9 +114,9 @@ class ScenarioSweep:
 
     def rows(self, version: str, server: CaptureServer) -> list[sweep.Row]:
         with self.adapter.session(version) as session:
-            probed = session.run(self.scenarios, server)
+            probed = _without_stalls(session, self.scenarios, server)
             trips = matrix_runs.round_trips(probed) if self.round_trips else []
-            outcomes = probed + (session.run(trips, server) if trips else [])
+            outcomes = probed + (_without_stalls(session, trips, server) if trips else [])
         rows = [sweep.row(outcome) for outcome in outcomes]
         made = {outcome.scenario.name for outcome in outcomes}
         missing = [name + ROUND_TRIP for name in self._round_tripped() if name + ROUND_TRIP not in made]
@@ -123,6 +126,22 @@ class ScenarioSweep:
         if isinstance(error, ReleaseUnsupported):
             return _whole_release(version, UNSUPPORTED, str(error))
         return sweep.failed_row(version, error)
+
+
+def _without_stalls(session: Session, scenarios: Sequence[Scenario], server: CaptureServer) -> list[Outcome]:
+    """``scenarios`` run in ``session``; one that crashed before sending anything (a turn cut by its watchdog, or a
+    connection to the capture server that timed out) is run again, alone, up to :data:`STALL_RETRIES` times, and
+    the last outcome kept. Such crashes came and went on the same release during sweeps, on other scenarios each
+    time, and are not the release's behaviour until they recur."""
+    outcomes = session.run(scenarios, server) if scenarios else []  # one per scenario, in order
+    for _ in range(STALL_RETRIES):
+        for n in [n for n, outcome in enumerate(outcomes) if _crashed_unsent(outcome)]:
+            (outcomes[n],) = session.run([scenarios[n]], server)
+    return outcomes
+
+
+def _crashed_unsent(outcome: Outcome) -> bool:
+    return outcome.failure is not None and outcome.failure.kind == "crash" and not outcome.requests
 
 
 def _whole_release(version: str, kind: str, message: str) -> sweep.Row:

@@ -84,7 +84,8 @@ def map_releases(
     stages: Stages = QUIET,
 ) -> ReleaseMap:
     """:func:`samples` of ``chosen`` (with ``every``, all of them) measured, and each change between adjacent samples
-    that ran bisected; ``retry_failed`` measures again a release cached as one that could not run."""
+    that ran bisected; ``retry_failed`` measures again a release cached as one that could not run or crashed on a
+    scenario."""
     chosen = sorted(dict.fromkeys(chosen), key=subject.sort_key)
     picked = list(chosen) if every else samples(subject, chosen)
     what = "every release" if every else "the first it runs and the newest of each minor series"

@@ -237,6 +237,12 @@ def could_not_run(rows: Sequence[Row]) -> bool:
     return len(rows) == 1 and rows[0].scenario == WHOLE_VERSION
 
 
+def failed(rows: Sequence[Row]) -> bool:
+    """True when the release of ``rows`` could not be installed or run, or crashed on a scenario: what
+    ``--retry-failed`` measures again."""
+    return could_not_run(rows) or any(row.error_kind == "crash" for row in rows)
+
+
 def selected(
     *, prereleases: bool = False, since: str | None = None, until: str | None = None, subject: Subject = CATALOGUE
 ) -> list[str]:
@@ -295,7 +301,7 @@ def sweep(
                 measured=measured,
             )
     found = {version: cached(version, subject) for version in chosen}
-    to_measure = [v for v in chosen if found[v] is None or (retry_failed and could_not_run(found[v]))]
+    to_measure = [v for v in chosen if found[v] is None or (retry_failed and failed(found[v]))]
     rows: list[Row] = []
     started = time.monotonic()
     with (
