@@ -331,3 +331,16 @@ def test_the_explorer_fits_its_output_at_any_size_the_kit_ships(keys, tmp_path):
     if len(keys) <= explorer_html.CHART_LABELLED_ROWS:
         longest = max(keys, key=len)
         assert f"<title>{html.escape(longest)}</title>" in page_html and "…</text>" in page_html
+
+
+def test_a_run_is_timed_on_screen_once_shown_and_never_in_what_the_notebook_saves(view):
+    """The first result (measured before the notebook shows the view) and the static rendering say no time, so an
+    executed notebook is the same bytes each run; a run after the view is shown says how long it took."""
+    timed = re.compile(r"<small>\([\d,]+ ms\)</small>")
+    assert not timed.search(view.output.value)
+    bundle = view._repr_mimebundle_()
+    assert not timed.search(bundle["text/html"])
+    view.keys.value = "a.b"
+    view.settle()
+    assert timed.search(view.output.value)
+    assert not timed.search(view.static_html())

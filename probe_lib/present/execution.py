@@ -3,13 +3,15 @@
 Every kernel starts with :func:`probe_lib.present.reads.record`, so the files it opened and the programs it started
 are known exactly (:mod:`probe_lib.present.staleness` turns that log into the notebook's inputs). An executed
 notebook holds no time of its run (nbclient's and papermill's timestamps and durations are left out), no random id
-(papermill's parameters cell, pandas' styled tables and the widgets get fixed ones) and no path of the machine:
+(papermill's parameters cell, pandas' styled tables and the widgets get fixed ones), no split of its printed text
+that depends on timing (each cell's streams are merged) and no path of the machine:
 executed twice on the same inputs it is the same bytes, so a copy kept from an earlier run is what a new execution
 would give.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import multiprocessing
 import os
@@ -39,8 +41,11 @@ _QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
 _RUN_TIMES = ("start_time", "end_time", "duration")
 #: A table pandas' ``Styler`` drew: its id is ``T_`` and five random hex digits (``uuid4().hex[:5]``).
 _STYLER_TABLE = re.compile(r'<table id="T_([0-9a-f]{5})"')
-#: Where a notebook's metadata keeps the state of its widgets, by model id.
+#: Where a notebook's metadata keeps the state of its widgets, by model id; an output that shows a widget; how one
+#: widget's state names another it holds.
 _WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+_HELD_WIDGET = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
 #: Where an object lay in memory, as its default repr ends: `` at 0x7fc4d6722bd0>``.
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 #: The tag (and, here, the id) of the cell papermill adds with the parameters.
@@ -101,6 +106,7 @@ def execute(notebook: Path, folder: Path, version: str, source: Path | None = No
             start_timeout=KERNEL_START_SECONDS,
             extra_arguments=[*_QUIET_KERNEL, f"--IPKernelApp.exec_lines={recorder}"],
             record_timing=False,
+            coalesce_streams=True,  # one print can arrive as several stream messages, split differently each run
         )
     except Exception as failure:  # papermill keeps the executed copy, with the failing cell's traceback
         error = f"{type(failure).__name__}: {str(failure).strip().splitlines()[-1][:300]}"
@@ -149,13 +155,36 @@ def _number_styled_tables(document: nbformat.NotebookNode) -> None:
 
 def _numbered_widgets(document: nbformat.NotebookNode) -> str:
     """The notebook as text, each widget's random model id (``uuid4().hex``, in its saved state, its views and the
-    other widgets that hold it) replaced by its number, in the order the kernel made them."""
-    text = nbformat.writes(document)
-    text += "" if text.endswith("\n") else "\n"
+    other widgets that hold it) replaced by its number in :func:`_widget_order`, the state then written out in the
+    order of those numbers (nbformat sorts keys)."""
     state = document.metadata.get("widgets", {}).get(_WIDGET_STATE, {}).get("state", {})
-    for number, model in enumerate(state):
+    text = nbformat.writes(document)
+    for number, model in enumerate(_widget_order(document, state)):
         text = text.replace(model, f"{number:032x}")
-    return text
+    text = nbformat.writes(nbformat.reads(text, as_version=4)) if state else text
+    return text if text.endswith("\n") else text + "\n"
+
+
+def _widget_order(document: nbformat.NotebookNode, state: dict) -> list[str]:
+    """The widgets' model ids in an order that depends on the notebook alone: from each widget view among the
+    outputs, in document order, every widget it holds, depth first (a model's references in the order of its sorted
+    state); then any widget no view holds, by its state with the ids left out. The order the kernel made them in
+    is not such an order: it changes between two executions of the explorer."""
+    order: dict[str, None] = {}
+
+    def visit(model: str) -> None:
+        if model in state and model not in order:
+            order[model] = None
+            for held in _HELD_WIDGET.findall(json.dumps(state[model].get("state", {}), sort_keys=True)):
+                visit(held)
+
+    for cell in document.cells:
+        for output in cell.get("outputs", []):
+            if (view := output.get("data", {}).get(WIDGET_VIEW)) is not None:
+                visit(view.get("model_id", ""))
+    unheld = [model for model in state if model not in order]
+    unheld.sort(key=lambda model: _HELD_WIDGET.sub("", json.dumps(state[model], sort_keys=True)))
+    return [*order, *unheld]
 
 
 def _quiet_worker() -> None:

@@ -121,13 +121,14 @@ def findings_html(result: ExplorerResult) -> str:
     )
 
 
-def render(result: ExplorerResult) -> str:
+def render(result: ExplorerResult, *, timed: bool = True) -> str:
     """The whole result: headline, input notes, the framework's error, the key table, the ordering chart, the
-    provider's verdicts and the request body."""
+    provider's verdicts and the request body. ``timed``: the headline says how long the run took (a saved
+    rendering leaves it out, so that an executed notebook is the same bytes on every execution)."""
+    took = f" <small>({result.elapsed_s * 1000:,.0f} ms)</small>" if timed else ""
     parts = [
         '<div class="x-result" style="overflow-wrap:anywhere;max-width:100%">'
-        f'<p class="x-headline"><b>{_text(result.headline)}</b> '
-        f"<small>({result.elapsed_s * 1000:,.0f} ms)</small></p>"
+        f'<p class="x-headline"><b>{_text(result.headline)}</b>{took}</p>'
     ]
     if result.source.live and result.sent:
         parts.append(

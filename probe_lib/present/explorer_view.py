@@ -122,6 +122,7 @@ class ExplorerView:
         #: The last good result (kept on screen when a later run fails) and the last failure, if the newest failed.
         self.result: ExplorerResult | None = None
         self.failure: str | None = None
+        self._displayed = False  # set when the notebook first shows the view
         self._lock = threading.Lock()
         self._generation = 0
         self._timer: threading.Timer | None = None
@@ -196,7 +197,8 @@ class ExplorerView:
             return
         if generation == self._generation:
             self.result, self.failure = result, None
-            self.output.value = explorer_html.render(result)
+            # Timed once the view is on screen: the first result, measured before, is saved with the notebook.
+            self.output.value = explorer_html.render(result, timed=self._displayed)
             self.status.value = f"<span class='x-done'>done: {html.escape(result.source.label)}</span>"
 
     def settle(self, timeout: float = 120.0) -> ExplorerResult | None:
@@ -231,7 +233,7 @@ class ExplorerView:
                 ("activeTools", self.active_tools.value or "(all)"),
             )
         )
-        body = explorer_html.render(self.result) if self.result is not None else ""
+        body = explorer_html.render(self.result, timed=False) if self.result is not None else ""
         return (
             f'<div class="probe-explorer-static"><p><b>Explorer (static rendering of its state; open the notebook '
             f"in JupyterLab to change the keys)</b></p><ul>{inputs}</ul>{body}</div>"
@@ -240,6 +242,7 @@ class ExplorerView:
     def _repr_mimebundle_(self, **kwargs: object) -> dict:
         bundle = self.widget._repr_mimebundle_(**kwargs)
         bundle["text/html"] = self.static_html()
+        self._displayed = True
         return bundle
 
 

@@ -44,7 +44,7 @@ from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import baseline
 from probe_lib.present import execution, staleness
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.present.execution import MEASUREMENTS, NotebookRun
+from probe_lib.present.execution import MEASUREMENTS, WIDGET_VIEW, NotebookRun
 from probe_lib.study import export, matrix_recording, matrix_runs, permission_runs, recordings
 from probe_lib.study.provenance import Provenance
 from probe_lib.study.sources import LIVE, RECORDED, Source
@@ -339,7 +339,6 @@ def render_glossary(exporter) -> str:
     return f'<section class="notebook" id="glossary"><h2>Glossary {_TOP}</h2>{in_page_links(body)}</section>'
 
 
-_WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 _WIDGET_NOTE = "(An interactive widget: open the notebook in JupyterLab and run it to use it.)"
 
 
@@ -357,8 +356,8 @@ def without_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         kept = []
         for output in cell.outputs:
             data = output.get("data", {})
-            if _WIDGET_VIEW in data:
-                del data[_WIDGET_VIEW]
+            if WIDGET_VIEW in data:
+                del data[WIDGET_VIEW]
                 if set(data) <= {"text/plain"}:
                     output = nbformat.v4.new_output(
                         "display_data", {"text/html": _WIDGET_NOTE, "text/plain": _WIDGET_NOTE}
