@@ -306,7 +306,7 @@ class StallingFirst:
     def run(self, scenarios, server):
         scenarios = list(scenarios)
         self.runs.append([scenario.name for scenario in scenarios])
-        if self.left and any(scenario.name == self.stalled for scenario in scenarios):
+        if self.left and scenarios[-1].name == self.stalled:
             self.left -= 1
             scenarios = [replace(s, timeout_ms=1) if s.name == self.stalled else s for s in scenarios]
         return self.session.run(scenarios, server)
@@ -318,23 +318,23 @@ def test_a_crash_before_sending_counts_only_when_it_recurs_on_every_retry(stalls
     from probe_lib.core.scenarios import for_keys
 
     version = openai_adapter.PINS.versions()[-1]
-    scenarios = [for_keys("dot", ["search.web", "plain"]), for_keys("legal", ["get_weather"])]
+    scenarios = [for_keys("legal", ["get_weather"]), for_keys("dot", ["search.web", "plain"])]
     with openai_adapter.ADAPTER.session(version) as real:
         session = StallingFirst(real, "dot", stalls)
         outcomes = framework_sweep._without_stalls(session, scenarios, capture_server)
-    assert [o.scenario.name for o in outcomes] == ["dot", "legal"]
-    assert outcomes[1].failure is None and outcomes[1].requests
+    legal, dot = outcomes
+    assert (legal.scenario.name, dot.scenario.name) == ("legal", "dot")
+    assert legal.failure is None and legal.requests
     retried = session.runs[1:]
     if stalls <= framework_sweep.STALL_RETRIES:
-        assert retried == [["dot"]] * stalls, "run again alone, until it sent"
-        assert outcomes[0].failure is None and [t["function"]["name"] for t in outcomes[0].requests[0]["tools"]] == [
-            "search.web",
-            "plain",
-        ]
+        assert retried == [["legal", "dot"]] * stalls, "run again at its place, until it sent"
+        assert dot.failure is None and [t["function"]["name"] for t in dot.requests[0]["tools"]] == ["search.web", "plain"]
+        # The error text quotes the URL of the scenario's place in the list, as on a run without a stall.
+        assert "/s/openai-" in dot.error[-1]["message"] and f"-{version}-1/" in dot.error[-1]["message"]
     else:
-        assert retried == [["dot"]] * framework_sweep.STALL_RETRIES
-        assert outcomes[0].failure.kind == "crash" and not outcomes[0].requests
-        assert outcomes[0].failure.message == "turn timed out after 1 ms"
+        assert retried == [["legal", "dot"]] * framework_sweep.STALL_RETRIES
+        assert dot.failure.kind == "crash" and not dot.requests
+        assert dot.failure.message == "turn timed out after 1 ms"
 
 
 def test_retry_failed_measures_again_a_release_that_crashed_on_a_scenario():

@@ -130,13 +130,15 @@ class ScenarioSweep:
 
 def _without_stalls(session: Session, scenarios: Sequence[Scenario], server: CaptureServer) -> list[Outcome]:
     """``scenarios`` run in ``session``; one that crashed before sending anything (a turn cut by its watchdog, or a
-    connection to the capture server that timed out) is run again, alone, up to :data:`STALL_RETRIES` times, and
-    the last outcome kept. Such crashes came and went on the same release during sweeps, on other scenarios each
-    time, and are not the release's behaviour until they recur."""
+    connection to the capture server that timed out) is run again up to :data:`STALL_RETRIES` times, and the last
+    outcome kept. Such crashes came and went on the same release during sweeps, on other scenarios each time, and
+    are not the release's behaviour until they recur. A scenario is run again at its place in the list (the ones
+    before it with it, their outcomes dropped): a run numbers its scenarios, and an error text that quotes the
+    capture server's URL quotes that number."""
     outcomes = session.run(scenarios, server) if scenarios else []  # one per scenario, in order
     for _ in range(STALL_RETRIES):
         for n in [n for n, outcome in enumerate(outcomes) if _crashed_unsent(outcome)]:
-            (outcomes[n],) = session.run([scenarios[n]], server)
+            outcomes[n] = session.run(scenarios[: n + 1], server)[-1]
     return outcomes
 
 
