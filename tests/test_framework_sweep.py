@@ -328,7 +328,10 @@ def test_a_crash_before_sending_counts_only_when_it_recurs_on_every_retry(stalls
     retried = session.runs[1:]
     if stalls <= framework_sweep.STALL_RETRIES:
         assert retried == [["legal", "dot"]] * stalls, "run again at its place, until it sent"
-        assert dot.failure is None and [t["function"]["name"] for t in dot.requests[0]["tools"]] == ["search.web", "plain"]
+        assert dot.failure is None and [t["function"]["name"] for t in dot.requests[0]["tools"]] == [
+            "search.web",
+            "plain",
+        ]
         # The error text quotes the URL of the scenario's place in the list, as on a run without a stall.
         assert "/s/openai-" in dot.error[-1]["message"] and f"-{version}-1/" in dot.error[-1]["message"]
     else:
