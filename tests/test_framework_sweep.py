@@ -206,6 +206,22 @@ FRAMEWORK_COUNTERFACTUALS = {
     "T07 the newest sends it": ("T07", "0.20.0", "dot+forced", _refusal("another refusal"), "0.20.0"),
     "T08 0.14.3 sends both": ("T08", "0.14.3", "collision", {"names": ["search_web", "search_web"]}, "0.14.3 did not"),
     "T08 0.14.2 sends one": ("T08", "0.14.2", "collision", {"names": ["search_web"]}, "0.14.2 did not"),
+    "T09 0.14.10 already renames": (
+        "T09",
+        "0.14.10",
+        "dot+forced",
+        {"names": ["search_web", "plain"]},
+        "0.14.10 did not",
+    ),
+    "T09 the newest forces the wire name": (
+        "T09",
+        "0.14.25",
+        "dot+forced",
+        {"tool_choice": {"type": "function", "function": {"name": "search_web"}}},
+        "0.14.25",
+    ),
+    "T10 0.14.12 runs the call": ("T10", "0.14.12", "dot+round-trip", {"executions": 1}, "0.14.12 did not"),
+    "T10 0.14.10 runs nothing": ("T10", "0.14.10", "dot+round-trip", {"executions": 0}, "0.14.10 did not"),
     "T05 3.1.15 already sends auto": ("T05", "3.1.15", "dot", {"tool_choice": "auto"}, "3.1.15 did not"),
     "T05 the newest sends none": ("T05", "7.0.173", "dot", {"tool_choice": None}, "7.0.173"),
     "T04 a release forces the rewritten name": (

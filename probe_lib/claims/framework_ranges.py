@@ -188,6 +188,12 @@ def both(first: Holds, second: Holds) -> Holds:
     return (lambda b, kind: first[0](b, kind) and second[0](b, kind)), f"{first[1]} and {second[1]}"
 
 
+def runs_the_call(ran: bool) -> Holds:
+    """Sends its request, and the tool the scripted reply calls runs (``ran``) or nothing runs."""
+    words = "run the tool the model called" if ran else "run nothing of what the model called"
+    return (lambda b, kind: bool(b.get("requests")) and (b.get("executions", 0) > 0) == ran), words
+
+
 def failed_as(kind: str) -> Holds:
     """Sends nothing: fails with outcome kind ``kind`` (``rejected``, ``collision``, ``crash``)."""
     return (lambda b, k: k == kind and not b.get("requests")), f"fail before sending ({kind})"
@@ -239,6 +245,20 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     "T08": (
         "openai-agents-js",
         changed_at("collision", "0.14.2", "0.14.3", names(["search_web", "search_web"]), names(["search_web"])),
+    ),
+    "T09": (
+        "llama-index",
+        changed_at(
+            "dot+forced",
+            "0.14.10",
+            "0.14.12",
+            both(names(["search.web", "plain"]), forces("search.web")),
+            both(names(["search_web", "plain"]), forces("search.web")),
+        ),
+    ),
+    "T10": (
+        "llama-index",
+        changed_at("dot+round-trip", "0.14.10", "0.14.12", runs_the_call(True), runs_the_call(False)),
     ),
     "T02": (
         "openai-agents",
