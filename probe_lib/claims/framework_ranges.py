@@ -268,5 +268,9 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
         "langchain-js",
         unchanged("0.0.1", "1.6.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
     ),
+    "T11": (
+        "openai",
+        unchanged("0.27.0", "3.57.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+    ),
     "T05": ("ai-sdk", changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"))),
 }
