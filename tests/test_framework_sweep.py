@@ -223,6 +223,16 @@ FRAMEWORK_COUNTERFACTUALS = {
     "T10 0.14.12 runs the call": ("T10", "0.14.12", "dot+round-trip", {"executions": 1}, "0.14.12 did not"),
     "T10 0.14.10 runs nothing": ("T10", "0.14.10", "dot+round-trip", {"executions": 0}, "0.14.10 did not"),
     "T11 a release rewrites the key": ("T11", "1.50.2", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
+    "T12 1.93.0 forces the wire name": (
+        "T12",
+        "1.93.0",
+        "dot+forced",
+        {"tool_choice": {"type": "function", "function": {"name": "search_web"}}},
+        "1.93.0 did not",
+    ),
+    "T12 1.92.0 forces already": ("T12", "1.92.0", "dot+forced", {"requests": 1}, "1.92.0 did not"),
+    "T13 1.93.0 sends it": ("T13", "1.93.0", "unregistered-choice+forced", {"requests": 1}, "1.93.0 did not"),
+    "T13 1.92.0 sends it": ("T13", "1.92.0", "unregistered-choice+forced", {"requests": 1}, "1.92.0 did not"),
     "T05 3.1.15 already sends auto": ("T05", "3.1.15", "dot", {"tool_choice": "auto"}, "3.1.15 did not"),
     "T05 the newest sends none": ("T05", "7.0.173", "dot", {"tool_choice": None}, "7.0.173"),
     "T04 a release forces the rewritten name": (

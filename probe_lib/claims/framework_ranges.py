@@ -272,5 +272,26 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
         "openai",
         unchanged("0.27.0", "3.57.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
     ),
+    "T12": (
+        "pydantic-ai",
+        changed_at(
+            "dot+forced",
+            "1.92.0",
+            "1.93.0",
+            failed_as("not applicable"),
+            both(names(["search.web", "plain"]), forces("search.web")),
+        ),
+    ),
+    "T13": (
+        "pydantic-ai",
+        changed_at(
+            "unregistered-choice+forced",
+            "1.92.0",
+            "1.93.0",
+            failed_as("not applicable"),
+            raises("Invalid tool names in `tool_choice`: {'missing'}"),
+            lasting=False,
+        ),
+    ),
     "T05": ("ai-sdk", changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"))),
 }
