@@ -31,7 +31,8 @@ def probe_tool(key: str, log: list) -> BaseTool:
 
 
 async def turn(request: dict, log: list) -> None:
-    schemas, functions, _ = convert_tools_to_openai_schema([probe_tool(key, log) for key in request["keys"]])
+    # Two values before 1.10.1 (schemas, functions), three since; the third is not used here.
+    schemas, functions = convert_tools_to_openai_schema([probe_tool(key, log) for key in request["keys"]])[:2]
     llm = LLM(model="gpt-4o-mini", base_url=request["url"], api_key="sk-probe-not-a-secret", max_retries=0)
     await llm.acall("hi", tools=schemas, available_functions=functions)
 
