@@ -77,3 +77,12 @@ def test_a_gap_refuses_its_releases_only_and_either_gives_the_first_reason():
     # A PyPI prerelease semver does not read is in PEP 440 order too, not before every release.
     assert [since("pkg", "0.0.12")(v) for v in ("1.0.0b1", "0.2.0.dev0", "1.0.0a1")] == [None] * 3
     assert since("pkg", "0.0.12")("0.0.6a1") == "pkg 0.0.6a1 predates the harness's API (needs pkg>=0.0.12)"
+
+
+@pytest.mark.slow
+def test_crewai_before_1_10_1_runs_and_renames_as_the_pin_does(private_cache, capture_server):
+    """1.10.0's ``convert_tools_to_openai_schema`` returns two values, not three (the runner read three and failed
+    with "not enough values to unpack"); it renames the key as the pin does, and cannot force a tool."""
+    plain, forcing, _ = probe_three_ways("crewai", "1.10.0", capture_server)
+    assert plain.failure is None and plain.wire_names == ["search_web", "plain"], plain.result_json()
+    assert forcing.not_applicable and "tool_choice" in forcing.failure.message, forcing.result_json()
