@@ -233,6 +233,28 @@ FRAMEWORK_COUNTERFACTUALS = {
     "T12 1.92.0 forces already": ("T12", "1.92.0", "dot+forced", {"requests": 1}, "1.92.0 did not"),
     "T13 1.93.0 sends it": ("T13", "1.93.0", "unregistered-choice+forced", {"requests": 1}, "1.93.0 did not"),
     "T13 1.92.0 sends it": ("T13", "1.92.0", "unregistered-choice+forced", {"requests": 1}, "1.92.0 did not"),
+    "T14 1.10.0 numbers it already": (
+        "T14",
+        "1.10.0",
+        "collision",
+        {"names": ["search_web", "search_web_2"]},
+        "1.10.0 did not",
+    ),
+    "T14 the newest sends two alike": (
+        "T14",
+        "1.15.30",
+        "collision",
+        {"names": ["search_web", "search_web"]},
+        "1.15.30",
+    ),
+    "T15 1.10.1 cuts at 64": ("T15", "1.10.1", "length-70", {"names": ["b" * 64, "plain"]}, "1.10.1 did not"),
+    "T15 1.10.0 adds the digest": (
+        "T15",
+        "1.10.0",
+        "length-70",
+        {"names": ["b" * 55 + "_b9444034", "plain"]},
+        "1.10.0 did not",
+    ),
     "T05 3.1.15 already sends auto": ("T05", "3.1.15", "dot", {"tool_choice": "auto"}, "3.1.15 did not"),
     "T05 the newest sends none": ("T05", "7.0.173", "dot", {"tool_choice": None}, "7.0.173"),
     "T04 a release forces the rewritten name": (

@@ -293,5 +293,17 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             lasting=False,
         ),
     ),
+    "T14": (
+        "crewai",
+        changed_at(
+            "collision", "1.10.0", "1.10.1", names(["search_web", "search_web"]), names(["search_web", "search_web_2"])
+        ),
+    ),
+    "T15": (
+        "crewai",
+        changed_at(
+            "length-70", "1.10.0", "1.10.1", names(["b" * 64, "plain"]), names(["b" * 55 + "_b9444034", "plain"])
+        ),
+    ),
     "T05": ("ai-sdk", changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"))),
 }
