@@ -21,7 +21,7 @@ from probe_lib.claims import ledger
 from probe_lib.core import folders, paths
 from probe_lib.core.target import baseline
 from probe_lib.present import browser as kit_browser
-from probe_lib.present import report
+from probe_lib.present import execution, report
 from probe_lib.study import sources
 from probe_lib.study.provenance import Provenance
 
@@ -195,9 +195,9 @@ def test_report_drops_widget_views_and_keeps_their_static_rendering():
         nbformat.v4.new_code_cell(
             "x",
             outputs=[
-                nbformat.v4.new_output("display_data", {"text/plain": "interactive(...)", report._WIDGET_VIEW: view}),
+                nbformat.v4.new_output("display_data", {"text/plain": "interactive(...)", execution.WIDGET_VIEW: view}),
                 nbformat.v4.new_output(
-                    "display_data", {"text/plain": "View", "text/html": "<b>static</b>", report._WIDGET_VIEW: view}
+                    "display_data", {"text/plain": "View", "text/html": "<b>static</b>", execution.WIDGET_VIEW: view}
                 ),
                 nbformat.v4.new_output("stream", text="kept\n"),
             ],
