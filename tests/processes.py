@@ -1,7 +1,9 @@
-"""What the tests read of live processes from /proc: which children a process has now."""
+"""What the tests read of live processes from /proc (which children a process has now), and how they start a child
+that a Ctrl-C must reach."""
 
 from __future__ import annotations
 
+import signal
 from pathlib import Path
 
 
@@ -18,3 +20,11 @@ def child_pids(parent: int, marker: bytes = b"") -> set[int]:
         except OSError:  # the process ended while we looked
             continue
     return found
+
+
+def as_at_a_terminal() -> None:
+    """Ctrl-C as a user's shell delivers it (a child's ``preexec_fn``): SIGINT at its default disposition and not
+    blocked. A child inherits an ignored SIGINT, and in the full suite something in a pytest worker leaves it
+    ignored (seen: reproduce, and a sweep, ran on after SIGINT, to exit 0)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})

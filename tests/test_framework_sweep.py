@@ -13,6 +13,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 import pytest
+from processes import as_at_a_terminal
 
 from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
@@ -100,7 +101,12 @@ def test_an_interrupted_sweep_leaves_the_cache_usable_and_two_resumed_runs_share
     )
     command = [sys.executable, "-c", _SWEEP, str(scenarios), *AUTOGEN]
     interrupted = subprocess.run(
-        command, capture_output=True, text=True, timeout=900, env={**os.environ, "INTERRUPT": "1"}
+        command,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env={**os.environ, "INTERRUPT": "1"},
+        preexec_fn=as_at_a_terminal,
     )
     assert interrupted.returncode != 0 and "KeyboardInterrupt" in interrupted.stderr
     subject = framework_sweep.from_file("autogen", scenarios)

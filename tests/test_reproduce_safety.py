@@ -13,16 +13,9 @@ import time
 from pathlib import Path
 
 import pytest
+from processes import as_at_a_terminal
 
 from probe_lib.core import folders
-
-
-def _as_at_a_terminal() -> None:
-    """Ctrl-C as a user's shell delivers it: SIGINT at its default disposition and not blocked. A child inherits an
-    ignored SIGINT, and in the full suite something in a pytest worker leaves it ignored (seen: reproduce ran on
-    after SIGINT, to exit 0)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def reproduce(out: Path, *extra: str) -> subprocess.Popen[str]:
@@ -31,7 +24,7 @@ def reproduce(out: Path, *extra: str) -> subprocess.Popen[str]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        preexec_fn=_as_at_a_terminal,
+        preexec_fn=as_at_a_terminal,
     )
 
 
