@@ -160,6 +160,10 @@ def test_each_framework_range_claim_holds_on_its_committed_timeline(claim_id, fr
     assert status == "confirmed", evidence
 
 
+#: A forced run that forces the rewritten name search_web instead of the key search.web.
+FORCES_THE_WIRE_NAME = {"tool_choice": {"type": "function", "function": {"name": "search_web"}}}
+
+
 def _refusal(message: str) -> dict:
     return {"error": {"kind": "rejected", "message": message}}
 
@@ -219,23 +223,11 @@ FRAMEWORK_COUNTERFACTUALS = {
         {"names": ["search_web", "plain"]},
         "0.14.10 did not",
     ),
-    "T09 the newest forces the wire name": (
-        "T09",
-        "0.14.25",
-        "dot+forced",
-        {"tool_choice": {"type": "function", "function": {"name": "search_web"}}},
-        "0.14.25",
-    ),
+    "T09 the newest forces the wire name": ("T09", "0.14.25", "dot+forced", FORCES_THE_WIRE_NAME, "0.14.25"),
     "T10 0.14.12 runs the call": ("T10", "0.14.12", "dot+round-trip", {"executions": 1}, "0.14.12 did not"),
     "T10 0.14.10 runs nothing": ("T10", "0.14.10", "dot+round-trip", {"executions": 0}, "0.14.10 did not"),
     "T11 a release rewrites the key": ("T11", "1.50.2", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
-    "T12 1.93.0 forces the wire name": (
-        "T12",
-        "1.93.0",
-        "dot+forced",
-        {"tool_choice": {"type": "function", "function": {"name": "search_web"}}},
-        "1.93.0 did not",
-    ),
+    "T12 1.93.0 forces the wire name": ("T12", "1.93.0", "dot+forced", FORCES_THE_WIRE_NAME, "1.93.0 did not"),
     "T12 1.92.0 forces already": ("T12", "1.92.0", "dot+forced", {"requests": 1}, "1.92.0 did not"),
     "T13 1.93.0 sends it": ("T13", "1.93.0", "unregistered-choice+forced", {"requests": 1}, "1.93.0 did not"),
     "T13 1.92.0 sends it": ("T13", "1.92.0", "unregistered-choice+forced", {"requests": 1}, "1.92.0 did not"),
@@ -267,7 +259,7 @@ FRAMEWORK_COUNTERFACTUALS = {
         "T04",
         "0.4.9",
         "dot+forced",
-        {"tool_choice": {"type": "function", "function": {"name": "search_web"}}},
+        FORCES_THE_WIRE_NAME,
         "dot+forced changes",
     ),
 }
@@ -398,4 +390,4 @@ def test_a_crash_before_sending_counts_only_when_it_recurs_on_every_retry(stalls
 def test_retry_failed_measures_again_a_release_that_crashed_on_a_scenario():
     sent, crashed = sweep.Row("1.0", "dot", "a", "", "{}"), sweep.Row("1.0", "dot", "b", "crash", "{}")
     whole = sweep.Row("1.0", sweep.WHOLE_VERSION, "c", "install failed", "{}")
-    assert not sweep.failed([sent]) and sweep.failed([sent, crashed]) and sweep.failed([whole])
+    assert not sweep.to_retry([sent]) and sweep.to_retry([sent, crashed]) and sweep.to_retry([whole])

@@ -237,7 +237,7 @@ def could_not_run(rows: Sequence[Row]) -> bool:
     return len(rows) == 1 and rows[0].scenario == WHOLE_VERSION
 
 
-def failed(rows: Sequence[Row]) -> bool:
+def to_retry(rows: Sequence[Row]) -> bool:
     """True when the release of ``rows`` could not be installed or run, or crashed on a scenario: what
     ``--retry-failed`` measures again."""
     return could_not_run(rows) or any(row.error_kind == "crash" for row in rows)
@@ -301,7 +301,7 @@ def sweep(
                 measured=measured,
             )
     found = {version: cached(version, subject) for version in chosen}
-    to_measure = [v for v in chosen if found[v] is None or (retry_failed and failed(found[v]))]
+    to_measure = [v for v in chosen if found[v] is None or (retry_failed and to_retry(found[v]))]
     rows: list[Row] = []
     started = time.monotonic()
     with (
