@@ -26,6 +26,13 @@ def test_model_calls_take_the_scripted_replies_in_order_then_the_default():
     assert [record.status for record in store.records("s")] == [200, 503, 400]
 
 
+def test_a_model_call_the_script_does_not_answer_gets_the_default_and_leaves_the_replies_for_those_it_does():
+    store = RecordStore()
+    store.script("s", [TextReply("one")], answers=lambda body: body["n"] > 0)
+    answered = [call(store, "s", n=n)[1] for n in (0, 1, 0, 2)]
+    assert answered == [DEFAULT_REPLY, TextReply("one"), DEFAULT_REPLY, DEFAULT_REPLY]
+
+
 def test_a_request_answered_with_a_status_takes_no_reply_and_is_not_a_model_call():
     store = RecordStore()
     store.script("s", [TextReply("kept for the model call")])

@@ -1,6 +1,6 @@
-"""The Node runners across their frameworks' API eras: one real release of each era the AI SDK's and LangChain JS's
-runners branch for, installed as of its publication into a private cache and probed for real, and a release
-older than every era refused in one line before anything installs.
+"""The Node runners across their frameworks' API eras: one real release of each era the AI SDK's, LangChain JS's
+and the Claude Agent SDK's runners branch for, installed as of its publication into a private cache and probed for
+real, and a release older than every era refused in one line before anything installs.
 
 What each era is expected to do is read from that release's own API: ``ai`` before 3.1.16 has no ``toolChoice``,
 so it cannot force a tool; every other era sends the keys and a forced key as given, and runs the tool the model
@@ -9,11 +9,15 @@ calls by its key.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from eras import KEYS, probe_three_ways
 
 from probe_lib import adapters
 from probe_lib.core.errors import ReleaseUnsupported
+from probe_lib.core.scenarios import for_keys
+from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 pytestmark = [pytest.mark.slow, pytest.mark.node]
 
@@ -48,3 +52,34 @@ def test_an_ai_sdk_release_older_than_every_era_is_refused_in_one_line_before_in
         adapter.install("3.0.0")
     assert "\n" not in str(refused.value)
     assert not adapter.pins.releases.generated("3.0.0").exists()
+
+
+CLAUDE = adapters.get("claude-agent-sdk")
+#: The CLI's eras before 0.2, one real release each: (release, whether its SDK has the ``tools`` option).
+OLD_ERAS = [("0.1.21", False), ("0.1.77", True)]
+
+
+@pytest.mark.parametrize(("version", "has_tools_option"), OLD_ERAS, ids=[v for v, _ in OLD_ERAS])
+def test_an_old_cli_offers_only_the_probe_tools_and_its_own_calls_take_no_scripted_reply(
+    version, has_tools_option, private_cache, capture_server
+):
+    """On these releases the CLI sends sub-agent warmups (and on 0.1.21 one-token counts) beside the turn's model
+    calls; before 0.1.57 it offers its built-ins unless each is disallowed. The turn keeps the probe's two tools in
+    registration order, the CLI's own calls are kept in ``unrouted``, and the round trip's tool call reaches the
+    turn (a warmup taking it would leave the tool unrun, as it did before the adapter told them apart)."""
+    call = ToolCallsReply((ToolCall("mcp__probe__search_web", {"city": "Paris"}),))
+    plain, trip = CLAUDE.run(
+        [for_keys("dot", ["search.web", "plain"]), replace(for_keys("trip", ["search.web", "plain"]), replies=(call,))],
+        version,
+        server=capture_server,
+    )
+    assert ("--tools" in _sdk_source(version)) is has_tools_option
+    assert plain.wire_names == ["mcp__probe__search_web", "mcp__probe__plain"], plain.result_json()
+    own_calls = [e for e in plain.unrouted if e["method"] == "POST" and "/v1/messages?" in e["path"]]
+    assert own_calls and {e["status"] for e in own_calls} == {400}, plain.unrouted
+    assert all(request["messages"][0]["content"][0]["text"] == "hi" for request in plain.requests)
+    assert [run["key"] for run in trip.executions] == ["search.web"], trip.result_json()
+
+
+def _sdk_source(version: str) -> str:
+    return (CLAUDE.pins.install_dir(version) / "node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs").read_text()

@@ -14,7 +14,7 @@ marks the scenarios forcing one "not applicable" rather than send them.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -79,6 +79,10 @@ class KeyedAdapter:
     forcing: Unsupported | None = None
     concurrency: int = 8
     extra: dict = field(default_factory=dict)
+    #: Tells the model calls a framework makes of its own, outside the probe's turn, by their body (``None``: it
+    #: makes none): they get the capture server's refusal, never a reply scripted for the turn, and are listed in
+    #: an outcome's ``unrouted``, not its ``requests``.
+    own_call: Callable[[dict], bool] | None = None
 
     def name_rule(self, version: str | None = None) -> None:
         """None: the kit has no Python model of a keyed framework's renaming."""
@@ -176,8 +180,12 @@ class KeyedAdapter:
             return Failure("crash", message)
         return Failure("rejected", message)
 
+    def in_turn(self, body: object) -> bool:
+        """True for a model call of the probe's turn (see :attr:`own_call`)."""
+        return self.own_call is None or not (isinstance(body, dict) and self.own_call(body))
+
     def _outcome(self, scenario: Scenario, version: str, report: dict, captures: list[Capture]) -> Outcome:
-        calls = [c for c in captures if c.wire is not None and isinstance(c.body, dict)]
+        calls = [c for c in captures if c.wire is not None and isinstance(c.body, dict) and self.in_turn(c.body)]
         error = tuple(report.get("error") or ())
         return Outcome(
             scenario=scenario,
@@ -194,7 +202,9 @@ class KeyedAdapter:
             failure=self.classify(error, bool(calls), bool(report.get("timedOut"))),
             wire=calls[0].wire if calls else self.wire,
             unrouted=tuple(
-                {"method": c.method, "path": c.path, "status": c.status} for c in captures if c.wire is None
+                {"method": c.method, "path": c.path, "status": c.status}
+                for c in captures
+                if c.wire is None or (isinstance(c.body, dict) and not self.in_turn(c.body))
             ),
             elapsed_ms=report.get("elapsedMs", 0.0),
         )
@@ -248,7 +258,7 @@ class KeyedSession:
         reports: dict[str, dict] = {}
         if runnable:
             for scenario_id, scenario in runnable:
-                server.script(scenario_id, scenario.replies)
+                server.script(scenario_id, scenario.replies, answers=adapter.in_turn)
             requests = [
                 {
                     "id": scenario_id,

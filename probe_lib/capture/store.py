@@ -64,6 +64,8 @@ class Capture:
 class _Scenario:
     records: list[Capture] = field(default_factory=list)
     replies: deque[Reply] = field(default_factory=deque)
+    #: Which model-call bodies take a scripted reply (``None``: every one); the others get ``DEFAULT_REPLY``.
+    answers: Callable[[object], bool] | None = None
     completions: int = 0
 
 
@@ -113,14 +115,22 @@ class RecordStore:
         """Why the store stopped taking records (``on_record`` raised ``OSError``), or ``None`` while it works."""
         return self._failure
 
-    def script(self, scenario_id: str, replies: Iterable[Reply]) -> None:
-        """Set the replies the scenario's next model calls get, one each, in order (replacing any left)."""
+    def script(
+        self, scenario_id: str, replies: Iterable[Reply], *, answers: Callable[[object], bool] | None = None
+    ) -> None:
+        """Set the replies the scenario's next model calls get, one each, in order (replacing any left).
+
+        ``answers`` picks the model calls that take them by their parsed body (default: every one); any other gets
+        ``DEFAULT_REPLY``, so calls a framework makes of its own (the old Claude CLI's warmups, arriving in any
+        order) cannot take a reply scripted for the turn.
+        """
         queue = deque(replies)
         for reply in queue:
             if not isinstance(reply, (ErrorReply, ToolCallsReply, TextReply)):
                 raise TypeError(f"{reply!r} is not an ErrorReply, ToolCallsReply or TextReply")
         with self._lock:
-            self._scenarios.setdefault(check_scenario_id(scenario_id), _Scenario()).replies = queue
+            state = self._scenarios.setdefault(check_scenario_id(scenario_id), _Scenario())
+            state.replies, state.answers = queue, answers
 
     def records(self, scenario: str | None = None) -> list[Capture]:
         """A copy of the records of one scenario, or of all, in arrival order."""
@@ -160,7 +170,8 @@ class RecordStore:
                 raise self._failure
             state = self._scenarios.setdefault(scenario, _Scenario())
             if status is None:
-                reply = state.replies.popleft() if state.replies else DEFAULT_REPLY
+                answered = state.replies and (state.answers is None or state.answers(body))
+                reply = state.replies.popleft() if answered else DEFAULT_REPLY
                 state.completions += 1
                 status = reply.status if isinstance(reply, ErrorReply) else 200
             capture = Capture(self._seq, scenario, method, path, clean_headers(headers), body, raw, status, wire)

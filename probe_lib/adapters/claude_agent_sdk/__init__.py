@@ -10,7 +10,7 @@ tree's sockets and kills the CLI when a turn stalls (``harness/runner.mjs``).
 from pathlib import Path
 
 from probe_lib.adapters.base import register
-from probe_lib.adapters.claude_agent_sdk.adapter import ClaudeAdapter
+from probe_lib.adapters.claude_agent_sdk.adapter import ClaudeAdapter, cli_own_call
 from probe_lib.adapters.pins import Pins
 
 PINS = Pins(
@@ -23,5 +23,6 @@ ADAPTER = register(
         wire="anthropic-messages",
         cannot_force="the Claude Agent SDK has no option that sets tool_choice (its query() options)",
         concurrency=2,
+        own_call=cli_own_call,
     )
 )

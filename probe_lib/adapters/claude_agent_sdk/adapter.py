@@ -1,9 +1,10 @@
 """The Claude Agent SDK's adapter: a keyed adapter that refuses a run whose CLI reached past loopback.
 
 Its outcomes are a keyed adapter's: ``requests`` every model request of the turn in arrival order, the first being
-the one the matrix judges (the CLI sent none before it in any run measured; the later ones are the same request
-sent again after the capture server's refusal, and in a round trip the follow-up), and ``unrouted`` every other
-request, among them the tunnels the CLI asked the kit's proxy for (``CONNECT api.anthropic.com:443``).
+the one the matrix judges (the later ones are the same request sent again after the capture server's refusal, and
+in a round trip the follow-up), and ``unrouted`` every other request: the tunnels the CLI asked the kit's proxy for
+(``CONNECT api.anthropic.com:443``) and the model calls the CLI makes of its own (:func:`cli_own_call`), which the
+CLIs of 0.1.10, 0.1.21 and 0.1.77 were measured sending before, between and after the turn's.
 """
 
 from __future__ import annotations
@@ -15,6 +16,20 @@ from probe_lib.capture import Capture
 from probe_lib.core.errors import StateError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
+
+#: The first user message of each sub-agent's prompt-cache warmup (measured on 0.1.21 and 0.1.77).
+WARMUP = "Warmup"
+
+
+def cli_own_call(body: dict) -> bool:
+    """True for a model call the CLI makes of its own, not the turn's: a one-token quota or token count
+    (``max_tokens`` 1, measured on 0.1.10 and 0.1.21) or a sub-agent's warmup."""
+    if body.get("max_tokens") == 1:
+        return True
+    messages = body.get("messages") or [{}]
+    content = messages[0].get("content") if isinstance(messages[0], dict) else None
+    blocks = [{"text": content}] if isinstance(content, str) else content if isinstance(content, list) else []
+    return [block.get("text") for block in blocks if isinstance(block, dict)] == [WARMUP]
 
 
 @dataclass

@@ -7,7 +7,9 @@
 // tool_choice, so nothing is forced. Optional request fields, beside the keyed ones (lines.mjs):
 //   allowedTools, disallowedTools  lists passed as the options of the same name (default: allowedTools
 //                                  ['mcp__probe'], every tool of the probe server, so a round trip can run)
-//   builtins                       the `tools` option (default []: no built-in tool besides the SDK's own)
+//   builtins                       the `tools` option (default []: no built-in tool besides the SDK's own);
+//                                  releases before 0.1.57 have no such option: there every built-in of
+//                                  BUILTINS_BEFORE_TOOLS is disallowed instead, and `builtins` is refused
 //   agents                         the `agents` option: {NAME: {description, prompt, tools?, disallowedTools?}}
 // Each result also carries `sessionTools` (the tools the CLI's init message lists), `toolUses` (the name of every
 // tool call the CLI reported), `cliPid`, `offLoopback` (every socket of the CLI's process tree seen connected
@@ -21,13 +23,21 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { load, serve } from '../../harness/lines.mjs';
+import { atLeast, load, serve } from '../../harness/lines.mjs';
 
 const [modulesDir, version, concurrency] = process.argv.slice(2);
 const { query, tool, createSdkMcpServer } = await load(modulesDir, '@anthropic-ai/claude-agent-sdk');
 const { z } = await load(modulesDir, 'zod');
 
 const FAKE_KEY = 'sk-ant-probe-not-a-secret';
+// The `tools` option (`--tools` of the CLI) arrived in 0.1.57. Before it, a built-in is kept off the model's
+// tool list by disallowing it: these are the built-ins the CLIs of 0.0.4 to 0.1.42 offered (measured).
+const TOOLS_OPTION_SINCE = '0.1.57';
+const BUILTINS_BEFORE_TOOLS = [
+  'Task', 'Bash', 'Glob', 'Grep', 'ExitPlanMode', 'Read', 'Edit', 'MultiEdit', 'Write', 'NotebookEdit', 'WebFetch',
+  'TodoWrite', 'WebSearch', 'BashOutput', 'KillShell', 'Skill', 'SlashCommand',
+];
+const hasToolsOption = atLeast(version, TOOLS_OPTION_SINCE);
 const POLL_MS = 25;
 // The watchdog fires this long before the turn's own timeout (lines.mjs), so the CLI is killed first.
 const WATCHDOG_MARGIN_MS = 1000;
@@ -94,6 +104,7 @@ function probeTool(key, log) {
 }
 
 async function turn(request, log, report) {
+  if (request.builtins && !hasToolsOption) throw new Error(`builtins need the tools option (${TOOLS_OPTION_SINCE} or later)`);
   const result = Object.assign(report, { sessionTools: null, toolUses: [], offLoopback: [], stalled: false, cliPid: null });
   const home = fs.mkdtempSync(path.join(os.tmpdir(), 'probe-claude-home-'));
   const base = request.url.replace(/\/v1$/, '');
@@ -122,9 +133,12 @@ async function turn(request, log, report) {
       ENABLE_TOOL_SEARCH: 'false',
     },
     mcpServers: { probe: server },
-    tools: request.builtins ?? [],
+    ...(hasToolsOption ? { tools: request.builtins ?? [] } : {}),
     allowedTools: request.allowedTools ?? ['mcp__probe'],
-    disallowedTools: request.disallowedTools ?? [],
+    disallowedTools: [
+      ...(hasToolsOption ? [] : BUILTINS_BEFORE_TOOLS),
+      ...(request.disallowedTools ?? []),
+    ],
     ...(request.agents ? { agents: request.agents } : {}),
     maxTurns: (request.maxSteps ?? 1) + 1,
     settingSources: [],
