@@ -9,12 +9,15 @@ calls by its key.
 
 from __future__ import annotations
 
+import json
+import shutil
 from dataclasses import replace
 
 import pytest
 from eras import KEYS, probe_three_ways
 
 from probe_lib import adapters
+from probe_lib.adapters import releases
 from probe_lib.core.errors import ReleaseUnsupported
 from probe_lib.core.scenarios import for_keys
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
@@ -83,3 +86,28 @@ def test_an_old_cli_offers_only_the_probe_tools_and_its_own_calls_take_no_script
 
 def _sdk_source(version: str) -> str:
     return (CLAUDE.pins.install_dir(version) / "node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs").read_text()
+
+
+def test_a_release_whose_other_platforms_binaries_came_later_installs_as_of_its_day(private_cache, capture_server):
+    """``@anthropic-ai/claude-agent-sdk`` 0.2.141 names eight platform binaries as optional dependencies, of which
+    only linux-x64's was published by its day: npm's lock as of then leaves the others unresolved yet listed, which
+    ``npm ci`` refuses ("Missing: ... from lock file") unless the kit strikes them."""
+    version = "0.2.141"
+    (outcome,) = CLAUDE.run([for_keys("dot", ["search.web", "plain"])], version, server=capture_server)
+    assert outcome.wire_names == ["mcp__probe__plain", "mcp__probe__search_web"], outcome.result_json()  # sorted
+    generated = CLAUDE.pins.releases.generated(version)
+    lock = json.loads((generated / "package-lock.json").read_text())
+    optional = lock["packages"]["node_modules/@anthropic-ai/claude-agent-sdk"]["optionalDependencies"]
+    assert list(optional) == ["@anthropic-ai/claude-agent-sdk-linux-x64"]
+    raw = generated.parent / "raw-lock"  # npm's own lock as of that day, before the kit's strike
+    raw.mkdir()
+    shutil.copy2(generated / "package.json", raw / "package.json")
+    releases.run_npm(
+        ["install", "--package-lock-only", f"--before={CLAUDE.pins.releases.resolved_before(version)}"],
+        "resolving again",
+        timeout=300,
+        cwd=raw,
+    )
+    struck = releases.without_unpublished_optionals(raw / "package-lock.json")
+    assert "@anthropic-ai/claude-agent-sdk -> @anthropic-ai/claude-agent-sdk-darwin-arm64" in struck
+    assert len(struck) == 7, struck

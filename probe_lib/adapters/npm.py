@@ -90,6 +90,14 @@ def install(harness: Path, *, quiet: bool = True) -> Path:
     return target / "node_modules"
 
 
+def error_reason(stderr: str | None) -> str:
+    """The line of npm's error output that says what went wrong: its first message, not the usage text or the
+    pointer to its log that follow it (``npm ci`` on a lockfile out of sync ends with "Run "npm help ci" ...")."""
+    lines = [line.removeprefix("npm error").strip() for line in (stderr or "").splitlines()]
+    said = [line for line in lines if line and not line.startswith("code ") and "complete log of this run" not in line]
+    return said[0] if said else "see npm's output above"
+
+
 def _npm_ci(harness: Path, staging: Path, quiet: bool) -> None:
     node_executable()
     for name in ("package.json", "package-lock.json"):
@@ -98,10 +106,6 @@ def _npm_ci(harness: Path, staging: Path, quiet: bool) -> None:
     command = ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
     completed = subprocess.run([npm_executable(), *command], cwd=staging, capture_output=quiet, text=True, timeout=900)
     if completed.returncode != 0:
-        lines = [
-            line for line in (completed.stderr or "").strip().splitlines() if "complete log of this run" not in line
-        ]
-        tail = lines[-1:] or ["see npm's output above"]
-        raise InstallFailed(f"`npm ci` failed for {harness.name}: {tail[0]}")
+        raise InstallFailed(f"`npm ci` failed for {harness.name}: {error_reason(completed.stderr)}")
     linkstore.prune(staging / "node_modules")  # source maps and type declarations: never read by a runner
     linkstore.share(staging / "node_modules")  # unchanged dependencies cost no new bytes across versions

@@ -288,3 +288,39 @@ def resolve_npm_harness(
     when = [f"--before={before}", "--ignore-scripts"] if before is not None else ["--prefer-offline"]
     command = ["install", "--package-lock-only", *when, "--no-audit", "--no-fund", "--engine-strict=false"]
     run_npm(command, f"resolving {what}" + (f" as of {before}" if before else ""), timeout=RESOLVE_SECONDS, cwd=staging)
+    if before is not None:
+        without_unpublished_optionals(staging / "package-lock.json")
+
+
+def without_unpublished_optionals(lockfile: Path) -> list[str]:
+    """Strike from ``lockfile`` the optional dependencies that ``npm install --before`` left unresolved, because
+    they were published after the cutoff, and return them (``"package -> dependency"``).
+
+    npm skips an optional dependency it cannot resolve but keeps it in its dependant's entry, and ``npm ci`` then
+    refuses the lockfile as out of sync ("Missing: ... from lock file"). Measured on
+    ``@anthropic-ai/claude-agent-sdk`` 0.2.141: its linux-x64 binary package was published with it, its
+    darwin-arm64 and win32-x64 ones (of seven others) months later. As of the cutoff those did not exist, so
+    leaving them out is the faithful lock.
+    """
+    lock = json.loads(lockfile.read_text(encoding="utf-8"))
+    packages = lock.get("packages", {})
+    struck = []
+    for path, entry in packages.items():
+        optional = entry.get("optionalDependencies") or {}
+        for dependency in [d for d in optional if not _installed_for(path, d, packages)]:
+            del optional[dependency]
+            struck.append(f"{path.removeprefix('node_modules/') or 'the harness'} -> {dependency}")
+    if struck:
+        lockfile.write_text(json.dumps(lock, indent=2) + "\n", encoding="utf-8")
+    return struck
+
+
+def _installed_for(path: str, dependency: str, packages: Mapping[str, dict]) -> bool:
+    """Whether the lockfile installs ``dependency`` where the package at ``path`` finds it: in its own
+    ``node_modules`` or in that of a folder above it, as Node resolves."""
+    while True:
+        if (f"{path}/node_modules/{dependency}" if path else f"node_modules/{dependency}") in packages:
+            return True
+        if not path:
+            return False
+        path = path[: max(path.rfind("/node_modules/"), 0)]
