@@ -54,6 +54,16 @@ def test_a_release_that_cannot_run_is_a_row_of_its_own_kind_never_a_behaviour():
     assert set(table[table["version"] == "0.2.0"]["error_kind"]) == {timeline.COULD_NOT_RUN}
 
 
+def test_a_sweep_files_every_release_under_the_digest_of_the_code_it_started_with(monkeypatch):
+    """An adapter edited while a sweep runs changes the digest of a new sweep, not of the running one (measured: a
+    claude-agent-sdk sweep filed one release under a second digest after its adapter was edited mid-run)."""
+    subject = framework_sweep.subject("autogen")
+    started = subject.digest()
+    monkeypatch.setattr(framework_sweep.ScenarioSweep, "_harness", lambda self: iter([b"the adapter, edited"]))
+    assert subject.digest() == started
+    assert framework_sweep.subject("autogen").digest() != started
+
+
 @pytest.mark.slow
 @pytest.mark.node
 def test_bisect_json_names_the_last_release_before_and_the_first_with_the_change(node_modules):

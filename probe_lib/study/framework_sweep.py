@@ -11,6 +11,7 @@ kind, never a behaviour.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import inspect
 import json
@@ -86,8 +87,14 @@ class ScenarioSweep:
         named = {scenario.name for scenario in self.scenarios}
         return [probe.name for probe in matrix_runs.PROBES if probe.name in named] if self.round_trips else []
 
-    def digest(self) -> str:
+    @functools.cached_property
+    def _digest(self) -> str:
         return sweep.digest(self.scenarios, self._harness())
+
+    def digest(self) -> str:
+        """Taken once, from the code this run started with: an edit to the adapter during a sweep would otherwise
+        file the later releases' results under another digest than the earlier ones'."""
+        return self._digest
 
     def _harness(self) -> Iterator[bytes]:
         """What makes this framework's outcomes besides the scenarios: its name, its adapter's code and runner
