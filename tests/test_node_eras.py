@@ -18,7 +18,7 @@ from eras import KEYS, probe_three_ways
 
 from probe_lib import adapters
 from probe_lib.adapters import releases
-from probe_lib.core.errors import ReleaseUnsupported
+from probe_lib.core.errors import InstallFailed, ReleaseUnsupported
 from probe_lib.core.scenarios import for_keys
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
@@ -111,3 +111,14 @@ def test_a_release_whose_other_platforms_binaries_came_later_installs_as_of_its_
     struck = releases.without_unpublished_optionals(raw / "package-lock.json")
     assert "@anthropic-ai/claude-agent-sdk -> @anthropic-ai/claude-agent-sdk-darwin-arm64" in struck
     assert len(struck) == 7, struck
+
+
+def test_a_release_whose_own_cli_binary_came_later_fails_to_install(private_cache):
+    """``@anthropic-ai/claude-agent-sdk`` 0.2.128's linux-x64 CLI binary was published 2 h 21 min after it, past
+    the margin its day's lock is resolved with: npm installs it without the binary, and the kit calls that a failed
+    install, not a release that rejects every run."""
+    version = "0.2.128"
+    with pytest.raises(InstallFailed, match=r"needs @anthropic-ai/claude-agent-sdk-linux-x64, which was not published"):
+        CLAUDE.install(version)
+    lock = json.loads((CLAUDE.pins.releases.generated(version) / "package-lock.json").read_text())
+    assert "node_modules/@anthropic-ai/claude-agent-sdk-linux-x64" not in lock["packages"]
