@@ -16,6 +16,7 @@ import pytest
 from processes import as_at_a_terminal
 
 from probe_lib.adapters import mastra
+from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
 from probe_lib.claims import framework_ranges, ledger
 from probe_lib.claims.framework_ranges import FrameworkTimeline
@@ -62,6 +63,15 @@ def test_a_sweep_files_every_release_under_the_digest_of_the_code_it_started_wit
     monkeypatch.setattr(framework_sweep.ScenarioSweep, "_harness", lambda self: iter([b"the adapter, edited"]))
     assert subject.digest() == started
     assert framework_sweep.subject("autogen").digest() != started
+
+
+def test_the_mastra_sweep_also_takes_its_digest_once(monkeypatch):
+    """The same for Mastra's catalogue: a scenario added mid-sweep changes the next sweep's digest only."""
+    started = sweep.CATALOGUE.digest()
+    scenarios = catalogue.scenarios()
+    monkeypatch.setattr(catalogue, "scenarios", lambda: scenarios[:-1])
+    assert sweep.CATALOGUE.digest() == started
+    assert sweep.MastraCatalogue().digest() != started
 
 
 @pytest.mark.slow

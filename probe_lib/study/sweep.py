@@ -18,6 +18,7 @@ are equal.
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import inspect
 import json
@@ -156,9 +157,14 @@ class MastraCatalogue:
     def scenario_names(self) -> tuple[str, ...]:
         return tuple(scenario.name for scenario in catalogue.scenarios())
 
-    def digest(self) -> str:
+    @functools.cached_property
+    def _digest(self) -> str:
         scripts = [*sorted(paths.HARNESS.glob("*.cjs")), paths.SHARED_HARNESS / "lines.cjs"]
         return digest(catalogue.scenarios(), (script.read_bytes() for script in scripts))
+
+    def digest(self) -> str:
+        """Taken once, as a framework sweep's is (:meth:`~probe_lib.study.framework_sweep.ScenarioSweep.digest`)."""
+        return self._digest
 
     def runs(self, version: str) -> bool:
         return True  # 0.1.x has no Agent, and says so scenario by scenario ("not applicable")
