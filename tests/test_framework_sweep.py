@@ -273,6 +273,41 @@ FRAMEWORK_COUNTERFACTUALS = {
         {"names": ["b" * 55 + "_b9444034", "plain"]},
         "1.10.0 did not",
     ),
+    "T16 0.2.81 sends name order already": (
+        "T16",
+        "0.2.81",
+        "dot",
+        {"names": ["mcp__probe__plain", "mcp__probe__search_web"]},
+        "0.2.81 did not",
+    ),
+    "T16 the newest sends registration order": (
+        "T16",
+        "0.3.334",
+        "dot",
+        {"names": ["mcp__probe__search_web", "mcp__probe__plain"]},
+        "0.3.334",
+    ),
+    "T17 0.2.50 sends both": (
+        "T17",
+        "0.2.50",
+        "collision",
+        {"names": ["mcp__probe__search_web", "mcp__probe__search_web"]},
+        "0.2.50 did not",
+    ),
+    "T17 the newest sends both": (
+        "T17",
+        "0.3.334",
+        "collision",
+        {"names": ["mcp__probe__search_web", "mcp__probe__search_web"]},
+        "0.3.334",
+    ),
+    "T18 0.1.9 runs the call": ("T18", "0.1.9", "dot+round-trip", {"executions": 1}, "0.1.9 did not"),
+    "T18 the newest runs nothing": ("T18", "0.3.334", "dot+round-trip", {"executions": 0}, "0.3.334"),
+    "T19 a release rewrites the key": ("T19", "0.9.3", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
+    "T20 0.5.4 forces the wire name": ("T20", "0.5.4", "dot+forced", FORCES_THE_WIRE_NAME, "0.5.4 did not"),
+    "T20 the newest sends it": ("T20", "0.20.0", "dot+forced", _refusal("another refusal"), "0.20.0"),
+    "T21 0.0.2 runs the call": ("T21", "0.0.2", "dot+round-trip", {"executions": 1}, "0.0.2 did not"),
+    "T21 0.0.3 runs nothing": ("T21", "0.0.3", "dot+round-trip", {"executions": 0}, "0.0.3 did not"),
     "T05 3.1.15 already sends auto": ("T05", "3.1.15", "dot", {"tool_choice": "auto"}, "3.1.15 did not"),
     "T05 the newest sends none": ("T05", "7.0.173", "dot", {"tool_choice": None}, "7.0.173"),
     "T04 a release forces the rewritten name": (
@@ -291,6 +326,21 @@ def test_a_framework_range_claim_is_refuted_by_one_release_behaving_otherwise(ca
     evidence = _edited(framework_timelines[ledger.FRAMEWORKS[claim_id]], version, scenario, **changes)
     status, text = _judge(claim_id, evidence)
     assert status == "refuted" and reason in text, text
+
+
+def test_a_claim_on_the_tools_sent_alone_is_blind_to_how_often_the_request_went_out(framework_timelines):
+    """The Claude Code CLI sends the refused request once on 0.2.83 and three times on 0.3.334: T16 judged on every
+    wire field is refuted by that; on the tools sent (``TOOLS_SENT``) it is not, whatever the count."""
+    claude = framework_timelines["claude-agent-sdk"]
+    was, became = (
+        framework_ranges.names(["mcp__probe__search_web", "mcp__probe__plain"]),
+        framework_ranges.names(["mcp__probe__plain", "mcp__probe__search_web"]),
+    )
+    status, text = framework_ranges.changed_at("dot", "0.2.81", "0.2.83", was, became)(claude)
+    assert status == "refuted" and "the newest measured release, 0.3.334, behaves otherwise" in text, text
+    on_tools = framework_ranges.changed_at("dot", "0.2.81", "0.2.83", was, became, on=framework_ranges.TOOLS_SENT)
+    assert on_tools(claude)[0] == "confirmed"
+    assert on_tools(_edited(claude, "0.3.334", "dot", requests=7))[0] == "confirmed"
 
 
 def test_a_change_point_with_a_release_unmeasured_between_its_ends_is_refuted(framework_timelines):

@@ -65,17 +65,31 @@ def source() -> str:
     return f"recorded, the committed {path} (measured live by `probe-lib sweep --framework NAME --write`)"
 
 
+#: The tools a request offers, alone of the wire fields: for a framework that sends a refused request again a number
+#: of times that moves from release to release on its own (the Claude Code CLI: once, then twice from 0.3.219 and
+#: three times from 0.3.311 on the dot probe).
+TOOLS_SENT = frozenset({"names"})
+
 #: What one release does on the claim's probe, as stated: a test of its behaviour and outcome kind, and its words.
 Holds = tuple[Callable[[dict, str], bool], str]
 FrameworkRangeCheck = Callable[[FrameworkTimeline], tuple[Status, str]]
 
 
 def changed_at(
-    scenario: str, last_before: str, first_with: str, was: Holds, became: Holds, *, lasting: bool = True
+    scenario: str,
+    last_before: str,
+    first_with: str,
+    was: Holds,
+    became: Holds,
+    *,
+    lasting: bool = True,
+    on: frozenset[str] = tables.WIRE_FIELDS,
 ) -> FrameworkRangeCheck:
     """The claim "``scenario`` did ``was`` up to ``last_before`` and ``became`` from ``first_with``, the next release
     served, which the newest measured release still does" (without ``lasting``, a change that a later one overtook:
-    the claim then says nothing of the newest release)."""
+    the claim then says nothing of the newest release). ``on``: the wire fields compared between releases, for a
+    claim about some of them (the tools sent) on a framework whose other fields move on their own (how often it
+    sends the refused request again)."""
 
     def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
         lines = {line.version: line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()}
@@ -96,11 +110,11 @@ def changed_at(
             line = lines[version]
             if not holds(line.behaviour, line.error_kind):
                 return "refuted", f"{version} did not {words}: {tables.describe(line.behaviour, line.error_kind)}"
-        if _wire(lines[last_before]) == _wire(lines[first_with]):
+        if _wire(lines[last_before], on) == _wire(lines[first_with], on):
             return "refuted", f"{last_before} and {first_with} behave alike on the wire on {scenario}"
         ran = [v for v in tables.versions(timeline.table) if v in lines and lines[v].error_kind != tables.COULD_NOT_RUN]
         newest = lines[ran[-1]]
-        if lasting and _wire(newest) != _wire(lines[first_with]):
+        if lasting and _wire(newest, on) != _wire(lines[first_with], on):
             return "refuted", (
                 f"the newest measured release, {newest.version}, behaves otherwise: "
                 f"{tables.describe(newest.behaviour, newest.error_kind)}"
@@ -116,10 +130,11 @@ def changed_at(
     return check
 
 
-def _wire(line) -> tuple:
-    """What a line did on the wire (:data:`~probe_lib.analysis.timeline.WIRE_FIELDS` and its outcome kind): the
-    client's wording of the scripted answer's error is left out."""
-    return line.error_kind, json.dumps({k: line.behaviour.get(k) for k in sorted(tables.WIRE_FIELDS)}, sort_keys=True)
+def _wire(line, on: frozenset[str] = tables.WIRE_FIELDS) -> tuple:
+    """What a line did on the wire (the fields ``on``, by default every one of
+    :data:`~probe_lib.analysis.timeline.WIRE_FIELDS`, and its outcome kind): the client's wording of the scripted
+    answer's error is left out."""
+    return line.error_kind, json.dumps({k: line.behaviour.get(k) for k in sorted(on)}, sort_keys=True)
 
 
 def unchanged(first: str, last: str, holds: Mapping[str, Holds]) -> FrameworkRangeCheck:
@@ -304,6 +319,52 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
         changed_at(
             "length-70", "1.10.0", "1.10.1", names(["b" * 64, "plain"]), names(["b" * 55 + "_b9444034", "plain"])
         ),
+    ),
+    "T16": (
+        "claude-agent-sdk",
+        changed_at(
+            "dot",
+            "0.2.81",
+            "0.2.83",
+            names(["mcp__probe__search_web", "mcp__probe__plain"]),
+            names(["mcp__probe__plain", "mcp__probe__search_web"]),
+            on=TOOLS_SENT,
+        ),
+    ),
+    "T17": (
+        "claude-agent-sdk",
+        changed_at(
+            "collision",
+            "0.2.49",
+            "0.2.50",
+            names(["mcp__probe__search_web", "mcp__probe__search_web"]),
+            names(["mcp__probe__search_web"]),
+            on=TOOLS_SENT,
+        ),
+    ),
+    "T18": (
+        "claude-agent-sdk",
+        changed_at(
+            "dot+round-trip", "0.1.9", "0.1.10", runs_the_call(False), runs_the_call(True), on=frozenset({"executions"})
+        ),
+    ),
+    "T19": (
+        "openai-agents-chat",
+        unchanged("0.0.2", "0.24.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+    ),
+    "T20": (
+        "openai-agents-js-chat",
+        changed_at(
+            "dot+forced",
+            "0.5.4",
+            "0.6.0",
+            both(names(["search_web", "plain"]), forces("search.web")),
+            raises('modelSettings.toolChoice="search.web" does not match any available tool'),
+        ),
+    ),
+    "T21": (
+        "openai-agents-js-chat",
+        changed_at("dot+round-trip", "0.0.2", "0.0.3", runs_the_call(False), runs_the_call(True)),
     ),
     "T05": ("ai-sdk", changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"))),
 }
