@@ -214,6 +214,16 @@ def failed_as(kind: str) -> Holds:
     return (lambda b, k: k == kind and not b.get("requests")), f"fail before sending ({kind})"
 
 
+#: The OpenAI Agents JS SDK forced a key it sent rewritten up to 0.5.4 and refuses it from 0.6.0: one change, judged
+#: through either model (Responses, T07; Chat Completions, T20).
+AGENTS_JS_CHECKS_A_FORCED_KEY = changed_at(
+    "dot+forced",
+    "0.5.4",
+    "0.6.0",
+    both(names(["search_web", "plain"]), forces("search.web")),
+    raises('modelSettings.toolChoice="search.web" does not match any available tool'),
+)
+
 #: Claim id -> (framework, its check), each judged once on that framework's committed timeline.
 CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     "T01": (
@@ -247,16 +257,7 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             lasting=False,
         ),
     ),
-    "T07": (
-        "openai-agents-js",
-        changed_at(
-            "dot+forced",
-            "0.5.4",
-            "0.6.0",
-            both(names(["search_web", "plain"]), forces("search.web")),
-            raises('modelSettings.toolChoice="search.web" does not match any available tool'),
-        ),
-    ),
+    "T07": ("openai-agents-js", AGENTS_JS_CHECKS_A_FORCED_KEY),
     "T08": (
         "openai-agents-js",
         changed_at("collision", "0.14.2", "0.14.3", names(["search_web", "search_web"]), names(["search_web"])),
@@ -352,16 +353,7 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
         "openai-agents-chat",
         unchanged("0.0.2", "0.24.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
     ),
-    "T20": (
-        "openai-agents-js-chat",
-        changed_at(
-            "dot+forced",
-            "0.5.4",
-            "0.6.0",
-            both(names(["search_web", "plain"]), forces("search.web")),
-            raises('modelSettings.toolChoice="search.web" does not match any available tool'),
-        ),
-    ),
+    "T20": ("openai-agents-js-chat", AGENTS_JS_CHECKS_A_FORCED_KEY),
     "T21": (
         "openai-agents-js-chat",
         changed_at("dot+round-trip", "0.0.2", "0.0.3", runs_the_call(False), runs_the_call(True)),
