@@ -308,6 +308,13 @@ FRAMEWORK_COUNTERFACTUALS = {
     "T20 the newest sends it": ("T20", "0.20.0", "dot+forced", _refusal("another refusal"), "0.20.0"),
     "T21 0.0.2 runs the call": ("T21", "0.0.2", "dot+round-trip", {"executions": 1}, "0.0.2 did not"),
     "T21 0.0.3 runs nothing": ("T21", "0.0.3", "dot+round-trip", {"executions": 0}, "0.0.3 did not"),
+    "T22 a release forces the rewritten name": (
+        "T22",
+        "2.0.1",
+        "dot+forced",
+        {"tool_choice": {"type": "function", "name": "search_web"}},
+        "dot+forced changes",
+    ),
     "T05 3.1.15 already sends auto": ("T05", "3.1.15", "dot", {"tool_choice": "auto"}, "3.1.15 did not"),
     "T05 the newest sends none": ("T05", "7.0.173", "dot", {"tool_choice": None}, "7.0.173"),
     "T04 a release forces the rewritten name": (

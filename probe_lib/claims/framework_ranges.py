@@ -358,5 +358,9 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
         "openai-agents-js-chat",
         changed_at("dot+round-trip", "0.0.2", "0.0.3", runs_the_call(False), runs_the_call(True)),
     ),
+    "T22": (
+        "openai-responses",
+        unchanged("1.66.0", "3.57.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+    ),
     "T05": ("ai-sdk", changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"))),
 }
