@@ -120,5 +120,8 @@ def test_a_release_whose_own_cli_binary_came_later_fails_to_install(private_cach
     version = "0.2.128"
     with pytest.raises(InstallFailed, match=r"needs @anthropic-ai/claude-agent-sdk-linux-x64, which was not published"):
         CLAUDE.install(version)
+    assert not CLAUDE.is_installed(version)  # npm completed it, yet it cannot run
+    with pytest.raises(InstallFailed, match="it cannot be measured"):  # a probe of it too, not only the sweep
+        CLAUDE.run([for_keys("dot", ["search.web", "plain"])], version)
     lock = json.loads((CLAUDE.pins.releases.generated(version) / "package-lock.json").read_text())
     assert "node_modules/@anthropic-ai/claude-agent-sdk-linux-x64" not in lock["packages"]

@@ -29,6 +29,9 @@ Runtime = Literal["node", "python"]
 #: What a served release's harness installs: package -> npm range, or distribution (extras included) -> PEP 440
 #: specifier (``""``: any), each resolved as of the release's publication.
 Requires = Callable[[str], Mapping[str, str]]
+#: What an installed Node release lacks that it needs on this machine, given its version and ``node_modules``, in
+#: words ("needs X, which ..."), or ``None``.
+Lacks = Callable[[str, Path], str | None]
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,9 @@ class Pins:
     requires: Requires | None = None
     #: Why a release cannot run under this harness (default: every release can be tried).
     unsupported: Unsupported | None = None
+    #: Node: what an install can lack although npm completed it (a platform binary its day's lock could not
+    #: resolve); such a release counts as not installed, and installing it fails (``InstallFailed``).
+    lacks: Lacks | None = None
 
     @property
     def _lock(self) -> str:
@@ -141,12 +147,18 @@ class Pins:
         if folder is None:
             return False
         if self.runtime == "python":
-            return pyvenv.is_installed(folder)
+            return self._completed(folder)
         try:
             npm.node_executable()
         except NodeMissing:
             return False
-        return npm.is_installed(folder)
+        return self._completed(folder) and self._lacking(version, folder) is None
+
+    def _lacking(self, version: str, folder: Path) -> str | None:
+        """What the completed Node install of ``version`` in ``folder`` lacks (:attr:`lacks`), or ``None``."""
+        if self.lacks is None:
+            return None
+        return self.lacks(version, npm.install_dir(folder) / "node_modules")
 
     def can_install(self) -> bool:
         """True when a served release could be installed here now (Node.js and npm on PATH, for Node)."""
@@ -158,18 +170,24 @@ class Pins:
         refuse_unsupported(self.unsupported, version)
         if self.is_installed(version):
             return
-        if version not in self.versions():
-            print(
-                f"installing {self.package} {version} (resolved as of {self.resolved_before(version)}) into "
-                f"{paths.cache()} (first use)",
-                file=sys.stderr,
-                flush=True,
-            )
-        folder = self.folder(version)
-        if self.runtime == "python":
-            pyvenv.install(folder)
-        else:
-            npm.install(folder)
+        folder = self._existing_folder(version)
+        if folder is None or not self._completed(folder):
+            if version not in self.versions():
+                print(
+                    f"installing {self.package} {version} (resolved as of {self.resolved_before(version)}) into "
+                    f"{paths.cache()} (first use)",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            folder = self.folder(version)
+            (pyvenv.install if self.runtime == "python" else npm.install)(folder)
+        if self.runtime == "node" and (lacking := self._lacking(version, folder)) is not None:
+            published = self.releases.published(version)
+            raise InstallFailed(f"{self.package} {version} {lacking} ({published}): it cannot be measured")
+
+    def _completed(self, folder: Path) -> bool:
+        """Whether the installer finished the install of ``folder`` (:attr:`lacks` aside)."""
+        return pyvenv.is_installed(folder) if self.runtime == "python" else npm.is_installed(folder)
 
     def command(self, version: str) -> list[str]:
         """The command line that starts this framework's runner on ``version``: a pin must be set up, a served

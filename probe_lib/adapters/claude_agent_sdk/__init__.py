@@ -10,11 +10,11 @@ tree's sockets and kills the CLI when a turn stalls (``harness/runner.mjs``).
 from pathlib import Path
 
 from probe_lib.adapters.base import register
-from probe_lib.adapters.claude_agent_sdk.adapter import ClaudeAdapter, cli_own_call
+from probe_lib.adapters.claude_agent_sdk.adapter import PACKAGE, ClaudeAdapter, cli_own_call, lacks_its_cli
 from probe_lib.adapters.pins import Pins
 
 PINS = Pins(
-    "claude-agent-sdk", Path(__file__).resolve().parent / "harness", "node", package="@anthropic-ai/claude-agent-sdk"
+    "claude-agent-sdk", Path(__file__).resolve().parent / "harness", "node", package=PACKAGE, lacks=lacks_its_cli
 )
 ADAPTER = register(
     ClaudeAdapter(

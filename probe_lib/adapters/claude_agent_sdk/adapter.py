@@ -13,19 +13,36 @@ import json
 import platform
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 
 from probe_lib.adapters.keyed import KeyedAdapter
 from probe_lib.capture import Capture
-from probe_lib.core.errors import InstallFailed, StateError
+from probe_lib.core.errors import StateError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
 
+PACKAGE = "@anthropic-ai/claude-agent-sdk"
 #: The package of the Claude Code CLI binary for this machine, which SDKs from 0.2.x list as an optional
 #: dependency (``@anthropic-ai/claude-agent-sdk-linux-x64`` …) instead of shipping the CLI in their own package.
 NATIVE_CLI = "@anthropic-ai/claude-agent-sdk-{}-{}".format(
     {"win32": "win32", "darwin": "darwin"}.get(sys.platform, "linux"),
     {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(platform.machine().lower(), platform.machine().lower()),
 )
+
+
+def lacks_its_cli(version: str, modules: Path) -> str | None:
+    """Why the install of ``version`` in ``modules`` cannot run: its SDK lists the CLI binary for this machine as an
+    optional dependency that its day's lock left out. Measured on 0.2.128: that binary was published 2 h 21 min after
+    it, past the resolution margin, and every run then failed with "Native CLI binary for linux-x64 not found", a
+    fault of the install, not a behaviour of the release."""
+    manifest = modules / PACKAGE / "package.json"
+    if not manifest.is_file():
+        return None
+    optional = json.loads(manifest.read_text(encoding="utf-8")).get("optionalDependencies") or {}
+    if NATIVE_CLI not in optional or (modules / NATIVE_CLI).is_dir():
+        return None
+    return f"needs {NATIVE_CLI}, which was not published by its day"
+
 
 #: The first user message of each sub-agent's prompt-cache warmup (measured on 0.1.21 and 0.1.77).
 WARMUP = "Warmup"
@@ -44,20 +61,6 @@ def cli_own_call(body: dict) -> bool:
 
 @dataclass
 class ClaudeAdapter(KeyedAdapter):
-    def install(self, version: str) -> None:
-        """Install ``version``; ``InstallFailed`` when its SDK wants a CLI binary for this machine that its day's
-        lock left out. Measured on 0.2.128: its linux-x64 binary was published 2 h 21 min after it, past the
-        resolution margin, and every run then failed with "Native CLI binary for linux-x64 not found", a fault
-        of the install, not a behaviour of the release."""
-        super().install(version)
-        modules = self.pins.install_dir(version) / "node_modules"
-        manifest = json.loads((modules / self.package / "package.json").read_text(encoding="utf-8"))
-        if NATIVE_CLI in (manifest.get("optionalDependencies") or {}) and not (modules / NATIVE_CLI).is_dir():
-            raise InstallFailed(
-                f"{self.package} {version} needs {NATIVE_CLI}, which was not published by its day "
-                f"({self.published(version)}); a release without its CLI binary cannot be measured"
-            )
-
     def _outcome(self, scenario: Scenario, version: str, report: dict, captures: list[Capture]) -> Outcome:
         """The keyed outcome, unless the runner's socket poll saw the CLI's process tree connected to an address
         other than loopback: then the run is refused, since the kit promises nothing leaves the machine."""
