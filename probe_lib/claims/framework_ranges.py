@@ -66,9 +66,11 @@ def source() -> str:
 
 
 #: The tools a request offers, alone of the wire fields: for a framework that sends a refused request again a number
-#: of times that moves from release to release on its own (the Claude Code CLI: once, then twice from 0.3.219 and
-#: three times from 0.3.311 on the dot probe).
+#: of times that moves from release to release on its own (the Claude Code CLI on the dot probe: twice up to 0.2.7,
+#: once from 0.2.8, twice from 0.3.219, three times from 0.3.311).
 TOOLS_SENT = frozenset({"names"})
+#: The tools that ran, alone of the wire fields, for the same reason.
+TOOLS_RUN = frozenset({"executions"})
 
 #: What one release does on the claim's probe, as stated: a test of its behaviour and outcome kind, and its words.
 Holds = tuple[Callable[[dict, str], bool], str]
@@ -345,9 +347,7 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     ),
     "T18": (
         "claude-agent-sdk",
-        changed_at(
-            "dot+round-trip", "0.1.9", "0.1.10", runs_the_call(False), runs_the_call(True), on=frozenset({"executions"})
-        ),
+        changed_at("dot+round-trip", "0.1.9", "0.1.10", runs_the_call(False), runs_the_call(True), on=TOOLS_RUN),
     ),
     "T19": (
         "openai-agents-chat",
