@@ -10,12 +10,13 @@ from datetime import UTC, datetime
 
 import pytest
 
+from probe_lib import adapters
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.present import report
-from probe_lib.study import recordings, sources
+from probe_lib.study import matrix_runs, recordings, sources
 from probe_lib.study.provenance import Provenance
 
 VERSIONS = mastra.ADAPTER.versions()
@@ -113,3 +114,21 @@ def test_a_live_measurement_file_names_node_and_the_day(tmp_path, node_modules):
     for version in mastra.ADAPTER.versions():
         said = recordings.provenance(tmp_path / recordings.recording_path(version).name)
         assert said in {f"live, @mastra/core {version}, Node.js {node.strip()}, {day}" for day in days}
+
+
+@pytest.mark.slow
+@pytest.mark.node
+@pytest.mark.parametrize("framework", ["openai", "claude-agent-sdk"])
+def test_two_live_measurements_of_one_behaviour_write_the_same_bytes(framework):
+    """The capture server's port (quoted in the Python SDK's error) and the Claude CLI's fresh home and session ids
+    differ between two runs; the measurement files name them by placeholders, so they are the same bytes (and a
+    rebuilt report keeps the notebooks reading them)."""
+    adapter = adapters.get(framework)
+    version = adapter.versions()[-1]
+    scenario = matrix_runs.scenarios()[:1]
+    runs = [adapter.run(scenario, version) for _ in range(2)]
+    measured = [(run[0].error, run[0].requests) for run in runs]
+    assert measured[0] != measured[1], "the two runs differ in nothing: this test would show nothing"
+    written = [json.dumps([recordings.outcome_to_json(outcome) for outcome in run], sort_keys=True) for run in runs]
+    assert written[0] == written[1]
+    assert "127.0.0.1:<port>" in written[0] if framework == "openai" else "<claude home>" in written[0]

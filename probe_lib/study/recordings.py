@@ -1,13 +1,15 @@
 """Recorded outcomes of the catalogue, one JSON file per pinned version, so the kit runs where Node is missing.
 
 ``record()`` reruns the whole catalogue live and rewrites ``data/captures/mastra-<version>.json``; ``load()``
-reads a recording back as ``Outcome`` objects equal to what a live run returns (timings excepted). The files
-are deterministic: keys sorted, timings dropped, so a re-recording that changes nothing changes no byte.
+reads a recording back as ``Outcome`` objects equal to what a live run returns (timings and a run's incidentals
+excepted). The files are deterministic: keys sorted, timings dropped, what changes from run to run named by a
+placeholder (:func:`without_incidentals`), so a re-recording that changes nothing changes no byte.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -27,6 +29,19 @@ _OUTCOME = TypeAdapter(Outcome)
 _UNRECORDED = {"scenario", "elapsed_ms"}
 #: Measured only by the scenarios that ask, and left out of the others' entries (read back as ``None``).
 _ONLY_WHERE_ASKED = {"surfaces"}
+#: What changes from one run to the next while the framework does the same, with the placeholder a measurement file
+#: names it by: the capture server's port (in the URLs the Python frameworks' errors quote) and the fresh home the
+#: Claude Agent SDK's runner makes for each turn (``mkdtemp`` in its ``runner.mjs``; the CLI's prompt names it as its
+#: working directory). Mastra's runner names its own incidentals alike (``<port>``, ``<uuid>``).
+_INCIDENTALS = (
+    (re.compile(r"(127\.0\.0\.1):\d+"), r"\1:<port>"),
+    (re.compile(r"[^\s\"'`]*/probe-claude-home-[A-Za-z0-9]{6}"), "<claude home>"),
+)
+#: The ids the Claude Code CLI draws for each session, in the Anthropic request's ``metadata.user_id``.
+_SESSION_IDS = (
+    (re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}"), "<uuid>"),
+    (re.compile(r"\b[0-9a-f]{32,}\b"), "<id>"),
+)
 
 
 def recording_path(version: str) -> Path:
@@ -37,7 +52,21 @@ def outcome_to_json(outcome: Outcome) -> dict:
     """A recording entry: every measured field, the scenario by name, no timing."""
     unasked = {name for name in _ONLY_WHERE_ASKED if getattr(outcome, name) is None}
     entry = _OUTCOME.dump_python(outcome, mode="json", exclude=_UNRECORDED | unasked)
-    return {**entry, "scenario": outcome.scenario.name}
+    return {**without_incidentals(entry), "scenario": outcome.scenario.name}
+
+
+def without_incidentals(value: object, key: str | None = None) -> object:
+    """``value`` (an outcome's JSON, or any part of it) with each of a run's incidentals named by its placeholder:
+    two measurements of one behaviour are then the same bytes, and so a report's notebooks that read them are kept
+    (:mod:`probe_lib.present.staleness`). ``key``: the field ``value`` is found under."""
+    if isinstance(value, dict):
+        return {name: without_incidentals(item, name) for name, item in value.items()}
+    if isinstance(value, list):
+        return [without_incidentals(item) for item in value]
+    if isinstance(value, str):
+        for pattern, placeholder in _INCIDENTALS + (_SESSION_IDS if key == "user_id" else ()):
+            value = pattern.sub(placeholder, value)
+    return value
 
 
 def outcome_from_json(data: dict, scenarios: dict) -> Outcome:
