@@ -11,6 +11,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     notebooks/NN-slug.ipynb              each notebook executed against those measurements
     figures/NN-slug-<n>.png              every chart, named after its notebook
     report.html                          the ledger first, then each notebook with its charts, then the glossary
+    sections/NN-slug-<digest>.html       each notebook's part of report.html, kept for the next rebuild to copy
     solved/NN-slug.ipynb                 with --solutions: each notebook with its exercises answered, as executed
 
 Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run. The folder
@@ -28,6 +29,7 @@ import html
 import os
 import platform
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -298,7 +300,7 @@ def _build(
             if run.executed.exists():
                 extract_figures(run.executed, folder / "figures")
         report = Report(folder, source, table, runs, recorded_because(measurements))
-        report.html.write_text(render(report, version), encoding="utf-8")
+        report.html.write_text(render(report, version, earlier), encoding="utf-8")
         step("report.html")
     return report
 
@@ -453,8 +455,9 @@ def _title(run: NotebookRun) -> str:
 _TOP = "<a class='top' href='#top'>back to top ↑</a>"
 
 
-def render(report: Report, version: str) -> str:
-    """The report page: provenance banner, the ledger, then every executed notebook."""
+def render(report: Report, version: str, earlier: Path | None = None) -> str:
+    """The report page: provenance banner, the ledger, then every executed notebook (each section copied from the
+    report ``earlier`` when it rendered the same, :func:`_rendered`)."""
     from nbconvert import HTMLExporter
 
     exporter = HTMLExporter(template_name="basic")
@@ -484,21 +487,16 @@ def render(report: Report, version: str) -> str:
     failures = "".join(f"<li>{html.escape(run.notebook)}: {html.escape(run.error)}</li>" for run in report.failed)
     rebuilt = f"<p id='rebuilt'><small>{html.escape(rebuilt_line(report))}</small></p>"
     made_with = f"<p id='built-with'><small>{html.escape(built_with())}</small></p>"
-    sections, descriptions = [], {}
-    for run in report.runs:
-        notebook = without_widgets(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else None
-        body = exporter.from_notebook_node(notebook)[0] if notebook is not None else ""
-        descriptions.update(figure_descriptions(notebook) if notebook is not None else {})
-        sections.append(
-            f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)} {_TOP}</h2>'
-            f"{in_page_links(body)}</section>"
-        )
-    sections.append(render_glossary(exporter))
+    sections = [
+        _rendered(run.executed, report.folder, earlier, lambda run=run: _section(run, exporter)) for run in report.runs
+    ]
+    sections.append(_rendered(GLOSSARY, report.folder, earlier, lambda: readable(render_glossary(exporter), {})))
     page = (
-        "<!doctype html><html lang='en' id='top'><head><meta charset='utf-8'>"
-        "<title>Mastra tool-name probe: report</title>"
-        f"<style>{_CSS}</style></head><body>{_toc(report)}"
-        f"<h1>What @mastra/core sends when a tool key is not a legal tool name</h1>{banner}"
+        '<!DOCTYPE html>\n<html id="top" lang="en"><head><meta charset="utf-8"/>'
+        f"<title>Mastra tool-name probe: report</title><style>{_CSS}</style></head><body>"
+    )
+    ledgers = (
+        f"{_toc(report)}<h1>What @mastra/core sends when a tool key is not a legal tool name</h1>{banner}"
         f"<p>Reproduces the article <em>Mastra rewrites tool object keys, and toolChoice does not follow</em> "
         f"(September 2026) and adds our findings. Finding notebooks show @mastra/core {html.escape(version)}; "
         "the ledger judges every pinned version.</p>"
@@ -510,12 +508,49 @@ def render(report: Report, version: str) -> str:
         f"<th>measured on {baseline('mastra').version}, the article's version (a range claim: over the timeline; a "
         "claim comparing versions with it: on each other version)</th>"
         f"{head}</tr>{''.join(rows)}</table>"
-        f"<details><summary>Evidence per claim and version</summary>{evidence}</details>"
-        + _framework_ledger(table)
-        + "".join(sections)
-        + "</body></html>"
+        f"<details><summary>Evidence per claim and version</summary>{evidence}</details>" + _framework_ledger(table)
     )
-    return readable(page, descriptions)
+    return page + readable(ledgers, {}) + "".join(sections) + "</body></html>"
+
+
+def _section(run: NotebookRun, exporter) -> str:
+    """One executed notebook as a section of the report, made readable (:func:`readable`)."""
+    notebook = without_widgets(nbformat.read(run.executed, as_version=4)) if run.executed.exists() else None
+    body = exporter.from_notebook_node(notebook)[0] if notebook is not None else ""
+    section = (
+        f'<section class="notebook" id="{run.executed.stem}"><h2>{html.escape(run.notebook)} {_TOP}</h2>'
+        f"{in_page_links(body)}</section>"
+    )
+    return readable(section, figure_descriptions(notebook) if notebook is not None else {})
+
+
+#: Where a report keeps each notebook's rendered section, named after the notebook and the digest of what made it
+#: (:func:`_rendering_key`): a rebuild renders again only a notebook whose executed copy, or the rendering, changed.
+SECTIONS = Path("sections")
+
+
+def _rendering_key(notebook: Path) -> str:
+    """The digest of ``notebook``'s bytes and of everything else its section is made from: this module's code, the
+    ids it links to, and the versions of nbconvert (with its templates) and the HTML parser."""
+    hasher = hashlib.sha256(notebook.read_bytes() if notebook.exists() else b"")
+    hasher.update(Path(__file__).read_bytes())
+    hasher.update(f"{WIDGET_VIEW} {GLOSSARY_PREFIX}".encode())
+    for package in ("nbconvert", "jinja2", "mistune", "beautifulsoup4"):
+        hasher.update(f"{package} {staleness.version_of(package)}".encode())
+    return hasher.hexdigest()[:16]
+
+
+def _rendered(notebook: Path, folder: Path, earlier: Path | None, make: Callable[[], str]) -> str:
+    """The section of ``notebook`` as ``make`` renders it, copied from the report ``earlier`` when it rendered the
+    same (``None``: render it), and kept in ``folder`` for the next rebuild."""
+    name = SECTIONS / f"{notebook.stem}-{_rendering_key(notebook)}.html"
+    try:
+        section = (earlier / name).read_text(encoding="utf-8") if earlier is not None else make()
+    except OSError:  # not rendered by the earlier report, or not this way
+        section = make()
+    (folder / name).parent.mkdir(exist_ok=True)
+    (folder / name).write_text(section, encoding="utf-8")
+    return section
 
 
 _LEDGER_NOTE = (
