@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 
+import pandas as pd
 import pytest
 
 from probe_lib.adapters import mastra
@@ -22,9 +23,14 @@ from probe_lib.study import recordings
 
 
 @pytest.fixture(scope="module")
-def measured() -> Timeline:
-    by_version = {v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()}
-    return Timeline.of(timeline.laid_over_summary(by_version))
+def laid_over() -> pd.DataFrame:
+    """The committed summary, prereleases included, with the pins' recordings laid over it (notebook 13's table)."""
+    return timeline.laid_over_summary({v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()})
+
+
+@pytest.fixture(scope="module")
+def measured(laid_over) -> Timeline:
+    return Timeline.of(laid_over)
 
 
 def judge(claim_id: str, evidence: Timeline) -> Verdict:
@@ -183,12 +189,21 @@ def test_a_scenario_measured_only_on_the_pins_has_no_change_points_beside_its_un
     assert timeline.change_points(measured.table).query("scenario == @scenario").empty
 
 
-def test_since_when_a_scenario_measured_only_on_the_pins_behaves_alike_stops_at_the_gap(measured):
+def test_since_when_a_scenario_measured_only_on_the_pins_behaves_alike_stops_at_the_gap(laid_over):
     """The unswept versions between two pins break the run: ``same since`` is the pin itself, not an older one."""
-    at = timeline.at_version(measured.table, "1.67.0").set_index("scenario")
+    at = timeline.at_version(laid_over, "1.67.0").set_index("scenario")
     assert at.at["legal-keys-interleaved", "same since"] == "1.67.0"
-    assert at.at["legal-keys-interleaved", "measured on"] == f"3 of {len(timeline.versions(measured.table))} versions"
-    # A scenario swept on every version: since its last change point at or before 1.67.0.
-    changes = timeline.change_points(measured.table).query("scenario == 'single-rewrite'")
+    assert at.at["legal-keys-interleaved", "measured on"] == f"3 of {len(timeline.versions(laid_over))} versions"
+    # A scenario swept on every version: since its last change point at or before 1.67.0 among the versions that
+    # ran (1.67.0-alpha.4 could not be installed: a gap, not the start of a run).
+    ran = laid_over[laid_over["error_kind"] != timeline.COULD_NOT_RUN]
+    changes = timeline.change_points(ran).query("scenario == 'single-rewrite'")
     last = [after for after in changes["after"] if version_key(after) <= version_key("1.67.0")][-1]
     assert at.at["single-rewrite", "same since"] == last
+    lines = laid_over.set_index(["scenario", "version"])
+    assert lines.at[("single-rewrite", "1.67.0-alpha.4"), "error_kind"] == timeline.COULD_NOT_RUN
+    assert version_key(last) < version_key("1.67.0-alpha.4"), "the gap would not have shown"
+    assert (
+        at.at["single-rewrite", "measured on"]
+        == f"{len(ran['version'].unique())} of {len(timeline.versions(laid_over))} versions"
+    )

@@ -440,17 +440,21 @@ def laid_over_source() -> str:
 def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
     """What every scenario does on ``version``, and since when: the first version of the unbroken run of measured
     versions with that behaviour, where a version of ``table`` that lacks the scenario (a scenario catalogued after
-    the last sweep is measured on the pins alone) breaks the run; ``measured on`` counts the versions that have it."""
+    the last sweep is measured on the pins alone) breaks the run, and a version that could not be installed or run
+    is a gap in it (it measured nothing); ``measured on`` counts the versions that ran it."""
     every = versions(table)
     lines = []
     for scenario, rows in table.groupby("scenario", sort=True):
         by_version = {line.version: line for line in rows.itertuples()}
+        ran = sum(line.error_kind != COULD_NOT_RUN for line in by_version.values())
         run_start = None
         previous = None
         for at in every:
             line = by_version.get(at)
             if line is None:
                 previous = None
+                continue
+            if line.error_kind == COULD_NOT_RUN and line.version != version:
                 continue
             if previous is None or _state(line) != previous:
                 run_start = line.version
@@ -461,7 +465,7 @@ def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
                         scenario,
                         describe(line.behaviour, line.error_kind),
                         run_start,
-                        f"{len(by_version)} of {len(every)} versions",
+                        f"{ran} of {len(every)} versions",
                     )
                 )
     return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since", "measured on"])
