@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 
 import nbformat
+import pandas as pd
 import pytest
 
 from probe_lib.adapters import mastra, npm
@@ -103,6 +104,11 @@ def first_sentence_only(o):
 def unwrapped_collision(o):
     """generate() rejecting with formatTools' own MastraError (id and details kept), not a wrapper."""
     return dataclasses.replace(o, error=({**o.error[-1], "class": "MastraError", "id": "AGENT_TOOL_NAME_COLLISION"},))
+
+
+def thrown_not_logged(o):
+    """formatTools' own MastraError reaching the caller, and no logger record of it."""
+    return dataclasses.replace(unwrapped_collision(o), logs=tuple(r for r in o.logs if r["level"] != "exception"))
 
 
 def forget_collision_id(o):
@@ -209,7 +215,7 @@ COUNTERFACTUALS = {
     ),
     "A04": (
         VERSION,
-        "refined",
+        "refuted",
         {"rewrite-rules": replace_name("my_tool", "my__tool")},
         "refuted",
         "not one underscore per character",
@@ -237,14 +243,14 @@ COUNTERFACTUALS = {
     ),
     "A08": (
         VERSION,
-        "refined",
+        "refuted",
         {"collision-long": first_sentence_only},
         "refuted",
         "error text is not the article's, in full",
     ),
     "A09": (
         VERSION,
-        "confirmed",
+        "refuted",
         {"single-rewrite": add_log("warn", "tool key search.web renamed to search_web")},
         "refuted",
         "not silent",
@@ -463,7 +469,7 @@ FURTHER = {
     "A08 caller sees the id": (
         "A08",
         VERSION,
-        {"collision-dot-space": unwrapped_collision, "collision-long": unwrapped_collision},
+        {"collision-dot-space": thrown_not_logged, "collision-long": thrown_not_logged},
         "confirmed",
         "the caller's error is a MastraError",
     ),
@@ -636,9 +642,38 @@ FURTHER = {
     "A08 logged at error level": (
         "A08",
         VERSION,
-        {"collision-long": add_log("error", 'Two or more tools resolve to the same name "x"')},
-        "refined",
-        "also logged",
+        {
+            "collision-dot-space": thrown_not_logged,
+            "collision-long": lambda o: add_log("error", 'Two or more tools resolve to the same name "x"')(
+                thrown_not_logged(o)
+            ),
+        },
+        "refuted",
+        "also logged at error level",
+    ),
+    "A08 thrown to the caller and tracked by the logger": (
+        "A08",
+        VERSION,
+        {"collision-dot-space": unwrapped_collision, "collision-long": unwrapped_collision},
+        "refuted",
+        "it reaches the caller's error chain and the agent's logger.trackException",
+    ),
+    "F08 the key's call neither answered nor thrown": (
+        "F08",
+        OLDEST,
+        {"call-by-key": fields(error=())},
+        "refuted",
+        "neither a 'not found' reply nor an error",
+    ),
+    "A09 every single rewrite sent": (
+        "A09",
+        VERSION,
+        {
+            scenario: sent_like(VERSION, "single-rewrite")
+            for scenario in ("collision-onto-legal-key", "collision-onto-legal-key-first", "collision-proto")
+        },
+        "confirmed",
+        "and each of collision-onto-legal-key",
     ),
 }
 
@@ -805,3 +840,30 @@ def test_a_live_source_names_the_node_and_the_day_it_measures_on(node_modules):
     node, today = npm.node_version(), datetime.now(UTC).date().isoformat()
     assert said == f"live, @mastra/core {version}, Node.js {node}, {today}"
     assert node.startswith("v") and said != RECORDED.provenance_of(version)
+
+
+def test_a_notebook_stops_on_a_refuted_claim_unless_it_explains_it(capsys):
+    table = pd.DataFrame(
+        [
+            {"claim": "A04", "status": "refuted", "evidence": "an emoji became two underscores"},
+            {"claim": "A05", "status": "confirmed", "evidence": "prefixed, then cut"},
+        ]
+    )
+    with pytest.raises(AssertionError, match="A04 refuted: an emoji became two underscores"):
+        ledger.assert_claims(table)
+    ledger.assert_claims(table, {"A04": "one underscore per UTF-16 unit (F01)"})
+    said = capsys.readouterr().out
+    assert "A04 refuted, as expected: one underscore per UTF-16 unit (F01); no other refuted" in said
+    assert "none refuted" not in said
+
+
+@pytest.mark.parametrize("version", mastra.ADAPTER.versions())
+def test_the_refutations_the_notebooks_expect_are_measured_ones(version, recorded):
+    """``REFUTED_AS_MEASURED`` excuses exactly the article claims refuted on the recordings: one that held again
+    would stop being excused by a stale reason, and one refuted anew is not excused."""
+    refuted = {
+        claim.id
+        for claim in ledger.claims_of("mastra")
+        if claim.origin == "article" and judge(claim.id, version, recorded).status == "refuted"
+    }
+    assert refuted == set(ledger.REFUTED_AS_MEASURED)

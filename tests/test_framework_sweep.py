@@ -211,6 +211,20 @@ FRAMEWORK_COUNTERFACTUALS = {
         {"tool_choice": {"function": {"name": "missing"}, "type": "function"}},
         "1.7.4",
     ),
+    "T03 a release inside the range sends the bare name": (
+        "T03",
+        "0.1.25",
+        "unregistered-choice+forced",
+        {"tool_choice": "missing"},
+        "0.1.25 did not",
+    ),
+    "T03 a release between 0.3.9 and the newest sends the object": (
+        "T03",
+        "1.2.2",
+        "unregistered-choice+forced",
+        {"tool_choice": {"function": {"name": "missing"}, "type": "function"}},
+        "1.2.2 did not",
+    ),
     "T02 a release rewrites the key": ("T02", "0.9.3", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
     "T06 0.0.6 already sends it": (
         "T06",
@@ -333,6 +347,22 @@ def test_a_framework_range_claim_is_refuted_by_one_release_behaving_otherwise(ca
     evidence = _edited(framework_timelines[ledger.FRAMEWORKS[claim_id]], version, scenario, **changes)
     status, text = _judge(claim_id, evidence)
     assert status == "refuted" and reason in text, text
+
+
+def test_up_to_means_every_release_that_ran_before_the_change_point(framework_timelines):
+    """T03 said "up to 0.3.7" of the object form; 0.0.4 and 0.0.6 refused the forced name instead (T06). Judged
+    from the oldest release that ran, as its first wording asked, the check refutes it; from 0.0.7, its wording now,
+    it holds."""
+    check = framework_ranges.changed_at(
+        "unregistered-choice+forced",
+        "0.3.7",
+        "0.3.9",
+        framework_ranges.sends_choice({"function": {"name": "missing"}, "type": "function"}),
+        framework_ranges.sends_choice("missing"),
+    )
+    status, evidence = check(framework_timelines["langchain"])
+    assert status == "refuted" and evidence.startswith("0.0.4 did not"), evidence
+    assert _judge("T03", framework_timelines["langchain"])[0] == "confirmed"
 
 
 def test_a_claim_on_the_tools_sent_alone_is_blind_to_how_often_the_request_went_out(framework_timelines):

@@ -18,7 +18,7 @@ import pandas as pd
 from probe_lib import wire
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
-from probe_lib.core.outcome import Outcome
+from probe_lib.core.outcome import Outcome, quoted
 from probe_lib.core.target import version_key
 from probe_lib.study import evidence, sweep
 from probe_lib.study.sources import Source
@@ -123,15 +123,16 @@ def describe(behaviour: dict, error_kind: str) -> str:
     """A short reading of one behaviour: ``tools -> tool_choice`` and what was raised, or the failure."""
     if "error" in behaviour:
         error = behaviour["error"]
-        return f"{error['kind']}: {error.get('name') or error.get('message', '')}"[:160]
+        return quoted(f"{error['kind']}: {error.get('name') or error.get('message', '')}", 160)
     names = ", ".join(behaviour.get("names") or []) or "no tools"
     choice = behaviour.get("tool_choice")
     if isinstance(choice, dict):
         choice = wire.forced_by(choice) or json.dumps(choice)
     raised = f"; threw: {behaviour['errors'][0]}" if behaviour.get("errors") else ""
-    return (
+    return quoted(
         f"{names} -> {choice or 'no tool_choice'} ({behaviour.get('requests', 0)} req, "
-        f"{behaviour.get('executions', 0)} exec){raised}"[:160]
+        f"{behaviour.get('executions', 0)} exec){raised}",
+        160,
     )
 
 
@@ -461,12 +462,7 @@ def at_version(table: pd.DataFrame, version: str) -> pd.DataFrame:
             previous = _state(line)
             if line.version == version:
                 lines.append(
-                    (
-                        scenario,
-                        describe(line.behaviour, line.error_kind),
-                        run_start,
-                        f"{ran} of {len(every)} versions",
-                    )
+                    (scenario, describe(line.behaviour, line.error_kind), run_start, f"{ran} of {len(every)} versions")
                 )
     return pd.DataFrame(lines, columns=["scenario", "behaviour", "same since", "measured on"])
 

@@ -84,14 +84,16 @@ def changed_at(
     was: Holds,
     became: Holds,
     *,
+    since: str | None = None,
     lasting: bool = True,
     on: frozenset[str] = tables.WIRE_FIELDS,
 ) -> FrameworkRangeCheck:
-    """The claim "``scenario`` did ``was`` up to ``last_before`` and ``became`` from ``first_with``, the next release
-    served, which the newest measured release still does" (without ``lasting``, a change that a later one overtook:
-    the claim then says nothing of the newest release). ``on``: the wire fields compared between releases, for a
-    claim about some of them (the tools sent) on a framework whose other fields move on their own (how often it
-    sends the refused request again)."""
+    """The claim "``scenario`` did ``was`` on every release that ran from ``since`` (default: the oldest that ran)
+    up to ``last_before``, and ``became`` from ``first_with``, the next release served, on every release that ran
+    since, the newest measured one included, which does what ``first_with`` does on the wire" (without ``lasting``,
+    a change that a later one overtook: the claim then says nothing of the releases after ``first_with``). ``on``:
+    the wire fields compared between releases, for a claim about some of them (the tools sent) on a framework whose
+    other fields move on their own (how often it sends the refused request again)."""
 
     def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
         lines = {line.version: line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()}
@@ -108,13 +110,18 @@ def changed_at(
         unran = [v for v in between if v in lines and lines[v].error_kind == tables.COULD_NOT_RUN]
         if unmeasured := [v for v in between if v not in unran]:
             return "refuted", f"{len(unmeasured)} releases lie between {last_before} and {first_with}: {unmeasured[:5]}"
-        for version, (holds, words) in ((last_before, was), (first_with, became)):
-            line = lines[version]
-            if not holds(line.behaviour, line.error_kind):
-                return "refuted", f"{version} did not {words}: {tables.describe(line.behaviour, line.error_kind)}"
+        ran = [v for v in tables.versions(timeline.table) if v in lines and lines[v].error_kind != tables.COULD_NOT_RUN]
+        if since is not None and since not in ran:
+            return "not testable", f"{since} not measured (or could not run) on {scenario}"
+        up_to = ran[ran.index(since or ran[0]) : ran.index(last_before) + 1]
+        from_on = ran[ran.index(first_with) :] if lasting else [first_with]
+        for versions, (holds, words) in ((up_to, was), (from_on, became)):
+            for version in versions:
+                line = lines[version]
+                if not holds(line.behaviour, line.error_kind):
+                    return "refuted", f"{version} did not {words}: {tables.describe(line.behaviour, line.error_kind)}"
         if _wire(lines[last_before], on) == _wire(lines[first_with], on):
             return "refuted", f"{last_before} and {first_with} behave alike on the wire on {scenario}"
-        ran = [v for v in tables.versions(timeline.table) if v in lines and lines[v].error_kind != tables.COULD_NOT_RUN]
         newest = lines[ran[-1]]
         if lasting and _wire(newest, on) != _wire(lines[first_with], on):
             return "refuted", (
@@ -122,11 +129,11 @@ def changed_at(
                 f"{tables.describe(newest.behaviour, newest.error_kind)}"
             )
         skipped = f"; between them only releases that could not run: {', '.join(unran)}" if unran else ""
-        still = f", as does the newest measured, {newest.version}" if lasting else ""
+        still = f", as do the {len(from_on) - 1} measured after it, the newest {newest.version}" if lasting else ""
+        before, after = (tables.describe(lines[v].behaviour, lines[v].error_kind) for v in (last_before, first_with))
         return "confirmed", (
-            f"{last_before} {was[1]} ({tables.describe(lines[last_before].behaviour, lines[last_before].error_kind)});"
-            f" {first_with}, the next release served, {became[1]} "
-            f"({tables.describe(lines[first_with].behaviour, lines[first_with].error_kind)}){still}{skipped}"
+            f"{last_before} {was[1]} ({before}), as do the {len(up_to) - 1} measured before it from {up_to[0]}; "
+            f"{first_with}, the next release served, {became[1]} ({after}){still}{skipped}"
         )
 
     return check
@@ -246,6 +253,7 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             "0.3.9",
             sends_choice({"function": {"name": "missing"}, "type": "function"}),
             sends_choice("missing"),
+            since="0.0.7",  # before it, refused (T06)
         ),
     ),
     "T06": (

@@ -18,8 +18,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
 from probe_lib.analysis import permissions
-from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status, quoted
-from probe_lib.core.outcome import Outcome, called_name
+from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status
+from probe_lib.core.outcome import Outcome, called_name, quoted
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.matrix_runs import PROBES

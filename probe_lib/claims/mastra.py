@@ -17,8 +17,8 @@ from probe_lib import providers
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.adapters.mastra.runner import COLLISION_ID
 from probe_lib.analysis import measured
-from probe_lib.claims.verdict import Check, Quantified, Status, quoted
-from probe_lib.core.outcome import CAPTURED, Outcome, wire_names_by_key
+from probe_lib.claims.verdict import Check, Quantified, Status
+from probe_lib.core.outcome import CAPTURED, Outcome, quoted, wire_names_by_key
 from probe_lib.core.target import baseline, version_key
 from probe_lib.providers import lint
 from probe_lib.study.evidence import CheckError, Evidence
@@ -187,8 +187,9 @@ def _substitution(e: Evidence) -> tuple[Status, str]:
     if split:
         units = ", ".join(f"{key} -> {name}" for key, name in split.items())
         return (
-            "refined",
-            f"one underscore per UTF-16 code unit, so per character only inside the BMP: {units} (F01); {shown}",
+            "refuted",
+            f"one underscore per UTF-16 code unit, so a character outside the BMP becomes two: {units} (F01); "
+            f"inside it, one per character: {shown}",
         )
     return "confirmed", shown
 
@@ -293,16 +294,24 @@ def _collision(e: Evidence) -> tuple[Status, str]:
         logged |= any(_COLLISION_START in record["message"] for record in outcome.log_records("warn", "error"))
     outer = e["collision-dot-space"].error[0]
     in_chain = all("caller's chain" in hits for hits in found)
-    if in_chain and not logged:
+    tracked = any("logger.trackException" in hits for hits in found)
+    if in_chain and not tracked and not logged:
         return (
             "confirmed",
             f"both refused before any request with the full text; the caller's error is a MastraError {COLLISION_ID}",
         )
-    return "refined", (
-        f"both refused before any request with the article's full text; a MastraError {COLLISION_ID} is thrown "
-        f"in formatTools (seen by the agent's logger.trackException), but the caller receives "
-        f"{outer.get('class')} {outer.get('id')} whose cause has no id (F05)"
-        + ("; it is also logged at error level" if logged else "")
+    where = (
+        "the caller's error chain and the agent's logger.trackException"
+        if in_chain
+        else f"the agent's logger.trackException; the caller receives {outer.get('class')} {outer.get('id')} "
+        "whose cause has no id (F05)"
+        if tracked
+        else "the caller's error chain"
+    )
+    return "refuted", (
+        f"both refused before any request with the article's full text, but the MastraError {COLLISION_ID} is "
+        f"logged, not only thrown: it reaches {where}"
+        + ("; the collision is also logged at error level" if logged else "")
     )
 
 
@@ -314,10 +323,23 @@ def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"generate() raised an error of Mastra's own: {_error_text(outcome)}"
     if said := _spoken(outcome):
         return "refuted", f"not silent: Mastra logged {said}"
-    return "confirmed", (
+    alone = (
         f"search.web alone went out as search_web; no error but the capture server's 400, and "
         f"{len(outcome.logs)} log records, none at warn or above but the relayed 400"
     )
+    refused = []
+    for scenario in _ONE_REWRITE:  # one key to rewrite, alone or beside a legal key
+        keys = e[scenario].registered_keys
+        if len([key for key in keys if _needs_rewrite(key)]) != 1:
+            raise CheckError(f"{scenario} must register exactly one key to rewrite: {keys}")
+        if not e[scenario].requests:
+            refused.append(f"{' + '.join(keys)} ({_error_text(e[scenario])})")
+    if refused:
+        return (
+            "refuted",
+            f"{alone}; but one rewritten key was refused before any request: {'; '.join(refused)} (F04, F17)",
+        )
+    return "confirmed", f"{alone}; and each of {', '.join(_ONE_REWRITE)} went out"
 
 
 def _choice_by_key(e: Evidence) -> tuple[Status, str]:
@@ -704,9 +726,14 @@ def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
             "confirmed",
             f"id get-weather ran the tool; key search.web did not, the model was told: {quoted(messages[0], 90)}",
         )
+    if not by_key.own_errors:
+        return (
+            "refuted",
+            "the model called the key search.web: no tool ran, and neither a 'not found' reply nor an error",
+        )
     return (
-        "refined",
-        f"id get-weather ran the tool; key search.web did not, and generate() failed: {_error_text(by_key)}",
+        "confirmed",
+        f"id get-weather ran the tool; key search.web did not, and generate() threw: {_error_text(by_key)}",
     )
 
 
@@ -1039,6 +1066,7 @@ CHECKS: dict[str, Check] = {
 #: Claim id -> the cases its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
 QUANTIFIED: dict[str, Quantified] = {
     "A04": Quantified(("rewrite-rules", "unicode-keys")),
+    "A09": Quantified(("single-rewrite", *_ONE_REWRITE)),
     "A15": Quantified(("choice-legal-key",)),
     "A16": Quantified(("collision-64th-unit", "collision-64th-unit-utf16")),
     "F02": Quantified(("integer-keys",)),

@@ -21,12 +21,6 @@ Check = Callable[[Evidence], tuple[Status, str]]
 MASTRA = "mastra"
 
 
-def quoted(text: str, limit: int) -> str:
-    """``text`` as a line of evidence quotes it: whole, or cut to ``limit`` characters ending in "…" (a reader
-    sees that more was said; the recording has it whole)."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 @dataclass(frozen=True)
 class Quantified:
     """What a claim's quantifying word ("never", "every", "all", "only", "settles", "identical") ranges over: the

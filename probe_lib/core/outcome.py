@@ -40,6 +40,12 @@ def readable(message: str) -> str:
     return message.split("\n    at ", 1)[0].replace(str(paths.cache()), "<cache>")
 
 
+def quoted(text: str, limit: int) -> str:
+    """``text`` as evidence or a table quotes it: whole, or cut to ``limit`` characters ending in "…" (a reader
+    sees that more was said; the recording has it whole)."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
 def called_name(outcome: Outcome) -> str:
     """The tool name a round trip's scripted model called."""
     return next(reply.calls[0].name for reply in outcome.scenario.replies if isinstance(reply, ToolCallsReply))
