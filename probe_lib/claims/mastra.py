@@ -508,8 +508,8 @@ def _issue_6302(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"a {len(key)}-char key went out as lengths {[len(n) for n in names]}; lint: {findings}"
     return "confirmed", (
         f"quoted (issue 6302, via the article): OpenAI's Chat Completions refused a 67-char name, maximum 64. "
-        f"Measured: openai's documented rule ({rule.source}) refuses it ({refused[0]}); Mastra {e.version} cuts such "
-        "a key to 63, which the rule accepts"
+        f"By openai's documented rule as the kit's table holds it ({rule.source}), such a name is refused "
+        f"({refused[0]}). Measured: Mastra {e.version} cuts a {len(key)}-char key to 63, which the rule accepts"
     )
 
 
