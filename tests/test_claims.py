@@ -284,6 +284,13 @@ COUNTERFACTUALS = {
         "refuted",
         "formatTools' constants differ",
     ),
+    "A22": (
+        VERSION,
+        "refuted",
+        {"proto-key": set_tool_names(["__proto__", "plain"])},
+        "confirmed",
+        "every valid key of docs-key-examples",
+    ),
     "A15": (VERSION, "confirmed", {"choice-legal-key": set_tool_names(["search-web"])}, "refuted", "absent"),
     "A16": (
         VERSION,

@@ -390,7 +390,8 @@ def readme_table(lines: Sequence) -> str:
 def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
     """Per framework of the committed timeline: its package, the releases of its swept range (and how many are
     prereleases), how many were measured (samples and bisection probes, an install that failed included: the cache
-    holds the installs, ``probe-lib cache`` counts them), how many could not run, and its change points. ``lines`` and ``releases`` as :mod:`probe_lib.study.framework_timeline` reads them."""
+    holds the installs, ``probe-lib cache`` counts them), how many could not run, and its change points.
+    ``lines`` and ``releases`` as :mod:`probe_lib.study.framework_timeline` reads them."""
     rows = []
     for framework in sorted({r.framework for r in releases}):
         own = [r for r in releases if r.framework == framework]

@@ -126,6 +126,26 @@ def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
     )
 
 
+#: The scenarios registering keys that are already valid by the article's own rule (A22 ranges over them), none of
+#: them beside a key that rewrites onto it.
+_VALID_KEYS = ("docs-key-examples", "docs-legal-keys", "choice-legal-key", "legal-keys-interleaved", "proto-key")
+
+
+def _valid_keys_are_offered(e: Evidence) -> tuple[Status, str]:
+    offered, missing = [], []
+    for scenario in _VALID_KEYS:
+        outcome = e[scenario]
+        valid = [key for key in outcome.registered_keys if not _needs_rewrite(key)]
+        if not valid:
+            raise CheckError(f"{scenario} registers no valid key: {outcome.registered_keys}")
+        names = _names(outcome)
+        missing += [f"{key} ({scenario}, which sent {names})" for key in valid if key not in names]
+        offered += [key for key in valid if key in names]
+    if missing:
+        return "refuted", (f"{len(offered)} valid keys were offered as themselves, but not {'; '.join(missing)} (F06)")
+    return "confirmed", f"every valid key of {', '.join(_VALID_KEYS)} was offered as itself: {sorted(set(offered))}"
+
+
 def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
     outcome = e["key-not-id"]
     names = _names(outcome)
@@ -1043,6 +1063,7 @@ CHECKS: dict[str, Check] = {
     "A19": _prompt_names_absent_tool,
     "A20": _docs_key_rule,
     "A21": _docs_builtins,
+    "A22": _valid_keys_are_offered,
     "F01": _emoji,
     "F02": _integer_keys,
     "F03": _empty_key,
@@ -1067,6 +1088,7 @@ CHECKS: dict[str, Check] = {
 QUANTIFIED: dict[str, Quantified] = {
     "A04": Quantified(("rewrite-rules", "unicode-keys")),
     "A09": Quantified(("single-rewrite", *_ONE_REWRITE)),
+    "A22": Quantified(_VALID_KEYS),
     "A15": Quantified(("choice-legal-key",)),
     "A16": Quantified(("collision-64th-unit", "collision-64th-unit-utf16")),
     "F02": Quantified(("integer-keys",)),
