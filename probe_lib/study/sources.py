@@ -195,11 +195,19 @@ class Live(Source):
 
     def matrix(self) -> list[Outcome]:
         """Every installed framework's probes, measured now."""
+        installed = [target for target in matrix_runs.targets() if adapters.get(target[0]).is_installed(target[1])]
+        notebook.announce(
+            f"Measuring LIVE: {len(matrix_runs.scenarios())} probes and their round trips on each of {len(installed)} "
+            "installed framework targets, each a real request to the kit's capture server on loopback (about 30-45 s)…"
+        )
         return matrix_runs.measure(only_installed=True)
 
     def list_probes(self) -> list[Outcome]:
         """Measured now where the SDK is installed (else none, as :meth:`matrix` then holds no target of it)."""
-        return permission_runs.measure() if permission_runs.is_installed() else []
+        if not permission_runs.is_installed():
+            return []
+        notebook.announce("Measuring LIVE: the Claude Agent SDK's tool-list probes (about 5-10 s)…")
+        return permission_runs.measure()
 
 
 class Recorded(Source):
