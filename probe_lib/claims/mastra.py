@@ -353,7 +353,9 @@ def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
         if len([key for key in keys if _needs_rewrite(key)]) != 1:
             raise CheckError(f"{scenario} must register exactly one key to rewrite: {keys}")
         if not e[scenario].requests:
-            refused.append(f"{' + '.join(keys)} ({_error_text(e[scenario])})")
+            name = e[scenario].collision_name
+            why = f"a collision on {name}" if name else _error_text(e[scenario])
+            refused.append(f"{' + '.join(keys)} ({why})")
     if refused:
         return (
             "refuted",
