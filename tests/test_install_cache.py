@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from probe_lib.adapters import npm
+
 #: Served, not pinned, and close to the pinned 1.0.4, so npm's download cache already holds most of its files.
 VERSION = "1.1.0"
 #: A batch of two records: one key rewritten (and moved to the end), one left as it is.
@@ -163,3 +165,13 @@ def test_a_probe_lib_cache_set_after_import_is_the_one_used(tmp_path, monkeypatc
     monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
     assert VERSION in versions.served()
     assert (tmp_path / "releases" / "npm" / "%40mastra%2Fcore.json").exists()
+
+
+def test_npm_s_failure_is_said_by_its_error_line_not_a_warning_before_it():
+    stderr = (
+        "npm warn EBADENGINE Unsupported engine {\n"
+        "npm error code ETARGET\n"
+        "npm error notarget No matching version found for pkce-challenge@5.0.2.\n"
+        "npm error A complete log of this run can be found in: /root/.npm/_logs/x.log\n"
+    )
+    assert npm.error_reason(stderr) == "notarget No matching version found for pkce-challenge@5.0.2."

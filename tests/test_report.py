@@ -75,7 +75,7 @@ def test_every_exercise_is_answered_right_by_its_solution_measured_live(live_rep
 
 
 @pytest.mark.node
-def test_ledger_has_no_refuted_or_failed_claim(live_report):
+def test_ledger_refutes_only_the_article_claims_measured_otherwise_and_no_check_fails(live_report):
     table = pd.read_csv(live_report.folder / "ledger.csv")
     per_version = (table["framework"] == "mastra") & ~table["claim"].isin(ledger.RANGE_CHECKS)
     assert set(table.loc[per_version, "version"].astype(str)) == set(mastra.ADAPTER.versions())
@@ -88,8 +88,13 @@ def test_ledger_has_no_refuted_or_failed_claim(live_report):
     assert others.loc[over_releases, "source"].str.contains("data/framework_timeline.csv").all(), (
         "a claim over a framework's releases names the committed timeline it was judged on"
     )
-    broken = table[table["status"].isin(["refuted", "failed"])]
+    broken = table[
+        (table["status"] == "failed")
+        | ((table["status"] == "refuted") & ~table["claim"].isin(list(ledger.REFUTED_AS_MEASURED)))
+    ]
     assert broken.empty, broken[["claim", "version", "status", "evidence"]].to_string()
+    refuted = table[table["status"] == "refuted"]
+    assert set(refuted["claim"]) == set(ledger.REFUTED_AS_MEASURED), "an expected refutation no longer holds"
     assert (table["status"] == "confirmed").sum() > len(table) / 2
 
 

@@ -92,8 +92,10 @@ def install(harness: Path, *, quiet: bool = True) -> Path:
 
 def error_reason(stderr: str | None) -> str:
     """The line of npm's error output that says what went wrong: its first message, not the usage text or the
-    pointer to its log that follow it (``npm ci`` on a lockfile out of sync ends with "Run "npm help ci" ...")."""
-    lines = [line.removeprefix("npm error").strip() for line in (stderr or "").splitlines()]
+    pointer to its log that follow it (``npm ci`` on a lockfile out of sync ends with "Run "npm help ci" ..."), nor
+    a warning before it (an old release's "npm warn EBADENGINE Unsupported engine")."""
+    errors = [line for line in (stderr or "").splitlines() if not line.startswith("npm warn")]
+    lines = [line.removeprefix("npm error").strip() for line in errors]
     said = [line for line in lines if line and not line.startswith("code ") and "complete log of this run" not in line]
     return said[0] if said else "see npm's output above"
 
@@ -103,7 +105,10 @@ def _npm_ci(harness: Path, staging: Path, quiet: bool) -> None:
     for name in ("package.json", "package-lock.json"):
         shutil.copy2(harness / name, staging / name)
     # No install scripts: the runners need only JavaScript, and old versions' scripts fetch binaries from outside npm.
-    command = ["ci", "--prefer-offline", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
+    # Not --prefer-offline: for a lock entry without a tarball URL npm reads the package's metadata, and a stale
+    # cached copy lacking the locked version failed 1.1.0's install ("No matching version found for
+    # pkce-challenge@5.0.2", measured) where the registry's own serves it.
+    command = ["ci", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
     completed = subprocess.run([npm_executable(), *command], cwd=staging, capture_output=quiet, text=True, timeout=900)
     if completed.returncode != 0:
         raise InstallFailed(f"`npm ci` failed for {harness.name}: {error_reason(completed.stderr)}")
