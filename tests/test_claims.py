@@ -663,7 +663,7 @@ FURTHER = {
         VERSION,
         {"collision-dot-space": unwrapped_collision, "collision-long": unwrapped_collision},
         "refuted",
-        "it reaches the caller's error chain and the agent's logger.trackException",
+        "reaches the caller's error chain and the agent's logger.trackException",
     ),
     "F08 the key's call neither answered nor thrown": (
         "F08",

@@ -142,7 +142,7 @@ def _valid_keys_are_offered(e: Evidence) -> tuple[Status, str]:
         missing += [f"{key} ({scenario}, which sent {names})" for key in valid if key not in names]
         offered += [key for key in valid if key in names]
     if missing:
-        return "refuted", (f"{len(offered)} valid keys were offered as themselves, but not {'; '.join(missing)} (F06)")
+        return "refuted", f"{len(offered)} valid keys were offered as themselves, but not {'; '.join(missing)}"
     return "confirmed", f"every valid key of {', '.join(_VALID_KEYS)} was offered as itself: {sorted(set(offered))}"
 
 
@@ -320,17 +320,13 @@ def _collision(e: Evidence) -> tuple[Status, str]:
             "confirmed",
             f"both refused before any request with the full text; the caller's error is a MastraError {COLLISION_ID}",
         )
-    where = (
-        "the caller's error chain and the agent's logger.trackException"
-        if in_chain
-        else f"the agent's logger.trackException; the caller receives {outer.get('class')} {outer.get('id')} "
-        "whose cause has no id (F05)"
-        if tracked
-        else "the caller's error chain"
+    places = ["the caller's error chain"] * in_chain + ["the agent's logger.trackException"] * tracked
+    wrapped = (
+        "" if in_chain else f"; the caller receives {outer.get('class')} {outer.get('id')} whose cause has no id (F05)"
     )
     return "refuted", (
-        f"both refused before any request with the article's full text, but the MastraError {COLLISION_ID} is "
-        f"logged, not only thrown: it reaches {where}"
+        f"both refused before any request with the article's full text, but not thrown rather than logged: the "
+        f"MastraError {COLLISION_ID} reaches {' and '.join(places)}{wrapped}"
         + ("; the collision is also logged at error level" if logged else "")
     )
 
