@@ -177,24 +177,32 @@ def test_an_edited_executed_copy_or_a_missing_entry_is_executed_again(recorded_r
     }
 
 
-def test_a_rebuild_renders_again_only_the_sections_whose_executed_notebook_changed(recorded_report, tmp_path):
+def test_a_rebuild_renders_again_only_the_sections_whose_executed_notebook_changed(
+    recorded_report, tmp_path, monkeypatch
+):
     """Each notebook's section is kept under the digest of its executed copy and of the rendering: an unchanged one
-    is copied from the earlier report (an edit planted in it shows on the page), a changed one is rendered anew."""
+    is copied from the earlier report, one whose executed copy changed is rendered anew, and so is a kept section
+    edited since it was written (its recorded digest no longer matches)."""
     earlier = tmp_path / "earlier"
     shutil.copytree(recorded_report, earlier)
     kept = {path.name.rsplit("-", 1)[0]: path for path in (earlier / report.SECTIONS).glob("*.html")}
     assert set(kept) == {path.stem for path in [*report.notebooks(), report.GLOSSARY]}
-    for stem in ("00-primer", "04-ordering-shift"):
-        kept[stem].write_text(f"<p>planted in {stem}</p>", encoding="utf-8")
+    planted = kept["00-primer"]
+    planted.write_text(planted.read_text(encoding="utf-8").replace("</section>", "planted</section>"), encoding="utf-8")
     staging = tmp_path / "staging"
     shutil.copytree(earlier / "notebooks", staging / "notebooks")
     executed = staging / "notebooks" / "04-ordering-shift.ipynb"
     notebook = nbformat.read(executed, as_version=4)
     notebook.cells[0].source += "\n\nExecuted again since."
     nbformat.write(notebook, executed)
+    rendered = []
+    section = report._section
+    monkeypatch.setattr(
+        report, "_section", lambda run, exporter: rendered.append(run.notebook) or section(run, exporter)
+    )
     runs = tuple(report.NotebookRun(path.name, staging / "notebooks" / path.name, None) for path in report.notebooks())
     page = report.render(
         report.Report(staging, sources.RECORDED.provenance, pd.read_csv(earlier / "ledger.csv"), runs), VERSION, earlier
     )
-    assert "<p>planted in 00-primer</p>" in page, "an unchanged section was rendered again, not copied"
-    assert "planted in 04-ordering-shift" not in page and "Executed again since." in page
+    assert rendered == ["00-primer.ipynb", "04-ordering-shift.ipynb"], "only the changed and the edited are rendered"
+    assert "Executed again since." in page and "planted" not in page

@@ -24,6 +24,7 @@ report is left beside them as ``NAME.new``).
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import os
@@ -529,27 +530,36 @@ def _section(run: NotebookRun, exporter) -> str:
 SECTIONS = Path("sections")
 
 
+@functools.cache
+def _rendering() -> bytes:
+    """What every section is made by besides its notebook: this module's code, the ids it links to, and the versions
+    of nbconvert (with its templates) and the HTML parser."""
+    packages = " ".join(
+        f"{name} {staleness.version_of(name)}" for name in ("nbconvert", "jinja2", "mistune", "beautifulsoup4")
+    )
+    return Path(__file__).read_bytes() + f"{WIDGET_VIEW} {GLOSSARY_PREFIX} {packages}".encode()
+
+
 def _rendering_key(notebook: Path) -> str:
-    """The digest of ``notebook``'s bytes and of everything else its section is made from: this module's code, the
-    ids it links to, and the versions of nbconvert (with its templates) and the HTML parser."""
+    """The digest of ``notebook``'s bytes and of :func:`_rendering`."""
     hasher = hashlib.sha256(notebook.read_bytes() if notebook.exists() else b"")
-    hasher.update(Path(__file__).read_bytes())
-    hasher.update(f"{WIDGET_VIEW} {GLOSSARY_PREFIX}".encode())
-    for package in ("nbconvert", "jinja2", "mistune", "beautifulsoup4"):
-        hasher.update(f"{package} {staleness.version_of(package)}".encode())
+    hasher.update(_rendering())
     return hasher.hexdigest()[:16]
 
 
 def _rendered(notebook: Path, folder: Path, earlier: Path | None, make: Callable[[], str]) -> str:
     """The section of ``notebook`` as ``make`` renders it, copied from the report ``earlier`` when it rendered the
-    same (``None``: render it), and kept in ``folder`` for the next rebuild."""
+    same (``None``: render it), and kept in ``folder`` for the next rebuild. A kept section starts with the SHA-256 of
+    the rest, so one edited since it was written is rendered again, not copied."""
     name = SECTIONS / f"{notebook.stem}-{_rendering_key(notebook)}.html"
     try:
-        section = (earlier / name).read_text(encoding="utf-8") if earlier is not None else make()
+        digest, _, section = (earlier / name).read_text(encoding="utf-8").partition("\n") if earlier else ("", "", "")
     except OSError:  # not rendered by the earlier report, or not this way
+        digest, section = "", ""
+    if not digest or digest != hashlib.sha256(section.encode("utf-8")).hexdigest():
         section = make()
     (folder / name).parent.mkdir(exist_ok=True)
-    (folder / name).write_text(section, encoding="utf-8")
+    (folder / name).write_text(hashlib.sha256(section.encode("utf-8")).hexdigest() + "\n" + section, encoding="utf-8")
     return section
 
 
