@@ -45,7 +45,7 @@ from probe_lib.claims.verdict import MASTRA, STATUSES
 from probe_lib.core import folders, paths
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import baseline
-from probe_lib.present import execution, staleness
+from probe_lib.present import execution, no_value, staleness
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.present.execution import MEASUREMENTS, WIDGET_VIEW, NotebookRun
 from probe_lib.study import export, matrix_recording, matrix_runs, permission_runs, recordings
@@ -370,9 +370,6 @@ def without_widgets(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return notebook
 
 
-#: What a cell shows for "no value": pandas writes NaN, None, <NA> or NaT, which say nothing to a reader.
-NO_VALUE = "—"
-_EMPTY_VALUES = {"NaN", "nan", "None", "<NA>", "NaT"}
 #: A table with more rows than this scrolls in a box of its own instead of running down the page.
 TALL_TABLE_ROWS = 30
 #: The report's column in CSS pixels (``max-width`` of the body): a chart wider than 1.5 columns is shown at its
@@ -407,7 +404,7 @@ def _png_width(data: str) -> int:
 
 def readable(page: str, descriptions: dict[str, str]) -> str:
     """The page made readable at any data size: every table in a box that scrolls on its own (long ones also
-    downwards), no cell saying NaN/None/<NA>, every image described, a chart too wide to shrink legibly shown at
+    downwards), every image described, a chart too wide to shrink legibly shown at
     its own size in a scrolling box."""
     from bs4 import BeautifulSoup
 
@@ -417,10 +414,6 @@ def readable(page: str, descriptions: dict[str, str]) -> str:
             "div", attrs={"class": "scroll tall" if len(table.find_all("tr")) > TALL_TABLE_ROWS else "scroll"}
         )
         table.wrap(box)
-    for cell in soup.find_all(["td", "th"]):
-        if cell.get_text(strip=True) in _EMPTY_VALUES and not cell.find(True):
-            cell.string = NO_VALUE
-            cell["title"] = "no value"
     for image in soup.find_all("img"):
         source = image.get("src", "")
         data = source.split("base64,", 1)[1] if "base64," in source else ""
@@ -472,8 +465,8 @@ def render(report: Report, version: str, earlier: Path | None = None) -> str:
             for s in statuses
         )  # a range claim has one status, in its span's column
         rows.append(f"<tr><td>{claim_id}</td>{_side_by_side(table[table['claim'] == claim_id])}{cells}</tr>")
-    evidence = table[table["framework"] == MASTRA][["claim", "version", "status", "evidence"]].to_html(
-        index=False, escape=True
+    evidence = no_value.frame_html(
+        table[table["framework"] == MASTRA][["claim", "version", "status", "evidence"]], index=False, escape=True
     )
     banner = (
         '<p class="banner live">Measured live on the real @mastra/core '
