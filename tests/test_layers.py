@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from pathlib import Path
 
 from probe_lib.core import paths
 
@@ -96,6 +97,45 @@ def test_the_readme_names_every_package_of_probe_lib():
     packages = {path.name for path in paths.PACKAGE.iterdir() if (path / "__init__.py").exists()}
     assert packages - set(layers()) == set(), "a package the README's layer table does not place"
     assert BASE[0] in layers() and layers()[BASE[0]] == layers()[BASE[1]] == 0
+
+
+def _rows(readme: str) -> dict[str, str]:
+    section = readme.split("## How the package is laid out", 1)[1].split("\n## ", 1)[0]
+    return dict(re.findall(r"^\| `([a-z_]+)` \| (.*) \|$", section, flags=re.MULTILINE))
+
+
+def _modules(folder: Path) -> set[str]:
+    """A package's modules and subpackages, by their names."""
+    return {path.stem for path in folder.glob("*.py") if path.stem != "__init__"} | {
+        path.name for path in folder.iterdir() if (path / "__init__.py").exists()
+    }
+
+
+def unmapped(readme: str) -> list[str]:
+    """Modules the README's row for their package does not name, and modules a row describes (`` `name` (…``) that
+    neither its package nor one of its subpackages has: the map a reader reads the package by, kept to the files."""
+    problems = []
+    for package, text in _rows(readme).items():
+        if not (paths.PACKAGE / package).is_dir():
+            continue  # the cli, a module of its own
+        named, described = set(re.findall(r"`([a-z_]+)/?`", text)), set(re.findall(r"`([a-z_]+)` \(", text))
+        folder = paths.PACKAGE / package
+        modules = _modules(folder)
+        nested = modules.union(*(_modules(folder / name) for name in modules if (folder / name).is_dir()))
+        problems += [f"{package}.{name}: not in the README" for name in sorted(modules - named)]
+        problems += [f"{package}.{name}: in the README, not in the package" for name in sorted(described - nested)]
+    return problems
+
+
+def test_the_readme_names_every_module_and_only_modules_that_exist():
+    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    assert unmapped(readme) == []
+    present = _rows(readme)["present"]
+    renamed = readme.replace(present, present.replace("`staleness` (", "`freshness` ("))
+    assert unmapped(renamed) == [
+        "present.staleness: not in the README",
+        "present.freshness: in the README, not in the package",
+    ]
 
 
 def test_no_module_imports_from_a_layer_above_its_own():
