@@ -380,6 +380,34 @@ def test_a_claim_on_the_tools_sent_alone_is_blind_to_how_often_the_request_went_
     assert on_tools(_edited(claude, "0.3.334", "dot", requests=7))[0] == "confirmed"
 
 
+@pytest.mark.parametrize("claim_id", ["T02", "T04", "T11", "T19", "T22"])
+def test_an_unchanged_claim_counts_its_releases_and_its_sample(claim_id, framework_timelines):
+    """T02's "26 releases measured" and the like are read: a measured release dropped from the span, or one that
+    ran turned into one that could not, refutes the count; with the counts made to fit, the newest of a minor series
+    left unmeasured still refutes the sample the statement names ("the newest of each minor series")."""
+    swept = framework_timelines[ledger.FRAMEWORKS[claim_id]]
+    table = swept.table
+    runs = timeline.versions(table[table["error_kind"] != timeline.COULD_NOT_RUN])
+    span = swept.releases[swept.releases.index(runs[0]) : swept.releases.index(runs[-1]) + 1]
+    series = framework_sweep.subject(swept.framework).series
+    newest = [v for v, after in zip(span, [*span[1:], None]) if after is None or series(after) != series(v)]
+    inner = next(v for v in newest[len(newest) // 2 :] if v in runs[1:-1])  # a series' newest, neither end
+    dropped = replace(swept, table=table[table["version"] != inner])
+    status, text = _judge(claim_id, dropped)
+    assert status == "refuted" and "releases ran of the" in text, text
+    unran = table.copy()
+    unran.loc[unran["version"] == inner, "error_kind"] = timeline.COULD_NOT_RUN
+    status, text = _judge(claim_id, replace(swept, table=unran))
+    assert status == "refuted" and "releases ran of the" in text, text
+    measured = sum(v in set(dropped.table["version"]) for v in span)
+    fitted = framework_ranges.unchanged(runs[0], runs[-1], {}, ran=len(runs) - 1, measured=measured)
+    status, text = fitted(dropped)
+    assert status == "refuted" and f"the newest of a minor series was not measured: {inner}" in text, text
+    assert framework_ranges.unchanged(runs[0], runs[-1], {}, ran=len(runs), measured=measured + 1)(swept)[0] == (
+        "confirmed"
+    )
+
+
 def test_a_change_point_with_a_release_unmeasured_between_its_ends_is_refuted(framework_timelines):
     autogen = framework_timelines["autogen"]
     at = autogen.releases.index("0.6.2")

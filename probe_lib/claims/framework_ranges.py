@@ -20,7 +20,7 @@ import pandas as pd
 from probe_lib import wire
 from probe_lib.analysis import timeline as tables
 from probe_lib.claims.verdict import Status
-from probe_lib.study import framework_timeline
+from probe_lib.study import framework_sweep, framework_timeline
 from probe_lib.study.evidence import CheckError
 
 
@@ -146,17 +146,29 @@ def _wire(line, on: frozenset[str] = tables.WIRE_FIELDS) -> tuple:
     return line.error_kind, json.dumps({k: line.behaviour.get(k) for k in sorted(on)}, sort_keys=True)
 
 
-def unchanged(first: str, last: str, holds: Mapping[str, Holds]) -> FrameworkRangeCheck:
-    """The claim "every probe behaves alike on the wire on the releases measured from ``first`` to ``last`` (both
-    ends stated), and each probe of ``holds`` does what it states on each of them"."""
+def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, measured: int) -> FrameworkRangeCheck:
+    """The claim "on the ``ran`` releases that ran of the ``measured`` measured from ``first`` (the first the harness
+    runs) to ``last`` (the newest), which include the newest of each minor series served between them, every probe
+    behaves alike on the wire, and each probe of ``holds`` does what it states on each of them"."""
 
     def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
         table = timeline.table[timeline.table["error_kind"] != tables.COULD_NOT_RUN]
-        ran = tables.versions(table)
-        if not ran:
+        runs = tables.versions(table)
+        if not runs:
             raise CheckError(f"no {timeline.framework} release in the timeline ran")
-        if (ran[0], ran[-1]) != (first, last):
-            return "refuted", f"the releases that ran span {ran[0]} to {ran[-1]}, not {first} to {last}"
+        if (runs[0], runs[-1]) != (first, last):
+            return "refuted", f"the releases that ran span {runs[0]} to {runs[-1]}, not {first} to {last}"
+        span = timeline.releases[timeline.releases.index(first) : timeline.releases.index(last) + 1]
+        in_span = [version for version in span if version in set(timeline.table["version"])]
+        if (len(runs), len(in_span)) != (ran, measured):
+            return "refuted", (
+                f"{len(runs)} releases ran of the {len(in_span)} measured from {first} to {last}, not {ran} of "
+                f"{measured}"
+            )
+        series = framework_sweep.subject(timeline.framework).series
+        newest = {series(version): version for version in span}
+        if unsampled := [version for version in newest.values() if version not in in_span]:
+            return "refuted", f"the newest of a minor series was not measured: {', '.join(unsampled[:5])}"
         for scenario, rows in table.groupby("scenario"):
             states = {_wire(line) for line in rows.itertuples()}
             if len(states) > 1:
@@ -168,16 +180,19 @@ def unchanged(first: str, last: str, holds: Mapping[str, Holds]) -> FrameworkRan
                 raise CheckError(f"no {timeline.framework} release ran {scenario!r}")
             if wrong := [line.version for line in lines if not test(line.behaviour, line.error_kind)]:
                 return "refuted", f"{scenario} did not {words} on {', '.join(wrong[:5])}"
-        unrunnable = sorted(set(timeline.table["version"]) - set(ran), key=timeline.releases.index)
+        unrunnable = [version for version in in_span if version not in runs]
+        earlier = len([v for v in set(timeline.table["version"]) - set(runs) if v not in span])
         first_lines = {scenario: next(table[table["scenario"] == scenario].itertuples()) for scenario in holds}
         said = "; ".join(
             f"{scenario} {words} ({tables.describe(first_lines[scenario].behaviour, '')})"
             for scenario, (_, words) in holds.items()
         )
         skipped = f"; could not run: {', '.join(unrunnable)}" if unrunnable else ""
+        skipped += f"; {earlier} measured before {first} could not run" if earlier else ""
         return "confirmed", (
-            f"{table['scenario'].nunique()} probes alike on the wire on the {len(ran)} releases measured, {first} to "
-            f"{last} (of {len(timeline.releases)} served); {said}{skipped}"
+            f"{table['scenario'].nunique()} probes alike on the wire on the {ran} releases that ran of the "
+            f"{measured} measured from {first} to {last} (the newest of each of its {len(newest)} minor series among "
+            f"them; {len(timeline.releases)} served in all); {said}{skipped}"
         )
 
     return check
@@ -288,15 +303,33 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     ),
     "T02": (
         "openai-agents",
-        unchanged("0.0.2", "0.24.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+        unchanged(
+            "0.0.2",
+            "0.24.0",
+            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
+            ran=26,
+            measured=26,
+        ),
     ),
     "T04": (
         "langchain-js",
-        unchanged("0.0.1", "1.6.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+        unchanged(
+            "0.0.1",
+            "1.6.0",
+            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
+            ran=14,
+            measured=15,
+        ),
     ),
     "T11": (
         "openai",
-        unchanged("0.27.0", "3.57.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+        unchanged(
+            "0.27.0",
+            "3.57.0",
+            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
+            ran=223,
+            measured=225,
+        ),
     ),
     "T12": (
         "pydantic-ai",
@@ -359,7 +392,13 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     ),
     "T19": (
         "openai-agents-chat",
-        unchanged("0.0.2", "0.24.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+        unchanged(
+            "0.0.2",
+            "0.24.0",
+            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
+            ran=26,
+            measured=26,
+        ),
     ),
     "T20": ("openai-agents-js-chat", AGENTS_JS_CHECKS_A_FORCED_KEY),
     "T21": (
@@ -368,7 +407,13 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     ),
     "T22": (
         "openai-responses",
-        unchanged("1.66.0", "3.57.0", {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}),
+        unchanged(
+            "1.66.0",
+            "3.57.0",
+            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
+            ran=156,
+            measured=156,
+        ),
     ),
     "T05": ("ai-sdk", changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"))),
 }
