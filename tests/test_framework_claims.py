@@ -133,3 +133,54 @@ def test_the_framework_ledger_judges_the_list_claims_on_the_list_probes_it_is_gi
     assert (table.loc[claims, "status"] == "confirmed").all(), table
     without = ledger.framework_ledger(RECORDED.matrix(), RECORDED).set_index("claim")
     assert (without.loc[claims, "status"] == "failed").all(), without
+
+
+#: Claims whose check now reads every probe its words range over: one probe's run swapped for another framework's
+#: (the same keys, measured) refutes the claim, naming that probe. (claim, framework, probe, the swapped-in framework)
+ONE_PROBE_SWAPPED = [
+    ("X03", "openai", "empty", "llama-index"),
+    ("X03", "openai", "space+forced", "llama-index"),
+    ("X08", "llama-index", "space", "openai"),
+    ("X08", "llama-index", "collision", "openai-agents-js"),
+    ("X13", "crewai", "mcp-prefixed", "llama-index"),
+    ("X17", "openai-agents-js", "accent", "openai"),
+    ("X17", "openai-agents-js", "integer-order", "openai"),
+    ("X21", "autogen", "space", "openai"),
+    ("X21", "autogen", "emoji", "openai"),
+]
+
+
+@pytest.mark.parametrize(("claim_id", "framework", "probe", "instead"), ONE_PROBE_SWAPPED)
+def test_a_claim_is_refuted_by_one_probe_of_its_range_behaving_otherwise(
+    claim_id, framework, probe, instead, by_target
+):
+    outcomes = by_target[_target(by_target, framework)]
+    assert _judge(claim_id, outcomes, by_target).status == "confirmed"
+    swapped = {**outcomes, probe: by_target[_target(by_target, instead)][probe]}
+    verdict = _judge(claim_id, swapped, by_target)
+    assert verdict.status == "refuted" and verdict.evidence.startswith(probe.partition("+")[0]), verdict
+
+
+def test_a_collision_that_raises_an_error_of_its_own_refutes_x19(by_target):
+    agents_js = by_target[_target(by_target, "openai-agents-js")]
+    collision = agents_js["collision"]
+    raising = replace(collision, error=({"message": "Duplicate tool name search_web", "name": "Error"},))
+    verdict = _judge("X19", {**agents_js, "collision": raising}, by_target)
+    assert verdict.status == "refuted" and "Duplicate tool name" in verdict.evidence, verdict
+
+
+def test_x24_reads_anthropics_documented_limit_and_the_length_sent(by_target):
+    claude = Evidence("claude", by_target[_target(by_target, "claude-agent-sdk")], by_target)
+    assert frameworks.longer_than("anthropic", "documented", 64, "length-64", "length-70")(claude)[0]
+    holds, text = frameworks.longer_than("anthropic", "observed", 64, "length-64")(claude)
+    assert not holds and "caps names at 128, not 64" in text
+    holds, text = frameworks.longer_than("anthropic", "documented", 64, "legal")(claude)
+    assert not holds and "not longer than 64" in text
+
+
+def test_x27_counts_the_turns_it_names(by_target):
+    claude = Evidence("claude", by_target[_target(by_target, "claude-agent-sdk")], by_target)
+    probes = [probe.name for probe in matrix_runs.PROBES]
+    assert frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=14)(claude)[0]
+    holds, text = frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=13)(claude)
+    assert not holds and text == "the matrix has 14 plain turns, not 13"

@@ -21,6 +21,7 @@ from probe_lib.analysis import permissions
 from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status
 from probe_lib.core.outcome import Outcome, called_name, quoted
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
+from probe_lib.providers import name_rules
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.matrix_runs import PROBES
 from probe_lib.study.permission_runs import LISTS, SPELLINGS, WIRE_NAME
@@ -28,6 +29,19 @@ from probe_lib.study.permission_runs import PROBES as LIST_PROBES
 
 Clause = Callable[[Evidence], tuple[bool, str]]
 _KEY_FAMILIES = ("dot", "space", "colon-slash", "accent", "emoji")
+#: The probes forcing one of their own keys (not ``unregistered-choice``, which forces a name no tool has).
+_FORCED_KEYS = tuple(probe.name for probe in PROBES if probe.forced is not None and probe.forced in probe.keys)
+#: The probes whose first key outside a-zA-Z0-9_- is that key (the one a refusal names), by probe.
+_ILLEGAL_KEYS = {
+    "dot": "search.web",
+    "space": "my tool",
+    "colon-slash": "ns:read/file",
+    "accent": "météo",
+    "emoji": "weather😀",
+    "mcp-prefixed": "github.create_issue",
+    "integer-order": "x.y",
+    "collision": "search.web",
+}
 
 
 def _error(outcome: Outcome) -> str:
@@ -64,7 +78,8 @@ def sends_as_given(*probes: str) -> Clause:
             if outcome.wire_names != _keys(outcome):
                 sent = "nothing: " + _error(outcome) if outcome.wire_names is None else outcome.wire_names
                 return False, f"{probe}: keys {_keys(outcome)} went out as {sent}"
-        return True, f"{', '.join(key for probe in probes for key in _keys(e[probe])[:1])} went out as given"
+        firsts = ", ".join(repr(key) for probe in probes for key in _keys(e[probe])[:1])
+        return True, f"the keys of {len(probes)} probes went out as given (first keys {quoted(firsts, 200)})"
 
     return clause
 
@@ -152,11 +167,50 @@ def no_own_error(*probes: str) -> Clause:
     return clause
 
 
-def resends_and_tunnels(host: str, *probes: str) -> Clause:
-    """Each probe's turn re-sent its first request with the same tools after the capture server's refusal, and
-    asked the kit's proxy for at least one tunnel, every one to ``host``."""
+def raises_only_as(reference: str, *probes: str) -> Clause:
+    """Each probe's run raised exactly what the ``reference`` probe's run of the same target raised (the capture
+    server's scripted refusal, in that framework's wording): nothing of its own, whatever the framework wraps it in."""
 
     def clause(e: Evidence) -> tuple[bool, str]:
+        expected = _error(e[reference])
+        for probe in probes:
+            if _error(e[probe]) != expected:
+                return (
+                    False,
+                    f"{probe}: raised {quoted(_error(e[probe]), 160)!r}, where {reference} raised {expected!r}",
+                )
+        return True, f"{', '.join(probes)}: raised only what {reference} raised ({quoted(expected, 60)!r})"
+
+    return clause
+
+
+def longer_than(provider: str, variant: str, limit: int, *probes: str) -> Clause:
+    """``provider``'s ``variant`` tool-name rule (``data/provider_rules.csv``) caps names at ``limit`` characters, as
+    the claim states, and each probe's first key went out under a name longer than that."""
+
+    def clause(e: Evidence) -> tuple[bool, str]:
+        rule = name_rules.get_rule(provider, variant)
+        if rule.max_length != limit:
+            return False, f"{provider}'s {variant} rule caps names at {rule.max_length}, not {limit}"
+        said = []
+        for probe in probes:
+            names = e[probe].wire_names or []
+            if not names or len(names[0]) <= limit:
+                return False, f"{probe}: its first tool went out as {names[:1]}, not longer than {limit}"
+            said.append(f"{probe}: {len(names[0])} characters")
+        return True, f"{provider}'s {variant} rule caps names at {limit}; " + ", ".join(said)
+
+    return clause
+
+
+def resends_and_tunnels(host: str, *probes: str, turns: int) -> Clause:
+    """Each probe's turn re-sent its first request with the same tools after the capture server's refusal, and
+    asked the kit's proxy for at least one tunnel, every one to ``host``; the probes are the ``turns`` the claim
+    counts."""
+
+    def clause(e: Evidence) -> tuple[bool, str]:
+        if len(probes) != turns:
+            return False, f"the matrix has {len(probes)} plain turns, not {turns}"
         counts = set()
         for probe in probes:
             outcome = e[probe]
@@ -303,8 +357,8 @@ CHECKS: dict[str, tuple[str, Check]] = {
     "X02": claim("ai-sdk", sends({"integer-order": ["42", "b", "x.y"]})),
     "X03": claim(
         "openai",
-        sends_as_given(*_KEY_FAMILIES, "integer-order", "length-70"),
-        forces("dot", "emoji", absent=False),
+        sends_as_given(*(probe.name for probe in PROBES)),
+        forces(*_FORCED_KEYS, absent=False),
         round_trip("dot"),
     ),
     "X04": claim(
@@ -330,10 +384,15 @@ CHECKS: dict[str, tuple[str, Check]] = {
         "llama-index",
         sends(
             {
+                "legal": ["get_weather", "lookup-user"],
                 "dot": ["search_web", "plain"],
+                "space": ["my_tool", "plain"],
+                "colon-slash": ["ns_read_file", "plain"],
                 "accent": ["m_t_o", "plain"],
                 "emoji": ["weather_", "plain"],
+                "mcp-prefixed": ["github_create_issue", "github__list_issues"],
                 "integer-order": ["b", "42", "x_y"],
+                "collision": ["search_web", "search_web"],
             }
         ),
     ),
@@ -351,8 +410,11 @@ CHECKS: dict[str, tuple[str, Check]] = {
             {
                 "dot": ["search_web", "plain"],
                 "legal": ["get_weather", "lookup_user"],
+                "space": ["my_tool", "plain"],
+                "colon-slash": ["ns_read_file", "plain"],
                 "accent": ["meteo", "plain"],
                 "emoji": ["weather", "plain"],
+                "mcp-prefixed": ["github_create_issue", "github_list_issues"],
             }
         ),
     ),
@@ -374,7 +436,16 @@ CHECKS: dict[str, tuple[str, Check]] = {
     "X17": claim(
         "openai-agents-js",
         sends(
-            {"legal": ["get_weather", "lookup_user"], "dot": ["search_web", "plain"], "emoji": ["weather__", "plain"]}
+            {
+                "legal": ["get_weather", "lookup_user"],
+                "dot": ["search_web", "plain"],
+                "space": ["my_tool", "plain"],
+                "colon-slash": ["ns_read_file", "plain"],
+                "accent": ["m_t_o", "plain"],
+                "emoji": ["weather__", "plain"],
+                "mcp-prefixed": ["github_create_issue", "github__list_issues"],
+                "integer-order": ["b", "42", "x_y"],
+            }
         ),
         round_trip("dot", "emoji"),
     ),
@@ -382,7 +453,7 @@ CHECKS: dict[str, tuple[str, Check]] = {
         "openai-agents-js",
         refuses({"dot+forced": 'modelSettings.toolChoice="search.web" does not match any available tool'}),
     ),
-    "X19": claim("openai-agents-js", sends({"collision": ["search_web"]})),
+    "X19": claim("openai-agents-js", sends({"collision": ["search_web"]}), raises_only_as("dot", "collision")),
     "X20": claim(
         "smolagents",
         refuses(
@@ -398,7 +469,10 @@ CHECKS: dict[str, tuple[str, Check]] = {
         "autogen",
         refuses(
             {
-                "dot": "Invalid name: search.web. Only letters, numbers, '_' and '-' are allowed.",
+                **{
+                    probe: f"Invalid name: {key}. Only letters, numbers, '_' and '-' are allowed."
+                    for probe, key in _ILLEGAL_KEYS.items()
+                },
                 "length-70": "Name must be less than 64 characters",
             }
         ),
@@ -429,6 +503,7 @@ CHECKS: dict[str, tuple[str, Check]] = {
     "X24": claim(
         "claude-agent-sdk",
         sends({"length-64": served("a" * 64, "plain"), "length-70": served("b" * 70, "plain")}),
+        longer_than("anthropic", "documented", 64, "length-64", "length-70"),
         round_trip("length-70"),
     ),
     "X25": claim(
@@ -442,7 +517,9 @@ CHECKS: dict[str, tuple[str, Check]] = {
         sends({"empty": served("", "plain"), "leading-digit": served("9lives", "plain")}),
         round_trip("empty", "leading-digit"),
     ),
-    "X27": claim("claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *(probe.name for probe in PROBES))),
+    "X27": claim(
+        "claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *(probe.name for probe in PROBES), turns=14)
+    ),
     "X28": claim("claude-agent-sdk", _ALLOWED),
     "X29": claim("claude-agent-sdk", _DISALLOWED),
     "X30": claim("claude-agent-sdk", _SUBAGENT_TOOLS),
@@ -451,12 +528,13 @@ CHECKS: dict[str, tuple[str, Check]] = {
 
 #: Claim id -> the probes its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
 QUANTIFIED: dict[str, Quantified] = {
-    "X03": Quantified((*_KEY_FAMILIES, "integer-order", "length-70")),
+    "X03": Quantified((*(probe.name for probe in PROBES), *(probe + FORCED for probe in _FORCED_KEYS))),
+    "X08": Quantified(("legal", *_ILLEGAL_KEYS)),
     "X11": Quantified(("collision" + ROUND_TRIP,)),
     "X12": Quantified(tuple(probe.name + FORCED for probe in PROBES if probe.forced is not None), every_target=True),
-    "X17": Quantified(("legal", "dot", "emoji")),
+    "X17": Quantified(("legal", *(probe for probe in _ILLEGAL_KEYS if probe != "collision"))),
     "X19": Quantified(("collision",)),
-    "X21": Quantified(("dot", "length-70")),
+    "X21": Quantified((*_ILLEGAL_KEYS, "length-70")),
     **{
         claim_id: Quantified(tuple(probe.name for probe in LIST_PROBES if probe.list in lists))
         for claim_id, lists in {"X28": ("allowedTools",), "X29": ("disallowedTools",), "X31": LISTS}.items()
