@@ -487,6 +487,13 @@ FURTHER = {
         "confirmed",
         "weather😀 -> weather_",
     ),
+    "A05 an integer key sent without its underscore": (
+        "A05",
+        VERSION,
+        {"integer-keys": replace_name("_42", "42")},
+        "refuted",
+        "the keys 7 and 42 went out as",
+    ),
     "A14 an extra statement": (
         "A14",
         mastra.ADAPTER.versions()[-1],

@@ -157,6 +157,14 @@ def test_every_range_claim_has_a_counterfactual():
     assert {case.split()[0] for case in COUNTERFACTUALS} == set(ledger.RANGE_CHECKS)
 
 
+@pytest.mark.parametrize("beta", ["1.0.0-beta.11", "1.0.0-beta.5"])
+def test_v06_counts_the_betas_it_names(beta, measured):
+    """V06 says 15 betas, nine of them after beta.9: one beta fewer in the timeline, early or late, refutes it."""
+    fewer = measured.prereleases[measured.prereleases["version"] != beta]
+    verdict = judge("V06", Timeline(measured.span, measured.table, fewer))
+    assert verdict.status == "refuted" and "14 betas measured" in verdict.evidence, verdict
+
+
 def test_a_boundary_the_timeline_did_not_measure_is_not_testable(measured):
     table = measured.table[measured.table["version"] != "0.13.2"]
     verdict = judge("V01", Timeline(measured.span, table))

@@ -223,6 +223,9 @@ def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
     digit_63 = "1" + "a" * 62
     if "_9lives" not in names:
         return "refuted", f"9lives did not gain a leading underscore: {names}"
+    integers = _names(e["integer-keys"])
+    if not {"_7", "_42"} <= set(integers):
+        return "refuted", f"the keys 7 and 42 went out as {integers}, not as _7 and _42"
     if "_" + digit_63[:62] not in names:
         cut = [name for name in names if name.lstrip("_").startswith("1a")]
         return (
@@ -230,7 +233,10 @@ def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
             f"the 63-char key {digit_63[:4]}... went out as {[(n[:4] + '...', len(n)) for n in cut]}, "
             "not prefixed then cut to 63",
         )
-    return "confirmed", "9lives -> _9lives; the 63-char key 1a...a gained '_' and was cut to 63, losing its last 'a'"
+    return "confirmed", (
+        "9lives -> _9lives, 7 -> _7, 42 -> _42; the 63-char key 1a...a gained '_' and was cut to 63, "
+        "losing its last 'a'"
+    )
 
 
 def _cut_at_63(e: Evidence) -> tuple[Status, str]:
@@ -1089,7 +1095,6 @@ QUANTIFIED: dict[str, Quantified] = {
     "A22": Quantified(_VALID_KEYS),
     "A15": Quantified(("choice-legal-key",)),
     "A16": Quantified(("collision-64th-unit", "collision-64th-unit-utf16")),
-    "F02": Quantified(("integer-keys",)),
     "F06": Quantified(("proto-key",)),
     "F07": Quantified((*_CALLS, "docs-builtin-example")),
     "F09": Quantified(("active-tools-by-key", "active-tools-by-wire-name")),

@@ -247,6 +247,9 @@ _BETAS_HONOURING = ("2", "9")
 _BETAS_DROPPING = ("1.0.0-beta.20", "1.0.0-beta.21")
 _BETA = "1.0.0-beta."
 _AGAINST = "1.0.4"
+#: V06's counts: the betas the sweep measured (every one the registry serves), those after beta.9, those sending
+#: search_web.
+_BETAS_SERVED, _BETAS_LATER, _BETAS_SENDING = 15, 9, 13
 
 
 def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
@@ -264,6 +267,13 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
 
     low, high = (int(n) for n in _BETAS_HONOURING)
     honouring = {v for v in betas if low <= int(v.removeprefix(_BETA)) <= high}
+    later = [v for v in betas if int(v.removeprefix(_BETA)) > high]
+    counts = (len(betas), len(later), len(betas) - len(_BETAS_DROPPING))
+    if counts != (_BETAS_SERVED, _BETAS_LATER, _BETAS_SENDING):
+        return "refuted", (
+            f"{counts[0]} betas measured, {counts[1]} after beta.{high}, {counts[2]} besides those dropping search_web;"
+            f" not {_BETAS_SERVED}, {_BETAS_LATER} and {_BETAS_SENDING}"
+        )
     wrong = [
         v
         for v in [_AGAINST, *betas]
