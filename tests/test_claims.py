@@ -291,6 +291,13 @@ COUNTERFACTUALS = {
         "confirmed",
         "every valid key of docs-key-examples",
     ),
+    "A23": (
+        VERSION,
+        "confirmed",
+        {"key-not-id": first_request(lambda body: body.update(tool_choice="required"))},
+        "refuted",
+        "key-not-id, request 1: no toolChoice set, tools ['search_web'], yet tool_choice 'required'",
+    ),
     "A15": (VERSION, "confirmed", {"choice-legal-key": set_tool_names(["search-web"])}, "refuted", "absent"),
     "A16": (
         VERSION,
@@ -486,6 +493,13 @@ FURTHER = {
         {"unicode-keys": replace_name("weather__", "weather_")},
         "confirmed",
         "weather😀 -> weather_",
+    ),
+    "A23 a request offering no tools names a tool choice": (
+        "A23",
+        VERSION,
+        {"key-not-id": first_request(lambda body: body.update(tools=[]))},
+        "refuted",
+        "tools [], yet tool_choice 'auto' (not None)",
     ),
     "A05 an integer key sent without its underscore": (
         "A05",

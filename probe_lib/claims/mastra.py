@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections import Counter
 
 from probe_lib import providers
 from probe_lib.adapters.mastra import catalogue, versions
@@ -144,6 +145,36 @@ def _valid_keys_are_offered(e: Evidence) -> tuple[Status, str]:
     if missing:
         return "refuted", f"{len(offered)} valid keys were offered as themselves, but not {'; '.join(missing)}"
     return "confirmed", f"every valid key of {', '.join(_VALID_KEYS)} was offered as itself: {sorted(set(offered))}"
+
+
+#: The catalogue's scenarios that set no toolChoice: A23 reads each.
+_NO_TOOL_CHOICE = tuple(name for name, scenario in catalogue.by_name().items() if scenario.tool_choice is None)
+#: What "auto" is on each wire: a bare string, except on Anthropic's Messages, where it is an object.
+_AUTO = {"anthropic-messages": {"type": "auto"}}
+
+
+def _auto_by_default(e: Evidence) -> tuple[Status, str]:
+    with_tools, without, silent = Counter(), 0, 0
+    for scenario in _NO_TOOL_CHOICE:
+        outcome = e[scenario]
+        silent += not outcome.requests
+        for number, request in enumerate(outcome.requests, 1):
+            tools = outcome._format.tool_names(request)
+            expected = _AUTO.get(str(outcome.wire), "auto") if tools else None
+            if request.get("tool_choice") != expected:
+                return "refuted", (
+                    f"{scenario}, request {number}: no toolChoice set, tools {tools}, yet tool_choice "
+                    f"{request.get('tool_choice')!r} (not {expected!r})"
+                )
+            if tools:
+                with_tools[str(outcome.wire)] += 1
+            else:
+                without += 1
+    formats = ", ".join(f"{count} requests on {wire}" for wire, count in sorted(with_tools.items()))
+    return "confirmed", (
+        f"{len(_NO_TOOL_CHOICE)} scenarios set no toolChoice: every request offering tools carried auto "
+        f"({formats}), the {without} offering none no tool_choice; {silent} scenarios sent nothing"
+    )
 
 
 def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
@@ -1068,6 +1099,7 @@ CHECKS: dict[str, Check] = {
     "A20": _docs_key_rule,
     "A21": _docs_builtins,
     "A22": _valid_keys_are_offered,
+    "A23": _auto_by_default,
     "F01": _emoji,
     "F02": _integer_keys,
     "F03": _empty_key,
@@ -1093,6 +1125,7 @@ QUANTIFIED: dict[str, Quantified] = {
     "A04": Quantified(("rewrite-rules", "unicode-keys")),
     "A09": Quantified(("single-rewrite", *_ONE_REWRITE)),
     "A22": Quantified(_VALID_KEYS),
+    "A23": Quantified(_NO_TOOL_CHOICE),
     "A15": Quantified(("choice-legal-key",)),
     "A16": Quantified(("collision-64th-unit", "collision-64th-unit-utf16")),
     "F06": Quantified(("proto-key",)),
