@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 
@@ -65,6 +66,24 @@ def set_choice(name):
 
 def set_tool_names(names):
     return first_request(lambda body: body.update(tools=[{"type": "function", "function": {"name": n}} for n in names]))
+
+
+def _mentions(outcome, lines):
+    mentions = {"toolChoice": lines(outcome.package["mentions"]["toolChoice"])}
+    return dataclasses.replace(outcome, package={**outcome.package, "mentions": mentions})
+
+
+def only_required_in_docs(outcome):
+    """The docs mentions without the lines giving toolChoice 'auto' or 'none', as if only 'required' were shown."""
+    other_form = re.compile(r"""toolChoice\s*[:=]\s*['"](auto|none)['"]""")
+    return _mentions(outcome, lambda lines: [line for line in lines if not other_form.search(line["text"])])
+
+
+def docs_example(text):
+    """The docs mentions with one more code line, ``text``, in a page of its own."""
+    return lambda outcome: _mentions(
+        outcome, lambda lines: [*lines, {"file": "dist/docs/example.md", "line": 1, "text": text.strip(), "code": True}]
+    )
 
 
 def replace_name(old, new):
@@ -297,6 +316,14 @@ COUNTERFACTUALS = {
         {"key-not-id": first_request(lambda body: body.update(tool_choice="required"))},
         "refuted",
         "key-not-id, request 1: no toolChoice set, tools ['search_web'], yet tool_choice 'required'",
+    ),
+    "A24": (VERSION, "refuted", {"docs-tool-choice": only_required_in_docs}, "confirmed", "only 'required'"),
+    "F19": (
+        VERSION,
+        "confirmed",
+        {"docs-tool-choice": docs_example(" toolChoice: { type: 'tool', toolName: 'search.web' },")},
+        "refuted",
+        "a shipped example gives toolChoice an object",
     ),
     "A15": (VERSION, "confirmed", {"choice-legal-key": set_tool_names(["search-web"])}, "refuted", "absent"),
     "A16": (

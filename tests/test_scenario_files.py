@@ -49,6 +49,7 @@ def _catalogue_as_python() -> list[Scenario]:
     return [
         Scenario("package-facts", report_package=True),
         Scenario("docs-shipped", docs_sections=("Control `toolName` in stream responses", "Built-in tools")),
+        Scenario("docs-tool-choice", docs_mentions=("toolChoice",)),
         Scenario("key-not-id", tools=(weather,), instructions="Always call the get-weather tool."),
         Scenario("instructions-name-key", tools=(weather,), instructions="Always call the search.web tool."),
         Scenario(

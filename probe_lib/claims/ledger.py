@@ -210,6 +210,7 @@ REFUTED_AS_MEASURED = {
     "A08": "the collision's MastraError reaches the logger; the caller gets AGENT_GENERATE_FAILED (F05)",
     "A09": "one rewritten key is refused beside a legal key it lands on, or alone on __proto__ (F17, F04)",
     "A22": "the valid key __proto__ is never offered (F06)",
+    "A24": "the shipped docs also give toolChoice 'auto' and 'none', though no example names a tool (F19)",
 }
 
 

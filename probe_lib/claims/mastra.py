@@ -624,6 +624,63 @@ def _no_section(e: Evidence, heading: str) -> tuple[Status, str]:
     return "not testable", f"the docs @mastra/core {e.version} ships have no section headed {heading!r}"
 
 
+#: A docs line giving toolChoice a value: a string form ('required', 'auto', 'none'), or an object (a named tool).
+_CHOICE_GIVEN = re.compile(r"""toolChoice\s*[:=]\s*(?:['"](\w+)['"]|(\{))""")
+#: The named form as the reference's option lists write it.
+_NAMED_FORM = "toolName: string"
+
+
+def _choice_examples(e: Evidence) -> tuple[dict[str, list[str]], list[str]]:
+    """What the shipped docs give toolChoice, from every line naming it (``docs-tool-choice``): each form given a
+    value -> the pages and lines giving it (``named tool`` for an object), and the lines writing out the named form
+    (marked when in a code block)."""
+    package = e["docs-tool-choice"].package
+    if package is None or "mentions" not in package:
+        raise CheckError("docs-tool-choice carries no docs mentions: re-record with `probe-lib record`")
+    given: dict[str, list[str]] = {}
+    described = []
+    for line in package["mentions"]["toolChoice"]:
+        where = f"{line['file'].rsplit('/', 1)[-1]}:{line['line']}"
+        for string, _ in _CHOICE_GIVEN.findall(line["text"]):
+            given.setdefault(string or "named tool", []).append(where)
+        if _NAMED_FORM in line["text"]:
+            described.append(where + (" (in code)" if line["code"] else ""))
+    return given, described
+
+
+def _forms(given: dict[str, list[str]]) -> str:
+    return "; ".join(
+        f"{form!r} in {', '.join(places[:3])}{' …' if len(places) > 3 else ''}"
+        for form, places in sorted(given.items())
+    )
+
+
+def _docs_show_only_required(e: Evidence) -> tuple[Status, str]:
+    given, _ = _choice_examples(e)
+    if not given:
+        return "not testable", f"the docs @mastra/core {e.version} ships give toolChoice no value"
+    if set(given) != {"required"}:
+        return "refuted", f"the shipped docs give toolChoice {len(given)} forms: {_forms(given)}"
+    return "confirmed", f"the shipped docs give toolChoice only 'required': {_forms(given)}"
+
+
+def _docs_force_no_named_tool(e: Evidence) -> tuple[Status, str]:
+    given, described = _choice_examples(e)
+    if "named tool" in given:
+        return "refuted", f"a shipped example gives toolChoice an object: {', '.join(given['named tool'])}"
+    if not given:
+        return "not testable", f"the docs @mastra/core {e.version} ships give toolChoice no value"
+    if in_code := [where for where in described if where.endswith("(in code)")]:
+        return "refuted", f"the named form is written out in a code block: {', '.join(in_code)}"
+    listed = (
+        f"the named form {{ type: 'tool'; {_NAMED_FORM} }} is written out in {len(described)} lines outside code "
+        f"({', '.join(described[:3])}{' …' if len(described) > 3 else ''})"
+        if described
+        else "the named form is written out nowhere in them"
+    )
+    return "confirmed", f"no shipped example gives toolChoice a named tool; the values given: {_forms(given)}; {listed}"
+
+
 def _docs_key_rule(e: Evidence) -> tuple[Status, str]:
     page = _shipped_section(e, _KEY_RULE_SECTION)
     if page is None:
@@ -1100,6 +1157,7 @@ CHECKS: dict[str, Check] = {
     "A21": _docs_builtins,
     "A22": _valid_keys_are_offered,
     "A23": _auto_by_default,
+    "A24": _docs_show_only_required,
     "F01": _emoji,
     "F02": _integer_keys,
     "F03": _empty_key,
@@ -1118,6 +1176,7 @@ CHECKS: dict[str, Check] = {
     "F16": _lookups,
     "F17": _one_rewrite_collides,
     "F18": _imported_set_collides,
+    "F19": _docs_force_no_named_tool,
 }
 
 #: Claim id -> the cases its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
@@ -1126,6 +1185,7 @@ QUANTIFIED: dict[str, Quantified] = {
     "A09": Quantified(("single-rewrite", *_ONE_REWRITE)),
     "A22": Quantified(_VALID_KEYS),
     "A23": Quantified(_NO_TOOL_CHOICE),
+    "A24": Quantified(("docs-tool-choice",)),
     "A15": Quantified(("choice-legal-key",)),
     "A16": Quantified(("collision-64th-unit", "collision-64th-unit-utf16")),
     "F06": Quantified(("proto-key",)),
@@ -1133,4 +1193,5 @@ QUANTIFIED: dict[str, Quantified] = {
     "F09": Quantified(("active-tools-by-key", "active-tools-by-wire-name")),
     "F13": Quantified(("remedy-choice-by-key", "remedy-active-tools")),
     "F18": Quantified(("mcp-set-cut-collision",)),
+    "F19": Quantified(("docs-tool-choice",)),
 }

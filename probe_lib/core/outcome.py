@@ -98,7 +98,8 @@ class Outcome:
     logs: tuple[dict, ...] = ()
     #: What the installed package says of itself, for scenarios that ask (``Scenario.report_package`` or
     #: ``all_builtins``): ``{"builtins": {export: id}, "formatToolsSource": str}``; for ``Scenario.docs_sections``,
-    #: ``{"docs": {heading: [{"file": path in the package, "text": the section}, ...]}}``.
+    #: ``{"docs": {heading: [{"file": path in the package, "text": the section}, ...]}}``; for
+    #: ``Scenario.docs_mentions``, ``{"mentions": {text: [{"file", "line", "text", "code"}, ...]}}``.
     package: dict | None = None
     #: Mastra's own lookup surfaces, for scenarios that ask (``Scenario.lookups``): per method
     #: (``"Mastra.getTool"`` …), ``None`` where the version has none; a finder's answer to each string,

@@ -83,6 +83,9 @@ class Scenario:
     #: Report the sections of the docs the installed package ships (its README and ``dist/docs``) headed by these
     #: texts, in ``Outcome.package["docs"]``: per heading, each page holding it and the section's text.
     docs_sections: tuple[str, ...] = ()
+    #: Report every line of those docs that names one of these texts, in ``Outcome.package["mentions"]``: per text,
+    #: each line with its page, its number and whether it lies in a code block.
+    docs_mentions: tuple[str, ...] = ()
     #: How many agents are built on the very same tools record; each runs one turn, in order.
     shared_by: int = 1
     instructions: str = "p"
@@ -124,6 +127,7 @@ class Scenario:
             "allBuiltins": self.all_builtins,
             "reportPackage": self.report_package or None,
             "docsSections": list(self.docs_sections) or None,
+            "docsMentions": list(self.docs_mentions) or None,
             "sharedBy": self.shared_by if self.shared_by > 1 else None,
             "wire": self.wire if self.wire != "chat" else None,
             "lookups": list(self.lookups) or None,

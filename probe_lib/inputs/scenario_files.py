@@ -21,7 +21,8 @@ optional and defaults to what :class:`Scenario` says::
     # instructions (the system prompt), timeoutMs (the turn's watchdog), wire (chat, the default | responses |
     # messages: Mastra's model router's OpenAI Responses or Anthropic Messages provider), lookups (strings asked of
     # Mastra's own lookup surfaces, with mastraTools registered on a Mastra instance and the agent under agentKey,
-    # its id agentId), docsSections (headings of the docs the installed package ships, reported in Outcome.package)
+    # its id agentId), docsSections (headings of the docs the installed package ships, reported in Outcome.package),
+    # docsMentions (texts whose every line in those docs is reported there too)
 
 YAML is read as JSON's data model: a date is the text written, and what JSON cannot say (other tags such as
 ``!!binary``, a list or mapping as a key, NaN) is refused, as are nesting past :data:`MAX_DEPTH` levels and aliases
@@ -103,6 +104,7 @@ FIELDS: Mapping[str, tuple[str, dict]] = {
     "allBuiltins": ("all_builtins", {"enum": ["export", "id"]}),
     "reportPackage": ("report_package", {"type": "boolean"}),
     "docsSections": ("docs_sections", {"type": "array", "items": {"type": "string"}}),
+    "docsMentions": ("docs_mentions", {"type": "array", "items": {"type": "string", "minLength": 1}}),
     "sharedBy": ("shared_by", {"type": "integer", "minimum": 1, "maximum": 16}),
     "wire": ("wire", {"enum": ["chat", "responses", "messages"]}),
     "lookups": ("lookups", {"type": "array", "items": {"type": "string"}}),
@@ -330,7 +332,7 @@ def _value(field: str, value: Any) -> Any:
         return tuple(map(_tool, value))
     if field == "toolsets":
         return {name: tuple(map(_tool, specs)) for name, specs in value.items()}
-    if field in ("activeTools", "lookups", "docsSections"):
+    if field in ("activeTools", "lookups", "docsSections", "docsMentions"):
         return tuple(value)
     if field == "replies":
         return tuple(map(reply_from_json, value))
@@ -410,7 +412,7 @@ def _field_json(field: str, value: Any) -> Any:
         return [_tool_json(spec) for spec in value]
     if field == "toolsets":
         return {name: [_tool_json(spec) for spec in specs] for name, specs in value.items()}
-    if field in ("activeTools", "lookups", "docsSections"):
+    if field in ("activeTools", "lookups", "docsSections", "docsMentions"):
         return list(value)
     if field == "replies":
         return [reply.to_json() for reply in value]

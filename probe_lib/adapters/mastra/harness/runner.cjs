@@ -155,14 +155,9 @@ function packageFacts() {
   return { builtins: BUILTINS, formatToolsSource: Agent.prototype.formatTools?.toString() ?? null };
 }
 
-// The sections of the docs the package ships (its README and every Markdown page under dist/docs) whose heading
-// reads as one of `headings` once code and emphasis marks are dropped: per heading, each page holding it (its path
-// in the package) and the section's text, from its heading to the next heading of the same or a higher level.
-function shippedDocs(headings) {
+// The Markdown pages of the docs the package ships: its README and every page under dist/docs, in a fixed order.
+function docPages() {
   const root = path.join(path.resolve(modulesDir), pkg);
-  const plainHeading = (text) => text.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
-  const wanted = new Map(headings.map((heading) => [plainHeading(heading), heading]));
-  const found = Object.fromEntries(headings.map((heading) => [heading, []]));
   const pages = [];
   const walk = (folder) => {
     if (!fs.existsSync(folder)) return;
@@ -174,16 +169,27 @@ function shippedDocs(headings) {
   };
   if (fs.existsSync(path.join(root, 'README.md'))) pages.push(path.join(root, 'README.md'));
   walk(path.join(root, 'dist', 'docs'));
-  for (const page of pages) {
-    const lines = fs.readFileSync(page, 'utf8').split('\n');
+  return pages.map((page) => ({ file: path.relative(root, page).split(path.sep).join('/'), lines: fs.readFileSync(page, 'utf8').split('\n') }));
+}
+
+const FENCE = /^\s*(```|~~~)/;
+
+// The sections of those docs whose heading reads as one of `headings` once code and emphasis marks are dropped:
+// per heading, each page holding it and the section's text, from its heading to the next heading of the same or a
+// higher level.
+function shippedDocs(headings) {
+  const plainHeading = (text) => text.replace(/[`*]/g, '').replace(/\s+/g, ' ').trim();
+  const wanted = new Map(headings.map((heading) => [plainHeading(heading), heading]));
+  const found = Object.fromEntries(headings.map((heading) => [heading, []]));
+  for (const { file, lines } of docPages()) {
     let fenced = false;
     let open = null; // the section being read: { heading, level, start }
     const close = (end) => {
-      if (open) found[open.heading].push({ file: path.relative(root, page).split(path.sep).join('/'), text: lines.slice(open.start, end).join('\n').trim() });
+      if (open) found[open.heading].push({ file, text: lines.slice(open.start, end).join('\n').trim() });
       open = null;
     };
     lines.forEach((line, number) => {
-      if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
+      if (FENCE.test(line)) fenced = !fenced;
       const heading = fenced ? null : /^(#{1,6})\s+(.*)$/.exec(line);
       if (!heading) return;
       if (open && heading[1].length <= open.level) close(number);
@@ -191,6 +197,23 @@ function shippedDocs(headings) {
       if (asked !== undefined && !open) open = { heading: asked, level: heading[1].length, start: number };
     });
     close(lines.length);
+  }
+  return found;
+}
+
+// Every line of those docs that holds one of `texts`: per text, its page, its line number (from 1), the line
+// trimmed, and whether it lies inside a fenced code block (an example, rather than prose or a reference table).
+function shippedMentions(texts) {
+  const found = Object.fromEntries(texts.map((text) => [text, []]));
+  for (const { file, lines } of docPages()) {
+    let fenced = false;
+    lines.forEach((line, number) => {
+      const fence = FENCE.test(line);
+      if (fence) fenced = !fenced;
+      for (const text of texts) {
+        if (!fence && line.includes(text)) found[text].push({ file, line: number + 1, text: line.trim(), code: fenced });
+      }
+    });
   }
   return found;
 }
@@ -459,6 +482,7 @@ async function runScenario(scenario) {
   const result = { id: scenario.id, version, error: null, executions: log, observed, logs };
   if (scenario.allBuiltins || scenario.reportPackage) result.package = packageFacts();
   if (scenario.docsSections) result.package = { docs: shippedDocs(scenario.docsSections) };
+  if (scenario.docsMentions) result.package = { ...result.package, mentions: shippedMentions(scenario.docsMentions) };
   let timer;
   try {
     const { agent, sharers, tools, mapping, registry } = buildAgent(scenario, log, logs);
