@@ -138,9 +138,10 @@ def measure(version: str, server: CaptureServer | None = None) -> list[Outcome]:
 
 
 def record(versions: Sequence[str] | None = None) -> list[Path]:
-    """Run the catalogue live on each version and write its recording; returns the files written."""
+    """Run the catalogue live on each version and write its recording, noting the Node.js version and the day it
+    ran on (the ledger's ``source`` column names them); returns the files written."""
     return [
-        write(recording_path(version), version, measure(version), "live")
+        write(recording_path(version), version, measure(version), "live", **live_stamp())
         for version in versions or mastra.ADAPTER.versions()
     ]
 
