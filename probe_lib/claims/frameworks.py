@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
 from probe_lib.analysis import permissions
+from probe_lib.analysis.measured import letter_run
 from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status
 from probe_lib.core.outcome import Outcome, called_name, quoted
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
@@ -52,6 +53,11 @@ def _keys(outcome: Outcome) -> list[str]:
     return [spec.key for spec in outcome.scenario.tools]
 
 
+def _shape(names: Sequence[str]) -> list[str]:
+    """Names as evidence shows them: a long run of one letter by its shape (``b × 70``, :func:`letter_run`)."""
+    return [letter_run(name) for name in names]
+
+
 def sends(expected: Mapping[str, Sequence[str]]) -> Clause:
     """Each probe's request offers exactly these names, in this order."""
 
@@ -63,7 +69,7 @@ def sends(expected: Mapping[str, Sequence[str]]) -> Clause:
                 return False, f"{probe}: keys {_keys(outcome)} sent no request: {_error(outcome)}"
             if outcome.wire_names != list(names):
                 return False, f"{probe}: keys {_keys(outcome)} went out as {outcome.wire_names}, not {list(names)}"
-            said.append(f"{_keys(outcome)} sent as {outcome.wire_names}")
+            said.append(f"{_shape(_keys(outcome))} sent as {_shape(outcome.wire_names)}")
         return True, "; ".join(said)
 
     return clause
@@ -78,7 +84,7 @@ def sends_as_given(*probes: str) -> Clause:
             if outcome.wire_names != _keys(outcome):
                 sent = "nothing: " + _error(outcome) if outcome.wire_names is None else outcome.wire_names
                 return False, f"{probe}: keys {_keys(outcome)} went out as {sent}"
-        firsts = ", ".join(repr(key) for probe in probes for key in _keys(e[probe])[:1])
+        firsts = ", ".join(repr(letter_run(key)) for probe in probes for key in _keys(e[probe])[:1])
         return True, f"the keys of {len(probes)} probes went out as given (first keys {quoted(firsts, 200)})"
 
     return clause
@@ -117,7 +123,7 @@ def forces(*probes: str, absent: bool) -> Clause:
             if (key in outcome.wire_names) == absent:
                 where = "is among" if absent else "is not among"
                 return False, f"{probe}: tool_choice names {key!r}, which {where} tools {outcome.wire_names}"
-            said.append(f"tool_choice {key!r} with tools {outcome.wire_names}")
+            said.append(f"tool_choice {letter_run(key)!r} with tools {_shape(outcome.wire_names)}")
         return True, "; ".join(said)
 
     return clause
@@ -141,7 +147,7 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Claus
                     f"not {expected or 'nothing'}",
                 )
             said.append(
-                f"a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}"
+                f"a call of {letter_run(name)!r} (sent for {letter_run(key)!r}) ran {_shape(executed) or 'nothing'}"
                 + ("" if executed == [key] else f" ({quoted(_error(outcome), 80)})")
             )
         return True, "; ".join(said)
