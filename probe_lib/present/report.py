@@ -644,8 +644,11 @@ def rebuilt_line(report: Report) -> str:
             f"{len(reused)} reused from the earlier report in this folder, every input unchanged: " + ", ".join(reused)
         )
     if executed:
+        reasons = {run.because for run in executed}
         parts.append(
-            f"{len(executed)} executed: " + "; ".join(f"{run.executed.stem} ({run.because})" for run in executed)
+            f"{len(executed)} executed, each because {executed[0].because}"
+            if len(executed) > 1 and len(reasons) == 1
+            else f"{len(executed)} executed: " + "; ".join(f"{run.executed.stem} ({run.because})" for run in executed)
         )
     return "Notebooks: " + ". ".join(parts) + "."
 
