@@ -4,9 +4,11 @@
 outside the execution count). It adds a CPython audit hook (PEP 578) that sees every ``open`` of the interpreter,
 whoever calls it (``open()``, ``io``, ``os.open``, ``pathlib``, pandas and matplotlib's readers, the import
 system loading a module), and every child process started (``subprocess``, ``os.exec*``, ``os.posix_spawn``,
-``os.system``). Each new event is appended to a JSON-lines log at once, so what the kernel read is on disk however
-it ends. The first line says what the kernel is (its Python and where it looks for packages) and which modules it
-had loaded before the hook, which the import system opened unseen.
+``os.system``); one started by ``subprocess`` with its arguments, its working folder and what it changed in the
+environment, so :mod:`probe_lib.present.staleness` can tell what it could read. Each new event is appended to a
+JSON-lines log at once, so what the kernel read is on disk however it ends. The first line says what the kernel is
+(its Python and where it looks for packages) and which modules it had loaded before the hook, which the import
+system opened unseen.
 
 This module is imported into every kernel: it uses the standard library alone.
 """
@@ -33,25 +35,48 @@ def record(log: str) -> None:
         )
         + "\n"
     )
-    seen: set[tuple[str, str, str]] = set()
+    seen: set[str] = set()
 
     def hook(event: str, arguments: tuple) -> None:
         if event == "open":
             path, mode = arguments[0], arguments[1]
             if isinstance(path, int) or path is None:  # a descriptor already open (its opening was seen)
                 return
-            path = os.fsdecode(path)
             if isinstance(mode, int):  # os.open's flags
                 mode = "r" if mode & (os.O_WRONLY | os.O_RDWR | os.O_CREAT) == 0 else "w"
             kind = "read" if mode is None or not set(str(mode)) & set("wax+") else "write"
-            entry = ("open", os.path.abspath(path), kind)
+            line = {"open": os.path.abspath(os.fsdecode(path)), "as": kind}
+        elif event == "subprocess.Popen":  # the program with everything it was given, to judge what it could read
+            program, argv, cwd, env = arguments
+            listed = argv if isinstance(argv, list | tuple) else [argv]
+            line = {
+                "process": _text(program),
+                "args": [_text(argument) for argument in listed],
+                "cwd": None if cwd is None else _text(cwd),
+                "env": _env_changes(env),
+            }
         elif event.startswith(PROCESS_EVENTS):
-            program = arguments[0]
-            entry = ("process", os.fsdecode(program) if isinstance(program, str | bytes) else repr(program), "")
+            line = {"process": _text(arguments[0])}
         else:
             return
-        if entry not in seen:
-            seen.add(entry)
-            out.write(json.dumps({entry[0]: entry[1], "as": entry[2]} if entry[2] else {entry[0]: entry[1]}) + "\n")
+        text = json.dumps(line)
+        if text not in seen:
+            seen.add(text)
+            out.write(text + "\n")
 
     sys.addaudithook(hook)
+
+
+def _text(value: object) -> str:
+    return os.fsdecode(value) if isinstance(value, str | bytes | os.PathLike) else repr(value)
+
+
+def _env_changes(env: object) -> dict[str, str | None] | None:
+    """What a started program's environment changes from this process's (``None``: it inherits it whole); a
+    variable removed is ``None``."""
+    if env is None:
+        return None
+    given = {_text(name): _text(value) for name, value in dict(env).items()}
+    changes: dict[str, str | None] = {name: value for name, value in given.items() if os.environ.get(name) != value}
+    changes.update({name: None for name in os.environ if name not in given})
+    return changes

@@ -10,11 +10,15 @@ execution itself was given. Each input is named without a path of the machine an
   kit's checkout (its modules, as their source even when the kernel loaded the compiled copy, its data, the
   environment lock), ``cache:REL``: a file in the kit's cache, ``file:PATH``: any other file (the time zone, the
   font list), each by the SHA-256 of its bytes (``absent`` for one the kernel looked for and did not find);
-- ``package:NAME``: the version of the installed distribution a file it opened belongs to (a module, its data).
+- ``package:NAME``: the version of the installed distribution a file it opened belongs to (a module, its data);
+- ``entry:KIND/NAME``: an entry of the kit's cache a program it started was given (an installed ``@mastra/core``),
+  by its modification time.
 
 The running system (``/proc``, ``/sys``, ``/dev``) is not an input. Every notebook also has the executor's inputs
-(:mod:`probe_lib.present.execution` and the packages that run the kernel). A notebook that started a program (a
-live measurement in its own cells) is never reused: what that program read is not recorded. A notebook's
+(:mod:`probe_lib.present.execution` and the packages that run the kernel). A notebook that started one of the
+kit's Node.js runners (a live measurement in its own cells) has that runner's inputs too
+(:func:`program_inputs`); one that started any other program is never reused, since what that program read is
+not recorded. A notebook's
 inputs, digest and the SHA-256 of its executed file are written to ``notebooks/inputs.json`` in the report; a later
 ``reproduce`` into the same folder reuses an executed notebook only when every one of its inputs has the value
 recorded and its executed file is the one recorded (the folder is swapped in whole, so a killed run leaves none).
@@ -27,6 +31,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -118,7 +123,9 @@ def recorded(log: Path, report: Path, declared_values: Mapping[str, str]) -> Inp
     read = list(head["preloaded"])
     for event in events:
         if "process" in event:
-            never = never or f"it measures live in its own cells (it started {Path(event['process']).name})"
+            started, why_not = program_inputs(event)
+            values.update(started)
+            never = never or why_not
         elif event.get("as") == "write":
             written.add(event["open"])
         elif event["open"] not in written:  # a file it wrote itself is its output, not an input
@@ -128,6 +135,62 @@ def recorded(log: Path, report: Path, declared_values: Mapping[str, str]) -> Inp
         if named is not None:
             values[named] = current(named, report)
     return Inputs(values, never)
+
+
+def program_inputs(started: Mapping) -> tuple[dict[str, str], str | None]:
+    """The inputs of a program a kernel started (a line of its log), or why it makes the notebook never reused.
+
+    Only the kit's own Node.js runners are known: ``node`` on PATH (its version is every notebook's input), started
+    in the kernel's folder with its environment, on a script of a harness folder of the kit (which loads only its
+    harness folders: each of their files is an input) and on entries of the kit's cache (each written whole once and
+    never changed, so its modification time stands for its contents). Any other argument with no ``/`` is a word
+    (a version, a count, a flag), part of what the kernel gave it. Everything else the program could read is unseen.
+    """
+    program = Path(started["process"])
+    unseen = f"it started {program.name}, whose reads are not recorded"
+    if started.get("args") is None or started["cwd"] is not None or started["env"] or not _is_node(program):
+        return {}, unseen
+    values: dict[str, str] = {}
+    for argument in started["args"][1:]:
+        if "/" not in argument:
+            continue
+        path = Path(os.path.abspath(argument))
+        if any(path.is_relative_to(folder) for folder in harness_folders()):
+            values.update(_harness_files())
+        elif path.is_relative_to(paths.cache()) and len(path.relative_to(paths.cache()).parts) >= 2:
+            entry = "/".join(path.relative_to(paths.cache()).parts[:2])
+            values[f"entry:{entry}"] = _entry_value(paths.cache() / entry)
+        else:
+            return {}, unseen
+    return values, None
+
+
+@cache
+def harness_folders() -> tuple[Path, ...]:
+    """The kit's folders of code run by Node.js or a framework's Python: every ``harness`` folder of the package."""
+    return tuple(sorted(folder for folder in paths.PACKAGE.rglob("harness") if folder.is_dir()))
+
+
+@cache
+def _harness_files() -> dict[str, str]:
+    files = (path for folder in harness_folders() for path in folder.rglob("*") if path.is_file())
+    return {_kit_name(path): sha256(path) for path in files if "__pycache__" not in path.parts}
+
+
+def _entry_value(entry: Path) -> str:
+    """A cache entry's modification time (it is published whole, by one rename, and never changed after: one
+    installed again has another), or :data:`ABSENT`."""
+    try:
+        return str(entry.stat().st_mtime_ns)
+    except FileNotFoundError:
+        return ABSENT
+
+
+def _is_node(program: Path) -> bool:
+    try:
+        return Path(shutil.which(program) or program).resolve() == Path(npm.node_executable()).resolve()
+    except ProbeError:  # no node on PATH: the program is some other
+        return False
 
 
 def name_of(path: Path, report: Path) -> str | None:
@@ -183,6 +246,8 @@ def current(name: str, report: Path) -> str:
         return next((value for folder in _site_folders() if (value := sha256(Path(folder) / rest)) != ABSENT), ABSENT)
     if kind == "cache":
         return sha256(paths.cache() / rest)
+    if kind == "entry":
+        return _entry_value(paths.cache() / rest)
     if kind == "file":
         return sha256(Path(os.path.expanduser(rest)))
     raise ValueError(f"not an input name: {name}")
