@@ -103,6 +103,17 @@ def test_a_measurement_file_says_how_it_was_made(tmp_path):
     assert recordings.read(live) == recordings.read(copied)  # the stamp is beside the outcomes, not in them
 
 
+def test_a_report_from_the_recordings_keeps_the_node_and_day_each_was_measured_with(tmp_path):
+    """``reproduce --recorded`` copies each pin's recording with the Node.js version and day it notes, so the
+    ledger's source says how the outcomes it judges were measured."""
+    assert report.measure_all(tmp_path, sources.RECORDED) is Provenance.RECORDED
+    for version in mastra.ADAPTER.versions():
+        noted = json.loads(recordings.recording_path(version).read_text(encoding="utf-8"))
+        said = recordings.provenance(tmp_path / recordings.recording_path(version).name)
+        assert said == f"recorded, @mastra/core {version}, Node.js {noted['node']}, {noted['measured_on']}"
+        assert sources.RECORDED.provenance_of(version) == said
+
+
 @pytest.mark.node
 def test_a_live_measurement_file_names_node_and_the_day(tmp_path, node_modules):
     """A report measured live writes each pin's file with the Node.js that ran it and the UTC day; the ledger's

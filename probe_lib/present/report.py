@@ -108,13 +108,14 @@ def measure_all(
     source = RECORDED if recorded_because(measurements) else measurements
     made = Provenance.LIVE if source.runs_now else Provenance.RECORDED
     versions = tuple(dict.fromkeys((*mastra.ADAPTER.versions(), *([shown] if shown else []))))
-    # A live file names the Node.js and the UTC day it was measured with; a copied recording adds neither, so
-    # `reproduce --recorded` writes the same bytes on any day.
-    stamp = recordings.live_stamp() if source.runs_now else {}
+    # A file names the Node.js and the UTC day it was measured with: now when live, the recording's own when copied
+    # (so `reproduce --recorded` writes the same bytes on any day).
+    live = recordings.live_stamp() if source.runs_now else None
     with stages.stage(f"measuring @mastra/core ({made})", len(versions)) as step:
         for version in versions:
             outcomes = list(source.catalogue(version).values())
             resolved = mastra.ADAPTER.resolved_before(version) if source.runs_now else None
+            stamp = live if live is not None else recordings.recording_stamp(version)
             path = folder / recordings.recording_path(version).name
             recordings.write(path, version, outcomes, made, **stamp, resolved_before=resolved)
             step(version)

@@ -114,6 +114,14 @@ def provenance(path: Path) -> str:
     )
 
 
+def recording_stamp(version: str) -> dict[str, str]:
+    """The Node.js version and UTC day the shipped recording of ``version`` was measured with and on (``write``'s
+    ``node`` and ``on``), as a copy of it keeps them; empty for a recording that does not note them."""
+    document = json.loads(recording_path(version).read_text(encoding="utf-8"))
+    noted = {"node": document.get("node"), "on": document.get("measured_on")}
+    return noted if None not in noted.values() else {}
+
+
 def live_stamp() -> dict[str, str]:
     """What a live measurement notes of itself: the Node.js version it ran on and the UTC day (``write``'s ``node``
     and ``on``)."""

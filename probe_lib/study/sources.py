@@ -162,7 +162,7 @@ class Live(Source):
 
     def provenance_of(self, version: str) -> str:
         if not mastra.ADAPTER.is_installed(version):
-            return recordings.provenance_text(Provenance.RECORDED, version)
+            return recordings.provenance_text(Provenance.RECORDED, version, **recordings.recording_stamp(version))
         return recordings.provenance_text(Provenance.LIVE, version, **recordings.live_stamp())
 
     def announce(self, versions: Sequence[str]) -> list[str]:
@@ -221,7 +221,7 @@ class Recorded(Source):
         return self.provenance.value
 
     def provenance_of(self, version: str) -> str:
-        return recordings.provenance_text(self.provenance, version)
+        return recordings.provenance_text(self.provenance, version, **recordings.recording_stamp(version))
 
     def announce(self, versions: Sequence[str]) -> list[str]:
         notebook.announce(
