@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -578,6 +579,20 @@ FURTHER = {
         "refuted",
         "the rewritten ones did not follow in registration order",
     ),
+    "F13 another offered tool forced": (
+        "F13",
+        VERSION,
+        {"remedy-choice-by-key": lambda o: set_choice("other")(set_tool_names(["other", "plain"])(o))},
+        "refuted",
+        "is not the name the mapping gives search.web",
+    ),
+    "F09 no tools, with an error": (
+        "F09",
+        VERSION,
+        {"active-tools-by-key": fields(error=({"name": "Error", "message": "boom", "id": None, "class": "Error"},))},
+        "refuted",
+        "sent no tools, with an error: ",
+    ),
     "F07 a call by the key reported under another name": (
         "F07",
         VERSION,
@@ -710,8 +725,8 @@ FURTHER = {
         "A08",
         VERSION,
         {"collision-dot-space": unwrapped_collision, "collision-long": unwrapped_collision},
-        "refuted",
-        "reaches the caller's error chain and the agent's logger.trackException",
+        "confirmed",
+        "the agent's logger.trackException is handed it too",
     ),
     "F08 the key's call neither answered nor thrown": (
         "F08",
@@ -849,7 +864,8 @@ def test_every_ledger_row_says_how_it_was_measured(tmp_path):
     assert _unnamed_sources(table) == []
     pinned = table[(table["framework"] == "mastra") & table["version"].isin(mastra.ADAPTER.versions())]
     for row in pinned.itertuples():
-        assert row.source == f"recorded, @mastra/core {row.version}, Node.js and date not noted in the recording"
+        noted = json.loads(recordings.recording_path(row.version).read_text(encoding="utf-8"))
+        assert row.source == f"recorded, @mastra/core {row.version}, Node.js {noted['node']}, {noted['measured_on']}"
     ranged = table[table["claim"].isin(list(ledger.RANGE_CHECKS))]
     assert len(ranged) == len(ledger.RANGE_CHECKS)
     assert ranged["source"].str.startswith("recorded, the committed summary data/version_timeline.csv (0.").all()

@@ -147,6 +147,8 @@ ONE_PROBE_SWAPPED = [
     ("X17", "openai-agents-js", "integer-order", "openai"),
     ("X21", "autogen", "space", "openai"),
     ("X21", "autogen", "emoji", "openai"),
+    ("X20", "smolagents", "empty", "openai"),
+    ("X20", "smolagents", "integer-order", "openai"),
 ]
 
 
@@ -184,3 +186,11 @@ def test_x27_counts_the_turns_it_names(by_target):
     assert frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=14)(claude)[0]
     holds, text = frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=13)(claude)
     assert not holds and text == "the matrix has 14 plain turns, not 13"
+
+
+def test_a_round_trip_that_raises_no_key_error_refutes_x10(by_target):
+    llama = by_target[_target(by_target, "llama-index")]
+    trip = llama["dot+round-trip"]
+    other = replace(trip, error=({"message": "no tool search_web", "name": "ValueError"},))
+    verdict = _judge("X10", {**llama, "dot+round-trip": other}, by_target)
+    assert verdict.status == "refuted" and "no KeyError" in verdict.evidence, verdict

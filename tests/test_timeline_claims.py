@@ -67,6 +67,14 @@ COUNTERFACTUALS = {
         "not sent verbatim on 0.12.0",
     ),
     "V02 passthrough fixed": ("V02", "1.71.0", "choice-by-key", {"tool_choice": forced("search_web")}, "1.71.0"),
+    "V02 nothing forced": ("V02", "1.20.0", "choice-by-key", {"tool_choice": "auto"}, "forces None"),
+    "V02 the key sent too": (
+        "V02",
+        "1.20.0",
+        "choice-by-key",
+        {"names": ["search_web", "search.web"]},
+        "search.web is among the tools sent",
+    ),
     "V03 honoured on 1.0.4": ("V03", "1.0.4", "active-tools-by-key", {"names": ["search_web"]}, "1.0.4"),
     "V04 tools again on 1.20.0": (
         "V04",
@@ -136,6 +144,20 @@ COUNTERFACTUALS = {
     ),
     "V06 beta.20 sends search_web": ("V06", "1.0.0-beta.20", "rewrite-rules", {"names": ["search_web"]}, "beta.21"),
     "V06 1.0.4 drops search_web": ("V06", "1.0.4", "rewrite-rules", {"names": ["plain"]}, "1.0.4"),
+    "V06 beta.21 sends the toolset's tool": (
+        "V06",
+        "1.0.0-beta.21",
+        "toolsets",
+        {"names": ["plain", "set_tool"]},
+        "toolsets sends no set_tool on 1.0.0-beta.20",
+    ),
+    "V06 beta.5 drops the client tool": (
+        "V06",
+        "1.0.0-beta.5",
+        "client-tools",
+        {"names": ["plain"]},
+        "client-tools sends no client_tool on 1.0.0-beta.5",
+    ),
 }
 
 

@@ -295,11 +295,12 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             "0.14.12",
             both(names(["search.web", "plain"]), forces("search.web")),
             both(names(["search_web", "plain"]), forces("search.web")),
+            since="0.11.5",
         ),
     ),
     "T10": (
         "llama-index",
-        changed_at("dot+round-trip", "0.14.10", "0.14.12", runs_the_call(True), runs_the_call(False)),
+        changed_at("dot+round-trip", "0.14.10", "0.14.12", runs_the_call(True), runs_the_call(False), since="0.11.5"),
     ),
     "T02": (
         "openai-agents",
@@ -339,6 +340,7 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             "1.93.0",
             failed_as("not applicable"),
             both(names(["search.web", "plain"]), forces("search.web")),
+            since="0.0.12",
         ),
     ),
     "T13": (
@@ -349,19 +351,30 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             "1.93.0",
             failed_as("not applicable"),
             raises("Invalid tool names in `tool_choice`: {'missing'}"),
+            since="0.0.12",
             lasting=False,
         ),
     ),
     "T14": (
         "crewai",
         changed_at(
-            "collision", "1.10.0", "1.10.1", names(["search_web", "search_web"]), names(["search_web", "search_web_2"])
+            "collision",
+            "1.10.0",
+            "1.10.1",
+            names(["search_web", "search_web"]),
+            names(["search_web", "search_web_2"]),
+            since="1.9.3",
         ),
     ),
     "T15": (
         "crewai",
         changed_at(
-            "length-70", "1.10.0", "1.10.1", names(["b" * 64, "plain"]), names(["b" * 55 + "_b9444034", "plain"])
+            "length-70",
+            "1.10.0",
+            "1.10.1",
+            names(["b" * 64, "plain"]),
+            names(["b" * 55 + "_b9444034", "plain"]),
+            since="1.9.3",
         ),
     ),
     "T16": (

@@ -45,6 +45,21 @@ _ILLEGAL_KEYS = {
 }
 
 
+#: The matrix's probes whose keys are not all Python identifiers -> the first such key (what smolagents names).
+_SMOLAGENTS_REFUSED = {
+    "dot": "search.web",
+    "legal": "lookup-user",
+    "space": "my tool",
+    "colon-slash": "ns:read/file",
+    "leading-digit": "9lives",
+    "emoji": "weather😀",
+    "mcp-prefixed": "github.create_issue",
+    "integer-order": "42",
+    "collision": "search.web",
+    "empty": "",
+}
+
+
 def _error(outcome: Outcome) -> str:
     return " <- ".join(link["message"] for link in outcome.error) or "no error"
 
@@ -129,9 +144,10 @@ def forces(*probes: str, absent: bool) -> Clause:
     return clause
 
 
-def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Clause:
+def round_trip(*probes: str, ran: str | None = None, runs: bool = True, raising: str | None = None) -> Clause:
     """A model calling the first key by the name the plain run sent for it runs that key's tool (``runs``), or runs
-    no tool registered under the key (``runs=False``; then the tool registered under ``ran``, if given)."""
+    no tool registered under the key (``runs=False``; then the tool registered under ``ran``, if given), the turn
+    raising an error of class ``raising`` if given."""
 
     def clause(e: Evidence) -> tuple[bool, str]:
         said = []
@@ -146,6 +162,8 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True) -> Claus
                     f"{probe}: a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}, "
                     f"not {expected or 'nothing'}",
                 )
+            if raising is not None and raising not in [link.get("name") for link in outcome.error]:
+                return False, f"{probe}: a call of {name!r} raised {_error(outcome)!r}, no {raising}"
             said.append(
                 f"a call of {letter_run(name)!r} (sent for {letter_run(key)!r}) ran {_shape(executed) or 'nothing'}"
                 + ("" if executed == [key] else f" ({quoted(_error(outcome), 80)})")
@@ -403,7 +421,7 @@ CHECKS: dict[str, tuple[str, Check]] = {
         ),
     ),
     "X09": claim("llama-index", forces("dot", "accent", "mcp-prefixed", absent=True)),
-    "X10": claim("llama-index", round_trip("dot", "accent", runs=False), round_trip("legal")),
+    "X10": claim("llama-index", round_trip("dot", "accent", runs=False, raising="KeyError"), round_trip("legal")),
     "X11": claim(
         "llama-index",
         sends({"collision": ["search_web", "search_web"]}),
@@ -464,8 +482,8 @@ CHECKS: dict[str, tuple[str, Check]] = {
         "smolagents",
         refuses(
             {
-                "dot": "Invalid Tool name 'search.web': must be a valid Python identifier",
-                "legal": "Invalid Tool name 'lookup-user'",
+                probe: f"Invalid Tool name {key!r}: must be a valid Python identifier"
+                for probe, key in _SMOLAGENTS_REFUSED.items()
             }
         ),
         sends_as_given("accent"),
@@ -539,6 +557,7 @@ QUANTIFIED: dict[str, Quantified] = {
     "X11": Quantified(("collision" + ROUND_TRIP,)),
     "X12": Quantified(tuple(probe.name + FORCED for probe in PROBES if probe.forced is not None), every_target=True),
     "X17": Quantified(("legal", *(probe for probe in _ILLEGAL_KEYS if probe != "collision"))),
+    "X20": Quantified(tuple(_SMOLAGENTS_REFUSED)),
     "X19": Quantified(("collision",)),
     "X21": Quantified((*_ILLEGAL_KEYS, "length-70")),
     **{

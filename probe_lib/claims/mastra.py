@@ -352,18 +352,22 @@ def _collision(e: Evidence) -> tuple[Status, str]:
     outer = e["collision-dot-space"].error[0]
     in_chain = all("caller's chain" in hits for hits in found)
     tracked = any("logger.trackException" in hits for hits in found)
-    if in_chain and not tracked and not logged:
+    also = "; the agent's logger.trackException is handed it too" if tracked else ""
+    if in_chain and not logged:
         return (
             "confirmed",
-            f"both refused before any request with the full text; the caller's error is a MastraError {COLLISION_ID}",
+            f"both refused before any request with the full text; the caller's error is a MastraError {COLLISION_ID}"
+            + also,
         )
-    places = ["the caller's error chain"] * in_chain + ["the agent's logger.trackException"] * tracked
-    wrapped = (
-        "" if in_chain else f"; the caller receives {outer.get('class')} {outer.get('id')} whose cause has no id (F05)"
-    )
+    if in_chain:
+        return (
+            "refuted",
+            f"the caller's error is a MastraError {COLLISION_ID}, but the collision is also logged at error level",
+        )
     return "refuted", (
-        f"both refused before any request with the article's full text, but not thrown rather than logged: the "
-        f"MastraError {COLLISION_ID} reaches {' and '.join(places)}{wrapped}"
+        "both refused before any request, the article's full text in the caller's error chain (thrown, not only "
+        f"logged), but the caller never sees the id: it receives {outer.get('class')} {outer.get('id')}, whose "
+        f"cause has no id (F05); the MastraError {COLLISION_ID} reaches only the agent's logger.trackException"
         + ("; the collision is also logged at error level" if logged else "")
     )
 
@@ -796,7 +800,10 @@ def _proto_vanishes(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"registered __proto__ and plain, sent {names}"
     if outcome.own_errors or _spoken(outcome):
         return "refuted", f"not silent: {_error_text(outcome)}; logged {_spoken(outcome)}"
-    return "confirmed", "registered __proto__ and plain; only plain was sent, no error raised, nothing logged"
+    return "confirmed", (
+        "registered __proto__ and plain; only plain was sent, no error raised, nothing logged at warn or above "
+        "besides relaying the capture server's refusal"
+    )
 
 
 #: Each call of the key search.web's tool (id get-weather) -> the name the scripted model calls it by.
@@ -964,6 +971,8 @@ def _active_tools(e: Evidence) -> tuple[Status, str]:
             return "confirmed", f"{e.version} (1.0 series) ignores activeTools: every tool was sent either way"
         return "refuted", f"{e.version} applied activeTools: by key {_names(by_key)}, by wire name {_names(by_name)}"
     if _names(by_key) == [] and _names(by_name) == ["search_web"]:
+        if by_key.own_errors:
+            return "refuted", f"activeTools ['search.web'] sent no tools, with an error: {by_key.own_errors[0]}"
         if said := _spoken(by_key):
             return "refuted", f"activeTools ['search.web'] sent no tools, but not silently: {said}"
         return (
@@ -1017,6 +1026,8 @@ def _remedy(e: Evidence) -> tuple[Status, str]:
     selected = active.mapping["search.web"]
     if forced is None or forced not in names:
         return "refuted", f"remedied: tools {names}, tool_choice {choice.tool_choice}"
+    if forced != (choice.mapping or {}).get("search.web"):
+        return "refuted", f"remedied: tool_choice {forced!r} is not the name the mapping gives search.web"
     if verdict := _before_the_claims(e):
         return verdict
     if _ignores_active_tools(e):

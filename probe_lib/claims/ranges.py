@@ -134,13 +134,15 @@ def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
     lines = [line for line in _lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.get("names") or [])]
     if not lines:
         return "not testable", "no measured version both rewrites search.web and runs choice-by-key"
-    fixed = [line.version for line in lines if wire.forced_by(line.behaviour.get("tool_choice")) == "search_web"]
-    if fixed:
-        return "refuted", f"tool_choice names the sent search_web on {', '.join(fixed[:5])}"
-    forced = sorted({str(wire.forced_by(line.behaviour.get("tool_choice"))) for line in lines})
+    for line in lines:
+        forced = wire.forced_by(line.behaviour.get("tool_choice"))
+        if forced != "search.web":
+            return "refuted", f"on {line.version} tool_choice forces {forced!r}, not search.web"
+        if "search.web" in line.behaviour["names"]:
+            return "refuted", f"on {line.version} search.web is among the tools sent: {line.behaviour['names']}"
     return "confirmed", (
         f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
-        f"{lines[-1].version}), tool_choice names {' / '.join(forced)}, a function tools lacks"
+        f"{lines[-1].version}), tool_choice names search.web, a function the tools sent lack"
         f"{_crashed_note(timeline, 'choice-by-key')}"
     )
 
@@ -245,6 +247,16 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
 #: The betas V06 says honour activeTools (1.0.0-beta.2 to beta.9), and those that leave search_web out of rewrite-rules.
 _BETAS_HONOURING = ("2", "9")
 _BETAS_DROPPING = ("1.0.0-beta.20", "1.0.0-beta.21")
+#: Scenario -> the tool those two betas leave out of its request, which 1.0.4 and the other betas send.
+_DROPPED_BY_THEM = {
+    "rewrite-rules": "search_web",
+    "rewrite-rules-responses": "search_web",
+    "rewrite-rules-messages": "search_web",
+    "integer-keys": "x_y",
+    "client-tools": "client_tool",
+    "sub-agents-workflows": "agent-research_bot",
+    "toolsets": "set_tool",
+}
 _BETA = "1.0.0-beta."
 _AGAINST = "1.0.4"
 #: V06's counts: the betas the sweep measured (every one the registry serves), those after beta.9, those sending
@@ -281,20 +293,24 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
     ]
     if wrong:
         return "refuted", f"activeTools ['search.web'] leaves plain out otherwise than stated on {', '.join(wrong)}"
-    dropping = [
-        v for v in [_AGAINST, *betas] if "search_web" not in (line(v, "rewrite-rules").behaviour.get("names") or [])
-    ]
-    if dropping != list(_BETAS_DROPPING):
-        return "refuted", f"rewrite-rules sends no search_web on {', '.join(dropping) or 'no version'}"
+    unrun = []
+    for scenario, tool in _DROPPED_BY_THEM.items():
+        sent = {v: line(v, scenario).behaviour.get("names") for v in [_AGAINST, *betas]}
+        unrun += [f"{scenario} on {v}" for v, names in sent.items() if names is None]
+        dropping = [v for v, names in sent.items() if names is not None and tool not in names]
+        if dropping != list(_BETAS_DROPPING):
+            return "refuted", f"{scenario} sends no {tool} on {', '.join(dropping) or 'no version'}"
     reference = {r.scenario: r.outcome for r in both[both["version"] == _AGAINST].itertuples()}
     by_scenario = both[both["version"].isin(betas) & both["scenario"].isin(list(reference))].groupby("scenario")
     alike = sum(all(r.outcome == reference[scenario] for r in rows.itertuples()) for scenario, rows in by_scenario)
     return "confirmed", (
         f"activeTools ['search.web'] leaves plain out on {len(honouring)} betas ({min(honouring, key=version_key)} to "
         f"{max(honouring, key=version_key)}), sends plain on the other {len(betas) - len(honouring)} and on "
-        f"{_AGAINST}; rewrite-rules sends no search_web on {' and '.join(_BETAS_DROPPING)}, sends it on {_AGAINST} "
-        f"and the other {len(betas) - len(_BETAS_DROPPING)} betas; {alike} of {by_scenario.ngroups} scenarios "
-        f"behave as on {_AGAINST} on all {len(betas)} betas"
+        f"{_AGAINST}; {' and '.join(_BETAS_DROPPING)} leave out "
+        + ", ".join(f"{tool} ({scenario})" for scenario, tool in _DROPPED_BY_THEM.items())
+        + f", which {_AGAINST} and the other {len(betas) - len(_BETAS_DROPPING)} betas send"
+        + (f" (not run: {', '.join(unrun)})" if unrun else "")
+        + f"; {alike} of {by_scenario.ngroups} scenarios behave as on {_AGAINST} on all {len(betas)} betas"
     )
 
 
