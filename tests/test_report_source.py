@@ -1,14 +1,16 @@
 """A report says why it shows recordings: because the reader asked for them, or because the real package cannot run
-here; it blames a missing Node.js only in the second case."""
+here; it blames a missing Node.js only in the second case. Its ledger says how each row was measured."""
 
 from __future__ import annotations
+
+import json
 
 import pandas as pd
 import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.present import report
-from probe_lib.study import sources
+from probe_lib.study import matrix_recording, sources
 from probe_lib.study.provenance import Provenance
 
 
@@ -29,3 +31,18 @@ def test_the_summary_line_names_the_reason(tmp_path, because, said, not_said):
     ledger = pd.DataFrame({"status": ["confirmed"]})
     line = report.summary(report.Report(tmp_path, Provenance.RECORDED, ledger, (), because)).splitlines()[1]
     assert said in line and not_said not in line
+
+
+@pytest.mark.slow
+def test_every_ledger_row_of_a_recorded_report_names_the_runtime_and_day_it_was_measured_with(recorded_report):
+    """A report from the recordings: each Mastra row names the Node.js and day its recording notes, each framework
+    row the runtime and day the matrix recording notes for its target; no row says its recording did not note them."""
+    table = pd.read_csv(recorded_report / "ledger.csv")
+    matrix = json.loads(matrix_recording.RECORDING.read_text(encoding="utf-8"))["measured"]
+    for row in table[table["framework"] != "mastra"].itertuples():
+        if row.claim.startswith("T"):
+            continue  # judged on the committed timeline, which its source names
+        target = f"{row.framework}@{row.version}"
+        noted = matrix[target]
+        assert row.source == f"recorded, {target}, {noted['runtime']}, {noted['on']}", row
+    assert not table["source"].str.contains("not noted in the recording").any()

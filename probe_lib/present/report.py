@@ -278,7 +278,8 @@ def _build(
     pins = {v: recordings.provenance(file) for v, file in files.items()}
     with stages.stage("measuring the framework matrix", len(matrix_runs.targets())) as step:
         frameworks, sources = measurements.whole_matrix(step)
-    matrix_recording.write(frameworks, written / matrix_recording.RECORDING.name, sources)  # notebook 12 reads it
+    # Notebook 12 reads it; the ledger's framework rows say how each target in it was measured.
+    matrix_written = matrix_recording.write(frameworks, written / matrix_recording.RECORDING.name, sources)
     with stages.stage("measuring the Claude Agent SDK's tool lists", 1) as step:
         lists, lists_made = measurements.whole_list_probes()  # judged with the SDK's matrix target
         step(permission_runs.FRAMEWORK)
@@ -289,7 +290,7 @@ def _build(
         by_version,
         laid_over,
         by_target=judged,
-        sources=sources,
+        sources=matrix_recording.source_texts(matrix_written, frameworks),
         pin_sources=pins,
         timeline_source=timeline.laid_over_source(),
         framework_timelines=framework_ranges.timelines(),

@@ -4,15 +4,19 @@ target, so the matrix is read without any framework installed (and ``reproduce``
 The file is deterministic (targets in name and version order, keys sorted, timings dropped) and carries the probes'
 scenarios, so a reader of measurement files (the export) registers each probe's own keys rather than a catalogue
 scenario of the same name (``length-64``). Its ``source`` is ``live``, or ``mixed`` with ``sources`` saying how each
-target was obtained.
+target was obtained; ``measured`` notes each target's runtime and the day it was measured on.
 """
 
 from __future__ import annotations
 
 import json
+import platform
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
+from probe_lib import adapters
+from probe_lib.adapters import npm
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
@@ -40,17 +44,50 @@ def _order() -> dict[str, int]:
 
 def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[str, Provenance] | None = None) -> Path:
     """Write a matrix recording; ``sources`` says how each target (``framework@version``) was obtained (default:
-    all live)."""
+    all live). Each target notes the runtime and UTC day it was measured with and on: now for one measured live,
+    the shipped recording's note for one copied from it."""
     order = _order()
     ordered = sorted(outcomes, key=lambda o: (o.framework, release_key(o.version), order[o.scenario.name]))
+    targets = by_target(outcomes)
+    recorded = _measured(RECORDING) if RECORDING.exists() else {}
+    today = datetime.now(UTC).date().isoformat()
+    measured = {
+        target: {"runtime": _runtime_now(target), "on": today}
+        if (sources or {}).get(target, Provenance.LIVE) == Provenance.LIVE
+        else recorded.get(target)
+        for target in sorted(targets)
+    }
     document = {
         "source": Provenance.LIVE,
+        "measured": {target: noted for target, noted in measured.items() if noted},
         "scenarios": scenario_files.to_document(recorded_scenarios()),
         "outcomes": [outcome_to_json(outcome) for outcome in ordered],
     }
     if sources is not None and set(sources.values()) != {Provenance.LIVE}:
         document.update(source="mixed", sources=dict(sorted(sources.items())))
     return files.write_json(path, document)
+
+
+def _runtime_now(target: str) -> str:
+    """What a target's runner runs on here: the Node.js version for an npm package, Python's for a PyPI one."""
+    registry = adapters.get(target.partition("@")[0]).registry
+    return f"Node.js {npm.node_version()}" if registry == "npm" else f"Python {platform.python_version()}"
+
+
+def _measured(path: Path) -> dict[str, dict[str, str]]:
+    return json.loads(path.read_text(encoding="utf-8")).get("measured", {})
+
+
+def source_texts(path: Path, outcomes: Iterable[Outcome]) -> dict[str, str]:
+    """The ledger's ``source`` text for each target of ``outcomes`` in the recording at ``path``: live or recorded,
+    the target, and the runtime and day it was measured with and on where the recording notes them."""
+    measured = _measured(path)
+    texts = {}
+    for target, made in sources(path, outcomes).items():
+        noted = measured.get(target)
+        when = f"{noted['runtime']}, {noted['on']}" if noted else "runtime and date not noted in the recording"
+        texts[target] = f"{made}, {target}, {when}"
+    return texts
 
 
 def read(path: Path = RECORDING) -> list[Outcome]:
