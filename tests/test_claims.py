@@ -579,6 +579,13 @@ FURTHER = {
         "refuted",
         "the rewritten ones did not follow in registration order",
     ),
+    "F03 a TypeError from elsewhere": (
+        "F03",
+        VERSION,
+        {"empty-key": fields(error=({"name": "TypeError", "message": "x is not a function", "id": None},))},
+        "refuted",
+        "is not formatTools' key[0].match",
+    ),
     "F13 another offered tool forced": (
         "F13",
         VERSION,

@@ -768,7 +768,15 @@ def _empty_key(e: Evidence) -> tuple[Status, str]:
     innermost = outcome.error[-1] if outcome.error else {}
     if innermost.get("name") != "TypeError":
         return "refuted", f"generate() did not fail with a TypeError: {_error_text(outcome)}"
-    return "confirmed", f"no request; generate() failed: {_error_text(outcome)}"
+    facts = e["package-facts"].package
+    if facts is None:
+        raise CheckError("package-facts carries no source text: re-record with `probe-lib record`")
+    # formatTools reads the first character's .match: undefined for the empty key, the TypeError's own words.
+    if "reading 'match'" not in innermost.get("message", "") or "key[0].match(" not in facts["formatToolsSource"]:
+        return "refuted", f"the TypeError is not formatTools' key[0].match on the empty key: {_error_text(outcome)}"
+    return "confirmed", (
+        f"no request; generate() failed: {_error_text(outcome)}, from formatTools' key[0].match (its source, recorded)"
+    )
 
 
 def _proto_collision(e: Evidence) -> tuple[Status, str]:
