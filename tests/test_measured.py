@@ -194,6 +194,8 @@ def test_error_chains_have_one_row_per_recorded_link(version):
     chain = measured.error_chains(EVIDENCE[version], ["collision-dot-space"])
     assert chain["link"].tolist() == list(range(len(outcome.error)))
     assert values(chain["id"]) == [link["id"] for link in outcome.error]
+    assert values(chain["code"]) == [link["code"] for link in outcome.error]
+    assert chain["code"].iloc[-1] == "AGENT_TOOL_NAME_COLLISION", "the caller's cause keeps the collision's id as code"
     assert chain["name"].tolist() == [link["name"] for link in outcome.error]
     assert chain["message"].tolist() == [link["message"] for link in outcome.error]
     assert values(chain["details.toolName"]) == [(link["details"] or {}).get("toolName") for link in outcome.error]
@@ -210,7 +212,7 @@ def test_error_chains_and_their_grid_cover_every_link_of_every_scenario(version)
     assert grid.columns.tolist() == ["error generate() rejects with", "its cause"]
     for name in ERRORS:
         for position, link in enumerate(ev[name].error):
-            assert grid.iloc[ERRORS.index(name), position] == (link["id"] or "no id")
+            assert grid.iloc[ERRORS.index(name), position] == (link["id"] or link["code"] or "no id")
             assert link["message"] in labels.iloc[ERRORS.index(name), position]
     assert labels.loc["proto-key", "its cause"] is None or pd.isna(labels.loc["proto-key", "its cause"])
 

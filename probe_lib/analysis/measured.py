@@ -227,26 +227,36 @@ def outcome_summary(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame
 
 def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     """One row per link of the error each named scenario's ``generate()``/``stream()`` raised, outermost (what the
-    caller catches) first: the scenario, the link's position, ``id``, ``name``, the ``toolName`` in its ``details``
-    and its message."""
+    caller catches) first: the scenario, the link's position, ``id``, ``code`` (where a MastraError rebuilt as a
+    plain Error keeps its id), ``name``, the ``toolName`` in its ``details`` and its message."""
     rows = [
-        (name, position, link.get("id"), link["name"], (link.get("details") or {}).get("toolName"), link["message"])
+        (
+            name,
+            position,
+            link.get("id"),
+            link.get("code"),
+            link["name"],
+            (link.get("details") or {}).get("toolName"),
+            link["message"],
+        )
         for name in scenario_names
         for position, link in enumerate(ev[name].error)
     ]
-    return pd.DataFrame(rows, columns=["scenario", "link", "id", "name", "details.toolName", "message"])
+    return pd.DataFrame(rows, columns=["scenario", "link", "id", "code", "name", "details.toolName", "message"])
 
 
 _LINK_NAMES = {0: "error generate() rejects with", 1: "its cause"}
 
 
 def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
-    """:func:`error_chains` as a grid: one row per scenario, one column per link, coloured by the link's ``id``;
-    each cell reads the link's name, id, message and ``details.toolName``."""
+    """:func:`error_chains` as a grid: one row per scenario, one column per link, coloured by the link's ``id``
+    (or, without one, its ``code``); each cell reads the link's name, id or code, message and
+    ``details.toolName``."""
     chains = error_chains(ev, scenario_names)
     tool = ("\ndetails.toolName: " + chains["details.toolName"]).fillna("")
-    label = chains["name"] + "\nid: " + chains["id"].fillna("none") + "\n" + chains["message"] + tool
-    cells = chains.assign(category=chains["id"].fillna("no id"), label=label)
+    said = ("id: " + chains["id"]).fillna("code: " + chains["code"]).fillna("id: none")
+    label = chains["name"] + "\n" + said + "\n" + chains["message"] + tool
+    cells = chains.assign(category=chains["id"].fillna(chains["code"]).fillna("no id"), label=label)
     grid, text = (
         cells.pivot(index="scenario", columns="link", values=column).reindex(list(scenario_names))
         for column in ("category", "label")

@@ -427,11 +427,13 @@ function callOptions(scenario, log, mapping) {
 }
 
 // An error and its `cause` chain, outermost first, with Mastra's own error fields (MastraError's id, domain,
-// category and details) on each link.
+// category and details) on each link, and its `code`: a MastraError rebuilt from its JSON form (a wrapped
+// cause) is a plain Error that carries its id there.
 function describeError(error) {
   return lines.describeError(error, (e) => ({
     class: typeof e === 'object' ? e.constructor?.name ?? null : null,
     id: e.id ?? null,
+    code: typeof e?.code === 'string' ? e.code : null,
     domain: e.domain ?? null,
     category: e.category ?? null,
     details: e.details ? plain(e.details) : null,
