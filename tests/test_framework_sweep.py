@@ -526,3 +526,16 @@ def test_retry_failed_measures_again_a_release_that_crashed_on_a_scenario():
     sent, crashed = sweep.Row("1.0", "dot", "a", "", "{}"), sweep.Row("1.0", "dot", "b", "crash", "{}")
     whole = sweep.Row("1.0", sweep.WHOLE_VERSION, "c", "install failed", "{}")
     assert not sweep.to_retry([sent]) and sweep.to_retry([sent, crashed]) and sweep.to_retry([whole])
+
+
+@pytest.mark.parametrize(("claim_id", "oldest"), [("T14", "1.9.3"), ("T09", "0.11.5"), ("T05", "3.1.0")])
+def test_a_claim_naming_the_oldest_release_that_ran_is_refuted_when_an_older_one_ran(
+    claim_id, oldest, framework_timelines
+):
+    """T05, T09 and T14 start "from X, the oldest release that ran": a release older than X that ran refutes them.
+    Here the release named as the oldest is marked as one that could not run, so the next one is the oldest."""
+    measured = framework_timelines[ledger.FRAMEWORKS[claim_id]]
+    table = measured.table.copy()
+    table.loc[table["version"] == oldest, "error_kind"] = timeline.COULD_NOT_RUN
+    status, text = _judge(claim_id, replace(measured, table=table))
+    assert status == "refuted" and f"not {oldest}" in text, text

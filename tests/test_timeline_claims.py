@@ -151,6 +151,20 @@ COUNTERFACTUALS = {
         {"names": ["plain", "set_tool"]},
         "toolsets sends no set_tool on 1.0.0-beta.20",
     ),
+    "V06 beta.20 drops an eighth scenario's tool": (
+        "V06",
+        "1.0.0-beta.20",
+        "single-rewrite",
+        {"names": []},
+        "1.0.0-beta.20 also leaves ['search_web'] out of single-rewrite's request",
+    ),
+    "V06 beta.21 sends the workflow's tool": (
+        "V06",
+        "1.0.0-beta.21",
+        "sub-agents-workflows",
+        {"names": ["plain", "workflow-etl_job"]},
+        "sub-agents-workflows sends no workflow-etl_job on 1.0.0-beta.20",
+    ),
     "V06 beta.5 drops the client tool": (
         "V06",
         "1.0.0-beta.5",

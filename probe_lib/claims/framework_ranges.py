@@ -85,13 +85,15 @@ def changed_at(
     became: Holds,
     *,
     since: str | None = None,
+    oldest_ran: str | None = None,
     lasting: bool = True,
     on: frozenset[str] = tables.WIRE_FIELDS,
 ) -> FrameworkRangeCheck:
     """The claim "``scenario`` did ``was`` on every release that ran from ``since`` (default: the oldest that ran)
     up to ``last_before``, and ``became`` from ``first_with``, the next release served, on every release that ran
     since, the newest measured one included, which does what ``first_with`` does on the wire" (without ``lasting``,
-    a change that a later one overtook: the claim then says nothing of the releases after ``first_with``). ``on``:
+    a change that a later one overtook: the claim then says nothing of the releases after ``first_with``).
+    ``oldest_ran``: ``since`` for a claim that names it as the oldest release that ran, which it must be. ``on``:
     the wire fields compared between releases, for a claim about some of them (the tools sent) on a framework whose
     other fields move on their own (how often it sends the refused request again)."""
 
@@ -111,9 +113,12 @@ def changed_at(
         if unmeasured := [v for v in between if v not in unran]:
             return "refuted", f"{len(unmeasured)} releases lie between {last_before} and {first_with}: {unmeasured[:5]}"
         ran = [v for v in tables.versions(timeline.table) if v in lines and lines[v].error_kind != tables.COULD_NOT_RUN]
-        if since is not None and since not in ran:
-            return "not testable", f"{since} not measured (or could not run) on {scenario}"
-        up_to = ran[ran.index(since or ran[0]) : ran.index(last_before) + 1]
+        if oldest_ran is not None and ran[0] != oldest_ran:
+            return "refuted", f"the oldest release that ran {scenario} is {ran[0]}, not {oldest_ran}"
+        start = since or oldest_ran
+        if start is not None and start not in ran:
+            return "not testable", f"{start} not measured (or could not run) on {scenario}"
+        up_to = ran[ran.index(start or ran[0]) : ran.index(last_before) + 1]
         from_on = ran[ran.index(first_with) :] if lasting else [first_with]
         for versions, (holds, words) in ((up_to, was), (from_on, became)):
             for version in versions:
@@ -295,12 +300,14 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             "0.14.12",
             both(names(["search.web", "plain"]), forces("search.web")),
             both(names(["search_web", "plain"]), forces("search.web")),
-            since="0.11.5",
+            oldest_ran="0.11.5",
         ),
     ),
     "T10": (
         "llama-index",
-        changed_at("dot+round-trip", "0.14.10", "0.14.12", runs_the_call(True), runs_the_call(False), since="0.11.5"),
+        changed_at(
+            "dot+round-trip", "0.14.10", "0.14.12", runs_the_call(True), runs_the_call(False), oldest_ran="0.11.5"
+        ),
     ),
     "T02": (
         "openai-agents",
@@ -363,7 +370,7 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             "1.10.1",
             names(["search_web", "search_web"]),
             names(["search_web", "search_web_2"]),
-            since="1.9.3",
+            oldest_ran="1.9.3",
         ),
     ),
     "T15": (
@@ -374,7 +381,7 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             "1.10.1",
             names(["b" * 64, "plain"]),
             names(["b" * 55 + "_b9444034", "plain"]),
-            since="1.9.3",
+            oldest_ran="1.9.3",
         ),
     ),
     "T16": (
@@ -428,5 +435,8 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             measured=156,
         ),
     ),
-    "T05": ("ai-sdk", changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"))),
+    "T05": (
+        "ai-sdk",
+        changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"), oldest_ran="3.1.0"),
+    ),
 }

@@ -447,6 +447,7 @@ CHECKS: dict[str, tuple[str, Check]] = {
         refuses(
             {
                 "leading-digit": "OpenAI function name '9lives' must start with a letter or underscore",
+                "integer-order": "OpenAI function name '42' must start with a letter or underscore",
                 "empty": "OpenAI function name cannot be empty",
             }
         ),

@@ -207,8 +207,8 @@ def verdicts(evidence: Evidence | Timeline, claim_ids: Iterable[str]) -> pd.Data
 #: closing check passes them (``assert_claims(table, REFUTED_AS_MEASURED)``) and stops on any other refutation.
 REFUTED_AS_MEASURED = {
     "A04": "an emoji becomes two underscores, one per UTF-16 unit (F01)",
-    "A08": "the caller never sees the id: it gets AGENT_GENERATE_FAILED (F05); the collision's MastraError reaches "
-    "only the logger's trackException",
+    "A08": "1.0.4 also logs the collision at error level; elsewhere it is refined: the caller finds the id only as "
+    "its cause's code (F05)",
     "A09": "one rewritten key is refused beside a legal key it lands on, or alone on __proto__ (F17, F04)",
     "A22": "the valid key __proto__ is never offered (F06)",
     "A24": "the shipped docs also give toolChoice 'auto' and 'none', though no example names a tool (F19)",

@@ -335,40 +335,42 @@ def _collision(e: Evidence) -> tuple[Status, str]:
             ("logger.trackException", link) for link in tracked
         ]
         hits = [
-            place
+            place if link.get("class") == "MastraError" and link.get("id") == COLLISION_ID else f"{place} as code"
             for place, link in where
-            if link.get("id") == COLLISION_ID
-            and link.get("class") == "MastraError"
+            if COLLISION_ID in (link.get("id"), link.get("code"))
             and (link.get("details") or {}).get("toolName") == name
         ]
         if not hits:
             return (
                 "refuted",
-                f"{scenario}: no MastraError with id {COLLISION_ID} naming {name[:12]}... "
-                "anywhere the package exposes it",
+                f"{scenario}: no error with id {COLLISION_ID} naming {name[:12]}... anywhere the package exposes it",
             )
         found.append(hits)
         logged |= any(_COLLISION_START in record["message"] for record in outcome.log_records("warn", "error"))
     outer = e["collision-dot-space"].error[0]
-    in_chain = all("caller's chain" in hits for hits in found)
-    tracked = any("logger.trackException" in hits for hits in found)
+    tracked = any(place.startswith("logger") for hits in found for place in hits)
     also = "; the agent's logger.trackException is handed it too" if tracked else ""
-    if in_chain and not logged:
+    if logged:
+        return "refuted", (
+            "both refused before any request with the article's full text, but the collision is also logged at "
+            "error level, so not thrown rather than logged"
+        )
+    if all("caller's chain" in hits for hits in found):
         return (
             "confirmed",
             f"both refused before any request with the full text; the caller's error is a MastraError {COLLISION_ID}"
             + also,
         )
-    if in_chain:
-        return (
-            "refuted",
-            f"the caller's error is a MastraError {COLLISION_ID}, but the collision is also logged at error level",
+    if all("caller's chain as code" in hits for hits in found):
+        return "refined", (
+            "both refused before any request with the article's full text, thrown and not logged at warn or above; "
+            "the caller catches "
+            f"{outer.get('class')} {outer.get('id')}, whose cause, a plain Error rebuilt from the MastraError "
+            f"(instanceof MastraError and .id no longer hold), carries {COLLISION_ID} as its code (F05)" + also
         )
     return "refuted", (
-        "both refused before any request, the article's full text in the caller's error chain (thrown, not only "
-        f"logged), but the caller never sees the id: it receives {outer.get('class')} {outer.get('id')}, whose "
-        f"cause has no id (F05); the MastraError {COLLISION_ID} reaches only the agent's logger.trackException"
-        + ("; the collision is also logged at error level" if logged else "")
+        "both refused before any request, the article's full text in the caller's error chain, but the caller's "
+        f"chain never carries {COLLISION_ID}: it reaches only the agent's logger.trackException"
     )
 
 
@@ -566,7 +568,8 @@ def _issue_6302(e: Evidence) -> tuple[Status, str]:
     if names != [key[:63]] or findings:
         return "refuted", f"a {len(key)}-char key went out as lengths {[len(n) for n in names]}; lint: {findings}"
     return "confirmed", (
-        f"quoted (issue 6302, via the article): OpenAI's Chat Completions refused a 67-char name, maximum 64. "
+        f"quoted (issue 6302, via the article): a provider error in OpenAI's format refused a 67-char name, "
+        "maximum 64 (the issue names no provider). "
         f"By openai's documented rule as the kit's table holds it ({rule.source}), such a name is refused "
         f"({refused[0]}). Measured: Mastra {e.version} cuts a {len(key)}-char key to 63, which the rule accepts"
     )
@@ -795,9 +798,14 @@ def _wrapped_id(e: Evidence) -> tuple[Status, str]:
     outcome = e["collision-dot-space"]
     if outcome.error_ids[:1] != ["AGENT_GENERATE_FAILED"] or COLLISION_ID in outcome.error_ids:
         return "refuted", f"the caller's error chain carries ids {outcome.error_ids}"
+    coded = [link for link in outcome.error[1:] if link.get("code") == COLLISION_ID]
+    if not coded or any(link.get("class") == "MastraError" for link in coded):
+        chain = [(link.get("class"), link.get("code")) for link in outcome.error]
+        return "refuted", f"no plain Error in the cause chain carries {COLLISION_ID} as its code: {chain}"
     return (
         "confirmed",
-        f"the error generate() rejects with has id {outcome.error_ids[0]}; chain: {_error_text(outcome)}",
+        f"the error generate() rejects with has id {outcome.error_ids[0]}; {COLLISION_ID} is only the code of its "
+        f"cause, a plain {coded[0].get('class')}; chain: {_error_text(outcome)}",
     )
 
 
@@ -1207,6 +1215,7 @@ QUANTIFIED: dict[str, Quantified] = {
     "A24": Quantified(("docs-tool-choice",)),
     "A15": Quantified(("choice-legal-key",)),
     "A16": Quantified(("collision-64th-unit", "collision-64th-unit-utf16")),
+    "F05": Quantified(("collision-dot-space",)),
     "F06": Quantified(("proto-key",)),
     "F07": Quantified((*_CALLS, "docs-builtin-example")),
     "F09": Quantified(("active-tools-by-key", "active-tools-by-wire-name")),

@@ -247,15 +247,15 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
 #: The betas V06 says honour activeTools (1.0.0-beta.2 to beta.9), and those that leave search_web out of rewrite-rules.
 _BETAS_HONOURING = ("2", "9")
 _BETAS_DROPPING = ("1.0.0-beta.20", "1.0.0-beta.21")
-#: Scenario -> the tool those two betas leave out of its request, which 1.0.4 and the other betas send.
+#: Scenario -> the tools those two betas leave out of its request, which 1.0.4 and the other betas send.
 _DROPPED_BY_THEM = {
-    "rewrite-rules": "search_web",
-    "rewrite-rules-responses": "search_web",
-    "rewrite-rules-messages": "search_web",
-    "integer-keys": "x_y",
-    "client-tools": "client_tool",
-    "sub-agents-workflows": "agent-research_bot",
-    "toolsets": "set_tool",
+    "rewrite-rules": ("search_web",),
+    "rewrite-rules-responses": ("search_web",),
+    "rewrite-rules-messages": ("search_web",),
+    "integer-keys": ("x_y",),
+    "client-tools": ("client_tool",),
+    "sub-agents-workflows": ("agent-research_bot", "workflow-etl_job"),
+    "toolsets": ("set_tool",),
 }
 _BETA = "1.0.0-beta."
 _AGAINST = "1.0.4"
@@ -294,12 +294,21 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
     if wrong:
         return "refuted", f"activeTools ['search.web'] leaves plain out otherwise than stated on {', '.join(wrong)}"
     unrun = []
-    for scenario, tool in _DROPPED_BY_THEM.items():
+    for scenario, tools in _DROPPED_BY_THEM.items():
         sent = {v: line(v, scenario).behaviour.get("names") for v in [_AGAINST, *betas]}
         unrun += [f"{scenario} on {v}" for v, names in sent.items() if names is None]
-        dropping = [v for v, names in sent.items() if names is not None and tool not in names]
-        if dropping != list(_BETAS_DROPPING):
-            return "refuted", f"{scenario} sends no {tool} on {', '.join(dropping) or 'no version'}"
+        for tool in tools:
+            dropping = [v for v, names in sent.items() if names is not None and tool not in names]
+            if dropping != list(_BETAS_DROPPING):
+                return "refuted", f"{scenario} sends no {tool} on {', '.join(dropping) or 'no version'}"
+    swept = set(both.loc[both["version"] == _BETAS_DROPPING[0], "scenario"])  # newer scenarios ran on the pins only
+    against = timeline.table[(timeline.table["version"] == _AGAINST) & timeline.table["scenario"].isin(swept)]
+    for reference in against.itertuples():
+        for beta in _BETAS_DROPPING:
+            there = line(beta, reference.scenario).behaviour.get("names") or ()
+            lost = set(reference.behaviour.get("names") or ()) - set(there)
+            if lost and reference.scenario not in _DROPPED_BY_THEM:
+                return "refuted", f"{beta} also leaves {sorted(lost)} out of {reference.scenario}'s request"
     reference = {r.scenario: r.outcome for r in both[both["version"] == _AGAINST].itertuples()}
     by_scenario = both[both["version"].isin(betas) & both["scenario"].isin(list(reference))].groupby("scenario")
     alike = sum(all(r.outcome == reference[scenario] for r in rows.itertuples()) for scenario, rows in by_scenario)
@@ -307,7 +316,7 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
         f"activeTools ['search.web'] leaves plain out on {len(honouring)} betas ({min(honouring, key=version_key)} to "
         f"{max(honouring, key=version_key)}), sends plain on the other {len(betas) - len(honouring)} and on "
         f"{_AGAINST}; {' and '.join(_BETAS_DROPPING)} leave out "
-        + ", ".join(f"{tool} ({scenario})" for scenario, tool in _DROPPED_BY_THEM.items())
+        + ", ".join(f"{' and '.join(tools)} ({scenario})" for scenario, tools in _DROPPED_BY_THEM.items())
         + f", which {_AGAINST} and the other {len(betas) - len(_BETAS_DROPPING)} betas send"
         + (f" (not run: {', '.join(unrun)})" if unrun else "")
         + f"; {alike} of {by_scenario.ngroups} scenarios behave as on {_AGAINST} on all {len(betas)} betas"
