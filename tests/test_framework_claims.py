@@ -163,12 +163,21 @@ def test_a_claim_is_refuted_by_one_probe_of_its_range_behaving_otherwise(
     assert verdict.status == "refuted" and verdict.evidence.startswith(probe.partition("+")[0]), verdict
 
 
-def test_a_collision_that_raises_an_error_of_its_own_refutes_x19(by_target):
-    agents_js = by_target[_target(by_target, "openai-agents-js")]
-    collision = agents_js["collision"]
-    raising = replace(collision, error=({"message": "Duplicate tool name search_web", "name": "Error"},))
-    verdict = _judge("X19", {**agents_js, "collision": raising}, by_target)
-    assert verdict.status == "refuted" and "Duplicate tool name" in verdict.evidence, verdict
+#: A probe's run given another error: (claim, framework, probe, the error, what the refutation says).
+OTHER_ERRORS = [
+    ("X19", "openai-agents-js", "collision", ("Duplicate tool name search_web", "Error"), "Duplicate tool name"),
+    ("X10", "llama-index", "dot+round-trip", ("no tool search_web", "ValueError"), "no KeyError"),
+]
+
+
+@pytest.mark.parametrize(("claim_id", "framework", "probe", "error", "said"), OTHER_ERRORS)
+def test_a_run_raising_another_error_refutes_its_claim(claim_id, framework, probe, error, said, by_target):
+    """X19: a collision that raises an error of its own; X10: a round trip that raises no KeyError."""
+    outcomes = by_target[_target(by_target, framework)]
+    message, name = error
+    other = replace(outcomes[probe], error=({"message": message, "name": name},))
+    verdict = _judge(claim_id, {**outcomes, probe: other}, by_target)
+    assert verdict.status == "refuted" and said in verdict.evidence, verdict
 
 
 def test_x24_reads_anthropics_documented_limit_and_the_length_sent(by_target):
@@ -186,11 +195,3 @@ def test_x27_counts_the_turns_it_names(by_target):
     assert frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=14)(claude)[0]
     holds, text = frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=13)(claude)
     assert not holds and text == "the matrix has 14 plain turns, not 13"
-
-
-def test_a_round_trip_that_raises_no_key_error_refutes_x10(by_target):
-    llama = by_target[_target(by_target, "llama-index")]
-    trip = llama["dot+round-trip"]
-    other = replace(trip, error=({"message": "no tool search_web", "name": "ValueError"},))
-    verdict = _judge("X10", {**llama, "dot+round-trip": other}, by_target)
-    assert verdict.status == "refuted" and "no KeyError" in verdict.evidence, verdict
