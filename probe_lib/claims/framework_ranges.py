@@ -253,6 +253,9 @@ AGENTS_JS_CHECKS_A_FORCED_KEY = changed_at(
     raises('modelSettings.toolChoice="search.web" does not match any available tool'),
 )
 
+#: The dot probe's keys sent as registered, and forcing one names it as registered: what an unchanged framework does.
+KEYS_AS_REGISTERED = {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}
+
 #: Claim id -> (framework, its check), each judged once on that framework's committed timeline.
 CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     "T01": (
@@ -309,36 +312,9 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
             "dot+round-trip", "0.14.10", "0.14.12", runs_the_call(True), runs_the_call(False), oldest_ran="0.11.5"
         ),
     ),
-    "T02": (
-        "openai-agents",
-        unchanged(
-            "0.0.2",
-            "0.24.0",
-            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
-            ran=26,
-            measured=26,
-        ),
-    ),
-    "T04": (
-        "langchain-js",
-        unchanged(
-            "0.0.1",
-            "1.6.0",
-            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
-            ran=14,
-            measured=15,
-        ),
-    ),
-    "T11": (
-        "openai",
-        unchanged(
-            "0.27.0",
-            "3.57.0",
-            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
-            ran=223,
-            measured=225,
-        ),
-    ),
+    "T02": ("openai-agents", unchanged("0.0.2", "0.24.0", KEYS_AS_REGISTERED, ran=26, measured=26)),
+    "T04": ("langchain-js", unchanged("0.0.1", "1.6.0", KEYS_AS_REGISTERED, ran=14, measured=15)),
+    "T11": ("openai", unchanged("0.27.0", "3.57.0", KEYS_AS_REGISTERED, ran=223, measured=225)),
     "T12": (
         "pydantic-ai",
         changed_at(
@@ -410,31 +386,13 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
         "claude-agent-sdk",
         changed_at("dot+round-trip", "0.1.9", "0.1.10", runs_the_call(False), runs_the_call(True), on=TOOLS_RUN),
     ),
-    "T19": (
-        "openai-agents-chat",
-        unchanged(
-            "0.0.2",
-            "0.24.0",
-            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
-            ran=26,
-            measured=26,
-        ),
-    ),
+    "T19": ("openai-agents-chat", unchanged("0.0.2", "0.24.0", KEYS_AS_REGISTERED, ran=26, measured=26)),
     "T20": ("openai-agents-js-chat", AGENTS_JS_CHECKS_A_FORCED_KEY),
     "T21": (
         "openai-agents-js-chat",
         changed_at("dot+round-trip", "0.0.2", "0.0.3", runs_the_call(False), runs_the_call(True)),
     ),
-    "T22": (
-        "openai-responses",
-        unchanged(
-            "1.66.0",
-            "3.57.0",
-            {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")},
-            ran=156,
-            measured=156,
-        ),
-    ),
+    "T22": ("openai-responses", unchanged("1.66.0", "3.57.0", KEYS_AS_REGISTERED, ran=156, measured=156)),
     "T05": (
         "ai-sdk",
         changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"), oldest_ran="3.1.0"),
