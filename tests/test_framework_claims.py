@@ -12,13 +12,14 @@ comparing it with Mastra also when Mastra's forced run is the openai SDK's.
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
 
 from probe_lib.claims import frameworks, ledger
 from probe_lib.claims.verdict import MASTRA, Verdict
-from probe_lib.study import matrix_runs, permission_runs
+from probe_lib.study import matrix_recording, matrix_runs, permission_runs
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.sources import RECORDED
 
@@ -195,3 +196,13 @@ def test_x27_counts_the_turns_it_names(by_target):
     assert frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=14)(claude)[0]
     holds, text = frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=13)(claude)
     assert not holds and text == "the matrix has 14 plain turns, not 13"
+
+
+def test_the_notebooks_framework_ledger_says_how_and_when_each_target_was_measured():
+    """Notebook 12's ledger from the recordings: each row names the target and the runtime and day the matrix
+    recording notes for it (read here from the file itself)."""
+    noted = json.loads(matrix_recording.RECORDING.read_text(encoding="utf-8"))["measured"]
+    table = ledger.framework_ledger(RECORDED.matrix() + RECORDED.list_probes(), RECORDED)
+    for row in table.itertuples():
+        target = f"{row.framework}@{row.version}"
+        assert row.source == f"recorded, {target}, {noted[target]['runtime']}, {noted[target]['on']}", row

@@ -159,7 +159,7 @@ def framework_ledger(outcomes: Sequence[Outcome], measurements: Source) -> pd.Da
     """The ledger's claims about the frameworks other than Mastra, judged on ``outcomes``: the matrix's and the
     Claude Agent SDK's list probes, as ``measurements`` gave them (``matrix()``, ``list_probes()``). One row per
     claim and target, with its framework, source, verdict and evidence."""
-    table = ledger({}, by_target=by_target(outcomes), sources=measurements.matrix_sources(outcomes))
+    table = ledger({}, by_target=by_target(outcomes), sources=measurements.matrix_source_texts(outcomes))
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 

@@ -14,10 +14,11 @@ import pandas as pd
 from IPython.display import HTML
 
 from probe_lib.core.target import release_key
-from probe_lib.present.no_value import frame_html
+from probe_lib.present.no_value import NO_VALUE, dashed
 
 #: The full table's box: about a screen tall, scrolled within, so the page goes on below it.
 _SCROLL_BOX = "max-height: 40em; overflow: auto"
+_LEFT = [{"selector": "td, th", "props": "text-align: left; vertical-align: top"}]
 
 
 def summary(
@@ -44,12 +45,17 @@ def _named(values: list[str], every: list[str]) -> str:
     return f"all {len(every)} in this table" + (f" but {', '.join(left_out)}" if left_out else "")
 
 
+def _html(frame: pd.DataFrame) -> str:
+    """Every row and each text whole, wrapped and read from the left (a styled table: JupyterLab right-aligns
+    a plain one's cells, and pandas cuts its texts at 50 characters), a missing value as a dash."""
+    styled = dashed(frame).style.hide(axis="index").set_table_styles(_LEFT)
+    return styled.format(na_rep=NO_VALUE).to_html()
+
+
 def folded(frame: pd.DataFrame, *, by: Sequence[str], listing: str, rows: str, within: Sequence[str] = ()) -> HTML:
     """``frame`` shown as its :func:`summary`, then whole in a collapsible block saying how many ``rows`` (a
     plural noun: ``"change points"``) it holds. Neither is cut at pandas' display limits."""
-    with pd.option_context("display.max_colwidth", None):  # each text whole, wrapped rather than cut
-        shown = frame_html(summary(frame, by, listing, rows, within), index=False, notebook=True)
-        whole = frame_html(frame, index=False, notebook=True)
+    shown, whole = _html(summary(frame, by, listing, rows, within)), _html(frame)
     return HTML(
         f"{shown}<details><summary>All {len(frame)} {rows}, one per row</summary>"
         f'<div style="{_SCROLL_BOX}">{whole}</div></details>'

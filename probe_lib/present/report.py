@@ -290,7 +290,7 @@ def _build(
         by_version,
         laid_over,
         by_target=judged,
-        sources=matrix_recording.source_texts(matrix_written, frameworks),
+        sources=matrix_recording.source_texts(sources, noted_in=matrix_written),
         pin_sources=pins,
         timeline_source=timeline.laid_over_source(),
         framework_timelines=framework_ranges.timelines(),

@@ -78,16 +78,22 @@ def _measured(path: Path) -> dict[str, dict[str, str]]:
     return json.loads(path.read_text(encoding="utf-8")).get("measured", {})
 
 
-def source_texts(path: Path, outcomes: Iterable[Outcome]) -> dict[str, str]:
-    """The ledger's ``source`` text for each target of ``outcomes`` in the recording at ``path``: live or recorded,
-    the target, and the runtime and day it was measured with and on where the recording notes them."""
-    measured = _measured(path)
-    texts = {}
-    for target, made in sources(path, outcomes).items():
-        noted = measured.get(target)
-        when = f"{noted['runtime']}, {noted['on']}" if noted else "runtime and date not noted in the recording"
-        texts[target] = f"{made}, {target}, {when}"
-    return texts
+def source_texts(made: Mapping[str, Provenance], noted_in: Path) -> dict[str, str]:
+    """The ledger's ``source`` text for each target of ``made`` (how each was obtained): live or recorded, the
+    target, and the runtime and day it was measured with and on, as the recording at ``noted_in`` notes them."""
+    measured = _measured(noted_in)
+    return {target: _source_text(how, target, measured.get(target)) for target, how in made.items()}
+
+
+def measured_now_text(target: str) -> str:
+    """The ledger's ``source`` text for ``target`` measured live here and now."""
+    today = datetime.now(UTC).date().isoformat()
+    return _source_text(Provenance.LIVE, target, {"runtime": _runtime_now(target), "on": today})
+
+
+def _source_text(made: Provenance, target: str, noted: Mapping[str, str] | None) -> str:
+    when = f"{noted['runtime']}, {noted['on']}" if noted else "runtime and date not noted in the recording"
+    return f"{made}, {target}, {when}"
 
 
 def read(path: Path = RECORDING) -> list[Outcome]:

@@ -107,6 +107,11 @@ class Source(ABC):
         """How each target (``framework@version``) of ``outcomes``, as :meth:`matrix` gave them, was obtained."""
         return dict.fromkeys(matrix_runs.by_target(outcomes), self.provenance)
 
+    def matrix_source_texts(self, outcomes: Iterable[Outcome]) -> dict[str, str]:
+        """The ledger's ``source`` text for each target of ``outcomes``: how it was obtained, and the runtime and
+        day it was measured with and on."""
+        return matrix_recording.source_texts(self.matrix_sources(outcomes), noted_in=matrix_recording.RECORDING)
+
     def for_own_scenarios(self) -> Source:
         """Where a notebook studying scenarios of its own reads them: live, unless it reads the recordings (a
         reproduce folder holds the catalogue's and the matrix's measurements only)."""
@@ -200,6 +205,9 @@ class Live(Source):
             "target, each a real request to the kit's capture server on loopback (about 30-45 s)…"
         )
         return matrix_runs.measure(only_installed=True)
+
+    def matrix_source_texts(self, outcomes: Iterable[Outcome]) -> dict[str, str]:
+        return {target: matrix_recording.measured_now_text(target) for target in matrix_runs.by_target(outcomes)}
 
     def list_probes(self) -> list[Outcome]:
         """Measured now where the SDK is installed (else none, as :meth:`matrix` then holds no target of it)."""
@@ -315,6 +323,9 @@ class Folder(Source):
         if self._matrix_file == matrix_recording.RECORDING:
             return super().matrix_sources(outcomes)
         return matrix_recording.sources(self._matrix_file, outcomes)
+
+    def matrix_source_texts(self, outcomes: Iterable[Outcome]) -> dict[str, str]:
+        return matrix_recording.source_texts(self.matrix_sources(outcomes), noted_in=self._matrix_file)
 
 
 LIVE = Live()
