@@ -212,7 +212,8 @@ def test_error_chains_and_their_grid_cover_every_link_of_every_scenario(version)
     assert grid.columns.tolist() == ["error generate() rejects with", "its cause"]
     for name in ERRORS:
         for position, link in enumerate(ev[name].error):
-            assert grid.iloc[ERRORS.index(name), position] == (link["id"] or link["code"] or "no id")
+            coded = link["code"] and f"{link['code']} (as code)"
+            assert grid.iloc[ERRORS.index(name), position] == (link["id"] or coded or "no id")
             assert link["message"] in labels.iloc[ERRORS.index(name), position]
     assert labels.loc["proto-key", "its cause"] is None or pd.isna(labels.loc["proto-key", "its cause"])
 

@@ -227,12 +227,14 @@ def outcome_summary(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame
 
 def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     """One row per link of the error each named scenario's ``generate()``/``stream()`` raised, outermost (what the
-    caller catches) first: the scenario, the link's position, ``id``, ``code`` (where a MastraError rebuilt as a
-    plain Error keeps its id), ``name``, the ``toolName`` in its ``details`` and its message."""
+    caller catches) first: the scenario, the link's position, its ``class`` (``MastraError``, or the plain
+    ``Error`` a MastraError is rebuilt as), ``id``, ``code`` (where such a rebuilt one keeps its id), ``name``, the
+    ``toolName`` in its ``details`` and its message."""
     rows = [
         (
             name,
             position,
+            link.get("class"),
             link.get("id"),
             link.get("code"),
             link["name"],
@@ -242,7 +244,8 @@ def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
         for name in scenario_names
         for position, link in enumerate(ev[name].error)
     ]
-    return pd.DataFrame(rows, columns=["scenario", "link", "id", "code", "name", "details.toolName", "message"])
+    columns = ["scenario", "link", "class", "id", "code", "name", "details.toolName", "message"]
+    return pd.DataFrame(rows, columns=columns)
 
 
 _LINK_NAMES = {0: "error generate() rejects with", 1: "its cause"}
@@ -255,8 +258,9 @@ def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     chains = error_chains(ev, scenario_names)
     tool = ("\ndetails.toolName: " + chains["details.toolName"]).fillna("")
     said = ("id: " + chains["id"]).fillna("code: " + chains["code"]).fillna("id: none")
-    label = chains["name"] + "\n" + said + "\n" + chains["message"] + tool
-    cells = chains.assign(category=chains["id"].fillna(chains["code"]).fillna("no id"), label=label)
+    label = chains["class"].fillna(chains["name"]) + "\n" + said + "\n" + chains["message"] + tool
+    category = chains["id"].fillna(chains["code"] + " (as code)").fillna("no id")
+    cells = chains.assign(category=category, label=label)
     grid, text = (
         cells.pivot(index="scenario", columns="link", values=column).reindex(list(scenario_names))
         for column in ("category", "label")

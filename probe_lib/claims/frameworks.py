@@ -167,6 +167,7 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True, raising:
             said.append(
                 f"a call of {letter_run(name)!r} (sent for {letter_run(key)!r}) ran {_shape(executed) or 'nothing'}"
                 + ("" if executed == [key] else f" ({quoted(_error(outcome), 80)})")
+                + (f", raising {raising}" if raising is not None else "")
             )
         return True, "; ".join(said)
 

@@ -352,8 +352,8 @@ def _collision(e: Evidence) -> tuple[Status, str]:
     also = "; the agent's logger.trackException is handed it too" if tracked else ""
     if logged:
         return "refuted", (
-            "both refused before any request with the article's full text, but the collision is also logged at "
-            "error level, so not thrown rather than logged"
+            "both refused before any request with the article's full text and thrown (the caller finds the id as its "
+            "cause's code, F05), but also logged at error level: not thrown rather than logged"
         )
     if all("caller's chain" in hits for hits in found):
         return (
@@ -533,7 +533,10 @@ def _collide_after_63(e: Evidence) -> tuple[Status, str]:
         if outcome.collision_name != expected:
             return "refuted", f"{scenario}: refused as {outcome.collision_name!r}, not as their shared first 63 units"
         seen.append(f"{scenario} -> {expected[:3]}...{expected[-3:]} ({len(expected)})")
-    return "confirmed", "two keys that differ only after their 63rd UTF-16 unit collide: " + "; ".join(seen)
+    return "confirmed", (
+        "two ASCII keys that differ only after their 63rd character collide under those 63, and the astral pair, "
+        "alike once each UTF-16 unit is substituted, under its first 63 units: " + "; ".join(seen)
+    )
 
 
 def _shared_record(e: Evidence) -> tuple[Status, str]:
@@ -799,8 +802,10 @@ def _wrapped_id(e: Evidence) -> tuple[Status, str]:
     if outcome.error_ids[:1] != ["AGENT_GENERATE_FAILED"] or COLLISION_ID in outcome.error_ids:
         return "refuted", f"the caller's error chain carries ids {outcome.error_ids}"
     coded = [link for link in outcome.error[1:] if link.get("code") == COLLISION_ID]
+    chain = [(link.get("class"), link.get("code")) for link in outcome.error]
+    if outcome.error[0].get("code") == COLLISION_ID:
+        return "refuted", f"the error generate() rejects with carries {COLLISION_ID} as its code: {chain}"
     if not coded or any(link.get("class") == "MastraError" for link in coded):
-        chain = [(link.get("class"), link.get("code")) for link in outcome.error]
         return "refuted", f"no plain Error in the cause chain carries {COLLISION_ID} as its code: {chain}"
     return (
         "confirmed",

@@ -301,6 +301,9 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
             dropping = [v for v, names in sent.items() if names is not None and tool not in names]
             if dropping != list(_BETAS_DROPPING):
                 return "refuted", f"{scenario} sends no {tool} on {', '.join(dropping) or 'no version'}"
+        for beta in _BETAS_DROPPING:
+            if sent[beta] is not None and (lost := set(sent[_AGAINST]) - set(sent[beta])) != set(tools):
+                return "refuted", f"{beta} leaves {sorted(lost)} out of {scenario}'s request, not {sorted(tools)}"
     swept = set(both.loc[both["version"] == _BETAS_DROPPING[0], "scenario"])  # newer scenarios ran on the pins only
     against = timeline.table[(timeline.table["version"] == _AGAINST) & timeline.table["scenario"].isin(swept)]
     for reference in against.itertuples():

@@ -185,7 +185,11 @@ def ledger_statuses(ledger: pd.DataFrame) -> Figure:
 #: :func:`probe_lib.analysis.measured.offered_grid`: is the key, or the id, the name offered to the model?
 OFFERED_COLOURS = {"offered to the model": "#8fd18f", "not offered": "#e57373", "sent": "#dddddd"}
 #: :func:`probe_lib.analysis.measured.error_grid`: each link of an error chain by its ``id`` (or ``code``).
-ERROR_COLOURS = {"AGENT_GENERATE_FAILED": "#f5d76e", "AGENT_TOOL_NAME_COLLISION": "#8fd18f", "no id": "#dddddd"}
+ERROR_COLOURS = {
+    "AGENT_GENERATE_FAILED": "#f5d76e",
+    "AGENT_TOOL_NAME_COLLISION (as code)": "#8fd18f",
+    "no id": "#dddddd",
+}
 #: :func:`probe_lib.analysis.measured.choice_grid`: tools sent, the forced tool offered or not, the linter's word.
 CHOICE_COLOURS = {
     "caller's option": "#eeeeee",
