@@ -258,7 +258,9 @@ def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     chains = error_chains(ev, scenario_names)
     tool = ("\ndetails.toolName: " + chains["details.toolName"]).fillna("")
     said = ("id: " + chains["id"]).fillna("code: " + chains["code"]).fillna("id: none")
-    label = chains["class"].fillna(chains["name"]) + "\n" + said + "\n" + chains["message"] + tool
+    # A plain "Error" is named by its class (MastraError, or Error for one rebuilt from it); a TypeError by its name.
+    named = chains["class"].where(chains["name"] == "Error", chains["name"]).fillna(chains["name"])
+    label = named + "\n" + said + "\n" + chains["message"] + tool
     category = chains["id"].fillna(chains["code"] + " (as code)").fillna("no id")
     cells = chains.assign(category=category, label=label)
     grid, text = (
