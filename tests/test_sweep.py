@@ -150,6 +150,11 @@ def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
     assert kinds <= set(timeline.BEHAVIOUR_COLOURS) and all(f"{kind}" in repr(figure) for kind in kinds), (
         "each colour is named in the legend in words"
     )
+    holed = grid.copy()
+    holed.iloc[0, 0] = None  # a scenario not measured on a version (newer than the sweep, measured on the pins)
+    assert "white: not measured on this version" not in repr(figure)
+    holed_figure = timeline_chart.timeline(holed, timeline.colours(holed), "t", changes)
+    assert "white: not measured on this version" in repr(holed_figure)
 
 
 @pytest.mark.slow

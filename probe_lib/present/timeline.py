@@ -84,6 +84,8 @@ def timeline(
         spine.set_visible(False)
     present = {c for c in grid.to_numpy().ravel() if isinstance(c, str)}
     handles = [Patch(facecolor=colour, label=name) for name, colour in colours.items() if name in present]
+    if any(not isinstance(c, str) for c in grid.to_numpy().ravel()):
+        handles.append(Patch(facecolor="white", edgecolor="#999999", label="white: not measured on this version"))
     handles.append(Patch(facecolor="black", label="black bar: the behaviour changed here"))
     if marked:
         handles.append(Patch(facecolor=PRERELEASE_COLOUR, label="prerelease (purple italic label, mark above)"))
