@@ -525,6 +525,38 @@ FURTHER = {
         "refuted",
         "no plain Error in the cause chain carries AGENT_TOOL_NAME_COLLISION as its code",
     ),
+    "F05 the outer error no MastraError": (
+        "F05",
+        VERSION,
+        {
+            "collision-dot-space": lambda o: dataclasses.replace(
+                o, error=({**o.error[0], "class": "Error"}, *o.error[1:])
+            )
+        },
+        "refuted",
+        "the error generate() rejects with is no MastraError",
+    ),
+    "F05 the outer error carries the code": (
+        "F05",
+        VERSION,
+        {
+            "collision-dot-space": lambda o: dataclasses.replace(
+                o, error=({**o.error[0], "code": "AGENT_TOOL_NAME_COLLISION"}, *o.error[1:])
+            )
+        },
+        "refuted",
+        "carries AGENT_TOOL_NAME_COLLISION as its code",
+    ),
+    "A08 1.0.4 with no id in the caller's chain": (
+        "A08",
+        OLDEST,
+        {
+            scenario: lambda o: dataclasses.replace(o, error=tuple({**link, "code": None} for link in o.error))
+            for scenario in ("collision-dot-space", "collision-long")
+        },
+        "refuted",
+        "the caller's chain does not carry the id",
+    ),
     "A08 caller sees the id": (
         "A08",
         VERSION,

@@ -165,6 +165,13 @@ COUNTERFACTUALS = {
         {"names": ["plain", "workflow-etl_job"]},
         "sub-agents-workflows sends no workflow-etl_job on 1.0.0-beta.20",
     ),
+    "V06 beta.20 loses another tool too": (
+        "V06",
+        "1.0.0-beta.20",
+        "client-tools",
+        {"names": []},
+        "leaves ['client_tool', 'plain'] out of client-tools's request, not ['client_tool']",
+    ),
     "V06 beta.5 drops the client tool": (
         "V06",
         "1.0.0-beta.5",

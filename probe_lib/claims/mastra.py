@@ -351,9 +351,14 @@ def _collision(e: Evidence) -> tuple[Status, str]:
     tracked = any(place.startswith("logger") for hits in found for place in hits)
     also = "; the agent's logger.trackException is handed it too" if tracked else ""
     if logged:
+        reaches = (
+            "the caller finds the id in its error chain (F05)"
+            if all(any(place.startswith("caller's chain") for place in hits) for hits in found)
+            else "the caller's chain does not carry the id"
+        )
         return "refuted", (
-            "both refused before any request with the article's full text and thrown (the caller finds the id as its "
-            "cause's code, F05), but also logged at error level: not thrown rather than logged"
+            f"both refused before any request with the article's full text and thrown ({reaches}), but also logged "
+            "at error level: not thrown rather than logged"
         )
     if all("caller's chain" in hits for hits in found):
         return (
@@ -803,6 +808,8 @@ def _wrapped_id(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the caller's error chain carries ids {outcome.error_ids}"
     coded = [link for link in outcome.error[1:] if link.get("code") == COLLISION_ID]
     chain = [(link.get("class"), link.get("code")) for link in outcome.error]
+    if outcome.error[0].get("class") != "MastraError":
+        return "refuted", f"the error generate() rejects with is no MastraError: {chain}"
     if outcome.error[0].get("code") == COLLISION_ID:
         return "refuted", f"the error generate() rejects with carries {COLLISION_ID} as its code: {chain}"
     if not coded or any(link.get("class") == "MastraError" for link in coded):
