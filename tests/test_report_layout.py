@@ -26,6 +26,17 @@ def test_no_element_is_wider_than_the_report_column(page):
     assert page.evaluate(OVERFLOWING, "body") == []
 
 
+def test_the_ledgers_fit_the_column_so_every_version_is_in_view(page):
+    """The ledgers' long keys wrap (``overflow-wrap: anywhere`` on their text columns) rather than push the last
+    version's verdicts out of the column into a sideways scroll."""
+    for table in ("ledger", "framework-ledger"):
+        width, room = page.evaluate(
+            "id => { const t = document.getElementById(id); return [t.scrollWidth, t.parentElement.clientWidth]; }",
+            table,
+        )
+        assert width <= room, f"the {table} table is {width} px wide in a {room} px column"
+
+
 def test_every_image_says_what_it_shows(page):
     assert page.evaluate("document.images.length") > 0
     assert page.evaluate(UNDESCRIBED) == []

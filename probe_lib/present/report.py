@@ -320,6 +320,7 @@ a.top { float: right; font-size: 0.8em; font-weight: normal; }
 table { border-collapse: collapse; font-size: 0.85em; margin: 0; } td, th { border: 1px solid #ccc; padding: 3px 6px;
         vertical-align: top; text-align: left; max-width: 40em; min-width: 4.5em; } th { overflow-wrap: normal; }
 .scroll { max-width: 100%; overflow: auto; margin: 1em 0; } .scroll.tall { max-height: 40em; border: 1px solid #ddd; }
+#ledger td:nth-child(-n+3), #framework-ledger td:nth-child(-n+3) { overflow-wrap: anywhere; }
 .banner { padding: 0.6em 1em; border-radius: 4px; font-weight: bold; }
 .live { background: #d9f2d9; } .recorded { background: #f8d0d0; }
 .notebook { border-top: 3px solid #444; margin-top: 3em; } pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto;
