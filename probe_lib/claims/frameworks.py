@@ -14,6 +14,7 @@ all of which must hold; :data:`CHECKS` names each claim's framework and check.
 
 from __future__ import annotations
 
+import keyword
 from collections.abc import Callable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
@@ -45,18 +46,16 @@ _ILLEGAL_KEYS = {
 }
 
 
-#: The matrix's probes whose keys are not all Python identifiers -> the first such key (what smolagents names).
+def _python_name(key: str) -> bool:
+    """What smolagents accepts as a tool name: a Python identifier that is not a reserved keyword."""
+    return key.isidentifier() and not keyword.iskeyword(key)
+
+
+#: The matrix's probes whose keys are not all Python names -> the first key that is not (the one smolagents names).
 _SMOLAGENTS_REFUSED = {
-    "dot": "search.web",
-    "legal": "lookup-user",
-    "space": "my tool",
-    "colon-slash": "ns:read/file",
-    "leading-digit": "9lives",
-    "emoji": "weather😀",
-    "mcp-prefixed": "github.create_issue",
-    "integer-order": "42",
-    "collision": "search.web",
-    "empty": "",
+    probe.name: next(key for key in probe.keys if not _python_name(key))
+    for probe in PROBES
+    if not all(map(_python_name, probe.keys))
 }
 
 
