@@ -9,6 +9,7 @@ target was obtained; ``measured`` notes each target's runtime and the day it was
 
 from __future__ import annotations
 
+import functools
 import json
 import platform
 from collections.abc import Iterable, Mapping, Sequence
@@ -48,14 +49,11 @@ def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[
     the shipped recording's note for one copied from it."""
     order = _order()
     ordered = sorted(outcomes, key=lambda o: (o.framework, release_key(o.version), order[o.scenario.name]))
-    targets = by_target(outcomes)
-    recorded = _measured(RECORDING) if RECORDING.exists() else {}
-    today = datetime.now(UTC).date().isoformat()
+    made = {target: (sources or {}).get(target, Provenance.LIVE) for target in sorted(by_target(outcomes))}
+    copied = any(how != Provenance.LIVE for how in made.values())  # their notes come from the shipped recording
+    recorded = _measured(RECORDING) if copied and RECORDING.exists() else {}
     measured = {
-        target: {"runtime": _runtime_now(target), "on": today}
-        if (sources or {}).get(target, Provenance.LIVE) == Provenance.LIVE
-        else recorded.get(target)
-        for target in sorted(targets)
+        target: _noted_now(target) if how == Provenance.LIVE else recorded.get(target) for target, how in made.items()
     }
     document = {
         "source": Provenance.LIVE,
@@ -68,9 +66,15 @@ def write(outcomes: Sequence[Outcome], path: Path = RECORDING, sources: Mapping[
     return files.write_json(path, document)
 
 
-def _runtime_now(target: str) -> str:
-    """What a target's runner runs on here: the Node.js version for an npm package, Python's for a PyPI one."""
+def _noted_now(target: str) -> dict[str, str]:
+    """What a target measured here today notes of itself: the runtime its runner runs on and the UTC day."""
     registry = adapters.get(target.partition("@")[0]).registry
+    return {"runtime": _runtime(registry), "on": datetime.now(UTC).date().isoformat()}
+
+
+@functools.cache
+def _runtime(registry: str) -> str:
+    """The runtime a runner for a package of ``registry`` runs on here (asked of ``node`` once per process)."""
     return f"Node.js {npm.node_version()}" if registry == "npm" else f"Python {platform.python_version()}"
 
 
@@ -87,8 +91,7 @@ def source_texts(made: Mapping[str, Provenance], noted_in: Path) -> dict[str, st
 
 def measured_now_text(target: str) -> str:
     """The ledger's ``source`` text for ``target`` measured live here and now."""
-    today = datetime.now(UTC).date().isoformat()
-    return _source_text(Provenance.LIVE, target, {"runtime": _runtime_now(target), "on": today})
+    return _source_text(Provenance.LIVE, target, _noted_now(target))
 
 
 def _source_text(made: Provenance, target: str, noted: Mapping[str, str] | None) -> str:
