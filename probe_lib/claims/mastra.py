@@ -368,8 +368,8 @@ def _collision(e: Evidence) -> tuple[Status, str]:
         )
     if all("caller's chain as code" in hits for hits in found):
         return "refined", (
-            "both refused before any request with the article's full text, thrown and not logged at warn or above; "
-            "the caller catches "
+            "both refused before any request with the article's full text, thrown, the collision not logged at warn "
+            "or above; the caller catches "
             f"{outer.get('class')} {outer.get('id')}, whose cause, a plain Error rebuilt from the MastraError "
             f"(instanceof MastraError and .id no longer hold), carries {COLLISION_ID} as its code (F05)" + also
         )
