@@ -37,8 +37,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mastra", default=target.baseline("mastra").version)
     version = mastra.ADAPTER.check_version(parser.parse_args().mastra)
-    model = explorer.Source("mastra", None).label
-    live = explorer.Source("mastra", version).label
+    model = explorer.ExplorerSource("mastra", None).label
+    live = explorer.ExplorerSource("mastra", version).label
     with closing(SessionPool()) as pool:
         cold = timed(["search.web", "a"], live, pool)
         print(f"cold live run (Node starts):  {cold:7.3f} s   target <= {TARGET_COLD_S} s")
@@ -54,7 +54,7 @@ def main() -> None:
             newest = adapter.versions()[-1]
             if name == "mastra" or not adapter.is_installed(newest):
                 continue
-            source = explorer.Source(name, newest).label
+            source = explorer.ExplorerSource(name, newest).label
             cold = timed(keys, source, pool)
             warm = min(timed(keys, source, pool) for _ in range(3))
             print(f"{source:>36}, 100 keys: cold {cold:7.3f} s, warm {warm:7.3f} s   target <= {TARGET_WARM_S} s warm")

@@ -453,17 +453,15 @@ def _add_capture(sub: argparse._SubParsersAction) -> None:
 
 def cmd_record(args: argparse.Namespace) -> int:
     from probe_lib.adapters.mastra import mcp
-    from probe_lib.study import recordings
+    from probe_lib.core.target import Target
+    from probe_lib.study import collection
 
     if args.frameworks:
-        from probe_lib.study import matrix_recording, matrix_runs
-
-        print(matrix_recording.write(matrix_runs.measure()))
+        print(*collection.record(collection.MATRIX) + collection.record(collection.LISTS), sep="\n")
         return 0
 
-    versions = args.mastra or mastra.ADAPTER.versions()
-    for path in recordings.record(versions):
-        print(path)
+    targets = [Target(mastra.ADAPTER.name, version) for version in args.mastra or mastra.ADAPTER.versions()]
+    print(*collection.record(collection.CATALOGUE, targets), sep="\n")
     if not args.mastra:
         print(mcp.record())  # every MCP tool set through the real @mastra/mcp client (its own pinned @mastra/core)
     return 0
@@ -482,7 +480,8 @@ def _add_record(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--frameworks",
         action="store_true",
-        help="instead, rerun the framework matrix on every registered framework (data/captures/frameworks.json)",
+        help="instead, rerun the framework matrix on every registered framework and the Claude Agent SDK's list probes "
+        "(data/captures/matrix/, lists/)",
     )
     parser.set_defaults(handler=cmd_record)
 
@@ -567,17 +566,18 @@ def _run_targets(args: argparse.Namespace) -> list[str]:
     return chosen or [f"mastra@{baseline('mastra').version}"]
 
 
-def _resolved(target, source: str) -> str | None:
-    """The date the environment of a live ``target`` was resolved as of (``None``: a pin's, or not live)."""
-    from probe_lib import adapters
+def _made(target, source: str):
+    """How ``run`` obtained its outcomes of ``target``: live here now, or read from a recording (``source``)."""
+    from probe_lib.study.measurement import Made
     from probe_lib.study.provenance import Provenance
 
-    return adapters.get(target.framework).resolved_before(target.version) if source == Provenance.LIVE else None
+    return Made.now(target) if source == Provenance.LIVE else Made(Provenance.RECORDED)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from probe_lib.core import folders
-    from probe_lib.study import api, export, measurement_files, sources
+    from probe_lib.study import api, export, measurement, sources
+    from probe_lib.study.measurement import Measurement
 
     def announce(target, count: int) -> None:
         print(f"probe-lib run: {count} scenario(s) on {target} …", file=sys.stderr, flush=True)
@@ -587,14 +587,17 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     if args.out is not None:
         # Staged before measuring, so a folder the kit may not use is refused at once; the run's files replace an
-        # earlier run's as a whole.
+        # earlier run's as a whole. The folder is the scenario file's collection: one file per target in it.
         with folders.replacing(args.out) as staging:
             result = study()
             by_target: dict = {}
             for outcome, source in zip(result.outcomes, result.sources):
                 by_target.setdefault((outcome.target, source), []).append(outcome)
             written = [
-                measurement_files.write(staging, target, outcomes, source, resolved_before=_resolved(target, source))
+                measurement.write(
+                    staging / measurement.file_name(target),
+                    Measurement(Path(args.file).stem, target, _made(target, source), tuple(outcomes)),
+                )
                 for (target, source), outcomes in by_target.items()
             ] + export.write_tables(result.frame, staging)
         for path in written:

@@ -13,6 +13,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers (strate
 from probe_lib.adapters import mastra  # noqa: E402
 from probe_lib.adapters.mastra import versions  # noqa: E402
 from probe_lib.capture import CaptureServer  # noqa: E402
+from probe_lib.core.outcome import Outcome  # noqa: E402
+from probe_lib.study import collection, sources  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -24,6 +26,24 @@ def node_modules() -> dict[str, Path]:
             pytest.skip(message)
         pytest.fail(message)
     return {version: versions.modules_dir(version) for version in mastra.ADAPTER.versions()}
+
+
+@pytest.fixture(scope="session")
+def recorded_catalogue() -> dict[str, dict[str, Outcome]]:
+    """The shipped recordings of the catalogue: pinned version -> scenario name -> outcome."""
+    return {m.target.version: m.by_name() for m in sources.RECORDED.measurements(collection.CATALOGUE)}
+
+
+@pytest.fixture(scope="session")
+def recorded_matrix() -> list[Outcome]:
+    """The shipped recordings of the framework matrix: every target's outcomes, in target order."""
+    return [outcome for m in sources.RECORDED.measurements(collection.MATRIX) for outcome in m.outcomes]
+
+
+@pytest.fixture(scope="session")
+def recorded_lists() -> list[Outcome]:
+    """The shipped recording of the Claude Agent SDK's list probes."""
+    return [outcome for m in sources.RECORDED.measurements(collection.LISTS) for outcome in m.outcomes]
 
 
 @pytest.fixture(scope="session")
@@ -51,7 +71,6 @@ def recorded_report(tmp_path_factory) -> Path:
 
     from probe_lib.core import folders
     from probe_lib.present import report
-    from probe_lib.study import sources
 
     shared = tmp_path_factory.getbasetemp()
     shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import json
 import re
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -28,11 +27,13 @@ from probe_lib.claims.verdict import STATUSES, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
-from probe_lib.core.target import baseline
+from probe_lib.core.target import Target, baseline
 from probe_lib.present.report import measure_all
-from probe_lib.study import recordings, sources
+from probe_lib.study import measurement
+from probe_lib.study.collection import CATALOGUE, LISTS, MATRIX
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.matrix_runs import by_target
+from probe_lib.study.measurement import Made
 from probe_lib.study.sources import RECORDED
 
 VERSION = baseline("mastra").version
@@ -40,8 +41,8 @@ OLDEST = mastra.ADAPTER.versions()[0]
 
 
 @pytest.fixture(scope="module")
-def recorded():
-    return {version: recordings.outcomes(version, live=False) for version in mastra.ADAPTER.versions()}
+def recorded(recorded_catalogue):
+    return recorded_catalogue
 
 
 def judge(claim_id: str, version: str, by_version) -> Verdict:
@@ -200,7 +201,8 @@ def swap_names(key_a, key_b):
 
 def like(version, scenario):
     """The outcome ``scenario`` had on ``version`` (recorded), as if measured on the version being edited."""
-    return lambda o: dataclasses.replace(recordings.outcomes(version, live=False)[scenario], version=o.version)
+    recorded = RECORDED.measurement(CATALOGUE, Target("mastra", version)).by_name()[scenario]
+    return lambda o: dataclasses.replace(recorded, version=o.version)
 
 
 def sent_like(version, scenario):
@@ -897,17 +899,16 @@ def _unnamed_sources(table) -> list[str]:
 def _report_ledger(tmp_path, drop: str | None = None):
     """The ledger as ``reproduce --recorded`` builds it, from measurement files written into ``tmp_path``;
     ``drop`` leaves that Mastra version's source out."""
-    measure_all(tmp_path, RECORDED)
-    files = {v: tmp_path / recordings.recording_path(v).name for v in mastra.ADAPTER.versions()}
-    by_version = {v: recordings.outcomes_from_file(file) for v, file in files.items()}
-    pins = {v: recordings.provenance(file) for v, file in files.items() if v != drop}
-    outcomes = RECORDED.matrix() + RECORDED.list_probes()
+    written = {m.target.version: m for m in measure_all(tmp_path, RECORDED)}
+    by_version = {v: m.by_name() for v, m in written.items()}
+    pins = {v: m.source for v, m in written.items() if v != drop}
+    measured = RECORDED.measurements(MATRIX) + RECORDED.measurements(LISTS)
     laid_over = ranges.Timeline.of(timeline.laid_over_summary(by_version))
     return ledger.ledger(
         by_version,
         laid_over,
-        by_target=by_target(outcomes),
-        sources=RECORDED.matrix_sources(outcomes),
+        by_target=by_target(o for m in measured for o in m.outcomes),
+        sources={str(m.target): m.source for m in measured},
         pin_sources=pins,
         timeline_source=timeline.laid_over_source(),
     )
@@ -920,8 +921,9 @@ def test_every_ledger_row_says_how_it_was_measured(tmp_path):
     assert _unnamed_sources(table) == []
     pinned = table[(table["framework"] == "mastra") & table["version"].isin(mastra.ADAPTER.versions())]
     for row in pinned.itertuples():
-        noted = json.loads(recordings.recording_path(row.version).read_text(encoding="utf-8"))
-        assert row.source == f"recorded, @mastra/core {row.version}, Node.js {noted['node']}, {noted['measured_on']}"
+        target = Target("mastra", row.version)
+        noted = measurement.read(measurement.path(paths.CAPTURES, CATALOGUE.name, target)).made
+        assert row.source == f"recorded, {target}, {noted.runtime}, {noted.on}"
     ranged = table[table["claim"].isin(list(ledger.RANGE_CHECKS))]
     assert len(ranged) == len(ledger.RANGE_CHECKS)
     assert ranged["source"].str.startswith("recorded, the committed summary data/version_timeline.csv (0.").all()
@@ -935,13 +937,15 @@ def test_a_mastra_row_without_its_source_is_caught(tmp_path):
 
 
 def test_the_overview_notebooks_ledger_says_how_each_row_was_measured(tmp_path):
-    """Notebook 00 builds its ledger from its own source (``Source.provenance_of``): on the recordings, each Mastra
-    row names the same source as the report's ledger, each V row the committed summary, and none is unstated."""
-    by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
+    """Notebook 00 builds its ledger from its own source (each measurement's ``source``): on the recordings, each
+    Mastra row names the same source as the report's ledger, each V row the committed summary, and none is
+    unstated."""
+    measured = RECORDED.measurements(CATALOGUE)
+    by_version = {m.target.version: m.by_name() for m in measured}
     table = ledger.ledger(
         by_version,
         ranges.Timeline.of(timeline.laid_over_summary(by_version)),
-        pin_sources={version: RECORDED.provenance_of(version) for version in by_version},
+        pin_sources={m.target.version: m.source for m in measured},
         timeline_source=timeline.laid_over_source(),
     )
     assert _unnamed_sources(table) == []
@@ -950,23 +954,23 @@ def test_the_overview_notebooks_ledger_says_how_each_row_was_measured(tmp_path):
     assert table[mastra_rows].values.tolist() == report[report["framework"] == "mastra"][mastra_rows].values.tolist()
 
 
-def test_the_overview_notebook_passes_its_sources_to_the_ledger():
+def test_the_overview_notebook_passes_its_sources_to_the_ledger(recorded_catalogue):
     """Counterfactual of the above: the notebook's own call, without its sources, leaves rows unstated."""
     cell = nbformat.read(paths.NOTEBOOKS / "00-overview.ipynb", as_version=4).cells[2].source
-    assert "pin_sources={v: measurements.provenance_of(v) for v in by_version}" in cell
+    assert "pin_sources={m.target.version: m.source for m in measured}" in cell
     assert "timeline_source=timeline.laid_over_source()" in cell
-    by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
+    by_version = recorded_catalogue
     bare = ledger.ledger(by_version, ranges.Timeline.of(timeline.laid_over_summary(by_version)))
     assert _unnamed_sources(bare) and set(bare["source"]) == {"unstated"}
 
 
 def test_a_live_source_names_the_node_and_the_day_it_measures_on(node_modules):
     """What notebook 00's ledger says of a live row: live, the version, this machine's Node.js and today (UTC)."""
-    version = mastra.ADAPTER.versions()[0]
-    said = sources.LIVE.provenance_of(version)
+    target = Target("mastra", mastra.ADAPTER.versions()[0])
+    said = Made.now(target).text(target)
     node, today = npm.node_version(), datetime.now(UTC).date().isoformat()
-    assert said == f"live, @mastra/core {version}, Node.js {node}, {today}"
-    assert node.startswith("v") and said != RECORDED.provenance_of(version)
+    assert said == f"live, {target}, Node.js {node}, {today}"
+    assert node.startswith("v") and said != RECORDED.measurement(CATALOGUE, target).source
 
 
 def test_a_notebook_stops_on_a_refuted_claim_unless_it_explains_it(capsys):

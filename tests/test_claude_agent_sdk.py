@@ -25,7 +25,8 @@ from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import StateError
 from probe_lib.core.scenarios import for_keys
 from probe_lib.study import permission_runs
-from probe_lib.study.sources import LIVE, RECORDED
+from probe_lib.study.collection import LISTS
+from probe_lib.study.sources import LIVE
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 ADAPTER = adapters.get("claude-agent-sdk")
@@ -77,11 +78,11 @@ def test_a_dotted_key_goes_out_prefixed_and_rewritten_and_a_call_of_that_name_ru
 
 
 @pytest.mark.slow
-def test_the_list_probes_measured_live_agree_with_the_recording():
+def test_the_list_probes_measured_live_agree_with_the_recording(recorded_lists):
     _installed()
     columns = ["list", "spelling", "offered", "offers the tool", "search.web ran"]
-    live = permissions.table(LIVE.list_probes())
-    recorded = permissions.table(RECORDED.list_probes())
+    live = permissions.table(LIVE.measurement(LISTS, LISTS.targets()[0]).outcomes)
+    recorded = permissions.table(recorded_lists)
     assert live[columns].equals(recorded[columns]), live[columns].compare(recorded[columns])
     assert (
         live["search.web ran"] == (live["spelling"] == "name on the wire") ^ (live["list"] == "disallowedTools")
@@ -129,23 +130,25 @@ def _is_zombie(pid: int) -> bool:
         return handle.read().rsplit(")", 1)[1].split()[0] == "Z"
 
 
-def test_the_recorded_matrix_holds_the_sdk_and_judges_its_first_request():
-    recorded = matrix.table([o for o in RECORDED.matrix() if o.framework == "claude-agent-sdk"])
+def test_the_recorded_matrix_holds_the_sdk_and_judges_its_first_request(recorded_matrix):
+    recorded = matrix.table([o for o in recorded_matrix if o.framework == "claude-agent-sdk"])
     dot = recorded.set_index("probe").loc["dot"]
     assert dot["names"] == ["mcp__probe__plain", "mcp__probe__search_web"] and dot["round trip"] == "right tool"
     assert set(recorded["forced verdict"].dropna()) == {"not applicable"}
 
 
-def test_the_traffic_table_shows_what_the_sdk_sent_beside_the_judged_request_and_nothing_for_the_others():
-    table = traffic.per_target(RECORDED.matrix())
+def test_the_traffic_table_shows_what_the_sdk_sent_beside_the_judged_request_and_nothing_for_the_others(
+    recorded_matrix,
+):
+    table = traffic.per_target(recorded_matrix)
     claude = table.loc[f"claude-agent-sdk@{ADAPTER.versions()[-1]}"]
     assert claude["fewest requests"] >= 2 and claude["other traffic"] == ["CONNECT api.anthropic.com:443 -> 403"]
     assert table.drop(index=claude.name)["other traffic"].map(len).eq(0).all(), table
 
 
-def test_each_table_reads_its_own_probes_from_a_target_holding_both():
-    both = RECORDED.matrix() + RECORDED.list_probes()
-    assert matrix.table(both).equals(matrix.table(RECORDED.matrix()))
+def test_each_table_reads_its_own_probes_from_a_target_holding_both(recorded_matrix, recorded_lists):
+    both = recorded_matrix + recorded_lists
+    assert matrix.table(both).equals(matrix.table(recorded_matrix))
     lists = permissions.table(both)
     assert len(lists) == len(permission_runs.PROBES) and set(lists["target"]) == {
         f"claude-agent-sdk@{ADAPTER.versions()[-1]}"

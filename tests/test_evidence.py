@@ -20,7 +20,9 @@ WITHOUT_NODE = {**os.environ, "PATH": os.path.dirname(sys.executable)}  # Node.j
 def test_recorded_evidence_says_so_as_it_starts_and_in_its_verdicts(capsys):
     ev = evidence.gather("1.67.0", sources.RECORDED)
     printed = capsys.readouterr().out
-    assert printed.startswith("Reading RECORDED outcomes of @mastra/core 1.0.4, 1.67.0, 1.71.0 from data/captures/")
+    assert printed.startswith(
+        "Reading RECORDED catalogue outcomes of mastra@1.0.4, mastra@1.67.0, mastra@1.71.0 from data/captures/"
+    )
     assert ev.source == "recorded" and ev.label == "@mastra/core 1.67.0, recorded"
     table = ledger.verdicts(ev, ["A01"])
     assert table["judged on"].tolist() == ["@mastra/core 1.67.0, recorded"]
@@ -33,7 +35,7 @@ def test_without_node_a_live_request_falls_back_with_a_banner_naming_the_paramet
     )
     done = subprocess.run([sys.executable, "-c", code], env=WITHOUT_NODE, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert "RECORDED, NOT LIVE: Node.js or the pinned @mastra/core is missing here" in done.stdout
+    assert "RECORDED, NOT LIVE: Node.js or the framework is missing here" in done.stdout
     assert 'set measurements = "recorded" in its parameters cell' in done.stdout and "--recorded" not in done.stdout
     assert "SOURCE recorded (Node.js missing)" in done.stdout
 

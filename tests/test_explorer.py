@@ -22,7 +22,7 @@ from probe_lib.core import scenarios
 from probe_lib.core.target import Target
 from probe_lib.inputs import records
 from probe_lib.present import explorer, explorer_html, explorer_view
-from probe_lib.present.explorer import Source
+from probe_lib.present.explorer import ExplorerSource
 
 LIVE_1_67 = "@mastra/core 1.67.0, live"
 MODEL = "@mastra/core, Python model"
@@ -200,7 +200,7 @@ def test_a_live_forced_tool_choice_shows_the_captured_body_and_the_mismatch(view
     view.tool_choice.value = "search.web"
     view.settle()
     result = view.result
-    assert result.measurement.captured and result.source == Source("mastra", "1.67.0")
+    assert result.measurement.captured and result.source == ExplorerSource("mastra", "1.67.0")
     assert result.measurement.body["tool_choice"] == {"type": "function", "function": {"name": "search.web"}}
     assert [tool["function"]["name"] for tool in result.measurement.body["tools"]] == ["weather", "search_web"]
     assert cells(view, 1) == ["1", "0"]
@@ -264,7 +264,7 @@ def test_a_live_run_on_another_framework_traces_each_wire_name_to_its_key(framew
     version = adapter.versions()[-1]
     if not adapter.is_installed(version):
         pytest.fail(f"{framework} {version} is not installed: run `probe-lib setup --all-frameworks`")
-    measurement = explorer.explore(["b", "a.x"], Source(framework, version).label).measurement
+    measurement = explorer.explore(["b", "a.x"], ExplorerSource(framework, version).label).measurement
     assert measurement.captured
     assert dict(zip(measurement.wire_keys, measurement.wire_names)) == (
         {"b": "b", "a.x": "a.x"} if framework == "pydantic-ai" else {"b": "b", "a.x": "a_x"}
@@ -279,7 +279,7 @@ def test_two_keys_one_name_on_the_wire_are_each_traced_to_a_key():
     version = adapter.versions()[-1]
     if not adapter.is_installed(version):
         pytest.fail(f"llama-index {version} is not installed: run `probe-lib setup --all-frameworks`")
-    result = explorer.explore(["search.web", "search web", "ok"], Source("llama-index", version).label)
+    result = explorer.explore(["search.web", "search web", "ok"], ExplorerSource("llama-index", version).label)
     assert result.measurement.wire_names.count("search_web") == 2, result.measurement.wire_names
     assert sorted(result.measurement.wire_keys) == ["ok", "search web", "search.web"]
     assert all(row.name is not None for row in result.rows), [row.rules for row in result.rows]

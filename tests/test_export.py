@@ -220,7 +220,7 @@ def test_the_exported_outcomes_feed_the_comparison_tables_one_recording_per_turn
     table = export.read_csv(folder / "outcomes.csv")
     with pytest.raises(ValueError, match=r"from two recordings \(data/captures/.*\); keep one"):
         compare.differences(table, "mastra@1.0.4", "mastra@1.71.0")
-    catalogue = table[table["recording"].str.fullmatch(r"data/captures/mastra-[0-9.]+\.json")]
+    catalogue = table[table["recording"].str.fullmatch(r"data/captures/catalogue/mastra-[0-9.]+\.json")]
     turns = compare.turns(catalogue).set_index(["scenario", "target"])
     assert turns.loc[("choice-by-key", "mastra@1.71.0"), "verdict"] == "forced tool not in tools"
     changed = compare.differences(catalogue, "mastra@1.0.4", "mastra@1.71.0")
@@ -233,26 +233,31 @@ def _names_sent(request: dict) -> list[str]:
 
 
 def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
-    """The matrix recording carries its probes, so a probe named like a catalogue scenario (length-64) keeps its
+    """Each matrix measurement carries its probes, so a probe named like a catalogue scenario (length-64) keeps its
     keys."""
-    from probe_lib.inputs import scenario_files
-    from probe_lib.study import matrix_recording
+    from probe_lib.study import matrix_runs, measurement
+    from probe_lib.study.collection import MATRIX
 
-    document = json.loads(matrix_recording.RECORDING.read_text(encoding="utf-8"))
-    assert document["scenarios"] == scenario_files.to_document(matrix_recording.recorded_scenarios()), (
-        "frameworks.json's scenarios are stale: `probe-lib record --frameworks` rewrites them"
-    )
-    keys = {entry["name"]: entry["tools"] for entry in document["scenarios"]["scenarios"]}
     result, _ = exported
-    table = result.frame[result.frame["recording"] == "data/captures/frameworks.json"]
-    groups = {key: rows for key, rows in table.groupby(["framework", "version", "scenario"])}
-    assert len(groups) == len(document["outcomes"])
-    for entry in document["outcomes"]:
-        rows = groups[entry["framework"], entry["version"], entry["scenario"]]
-        where = f"{entry['scenario']} on {entry['framework']}@{entry['version']}"
-        assert rows["key"].dropna().tolist() == keys[entry["scenario"]], where
-        sent = _names_sent(entry["requests"][0]) if entry["requests"] else []
-        assert Counter(rows[rows["on_wire"]]["wire_name"]) == Counter(sent), where
+    probes = {scenario.name: scenario for scenario in matrix_runs.scenarios()}
+    files = sorted((paths.CAPTURES / MATRIX.name).glob("*.json"))
+    assert len(files) == len(MATRIX.targets())
+    for file in files:
+        read = measurement.read(file)
+        stale = [
+            o.scenario.name
+            for o in read.outcomes
+            if o.scenario.name in probes and o.scenario != probes[o.scenario.name]
+        ]
+        assert not stale, f"{file.name}'s probes are stale: `probe-lib record --frameworks` rewrites them"
+        table = result.frame[result.frame["recording"] == measurement.shown(file)]
+        groups = {key: rows for key, rows in table.groupby("scenario")}
+        assert len(groups) == len(read.outcomes)
+        for outcome in read.outcomes:
+            rows, where = groups[outcome.scenario.name], f"{outcome.scenario.name} on {read.target}"
+            assert rows["key"].dropna().tolist() == [tool.key for tool in outcome.scenario.tools], where
+            sent = _names_sent(outcome.requests[0]) if outcome.requests else []
+            assert Counter(rows[rows["on_wire"]]["wire_name"]) == Counter(sent), where
 
 
 def test_a_missing_mcp_recording_leaves_its_table_empty_and_says_why(tmp_path, monkeypatch):

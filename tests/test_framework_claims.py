@@ -19,7 +19,10 @@ import pytest
 
 from probe_lib.claims import frameworks, ledger
 from probe_lib.claims.verdict import MASTRA, Verdict
-from probe_lib.study import matrix_recording, matrix_runs, permission_runs
+from probe_lib.core import paths
+from probe_lib.core.target import Target
+from probe_lib.study import matrix_runs, measurement, permission_runs
+from probe_lib.study.collection import LISTS, MATRIX
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.sources import RECORDED
 
@@ -35,8 +38,8 @@ LINE = "X31"
 
 
 @pytest.fixture(scope="module")
-def by_target():
-    return matrix_runs.by_target(RECORDED.matrix() + RECORDED.list_probes())
+def by_target(recorded_matrix, recorded_lists):
+    return matrix_runs.by_target(recorded_matrix + recorded_lists)
 
 
 def _target(by_target, framework: str) -> str:
@@ -130,9 +133,10 @@ def test_the_line_claim_is_refuted_by_a_list_that_takes_the_key_or_a_mastra_that
 
 def test_the_framework_ledger_judges_the_list_claims_on_the_list_probes_it_is_given():
     claims = sorted([*LIST_CLAIMS, LINE])
-    table = ledger.framework_ledger(RECORDED.matrix() + RECORDED.list_probes(), RECORDED).set_index("claim")
+    matrix = RECORDED.measurements(MATRIX)
+    table = ledger.framework_ledger(matrix + RECORDED.measurements(LISTS)).set_index("claim")
     assert (table.loc[claims, "status"] == "confirmed").all(), table
-    without = ledger.framework_ledger(RECORDED.matrix(), RECORDED).set_index("claim")
+    without = ledger.framework_ledger(matrix).set_index("claim")
     assert (without.loc[claims, "status"] == "failed").all(), without
 
 
@@ -199,10 +203,10 @@ def test_x27_counts_the_turns_it_names(by_target):
 
 
 def test_the_notebooks_framework_ledger_says_how_and_when_each_target_was_measured():
-    """Notebook 12's ledger from the recordings: each row names the target and the runtime and day the matrix
-    recording notes for it (read here from the file itself)."""
-    noted = json.loads(matrix_recording.RECORDING.read_text(encoding="utf-8"))["measured"]
-    table = ledger.framework_ledger(RECORDED.matrix() + RECORDED.list_probes(), RECORDED)
+    """Notebook 12's ledger from the recordings: each row names the target and the runtime and day its matrix
+    recording notes (read here from the file itself)."""
+    table = ledger.framework_ledger(RECORDED.measurements(MATRIX) + RECORDED.measurements(LISTS))
     for row in table.itertuples():
-        target = f"{row.framework}@{row.version}"
-        assert row.source == f"recorded, {target}, {noted[target]['runtime']}, {noted[target]['on']}", row
+        target = Target(row.framework, row.version)
+        noted = json.loads(measurement.path(paths.CAPTURES, MATRIX.name, target).read_text(encoding="utf-8"))
+        assert row.source == f"recorded, {target}, {noted['runtime']}, {noted['measured_on']}", row

@@ -15,14 +15,13 @@ from dataclasses import replace
 import pytest
 from processes import as_at_a_terminal
 
-from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
 from probe_lib.claims import framework_ranges, ledger
 from probe_lib.claims.framework_ranges import FrameworkTimeline
 from probe_lib.claims.ranges import Timeline
 from probe_lib.core.errors import ReleaseUnsupported
-from probe_lib.study import framework_sweep, framework_timeline, recordings, release_map, sweep
+from probe_lib.study import framework_sweep, framework_timeline, release_map, sweep
 
 #: Releases of AutoGen (PyPI, PEP 440 order) that run under the harness: its pin and the two before it.
 AUTOGEN = ("0.7.3", "0.7.4", "0.7.5")
@@ -144,9 +143,8 @@ def test_an_interrupted_sweep_leaves_the_cache_usable_and_two_resumed_runs_share
 
 
 @pytest.fixture(scope="module")
-def mastra_timeline() -> Timeline:
-    by_version = {v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()}
-    return Timeline.of(timeline.laid_over_summary(by_version))
+def mastra_timeline(recorded_catalogue) -> Timeline:
+    return Timeline.of(timeline.laid_over_summary(recorded_catalogue))
 
 
 def test_the_range_claims_judge_stable_versions_and_keep_the_prereleases_apart(mastra_timeline):

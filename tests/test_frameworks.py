@@ -21,8 +21,10 @@ from probe_lib.adapters.keyed import KeyedAdapter
 from probe_lib.adapters.pins import Pins
 from probe_lib.analysis import matrix
 from probe_lib.core.scenarios import Scenario, for_keys, named
-from probe_lib.study import matrix_recording, matrix_runs
-from probe_lib.study.recordings import outcome_to_json
+from probe_lib.core.target import Target
+from probe_lib.study import matrix_runs
+from probe_lib.study.collection import MATRIX
+from probe_lib.study.measurement import outcome_to_json
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 #: The adapters whose runner is not Mastra's; each must run here (the Claude Agent SDK, which prefixes every name
@@ -202,19 +204,17 @@ def _a_call_by_the_wire_name(adapter, outcomes):
         assert [run["key"] for run in dot.executions] == ["search.web"], dot.error
 
 
-def test_the_matrix_pairs_a_rewritten_name_with_its_key_by_the_tool_description():
+def test_the_matrix_pairs_a_rewritten_name_with_its_key_by_the_tool_description(recorded_matrix):
     """CrewAI sends search.web and search_web as search_web and search_web_2: the descriptions say search_web is
     search.web's tool and search_web_2 the other's, while a pairing by names alone guessed the reverse."""
-    crewai = (
-        matrix.table(matrix_recording.read()).query("target.str.startswith('crewai@') and probe == 'collision'").iloc[0]
-    )
+    crewai = matrix.table(recorded_matrix).query("target.str.startswith('crewai@') and probe == 'collision'").iloc[0]
     assert crewai["names"] == ["search_web", "search_web_2"]
     assert crewai["how"] == '"search.web" → "search_web"; "search_web" → "search_web_2"', crewai["how"]
     assert crewai["round trip called"] == "search_web" and crewai["round trip ran"] == ["search.web"]
 
 
-def test_the_recorded_matrix_has_a_round_trip_wherever_the_key_went_out():
-    recorded = matrix.table(matrix_recording.read())
+def test_the_recorded_matrix_has_a_round_trip_wherever_the_key_went_out(recorded_matrix):
+    recorded = matrix.table(recorded_matrix)
     sent = recorded["names verdict"].isin(["verbatim", "reordered", "rewritten", "duplicated"])
     # A dropped tool leaves a round trip only when the first key's tool is the one kept (the Claude Agent SDK's).
     dropped = recorded["names verdict"] == "dropped"
@@ -265,8 +265,8 @@ def test_cli_probe_framework_answers_per_key_set():
     assert second["error"]["kind"] == "rejected"
 
 
-def test_the_recorded_matrix_covers_every_registered_target():
-    recorded = matrix.table(matrix_recording.read())
+def test_the_recorded_matrix_covers_every_registered_target(recorded_matrix):
+    recorded = matrix.table(recorded_matrix)
     assert set(recorded["target"]) == {f"{name}@{version}" for name, version in matrix_runs.targets()}
     assert set(recorded["probe"]) == {probe.name for probe in matrix_runs.PROBES}
 
@@ -281,16 +281,16 @@ def test_a_mastra_provider_path_is_not_applicable_to_a_keyed_framework_rather_th
     assert "Mastra's messages provider path" in outcome.failure.message
 
 
-def test_targets_measured_at_once_each_get_their_own_requests(capture_server):
+def test_targets_measured_at_once_each_get_their_own_requests(recorded_matrix):
     """Two frameworks' runners share one capture server at once (as reproduce runs the matrix): each target's
     outcomes are still exactly the ones recorded for it, request bodies included, and each end is reported."""
-    chosen = [(name, _installed(adapters.get(name))) for name in ("ai-sdk", "openai-agents-js")]
-    ended: list[str] = []
-    measured = matrix_runs.measure_targets(chosen, capture_server, ended.append)
-    recorded = matrix_runs.by_target(matrix_recording.read())
-    assert sorted(ended) == sorted(f"{name}@{version}" for name, version in chosen)
-    for name, version in chosen:
-        live = {outcome.scenario.name: outcome_to_json(outcome) for outcome in measured[(name, version)]}
-        assert live == {
-            scenario: outcome_to_json(outcome) for scenario, outcome in recorded[f"{name}@{version}"].items()
+    chosen = [Target(name, _installed(adapters.get(name))) for name in ("ai-sdk", "openai-agents-js")]
+    ended: list[Target] = []
+    measured = MATRIX.measure(chosen, ended.append)
+    recorded = matrix_runs.by_target(recorded_matrix)
+    assert sorted(map(str, ended)) == sorted(map(str, chosen))
+    for target, live in zip(chosen, measured, strict=True):
+        assert live.target == target and live.made.how == "live"
+        assert {outcome.scenario.name: outcome_to_json(outcome) for outcome in live.outcomes} == {
+            scenario: outcome_to_json(outcome) for scenario, outcome in recorded[str(target)].items()
         }

@@ -26,7 +26,6 @@ from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.adapters.mastra import normaliser as RULE
 from probe_lib.providers import get_rule
 from probe_lib.providers.lint import forced_name, lint_body, tool_names
-from probe_lib.study import recordings
 
 VERSIONS = mastra.ADAPTER.versions()
 OPENAI = get_rule("openai")
@@ -42,11 +41,6 @@ BAD: dict[str, str | None] = {
 CLEAN = ("remedy-choice-by-key", "remedy-active-tools", "choice-legal-key", "choice-by-wire-name")
 #: Versions whose ``generate()`` ignores ``activeTools`` and sends every tool (claim F12, notebook 08).
 ACTIVE_TOOLS_IGNORED = frozenset({"1.0.4"})
-
-
-@functools.cache
-def recorded(version: str) -> dict[str, Outcome]:
-    return {outcome.scenario.name: outcome for outcome in recordings.load(version)}
 
 
 @functools.cache
@@ -105,15 +99,15 @@ def check_flagged(outcome: Outcome, suggestion: str | None) -> None:
 
 @pytest.mark.parametrize("version", VERSIONS)
 @pytest.mark.parametrize("scenario", BAD)
-def test_recorded_bad_choice_is_flagged_with_the_wire_name(version: str, scenario: str) -> None:
-    outcome = recorded(version)[scenario]
+def test_recorded_bad_choice_is_flagged_with_the_wire_name(version: str, scenario: str, recorded_catalogue) -> None:
+    outcome = recorded_catalogue[version][scenario]
     assert outcome.requests, f"{scenario} on {version} sent no request"
     check_flagged(outcome, BAD[scenario])
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_cli_exits_1_on_the_recorded_bad_requests(version: str, tmp_path: Path) -> None:
-    sent = bodies(recorded(version), list(BAD))
+def test_cli_exits_1_on_the_recorded_bad_requests(version: str, tmp_path: Path, recorded_catalogue) -> None:
+    sent = bodies(recorded_catalogue[version], list(BAD))
     code, report = lint_cli(write_capture_lines(tmp_path / "bad.jsonl", sent))
     assert code == 1
     assert report["requests"] == len(sent)
@@ -152,9 +146,9 @@ def check_clean_via_cli(outcomes: dict[str, Outcome], tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("version", VERSIONS)
-def test_recorded_remedied_and_legal_requests_lint_clean(version: str, tmp_path: Path) -> None:
-    check_not_vacuous(recorded(version))
-    check_clean_via_cli(recorded(version), tmp_path)
+def test_recorded_remedied_and_legal_requests_lint_clean(version: str, tmp_path: Path, recorded_catalogue) -> None:
+    check_not_vacuous(recorded_catalogue[version])
+    check_clean_via_cli(recorded_catalogue[version], tmp_path)
 
 
 # ---- the same, measured now --------------------------------------------------------------------------------

@@ -15,12 +15,15 @@ import pytest
 from probe_lib.adapters import mastra
 from probe_lib.analysis import measured
 from probe_lib.present import charts
-from probe_lib.study import sources
 from probe_lib.study.evidence import Evidence
 
 VERSIONS = mastra.ADAPTER.versions()
-BY_VERSION = {version: sources.RECORDED.catalogue(version) for version in VERSIONS}
-EVIDENCE = {version: Evidence(version, BY_VERSION[version], BY_VERSION) for version in VERSIONS}
+
+
+@pytest.fixture(scope="module")
+def recorded_evidence(recorded_catalogue):
+    return {version: Evidence(version, recorded_catalogue[version], recorded_catalogue) for version in VERSIONS}
+
 
 CHOICES = [
     "choice-auto",
@@ -93,8 +96,8 @@ def test_letter_run_shows_the_shape_of_a_long_key_so_a_lost_character_shows():
 # -- 01 ---------------------------------------------------------------------------------------------------------
 
 
-def test_builtins_on_1_0_4_show_that_none_is_exported_and_none_sent():
-    ev = EVIDENCE["1.0.4"]
+def test_builtins_on_1_0_4_show_that_none_is_exported_and_none_sent(recorded_evidence):
+    ev = recorded_evidence["1.0.4"]
     assert ev["builtins-by-export"].package["builtins"] == {} and names_sent(first(ev, "builtins-by-export")) == []
     table = measured.builtins(ev)
     assert table["scenario"].tolist() == ["builtins-by-export", "builtins-by-id"]
@@ -103,8 +106,8 @@ def test_builtins_on_1_0_4_show_that_none_is_exported_and_none_sent():
 
 
 @pytest.mark.parametrize("version", ["1.67.0", "1.71.0"])
-def test_builtins_by_export_and_by_id_are_the_names_each_request_sent(version):
-    ev = EVIDENCE[version]
+def test_builtins_by_export_and_by_id_are_the_names_each_request_sent(version, recorded_evidence):
+    ev = recorded_evidence[version]
     table = measured.builtins(ev)
     exported = ev["builtins-by-export"].package["builtins"]
     assert table["export"].tolist() == list(exported) and table["tool id"].tolist() == list(exported.values())
@@ -114,8 +117,8 @@ def test_builtins_by_export_and_by_id_are_the_names_each_request_sent(version):
 
 
 @by_version
-def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_it(version):
-    ev = EVIDENCE[version]
+def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_it(version, recorded_evidence):
+    ev = recorded_evidence[version]
     short = {
         "docs-legal-keys": "docs",
         "key-not-id": "probe",
@@ -142,8 +145,8 @@ def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_i
 
 @by_version
 @pytest.mark.parametrize("scenario", ["rewrite-rules", "integer-keys", "proto-key"])
-def test_wire_order_is_the_registration_order_beside_the_first_requests_order(version, scenario):
-    outcome = EVIDENCE[version][scenario]
+def test_wire_order_is_the_registration_order_beside_the_first_requests_order(version, scenario, recorded_evidence):
+    outcome = recorded_evidence[version][scenario]
     table = measured.wire_order(outcome, record_order=True)
     assert table["registered (in order)"].tolist() == [spec.key for spec in outcome.scenario.tools]
     assert table["Object.keys() of the record"].tolist() == list(outcome.keys_after)
@@ -151,16 +154,16 @@ def test_wire_order_is_the_registration_order_beside_the_first_requests_order(ve
 
 
 @by_version
-def test_wire_order_labels_runs_of_one_letter(version):
-    outcome = EVIDENCE[version]["length-64"]
+def test_wire_order_labels_runs_of_one_letter(version, recorded_evidence):
+    outcome = recorded_evidence[version]["length-64"]
     table = measured.wire_order(outcome, label=measured.letter_run)
     assert table["on the wire (in order)"].tolist() == [f"{n[0]} × {len(n)}" for n in names_sent(outcome.requests[0])]
     assert table["registered (in order)"].tolist() == ["a × 64", "c × 63"]
 
 
 @by_version
-def test_tool_sources_list_every_source_beside_the_names_sent(version):
-    ev = EVIDENCE[version]
+def test_tool_sources_list_every_source_beside_the_names_sent(version, recorded_evidence):
+    ev = recorded_evidence[version]
     names = ["sub-agents-workflows", "toolsets", "client-tools"]
     table = measured.tool_sources(ev, names)
     assert table.index.tolist() == names
@@ -174,8 +177,8 @@ def test_tool_sources_list_every_source_beside_the_names_sent(version):
 
 
 @by_version
-def test_outcome_summary_counts_requests_and_shows_the_names_or_the_error(version):
-    ev = EVIDENCE[version]
+def test_outcome_summary_counts_requests_and_shows_the_names_or_the_error(version, recorded_evidence):
+    ev = recorded_evidence[version]
     table = measured.outcome_summary(ev, ERRORS)
     for name in ERRORS:
         assert table.loc[name, "requests sent"] == len(ev[name].requests)
@@ -188,10 +191,10 @@ def test_outcome_summary_counts_requests_and_shows_the_names_or_the_error(versio
 
 
 @by_version
-def test_error_chains_have_one_row_per_recorded_link(version):
-    outcome = EVIDENCE[version]["collision-dot-space"]
+def test_error_chains_have_one_row_per_recorded_link(version, recorded_evidence):
+    outcome = recorded_evidence[version]["collision-dot-space"]
     assert not outcome.requests  # refused before any request
-    chain = measured.error_chains(EVIDENCE[version], ["collision-dot-space"])
+    chain = measured.error_chains(recorded_evidence[version], ["collision-dot-space"])
     assert chain["link"].tolist() == list(range(len(outcome.error)))
     assert values(chain["id"]) == [link["id"] for link in outcome.error]
     assert values(chain["code"]) == [link["code"] for link in outcome.error]
@@ -203,8 +206,8 @@ def test_error_chains_have_one_row_per_recorded_link(version):
 
 
 @by_version
-def test_error_chains_and_their_grid_cover_every_link_of_every_scenario(version):
-    ev = EVIDENCE[version]
+def test_error_chains_and_their_grid_cover_every_link_of_every_scenario(version, recorded_evidence):
+    ev = recorded_evidence[version]
     chains = measured.error_chains(ev, ERRORS)
     assert len(chains) == sum(len(ev[name].error) for name in ERRORS)
     grid, labels = measured.error_grid(ev, ERRORS)
@@ -222,8 +225,8 @@ def test_error_chains_and_their_grid_cover_every_link_of_every_scenario(version)
 
 
 @by_version
-def test_choice_table_reads_tools_and_tool_choice_from_each_first_request(version):
-    ev = EVIDENCE[version]
+def test_choice_table_reads_tools_and_tool_choice_from_each_first_request(version, recorded_evidence):
+    ev = recorded_evidence[version]
     table = measured.choice_table(ev, CHOICES)
     for name in CHOICES:
         body = first(ev, name)
@@ -237,23 +240,23 @@ def test_choice_table_reads_tools_and_tool_choice_from_each_first_request(versio
     assert table.loc["active-tools-by-key", "option given"] == "activeTools ['search.web']"
 
 
-def test_choice_table_on_1_0_4_shows_active_tools_ignored():
-    ev = EVIDENCE["1.0.4"]
+def test_choice_table_on_1_0_4_shows_active_tools_ignored(recorded_evidence):
+    ev = recorded_evidence["1.0.4"]
     table = measured.choice_table(ev, ["active-tools-by-key", "active-tools-by-wire-name"])
     for name in table.index:  # both selections sent every registered tool
         assert sorted(names_sent(first(ev, name))) == ["plain", "search_web"]
         assert sorted(table.loc[name, "tools sent"]) == ["plain", "search_web"]
 
 
-def test_choice_table_on_1_67_0_shows_active_tools_by_key_sending_no_tools():
-    ev = EVIDENCE["1.67.0"]
+def test_choice_table_on_1_67_0_shows_active_tools_by_key_sending_no_tools(recorded_evidence):
+    ev = recorded_evidence["1.67.0"]
     assert names_sent(first(ev, "active-tools-by-key")) == []
     assert measured.choice_table(ev, ["active-tools-by-key"]).loc["active-tools-by-key", "tools sent"] == []
 
 
 @by_version
-def test_lint_findings_flag_exactly_the_requests_forcing_an_absent_tool(version):
-    ev = EVIDENCE[version]
+def test_lint_findings_flag_exactly_the_requests_forcing_an_absent_tool(version, recorded_evidence):
+    ev = recorded_evidence[version]
     findings = measured.lint_findings(ev, CHOICES, provider="openai")
     forcing = {name: forced_in(first(ev, name)) for name in CHOICES}
     expected = {
@@ -266,8 +269,8 @@ def test_lint_findings_flag_exactly_the_requests_forcing_an_absent_tool(version)
 
 
 @by_version
-def test_choice_grid_colours_follow_the_bodies(version):
-    ev = EVIDENCE[version]
+def test_choice_grid_colours_follow_the_bodies(version, recorded_evidence):
+    ev = recorded_evidence[version]
     grid, labels = measured.choice_grid(ev, CHOICES)
     assert grid.index.tolist() == labels.index.tolist() == CHOICES
     for name in CHOICES:
@@ -294,8 +297,8 @@ def test_choice_grid_colours_follow_the_bodies(version):
 
 
 @by_version
-def test_round_trip_reports_executions_and_the_follow_up_tool_messages(version):
-    ev = EVIDENCE[version]
+def test_round_trip_reports_executions_and_the_follow_up_tool_messages(version, recorded_evidence):
+    ev = recorded_evidence[version]
     table = measured.round_trip(ev, ROUND_TRIPS)
     for name in ROUND_TRIPS:
         outcome = ev[name]
@@ -314,8 +317,8 @@ def test_round_trip_reports_executions_and_the_follow_up_tool_messages(version):
     assert table.loc["call-by-key", "execute ran with"] == "did not run"
 
 
-def test_round_trip_on_1_0_4_call_by_key_throws_without_a_follow_up():
-    ev = EVIDENCE["1.0.4"]
+def test_round_trip_on_1_0_4_call_by_key_throws_without_a_follow_up(recorded_evidence):
+    ev = recorded_evidence["1.0.4"]
     outcome = ev["call-by-key"]
     assert len(outcome.requests) == 1 and outcome.error[0]["message"] == "Tool search.web not found"
     table = measured.round_trip(ev, ["call-by-key"])
@@ -326,8 +329,8 @@ def test_round_trip_on_1_0_4_call_by_key_throws_without_a_follow_up():
 
 
 @pytest.mark.parametrize("version", ["1.67.0", "1.71.0"])
-def test_follow_up_lists_the_second_requests_messages_after_prompt_and_user(version):
-    outcome = EVIDENCE[version]["call-by-key"]
+def test_follow_up_lists_the_second_requests_messages_after_prompt_and_user(version, recorded_evidence):
+    outcome = recorded_evidence[version]["call-by-key"]
     messages = outcome.requests[1]["messages"]
     shown = measured.follow_up(outcome)
     assert shown["role"].tolist() == [m["role"] for m in messages[2:]]
@@ -337,8 +340,8 @@ def test_follow_up_lists_the_second_requests_messages_after_prompt_and_user(vers
 
 
 @by_version
-def test_round_trip_grid_categories_follow_executions_and_replies(version):
-    ev = EVIDENCE[version]
+def test_round_trip_grid_categories_follow_executions_and_replies(version, recorded_evidence):
+    ev = recorded_evidence[version]
     grid, labels = measured.round_trip_grid(ev, ROUND_TRIPS)
     for name in ROUND_TRIPS:
         outcome = ev[name]
@@ -358,8 +361,8 @@ def test_round_trip_grid_categories_follow_executions_and_replies(version):
 
 
 @by_version
-def test_remedy_table_reads_mapping_and_bodies(version):
-    ev = EVIDENCE[version]
+def test_remedy_table_reads_mapping_and_bodies(version, recorded_evidence):
+    ev = recorded_evidence[version]
     table = measured.remedy_table(ev, REMEDY_PAIRS)
     assert not ev["collision-dot-space"].requests
     assert table.loc["collision-dot-space", ["tools sent", "tool_choice sent"]].tolist() == ["no request"] * 2
@@ -372,8 +375,8 @@ def test_remedy_table_reads_mapping_and_bodies(version):
 
 
 @by_version
-def test_remedy_outcomes_follow_the_bodies(version):
-    ev = EVIDENCE[version]
+def test_remedy_outcomes_follow_the_bodies(version, recorded_evidence):
+    ev = recorded_evidence[version]
     outcome = measured.remedy_outcomes(ev, REMEDY_PAIRS)
     assert outcome["collision-dot-space"] == "refused (collision)"
     assert outcome["choice-by-key"] == "forced tool not offered"
@@ -390,8 +393,8 @@ def test_remedy_outcomes_follow_the_bodies(version):
 
 
 @by_version
-def test_remedy_grid(version):
-    ev = EVIDENCE[version]
+def test_remedy_grid(version, recorded_evidence):
+    ev = recorded_evidence[version]
     grid, labels = measured.remedy_grid(ev, REMEDY_PAIRS)
     assert grid.loc["collision-dot-space", "tools sent"] == "nothing sent"
     assert labels.loc["remedy-choice-by-key", "tools sent"] == "\n".join(names_sent(first(ev, "remedy-choice-by-key")))

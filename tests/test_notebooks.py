@@ -37,7 +37,7 @@ def test_notebook_judges_exactly_the_claims_the_ledger_files_under_it(path):
     ]
     on_matrix = [claim_id for claim_id in others if claim_id not in ledger.FRAMEWORK_RANGE_CHECKS]
     if on_matrix:  # the other frameworks' claims are judged all together, on the matrix the notebook reads
-        assert "ledger.framework_ledger(outcomes, measurements)" in source, f"{path.stem} does not judge {on_matrix}"
+        assert "ledger.framework_ledger(measured)" in source, f"{path.stem} does not judge {on_matrix}"
     if len(on_matrix) < len(others):  # their since-when claims, on their committed timelines
         assert "ledger.framework_range_ledger(framework_ranges.timelines())" in source, (
             f"{path.stem} does not judge them"

@@ -12,10 +12,8 @@ import pytest
 from probe_lib.adapters import mastra
 from probe_lib.capture import CaptureServer
 from probe_lib.core.outcome import CAPTURED, is_capture_reply
-from probe_lib.study import recordings
 
-BY_VERSION = {version: recordings.outcomes(version, live=False) for version in mastra.ADAPTER.versions()}
-by_version = pytest.mark.parametrize("version", list(BY_VERSION))
+by_version = pytest.mark.parametrize("version", mastra.ADAPTER.versions())
 
 
 def _reply_body(server: CaptureServer) -> str:
@@ -41,27 +39,27 @@ def test_the_capture_servers_reply_is_known_bare_and_as_0_20_wraps_its_body():
 
 
 @by_version
-def test_own_errors_leave_out_only_the_capture_servers_reply(version):
-    single = BY_VERSION[version]["single-rewrite"]
+def test_own_errors_leave_out_only_the_capture_servers_reply(version, recorded_catalogue):
+    single = recorded_catalogue[version]["single-rewrite"]
     assert [link["message"] for link in single.error] == [CAPTURED]  # the request went out, then the 400
     assert single.own_errors == []
-    collision = BY_VERSION[version]["collision-dot-space"]
+    collision = recorded_catalogue[version]["collision-dot-space"]
     assert collision.own_errors == [link["message"] for link in collision.error]
 
 
-def test_behaviour_counts_requests_executions_and_own_errors():
-    outcome = BY_VERSION["1.67.0"]["call-by-wire-name"]
+def test_behaviour_counts_requests_executions_and_own_errors(recorded_catalogue):
+    outcome = recorded_catalogue["1.67.0"]["call-by-wire-name"]
     done = outcome.behaviour()
     assert done["requests"] == len(outcome.requests) == 2
     assert done["executions"] == 1 and done["errors"] == []
     assert done["names"] == [tool["function"]["name"] for tool in outcome.requests[0]["tools"]]
 
 
-def test_behaviour_keeps_a_failure_judged_after_the_request_and_drops_stacks():
-    missing = BY_VERSION["1.0.4"]["builtins-by-export"]  # 1.0.4 exports no built-ins: judged after sending
+def test_behaviour_keeps_a_failure_judged_after_the_request_and_drops_stacks(recorded_catalogue):
+    missing = recorded_catalogue["1.0.4"]["builtins-by-export"]  # 1.0.4 exports no built-ins: judged after sending
     assert missing.requests and missing.not_applicable
     assert missing.behaviour()["error"] == {"kind": "not applicable", "message": missing.failure.message}
-    collision = BY_VERSION["1.67.0"]["collision-dot-space"]
+    collision = recorded_catalogue["1.67.0"]["collision-dot-space"]
     stacked = dataclasses.replace(
         collision,
         error=tuple({**link, "message": link["message"] + "\n    at f (x.js:1:2)"} for link in collision.error),

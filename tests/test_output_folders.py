@@ -300,7 +300,7 @@ KIT_NAMES = [
     "mastra-1.71.0.json",
     "report.html",
     "ledger.csv",
-    "measurements/mastra-1.67.0.json",
+    "measurements/catalogue/mastra-1.67.0.json",
     "figures/00-primer-1.png",
     "export/outcomes.csv",
     folders.MANIFEST + ".bak",
@@ -314,7 +314,7 @@ junk_manifests = st.sampled_from([b"", b"{", b"[]", b'{"files": "all"}', b'{"fil
 earlier_sets = {
     "export": export.FILES,
     "run": ("mastra-1.71.0.json", "outcomes.csv", "outcomes.parquet", "dictionary.csv"),
-    "report": ("report.html", "ledger.csv", "measurements/mastra-1.67.0.json", "export/outcomes.csv"),
+    "report": ("report.html", "ledger.csv", "measurements/catalogue/mastra-1.67.0.json", "export/outcomes.csv"),
 }
 
 

@@ -16,16 +16,14 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.target import version_key
-from probe_lib.study import matrix_runs, recordings
+from probe_lib.study import matrix_runs
 from probe_lib.study.evidence import Evidence
-from probe_lib.study.sources import RECORDED
 
 QUANTIFIER = re.compile(r"\b(never|every|all|only|settles|identical)\b", re.IGNORECASE)
 #: Verdicts that assert the claim holds, so must rest on every case.
@@ -81,13 +79,13 @@ class WatchedBehaviour(dict):
 
 
 @pytest.fixture(scope="module")
-def pinned() -> dict:
-    return {version: recordings.outcomes(version, live=False) for version in mastra.ADAPTER.versions()}
+def pinned(recorded_catalogue) -> dict:
+    return recorded_catalogue
 
 
 @pytest.fixture(scope="module")
-def by_target() -> dict:
-    return matrix_runs.by_target(RECORDED.matrix() + RECORDED.list_probes())
+def by_target(recorded_matrix, recorded_lists) -> dict:
+    return matrix_runs.by_target(recorded_matrix + recorded_lists)
 
 
 @pytest.fixture(scope="module")

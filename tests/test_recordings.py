@@ -1,4 +1,4 @@
-"""The recordings in data/captures/ are what the real @mastra/core does today, and they stand alone without Node."""
+"""The recordings in data/captures/ are what the real frameworks do today, and they stand alone without Node."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ import pytest
 
 from probe_lib import adapters
 from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import catalogue
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.core.target import Target
 from probe_lib.present import report
-from probe_lib.study import matrix_runs, recordings, sources
+from probe_lib.study import matrix_runs, measurement, sources
+from probe_lib.study.collection import CATALOGUE
 from probe_lib.study.provenance import Provenance
 
 VERSIONS = mastra.ADAPTER.versions()
@@ -29,9 +30,10 @@ def _pretty(entry: dict) -> list[str]:
 @pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
-def test_live_catalogue_equals_its_recording(version, node_modules, capture_server):
-    recorded = [recordings.outcome_to_json(outcome) for outcome in recordings.load(version)]
-    live = [recordings.outcome_to_json(outcome) for outcome in recordings.measure(version, capture_server)]
+def test_live_catalogue_equals_its_recording(version, node_modules, recorded_catalogue):
+    recorded = [measurement.outcome_to_json(outcome) for outcome in recorded_catalogue[version].values()]
+    target = Target(mastra.ADAPTER.name, version)
+    live = [measurement.outcome_to_json(outcome) for outcome in sources.LIVE.measurement(CATALOGUE, target).outcomes]
     assert [entry["scenario"] for entry in live] == [entry["scenario"] for entry in recorded], (
         "the catalogue and the recording list different scenarios: run `probe-lib record`"
     )
@@ -46,16 +48,17 @@ def test_live_catalogue_equals_its_recording(version, node_modules, capture_serv
 
 
 def test_recordings_load_without_node():
-    """In a process whose PATH has no node at all, every pinned version's recording loads in catalogue order."""
+    """In a process whose PATH has no node at all, every collection's recordings load, the catalogue's in catalogue
+    order."""
     script = (
         "import shutil; assert shutil.which('node') is None\n"
-        "from probe_lib.adapters import mastra\nfrom probe_lib.adapters.mastra import catalogue\n"
-        "from probe_lib.study import recordings\n"
+        "from probe_lib.adapters.mastra import catalogue\n"
+        "from probe_lib.study import collection, sources\n"
         "names = [s.name for s in catalogue.scenarios()]\n"
-        "for version in mastra.ADAPTER.versions():\n"
-        "    outcomes = recordings.load(version)\n"
-        "    assert [o.scenario.name for o in outcomes] == names, version\n"
-        "    assert all(o.version == version for o in outcomes)\n"
+        "for m in sources.RECORDED.measurements(collection.CATALOGUE):\n"
+        "    assert [o.scenario.name for o in m.outcomes] == names, m.target\n"
+        "    assert all(o.target == m.target for o in m.outcomes)\n"
+        "assert sources.RECORDED.measurements(collection.MATRIX) and sources.RECORDED.measurements(collection.LISTS)\n"
         "print('ok')\n"
     )
     completed = subprocess.run(
@@ -69,49 +72,40 @@ def test_recordings_load_without_node():
     assert (completed.returncode, completed.stdout) == (0, "ok\n"), completed.stderr
 
 
-def test_recorded_outcomes_round_trip():
-    for version in VERSIONS:
-        for outcome in recordings.load(version):
-            entry = recordings.outcome_to_json(outcome)
-            assert recordings.outcome_to_json(recordings.outcome_from_json(entry, catalogue.by_name())) == entry
+def test_recorded_outcomes_round_trip(recorded_catalogue, recorded_matrix, recorded_lists):
+    every = (
+        [o for outcomes in recorded_catalogue.values() for o in outcomes.values()] + recorded_matrix + recorded_lists
+    )
+    for outcome in every:
+        entry = measurement.outcome_to_json(outcome)
+        assert measurement.outcome_from_json(entry, {outcome.scenario.name: outcome.scenario}) == outcome
 
 
 def test_a_missing_recording_says_how_to_make_it(monkeypatch, tmp_path):
-    monkeypatch.setattr(paths, "CAPTURES", tmp_path)
-    with pytest.raises(InputError, match=r"no recording for @mastra/core 1\.67\.0 at .*: run `probe-lib record`"):
-        recordings.load("1.67.0")
+    monkeypatch.setattr(sources.Recorded, "folder", tmp_path)
+    with pytest.raises(InputError, match=r"no measurement of catalogue on mastra@1\.67\.0 at .*: measure it live"):
+        sources.RECORDED.measurement(CATALOGUE, Target("mastra", "1.67.0"))
 
 
-def test_an_unpinned_version_has_no_recording():
-    with pytest.raises(
-        InputError,
-        match=r"'0\.0\.1' is neither pinned \(" + ", ".join(VERSIONS).replace(".", r"\.") + r"\) nor served by npm",
-    ):
-        recordings.load("0.0.1")
-
-
-def test_a_measurement_file_says_how_it_was_made(tmp_path):
-    """A copied recording names its version and that it notes no Node.js or date; a live file names both."""
-    version = mastra.ADAPTER.versions()[0]
-    outcomes = recordings.load(version)
-    copied = recordings.write(tmp_path / "copied.json", version, outcomes, "recorded")
-    assert recordings.provenance(copied) == (
-        f"recorded, @mastra/core {version}, Node.js and date not noted in the recording"
-    )
-    live = recordings.write(tmp_path / "live.json", version, outcomes, "live", node="v20.20.2", on="2026-12-01")
-    assert recordings.provenance(live) == f"live, @mastra/core {version}, Node.js v20.20.2, 2026-12-01"
-    assert recordings.read(live) == recordings.read(copied)  # the stamp is beside the outcomes, not in them
+def test_a_copied_recording_says_how_it_was_made(recorded_catalogue):
+    """A shipped recording read as a source is ``recorded``, with the runtime and day it was measured with."""
+    version = VERSIONS[0]
+    copied = sources.RECORDED.measurement(CATALOGUE, Target("mastra", version))
+    noted = measurement.read(measurement.path(paths.CAPTURES, CATALOGUE.name, copied.target)).made
+    assert noted.how is Provenance.LIVE and copied.made == noted.copied()
+    assert copied.source == f"recorded, mastra@{version}, {noted.runtime}, {noted.on}"
+    assert copied.by_name() == recorded_catalogue[version]
 
 
 def test_a_report_from_the_recordings_keeps_the_node_and_day_each_was_measured_with(tmp_path):
     """``reproduce --recorded`` copies each pin's recording with the Node.js version and day it notes, so the
     ledger's source says how the outcomes it judges were measured."""
-    assert report.measure_all(tmp_path, sources.RECORDED) is Provenance.RECORDED
-    for version in mastra.ADAPTER.versions():
-        noted = json.loads(recordings.recording_path(version).read_text(encoding="utf-8"))
-        said = recordings.provenance(tmp_path / recordings.recording_path(version).name)
-        assert said == f"recorded, @mastra/core {version}, Node.js {noted['node']}, {noted['measured_on']}"
-        assert sources.RECORDED.provenance_of(version) == said
+    written = report.measure_all(tmp_path, sources.RECORDED)
+    assert [m.target.version for m in written] == list(VERSIONS)
+    for m in written:
+        noted = measurement.read(measurement.path(paths.CAPTURES, CATALOGUE.name, m.target)).made
+        said = measurement.read(measurement.path(tmp_path, CATALOGUE.name, m.target)).source
+        assert said == f"recorded, {m.target}, {noted.runtime}, {noted.on}" == m.source
 
 
 @pytest.mark.node
@@ -120,11 +114,11 @@ def test_a_live_measurement_file_names_node_and_the_day(tmp_path, node_modules):
     source for that pin says both."""
     node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True, timeout=10).stdout
     days = {datetime.now(UTC).date().isoformat()}
-    assert report.measure_all(tmp_path, sources.LIVE) is Provenance.LIVE
+    written = report.measure_all(tmp_path, sources.LIVE)
     days.add(datetime.now(UTC).date().isoformat())  # a run across midnight may name either day
-    for version in mastra.ADAPTER.versions():
-        said = recordings.provenance(tmp_path / recordings.recording_path(version).name)
-        assert said in {f"live, @mastra/core {version}, Node.js {node.strip()}, {day}" for day in days}
+    for m in written:
+        said = measurement.read(measurement.path(tmp_path, CATALOGUE.name, m.target)).source
+        assert said in {f"live, {m.target}, Node.js {node.strip()}, {day}" for day in days}
 
 
 @pytest.mark.slow
@@ -140,6 +134,6 @@ def test_two_live_measurements_of_one_behaviour_write_the_same_bytes(framework):
     runs = [adapter.run(scenario, version) for _ in range(2)]
     measured = [(run[0].error, run[0].requests) for run in runs]
     assert measured[0] != measured[1], "the two runs differ in nothing: this test would show nothing"
-    written = [json.dumps([recordings.outcome_to_json(outcome) for outcome in run], sort_keys=True) for run in runs]
+    written = [json.dumps([measurement.outcome_to_json(outcome) for outcome in run], sort_keys=True) for run in runs]
     assert written[0] == written[1]
     assert "127.0.0.1:<port>" in written[0] if framework == "openai" else "<claude home>" in written[0]

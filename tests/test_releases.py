@@ -102,7 +102,7 @@ def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_
     assert sized.returncode == 0 and sized.stdout.startswith(f"{name}: 1 release(s) installed, "), sized.stdout
     assert disk_usage.shown(disk_usage.size([env])) in sized.stdout
     explored = explorer.explore(KEYS, f"{name}@{version}")
-    assert explored.source == explorer.Source(name, version) and explored.measurement.wire_names == tuple(KEYS)
+    assert explored.source == explorer.ExplorerSource(name, version) and explored.measurement.wire_names == tuple(KEYS)
 
 
 @pytest.mark.slow

@@ -240,11 +240,11 @@ def test_report_exports_every_outcome_with_this_runs_measurement_first(live_repo
     folder = live_report.folder / "export"
     assert sorted(path.name for path in folder.iterdir()) == sorted(export.FILES)
     table = export.read_csv(folder / "outcomes.csv")
-    catalogue_rows = table[table["recording"].str.startswith("measurements/mastra-")]
+    catalogue_rows = table[table["recording"].str.startswith("measurements/catalogue/mastra-")]
     assert set(catalogue_rows["version"]) == set(mastra.ADAPTER.versions())
-    matrix_rows = table[table["recording"] == "measurements/frameworks.json"]  # this run's framework matrix
+    matrix_rows = table[table["recording"].str.startswith("measurements/matrix/")]  # this run's framework matrix
     assert set(matrix_rows["framework"]) == set(adapters.names())
-    assert not table["recording"].str.startswith("data/captures/mastra-").any(), (
+    assert not table["recording"].str.startswith("data/captures/catalogue/").any(), (
         "a recording shadowed this run's measurement"
     )
     # The sweep and the MCP corpus beside it, counted from their sources by hand.

@@ -17,7 +17,8 @@ from bs4 import BeautifulSoup
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.present import report, staleness
-from probe_lib.study import sources
+from probe_lib.study import measurement, sources
+from probe_lib.study.collection import MATRIX
 
 pytestmark = pytest.mark.slow
 
@@ -114,17 +115,17 @@ def least_read(folder: Path, prefix: str) -> str:
 
 
 def test_a_measurement_that_differs_re_executes_its_readers_only(recorded_report, tmp_path):
-    name = "report:measurements/frameworks.json"
-    expected = readers(recorded_report, name)
+    relative = f"measurements/matrix/{measurement.file_name(MATRIX.targets()[0])}"
+    expected = readers(recorded_report, f"report:{relative}")
     assert expected == {"12-framework-matrix.ipynb"}
     staging = tmp_path / "staging"
     shutil.copytree(recorded_report / "measurements", staging / "measurements")
-    recording = staging / "measurements" / "frameworks.json"
+    recording = staging / relative
     recording.write_bytes(recording.read_bytes() + b"\n")  # the same JSON, other bytes: a file that differs
     chosen = [path for path in report.notebooks() if path.name not in never_reused(recorded_report)]
     runs = report.run_notebooks(chosen, staging, recorded_report, version=VERSION)
     executed = {run.notebook: run.because for run in runs if not run.reused}
-    assert set(executed) == expected and executed["12-framework-matrix.ipynb"] == "measurements/frameworks.json changed"
+    assert set(executed) == expected and executed["12-framework-matrix.ipynb"] == f"{relative} changed"
 
 
 def test_an_edited_notebook_cell_re_executes_that_notebook_only(recorded_report, tmp_path):

@@ -3,14 +3,14 @@ here; it blames a missing Node.js only in the second case. Its ledger says how e
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import pytest
 
 from probe_lib.adapters import mastra
+from probe_lib.core import paths
+from probe_lib.core.target import Target
 from probe_lib.present import report
-from probe_lib.study import matrix_recording, sources
+from probe_lib.study import measurement, sources
 from probe_lib.study.provenance import Provenance
 
 
@@ -38,11 +38,10 @@ def test_every_ledger_row_of_a_recorded_report_names_the_runtime_and_day_it_was_
     """A report from the recordings: each Mastra row names the Node.js and day its recording notes, each framework
     row the runtime and day the matrix recording notes for its target; no row says its recording did not note them."""
     table = pd.read_csv(recorded_report / "ledger.csv")
-    matrix = json.loads(matrix_recording.RECORDING.read_text(encoding="utf-8"))["measured"]
-    for row in table[table["framework"] != "mastra"].itertuples():
-        if row.claim.startswith("T"):
-            continue  # judged on the committed timeline, which its source names
-        target = f"{row.framework}@{row.version}"
-        noted = matrix[target]
-        assert row.source == f"recorded, {target}, {noted['runtime']}, {noted['on']}", row
-    assert not table["source"].str.contains("not noted in the recording").any()
+    for row in table[~table["claim"].str.startswith(("T", "V"))].itertuples():  # T, V: their summary's source
+        target = Target(row.framework, row.version)
+        noted = measurement.read(
+            measurement.path(paths.CAPTURES, "catalogue" if row.framework == "mastra" else "matrix", target)
+        ).made
+        assert row.source == f"recorded, {target}, {noted.runtime}, {noted.on}", row
+    assert not table["source"].str.contains("not noted").any()

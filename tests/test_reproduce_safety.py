@@ -33,7 +33,7 @@ def earlier_report(folder: Path) -> dict[str, bytes]:
     files = {
         "report.html": b"<p>earlier</p>",
         "ledger.csv": b"claim,version\nA01,1.67.0\n",
-        "measurements/mastra-1.67.0.json": b"{}",
+        "measurements/catalogue/mastra-1.67.0.json": b"{}",
         "figures/00-overview-1.png": b"png",
     }
     with folders.replacing(folder) as staging:

@@ -14,7 +14,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
 from probe_lib.core.target import baseline
 from probe_lib.inputs import scenario_files
-from probe_lib.study import recordings
+from probe_lib.study.measurement import outcome_to_json
 from probe_lib.wire.replies import ErrorReply, TextReply, ToolCall, ToolCallsReply
 
 
@@ -197,16 +197,14 @@ def test_every_field_other_than_defaults_survives_a_round_trip():
 
 
 @pytest.mark.node
-def test_round_tripped_scenarios_measure_as_recorded(node_modules, capture_server):
+def test_round_tripped_scenarios_measure_as_recorded(node_modules, capture_server, recorded_catalogue):
     """A few catalogue scenarios, dumped to a file and read back, do on the real package what the recording says."""
     version = baseline("mastra").version
     wanted = ["rewrite-rules", "integer-keys", "choice-by-key-stream", "call-by-wire-name", "toolsets"]
     round_tripped = scenario_files.parse(scenario_files.dump([catalogue.by_name()[name] for name in wanted]))
     live = mastra.run(round_tripped, version, server=capture_server)
-    recorded = recordings.outcomes(version, live=False)
-    assert [recordings.outcome_to_json(o) for o in live] == [
-        recordings.outcome_to_json(recorded[name]) for name in wanted
-    ]
+    recorded = recorded_catalogue[version]
+    assert [outcome_to_json(o) for o in live] == [outcome_to_json(recorded[name]) for name in wanted]
 
 
 # -- malformed files: each is one line naming the file, the scenario and the field -----------------------------------

@@ -18,9 +18,10 @@ from probe_lib.core import folders, paths
 from probe_lib.core.errors import InputError
 from probe_lib.inputs import keysets
 from probe_lib.present import charts
-from probe_lib.study import api, compare, export, measurement_files, sources
+from probe_lib.study import api, compare, export, measurement, sources
+from probe_lib.study.provenance import Provenance
 
-RECORDINGS = sorted(paths.CAPTURES.glob("mastra-*.json"))
+RECORDINGS = sorted((paths.CAPTURES / "catalogue").glob("mastra-*.json"))
 EXAMPLE = paths.DATA / "scenarios" / "example.yaml"
 
 
@@ -79,14 +80,14 @@ def test_export_writes_csv_parquet_and_a_dictionary_of_every_column(exported):
     assert dict(parquet.dtypes.astype(str)) == dict(zip(dictionary["column"], dictionary["type"]))
     assert len(parquet) == len(result.frame) and not result.skipped
     pd.testing.assert_frame_equal(export.read_csv(folder / "outcomes.csv"), parquet)
-    catalogue_rows = parquet[parquet["recording"].isin([f"data/captures/{path.name}" for path in RECORDINGS])]
+    catalogue_rows = parquet[parquet["recording"].isin([measurement.shown(path) for path in RECORDINGS])]
     assert (catalogue_rows["key"] == "").sum() == len(RECORDINGS)  # the empty-key scenario's "" is a key, not missing
 
 
 def test_export_rows_match_the_recordings_json(exported):
     _, folder = exported
     table = pd.read_csv(folder / "outcomes.csv", keep_default_na=False, na_values=["<NA>"], dtype=str)
-    table = table[table["recording"].isin([f"data/captures/{path.name}" for path in RECORDINGS])]
+    table = table[table["recording"].isin([measurement.shown(path) for path in RECORDINGS])]
     raw = _raw_outcomes()
     keys = _registered_keys()
     groups = {name: rows for name, rows in table.groupby(["version", "scenario"])}
@@ -119,6 +120,7 @@ def test_export_reads_other_recordings_by_file_and_names_what_it_skips(tmp_path)
     (captures / "sweep").mkdir(parents=True)
     shutil.copy(RECORDINGS[0], captures / RECORDINGS[0].name)
     other = json.loads(RECORDINGS[0].read_text(encoding="utf-8"))
+    other["framework"] = "otherframework"
     for entry in other["outcomes"]:
         entry["framework"], entry["scenario"] = "otherframework", f"sweep-{entry['scenario']}"
     (captures / "sweep" / "otherframework-0.1.0.json").write_text(json.dumps(other), encoding="utf-8")
@@ -145,7 +147,7 @@ def test_export_refuses_a_folder_it_did_not_write(tmp_path):
 
 def test_cli_export_writes_the_tables(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path / "x")]) == 0
-    shipped = len(measurement_files.discover(paths.CAPTURES))
+    shipped = len(measurement.discover(paths.CAPTURES))
     assert (
         tmp_path / "x" / "outcomes.parquet"
     ).exists() and f"rows from {shipped} measurement files" in capsys.readouterr().out
@@ -154,7 +156,8 @@ def test_cli_export_writes_the_tables(tmp_path, capsys):
 def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported):
     result, _ = exported
     frame = api.study(catalogue.scenarios(), ["1.0.4", "mastra@1.71.0"], measurements=sources.RECORDED).frame
-    pinned = result.frame["recording"].isin(["data/captures/mastra-1.0.4.json", "data/captures/mastra-1.71.0.json"])
+    shipped = [f"data/captures/catalogue/mastra-{version}.json" for version in ("1.0.4", "1.71.0")]
+    pinned = result.frame["recording"].isin(shipped)
     expected = result.frame[pinned].reset_index(drop=True)
     pd.testing.assert_frame_equal(frame, expected)
     assert len(api.study(catalogue.scenarios(), "1.0.4", measurements=sources.RECORDED).requests) == sum(
@@ -242,9 +245,11 @@ def test_run_out_writes_files_a_study_reads_back_equal(node_modules, tmp_path):
             "mastra-1.71.0.json",
         ]
     )
-    for name in ("mastra-1.0.4.json", "mastra-1.71.0.json"):  # deterministic, and the shipped recording is current
+    for name in ("mastra-1.0.4.json", "mastra-1.71.0.json"):  # the shipped recording is current
         shipped = paths.CAPTURES / "example" / name
-        assert (out / name).read_text(encoding="utf-8") == shipped.read_text(encoding="utf-8"), (
+        measured, recorded = measurement.read(out / name), measurement.read(shipped)
+        assert measured.made.how == recorded.made.how == "live" and measured.made.on is not None
+        assert measured.outcomes == recorded.outcomes, (
             f"{shipped} is stale: probe-lib run {EXAMPLE} --framework mastra --out DIR, then copy DIR/*.json there"
         )
     again = api.study(EXAMPLE, ["1.0.4", "1.71.0"], measurements=sources.parse(out)).frame
@@ -285,6 +290,8 @@ def test_verdict_grid_and_differences_read_the_frame():
 def test_a_measurement_file_reads_back_the_scenarios_it_carries(tmp_path):
     from probe_lib.core.target import Target
 
-    outcomes = [o for o, _ in measurement_files.find(catalogue.scenarios()[:2], Target("mastra", "1.71.0"))]
-    written = measurement_files.write(tmp_path, Target("mastra", "1.71.0"), outcomes, "recorded")
-    assert [o.scenario for o in measurement_files.read(written)[0]] == catalogue.scenarios()[:2]
+    target = Target("mastra", "1.71.0")
+    outcomes = tuple(o for o, _ in measurement.find(catalogue.scenarios()[:2], target))
+    made = measurement.Made(Provenance.RECORDED)
+    written = measurement.write(tmp_path / "mine.json", measurement.Measurement("mine", target, made, outcomes))
+    assert [o.scenario for o in measurement.read(written).outcomes] == catalogue.scenarios()[:2]

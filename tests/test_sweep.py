@@ -21,7 +21,7 @@ from probe_lib.analysis import timeline
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError, InstallFailed
 from probe_lib.present import timeline as timeline_chart
-from probe_lib.study import bisect, recordings, sweep
+from probe_lib.study import bisect, sweep
 
 #: One version of each era: 0.x before the normaliser (measured: it first appears in 0.13.2), 0.x after, 1.x.
 ERAS = ("0.12.1", "0.13.2", "1.0.4")
@@ -109,9 +109,9 @@ def test_reduced_sweep_equals_the_committed_summary(version, committed, node_mod
 
 
 @pytest.mark.parametrize("version", versions.pinned())
-def test_a_pinned_versions_recordings_reduce_to_its_committed_summary_rows(version, committed):
+def test_a_pinned_versions_recordings_reduce_to_its_committed_summary_rows(version, committed, recorded_catalogue):
     """The reduction (``Outcome.behaviour``, masked and digested) read off the recordings, without Node.js."""
-    recorded = recordings.outcomes(version, live=False).values()
+    recorded = recorded_catalogue[version].values()
     rows = [sweep.row(outcome) for outcome in recorded]
     expected = {s: r for (v, s), r in committed.items() if v == version}
     assert rows and _swept({row.scenario: row for row in rows}, committed) == expected

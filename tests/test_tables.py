@@ -72,13 +72,13 @@ from probe_lib.analysis import tables
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, tools
 from probe_lib.inputs.keysets import by_name
-from probe_lib.study import compare, recordings, tidy
+from probe_lib.study import compare, measurement, tidy
 
 scenario = Scenario("lone", tools=tools("a\\ud800", "plain"))
 sent = {"messages": [], "tools": [{"type": "function", "function": {"name": k}} for k in ("a\\ud800", "plain")]}
 measured = Outcome(scenario, "mastra", "1.71.0", (sent,), (), (), (), (), (), (), ())
-entry = json.loads(json.dumps(recordings.outcome_to_json(measured)))  # a measurement file's entry, read back
-frame = tidy.frame([recordings.outcome_from_json(entry, {"lone": scenario})], ["recorded"])
+entry = json.loads(json.dumps(measurement.outcome_to_json(measured)))  # a measurement file's entry, read back
+frame = tidy.frame([measurement.outcome_from_json(entry, {"lone": scenario})], ["recorded"])
 table = tables.rewrites(by_name("unicode-lone-surrogates", normaliser))
 sent_names = compare.turns(frame)["names sent"]  # a table whose types pandas infers
 holds = "\\ud800" in set(table["key"])

@@ -19,13 +19,12 @@ from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import Verdict
 from probe_lib.core.target import version_key
-from probe_lib.study import recordings
 
 
 @pytest.fixture(scope="module")
-def laid_over() -> pd.DataFrame:
+def laid_over(recorded_catalogue) -> pd.DataFrame:
     """The committed summary, prereleases included, with the pins' recordings laid over it (notebook 13's table)."""
-    return timeline.laid_over_summary({v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()})
+    return timeline.laid_over_summary(recorded_catalogue)
 
 
 @pytest.fixture(scope="module")
@@ -214,8 +213,8 @@ def test_a_boundary_the_timeline_did_not_measure_is_not_testable(measured):
     assert verdict.status == "not testable" and "0.13.2" in verdict.evidence
 
 
-def test_the_ledger_judges_each_range_claim_once_in_the_timeline_column(measured):
-    recorded = {v: recordings.outcomes(v, live=False) for v in mastra.ADAPTER.versions()}
+def test_the_ledger_judges_each_range_claim_once_in_the_timeline_column(measured, recorded_catalogue):
+    recorded = recorded_catalogue
     table = ledger.ledger(recorded, measured)
     ranges = table[table["claim"].isin(ledger.RANGE_CHECKS)]
     assert len(ranges) == len(ledger.RANGE_CHECKS) and set(ranges["version"]) == {measured.span}

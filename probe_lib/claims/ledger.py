@@ -26,10 +26,10 @@ from probe_lib.claims.ranges import RangeCheck, Timeline
 from probe_lib.claims.verdict import MASTRA, Check, Quantified, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
-from probe_lib.core.outcome import Outcome
+from probe_lib.study.collection import MATRIX
 from probe_lib.study.evidence import CheckError, Evidence
 from probe_lib.study.matrix_runs import by_target
-from probe_lib.study.sources import Source
+from probe_lib.study.measurement import Measurement
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
 
@@ -155,11 +155,12 @@ def ledger(
     return pd.DataFrame(rows)
 
 
-def framework_ledger(outcomes: Sequence[Outcome], measurements: Source) -> pd.DataFrame:
-    """The ledger's claims about the frameworks other than Mastra, judged on ``outcomes``: the matrix's and the
-    Claude Agent SDK's list probes, as ``measurements`` gave them (``matrix()``, ``list_probes()``). One row per
-    claim and target, with its framework, source, verdict and evidence."""
-    table = ledger({}, by_target=by_target(outcomes), sources=measurements.matrix_source_texts(outcomes))
+def framework_ledger(measured: Sequence[Measurement]) -> pd.DataFrame:
+    """The ledger's claims about the frameworks other than Mastra, judged on the matrix's and the Claude Agent SDK's
+    list probes (``measured``, each target's measurement of a collection). One row per claim and target, with its
+    framework, source (how the target's matrix measurement was made), verdict and evidence."""
+    sources = {str(m.target): m.source for m in measured if m.collection == MATRIX.name}
+    table = ledger({}, by_target=by_target(o for m in measured for o in m.outcomes), sources=sources)
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 

@@ -41,7 +41,7 @@ DEFAULT_PROVIDER = "openai/documented"
 
 
 @dataclass(frozen=True)
-class Measurement:
+class ExplorerMeasurement:
     """What one source made of a tools record and its call options."""
 
     #: Tool names in the request's ``tools``, in order; ``None`` when no request was sent.
@@ -62,7 +62,7 @@ LIVE_NEEDS = {"mastra": "Node.js 20+ and `probe-lib setup`"}
 
 
 @dataclass(frozen=True)
-class Source:
+class ExplorerSource:
     """Where a measurement comes from: a framework's Python model of its name rule, or one of its versions live.
 
     Frameworks and versions come from the adapter registry (:mod:`probe_lib.adapters.base`), so a framework the
@@ -98,18 +98,18 @@ class Source:
         return f"{name} {self.version}, live" if self.live else f"{name}, Python model"
 
 
-def sources() -> list[Source]:
+def sources() -> list[ExplorerSource]:
     """Every source, framework by framework: the model first (instant), then each pinned version live (any other
     served release is a source by ``FRAMEWORK@VERSION``, :func:`source_named`)."""
-    found: list[Source] = []
+    found: list[ExplorerSource] = []
     for name in registry.names():
-        if Source(name, None).name_rule is not None:
-            found.append(Source(name, None))
-        found.extend(Source(name, version) for version in registry.get(name).versions())
+        if ExplorerSource(name, None).name_rule is not None:
+            found.append(ExplorerSource(name, None))
+        found.extend(ExplorerSource(name, version) for version in registry.get(name).versions())
     return found
 
 
-def source_named(label: str) -> Source:
+def source_named(label: str) -> ExplorerSource:
     """The source whose ``label`` is ``label``, or ``FRAMEWORK@VERSION``: any release its registry serves, live
     (installed on first use); ``InputError`` lists the labels."""
     for candidate in sources():
@@ -118,7 +118,7 @@ def source_named(label: str) -> Source:
     framework, at, version = label.partition("@")
     if framework in registry.names() and at:
         target = registry.check_target(Target(framework, version))
-        return Source(target.framework, target.version)
+        return ExplorerSource(target.framework, target.version)
     raise InputError(
         f"no source {label!r}; choose one of: {', '.join(s.label for s in sources())}, or FRAMEWORK@VERSION"
     )
@@ -129,7 +129,7 @@ def provider_labels() -> list[str]:
     return [rule.label for rule in rules()]
 
 
-def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Measurement:
+def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> ExplorerMeasurement:
     """The name rule's prediction, with a sketch of the request (tools and tool_choice only)."""
     result = rule.normalise(keys)
     if result.error is not None:
@@ -139,21 +139,21 @@ def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> Me
             text = f"model: collision: {shown(error.key)!r} rewrites to {shown(error.name)!r}, already held by {held}"
         else:
             text = f"model: crash on the key {shown(error.key)!r}: {error.message}"
-        return Measurement(None, None, (text,), None, False)
+        return ExplorerMeasurement(None, None, (text,), None, False)
     by_position = {row.position_after: row.key for row in result.rows if row.position_after is not None}
     wire_keys = tuple(by_position[position] for position in range(len(by_position)))
     names = tuple(result.names)
     model = f"(sketch by the Python model of {rule.LABEL}: only tools and tool_choice)"
-    return Measurement(names, wire_keys, (), wire.CHAT_COMPLETIONS.request(model, names, tool_choice), False)
+    return ExplorerMeasurement(names, wire_keys, (), wire.CHAT_COMPLETIONS.request(model, names, tool_choice), False)
 
 
 def _live(
-    source: Source,
+    source: ExplorerSource,
     keys: tuple[str, ...],
     tool_choice: str | None,
     active_tools: tuple[str, ...] | None,
     pool: SessionPool,
-) -> Measurement:
+) -> ExplorerMeasurement:
     """One turn on the real package through ``pool``: the first request the capture server received, and the
     error chain."""
     scenario = scenarios.Scenario(
@@ -169,13 +169,13 @@ def _live(
         for link in outcome.error
     )
     if not outcome.requests:
-        return Measurement(None, None, error or ("no request was sent and no error was raised",), None, True)
+        return ExplorerMeasurement(None, None, error or ("no request was sent and no error was raised",), None, True)
     names = tuple(outcome.wire_names)
     keys_of: dict[str, list[str]] = {}  # two keys may go out under one name (a framework that lists it twice)
     for key, name in wire_names_by_key(keys, outcome).items():
         keys_of.setdefault(name, []).append(key)
     wire_keys = tuple(keys_of[name].pop(0) if keys_of.get(name) else name for name in names)
-    return Measurement(names, wire_keys, error, outcome.requests[0], True)
+    return ExplorerMeasurement(names, wire_keys, error, outcome.requests[0], True)
 
 
 # -- one exploration ----------------------------------------------------------------------------------------------
@@ -207,11 +207,11 @@ class KeyRow:
 class ExplorerResult:
     """Everything the explorer shows for one input (see the module docstring)."""
 
-    source: Source
+    source: ExplorerSource
     keys: tuple[str, ...]
     notes: tuple[str, ...]
     rows: tuple[KeyRow, ...]
-    measurement: Measurement
+    measurement: ExplorerMeasurement
     tool_choice: str | None
     active_tools: tuple[str, ...] | None
     provider: str
@@ -288,7 +288,7 @@ def _rules_of(
 
 def explore(
     keys: str | Sequence[str],
-    source: Source | str | None = None,
+    source: ExplorerSource | str | None = None,
     tool_choice: str | None = None,
     active_tools: Sequence[str] | str | None = None,
     provider: str = DEFAULT_PROVIDER,
@@ -296,7 +296,7 @@ def explore(
 ) -> ExplorerResult:
     """Run ``keys`` (text as ``parse_keys`` reads it, or a sequence) through ``source`` and describe the outcome.
 
-    ``source`` is a ``Source``, its label or ``FRAMEWORK@VERSION`` (any served release, installed on first use;
+    ``source`` is a ``ExplorerSource``, its label or ``FRAMEWORK@VERSION`` (any served release, installed on first use;
     default: Mastra's Python model); ``tool_choice`` forces one tool by name (empty: none); ``active_tools``
     restricts the tools sent (text: one name per line; empty: no restriction); ``provider`` is a
     ``provider/variant`` label of the linter's rules. A live source runs on ``pool``'s warm runner (default: a
@@ -305,8 +305,8 @@ def explore(
     """
     started = time.perf_counter()
     given = parse_keys(keys) if isinstance(keys, str) else checked_keys(list(enumerate(keys, start=1)))
-    if not isinstance(source, Source):
-        source = Source(MASTRA, None) if source is None else source_named(source)
+    if not isinstance(source, ExplorerSource):
+        source = ExplorerSource(MASTRA, None) if source is None else source_named(source)
     provider_name, _, variant = provider.partition("/")
     provider_rule = get_rule(provider_name, variant or None)
     choice = (tool_choice or "").strip("\n") or None
@@ -316,7 +316,7 @@ def explore(
     notes = list(given.notes)
     name_rule = source.name_rule
     if not given.keys:
-        measurement = Measurement(None, None, (), None, False)
+        measurement = ExplorerMeasurement(None, None, (), None, False)
         notes = notes or ["type or paste keys, one per line"]
     elif source.live:
         if not source.adapter.can_run(source.version):  # a served release installs on first use

@@ -21,10 +21,11 @@ import ipywidgets as widgets
 from probe_lib.adapters import mastra
 from probe_lib.adapters.session_pool import SessionPool
 from probe_lib.analysis import corpus
+from probe_lib.core.target import Target
 from probe_lib.inputs import keysets
 from probe_lib.inputs.records import keys_as_text, shown
 from probe_lib.present import explorer, explorer_html
-from probe_lib.present.explorer import ExplorerResult, Source
+from probe_lib.present.explorer import ExplorerResult, ExplorerSource
 from probe_lib.study import sources
 
 #: The picker's first entry: whatever is in the text box.
@@ -64,14 +65,14 @@ class ExplorerView:
     def __init__(
         self,
         keys: Sequence[str] = explorer.DEFAULT_KEYS,
-        source: Source | None = None,
+        source: ExplorerSource | None = None,
         provider: str = explorer.DEFAULT_PROVIDER,
         debounce_s: float = 0.4,
     ) -> None:
         self.debounce_s = debounce_s
         #: The warm runners of this view's live sources.
         self.pool = SessionPool()
-        source = source or Source(mastra.ADAPTER.name, None)
+        source = source or ExplorerSource(mastra.ADAPTER.name, None)
         self.pick = widgets.Dropdown(options=pick_options(), value=CUSTOM, description="key set", layout=_FULL_WIDTH)
         self.keys = widgets.Textarea(
             value=keys_as_text(keys),
@@ -252,8 +253,8 @@ def open_view(
     """The explorer as a notebook opens it: on ``mastra_version`` live when ``measurements`` runs now and Node is
     installed, else on the Python model; the first result is measured before returning, and the choice printed."""
     mastra.ADAPTER.check_version(mastra_version)
-    live = measurements.runs_now and mastra.ADAPTER.can_run(mastra_version)  # a served version installs now
-    source = Source(mastra.ADAPTER.name, mastra_version if live else None)
+    live = measurements.live(Target(mastra.ADAPTER.name, mastra_version))  # a served version installs now
+    source = ExplorerSource(mastra.ADAPTER.name, mastra_version if live else None)
     if live:
         why = ""
     elif not measurements.runs_now:

@@ -2,9 +2,10 @@
 
 Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
-    measurements/mastra-<version>.json   the catalogue's outcomes, measured live (or copied from recordings)
-    measurements/frameworks.json         the framework matrix: live on every installed framework, else recorded
-    measurements/claude-agent-sdk-permissions.json   the Claude Agent SDK's list probes, made as its matrix target
+    measurements/<collection>/<framework>-<version>.json   one file per collection and target
+                                         (:mod:`probe_lib.study.measurement`): the catalogue on each pin, measured
+                                         live (or copied from recordings); the framework matrix, live on every
+                                         installed framework, else recorded; the Claude Agent SDK's list probes
     ledger.csv                           every claim judged on every pinned version, range claims on the timeline,
                                          each other framework's claims on its matrix runs
     export/                              every measured outcome as tidy CSV and Parquet tables, with dictionary.csv
@@ -44,11 +45,13 @@ from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES
 from probe_lib.core import folders, paths
 from probe_lib.core.progress import QUIET, Stages
-from probe_lib.core.target import baseline
+from probe_lib.core.target import Target, baseline
 from probe_lib.present import execution, no_value, staleness
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.present.execution import MEASUREMENTS, WIDGET_VIEW, NotebookRun
-from probe_lib.study import export, matrix_recording, matrix_runs, permission_runs, recordings
+from probe_lib.study import export, matrix_runs, measurement
+from probe_lib.study.collection import CATALOGUE, LISTS, MATRIX
+from probe_lib.study.measurement import Measurement
 from probe_lib.study.provenance import Provenance
 from probe_lib.study.sources import LIVE, RECORDED, Source
 
@@ -95,31 +98,26 @@ def recorded_because(measurements: Source) -> str | None:
     run live here (every pin installed)."""
     if not measurements.runs_now:
         return ASKED_FOR_RECORDINGS
-    if not all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())):
+    if not all(map(measurements.live, CATALOGUE.targets())):
         return NODE_MISSING
     return None
 
 
 def measure_all(
     folder: Path, measurements: Source = LIVE, *, stages: Stages = QUIET, shown: str | None = None
-) -> Provenance:
-    """Write one measurement file per pinned version (and ``shown``, any served one) into ``folder`` from
-    ``measurements``, live only when every pinned version can run live here; return how they were made."""
+) -> list[Measurement]:
+    """Write the catalogue's measurement on each pinned version (and ``shown``, any served one) into ``folder`` from
+    ``measurements``, live only when every pinned version can run live here; return them. A copied recording keeps
+    the runtime and day it was made with, so `reproduce --recorded` writes the same bytes on any day."""
     source = RECORDED if recorded_because(measurements) else measurements
+    versions = dict.fromkeys((*mastra.ADAPTER.versions(), *([shown] if shown else [])))
+    targets = [Target(mastra.ADAPTER.name, version) for version in versions]
     made = Provenance.LIVE if source.runs_now else Provenance.RECORDED
-    versions = tuple(dict.fromkeys((*mastra.ADAPTER.versions(), *([shown] if shown else []))))
-    # A file names the Node.js and the UTC day it was measured with: now when live, the recording's own when copied
-    # (so `reproduce --recorded` writes the same bytes on any day).
-    live = recordings.live_stamp() if source.runs_now else None
-    with stages.stage(f"measuring @mastra/core ({made})", len(versions)) as step:
-        for version in versions:
-            outcomes = list(source.catalogue(version).values())
-            resolved = mastra.ADAPTER.resolved_before(version) if source.runs_now else None
-            stamp = live if live is not None else recordings.recording_stamp(version)
-            path = folder / recordings.recording_path(version).name
-            recordings.write(path, version, outcomes, made, **stamp, resolved_before=resolved)
-            step(version)
-    return made
+    with stages.stage(f"measuring @mastra/core ({made})", len(targets)) as step:
+        measured = source.measurements(CATALOGUE, targets, lambda target: step(target.version))
+    for m in measured:
+        measurement.write(measurement.path(folder, m.collection, m.target), m)
+    return measured
 
 
 #: Why a notebook is executed when nothing earlier could be kept.
@@ -272,26 +270,23 @@ def _build(
     """Measure, judge, execute (what ``earlier``, the report being replaced, cannot give) and render into
     ``folder`` (the staging folder)."""
     written = folder / MEASUREMENTS
-    source = measure_all(written, measurements, stages=stages, shown=version)
-    files = {v: written / recordings.recording_path(v).name for v in mastra.ADAPTER.versions()}
-    by_version = {v: recordings.outcomes_from_file(file) for v, file in files.items()}
-    pins = {v: recordings.provenance(file) for v, file in files.items()}
-    with stages.stage("measuring the framework matrix", len(matrix_runs.targets())) as step:
-        frameworks, sources = measurements.whole_matrix(step)
-    # Notebook 12 reads it; the ledger's framework rows say how each target in it was measured.
-    matrix_written = matrix_recording.write(frameworks, written / matrix_recording.RECORDING.name, sources)
-    with stages.stage("measuring the Claude Agent SDK's tool lists", 1) as step:
-        lists, lists_made = measurements.whole_list_probes()  # judged with the SDK's matrix target
-        step(permission_runs.FRAMEWORK)
-    permission_runs.write(lists, written / permission_runs.RECORDING.name, lists_made)
+    pinned = {m.target.version: m for m in measure_all(written, measurements, stages=stages, shown=version)}
+    by_version = {v: pinned[v].by_name() for v in mastra.ADAPTER.versions()}
+    # Notebook 12 reads them; the ledger's framework rows say how each target in them was measured (the list
+    # probes are judged with the SDK's matrix target).
+    others: list[Measurement] = []
+    for collection in (MATRIX, LISTS):
+        with stages.stage(f"measuring the {collection.name}", len(collection.targets())) as step:
+            others += measurements.measurements(collection, step=lambda target: step(str(target)))
+    for m in others:
+        measurement.write(measurement.path(written, m.collection, m.target), m)
     laid_over = Timeline.of(timeline.laid_over_summary(by_version))
-    judged = matrix_runs.by_target([*frameworks, *lists])
     table = ledger.ledger(
         by_version,
         laid_over,
-        by_target=judged,
-        sources=matrix_recording.source_texts(sources, noted_in=matrix_written),
-        pin_sources=pins,
+        by_target=matrix_runs.by_target(o for m in others for o in m.outcomes),
+        sources={str(m.target): m.source for m in others if m.collection == MATRIX.name},
+        pin_sources={v: pinned[v].source for v in by_version},
         timeline_source=timeline.laid_over_source(),
         framework_timelines=framework_ranges.timelines(),
     )
@@ -302,7 +297,8 @@ def _build(
         for run in runs:
             if run.executed.exists():
                 extract_figures(run.executed, folder / "figures")
-        report = Report(folder, source, table, runs, recorded_because(measurements))
+        made = pinned[mastra.ADAPTER.versions()[0]].made.how  # every pin alike (measure_all)
+        report = Report(folder, made, table, runs, recorded_because(measurements))
         report.html.write_text(render(report, version, earlier), encoding="utf-8")
         step("report.html")
     return report
@@ -589,9 +585,9 @@ def _framework_ledger(table: pd.DataFrame) -> str:
 
 _FRAMEWORK_NOTE = (
     "The same probes on every framework of the matrix (notebook 12), each claim judged on its framework's runs: "
-    "rerun live where the framework is installed, read from <code>data/captures/frameworks.json</code> where not. "
+    "rerun live where the framework is installed, read from <code>data/captures/matrix/</code> where not. "
     "The Claude Agent SDK's list claims also read its list probes, made as its matrix target "
-    "(<code>data/captures/claude-agent-sdk-permissions.json</code> where it is not installed)."
+    "(<code>data/captures/lists/</code> where it is not installed)."
 )
 
 

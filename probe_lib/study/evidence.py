@@ -14,7 +14,10 @@ from typing import Generic, TypeVar
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome
+from probe_lib.core.target import Target
 from probe_lib.study import notebook
+from probe_lib.study.collection import CATALOGUE
+from probe_lib.study.measurement import Measurement
 from probe_lib.study.sources import LIVE, RecordedFallback, Source
 
 OutcomeT = TypeVar("OutcomeT")
@@ -46,26 +49,34 @@ class Evidence(Generic[OutcomeT]):
             raise CheckError(f"scenario {scenario!r} was not measured on {self.version}") from None
 
 
-def measure_all(source: Source = LIVE, versions: Iterable[str] | None = None) -> dict[str, dict[str, Outcome]]:
-    """The catalogue's outcomes on each version (default: every pinned one), saying what it does as it starts
-    and showing a banner for any version it shows from recordings instead; pandas is set to show text whole."""
-    versions = tuple(versions or mastra.ADAPTER.versions())
+def measured(source: Source = LIVE, versions: Iterable[str] | None = None) -> list[Measurement]:
+    """The catalogue on each version (default: every pinned one), each saying how it was made; says what it does
+    as it starts and shows a banner for any version it shows from recordings instead; pandas is set to show text
+    whole."""
+    targets = [
+        Target(mastra.ADAPTER.name, mastra.ADAPTER.check_version(v)) for v in versions or mastra.ADAPTER.versions()
+    ]
     notebook.show_text_whole()
-    live = source.announce(versions)
+    live = source.announce(CATALOGUE, targets)
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RecordedFallback)  # the banner above said it
-        by_version = {version: source.catalogue(version) for version in versions}
+        measurements = source.measurements(CATALOGUE, targets)
     if live:
         notebook.announce(f"Measured live in {time.perf_counter() - started:.0f} s.")
-    return by_version
+    return measurements
+
+
+def measure_all(source: Source = LIVE, versions: Iterable[str] | None = None) -> dict[str, dict[str, Outcome]]:
+    """:func:`measured`'s outcomes by version, then by scenario name."""
+    return {m.target.version: m.by_name() for m in measured(source, versions)}
 
 
 def gather(version: str, source: Source = LIVE, versions: Iterable[str] | None = None) -> Evidence:
     """``Evidence`` for one version, with every pinned version measured alongside (for cross-version claims);
-    says what it measures as it starts (see ``measure_all``). ``version`` may be any served one: it is measured on
+    says what it measures as it starts (see :func:`measured`). ``version`` may be any served one: it is measured on
     its own and kept out of the cross-version claims."""
-    mastra.ADAPTER.check_version(version)
-    by_version = measure_all(source, versions)
-    shown = by_version[version] if version in by_version else source.catalogue(version)
-    return Evidence(version, shown, by_version, source.label(version))
+    target = Target(mastra.ADAPTER.name, mastra.ADAPTER.check_version(version))
+    alongside = measured(source, versions)
+    shown = next((m for m in alongside if m.target == target), None) or source.measurement(CATALOGUE, target)
+    return Evidence(version, shown.by_name(), {m.target.version: m.by_name() for m in alongside}, source.label(shown))

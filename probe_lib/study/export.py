@@ -4,10 +4,10 @@ Three tables, each built from its own source and each row naming the file it cam
 
 ``outcomes``
     every turn in a measurement file (:mod:`probe_lib.study.tidy`), found by file
-    (:func:`probe_lib.study.measurement_files.discover`): first those in a primary folder (``reproduce`` passes its
-    fresh ``measurements/``), then every other file under ``data/captures/`` (the pinned versions, the framework
-    matrix, the example's recordings). An outcome of a scenario on a target already read is not read twice. A JSON
-    file that is not a measurement file is listed as skipped, never dropped silently.
+    (:func:`probe_lib.study.measurement.discover`): first those in a primary folder (``reproduce`` passes its
+    fresh ``measurements/``), then every other file under ``data/captures/`` (the catalogue on the pinned versions,
+    the framework matrix, the list probes, the example's recordings). An outcome of a scenario on a target already
+    read is not read twice. A JSON file that is not a measurement file is listed as skipped, never dropped silently.
 ``version_sweep``
     every swept ``@mastra/core`` version (:mod:`probe_lib.study.tidy_sweep`): the committed summary
     ``data/version_timeline.csv``, with this machine's sweep cache laid over it.
@@ -39,7 +39,7 @@ from probe_lib.adapters.mastra import mcp
 from probe_lib.core import files, folders, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
-from probe_lib.study import measurement_files, sweep, tidy, tidy_mcp, tidy_sweep
+from probe_lib.study import measurement, sweep, tidy, tidy_mcp, tidy_sweep
 
 OUTCOMES = "outcomes"
 VERSION_SWEEP = "version_sweep"
@@ -86,12 +86,12 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
     read: list[Path] = []
     skipped: list[str] = []
     candidates = [
-        *((path, True) for path in (measurement_files.discover(primary) if primary else [])),
-        *((path, False) for path in measurement_files.discover(captures)),
+        *((path, True) for path in (measurement.discover(primary) if primary else [])),
+        *((path, False) for path in measurement.discover(captures)),
     ]
     for path, is_primary in candidates:
         try:
-            found, _ = measurement_files.read(path)
+            found = measurement.read(path).outcomes
         except InputError as error:
             skipped.append(str(error))
             continue
@@ -108,14 +108,14 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
             elif identity in replaced:
                 continue
             outcomes.append(outcome)
-            files.append(str(path.relative_to(primary.parent)) if is_primary else measurement_files.shown(path))
+            files.append(str(path.relative_to(primary.parent)) if is_primary else measurement.shown(path))
     return tidy.frame(outcomes, ["recorded"] * len(outcomes), files), read, skipped
 
 
 def gather_sweep(summary: Path = sweep.SUMMARY_PATH, cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:
     """The version sweep table: ``summary`` with the ``cached`` rows laid over it (default: this machine's cache)."""
     rows = sweep.read_summary(summary) if summary.exists() else []
-    return tidy_sweep.frame(rows, sweep.all_cached() if cached is None else cached, measurement_files.shown(summary))
+    return tidy_sweep.frame(rows, sweep.all_cached() if cached is None else cached, measurement.shown(summary))
 
 
 def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], list[Path], list[str]]:
@@ -123,12 +123,12 @@ def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], li
     outcomes, read, skipped = gather(primary)
     if not sweep.SUMMARY_PATH.exists():
         skipped.append(
-            f"{measurement_files.shown(sweep.SUMMARY_PATH)} is missing: {VERSION_SWEEP} holds only this "
+            f"{measurement.shown(sweep.SUMMARY_PATH)} is missing: {VERSION_SWEEP} holds only this "
             "machine's sweep cache (`probe-lib sweep --write` makes it)"
         )
     if not mcp.RECORDING.exists():
         skipped.append(
-            f"{measurement_files.shown(mcp.RECORDING)} is missing: {MCP_CORPUS} is empty "
+            f"{measurement.shown(mcp.RECORDING)} is missing: {MCP_CORPUS} is empty "
             "(`probe-lib record` makes it where Node.js is installed)"
         )
     corpus = tidy_mcp.frame(mcp.RECORDING) if mcp.RECORDING.exists() else tidy.typed_frame([], tidy_mcp.COLUMNS)

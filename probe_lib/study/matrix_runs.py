@@ -4,14 +4,13 @@ Each probe registers one tool per key on one framework at one version, once as i
 keys (a framework may refuse only the forced run, and then its names are still seen in the plain one). A third run,
 the round trip, scripts the model to call the probe's first key by the name the plain run sent for it, and the
 runner reports which tool executed. :mod:`probe_lib.analysis.matrix` tabulates what came of them;
-:mod:`probe_lib.study.matrix_recording` keeps them in ``data/captures/frameworks.json``.
+:data:`probe_lib.study.collection.MATRIX` is their collection, kept in ``data/captures/matrix/``.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor, as_completed
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from probe_lib import adapters
@@ -20,7 +19,7 @@ from probe_lib.core.outcome import Outcome, wire_names_by_key
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP, Scenario, for_keys, named
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
-#: Targets measured at once (see :func:`measure_targets`).
+#: Targets measured at once (:attr:`probe_lib.study.collection.Collection.parallel`).
 PARALLEL_TARGETS = os.cpu_count() or 1
 #: The arguments of the round trip's scripted tool call.
 ROUND_TRIP_ARGS = {"city": "Paris"}
@@ -92,37 +91,6 @@ def by_target(outcomes: Iterable[Outcome]) -> dict[str, dict[str, Outcome]]:
     for outcome in outcomes:
         grouped.setdefault(str(outcome.target), {})[outcome.scenario.name] = outcome
     return grouped
-
-
-def measure(frameworks: Iterable[str] | None = None, *, only_installed: bool = False) -> list[Outcome]:
-    """Every probe on every pin of ``frameworks``, live, through one capture server."""
-    chosen = [
-        (name, version)
-        for name, version in targets(frameworks)
-        if not only_installed or adapters.get(name).is_installed(version)
-    ]
-    with CaptureServer() as server:
-        measured = measure_targets(chosen, server)
-    return [outcome for target in chosen for outcome in measured[target]]
-
-
-def measure_targets(
-    chosen: Sequence[tuple[str, str]], server: CaptureServer, step: Callable[[str], None] = lambda target: None
-) -> dict[tuple[str, str], list[Outcome]]:
-    """:func:`measure_target` on each of ``chosen``, ``PARALLEL_TARGETS`` at a time (each target's runner is its
-    own process, mostly starting up, so targets overlap on every CPU); ``step`` is told of each as it ends.
-
-    A target that fails raises here once those already running have ended; none is started after it."""
-    with ThreadPoolExecutor(max_workers=PARALLEL_TARGETS, thread_name_prefix="matrix") as pool:
-        futures = {pool.submit(measure_target, name, version, server): (name, version) for name, version in chosen}
-        try:
-            for future in as_completed(futures):
-                future.result()
-                step("@".join(futures[future]))
-        except BaseException:
-            pool.shutdown(cancel_futures=True)
-            raise
-    return {target: future.result() for future, target in futures.items()}
 
 
 def measure_target(name: str, version: str, server: CaptureServer) -> list[Outcome]:

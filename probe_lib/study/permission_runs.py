@@ -1,6 +1,6 @@
 """The Claude Agent SDK's tool lists probed: ``allowedTools``, ``disallowedTools`` and a subagent's ``tools``, each
 naming one custom tool four ways, run live on the SDK's pin and kept in
-``data/captures/claude-agent-sdk-permissions.json``.
+``data/captures/lists/`` (their collection, :data:`probe_lib.study.collection.LISTS`).
 
 The SDK offers a tool registered under key ``search.web`` in its in-process MCP server ``probe`` as
 ``mcp__probe__search_web`` (the matrix's ``dot`` probe). Each run here registers ``search.web`` and ``plain``, names
@@ -9,30 +9,20 @@ the unrewritten key, or the name on the wire) and scripts the model to call the 
 first has the main agent start subagent ``helper`` through the SDK's ``Agent`` tool. The lists are the SDK's own
 options, so they travel as request fields of its runner (``adapters/claude_agent_sdk/harness/runner.mjs``) beside
 the scenario. The recording keeps every request, so :mod:`probe_lib.analysis.permissions` reads what each list did
-without the SDK installed; it is deterministic (probe order, keys sorted, timings dropped) and its ``source`` says
-how it was obtained.
+without the SDK installed.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from probe_lib import adapters
 from probe_lib.capture import CaptureServer
-from probe_lib.core import files, paths
-from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, for_keys
-from probe_lib.inputs import scenario_files
-from probe_lib.study.provenance import Provenance
-from probe_lib.study.recordings import outcome_from_json, outcome_to_json
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 FRAMEWORK = "claude-agent-sdk"
-RECORDING = paths.CAPTURES / "claude-agent-sdk-permissions.json"
 KEYS = ("search.web", "plain")
 #: The name the SDK sends ``search.web`` under (measured: the matrix's ``dot`` probe, claim X22).
 WIRE_NAME = "mcp__probe__search_web"
@@ -113,32 +103,7 @@ def pinned_version() -> str:
     return adapters.get(FRAMEWORK).versions()[-1]
 
 
-def is_installed() -> bool:
-    """Whether the SDK's pin can run here now."""
-    return adapters.get(FRAMEWORK).is_installed(pinned_version())
-
-
-def measure(version: str | None = None) -> list[Outcome]:
-    """Every list probe, live, on ``version`` (default: :func:`pinned_version`) of the SDK."""
-    with CaptureServer() as server, adapters.get(FRAMEWORK).session(version or pinned_version()) as session:
+def measure(version: str, server: CaptureServer) -> list[Outcome]:
+    """Every list probe, live, on ``version`` of the SDK."""
+    with adapters.get(FRAMEWORK).session(version) as session:
         return session.run(scenarios(), server, {probe.name: probe.options() for probe in PROBES})
-
-
-def write(outcomes: Sequence[Outcome], path: Path = RECORDING, made: Provenance = Provenance.LIVE) -> Path:
-    """A recording of the list probes; ``made`` says whether they were measured now or copied from the recording."""
-    order = {probe.name: number for number, probe in enumerate(PROBES)}
-    ordered = sorted(outcomes, key=lambda outcome: (outcome.version, order[outcome.scenario.name]))
-    document = {
-        "source": made,
-        "scenarios": scenario_files.to_document(scenarios()),
-        "outcomes": [outcome_to_json(outcome) for outcome in ordered],
-    }
-    return files.write_json(path, document)
-
-
-def read(path: Path = RECORDING) -> list[Outcome]:
-    """The outcomes a list-probe recording holds."""
-    if not path.exists():
-        raise InputError(f"no recording at {path}: run `probe-lib setup --framework {FRAMEWORK}`, then record it")
-    by_name = {scenario.name: scenario for scenario in scenarios()}
-    return [outcome_from_json(entry, by_name) for entry in json.loads(path.read_text(encoding="utf-8"))["outcomes"]]

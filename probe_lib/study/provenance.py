@@ -1,7 +1,7 @@
 """How outcomes were obtained: measured live, or read from a recording.
 
-Measurement files, the framework matrix's recording, the ledger and the export name it in their ``source`` field;
-where outcomes come from, and why, is :mod:`probe_lib.study.sources`.
+Measurement files (:mod:`probe_lib.study.measurement`) note it as ``made``, and the ledger names it first in its
+``source`` column; where outcomes come from, and why, is :mod:`probe_lib.study.sources`.
 """
 
 from __future__ import annotations

@@ -4,42 +4,37 @@ A notebook names the source as text in its parameters cell (``measurements = "li
 (``reproduce --recorded``); :func:`parse` reads that text once, and everything after asks the :class:`Source` it
 returns, never the text:
 
-* ``"live"`` (:data:`LIVE`): run on the real package now; a target not installed here falls back to its recording,
+* ``"live"`` (:data:`LIVE`): run on the real package now; a target that cannot run here falls back to its recording,
   with a warning or a banner that names the way back;
 * ``"recorded"`` (:data:`RECORDED`): the recordings shipped in ``data/captures/``;
 * a folder path (:class:`Folder`): the measurement files ``probe-lib reproduce`` wrote, so that every
   notebook of one report is judged on one and the same measurement (or those ``probe-lib run --out`` wrote).
 
-A source gives a version's catalogue outcomes (:meth:`Source.catalogue`), any scenarios' outcomes on a target
-(:meth:`Source.outcomes`), the framework matrix's (:meth:`Source.matrix`) and the Claude Agent SDK's list probes,
-judged with its matrix target (:meth:`Source.list_probes`), and says how each was obtained (:meth:`Source.label`,
-:meth:`Source.matrix_sources`).
+Whether a target is measured live is answered in one place, :meth:`Source.live`; a source gives any collection's
+measurement on any target (:meth:`Source.measurements`, :mod:`probe_lib.study.collection`), each carrying how it was
+made, and any scenarios' outcomes on a target (:meth:`Source.outcomes`).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import warnings
-from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from probe_lib import adapters
-from probe_lib.adapters import mastra, npm
-from probe_lib.adapters.mastra import catalogue as mastra_catalogue
-from probe_lib.capture import CaptureServer
+from probe_lib.adapters import npm
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import Target
-from probe_lib.study import matrix_recording, matrix_runs, measurement_files, notebook, permission_runs, recordings
+from probe_lib.study import measurement, notebook
+from probe_lib.study.collection import CATALOGUE, LIVE_WORKERS, Collection
+from probe_lib.study.measurement import Measurement
 from probe_lib.study.provenance import Provenance
 
-#: Node processes sharing one target's batch of any scenarios: two, the cores this kit is sized for.
-LIVE_WORKERS = 2
 #: How a notebook reader gets a live run, or chooses recordings on purpose (the notebook's own parameter).
 _LIVE_HELP = (
     "To measure live, install Node.js 20+ and run `probe-lib setup`, then run the notebook again; to choose "
@@ -51,97 +46,94 @@ class RecordedFallback(UserWarning):
     """Live outcomes were asked for, but Node.js or the target is missing here, so recordings are shown."""
 
 
-class Source(ABC):
-    """Where outcomes come from; see the module docstring."""
+class Source:
+    """Where outcomes come from; see the module docstring. A source reads the measurement files under
+    :attr:`folder`, and measures now instead where :meth:`live` says so."""
 
     #: The text that names this source: ``live``, ``recorded`` or the folder, as a notebook's parameter.
     parameter: str
-    #: Whether this source measures now, rather than reading files.
+    #: The folder of measurement files it reads.
+    folder: Path = paths.CAPTURES
+    #: Whether this source measures now where a target can run here, rather than reading files.
     runs_now = False
-    #: How the outcomes it gives were obtained (a folder says per file).
-    provenance = Provenance.RECORDED
 
-    def catalogue(self, version: str) -> dict[str, Outcome]:
-        """The catalogue's outcomes on ``version``, by scenario name."""
-        return self._catalogue(mastra.ADAPTER.check_version(version))
+    def live(self, target: Target) -> bool:
+        """Whether outcomes on ``target`` asked of this source are measured now: it runs now, and ``target`` can
+        run here (installed, or a served release that installs on first use)."""
+        return self.runs_now and adapters.get(target.framework).can_run(target.version)
 
-    @abstractmethod
-    def _catalogue(self, version: str) -> dict[str, Outcome]: ...
+    def measurement(self, collection: Collection, target: Target) -> Measurement:
+        """``collection`` on ``target``, as :meth:`measurements` gives it."""
+        return self.measurements(collection, [target])[0]
 
-    @abstractmethod
-    def label(self, version: str) -> str:
-        """How the catalogue's outcomes on ``version`` are obtained here, as a verdict table names them: ``live``,
-        ``recorded``, ``recorded (Node.js missing)``, or a reproduce folder's ``live``/``recorded`` as it noted it."""
+    def measurements(
+        self,
+        collection: Collection,
+        targets: Sequence[Target] | None = None,
+        step: Callable[[Target], None] = lambda target: None,
+    ) -> list[Measurement]:
+        """``collection`` on each of ``targets`` (default: its own), in order: measured now where :meth:`live`,
+        else read from the files, each saying how it was made. ``step`` is told of each target done (progress)."""
+        chosen = list(collection.targets() if targets is None else targets)
+        live = [target for target in chosen if self.live(target)]
+        read = {target: self._read(collection, target) for target in chosen if target not in live}
+        if self.runs_now and read:
+            warnings.warn(
+                f"{', '.join(map(str, read))} cannot run here: reading RECORDED {collection.name} outcomes "
+                f"(data/captures) instead of measuring live. {_LIVE_HELP}",
+                RecordedFallback,
+                stacklevel=2,
+            )
+        for target in read:
+            step(target)
+        measured = dict(zip(live, collection.measure(live, step), strict=True)) if live else {}
+        return [measured[target] if target in measured else read[target] for target in chosen]
 
-    @abstractmethod
-    def provenance_of(self, version: str) -> str:
-        """How the catalogue's outcomes on ``version`` are obtained here, as the ledger's ``source`` column says it
-        (:func:`~probe_lib.study.recordings.provenance_text`): live or recorded, the package version, and the
-        Node.js version and UTC day of a live measurement."""
+    def _read(self, collection: Collection, target: Target) -> Measurement:
+        """The measurement file of ``collection`` on ``target`` under :attr:`folder`: a copy of a shipped recording
+        is made ``recorded``, with the runtime and day the recording was made on."""
+        file = measurement.path(self.folder, collection.name, target)
+        if not file.exists():
+            raise InputError(
+                f"no measurement of {collection.name} on {target} at {file}: measure it live "
+                "(measurements='live', or `probe-lib record` where the framework is installed)"
+            )
+        read = measurement.read(file)
+        return replace(read, made=read.made.copied()) if self.folder == paths.CAPTURES else read
 
-    def asks_live(self, version: str) -> bool:
-        """Whether a notebook should measure ``version`` live (Node.js permitting): always when live, never on the
-        recordings, and on a reproduce folder when that folder was measured live."""
-        return self.runs_now
-
-    @abstractmethod
-    def announce(self, versions: Sequence[str]) -> list[str]:
-        """Tell a notebook's reader where the catalogue's outcomes on ``versions`` come from, as it starts; return
-        the versions measured live now."""
-
-    @abstractmethod
     def outcomes(self, scenarios: Sequence[Scenario], target: Target) -> list[tuple[Outcome, str | None]]:
         """Outcomes of any ``scenarios`` on ``target``, each with the measurement file it was read from (``None``:
-        measured live now)."""
+        measured now): measured now where :meth:`live`, else the files' under :attr:`folder` that hold them."""
+        if self.live(target):
+            outcomes = adapters.get(target.framework).run(scenarios, target.version, workers=LIVE_WORKERS)
+            return [(outcome, None) for outcome in outcomes]
+        if self.runs_now:
+            warnings.warn(
+                f"{target} is not installed here: reading its RECORDED outcomes instead of measuring live. "
+                f"{npm.NODE_HELP}",
+                RecordedFallback,
+                stacklevel=2,
+            )
+        return measurement.find(scenarios, target, self.folder)
 
-    @abstractmethod
-    def matrix(self) -> list[Outcome]:
-        """The framework matrix's outcomes."""
+    def own(self) -> Source:
+        """Where scenarios that no file of this source holds are measured (a notebook's own, an exercise's): live,
+        unless this source reads the recordings or a folder measured from them."""
+        return self
 
-    @abstractmethod
-    def list_probes(self) -> list[Outcome]:
-        """The Claude Agent SDK's list probes (:mod:`probe_lib.study.permission_runs`), for the SDK's target exactly
-        when :meth:`matrix` holds it."""
+    def label(self, measured: Measurement) -> str:
+        """How ``measured`` was obtained, as a verdict table names it: ``live``, ``recorded``, ``recorded (Node.js
+        missing)``, or a reproduce folder's ``live``/``recorded`` as it noted it."""
+        return str(measured.made.how)
 
-    def matrix_sources(self, outcomes: Iterable[Outcome]) -> dict[str, Provenance]:
-        """How each target (``framework@version``) of ``outcomes``, as :meth:`matrix` gave them, was obtained."""
-        return dict.fromkeys(matrix_runs.by_target(outcomes), self.provenance)
-
-    def matrix_source_texts(self, outcomes: Iterable[Outcome]) -> dict[str, str]:
-        """The ledger's ``source`` text for each target of ``outcomes``: how it was obtained, and the runtime and
-        day it was measured with and on."""
-        return matrix_recording.source_texts(self.matrix_sources(outcomes), noted_in=matrix_recording.RECORDING)
-
-    def for_own_scenarios(self) -> Source:
-        """Where a notebook studying scenarios of its own reads them: live, unless it reads the recordings (a
-        reproduce folder holds the catalogue's and the matrix's measurements only)."""
-        return LIVE
-
-    def whole_matrix(self, step: Callable[[str], None]) -> tuple[list[Outcome], dict[str, Provenance]]:
-        """Every target of the matrix: measured now when this source runs now and the target is installed, else as
-        recorded; with how each target was obtained. ``step`` is told of each target done (progress)."""
-        recorded = matrix_runs.by_target(matrix_recording.read())
-        chosen = matrix_runs.targets()
-        live_here = [
-            (name, version) for name, version in chosen if self.runs_now and adapters.get(name).is_installed(version)
-        ]
-        how = {f"{n}@{v}": Provenance.LIVE if (n, v) in live_here else Provenance.RECORDED for n, v in chosen}
-        for target in (target for target, made in how.items() if made is Provenance.RECORDED):
-            step(target)
-        measured: dict[tuple[str, str], list[Outcome]] = {}
-        if live_here:
-            with CaptureServer() as server:
-                measured = matrix_runs.measure_targets(live_here, server, step)
-        for name, version in chosen:
-            measured.setdefault((name, version), list(recorded.get(f"{name}@{version}", {}).values()))
-        return [outcome for target in chosen for outcome in measured[target]], how
-
-    def whole_list_probes(self) -> tuple[list[Outcome], Provenance]:
-        """The list probes as :meth:`whole_matrix` gives the SDK's target: measured now when this source runs now and
-        the SDK is installed, else as recorded; with how they were obtained."""
-        if self.runs_now and permission_runs.is_installed():
-            return permission_runs.measure(), Provenance.LIVE
-        return permission_runs.read(), Provenance.RECORDED
+    def announce(self, collection: Collection, targets: Sequence[Target]) -> list[Target]:
+        """Tell a notebook's reader where ``collection``'s outcomes on ``targets`` come from, as it starts; return
+        the targets measured live now."""
+        notebook.announce(
+            f"Reading RECORDED {collection.name} outcomes of {', '.join(map(str, targets))} from data/captures/ "
+            '(measurements="recorded"; set measurements = "live" to measure the real package now).'
+        )
+        return []
 
 
 class Live(Source):
@@ -149,72 +141,26 @@ class Live(Source):
 
     parameter = "live"
     runs_now = True
-    provenance = Provenance.LIVE
 
-    def _catalogue(self, version: str) -> dict[str, Outcome]:
-        if mastra.ADAPTER.can_run(version):  # a served, unpinned version installs on first use
-            return recordings.outcomes(version, live=True)
-        warnings.warn(
-            f"Node.js or the pinned @mastra/core is missing: showing RECORDED outcomes of {version} "
-            f"(data/captures), not a live measurement. {_LIVE_HELP}",
-            RecordedFallback,
-            stacklevel=3,
-        )
-        return recordings.outcomes(version, live=False)
+    def label(self, measured: Measurement) -> str:
+        return Provenance.LIVE.value if measured.file is None else "recorded (Node.js missing)"
 
-    def label(self, version: str) -> str:
-        return Provenance.LIVE.value if mastra.ADAPTER.is_installed(version) else "recorded (Node.js missing)"
-
-    def provenance_of(self, version: str) -> str:
-        if not mastra.ADAPTER.is_installed(version):
-            return recordings.provenance_text(Provenance.RECORDED, version, **recordings.recording_stamp(version))
-        return recordings.provenance_text(Provenance.LIVE, version, **recordings.live_stamp())
-
-    def announce(self, versions: Sequence[str]) -> list[str]:
-        live = [version for version in versions if mastra.ADAPTER.is_installed(version)]
-        fallen = [version for version in versions if version not in live]
+    def announce(self, collection: Collection, targets: Sequence[Target]) -> list[Target]:
+        live = [target for target in targets if self.live(target)]
+        fallen = [target for target in targets if target not in live]
         if live:
             notebook.announce(
-                f"Measuring LIVE: {len(mastra_catalogue.scenarios())} scenarios on the real @mastra/core "
-                f"{', '.join(live)}, each a real request to the kit's capture server on loopback (Node.js; about "
-                "10-30 s)…"
+                f"Measuring LIVE: {len(collection.scenarios())} scenarios of the {collection.name} on the real "
+                f"{', '.join(map(str, live))}, each a real request to the kit's capture server on loopback (about "
+                "10-30 s a target)…"
             )
         if fallen:
             notebook.banner(
                 "RECORDED, NOT LIVE:",
-                f"Node.js or the pinned @mastra/core is missing here, so this notebook "
-                f"shows the recordings of @mastra/core {', '.join(fallen)} in data/captures/. {_LIVE_HELP}",
+                f"Node.js or the framework is missing here, so this notebook shows the recordings of "
+                f"{', '.join(map(str, fallen))} in data/captures/. {_LIVE_HELP}",
             )
         return live
-
-    def outcomes(self, scenarios: Sequence[Scenario], target: Target) -> list[tuple[Outcome, str | None]]:
-        adapter = adapters.get(target.framework)
-        if adapter.can_run(target.version):  # a served, unpinned release installs on first use
-            return [(outcome, None) for outcome in adapter.run(scenarios, target.version, workers=LIVE_WORKERS)]
-        warnings.warn(
-            f"{target} is not installed here: reading its RECORDED outcomes instead of measuring live. {npm.NODE_HELP}",
-            RecordedFallback,
-            stacklevel=3,
-        )
-        return measurement_files.find(scenarios, target)
-
-    def matrix(self) -> list[Outcome]:
-        """Every installed framework's probes, measured now."""
-        notebook.announce(
-            f"Measuring LIVE: {len(matrix_runs.scenarios())} probes and their round trips on every installed framework "
-            "target, each a real request to the kit's capture server on loopback (about 30-45 s)…"
-        )
-        return matrix_runs.measure(only_installed=True)
-
-    def matrix_source_texts(self, outcomes: Iterable[Outcome]) -> dict[str, str]:
-        return {target: matrix_recording.measured_now_text(target) for target in matrix_runs.by_target(outcomes)}
-
-    def list_probes(self) -> list[Outcome]:
-        """Measured now where the SDK is installed (else none, as :meth:`matrix` then holds no target of it)."""
-        if not permission_runs.is_installed():
-            return []
-        notebook.announce("Measuring LIVE: the Claude Agent SDK's tool-list probes (about 5-10 s)…")
-        return permission_runs.measure()
 
 
 class Recorded(Source):
@@ -222,40 +168,12 @@ class Recorded(Source):
 
     parameter = "recorded"
 
-    def _catalogue(self, version: str) -> dict[str, Outcome]:
-        return recordings.outcomes(version, live=False)
-
-    def label(self, version: str) -> str:
-        return self.provenance.value
-
-    def provenance_of(self, version: str) -> str:
-        return recordings.provenance_text(self.provenance, version, **recordings.recording_stamp(version))
-
-    def announce(self, versions: Sequence[str]) -> list[str]:
-        notebook.announce(
-            f"Reading RECORDED outcomes of @mastra/core {', '.join(versions)} from data/captures/ "
-            '(measurements="recorded"; set measurements = "live" to measure the real package now).'
-        )
-        return []
-
-    def outcomes(self, scenarios: Sequence[Scenario], target: Target) -> list[tuple[Outcome, str | None]]:
-        return measurement_files.find(scenarios, target, paths.CAPTURES)
-
-    def matrix(self) -> list[Outcome]:
-        return matrix_recording.read()
-
-    def list_probes(self) -> list[Outcome]:
-        return permission_runs.read()
-
-    def for_own_scenarios(self) -> Source:
-        return self
-
 
 @dataclass(frozen=True)
 class Folder(Source):
-    """A folder of measurement files: the ``measurements/`` of a report ``probe-lib reproduce`` wrote (one file per
-    pinned version and the version its notebooks show, the matrix's ``frameworks.json`` and the Claude Agent SDK's
-    list probes, each noting how it was made), or one ``probe-lib run --out`` wrote (any scenarios, read by
+    """A folder of measurement files: the ``measurements/`` of a report ``probe-lib reproduce`` wrote (the catalogue
+    on every pinned version and the version its notebooks show, the framework matrix and the Claude Agent SDK's list
+    probes, each noting how it was made), or one ``probe-lib run --out`` wrote (any scenarios, read by
     :meth:`outcomes`)."""
 
     folder: Path
@@ -264,36 +182,28 @@ class Folder(Source):
     def parameter(self) -> str:
         return str(self.folder)
 
-    def _file(self, version: str) -> Path:
-        path = self.folder / recordings.recording_path(version).name
-        if not path.exists():
+    def _read(self, collection: Collection, target: Target) -> Measurement:
+        if not measurement.path(self.folder, collection.name, target).exists():
             raise InputError(
-                f"measurements {self.parameter!r} hold no file for @mastra/core {version}; "
+                f"measurements {self.parameter!r} hold no measurement of {collection.name} on {target}; "
                 "use 'live', 'recorded' or a reproduce folder"
             )
-        return path
+        return super()._read(collection, target)
 
-    def made(self, version: str) -> Provenance:
-        """How this folder's measurement of ``version`` was made, as ``reproduce`` noted it."""
-        return Provenance(json.loads(self._file(version).read_text(encoding="utf-8"))["source"])
+    def own(self) -> Source:
+        """Live when this folder's catalogue was measured live (or it holds none, as a ``run --out`` folder), else
+        the recordings it was copied from."""
+        made = {measurement.read(file).made.how for file in sorted((self.folder / CATALOGUE.name).glob("*.json"))}
+        return RECORDED if Provenance.RECORDED in made else LIVE
 
-    def _catalogue(self, version: str) -> dict[str, Outcome]:
-        return recordings.outcomes_from_file(self._file(version))
+    def label(self, measured: Measurement) -> str:
+        return f"{measured.made.how}, read from {self.folder.name}/"
 
-    def label(self, version: str) -> str:
-        return f"{self.made(version)}, read from {self.folder.name}/"
-
-    def provenance_of(self, version: str) -> str:
-        return recordings.provenance(self._file(version))
-
-    def asks_live(self, version: str) -> bool:
-        return self.made(version) is Provenance.LIVE
-
-    def announce(self, versions: Sequence[str]) -> list[str]:
-        made = sorted({self.made(version) for version in versions})
+    def announce(self, collection: Collection, targets: Sequence[Target]) -> list[Target]:
+        made = sorted({self.measurement(collection, target).made.how for target in targets})
         notebook.announce(
-            f"Reading the measurement `probe-lib reproduce` wrote in {self.parameter}: @mastra/core "
-            f"{', '.join(versions)}, made {' and '.join(made)}."
+            f"Reading the measurement `probe-lib reproduce` wrote in {self.parameter}: {collection.name} on "
+            f"{', '.join(map(str, targets))}, made {' and '.join(made)}."
         )
         if Provenance.RECORDED in made:
             notebook.banner(
@@ -301,31 +211,6 @@ class Folder(Source):
                 "this report's measurement was read from data/captures/ because Node.js was missing when it was made.",
             )
         return []
-
-    def outcomes(self, scenarios: Sequence[Scenario], target: Target) -> list[tuple[Outcome, str | None]]:
-        return measurement_files.find(scenarios, target, self.folder)
-
-    @property
-    def _matrix_file(self) -> Path:
-        """The folder's matrix recording, or the shipped one when the folder has none."""
-        own = self.folder / matrix_recording.RECORDING.name
-        return own if own.exists() else matrix_recording.RECORDING
-
-    def matrix(self) -> list[Outcome]:
-        return matrix_recording.read(self._matrix_file)
-
-    def list_probes(self) -> list[Outcome]:
-        """The folder's list-probe recording, or the shipped one when the folder has none."""
-        own = self.folder / permission_runs.RECORDING.name
-        return permission_runs.read(own if own.exists() else permission_runs.RECORDING)
-
-    def matrix_sources(self, outcomes: Iterable[Outcome]) -> dict[str, Provenance]:
-        if self._matrix_file == matrix_recording.RECORDING:
-            return super().matrix_sources(outcomes)
-        return matrix_recording.sources(self._matrix_file, outcomes)
-
-    def matrix_source_texts(self, outcomes: Iterable[Outcome]) -> dict[str, str]:
-        return matrix_recording.source_texts(self.matrix_sources(outcomes), noted_in=self._matrix_file)
 
 
 LIVE = Live()

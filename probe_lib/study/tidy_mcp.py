@@ -21,7 +21,7 @@ import pandas as pd
 
 from probe_lib.adapters.mastra import mcp, normaliser
 from probe_lib.providers import name_rules
-from probe_lib.study import measurement_files, tidy
+from probe_lib.study import measurement, tidy
 
 NONE = "none"
 
@@ -144,6 +144,6 @@ def rows(tool_set: dict, versions: dict[str, str], recording: str) -> list[dict]
 def frame(path: Path = mcp.RECORDING) -> pd.DataFrame:
     """The tidy table of the MCP recording at ``path`` (see the module docstring), typed per :data:`COLUMNS`."""
     document = json.loads(path.read_text(encoding="utf-8"))
-    shown = measurement_files.shown(path)
+    shown = measurement.shown(path)
     table = [row for tool_set in document["tool sets"] for row in rows(tool_set, document["versions"], shown)]
     return tidy.typed_frame(table, COLUMNS)

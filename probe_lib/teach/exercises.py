@@ -7,7 +7,7 @@ Each notebook ends with exercises whose cells read::
 
 The check measures the truth for the learner's own answer on the source the exercise names: the real
 ``@mastra/core`` through the Node runner and the capture server (when the source ``measurements`` asks for a live
-run, :meth:`probe_lib.study.sources.Source.asks_live`, and Node.js is installed), else the Python model of
+run where the version can run, :meth:`probe_lib.study.sources.Source.own` and ``live``), else the Python model of
 ``formatTools()`` or the recordings in ``data/captures/``, and it says which it used. ``None`` is the placeholder:
 the check answers "not answered yet" without measuring anything, so a notebook runs clean before the learner writes
 a word. Solutions live apart, in :mod:`probe_lib.teach.solutions`.
@@ -23,9 +23,10 @@ from typing import Literal
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue, normaliser
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
-from probe_lib.core.target import baseline
+from probe_lib.core.target import Target, baseline
 from probe_lib.providers import name_rules
-from probe_lib.study.sources import LIVE, Source
+from probe_lib.study.collection import CATALOGUE
+from probe_lib.study.sources import LIVE, RECORDED, Source
 
 #: The version a check measures when a notebook does not name one: the article's.
 ARTICLE = baseline("mastra").version
@@ -74,7 +75,7 @@ def _verdict(exercise: str, right: bool, why: str, measured_on: str) -> Checked:
 def _live(measurements: Source, version: str) -> bool:
     """Measure on the real package unless the notebook reads recordings (the recordings, or a reproduce folder
     measured from them) or Node.js (or ``version``) is missing."""
-    return measurements.asks_live(version) and mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version))
+    return measurements.own().live(Target(mastra.ADAPTER.name, mastra.ADAPTER.check_version(version)))
 
 
 def run_live(scenarios: Sequence[Scenario], version: str) -> list[Outcome]:
@@ -314,9 +315,7 @@ def names_that_run(answer: object, version: str = ARTICLE, measurements: Source 
         outcomes = run_live([catalogue.by_name()[name] for name in _ROUND_TRIPS.values()], version)
         ran, source = {o.scenario.name for o in outcomes if o.executions}, _real(version)
     else:
-        from probe_lib.study import recordings
-
-        recorded = recordings.outcomes(version, live=False)
+        recorded = RECORDED.measurement(CATALOGUE, Target(mastra.ADAPTER.name, version)).by_name()
         ran, source = (
             {name for name in _ROUND_TRIPS.values() if recorded[name].executions},
             f"the recordings of {version}",
@@ -345,7 +344,7 @@ def first_version_honouring_active_tools(
         outcomes = {v: run_live([scenario], v)[0] for v in mastra.ADAPTER.versions()}
         source = "the real @mastra/core " + ", ".join(outcomes) + ", run live"
     else:
-        outcomes = {v: measurements.catalogue(v)[scenario.name] for v in mastra.ADAPTER.versions()}
+        outcomes = {m.target.version: m.by_name()[scenario.name] for m in measurements.measurements(CATALOGUE)}
         source = f"the catalogue's measurements ({measurements.parameter}) of " + ", ".join(outcomes)
     honours = {v: outcome.wire_names == ["search_web"] for v, outcome in outcomes.items()}
     first = next((v for v, honoured in honours.items() if honoured), None)

@@ -11,6 +11,7 @@ from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.analysis import measured
 from probe_lib.analysis.measured import Grid
+from probe_lib.core.target import Target
 from probe_lib.providers import name_rules
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.sources import Source
@@ -42,9 +43,8 @@ def provider_rules() -> pd.DataFrame:
 def example(version: str, measurements: Source) -> Outcome:
     """The :data:`EXAMPLE` turn on ``version``: run now on the real package when ``measurements`` runs now and
     Node.js is installed, else read from ``measurements`` (which warns when it falls back)."""
-    if measurements.runs_now and mastra.ADAPTER.is_installed(mastra.ADAPTER.check_version(version)):
-        return mastra.ADAPTER.run([catalogue.by_name()[EXAMPLE]], version)[0]
-    return measurements.catalogue(version)[EXAMPLE]
+    target = Target(mastra.ADAPTER.name, mastra.ADAPTER.check_version(version))
+    return measurements.outcomes([catalogue.by_name()[EXAMPLE]], target)[0][0]
 
 
 def request_json(outcome: Outcome) -> str:
