@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 from contextlib import redirect_stderr, redirect_stdout
@@ -63,7 +64,7 @@ def test_a_folder_holding_a_file_is_refused_and_left_as_it_was(tmp_path):
 
 def test_fixed_is_refused_for_a_framework_the_kit_has_no_fix_for(tmp_path):
     code, _, stderr = run_main("T07", "--version", "0.20.0", "--out", str(tmp_path / "out"), "--fixed")
-    assert code == 2 and "no fix for openai-agents-js" in stderr, stderr
+    assert code == 2 and "no fix for T07" in stderr, stderr
     assert not (tmp_path / "out").exists()
 
 
@@ -109,8 +110,7 @@ def _reproduce(tmp_path: Path, claim: str, version: str, *extra: str) -> tuple[s
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("claim", "with_finding", "without"),
-    [("A10", "1.67.0", "0.13.1"), ("F09", "1.67.0", "1.0.4")],
+    ("claim", "with_finding", "without"), [("A10", "1.67.0", "0.13.1"), ("F09", "1.67.0", "1.0.4")]
 )
 def test_mastra_reproduction_runs_without_the_kit(tmp_path, claim, with_finding, without):
     done, out = _reproduce(tmp_path, claim, with_finding)
@@ -128,3 +128,44 @@ def test_mastra_reproduction_runs_without_the_kit(tmp_path, claim, with_finding,
     done, out = _reproduce(tmp_path, claim, without)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("NOT REPRODUCED: ")
+
+
+# -- the fix ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_mastra_fix_changes_only_the_call_methods_of_the_shipped_chunks(node_modules):
+    from probe_lib.repro import patches
+
+    package = node_modules["1.67.0"] / "mastra-1.67.0"
+    changes = patches.mastra_changes(package)
+    assert {path.suffix for path in changes} == {".js", ".cjs"}  # the ESM and the CommonJS build alike
+    for relative, text in changes.items():
+        shipped = (package / relative).read_text(encoding="utf-8")
+        assert text.endswith(patches.MASTRA_HELPER) and text.count("function formatToolNamesInOptions(") == 1
+        added = [line for line in text.removesuffix(patches.MASTRA_HELPER).splitlines() if line not in shipped]
+        assert added and all(re.fullmatch(r"\s+(\w+) = formatToolNamesInOptions\(\1\);", line) for line in added)
+    with pytest.raises(patches.PatchDoesNotApply):
+        patches.mastra_changes(node_modules["1.67.0"] / "zod")
+
+
+@pytest.mark.slow
+def test_fixed_runs_the_reproduction_on_the_patched_package(tmp_path):
+    done, out = _reproduce(tmp_path, "A10", "1.67.0", "--fixed")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("NOT REPRODUCED: ") and '"name":"search_web"' in done.stdout
+    report = (out / "ISSUE.md").read_text(encoding="utf-8")
+    assert "`REPRODUCED: " in report and "## With the proposed fix" in report  # the unpatched run, then the fix
+    assert (out / "fix.patch").read_text(encoding="utf-8").startswith("Fix for @mastra/core 1.67.0")
+
+
+def test_the_committed_verification_shows_the_fix_consistent_and_nothing_else_changed():
+    from probe_lib.repro import verify
+
+    rows = verify.read()
+    assert rows, "data/fix_verification.csv holds no release"
+    for row in rows:
+        if row.targeted == "yes":
+            assert row.consistent_after == "yes", row
+        else:
+            assert row.before == row.after, row

@@ -33,6 +33,8 @@ class Reproduction:
     title: str
     #: What the request should have been, in the report's words.
     expected: str
+    #: Whether the kit has a fix for it (:mod:`probe_lib.repro.patches`), which ``run.sh --fixed`` applies.
+    fixed: bool = False
 
 
 _FORCED_TITLE = "A tool forced by its registered name is sent unrewritten while the tool itself is renamed"
@@ -42,13 +44,14 @@ _ROUND_TRIP_TITLE = "A model calling a renamed tool by the name the request offe
 REPRODUCTIONS: dict[str, Reproduction] = {
     each.claim: each
     for each in (
-        Reproduction("A10", "mastra", "forced", f"toolChoice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED),
+        Reproduction("A10", "mastra", "forced", f"toolChoice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED, fixed=True),
         Reproduction(
             "F09",
             "mastra",
             "active-tools",
             "activeTools naming a tool by its registered key sends no tools at all, silently",
             "the request offers the tool activeTools names (under the name it is sent as)",
+            fixed=True,
         ),
         Reproduction(
             "F17",

@@ -25,7 +25,7 @@ from probe_lib.claims.ledger import load_claims
 from probe_lib.core.errors import FolderRefused, InputError, ProbeError
 from probe_lib.providers.name_rules import get_rule
 from probe_lib.repro import patches, templates
-from probe_lib.repro.claims import Reproduction, reproduction
+from probe_lib.repro.claims import REPRODUCTIONS, Reproduction, reproduction
 
 #: How long ``run.sh`` may take (its install included) before the kit gives up on it.
 RUN_SECONDS = 900
@@ -145,8 +145,17 @@ def _why_it_matters() -> str:
     )
 
 
-def issue(rep: Reproduction, package: str, version: str, script_name: str, script: str, result: Result) -> str:
-    """``ISSUE.md``: a report ready to paste into the framework's tracker."""
+def issue(
+    rep: Reproduction,
+    package: str,
+    version: str,
+    script_name: str,
+    script: str,
+    result: Result,
+    fixed: Result | None = None,
+) -> str:
+    """``ISSUE.md``: a report ready to paste into the framework's tracker (with what the fixed run printed, when
+    there was one)."""
     language = "python" if script_name.endswith(".py") else "js"
     statement = {claim.id: claim.statement for claim in load_claims()}[rep.claim]
     captured = json.loads((result.folder / "request.json").read_text(encoding="utf-8"))
@@ -184,7 +193,7 @@ after a run):
 {bodies or "(no request was sent)"}
 ```
 
-## Why it matters
+{_fixed_section(fixed)}## Why it matters
 
 {_why_it_matters()}
 
@@ -192,14 +201,25 @@ Found and measured with probe-lib's ledger claim {rep.claim}: {statement}
 """
 
 
+def _fixed_section(fixed: Result | None) -> str:
+    if fixed is None:
+        return ""
+    return (
+        "## With the proposed fix\n\n"
+        "`fix.patch` (its header says what it changes) applied to the installed package, `./run.sh --fixed` prints:"
+        f"\n\n`{fixed.line}`\n\n"
+    )
+
+
 def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = False) -> Result:
     """Write and run the reproduction of ``claim`` on ``version`` into ``out`` (a new or empty folder)."""
     rep = reproduction(claim)
     adapter = base.get(rep.framework)
     version = adapter.check_version(version)
-    if fixed and rep.framework not in patches.FIXES:
+    if fixed and not rep.fixed:
         raise InputError(
-            f"--fixed: the kit has no fix for {rep.framework} ({claim}); it has for {', '.join(patches.FIXES)}"
+            f"--fixed: the kit has no fix for {claim} ({rep.framework}); it has for "
+            + ", ".join(each.claim for each in REPRODUCTIONS.values() if each.fixed)
         )
     out = out or default_folder(claim, rep.framework, version)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
@@ -217,15 +237,16 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
         (out / script_name).write_text(script, encoding="utf-8")
         (out / "run.sh").write_text(templates.run_sh(rep, version, adapter.package, script_name), encoding="utf-8")
         (out / "run.sh").chmod(0o755)
-        if rep.framework in patches.FIXES:
-            patches.write_patch(rep.framework, version, harness, out / "fix.patch")
-        result = run(out, fixed=fixed)
-        if result.code == 2:
-            raise ProbeError(f"the reproduction in {out} failed: {result.line}")
-        (out / "ISSUE.md").write_text(
-            issue(rep, adapter.package, version, script_name, script, result), encoding="utf-8"
-        )
-        return result
+        if rep.fixed:
+            patches.write_patch(rep.framework, version, out / "fix.patch")
+        result = run(out)
+        after = run(out, fixed=True) if fixed else None
+        for each in (result, after):
+            if each is not None and each.code == 2:
+                raise ProbeError(f"the reproduction in {out} failed: {each.line}")
+        report = issue(rep, adapter.package, version, script_name, script, result, after)
+        (out / "ISSUE.md").write_text(report, encoding="utf-8")
+        return after or result
     except BaseException:
         if created:
             shutil.rmtree(out, ignore_errors=True)

@@ -107,7 +107,7 @@ def run_sh(reproduction: Reproduction, version: str, package: str, script_name: 
         f"# Reproduces {reproduction.claim} on {package} {version} from an empty folder: installs the locked packages,",
         "# then runs the script. Exit 1: REPRODUCED, 0: NOT REPRODUCED, 2: the run itself failed.",
     ]
-    if reproduction.framework in PATCHED:
+    if reproduction.fixed:
         head.append("# ./run.sh --fixed applies fix.patch to the installed package first.")
     head.append('cd "$(dirname "$0")" || exit 2')
     if script_name.endswith(".py"):
@@ -119,7 +119,7 @@ def run_sh(reproduction: Reproduction, version: str, package: str, script_name: 
     else:
         install = ['npm ci --no-audit --no-fund --ignore-scripts || { echo "FAILED: npm ci"; exit 2; }']
         run = f"exec node {script_name}"
-    if reproduction.framework in PATCHED:
+    if reproduction.fixed:
         folder = PATCHED[reproduction.framework]
         patch = f'patch -s -p1 -d {folder} < fix.patch || {{ echo "FAILED: patch"; exit 2; }}'
         install.append(f'if [ "$1" = "--fixed" ]; then {patch}; fi')
