@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from probe_lib import cli
+from probe_lib.core.target import version_key
 from probe_lib.repro import claims, templates
 
 
@@ -130,6 +131,31 @@ def test_mastra_reproduction_runs_without_the_kit(tmp_path, claim, with_finding,
     assert done.stdout.startswith("NOT REPRODUCED: ")
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("claim", "with_finding", "without", "files"),
+    [
+        ("T07", "0.5.4", "0.20.0", {"package.json", "package-lock.json", "repro.mjs"}),
+        ("T09", "0.14.25", "0.14.10", {"requirements.txt", "repro.py"}),
+        ("T10", "0.14.25", "0.14.10", {"requirements.txt", "repro.py"}),
+    ],
+)
+def test_other_frameworks_reproductions_run_without_the_kit(tmp_path, claim, with_finding, without, files):
+    done, out = _reproduce(tmp_path, claim, with_finding)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith("REPRODUCED: ")
+    _assert_standalone(out)
+    assert files | {"run.sh", "ISSUE.md"} <= {p.name for p in out.iterdir()}
+    if (out / ".venv").exists():  # the script ran in a venv of its own, where the kit is not importable
+        python = out / ".venv" / "bin" / "python"
+        probe = subprocess.run([str(python), "-I", "-c", "import probe_lib"], capture_output=True, text=True)
+        assert probe.returncode != 0 and "ModuleNotFoundError" in probe.stderr
+
+    done, out = _reproduce(tmp_path, claim, without)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("NOT REPRODUCED: ")
+
+
 # -- the fix ------------------------------------------------------------------------------------------------
 
 
@@ -165,7 +191,17 @@ def test_the_committed_verification_shows_the_fix_consistent_and_nothing_else_ch
     rows = verify.read()
     assert rows, "data/fix_verification.csv holds no release"
     for row in rows:
-        if row.targeted == "yes":
-            assert row.consistent_after == "yes", row
+        if row.targeted == "yes":  # consistent after; "-": a path the release does not have (no request either way)
+            assert row.consistent_after == "yes" or row.consistent_before == row.consistent_after == "-", row
         else:
             assert row.before == row.after, row
+
+
+def test_the_verification_readme_lists_the_releases_the_file_holds():
+    from probe_lib.core import paths
+    from probe_lib.repro import verify
+
+    readme = (paths.DATA / "fix_verification.README.md").read_text(encoding="utf-8")
+    listed = re.search(r"^Releases: (.+)$", readme, re.MULTILINE)[1].split(", ")
+    held = sorted({row.version for row in verify.read()}, key=version_key)
+    assert listed == held

@@ -60,7 +60,7 @@ function formatToolNamesInOptions(options) {
 }
 """
 #: The header of an Agent call method that takes ``(messages, options)``; the options go through the helper first.
-_CALL_METHOD = re.compile(
+CALL_METHOD = re.compile(
     r"^(?P<indent>[ \t]+)(?:async )?(?:generate|stream|generateLegacy|streamLegacy|generateVNext|streamVNext)"
     r"\(messages, (?P<options>\w+)(?: = \{\})?\) \{\n",
     re.MULTILINE,
@@ -82,7 +82,7 @@ def _patched_text(text: str) -> str | None:
         inner = indent + ("\t" if "\t" in indent else "  ")
         return f"{match[0]}{inner}{options} = formatToolNamesInOptions({options});\n"
 
-    patched, count = _CALL_METHOD.subn(guard, text)
+    patched, count = CALL_METHOD.subn(guard, text)
     return patched + MASTRA_HELPER if count else None
 
 
@@ -150,7 +150,7 @@ def write_patch(framework: str, version: str, to: Path) -> None:
 
 
 def _digest() -> str:
-    return hashlib.sha256((MASTRA_HELPER + _CALL_METHOD.pattern).encode()).hexdigest()[:16]
+    return hashlib.sha256((MASTRA_HELPER + CALL_METHOD.pattern).encode()).hexdigest()[:16]
 
 
 def patched_copy(version: str) -> Path:

@@ -20,6 +20,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
+import pandas as pd
+
 from probe_lib.adapters.mastra import catalogue, normaliser, runner
 from probe_lib.adapters.mastra import versions as mastra_versions
 from probe_lib.capture import CaptureServer
@@ -142,6 +144,35 @@ def write(rows: Sequence[Row], path: Path = CSV_PATH) -> None:
             writer.writerows(asdict(row) for row in merged)
 
     files.write_atomically(path, fill)
+
+
+def frame(rows: Sequence[Row] | None = None) -> pd.DataFrame:
+    """The rows (default: the committed ones) as a table, releases oldest first."""
+    return pd.DataFrame([asdict(row) for row in (read() if rows is None else rows)])
+
+
+def targeted_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Each targeted scenario (rows) on each release (columns): consistent before, then after (``no -> yes``;
+    ``-``: the release has no such path, so nothing was sent)."""
+    aimed = table[table["targeted"] == "yes"]
+    cells = aimed.assign(change=aimed["consistent_before"] + " -> " + aimed["consistent_after"])
+    order = sorted(set(aimed["version"]), key=version_key)
+    return cells.pivot(index="scenario", columns="version", values="change")[order]
+
+
+def per_release(table: pd.DataFrame) -> pd.DataFrame:
+    """Per release: how many targeted scenarios were inconsistent before and after the fix, and how many other
+    scenarios behaved differently patched (the fix should leave them all alone)."""
+    aimed = table["targeted"] == "yes"
+    summary = pd.DataFrame(
+        {
+            "inconsistent unpatched": (aimed & (table["consistent_before"] == "no")).groupby(table["version"]).sum(),
+            "inconsistent patched": (aimed & (table["consistent_after"] == "no")).groupby(table["version"]).sum(),
+            "other scenarios changed": (~aimed & (table["before"] != table["after"])).groupby(table["version"]).sum(),
+            "scenarios": table.groupby("version").size(),
+        }
+    )
+    return summary.loc[sorted(summary.index, key=version_key)]
 
 
 def main(argv: Sequence[str]) -> int:
