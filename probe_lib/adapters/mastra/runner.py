@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import ExitStack, closing
+from pathlib import Path
 
 from probe_lib import wire
 from probe_lib.adapters import npm, pipeline
@@ -109,9 +110,13 @@ class Runner(LinesChild):
     The JSON-lines plumbing (watchdog, last words, ``finished`` kept after a failure) is :class:`LinesChild`'s.
     """
 
-    def __init__(self, version: str, *, concurrency: int = 16, heap_mib: int | None = None) -> None:
+    def __init__(
+        self, version: str, *, concurrency: int = 16, heap_mib: int | None = None, modules: Path | None = None
+    ) -> None:
         self.version = versions.check(version)
         self.concurrency = concurrency
+        #: The ``node_modules`` to run (default: the version's install; a patched copy, :mod:`probe_lib.repro`).
+        self.modules = modules
         #: V8's old-space cap for this runner (``--max-old-space-size``, with a smaller young generation);
         #: ``None`` leaves Node's defaults.
         self.heap_mib = heap_mib
@@ -127,7 +132,7 @@ class Runner(LinesChild):
                 else []
             ),
             str(paths.HARNESS / "runner.cjs"),
-            str(versions.modules_dir(self.version)),
+            str(self.modules or versions.modules_dir(self.version)),
             self.version,
             str(self.concurrency),
         ]
@@ -182,6 +187,7 @@ def run(
     concurrency: int = 16,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     node_heap_mib: int | None = None,
+    modules: Path | None = None,
 ) -> list[Outcome]:
     """Run ``scenarios`` on ``version`` and return one ``Outcome`` each, in the given order.
 
@@ -203,6 +209,7 @@ def run(
             concurrency=concurrency,
             max_body_bytes=max_body_bytes,
             node_heap_mib=node_heap_mib,
+            modules=modules,
         ):
             outcomes.append(outcome)
     except BatchIncomplete as error:
@@ -220,6 +227,7 @@ def stream(
     concurrency: int = 16,
     max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
     node_heap_mib: int | None = None,
+    modules: Path | None = None,
 ) -> Iterator[Outcome | None]:
     """Run ``scenarios`` on ``version`` and yield one ``Outcome`` each, in the given order, as they finish.
 
@@ -241,7 +249,10 @@ def stream(
             if server is None:
                 server = ending.enter_context(CaptureServer(max_body_bytes=max_body_bytes))
             reports = pipeline.in_order(
-                [Runner(version, concurrency=concurrency, heap_mib=heap_mib) for _ in range(min(workers, count))],
+                [
+                    Runner(version, concurrency=concurrency, heap_mib=heap_mib, modules=modules)
+                    for _ in range(min(workers, count))
+                ],
                 count,
                 lambda index: _request(server, scenarios[index], _scenario_id(version, index)),
                 in_flight=2 * concurrency,  # a runner never waits for work, and never holds much

@@ -1,0 +1,256 @@
+"""Write a reproduction folder that runs without probe_lib, run it once, and write its report for the tracker.
+
+The folder holds the packages the kit resolved for the release (Node: ``package.json`` and ``package-lock.json``
+of its harness, the ``@mastra/core`` alias under its own name; Python: ``requirements.txt``, the harness's lock),
+the script (:mod:`probe_lib.repro.templates`), ``run.sh`` and, for a finding the kit has a fix for, ``fix.patch``
+(:mod:`probe_lib.repro.patches`). The kit then runs ``run.sh`` there, in an environment without the kit's paths,
+and writes ``ISSUE.md`` last, from what that run printed and captured: a folder without it is an interrupted run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from probe_lib.adapters import base, npm, pyvenv
+from probe_lib.adapters.mastra import versions as mastra_versions
+from probe_lib.adapters.releases import refuse_unsupported
+from probe_lib.claims.ledger import load_claims
+from probe_lib.core.errors import FolderRefused, InputError, ProbeError
+from probe_lib.providers.name_rules import get_rule
+from probe_lib.repro import patches, templates
+from probe_lib.repro.claims import REPRODUCTIONS, Reproduction, reproduction
+
+#: How long ``run.sh`` may take (its install included) before the kit gives up on it.
+RUN_SECONDS = 900
+#: Variables that would let the run find the kit or its environment.
+_KIT_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_PATH", "PROBE_LIB_CACHE")
+
+
+@dataclass(frozen=True)
+class Result:
+    """What the reproduction printed, and the exit code that goes with it (1 REPRODUCED, 0 NOT, 2 failed)."""
+
+    folder: Path
+    line: str
+    code: int
+
+
+def default_folder(claim: str, framework: str, version: str) -> Path:
+    return Path("repro") / f"{claim}-{framework}-{version}"
+
+
+def _harness(framework: str, version: str) -> Path:
+    """The kit's harness folder of ``version`` (its committed pin, or the one it resolved in its cache)."""
+    if framework == "mastra":
+        return mastra_versions.harness(version)
+    pins = base.get(framework).pins
+    refuse_unsupported(pins.unsupported, version)
+    return pins.folder(version)
+
+
+def _node_packages(harness: Path, framework: str, version: str, into: Path) -> None:
+    """``package.json`` and ``package-lock.json`` of ``harness``, named for the reproduction; Mastra's harness
+    installs ``@mastra/core`` under the alias ``mastra-<version>``, which the lock keeps under its own name here."""
+    manifest = json.loads((harness / "package.json").read_text(encoding="utf-8"))
+    lock = json.loads((harness / "package-lock.json").read_text(encoding="utf-8"))
+    name = f"repro-{framework}-{version}"
+    dependencies = manifest["dependencies"]
+    if framework == "mastra":
+        alias = f"node_modules/mastra-{version}"
+        dependencies = {
+            ("@mastra/core" if key == f"mastra-{version}" else key): value for key, value in dependencies.items()
+        }
+        dependencies["@mastra/core"] = version
+        renamed = {}
+        for path, entry in lock["packages"].items():
+            if path == alias or path.startswith(alias + "/"):
+                path = "node_modules/@mastra/core" + path.removeprefix(alias)
+                entry = {key: value for key, value in entry.items() if not (key == "name" and path.endswith("core"))}
+            renamed[path] = entry
+        lock["packages"] = renamed
+    manifest = {"name": name, "private": True, "dependencies": dependencies}
+    lock["name"] = name
+    lock["packages"][""] = {"name": name, "dependencies": dependencies}
+    for file, data in (("package.json", manifest), ("package-lock.json", lock)):
+        (into / file).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
+
+
+def _runtime(script_name: str) -> str:
+    if script_name.endswith(".py"):
+        return f"Python {platform.python_version()}"
+    return f"Node.js {npm.node_version()}"
+
+
+def _clean_environment() -> dict[str, str]:
+    """The environment the run gets: the kit's variables dropped and its own virtual environment off PATH."""
+    kit_bin = str(Path(sys.prefix) / "bin")
+    env = {key: value for key, value in os.environ.items() if key not in _KIT_VARIABLES}
+    env["PATH"] = os.pathsep.join(part for part in env.get("PATH", "").split(os.pathsep) if part != kit_bin)
+    return env
+
+
+def run(folder: Path, *, fixed: bool = False) -> Result:
+    """Run ``folder``'s ``run.sh`` (``--fixed``: on the patched package) and read its verdict line."""
+    command = ["sh", "run.sh", *(["--fixed"] if fixed else [])]
+    try:
+        done = subprocess.run(
+            command, cwd=folder, env=_clean_environment(), capture_output=True, text=True, timeout=RUN_SECONDS
+        )
+    except subprocess.TimeoutExpired:
+        return Result(folder, f"FAILED: run.sh took over {RUN_SECONDS} s", 2)
+    said = [line for line in done.stdout.splitlines() if line.startswith(("REPRODUCED", "NOT REPRODUCED", "FAILED"))]
+    line = (
+        said[-1]
+        if said
+        else f"FAILED: run.sh printed no verdict ({(done.stderr.strip().splitlines() or ['no output'])[-1]})"
+    )
+    code = done.returncode if done.returncode in (0, 1, 2) else 2
+    return Result(folder, line, code if said else 2)
+
+
+def _trimmed(body: dict) -> dict:
+    """A request body with only what the finding is about: each tool's type and name, and ``tool_choice``."""
+    tools = []
+    for tool in body.get("tools", []):
+        if "function" in tool:
+            tools.append({"type": tool.get("type"), "function": {"name": tool["function"].get("name")}})
+        else:
+            tools.append({"type": tool.get("type"), "name": tool.get("name")})
+    return {"tools": tools, **({"tool_choice": body["tool_choice"]} if "tool_choice" in body else {})}
+
+
+def _user_code(script: str, language: str) -> str:
+    """The turn of the script: the code a user writes, from its ``turn`` function to the end of it."""
+    start = script.index("async def turn" if language == "python" else "async function turn")
+    end = script.index("\n\n\n" if language == "python" else "\n}\n", start)
+    return script[start:end].rstrip() + ("" if language == "python" else "\n}")
+
+
+def _why_it_matters() -> str:
+    rule = get_rule("openai", "documented")
+    return (
+        "OpenAI's Chat Completions API forces a tool by naming one of the request's own functions in `tool_choice` "
+        "(the openai Python SDK's `ChatCompletionNamedToolChoiceParam`: \"Specifies a tool the model should use. Use "
+        'to force the model to call a specific function."), and takes as a function name only '
+        f"`{rule.pattern.pattern}` up to {rule.max_length} characters ({rule.source}: {rule.note}). A framework that "
+        "renames a tool to fit that rule must use the new name everywhere it names the tool, or the request (and "
+        "the call that comes back) no longer agree with the tools it offers."
+    )
+
+
+def issue(
+    rep: Reproduction,
+    package: str,
+    version: str,
+    script_name: str,
+    script: str,
+    result: Result,
+    fixed: Result | None = None,
+) -> str:
+    """``ISSUE.md``: a report ready to paste into the framework's tracker (with what the fixed run printed, when
+    there was one)."""
+    language = "python" if script_name.endswith(".py") else "js"
+    statement = {claim.id: claim.statement for claim in load_claims()}[rep.claim]
+    captured = json.loads((result.folder / "request.json").read_text(encoding="utf-8"))
+    bodies = "\n".join(json.dumps(_trimmed(body), indent=2, ensure_ascii=False) for body in captured[:1])
+    lock = "requirements.txt" if language == "python" else "package-lock.json"
+    return f"""# {rep.title}
+
+**Versions**: {package} {version} (every dependency locked in `{lock}`), {_runtime(script_name)},
+{platform.system()} {platform.release()} ({platform.machine()}).
+
+## Steps to reproduce
+
+Run `./run.sh` in this folder: it installs the locked packages ({
+        "a fresh venv and `pip install`" if language == "python" else "`npm ci`"
+    }), then runs `{script_name}`, which starts a stand-in for the provider on 127.0.0.1, runs
+one turn of the code below against it and compares the request it captured with what is expected. No API key is
+needed and nothing leaves the machine.
+
+```{language}
+{_user_code(script, language)}
+```
+
+## Expected
+
+{rep.expected}.
+
+## Actual
+
+`{result.line}`
+
+The first request as sent (trimmed to the tools' names and `tool_choice`; the whole bodies are in `request.json`
+after a run):
+
+```json
+{bodies or "(no request was sent)"}
+```
+
+{_fixed_section(fixed)}## Why it matters
+
+{_why_it_matters()}
+
+Found and measured with probe-lib's ledger claim {rep.claim}: {statement}
+"""
+
+
+def _fixed_section(fixed: Result | None) -> str:
+    if fixed is None:
+        return ""
+    return (
+        "## With the proposed fix\n\n"
+        "`fix.patch` (its header says what it changes) applied to the installed package, `./run.sh --fixed` prints:"
+        f"\n\n`{fixed.line}`\n\n"
+    )
+
+
+def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = False) -> Result:
+    """Write and run the reproduction of ``claim`` on ``version`` into ``out`` (a new or empty folder)."""
+    rep = reproduction(claim)
+    adapter = base.get(rep.framework)
+    version = adapter.check_version(version)
+    if fixed and not rep.fixed:
+        raise InputError(
+            f"--fixed: the kit has no fix for {claim} ({rep.framework}); it has for "
+            + ", ".join(each.claim for each in REPRODUCTIONS.values() if each.fixed)
+        )
+    out = out or default_folder(claim, rep.framework, version)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise FolderRefused(f"{out} exists and is not an empty folder; give --out a new one")
+    harness = _harness(rep.framework, version)
+    statement = {each.id: each.statement for each in load_claims()}[claim]
+    script_name, script = templates.script(rep, version, statement)
+    created = not out.exists()
+    out.mkdir(parents=True, exist_ok=True)
+    try:
+        if script_name.endswith(".py"):
+            shutil.copyfile(harness / pyvenv.LOCK, out / "requirements.txt")
+        else:
+            _node_packages(harness, rep.framework, version, out)
+        (out / script_name).write_text(script, encoding="utf-8")
+        (out / "run.sh").write_text(templates.run_sh(rep, version, adapter.package, script_name), encoding="utf-8")
+        (out / "run.sh").chmod(0o755)
+        if rep.fixed:
+            patches.write_patch(rep.framework, version, out / "fix.patch")
+        result = run(out)
+        after = run(out, fixed=True) if fixed else None
+        for each in (result, after):
+            if each is not None and each.code == 2:
+                raise ProbeError(f"the reproduction in {out} failed: {each.line}")
+        report = issue(rep, adapter.package, version, script_name, script, result, after)
+        (out / "ISSUE.md").write_text(report, encoding="utf-8")
+        return after or result
+    except BaseException:
+        if created:
+            shutil.rmtree(out, ignore_errors=True)
+        else:
+            for child in out.iterdir():
+                shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
+        raise

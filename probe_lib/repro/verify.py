@@ -1,0 +1,197 @@
+"""The fix, verified: Mastra's scenario catalogue on a release, unpatched against patched, scenario by scenario.
+
+Each scenario's behaviour is the sweep's (:func:`probe_lib.study.sweep.row`: what went out, the error, how many
+requests and tool executions), measured twice in one run on the same machine: on the release's install and on its
+patched copy (:func:`probe_lib.repro.patches.patched_copy`). A scenario is *targeted* when it names a tool in
+``toolChoice`` or ``activeTools`` by a key formatTools rewrites (the Python model of the rewrite,
+:func:`probe_lib.adapters.mastra.normaliser.rewrite`, says which): the fix must make its request consistent (the
+forced name among the tools sent; an active tool offered). Every other scenario must behave the same, byte for
+byte. The rows go to ``data/fix_verification.csv`` (one per release and scenario; a release measured again
+replaces its rows).
+
+    python -m probe_lib.repro.verify VERSION [VERSION ...]
+"""
+
+from __future__ import annotations
+
+import csv
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+
+import pandas as pd
+
+from probe_lib.adapters.mastra import catalogue, normaliser, runner
+from probe_lib.adapters.mastra import versions as mastra_versions
+from probe_lib.capture import CaptureServer
+from probe_lib.core import files, paths
+from probe_lib.core.errors import ProbeError
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.scenarios import Scenario
+from probe_lib.core.target import version_key
+from probe_lib.repro import patches
+from probe_lib.study import sweep
+
+CSV_PATH = paths.DATA / "fix_verification.csv"
+
+
+@dataclass(frozen=True)
+class Row:
+    """One scenario on one release, unpatched and patched."""
+
+    framework: str
+    version: str
+    scenario: str
+    #: ``yes`` when the fix is meant to change this scenario (a tool named by a key formatTools rewrites).
+    targeted: str
+    #: The sweep's behaviour digest, unpatched and patched; equal digests are equal behaviours.
+    before: str
+    after: str
+    #: For a targeted scenario: whether its first request is consistent (``yes``/``no``; ``-`` when none was sent).
+    consistent_before: str
+    consistent_after: str
+    #: The behaviours themselves when they differ (else empty), so a reader sees what changed.
+    before_behaviour: str
+    after_behaviour: str
+
+
+def _rewritten(name: str) -> bool:
+    return bool(name) and normaliser.rewrite(name) != name
+
+
+def targeted(scenario: Scenario) -> bool:
+    """Whether ``scenario`` names a tool by a key formatTools rewrites, in a named toolChoice or in activeTools (a
+    remedy scenario renames its keys and those names first, so it names none)."""
+    if scenario.remedy:
+        return False
+    choice = scenario.tool_choice
+    forced = choice.get("toolName", "") if isinstance(choice, dict) and choice.get("type") == "tool" else ""
+    return _rewritten(forced) or any(_rewritten(name) for name in scenario.active_tools or ())
+
+
+def consistent(outcome: Outcome) -> str:
+    """``yes`` when the first request forces only a tool it offers and, with activeTools, offers a tool."""
+    if not outcome.requests:
+        return "-"
+    names = outcome.wire_names or []
+    forced = outcome.forced_name
+    ok = (forced is None or forced in names) and (outcome.scenario.active_tools is None or bool(names))
+    return "yes" if ok else "no"
+
+
+def compare(version: str, scenarios: Sequence[Scenario] | None = None) -> list[Row]:
+    """The catalogue (or ``scenarios``) on ``version``, unpatched then patched; :class:`PatchDoesNotApply` when the
+    release's shipped files lack what the fix changes."""
+    scenarios = list(scenarios or catalogue.scenarios())
+    mastra_versions.install(version)
+    modules = patches.patched_copy(version)
+    with CaptureServer() as server:
+        before = runner.run(scenarios, version, server=server)
+        after = runner.run(scenarios, version, server=server, modules=modules)
+    rows = []
+    for scenario, old, new in zip(scenarios, before, after, strict=True):
+        old_row, new_row = sweep.row(old), sweep.row(new)
+        changed = old_row.outcome != new_row.outcome
+        aimed = targeted(scenario)
+        rows.append(
+            Row(
+                "mastra",
+                version,
+                scenario.name,
+                "yes" if aimed else "no",
+                old_row.outcome,
+                new_row.outcome,
+                consistent(old) if aimed else "",
+                consistent(new) if aimed else "",
+                old_row.behaviour if changed else "",
+                new_row.behaviour if changed else "",
+            )
+        )
+    return rows
+
+
+def verdict(rows: Iterable[Row]) -> str:
+    """One line per release: the targeted scenarios made consistent, and every other one unchanged (or which not)."""
+    rows = list(rows)
+    aimed = [row for row in rows if row.targeted == "yes"]
+    fixed = [row for row in aimed if row.consistent_after in ("yes", "-") and row.consistent_before == "no"]
+    moved = [row.scenario for row in rows if row.targeted == "no" and row.before != row.after]
+    still = [row.scenario for row in aimed if row.consistent_after == "no"]
+    text = f"{rows[0].version}: {len(fixed)} of {len(aimed)} targeted scenarios made consistent"
+    text += f", still inconsistent: {', '.join(still)}" if still else ""
+    return text + (f"; other scenarios changed: {', '.join(moved)}" if moved else "; every other scenario unchanged")
+
+
+def read(path: Path = CSV_PATH) -> list[Row]:
+    if not path.exists():
+        return []
+    with path.open(newline="", encoding="utf-8") as handle:
+        return [Row(**record) for record in csv.DictReader(handle)]
+
+
+def write(rows: Sequence[Row], path: Path = CSV_PATH) -> None:
+    """Merge ``rows`` into ``path``: their releases' earlier rows replaced, every other release's kept."""
+    measured = {row.version for row in rows}
+    kept = [row for row in read(path) if row.version not in measured]
+    merged = sorted([*kept, *rows], key=lambda row: (version_key(row.version), row.scenario))
+    names = [field.name for field in fields(Row)]
+
+    def fill(partial: Path) -> None:
+        with partial.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=names, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(asdict(row) for row in merged)
+
+    files.write_atomically(path, fill)
+
+
+def frame(rows: Sequence[Row] | None = None) -> pd.DataFrame:
+    """The rows (default: the committed ones) as a table, releases oldest first."""
+    return pd.DataFrame([asdict(row) for row in (read() if rows is None else rows)])
+
+
+def targeted_table(table: pd.DataFrame) -> pd.DataFrame:
+    """Each targeted scenario (rows) on each release (columns): consistent before, then after (``no -> yes``;
+    ``-``: the release has no such path, so nothing was sent)."""
+    aimed = table[table["targeted"] == "yes"]
+    cells = aimed.assign(change=aimed["consistent_before"] + " -> " + aimed["consistent_after"])
+    order = sorted(set(aimed["version"]), key=version_key)
+    return cells.pivot(index="scenario", columns="version", values="change")[order]
+
+
+def per_release(table: pd.DataFrame) -> pd.DataFrame:
+    """Per release: how many targeted scenarios were inconsistent before and after the fix, and how many other
+    scenarios behaved differently patched (the fix should leave them all alone)."""
+    aimed = table["targeted"] == "yes"
+    summary = pd.DataFrame(
+        {
+            "inconsistent unpatched": (aimed & (table["consistent_before"] == "no")).groupby(table["version"]).sum(),
+            "inconsistent patched": (aimed & (table["consistent_after"] == "no")).groupby(table["version"]).sum(),
+            "other scenarios changed": (~aimed & (table["before"] != table["after"])).groupby(table["version"]).sum(),
+            "scenarios": table.groupby("version").size(),
+        }
+    )
+    return summary.loc[sorted(summary.index, key=version_key)]
+
+
+def main(argv: Sequence[str]) -> int:
+    if not argv:
+        print("usage: python -m probe_lib.repro.verify VERSION [VERSION ...]", file=sys.stderr)
+        return 2
+    for version in argv:
+        try:
+            rows = compare(version)
+        except patches.PatchDoesNotApply as error:
+            print(f"{version}: the fix does not apply ({error})", flush=True)
+            continue
+        except ProbeError as error:
+            print(f"{version}: not measured ({error})", flush=True)
+            continue
+        write(rows)
+        print(verdict(rows), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,207 @@
+"""``probe-lib repro``: a folder that reproduces one finding on one release without probe_lib, run for real.
+
+The slow tests write each framework's reproduction on a release with its finding (exit 1) and one without (exit
+0): ``run.sh`` installs the locked packages from the registry into the folder and runs the script, in an
+environment without the kit's paths, so nothing of probe_lib is importable there.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from pathlib import Path
+
+import pytest
+
+from probe_lib import cli
+from probe_lib.core.target import version_key
+from probe_lib.repro import claims, templates
+
+
+def run_cli(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "probe_lib", "repro", *args], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def run_main(*args: str) -> tuple[int, str, str]:
+    """``probe-lib repro ARGS`` in this process (a refusal comes before any install or run)."""
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        code = cli.main(["repro", *args])
+    return code, out.getvalue(), err.getvalue()
+
+
+# -- refusals: one line, exit 2, nothing written ------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("claim", "why"),
+    [
+        ("V01", "version-range claim"),
+        ("A20", "docs a package ships"),
+        ("A02", "no one-turn reproduction"),
+        ("Z99", "no claim 'Z99'"),
+    ],
+)
+def test_a_claim_without_a_one_release_reproduction_is_refused_in_one_line(tmp_path, claim, why):
+    code, stdout, stderr = run_main(claim, "--version", "1.67.0", "--out", str(tmp_path / "out"))
+    assert code == 2, stderr
+    assert stderr.count("\n") == 1 and why in stderr, stderr
+    assert stdout == "" and not (tmp_path / "out").exists()
+
+
+def test_a_folder_holding_a_file_is_refused_and_left_as_it_was(tmp_path):
+    mine = tmp_path / "mine.txt"
+    mine.write_text("not the kit's", encoding="utf-8")
+    code, _, stderr = run_main("A10", "--version", "1.67.0", "--out", str(tmp_path))
+    assert code == 2 and "not an empty folder" in stderr and stderr.count("\n") == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"] and mine.read_text(encoding="utf-8") == "not the kit's"
+
+
+def test_fixed_is_refused_for_a_framework_the_kit_has_no_fix_for(tmp_path):
+    code, _, stderr = run_main("T07", "--version", "0.20.0", "--out", str(tmp_path / "out"), "--fixed")
+    assert code == 2 and "no fix for T07" in stderr, stderr
+    assert not (tmp_path / "out").exists()
+
+
+# -- the scripts: readable, whole, and valid programs -------------------------------------------------------
+
+
+@pytest.mark.parametrize("claim", sorted(claims.REPRODUCTIONS))
+@pytest.mark.parametrize("version", ["0.13.2", "0.20.1", "1.67.0"])
+def test_each_script_is_a_short_valid_program_naming_no_part_of_the_kit(tmp_path, claim, version):
+    rep = claims.REPRODUCTIONS[claim]
+    name, text = templates.script(rep, version, "the claim's statement")
+    assert len(text.splitlines()) <= 95, "a reproduction is read top to bottom"
+    assert "probe_lib" not in text and "probe-lib" not in text
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    check = ["node", "--check", str(path)] if name.endswith(".mjs") else [sys.executable, "-m", "py_compile", str(path)]
+    done = subprocess.run(check, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+
+
+def test_mastra_scripts_build_the_model_of_their_era():
+    rep = claims.REPRODUCTIONS["A10"]
+    assert "createOpenAI" in templates.script(rep, "0.13.2", "s")[1]  # AI SDK 4, no model router
+    assert "`${url}/chat/completions`" in templates.script(rep, "0.20.1", "s")[1]  # the first router's endpoint
+    newest = templates.script(rep, "1.67.0", "s")[1]
+    assert "createOpenAI" not in newest and "{ id: 'openai/gpt-4o-mini', url, apiKey" in newest
+
+
+# -- run for real ------------------------------------------------------------------------------------------
+
+
+def _assert_standalone(folder: Path) -> None:
+    for path in folder.iterdir():
+        if path.is_file() and path.name != "ISSUE.md":
+            assert "probe_lib" not in path.read_text(encoding="utf-8"), path.name
+
+
+def _reproduce(tmp_path: Path, claim: str, version: str, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
+    out = tmp_path / f"{claim}-{version}"
+    done = run_cli(claim, "--version", version, "--out", str(out), *extra)
+    return done, out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("claim", "with_finding", "without"), [("A10", "1.67.0", "0.13.1"), ("F09", "1.67.0", "1.0.4")]
+)
+def test_mastra_reproduction_runs_without_the_kit(tmp_path, claim, with_finding, without):
+    done, out = _reproduce(tmp_path, claim, with_finding)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith("REPRODUCED: ")
+    _assert_standalone(out)
+    assert {"package.json", "package-lock.json", "repro.mjs", "run.sh", "ISSUE.md"} <= {p.name for p in out.iterdir()}
+    lock = json.loads((out / "package-lock.json").read_text(encoding="utf-8"))
+    assert lock["packages"]["node_modules/@mastra/core"]["version"] == with_finding
+    report = (out / "ISSUE.md").read_text(encoding="utf-8")
+    assert f"@mastra/core {with_finding}" in report and done.stdout.splitlines()[0] in report
+    if claim == "A10":
+        assert '"name": "search_web"' in report and '"name": "search.web"' in report
+
+    done, out = _reproduce(tmp_path, claim, without)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("NOT REPRODUCED: ")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("claim", "with_finding", "without", "files"),
+    [
+        ("T07", "0.5.4", "0.20.0", {"package.json", "package-lock.json", "repro.mjs"}),
+        ("T09", "0.14.25", "0.14.10", {"requirements.txt", "repro.py"}),
+        ("T10", "0.14.25", "0.14.10", {"requirements.txt", "repro.py"}),
+    ],
+)
+def test_other_frameworks_reproductions_run_without_the_kit(tmp_path, claim, with_finding, without, files):
+    done, out = _reproduce(tmp_path, claim, with_finding)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stdout.startswith("REPRODUCED: ")
+    _assert_standalone(out)
+    assert files | {"run.sh", "ISSUE.md"} <= {p.name for p in out.iterdir()}
+    if (out / ".venv").exists():  # the script ran in a venv of its own, where the kit is not importable
+        python = out / ".venv" / "bin" / "python"
+        probe = subprocess.run([str(python), "-I", "-c", "import probe_lib"], capture_output=True, text=True)
+        assert probe.returncode != 0 and "ModuleNotFoundError" in probe.stderr
+
+    done, out = _reproduce(tmp_path, claim, without)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("NOT REPRODUCED: ")
+
+
+# -- the fix ------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_the_mastra_fix_changes_only_the_call_methods_of_the_shipped_chunks(node_modules):
+    from probe_lib.repro import patches
+
+    package = node_modules["1.67.0"] / "mastra-1.67.0"
+    changes = patches.mastra_changes(package)
+    assert {path.suffix for path in changes} == {".js", ".cjs"}  # the ESM and the CommonJS build alike
+    for relative, text in changes.items():
+        shipped = (package / relative).read_text(encoding="utf-8")
+        assert text.endswith(patches.MASTRA_HELPER) and text.count("function formatToolNamesInOptions(") == 1
+        added = [line for line in text.removesuffix(patches.MASTRA_HELPER).splitlines() if line not in shipped]
+        assert added and all(re.fullmatch(r"\s+(\w+) = formatToolNamesInOptions\(\1\);", line) for line in added)
+    with pytest.raises(patches.PatchDoesNotApply):
+        patches.mastra_changes(node_modules["1.67.0"] / "zod")
+
+
+@pytest.mark.slow
+def test_fixed_runs_the_reproduction_on_the_patched_package(tmp_path):
+    done, out = _reproduce(tmp_path, "A10", "1.67.0", "--fixed")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("NOT REPRODUCED: ") and '"name":"search_web"' in done.stdout
+    report = (out / "ISSUE.md").read_text(encoding="utf-8")
+    assert "`REPRODUCED: " in report and "## With the proposed fix" in report  # the unpatched run, then the fix
+    assert (out / "fix.patch").read_text(encoding="utf-8").startswith("Fix for @mastra/core 1.67.0")
+
+
+def test_the_committed_verification_shows_the_fix_consistent_and_nothing_else_changed():
+    from probe_lib.repro import verify
+
+    rows = verify.read()
+    assert rows, "data/fix_verification.csv holds no release"
+    for row in rows:
+        if row.targeted == "yes":  # consistent after; "-": a path the release does not have (no request either way)
+            assert row.consistent_after == "yes" or row.consistent_before == row.consistent_after == "-", row
+        else:
+            assert row.before == row.after, row
+
+
+def test_the_verification_readme_lists_the_releases_the_file_holds():
+    from probe_lib.core import paths
+    from probe_lib.repro import verify
+
+    readme = (paths.DATA / "fix_verification.README.md").read_text(encoding="utf-8")
+    listed = re.search(r"^Releases: (.+)$", readme, re.MULTILINE)[1].split(", ")
+    held = sorted({row.version for row in verify.read()}, key=version_key)
+    assert listed == held
