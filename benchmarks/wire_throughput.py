@@ -11,7 +11,13 @@ machine the wall-clock rate follows others' load, so the CLI run also reports th
 spent per 1,000 sets and the ceiling that implies on idle CPUs (CPUs / CPU per set), with the load average during
 the run. Then the library path alone, with the CPU each side spends per turn, which says where the time goes.
 
+``--ratio ROUNDS`` measures instead what the kit costs beside Mastra itself: in each round, alternating, bare turns
+(``bare_turns.cjs``: one Node process per CPU, 16 turns at once, nothing of the kit in the turn) and ``probe`` on
+the same key sets, each timed as whole processes (start-up included, as a user waits for it), printing both rates,
+their ratio, the CPU per set of each and the load. Target: probe >= 0.90 of bare.
+
     .venv/bin/python benchmarks/wire_throughput.py [--mastra VERSION] [--sets N] [--article-sets N] [--memory-sets N]
+    .venv/bin/python benchmarks/wire_throughput.py --ratio 3 --sets 3000
 """
 
 from __future__ import annotations
@@ -20,12 +26,15 @@ import argparse
 import json
 import os
 import resource
+import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra import versions
@@ -35,6 +44,8 @@ from probe_lib.inputs.keysets import adversarial_records
 
 TARGET_SETS_PER_S = 150.0
 TARGET_TREE_MIB = 500.0
+TARGET_RATIO = 0.90
+BARE_TURNS = Path(__file__).with_name("bare_turns.cjs")
 
 #: Run in a fresh interpreter so its peaks are this batch's alone: the library path of ``probe`` (one capture
 #: server in this process, the runners as its children), reporting peak RSS and CPU for each side.
@@ -228,6 +239,84 @@ def cli_rows(run: TreeRun, sets: int) -> list[tuple[str, str, str, str]]:
     return rows
 
 
+def ratio_keysets(count: int) -> list[list[str]]:
+    """Three tools a set, one legal key and two Mastra rewrites (a dot, a leading digit), as in issue 42's runs."""
+    return [[f"srv.tool{n}", f"{n % 10}th{n}", f"ok_{n}"] for n in range(count)]
+
+
+@dataclass
+class Side:
+    """One timed run of ``sets`` key sets: wall seconds and the CPU seconds of every process it started."""
+
+    sets: int
+    seconds: float
+    cpu_seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.sets / self.seconds
+
+    @property
+    def cpu_ms_per_set(self) -> float:
+        return self.cpu_seconds / self.sets * 1000
+
+
+def bare_run(records: list[list[str]], version: str) -> Side:
+    """``records`` split over one ``bare_turns.cjs`` process per CPU, run at once, timed from start to the last exit."""
+    cpus = os.cpu_count() or 1
+    with tempfile.TemporaryDirectory() as folder:
+        files = []
+        for number in range(cpus):
+            file = Path(folder) / f"keysets-{number}.json"
+            file.write_text(json.dumps(records[number::cpus]))
+            files.append(file)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        processes = [
+            subprocess.Popen(
+                [npm.node_executable(), str(BARE_TURNS), str(versions.modules_dir(version)), version, str(file), "16"],
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for file in files
+        ]
+        outputs = [process.communicate() for process in processes]
+        seconds = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    for process, (_, stderr) in zip(processes, outputs):
+        if process.returncode != 0:
+            raise SystemExit(f"bare_turns.cjs failed ({process.returncode}): {stderr.strip()[-500:]}")
+    turns = sum(json.loads(stdout)["turns"] for stdout, _ in outputs)
+    cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
+    return Side(turns, seconds, cpu)
+
+
+def ratio_rounds(version: str, sets: int, rounds: int) -> None:
+    """Alternate bare turns and ``probe`` on the same key sets; print each round and the medians beside the target."""
+    records = ratio_keysets(sets)
+    print(
+        f"{'round':<6} {'bare sets/s':>12} {'probe sets/s':>13} {'ratio':>6} {'bare CPU/set':>13} "
+        f"{'probe CPU/set':>14} {'CPU ratio':>10} {'load':>5}"
+    )
+    ratios, cpu_ratios = [], []
+    for number in range(1, rounds + 1):
+        bare = bare_run(records, version)
+        tree_run = cli_run(records, version)
+        probe = Side(sets, tree_run.seconds, tree_run.cpu_seconds)
+        ratios.append(probe.rate / bare.rate)
+        cpu_ratios.append(bare.cpu_ms_per_set / probe.cpu_ms_per_set)
+        print(
+            f"{number:<6} {bare.rate:>12,.1f} {probe.rate:>13,.1f} {ratios[-1]:>6.2f} {bare.cpu_ms_per_set:>10.1f} ms "
+            f"{probe.cpu_ms_per_set:>11.1f} ms {cpu_ratios[-1]:>10.2f} {os.getloadavg()[0]:>5.1f}"
+        )
+    wall, cpu = statistics.median(ratios), statistics.median(cpu_ratios)
+    print(
+        f"median ratio, probe / bare: wall {wall:.2f}, CPU {cpu:.2f}; target >= {TARGET_RATIO:.2f}: "
+        f"{'met' if min(wall, cpu) >= TARGET_RATIO else 'MISSED'} (load {os.getloadavg()[0]:.1f} at the end)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
@@ -243,9 +332,15 @@ def main() -> None:
     parser.add_argument(
         "--memory-sets", type=int, default=10_000, help="tool sets for the library run (default 10,000; 0 skips)"
     )
+    parser.add_argument(
+        "--ratio", type=int, default=0, metavar="ROUNDS", help="alternate bare turns and probe ROUNDS times, then stop"
+    )
     args = parser.parse_args()
     version = mastra.ADAPTER.check_version(args.mastra)
     print(f"@mastra/core {version}, {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    if args.ratio:
+        ratio_rounds(version, args.sets, args.ratio)
+        return
 
     records = adversarial_records(seed=1, count=args.sets)
     cli = cli_run(records, version)
