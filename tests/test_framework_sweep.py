@@ -21,6 +21,7 @@ from probe_lib.analysis import timeline
 from probe_lib.claims import framework_ranges, ledger
 from probe_lib.claims.framework_ranges import FrameworkTimeline
 from probe_lib.claims.ranges import Timeline
+from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.errors import ReleaseUnsupported
 from probe_lib.study import framework_sweep, framework_timeline, recordings, release_map, sweep
 
@@ -170,7 +171,7 @@ def _edited(evidence: FrameworkTimeline, version: str, scenario: str, **changes)
     table = evidence.table.copy()
     where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]
     assert len(where) == 1, f"no single line for {version} {scenario}"
-    table.at[where[0], "behaviour"] = {**table.at[where[0], "behaviour"], **changes}
+    table.at[where[0], "behaviour"] = Behaviour.from_json({**table.at[where[0], "behaviour"].to_json(), **changes})
     return replace(evidence, table=table)
 
 

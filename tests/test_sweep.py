@@ -122,7 +122,7 @@ def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series(committed)
     first = timeline.first_with_normaliser(table)
     assert first is not None and first.startswith("0.13."), first
     before = table[(table["scenario"] == "single-rewrite") & (table["version"] == "0.12.1")]
-    assert before["behaviour"].iloc[0].get("names") == ["search.web"], "0.12.1 sends the key verbatim"
+    assert before["behaviour"].iloc[0].names == ("search.web",), "0.12.1 sends the key verbatim"
 
 
 @pytest.mark.slow

@@ -8,8 +8,6 @@ the check must then refute the claim and name that version.
 
 from __future__ import annotations
 
-import copy
-
 import pandas as pd
 import pytest
 
@@ -18,6 +16,7 @@ from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
 from probe_lib.claims.ranges import Timeline
 from probe_lib.claims.verdict import Verdict
+from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
 from probe_lib.study import recordings
 
@@ -44,7 +43,7 @@ def edited(evidence: Timeline, version: str, scenario: str, **changes) -> Timeli
     table = (evidence.prereleases if prerelease else evidence.table).copy()
     where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]
     assert len(where) == 1, f"the timeline has no single row for {version} {scenario}"
-    behaviour = {**copy.deepcopy(table.at[where[0], "behaviour"]), **changes}
+    behaviour = Behaviour.from_json({**table.at[where[0], "behaviour"].to_json(), **changes})
     table.at[where[0], "behaviour"] = behaviour
     table.at[where[0], "error_kind"] = ""
     if prerelease:

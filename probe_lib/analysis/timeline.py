@@ -18,6 +18,7 @@ import pandas as pd
 from probe_lib import wire
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
+from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.outcome import Outcome, quoted
 from probe_lib.core.target import version_key
 from probe_lib.study import evidence, sweep
@@ -44,23 +45,23 @@ BEHAVIOUR_COLOURS = {
 SPECIAL_COLOURS = {name: BEHAVIOUR_COLOURS[name] for name in (NOT_APPLICABLE, COULD_NOT_RUN)}
 
 
-def behaviour_kind(behaviour: dict, error_kind: str) -> str:
+def behaviour_kind(behaviour: Behaviour, error_kind: str) -> str:
     """What one cell of the timeline did, as a key of :data:`BEHAVIOUR_COLOURS`."""
     if error_kind in SPECIAL_COLOURS:
         return error_kind
-    if "error" in behaviour:
-        return "refused: collision" if behaviour["error"].get("kind") == "collision" else "threw before sending"
-    if not behaviour.get("requests"):
+    if behaviour.error is not None:
+        return "refused: collision" if behaviour.error.kind == "collision" else "threw before sending"
+    if not behaviour.sent:
         return "sent nothing"
-    if behaviour.get("errors"):
+    if behaviour.errors:
         return "sent, then threw"
-    choice = behaviour.get("tool_choice")
+    choice = behaviour.tool_choice
     forced = wire.forced_by(choice) if isinstance(choice, dict) else None
-    if forced and forced not in (behaviour.get("names") or []):
+    if forced and forced not in (behaviour.names or ()):
         return "sent; forced tool not in tools"
-    if not behaviour.get("names"):
+    if not behaviour.names:
         return "sent without tools"
-    return "sent; a tool ran" if behaviour.get("executions") else "sent as registered or renamed"
+    return "sent; a tool ran" if behaviour.executions else "sent as registered or renamed"
 
 
 def frame(rows: Sequence[Row], order: Sequence[str] | None = None) -> pd.DataFrame:
@@ -71,7 +72,7 @@ def frame(rows: Sequence[Row], order: Sequence[str] | None = None) -> pd.DataFra
     for r in rows:
         names = scenarios if r.scenario == WHOLE_VERSION else [r.scenario]
         kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
-        lines += [(r.version, name, r.outcome, kind, json.loads(r.behaviour)) for name in names]
+        lines += [(r.version, name, r.outcome, kind, Behaviour.from_json(json.loads(r.behaviour))) for name in names]
     table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
     ordered = list(order) if order is not None else sorted(table["version"].unique(), key=version_key)
     table["rank"] = table["version"].map({v: i for i, v in enumerate(ordered)})
@@ -119,19 +120,18 @@ def colours(grid: pd.DataFrame) -> dict[str, str]:
     return {kind: colour for kind, colour in BEHAVIOUR_COLOURS.items() if kind in present}
 
 
-def describe(behaviour: dict, error_kind: str) -> str:
+def describe(behaviour: Behaviour, error_kind: str) -> str:
     """A short reading of one behaviour: ``tools -> tool_choice`` and what was raised, or the failure."""
-    if "error" in behaviour:
-        error = behaviour["error"]
-        return quoted(f"{error['kind']}: {error.get('name') or error.get('message', '')}", 160)
-    names = ", ".join(behaviour.get("names") or []) or "no tools"
-    choice = behaviour.get("tool_choice")
+    if (error := behaviour.error) is not None:
+        return quoted(f"{error.kind}: {error.name or error.message or ''}", 160)
+    names = ", ".join(behaviour.names or ()) or "no tools"
+    choice = behaviour.tool_choice
     if isinstance(choice, dict):
         choice = wire.forced_by(choice) or json.dumps(choice)
-    raised = f"; threw: {behaviour['errors'][0]}" if behaviour.get("errors") else ""
+    raised = f"; threw: {behaviour.errors[0]}" if behaviour.errors else ""
     return quoted(
-        f"{names} -> {choice or 'no tool_choice'} ({behaviour.get('requests', 0)} req, "
-        f"{behaviour.get('executions', 0)} exec){raised}",
+        f"{names} -> {choice or 'no tool_choice'} ({behaviour.requests or 0} req, "
+        f"{behaviour.executions or 0} exec){raised}",
         160,
     )
 
@@ -147,8 +147,9 @@ class Change:
     became: str
 
 
-def _differing(was: dict, became: dict) -> str:
-    return ", ".join(sorted(k for k in set(was) | set(became) if was.get(k) != became.get(k))) or "error kind"
+def _differing(was: Behaviour, became: Behaviour) -> str:
+    before, after = was.to_json(), became.to_json()
+    return ", ".join(sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))) or "error kind"
 
 
 def _state(line) -> str:
@@ -183,7 +184,7 @@ def _first(table: pd.DataFrame, scenario: str, holds) -> str | None:
 def crashed_before_sending(line) -> bool:
     """The version crashed before its first request (0.20.2 wants an API key in the environment; 1.57.0 breaks on
     zod)."""
-    return line.error_kind == "crash" and not line.behaviour.get("requests")
+    return line.error_kind == "crash" and not line.behaviour.sent
 
 
 def sent_nothing(line) -> bool:
@@ -215,9 +216,9 @@ def runs(table: pd.DataFrame, scenario: str, holds) -> list[tuple[str, str]]:
     return stretches
 
 
-def honours_active_tools(behaviour: dict, error_kind: str = "") -> bool:
+def honours_active_tools(behaviour: Behaviour, error_kind: str = "") -> bool:
     """``activeTools: ['search.web']`` left the other tool (``plain``) out of the request."""
-    return behaviour.get("names") is not None and "plain" not in behaviour["names"]
+    return behaviour.names is not None and "plain" not in behaviour.names
 
 
 def active_tools_honoured(table: pd.DataFrame) -> list[tuple[str, str]]:
@@ -227,12 +228,12 @@ def active_tools_honoured(table: pd.DataFrame) -> list[tuple[str, str]]:
 
 def first_with_normaliser(table: pd.DataFrame) -> str | None:
     """The first version that sends the key ``search.web`` as ``search_web`` (the rewrite exists)."""
-    return _first(table, "single-rewrite", lambda b, kind: b.get("names") == ["search_web"])
+    return _first(table, "single-rewrite", lambda b, kind: b.names == ("search_web",))
 
 
 def first_with_builtins(table: pd.DataFrame) -> str | None:
     """The first version whose built-in tools can be registered (not "not applicable") and are sent."""
-    return _first(table, "builtins-by-export", lambda b, kind: kind not in SPECIAL_COLOURS and bool(b.get("names")))
+    return _first(table, "builtins-by-export", lambda b, kind: kind not in SPECIAL_COLOURS and bool(b.names))
 
 
 def first_honouring_active_tools(table: pd.DataFrame) -> str | None:
@@ -263,7 +264,7 @@ def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:
     """
     fixed = []
     for line in table[table["scenario"] == "choice-by-key"].itertuples():
-        choice, names = line.behaviour.get("tool_choice"), line.behaviour.get("names") or []
+        choice, names = line.behaviour.tool_choice, line.behaviour.names or ()
         forced = wire.forced_by(choice)
         if forced == "search_web" and forced in names:
             fixed.append(line.version)

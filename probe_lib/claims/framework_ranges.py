@@ -20,6 +20,7 @@ import pandas as pd
 from probe_lib import wire
 from probe_lib.analysis import timeline as tables
 from probe_lib.claims.verdict import Status
+from probe_lib.core.behaviour import Behaviour
 from probe_lib.study import framework_sweep, framework_timeline
 from probe_lib.study.evidence import CheckError
 
@@ -73,7 +74,7 @@ TOOLS_SENT = frozenset({"names"})
 TOOLS_RUN = frozenset({"executions"})
 
 #: What one release does on the claim's probe, as stated: a test of its behaviour and outcome kind, and its words.
-Holds = tuple[Callable[[dict, str], bool], str]
+Holds = tuple[Callable[[Behaviour, str], bool], str]
 FrameworkRangeCheck = Callable[[FrameworkTimeline], tuple[Status, str]]
 
 
@@ -148,7 +149,8 @@ def _wire(line, on: frozenset[str] = tables.WIRE_FIELDS) -> tuple:
     """What a line did on the wire (the fields ``on``, by default every one of
     :data:`~probe_lib.analysis.timeline.WIRE_FIELDS`, and its outcome kind): the client's wording of the scripted
     answer's error is left out."""
-    return line.error_kind, json.dumps({k: line.behaviour.get(k) for k in sorted(on)}, sort_keys=True)
+    stored = line.behaviour.to_json()
+    return line.error_kind, json.dumps({k: stored.get(k) for k in sorted(on)}, sort_keys=True)
 
 
 def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, measured: int) -> FrameworkRangeCheck:
@@ -206,25 +208,25 @@ def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, me
 def raises(text: str) -> Holds:
     """Sends nothing and raises an error whose message holds ``text``."""
     return (
-        lambda b, kind: not b.get("requests") and text in (b.get("error") or {}).get("message", ""),
+        lambda b, kind: not b.sent and b.error is not None and text in (b.error.message or ""),
         f"raise {text!r} before sending",
     )
 
 
 def forces(name: str) -> Holds:
     """Sends a request whose tool_choice forces the function ``name``."""
-    return (lambda b, kind: wire.forced_by(b.get("tool_choice")) == name), f"force {name}"
+    return (lambda b, kind: wire.forced_by(b.tool_choice) == name), f"force {name}"
 
 
 def sends_choice(expected: object) -> Holds:
     """Sends a request whose tool_choice is exactly ``expected`` (its JSON value)."""
     words = f"send tool_choice {json.dumps(expected)}"  # JSON: an absent tool_choice reads null, not None
-    return (lambda b, kind: b.get("requests") and b.get("tool_choice") == expected), words
+    return (lambda b, kind: b.sent and b.tool_choice == expected), words
 
 
 def names(expected: list[str]) -> Holds:
     """Sends a request whose tools are exactly ``expected``, in order."""
-    return (lambda b, kind: b.get("names") == expected and "error" not in b), f"send {expected}"
+    return (lambda b, kind: b.names == tuple(expected) and b.error is None), f"send {expected}"
 
 
 def both(first: Holds, second: Holds) -> Holds:
@@ -235,12 +237,12 @@ def both(first: Holds, second: Holds) -> Holds:
 def runs_the_call(ran: bool) -> Holds:
     """Sends its request, and the tool the scripted reply calls runs (``ran``) or nothing runs."""
     words = "run the tool the model called" if ran else "run nothing of what the model called"
-    return (lambda b, kind: bool(b.get("requests")) and (b.get("executions", 0) > 0) == ran), words
+    return (lambda b, kind: b.sent and ((b.executions or 0) > 0) == ran), words
 
 
 def failed_as(kind: str) -> Holds:
     """Sends nothing: fails with outcome kind ``kind`` (``rejected``, ``collision``, ``crash``)."""
-    return (lambda b, k: k == kind and not b.get("requests")), f"fail before sending ({kind})"
+    return (lambda b, k: k == kind and not b.sent), f"fail before sending ({kind})"
 
 
 #: The OpenAI Agents JS SDK forced a key it sent rewritten up to 0.5.4 and refuses it from 0.6.0: one change, judged

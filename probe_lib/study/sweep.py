@@ -35,6 +35,7 @@ from probe_lib.adapters import cache
 from probe_lib.adapters.mastra import catalogue, runner, versions
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
+from probe_lib.core.behaviour import Behaviour, Raised
 from probe_lib.core.errors import CacheUnusable, InputError, InstallFailed, ProbeError
 from probe_lib.core.outcome import Outcome, is_capture_reply, readable
 from probe_lib.core.progress import QUIET, Stages
@@ -116,7 +117,10 @@ def digest(scenarios: Iterable[Scenario], harness: Iterable[bytes]) -> str:
     """A digest of ``scenarios``, the framework's ``harness`` (its runner's files, what else makes its outcomes) and
     this reduction: results measured under another are not reused."""
     hasher = hashlib.sha256()
-    reduction = (_mask, readable, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour, row, failed_row)
+    reduction = (
+        *(_mask, readable, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour),
+        *(Behaviour, Raised, row, failed_row),
+    )
     for function in reduction:
         hasher.update(inspect.getsource(function).encode())
     for scenario in scenarios:
@@ -198,7 +202,7 @@ def _mask(text: str, version: str) -> str:
 
 
 def row(outcome: Outcome) -> Row:
-    text = _mask(json.dumps(outcome.behaviour(), ensure_ascii=False, sort_keys=True), outcome.version)
+    text = _mask(json.dumps(outcome.behaviour().to_json(), ensure_ascii=False, sort_keys=True), outcome.version)
     kind = outcome.failure.kind if outcome.failure else ""
     return Row(outcome.version, outcome.scenario.name, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 

@@ -25,6 +25,7 @@ import pandas as pd
 from probe_lib import wire
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
+from probe_lib.core.behaviour import Behaviour, Raised
 from probe_lib.core.target import version_key
 from probe_lib.study import sweep, tidy
 from probe_lib.study.sweep import WHOLE_VERSION, Row
@@ -111,11 +112,11 @@ def chosen_rows(summary: Sequence[Row], cached: Sequence[Row]) -> list[tuple[Row
 
 def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
     """The tidy rows of one summary or cache row (at least one)."""
-    behaviour = json.loads(row.behaviour)
-    error = behaviour.get("error") or {}
-    raised = behaviour.get("errors")
-    names = behaviour.get("names")
-    choice = behaviour.get("tool_choice")
+    behaviour = Behaviour.from_json(json.loads(row.behaviour))
+    error = behaviour.error or Raised("")
+    raised = behaviour.errors
+    names = behaviour.names
+    choice = behaviour.tool_choice
     forced = wire.forced_by(choice)
     whole = row.scenario == WHOLE_VERSION
     common = {
@@ -126,11 +127,11 @@ def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
         "recording": recording,
         "outcome": row.outcome,
         "error_kind": row.error_kind or None,
-        "error_text": error.get("message") or (raised[0] if raised else None),
-        "collision_name": error.get("name") if error.get("kind") == "collision" else None,
-        "requests": None if whole else behaviour.get("requests", 0),
-        "executions": None if whole else behaviour.get("executions", 0),
-        "errors_raised": None if raised is None else json.dumps(raised, ensure_ascii=False),
+        "error_text": error.message or (raised[0] if raised else None),
+        "collision_name": error.name if error.kind == "collision" else None,
+        "requests": None if whole else behaviour.requests or 0,
+        "executions": None if whole else behaviour.executions or 0,
+        "errors_raised": None if raised is None else json.dumps(list(raised), ensure_ascii=False),
         "tools_sent": None if names is None else len(names),
         "tool_choice_sent": None if choice is None else json.dumps(choice, ensure_ascii=False, sort_keys=True),
         "forced_tool": forced,
