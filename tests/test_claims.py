@@ -924,7 +924,7 @@ def test_every_ledger_row_says_how_it_was_measured(tmp_path):
         assert row.source == f"recorded, @mastra/core {row.version}, Node.js {noted['node']}, {noted['measured_on']}"
     ranged = table[table["claim"].isin(list(ledger.RANGE_CHECKS))]
     assert len(ranged) == len(ledger.RANGE_CHECKS)
-    assert ranged["source"].str.startswith("recorded, the committed summary data/version_timeline.csv (0.").all()
+    assert ranged["source"].str.startswith("recorded, Mastra's lines of the committed data/timeline.csv (0.").all()
 
 
 def test_a_mastra_row_without_its_source_is_caught(tmp_path):

@@ -1,6 +1,6 @@
 """The ledger's version-range claims (V…): each holds on the measured timeline and gives way to its counterfactual.
 
-The timeline is the committed sweep summary (``data/version_timeline.csv``, measured on every served stable
+The timeline is Mastra's lines of the committed ``data/timeline.csv`` (measured on every served stable
 version) with the pinned versions' recordings laid over it. A counterfactual edits one measured behaviour into what
 the claim says never happened (the rewrite on a version before its stated arrival, a forced tool that matches …);
 the check must then refute the claim and name that version.

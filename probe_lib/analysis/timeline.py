@@ -1,6 +1,6 @@
 """Since when, and until when: the sweep's summary as one timeline per behaviour, its change points and ranges.
 
-Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/version_timeline.csv`` or a fresh sweep). Each cell is
+Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/timeline.csv`` or a fresh sweep). Each cell is
 drawn by the kind of its behaviour (:func:`behaviour_kind`), the same in every row; each change of behaviour digest
 between two versions is a change point. The range questions (``first_with_normaliser`` …
 ``range_claims``) are answered from measured rows only: each returns the versions it found, or ``None`` when none
@@ -22,6 +22,7 @@ from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.outcome import Outcome, quoted
 from probe_lib.core.target import version_key
 from probe_lib.study import evidence, sweep
+from probe_lib.study import timeline as committed
 from probe_lib.study.sources import Source
 from probe_lib.study.sweep import WHOLE_VERSION, Row
 
@@ -323,7 +324,7 @@ def against(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.Da
 
 
 def framework_frame(lines: Sequence) -> pd.DataFrame:
-    """One framework's committed timeline lines (:class:`probe_lib.study.framework_timeline.Line`) as :func:`frame`,
+    """One framework's committed timeline lines (:class:`probe_lib.study.timeline.Line`) as :func:`frame`,
     with its ``prerelease`` and ``role`` (sample or bisection) columns."""
     table = frame([line.row() for line in lines], order=list(dict.fromkeys(line.version for line in lines)))
     marks = {line.version: (line.prerelease == "yes", line.role) for line in lines}
@@ -392,7 +393,7 @@ def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
     """Per framework of the committed timeline: its package, the releases of its swept range (and how many are
     prereleases), how many were measured (samples and bisection probes, an install that failed included: the cache
     holds the installs, ``probe-lib cache`` counts them), how many could not run, and its change points.
-    ``lines`` and ``releases`` as :mod:`probe_lib.study.framework_timeline` reads them."""
+    ``lines`` and ``releases`` as :mod:`probe_lib.study.timeline` reads them."""
     rows = []
     for framework in sorted({r.framework for r in releases}):
         own = [r for r in releases if r.framework == framework]
@@ -416,9 +417,13 @@ def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _mastra_rows(*, prereleases: bool = True) -> list[Row]:
+    return committed.rows(mastra.ADAPTER.name, prereleases=prereleases)
+
+
 def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.DataFrame:
     """The committed summary's :func:`frame`, with the outcomes of ``by_version`` replacing their versions' rows."""
-    rows = {(r.version, r.scenario): r for r in sweep.read_summary()}
+    rows = {(r.version, r.scenario): r for r in _mastra_rows()}
     for outcomes in by_version.values():
         for outcome in outcomes.values():
             rows.pop((outcome.version, sweep.WHOLE_VERSION), None)
@@ -429,12 +434,13 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
 def laid_over_source() -> str:
     """What :func:`laid_over_summary` is judged on, as the ledger's ``source`` column says it: the committed
     summary's versions, how they were measured, and the pins laid over it (each pin's own rows say how it was)."""
-    every = {row.version for row in sweep.read_summary()}
-    measured = sorted({row.version for row in sweep.read_summary(prereleases=False)}, key=version_key)
-    summary = sweep.SUMMARY_PATH.relative_to(paths.ROOT).as_posix()
+    lines = committed.read([mastra.ADAPTER.name])
+    every = {line.version for line in lines}
+    measured = sorted({line.version for line in lines if line.prerelease != "yes"}, key=version_key)
+    summary = committed.TIMELINE_PATH.relative_to(paths.ROOT).as_posix()
     apart = f", and {len(every) - len(measured)} prereleases apart" if len(every) > len(measured) else ""
     return (
-        f"recorded, the committed summary {summary} ({measured[0]}..{measured[-1]}, "
+        f"recorded, Mastra's lines of the committed {summary} ({measured[0]}..{measured[-1]}, "
         f"{len(measured)} stable versions{apart}, measured live by the sweep; Node.js and date not noted in the "
         "summary), with the pinned versions laid over it as their rows say"
     )
@@ -476,7 +482,7 @@ def gather(version: str, measurements: Source) -> pd.DataFrame:
     reproduce folder are read from files, and there an unpinned ``version`` comes from the summary when it holds it.
     """
     pinned = mastra.ADAPTER.versions()
-    swept = {r.version for r in sweep.read_summary()}
+    swept = {r.version for r in _mastra_rows()}
     unswept = version not in pinned and (measurements.runs_now or version not in swept)
     fresh_versions = [*pinned, *([version] if unswept else [])]
     return laid_over_summary(evidence.gather(fresh_versions[0], measurements, versions=fresh_versions).by_version)

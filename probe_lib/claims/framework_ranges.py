@@ -1,6 +1,6 @@
 """The ledger's release-range claims about the other frameworks (since when each behaves as it does now), each
-judged once on that framework's committed timeline (``data/framework_timeline.csv``,
-:mod:`probe_lib.study.framework_timeline`).
+judged once on that framework's committed timeline (``data/timeline.csv``,
+:mod:`probe_lib.study.timeline`).
 
 A claim names one matrix probe of one framework, the last release before a change and the first with it, and what
 each does, written out as measured (never computed by the kit). :func:`changed_at` makes its check: both releases
@@ -21,7 +21,8 @@ from probe_lib import wire
 from probe_lib.analysis import timeline as tables
 from probe_lib.claims.verdict import Status
 from probe_lib.core.behaviour import Behaviour
-from probe_lib.study import framework_sweep, framework_timeline
+from probe_lib.study import framework_sweep
+from probe_lib.study import timeline as committed
 from probe_lib.study.evidence import CheckError
 
 
@@ -48,10 +49,10 @@ class FrameworkTimeline:
 def timelines(frameworks: set[str] | None = None) -> dict[str, FrameworkTimeline]:
     """Each framework's committed timeline (those of ``frameworks`` only, when given; none before the first
     ``probe-lib sweep --framework NAME --write``)."""
-    if not framework_timeline.TIMELINE_PATH.exists():
+    if not committed.TIMELINE_PATH.exists():
         return {}
-    lines = framework_timeline.read(frameworks)
-    releases = framework_timeline.read_releases()
+    lines = committed.read(frameworks)
+    releases = committed.read_releases()
     found = {}
     for framework in sorted({line.framework for line in lines}):
         own = [line for line in lines if line.framework == framework]
@@ -62,7 +63,7 @@ def timelines(frameworks: set[str] | None = None) -> dict[str, FrameworkTimeline
 
 def source() -> str:
     """What these claims are judged on, as the ledger's ``source`` column says it."""
-    path = framework_timeline.TIMELINE_PATH.relative_to(framework_timeline.paths.ROOT).as_posix()
+    path = committed.TIMELINE_PATH.relative_to(committed.paths.ROOT).as_posix()
     return f"recorded, the committed {path} (measured live by `probe-lib sweep --framework NAME --write`)"
 
 

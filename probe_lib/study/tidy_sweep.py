@@ -1,7 +1,7 @@
 """The sweep over served ``@mastra/core`` versions as one tidy table: a row per version × scenario × tool sent.
 
-Two sources hold swept versions: the committed summary ``data/version_timeline.csv`` and, on a machine that ran
-``probe-lib sweep``, the per-version cache under the current catalogue digest
+Two sources hold swept versions: Mastra's lines of the committed timeline ``data/timeline.csv`` and, on a machine
+that ran ``probe-lib sweep``, the per-version cache under the current catalogue digest
 (:func:`probe_lib.study.sweep.all_cached`).
 A version the cache holds is taken from it (it was measured here, under the scenarios and harness of this checkout),
 unless the cache says only that the version could not be installed or run and the summary has it measured; every
@@ -46,13 +46,13 @@ COLUMNS: tidy.Columns = (
     (
         "source",
         "string",
-        f"{SUMMARY}: the committed data/version_timeline.csv; {CACHE}: this machine's sweep cache "
+        f"{SUMMARY}: the committed data/timeline.csv; {CACHE}: this machine's sweep cache "
         "(measured by probe-lib sweep)",
     ),
     (
         "recording",
         "string",
-        "the file the row was read from: data/version_timeline.csv, or <cache>/sweep/<catalogue digest>/<version>.json",
+        "the file the row was read from: data/timeline.csv, or <cache>/sweep/<catalogue digest>/<version>.json",
     ),
     (
         "outcome",
@@ -148,9 +148,7 @@ def _cache_file(version: str) -> str:
     return f"<cache>/{path.relative_to(cache).as_posix()}" if path.is_relative_to(cache) else str(path)
 
 
-def frame(
-    summary: Sequence[Row], cached: Sequence[Row], summary_file: str = "data/version_timeline.csv"
-) -> pd.DataFrame:
+def frame(summary: Sequence[Row], cached: Sequence[Row], summary_file: str = "data/timeline.csv") -> pd.DataFrame:
     """The tidy table of the swept versions (see the module docstring), typed per :data:`COLUMNS`."""
     pinned = set(mastra.ADAPTER.versions())
     table = [
