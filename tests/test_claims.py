@@ -24,6 +24,7 @@ from probe_lib.adapters import mastra, npm
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger, ranges
 from probe_lib.claims import mastra as claims_mastra
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import STATUSES, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
@@ -902,7 +903,7 @@ def _report_ledger(tmp_path, drop: str | None = None):
     by_version = {v: recordings.outcomes_from_file(file) for v, file in files.items()}
     pins = {v: recordings.provenance(file) for v, file in files.items() if v != drop}
     outcomes = RECORDED.matrix() + RECORDED.list_probes()
-    laid_over = ranges.Timeline.of(timeline.laid_over_summary(by_version))
+    laid_over = Timeline.of(timeline.laid_over_summary(by_version))
     return ledger.ledger(
         by_version,
         laid_over,
@@ -940,7 +941,7 @@ def test_the_overview_notebooks_ledger_says_how_each_row_was_measured(tmp_path):
     by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
     table = ledger.ledger(
         by_version,
-        ranges.Timeline.of(timeline.laid_over_summary(by_version)),
+        Timeline.of(timeline.laid_over_summary(by_version)),
         pin_sources={version: RECORDED.provenance_of(version) for version in by_version},
         timeline_source=timeline.laid_over_source(),
     )
@@ -956,7 +957,7 @@ def test_the_overview_notebook_passes_its_sources_to_the_ledger():
     assert "pin_sources={v: measurements.provenance_of(v) for v in by_version}" in cell
     assert "timeline_source=timeline.laid_over_source()" in cell
     by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
-    bare = ledger.ledger(by_version, ranges.Timeline.of(timeline.laid_over_summary(by_version)))
+    bare = ledger.ledger(by_version, Timeline.of(timeline.laid_over_summary(by_version)))
     assert _unnamed_sources(bare) and set(bare["source"]) == {"unstated"}
 
 

@@ -19,8 +19,7 @@ from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
 from probe_lib.claims import framework_ranges, ledger
-from probe_lib.claims.framework_ranges import FrameworkTimeline
-from probe_lib.claims.ranges import Timeline
+from probe_lib.claims.since import Timeline
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.errors import ReleaseUnsupported
 from probe_lib.study import framework_sweep, recordings, release_map, sweep
@@ -158,16 +157,16 @@ def test_the_range_claims_judge_stable_versions_and_keep_the_prereleases_apart(m
 
 
 @pytest.fixture(scope="module")
-def framework_timelines() -> dict[str, FrameworkTimeline]:
+def framework_timelines() -> dict[str, Timeline]:
     return framework_ranges.timelines()
 
 
-def _judge(claim_id: str, evidence: FrameworkTimeline) -> tuple[str, str]:
+def _judge(claim_id: str, evidence: Timeline) -> tuple[str, str]:
     verdict = ledger.judge(next(c for c in ledger.load_claims() if c.id == claim_id), evidence)
     return verdict.status, verdict.evidence
 
 
-def _edited(evidence: FrameworkTimeline, version: str, scenario: str, **changes) -> FrameworkTimeline:
+def _edited(evidence: Timeline, version: str, scenario: str, **changes) -> Timeline:
     """The timeline with one release's behaviour on one probe changed."""
     table = evidence.table.copy()
     where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 
 import pytest
 
@@ -20,7 +21,7 @@ from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
-from probe_lib.claims.ranges import Timeline
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
@@ -94,7 +95,7 @@ def unread_cases(claim_id: str, pinned, by_target, measured) -> dict[str, list]:
         table["behaviour"] = [
             WatchedBehaviour(line.behaviour, (line.version, line.scenario), read) for line in table.itertuples()
         ]
-        verdict = ledger.judge(claim(claim_id), Timeline(measured.span, table))
+        verdict = ledger.judge(claim(claim_id), replace(measured, table=table))
         if verdict.status in ASSERTING:
             cases = {
                 (line.version, line.scenario)

@@ -8,13 +8,15 @@ the check must then refute the claim and name that version.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
-from probe_lib.claims.ranges import Timeline
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Verdict
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
@@ -47,8 +49,8 @@ def edited(evidence: Timeline, version: str, scenario: str, **changes) -> Timeli
     table.at[where[0], "behaviour"] = behaviour
     table.at[where[0], "error_kind"] = ""
     if prerelease:
-        return Timeline(evidence.span, evidence.table, table)
-    return Timeline(evidence.span, table, evidence.prereleases)
+        return replace(evidence, prereleases=table)
+    return replace(evidence, table=table)
 
 
 def forced(name: str) -> dict:
@@ -203,13 +205,13 @@ def test_every_range_claim_has_a_counterfactual():
 def test_v06_counts_the_betas_it_names(beta, measured):
     """V06 says 15 betas, nine of them after beta.9: one beta fewer in the timeline, early or late, refutes it."""
     fewer = measured.prereleases[measured.prereleases["version"] != beta]
-    verdict = judge("V06", Timeline(measured.span, measured.table, fewer))
+    verdict = judge("V06", replace(measured, prereleases=fewer))
     assert verdict.status == "refuted" and "14 betas measured" in verdict.evidence, verdict
 
 
 def test_a_boundary_the_timeline_did_not_measure_is_not_testable(measured):
     table = measured.table[measured.table["version"] != "0.13.2"]
-    verdict = judge("V01", Timeline(measured.span, table))
+    verdict = judge("V01", replace(measured, table=table, prereleases=None))
     assert verdict.status == "not testable" and "0.13.2" in verdict.evidence
 
 

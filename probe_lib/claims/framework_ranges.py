@@ -13,12 +13,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-
-import pandas as pd
 
 from probe_lib import wire
 from probe_lib.analysis import timeline as tables
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Status
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.study import framework_sweep
@@ -26,29 +24,9 @@ from probe_lib.study import timeline as committed
 from probe_lib.study.evidence import CheckError
 
 
-@dataclass(frozen=True)
-class FrameworkTimeline:
-    """One framework's committed timeline: its lines as :func:`~probe_lib.analysis.timeline.framework_frame`
-    tabulates them, and every release of the swept range (measured or not)."""
-
-    framework: str
-    table: pd.DataFrame
-    releases: tuple[str, ...]
-
-    @property
-    def span(self) -> str:
-        """As the ledger's version column shows it: the range, how many releases it holds and how many ran."""
-        measured = tables.versions(self.table)
-        return f"{self.releases[0]}..{self.releases[-1]} ({len(self.releases)} releases, {len(measured)} measured)"
-
-    @property
-    def label(self) -> str:
-        return f"the {self.framework} timeline of {self.span}"
-
-
-def timelines(frameworks: set[str] | None = None) -> dict[str, FrameworkTimeline]:
-    """Each framework's committed timeline (those of ``frameworks`` only, when given; none before the first
-    ``probe-lib sweep --framework NAME --write``)."""
+def timelines(frameworks: set[str] | None = None) -> dict[str, Timeline]:
+    """Each framework's committed timeline, with every release of its swept range (those of ``frameworks`` only,
+    when given; none before the first ``probe-lib sweep --framework NAME --write``)."""
     if not committed.TIMELINE_PATH.exists():
         return {}
     lines = committed.read(frameworks)
@@ -57,7 +35,7 @@ def timelines(frameworks: set[str] | None = None) -> dict[str, FrameworkTimeline
     for framework in sorted({line.framework for line in lines}):
         own = [line for line in lines if line.framework == framework]
         served = tuple(r.version for r in releases if r.framework == framework)
-        found[framework] = FrameworkTimeline(framework, tables.framework_frame(own), served)
+        found[framework] = Timeline.of(tables.framework_frame(own), framework=framework, releases=served)
     return found
 
 
@@ -76,7 +54,7 @@ TOOLS_RUN = frozenset({"executions"})
 
 #: What one release does on the claim's probe, as stated: a test of its behaviour and outcome kind, and its words.
 Holds = tuple[Callable[[Behaviour, str], bool], str]
-FrameworkRangeCheck = Callable[[FrameworkTimeline], tuple[Status, str]]
+FrameworkRangeCheck = Callable[[Timeline], tuple[Status, str]]
 
 
 def changed_at(
@@ -99,7 +77,7 @@ def changed_at(
     the wire fields compared between releases, for a claim about some of them (the tools sent) on a framework whose
     other fields move on their own (how often it sends the refused request again)."""
 
-    def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
+    def check(timeline: Timeline) -> tuple[Status, str]:
         lines = {line.version: line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()}
         if not lines:
             raise CheckError(f"no {timeline.framework} release in the timeline ran {scenario!r}")
@@ -159,7 +137,7 @@ def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, me
     runs) to ``last`` (the newest), which include the newest of each minor series served between them, every probe
     behaves alike on the wire, and each probe of ``holds`` does what it states on each of them"."""
 
-    def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
+    def check(timeline: Timeline) -> tuple[Status, str]:
         table = timeline.table[timeline.table["error_kind"] != tables.COULD_NOT_RUN]
         runs = tables.versions(table)
         if not runs:

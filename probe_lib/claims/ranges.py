@@ -1,15 +1,14 @@
 """The ledger's version-range claims (since when, until when): each judged once, on the timeline of every swept
 version, and each able to fail.
 
-A :class:`Timeline` is the sweep's summary as :func:`probe_lib.analysis.timeline.frame` tabulates it (with this run's
-versions laid over it), named by the versions it spans; the checks read its lines through the tabulating functions
-of :mod:`probe_lib.analysis.timeline`. :data:`CHECKS` names each claim's check.
+A :class:`~probe_lib.claims.since.Timeline` holds Mastra's lines of the committed timeline with this run's versions
+laid over them, named by the versions it spans; the checks read its lines through the tabulating functions of
+:mod:`probe_lib.analysis.timeline`. :data:`CHECKS` names each claim's check.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import pandas as pd
 
@@ -20,44 +19,13 @@ from probe_lib.analysis.timeline import (
     crashed_before_sending,
     describe,
     honours_active_tools,
-    prereleases,
     sent_nothing,
-    stable,
     versions,
 )
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Quantified, Status
 from probe_lib.core.target import version_key
 from probe_lib.study.evidence import CheckError
-
-
-@dataclass(frozen=True)
-class Timeline:
-    """What a version-range claim is judged on: one table of many versions' outcomes, and the span it covers."""
-
-    #: The versions covered, as the ledger's version column shows them (e.g. ``0.1.0..1.71.0 (141 versions)``).
-    span: str
-    table: pd.DataFrame
-    #: The prereleases' lines, apart (``None``: none measured): only a claim about prereleases reads them.
-    prereleases: pd.DataFrame | None = None
-
-    @classmethod
-    def of(cls, table: pd.DataFrame) -> Timeline:
-        """A :func:`~probe_lib.analysis.timeline.frame`'s stable versions, named by the versions they span, with its
-        prereleases apart: the range claims name stable releases, and a prerelease (a ``0.0.0-…`` snapshot sorts
-        before 0.1.0 though it was built from a later branch) is no point on that line; only a claim about the
-        prereleases themselves (V06) reads them."""
-        left_out = prereleases(table)
-        apart = table[table["version"].isin(left_out)].reset_index(drop=True) if left_out else None
-        table = stable(table)
-        measured = versions(table)
-        skipped = f"; {len(left_out)} prereleases apart" if left_out else ""
-        return cls(f"{measured[0]}..{measured[-1]} ({len(measured)} versions{skipped})", table, apart)
-
-    @property
-    def label(self) -> str:
-        """What a verdict table says these verdicts were judged on."""
-        return f"the timeline of {self.span}"
-
 
 #: A check of one claim on the whole timeline.
 RangeCheck = Callable[[Timeline], tuple[Status, str]]
