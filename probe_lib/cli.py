@@ -773,7 +773,7 @@ def _add_range(parser: argparse.ArgumentParser) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from probe_lib.core.progress import Stages
-    from probe_lib.study import framework_sweep, framework_timeline, release_map, sweep
+    from probe_lib.study import framework_sweep, release_map, sweep, timeline
 
     subject = framework_sweep.subject(args.framework)
     if args.version:
@@ -784,10 +784,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     mapped = release_map.map_releases(subject, chosen, every=every, retry_failed=args.retry_failed, stages=Stages())
     print(mapped.to_text())
     if args.write:
-        if subject is sweep.CATALOGUE:
-            print(sweep.write_summary([row for rows in mapped.rows.values() for row in rows]))
-        else:
-            print(*framework_timeline.write(mapped, subject), sep="\n")
+        print(*timeline.write(mapped, subject), sep="\n")
     return 0
 
 
@@ -810,8 +807,8 @@ def _add_sweep(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--write",
         action="store_true",
-        help="write the releases this run measured into the committed timeline (Mastra: data/version_timeline.csv; "
-        "the others: data/framework_timeline.csv and data/framework_releases.csv), keeping every other release's",
+        help="write the releases this run measured into the committed timeline (data/timeline.csv and "
+        "data/framework_releases.csv), keeping every other release's",
     )
     parser.set_defaults(handler=cmd_sweep)
 

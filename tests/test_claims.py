@@ -23,6 +23,7 @@ from probe_lib.adapters import mastra, npm
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger, ranges
 from probe_lib.claims import mastra as claims_mastra
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import STATUSES, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
@@ -903,7 +904,7 @@ def _report_ledger(tmp_path, drop: str | None = None):
     by_version = {v: m.by_name() for v, m in written.items()}
     pins = {v: m.source for v, m in written.items() if v != drop}
     measured = RECORDED.measurements(MATRIX) + RECORDED.measurements(LISTS)
-    laid_over = ranges.Timeline.of(timeline.laid_over_summary(by_version))
+    laid_over = Timeline.of(timeline.laid_over_summary(by_version))
     return ledger.ledger(
         by_version,
         laid_over,
@@ -926,7 +927,7 @@ def test_every_ledger_row_says_how_it_was_measured(tmp_path):
         assert row.source == f"recorded, {target}, {noted.runtime}, {noted.on}"
     ranged = table[table["claim"].isin(list(ledger.RANGE_CHECKS))]
     assert len(ranged) == len(ledger.RANGE_CHECKS)
-    assert ranged["source"].str.startswith("recorded, the committed summary data/version_timeline.csv (0.").all()
+    assert ranged["source"].str.startswith("recorded, Mastra's lines of the committed data/timeline.csv (0.").all()
 
 
 def test_a_mastra_row_without_its_source_is_caught(tmp_path):
@@ -944,7 +945,7 @@ def test_the_overview_notebooks_ledger_says_how_each_row_was_measured(tmp_path):
     by_version = {m.target.version: m.by_name() for m in measured}
     table = ledger.ledger(
         by_version,
-        ranges.Timeline.of(timeline.laid_over_summary(by_version)),
+        Timeline.of(timeline.laid_over_summary(by_version)),
         pin_sources={m.target.version: m.source for m in measured},
         timeline_source=timeline.laid_over_source(),
     )
@@ -960,7 +961,7 @@ def test_the_overview_notebook_passes_its_sources_to_the_ledger(recorded_catalog
     assert "pin_sources={m.target.version: m.source for m in measured}" in cell
     assert "timeline_source=timeline.laid_over_source()" in cell
     by_version = recorded_catalogue
-    bare = ledger.ledger(by_version, ranges.Timeline.of(timeline.laid_over_summary(by_version)))
+    bare = ledger.ledger(by_version, Timeline.of(timeline.laid_over_summary(by_version)))
     assert _unnamed_sources(bare) and set(bare["source"]) == {"unstated"}
 
 

@@ -15,13 +15,15 @@ from probe_lib.cli import main
 from probe_lib.core import folders, paths
 from probe_lib.study import export, sweep
 
-SUMMARY = paths.DATA / "version_timeline.csv"
+SUMMARY = paths.DATA / "timeline.csv"
 MCP_RECORDING = paths.CAPTURES / "mcp-mastra.json"
 
 
 def _summary_lines() -> list[dict]:
+    """Mastra's lines of the committed timeline, each with its ``error_kind`` (empty for one that sent)."""
     with SUMMARY.open(newline="", encoding="utf-8") as handle:
-        return list(csv.DictReader(handle))
+        lines = [line for line in csv.DictReader(handle) if line["framework"] == "mastra"]
+    return [{**line, "error_kind": "" if line["kind"] == "sent" else line["kind"]} for line in lines]
 
 
 def _tool_sets() -> tuple[list[dict], dict]:
@@ -71,7 +73,7 @@ def test_version_sweep_rows_match_the_committed_summary():
     lines = _summary_lines()
     behaviours = [json.loads(line["behaviour"]) for line in lines]
     assert len(table) == sum(max(1, len(b.get("names") or [])) for b in behaviours)
-    assert set(table["source"]) == {"summary"} and set(table["recording"]) == {"data/version_timeline.csv"}
+    assert set(table["source"]) == {"summary"} and set(table["recording"]) == {"data/timeline.csv"}
     groups = {key: rows for key, rows in table.groupby(["version", "scenario"])}
     assert set(groups) == {(line["version"], line["scenario"]) for line in lines}
     for line, behaviour in zip(lines, behaviours):

@@ -8,11 +8,11 @@ from bs4 import BeautifulSoup
 
 from probe_lib.analysis import timeline
 from probe_lib.present.folded import folded, summary
-from probe_lib.study import framework_timeline
+from probe_lib.study import timeline as committed
 
 
 def changes() -> pd.DataFrame:
-    return timeline.framework_change_points(framework_timeline.read(), wire_only=True)
+    return timeline.framework_change_points(committed.read(), wire_only=True)
 
 
 def test_the_summary_counts_each_release_change_and_lists_its_probes_in_version_order():

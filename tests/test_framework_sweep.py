@@ -18,10 +18,11 @@ from processes import as_at_a_terminal
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
 from probe_lib.claims import framework_ranges, ledger
-from probe_lib.claims.framework_ranges import FrameworkTimeline
-from probe_lib.claims.ranges import Timeline
+from probe_lib.claims.since import Timeline
+from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.errors import ReleaseUnsupported
-from probe_lib.study import framework_sweep, framework_timeline, release_map, sweep
+from probe_lib.study import framework_sweep, release_map, sweep
+from probe_lib.study import timeline as committed
 
 #: Releases of AutoGen (PyPI, PEP 440 order) that run under the harness: its pin and the two before it.
 AUTOGEN = ("0.7.3", "0.7.4", "0.7.5")
@@ -154,21 +155,21 @@ def test_the_range_claims_judge_stable_versions_and_keep_the_prereleases_apart(m
 
 
 @pytest.fixture(scope="module")
-def framework_timelines() -> dict[str, FrameworkTimeline]:
+def framework_timelines() -> dict[str, Timeline]:
     return framework_ranges.timelines()
 
 
-def _judge(claim_id: str, evidence: FrameworkTimeline) -> tuple[str, str]:
+def _judge(claim_id: str, evidence: Timeline) -> tuple[str, str]:
     verdict = ledger.judge(next(c for c in ledger.load_claims() if c.id == claim_id), evidence)
     return verdict.status, verdict.evidence
 
 
-def _edited(evidence: FrameworkTimeline, version: str, scenario: str, **changes) -> FrameworkTimeline:
+def _edited(evidence: Timeline, version: str, scenario: str, **changes) -> Timeline:
     """The timeline with one release's behaviour on one probe changed."""
     table = evidence.table.copy()
     where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]
     assert len(where) == 1, f"no single line for {version} {scenario}"
-    table.at[where[0], "behaviour"] = {**table.at[where[0], "behaviour"], **changes}
+    table.at[where[0], "behaviour"] = Behaviour.from_json({**table.at[where[0], "behaviour"].to_json(), **changes})
     return replace(evidence, table=table)
 
 
@@ -422,29 +423,25 @@ def test_writing_some_releases_keeps_every_other_release_of_the_framework(tmp_pa
     """``sweep --framework NAME --version V --write`` replaces V's lines and keeps the rest of NAME's history (the
     paths are read at each call: the copies stand in for the committed files)."""
     for name in ("TIMELINE_PATH", "RELEASES_PATH"):
-        copy = tmp_path / getattr(framework_timeline, name).name
-        copy.write_bytes(getattr(framework_timeline, name).read_bytes())
-        monkeypatch.setattr(framework_timeline, name, copy)
+        copy = tmp_path / getattr(committed, name).name
+        copy.write_bytes(getattr(committed, name).read_bytes())
+        monkeypatch.setattr(committed, name, copy)
     before_all, listed = (
-        framework_timeline.read(path=framework_timeline.TIMELINE_PATH),
-        framework_timeline.read_releases(framework_timeline.RELEASES_PATH),
+        committed.read(path=committed.TIMELINE_PATH),
+        committed.read_releases(committed.RELEASES_PATH),
     )
     before = [line for line in before_all if line.framework == "langchain"]
     subject = framework_sweep.subject("langchain")
     again = sweep.Row("0.2.14", "dot", "0123456789", "", '{"names": ["search.web", "plain"]}')
-    framework_timeline.write(
-        release_map.ReleaseMap("langchain", ("0.2.14",), ("0.2.14",), {"0.2.14": [again]}, (), 0), subject
-    )
-    after = framework_timeline.read(["langchain"], path=framework_timeline.TIMELINE_PATH)
+    committed.write(release_map.ReleaseMap("langchain", ("0.2.14",), ("0.2.14",), {"0.2.14": [again]}, (), 0), subject)
+    after = committed.read(["langchain"], path=committed.TIMELINE_PATH)
     assert [line for line in after if line.version != "0.2.14"] == [line for line in before if line.version != "0.2.14"]
     assert [line.row() for line in after if line.version == "0.2.14"] == [again]
     assert [line.version for line in after] == sorted((line.version for line in after), key=subject.sort_key)
-    releases = framework_timeline.read_releases(framework_timeline.RELEASES_PATH)
+    releases = committed.read_releases(committed.RELEASES_PATH)
     assert [(r.framework, r.version) for r in releases] == [(r.framework, r.version) for r in listed]
     others = [line for line in before_all if line.framework != "langchain"]
-    assert [
-        line for line in framework_timeline.read(path=framework_timeline.TIMELINE_PATH) if line.framework != "langchain"
-    ] == others
+    assert [line for line in committed.read(path=committed.TIMELINE_PATH) if line.framework != "langchain"] == others
 
 
 def test_a_write_waits_for_another_processs_rewrite_of_the_timeline(tmp_path, monkeypatch):
@@ -456,22 +453,22 @@ def test_a_write_waits_for_another_processs_rewrite_of_the_timeline(tmp_path, mo
 
     monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
     for name in ("TIMELINE_PATH", "RELEASES_PATH"):
-        copy = tmp_path / getattr(framework_timeline, name).name
-        copy.write_bytes(getattr(framework_timeline, name).read_bytes())
-        monkeypatch.setattr(framework_timeline, name, copy)
+        copy = tmp_path / getattr(committed, name).name
+        copy.write_bytes(getattr(committed, name).read_bytes())
+        monkeypatch.setattr(committed, name, copy)
     subject = framework_sweep.subject("langchain")
     again = sweep.Row("0.2.14", "dot", "0123456789", "", '{"names": ["search.web", "plain"]}')
     mapped = release_map.ReleaseMap("langchain", ("0.2.14",), ("0.2.14",), {"0.2.14": [again]}, (), 0)
-    with cache.rewriting(framework_timeline.TIMELINE_PATH):
-        writer = threading.Thread(target=framework_timeline.write, args=(mapped, subject))
+    with cache.rewriting(committed.TIMELINE_PATH):
+        writer = threading.Thread(target=committed.write, args=(mapped, subject))
         writer.start()
         writer.join(timeout=1)
         assert writer.is_alive(), "the write went ahead while the lock was held"
-        text = framework_timeline.TIMELINE_PATH.read_text(encoding="utf-8")  # the holder's own rewrite: no autogen
+        text = committed.TIMELINE_PATH.read_text(encoding="utf-8")  # the holder's own rewrite: no autogen
         kept = [line for line in text.splitlines(keepends=True) if not line.startswith("autogen,")]
-        framework_timeline.TIMELINE_PATH.write_text("".join(kept), encoding="utf-8")
+        committed.TIMELINE_PATH.write_text("".join(kept), encoding="utf-8")
     writer.join(timeout=60)
-    lines = framework_timeline.read(path=framework_timeline.TIMELINE_PATH)
+    lines = committed.read(path=committed.TIMELINE_PATH)
     assert not [line for line in lines if line.framework == "autogen"], "the write laid itself over a stale read"
     assert [line.row() for line in lines if (line.framework, line.version) == ("langchain", "0.2.14")] == [again]
 

@@ -11,6 +11,7 @@ import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.capture import CaptureServer
+from probe_lib.core.behaviour import Raised
 from probe_lib.core.outcome import CAPTURED, is_capture_reply
 
 by_version = pytest.mark.parametrize("version", mastra.ADAPTER.versions())
@@ -50,15 +51,15 @@ def test_own_errors_leave_out_only_the_capture_servers_reply(version, recorded_c
 def test_behaviour_counts_requests_executions_and_own_errors(recorded_catalogue):
     outcome = recorded_catalogue["1.67.0"]["call-by-wire-name"]
     done = outcome.behaviour()
-    assert done["requests"] == len(outcome.requests) == 2
-    assert done["executions"] == 1 and done["errors"] == []
-    assert done["names"] == [tool["function"]["name"] for tool in outcome.requests[0]["tools"]]
+    assert done.requests == len(outcome.requests) == 2
+    assert done.executions == 1 and done.errors == ()
+    assert done.names == tuple(tool["function"]["name"] for tool in outcome.requests[0]["tools"])
 
 
 def test_behaviour_keeps_a_failure_judged_after_the_request_and_drops_stacks(recorded_catalogue):
     missing = recorded_catalogue["1.0.4"]["builtins-by-export"]  # 1.0.4 exports no built-ins: judged after sending
     assert missing.requests and missing.not_applicable
-    assert missing.behaviour()["error"] == {"kind": "not applicable", "message": missing.failure.message}
+    assert missing.behaviour().error == Raised("not applicable", missing.failure.message)
     collision = recorded_catalogue["1.67.0"]["collision-dot-space"]
     stacked = dataclasses.replace(
         collision,

@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator, Mapping
+from dataclasses import replace
 
 import pytest
 
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
-from probe_lib.claims.ranges import Timeline
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA
+from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
 from probe_lib.study import matrix_runs
 from probe_lib.study.evidence import Evidence
@@ -47,31 +49,15 @@ class Reads(Mapping):
         return len(self.outcomes)
 
 
-class WatchedBehaviour(dict):
-    """A timeline line's behaviour that notes, in ``read``, its (version, scenario) whenever a check reads it."""
+class WatchedBehaviour:
+    """A timeline line's behaviour that notes, in ``read``, its (version, scenario) whenever a check reads any of it."""
 
-    def __init__(self, behaviour: dict, line: tuple[str, str], read: set) -> None:
-        super().__init__(behaviour)
-        self.line, self.read = line, read
+    def __init__(self, behaviour: Behaviour, line: tuple[str, str], read: set) -> None:
+        self._behaviour, self._line, self._read = behaviour, line, read
 
-    def _seen(self) -> None:
-        self.read.add(self.line)
-
-    def get(self, *args):
-        self._seen()
-        return super().get(*args)
-
-    def __getitem__(self, key):
-        self._seen()
-        return super().__getitem__(key)
-
-    def __contains__(self, key) -> bool:
-        self._seen()
-        return super().__contains__(key)
-
-    def __iter__(self):
-        self._seen()
-        return super().__iter__()
+    def __getattr__(self, name: str):
+        self._read.add(self._line)
+        return getattr(self._behaviour, name)
 
     def items(self):
         self._seen()
@@ -107,7 +93,7 @@ def unread_cases(claim_id: str, pinned, by_target, measured) -> dict[str, list]:
         table["behaviour"] = [
             WatchedBehaviour(line.behaviour, (line.version, line.scenario), read) for line in table.itertuples()
         ]
-        verdict = ledger.judge(claim(claim_id), Timeline(measured.span, table))
+        verdict = ledger.judge(claim(claim_id), replace(measured, table=table))
         if verdict.status in ASSERTING:
             cases = {
                 (line.version, line.scenario)
@@ -181,7 +167,7 @@ def test_the_guard_fails_a_range_check_that_skips_the_versions_before_the_change
         lines = t.table[t.table["scenario"] == "single-rewrite"]
         for line in lines.itertuples():
             if version_key(line.version) >= version_key("0.13.2"):
-                line.behaviour.get("names")
+                _ = line.behaviour.names
         return "confirmed", "search_web from 0.13.2 on"
 
     monkeypatch.setitem(ledger.RANGE_CHECKS, "V01", from_the_change_on)

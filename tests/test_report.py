@@ -88,7 +88,7 @@ def test_ledger_refutes_only_the_article_claims_measured_otherwise_and_no_check_
     for row in others.loc[~over_releases].itertuples():  # every installed framework is rerun live, here and today
         target = re.escape(f"{row.framework}@{row.version}")
         assert re.fullmatch(rf"live, {target}, (Node\.js v|Python )[\d.]+, \d{{4}}-\d\d-\d\d", row.source), row
-    assert others.loc[over_releases, "source"].str.contains("data/framework_timeline.csv").all(), (
+    assert others.loc[over_releases, "source"].str.contains("data/timeline.csv").all(), (
         "a claim over a framework's releases names the committed timeline it was judged on"
     )
     broken = table[
@@ -252,5 +252,6 @@ def test_report_exports_every_outcome_with_this_runs_measurement_first(live_repo
     assert len(export.read_csv(folder / "mcp_corpus.csv")) == sum(
         len(tool_set["tools served"]) for tool_set in tool_sets
     )
-    swept = pd.read_csv(paths.DATA / "version_timeline.csv", dtype=str)["version"]
+    lines = pd.read_csv(paths.DATA / "timeline.csv", dtype=str)
+    swept = lines.loc[lines["framework"] == "mastra", "version"]
     assert set(export.read_csv(folder / "version_sweep.csv")["version"]) >= set(swept)

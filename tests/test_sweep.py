@@ -1,7 +1,7 @@
 """Served versions, the sweep, bisection and the timeline: measured on real @mastra/core versions of three eras.
 
 The reduced sweep runs the catalogue live (not from the sweep's cache) on one 0.x version before the normaliser,
-one 0.x after it and one 1.x, and must equal the committed ``data/version_timeline.csv`` for those versions.
+one 0.x after it and one 1.x, and must equal Mastra's lines of the committed ``data/timeline.csv`` for those versions.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError, InstallFailed
 from probe_lib.present import timeline as timeline_chart
 from probe_lib.study import bisect, sweep
+from probe_lib.study import timeline as committed_timeline
 
 #: One version of each era: 0.x before the normaliser (measured: it first appears in 0.13.2), 0.x after, 1.x.
 ERAS = ("0.12.1", "0.13.2", "1.0.4")
@@ -80,7 +81,7 @@ def test_an_impossible_range_is_one_line_and_exit_2(command, case):
 def committed() -> dict[tuple[str, str], sweep.Row]:
     """The summary's stable versions (the prereleases, 1.0.0-beta.20 and beta.21 dropping a tool among them, are
     claim V06's and tests/test_framework_sweep.py's)."""
-    return {(row.version, row.scenario): row for row in sweep.read_summary(prereleases=False)}
+    return {(row.version, row.scenario): row for row in committed_timeline.rows("mastra", prereleases=False)}
 
 
 def _swept(rows: dict[str, sweep.Row], committed) -> dict[str, sweep.Row]:
@@ -122,7 +123,7 @@ def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series(committed)
     first = timeline.first_with_normaliser(table)
     assert first is not None and first.startswith("0.13."), first
     before = table[(table["scenario"] == "single-rewrite") & (table["version"] == "0.12.1")]
-    assert before["behaviour"].iloc[0].get("names") == ["search.web"], "0.12.1 sends the key verbatim"
+    assert before["behaviour"].iloc[0].names == ("search.web",), "0.12.1 sends the key verbatim"
 
 
 @pytest.mark.slow
@@ -226,9 +227,8 @@ def test_a_failed_release_keeps_no_path_of_this_machine():
     }
 
 
-@pytest.mark.parametrize("name", ["version_timeline.csv", "framework_timeline.csv"])
-def test_no_committed_timeline_line_names_a_folder_of_the_machine_that_swept_it(name):
-    text = (paths.DATA / name).read_text(encoding="utf-8")
+def test_no_committed_timeline_line_names_a_folder_of_the_machine_that_swept_it():
+    text = committed_timeline.TIMELINE_PATH.read_text(encoding="utf-8")
     assert not re.findall(r"(?<![\w.~<>])/(?:root|home|Users|tmp|work)/", text)
 
 

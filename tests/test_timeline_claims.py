@@ -1,6 +1,6 @@
 """The ledger's version-range claims (V…): each holds on the measured timeline and gives way to its counterfactual.
 
-The timeline is the committed sweep summary (``data/version_timeline.csv``, measured on every served stable
+The timeline is Mastra's lines of the committed ``data/timeline.csv`` (measured on every served stable
 version) with the pinned versions' recordings laid over it. A counterfactual edits one measured behaviour into what
 the claim says never happened (the rewrite on a version before its stated arrival, a forced tool that matches …);
 the check must then refute the claim and name that version.
@@ -8,7 +8,7 @@ the check must then refute the claim and name that version.
 
 from __future__ import annotations
 
-import copy
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -16,8 +16,9 @@ import pytest
 from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger
-from probe_lib.claims.ranges import Timeline
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Verdict
+from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
 
 
@@ -43,12 +44,12 @@ def edited(evidence: Timeline, version: str, scenario: str, **changes) -> Timeli
     table = (evidence.prereleases if prerelease else evidence.table).copy()
     where = table.index[(table["version"] == version) & (table["scenario"] == scenario)]
     assert len(where) == 1, f"the timeline has no single row for {version} {scenario}"
-    behaviour = {**copy.deepcopy(table.at[where[0], "behaviour"]), **changes}
+    behaviour = Behaviour.from_json({**table.at[where[0], "behaviour"].to_json(), **changes})
     table.at[where[0], "behaviour"] = behaviour
     table.at[where[0], "error_kind"] = ""
     if prerelease:
-        return Timeline(evidence.span, evidence.table, table)
-    return Timeline(evidence.span, table, evidence.prereleases)
+        return replace(evidence, prereleases=table)
+    return replace(evidence, table=table)
 
 
 def forced(name: str) -> dict:
@@ -203,13 +204,13 @@ def test_every_range_claim_has_a_counterfactual():
 def test_v06_counts_the_betas_it_names(beta, measured):
     """V06 says 15 betas, nine of them after beta.9: one beta fewer in the timeline, early or late, refutes it."""
     fewer = measured.prereleases[measured.prereleases["version"] != beta]
-    verdict = judge("V06", Timeline(measured.span, measured.table, fewer))
+    verdict = judge("V06", replace(measured, prereleases=fewer))
     assert verdict.status == "refuted" and "14 betas measured" in verdict.evidence, verdict
 
 
 def test_a_boundary_the_timeline_did_not_measure_is_not_testable(measured):
     table = measured.table[measured.table["version"] != "0.13.2"]
-    verdict = judge("V01", Timeline(measured.span, table))
+    verdict = judge("V01", replace(measured, table=table, prereleases=None))
     assert verdict.status == "not testable" and "0.13.2" in verdict.evidence
 
 

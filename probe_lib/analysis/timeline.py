@@ -1,6 +1,6 @@
 """Since when, and until when: the sweep's summary as one timeline per behaviour, its change points and ranges.
 
-Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/version_timeline.csv`` or a fresh sweep). Each cell is
+Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/timeline.csv`` or a fresh sweep). Each cell is
 drawn by the kind of its behaviour (:func:`behaviour_kind`), the same in every row; each change of behaviour digest
 between two versions is a change point. The range questions (``first_with_normaliser`` …
 ``range_claims``) are answered from measured rows only: each returns the versions it found, or ``None`` when none
@@ -18,9 +18,11 @@ import pandas as pd
 from probe_lib import wire
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
+from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.outcome import Outcome, quoted
 from probe_lib.core.target import version_key
 from probe_lib.study import evidence, sweep
+from probe_lib.study import timeline as committed
 from probe_lib.study.sources import Source
 from probe_lib.study.sweep import WHOLE_VERSION, Row
 
@@ -44,23 +46,23 @@ BEHAVIOUR_COLOURS = {
 SPECIAL_COLOURS = {name: BEHAVIOUR_COLOURS[name] for name in (NOT_APPLICABLE, COULD_NOT_RUN)}
 
 
-def behaviour_kind(behaviour: dict, error_kind: str) -> str:
+def behaviour_kind(behaviour: Behaviour, error_kind: str) -> str:
     """What one cell of the timeline did, as a key of :data:`BEHAVIOUR_COLOURS`."""
     if error_kind in SPECIAL_COLOURS:
         return error_kind
-    if "error" in behaviour:
-        return "refused: collision" if behaviour["error"].get("kind") == "collision" else "threw before sending"
-    if not behaviour.get("requests"):
+    if behaviour.error is not None:
+        return "refused: collision" if behaviour.error.kind == "collision" else "threw before sending"
+    if not behaviour.sent:
         return "sent nothing"
-    if behaviour.get("errors"):
+    if behaviour.errors:
         return "sent, then threw"
-    choice = behaviour.get("tool_choice")
+    choice = behaviour.tool_choice
     forced = wire.forced_by(choice) if isinstance(choice, dict) else None
-    if forced and forced not in (behaviour.get("names") or []):
+    if forced and forced not in (behaviour.names or ()):
         return "sent; forced tool not in tools"
-    if not behaviour.get("names"):
+    if not behaviour.names:
         return "sent without tools"
-    return "sent; a tool ran" if behaviour.get("executions") else "sent as registered or renamed"
+    return "sent; a tool ran" if behaviour.executions else "sent as registered or renamed"
 
 
 def frame(rows: Sequence[Row], order: Sequence[str] | None = None) -> pd.DataFrame:
@@ -71,7 +73,7 @@ def frame(rows: Sequence[Row], order: Sequence[str] | None = None) -> pd.DataFra
     for r in rows:
         names = scenarios if r.scenario == WHOLE_VERSION else [r.scenario]
         kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
-        lines += [(r.version, name, r.outcome, kind, json.loads(r.behaviour)) for name in names]
+        lines += [(r.version, name, r.outcome, kind, Behaviour.from_json(json.loads(r.behaviour))) for name in names]
     table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
     ordered = list(order) if order is not None else sorted(table["version"].unique(), key=version_key)
     table["rank"] = table["version"].map({v: i for i, v in enumerate(ordered)})
@@ -119,19 +121,18 @@ def colours(grid: pd.DataFrame) -> dict[str, str]:
     return {kind: colour for kind, colour in BEHAVIOUR_COLOURS.items() if kind in present}
 
 
-def describe(behaviour: dict, error_kind: str) -> str:
+def describe(behaviour: Behaviour, error_kind: str) -> str:
     """A short reading of one behaviour: ``tools -> tool_choice`` and what was raised, or the failure."""
-    if "error" in behaviour:
-        error = behaviour["error"]
-        return quoted(f"{error['kind']}: {error.get('name') or error.get('message', '')}", 160)
-    names = ", ".join(behaviour.get("names") or []) or "no tools"
-    choice = behaviour.get("tool_choice")
+    if (error := behaviour.error) is not None:
+        return quoted(f"{error.kind}: {error.name or error.message or ''}", 160)
+    names = ", ".join(behaviour.names or ()) or "no tools"
+    choice = behaviour.tool_choice
     if isinstance(choice, dict):
         choice = wire.forced_by(choice) or json.dumps(choice)
-    raised = f"; threw: {behaviour['errors'][0]}" if behaviour.get("errors") else ""
+    raised = f"; threw: {behaviour.errors[0]}" if behaviour.errors else ""
     return quoted(
-        f"{names} -> {choice or 'no tool_choice'} ({behaviour.get('requests', 0)} req, "
-        f"{behaviour.get('executions', 0)} exec){raised}",
+        f"{names} -> {choice or 'no tool_choice'} ({behaviour.requests or 0} req, "
+        f"{behaviour.executions or 0} exec){raised}",
         160,
     )
 
@@ -147,8 +148,9 @@ class Change:
     became: str
 
 
-def _differing(was: dict, became: dict) -> str:
-    return ", ".join(sorted(k for k in set(was) | set(became) if was.get(k) != became.get(k))) or "error kind"
+def _differing(was: Behaviour, became: Behaviour) -> str:
+    before, after = was.to_json(), became.to_json()
+    return ", ".join(sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))) or "error kind"
 
 
 def _state(line) -> str:
@@ -183,7 +185,7 @@ def _first(table: pd.DataFrame, scenario: str, holds) -> str | None:
 def crashed_before_sending(line) -> bool:
     """The version crashed before its first request (0.20.2 wants an API key in the environment; 1.57.0 breaks on
     zod)."""
-    return line.error_kind == "crash" and not line.behaviour.get("requests")
+    return line.error_kind == "crash" and not line.behaviour.sent
 
 
 def sent_nothing(line) -> bool:
@@ -215,9 +217,9 @@ def runs(table: pd.DataFrame, scenario: str, holds) -> list[tuple[str, str]]:
     return stretches
 
 
-def honours_active_tools(behaviour: dict, error_kind: str = "") -> bool:
+def honours_active_tools(behaviour: Behaviour, error_kind: str = "") -> bool:
     """``activeTools: ['search.web']`` left the other tool (``plain``) out of the request."""
-    return behaviour.get("names") is not None and "plain" not in behaviour["names"]
+    return behaviour.names is not None and "plain" not in behaviour.names
 
 
 def active_tools_honoured(table: pd.DataFrame) -> list[tuple[str, str]]:
@@ -227,12 +229,12 @@ def active_tools_honoured(table: pd.DataFrame) -> list[tuple[str, str]]:
 
 def first_with_normaliser(table: pd.DataFrame) -> str | None:
     """The first version that sends the key ``search.web`` as ``search_web`` (the rewrite exists)."""
-    return _first(table, "single-rewrite", lambda b, kind: b.get("names") == ["search_web"])
+    return _first(table, "single-rewrite", lambda b, kind: b.names == ("search_web",))
 
 
 def first_with_builtins(table: pd.DataFrame) -> str | None:
     """The first version whose built-in tools can be registered (not "not applicable") and are sent."""
-    return _first(table, "builtins-by-export", lambda b, kind: kind not in SPECIAL_COLOURS and bool(b.get("names")))
+    return _first(table, "builtins-by-export", lambda b, kind: kind not in SPECIAL_COLOURS and bool(b.names))
 
 
 def first_honouring_active_tools(table: pd.DataFrame) -> str | None:
@@ -263,7 +265,7 @@ def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:
     """
     fixed = []
     for line in table[table["scenario"] == "choice-by-key"].itertuples():
-        choice, names = line.behaviour.get("tool_choice"), line.behaviour.get("names") or []
+        choice, names = line.behaviour.tool_choice, line.behaviour.names or ()
         forced = wire.forced_by(choice)
         if forced == "search_web" and forced in names:
             fixed.append(line.version)
@@ -322,7 +324,7 @@ def against(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.Da
 
 
 def framework_frame(lines: Sequence) -> pd.DataFrame:
-    """One framework's committed timeline lines (:class:`probe_lib.study.framework_timeline.Line`) as :func:`frame`,
+    """One framework's committed timeline lines (:class:`probe_lib.study.timeline.Line`) as :func:`frame`,
     with its ``prerelease`` and ``role`` (sample or bisection) columns."""
     table = frame([line.row() for line in lines], order=list(dict.fromkeys(line.version for line in lines)))
     marks = {line.version: (line.prerelease == "yes", line.role) for line in lines}
@@ -391,7 +393,7 @@ def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
     """Per framework of the committed timeline: its package, the releases of its swept range (and how many are
     prereleases), how many were measured (samples and bisection probes, an install that failed included: the cache
     holds the installs, ``probe-lib cache`` counts them), how many could not run, and its change points.
-    ``lines`` and ``releases`` as :mod:`probe_lib.study.framework_timeline` reads them."""
+    ``lines`` and ``releases`` as :mod:`probe_lib.study.timeline` reads them."""
     rows = []
     for framework in sorted({r.framework for r in releases}):
         own = [r for r in releases if r.framework == framework]
@@ -415,9 +417,13 @@ def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def _mastra_rows(*, prereleases: bool = True) -> list[Row]:
+    return committed.rows(mastra.ADAPTER.name, prereleases=prereleases)
+
+
 def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.DataFrame:
     """The committed summary's :func:`frame`, with the outcomes of ``by_version`` replacing their versions' rows."""
-    rows = {(r.version, r.scenario): r for r in sweep.read_summary()}
+    rows = {(r.version, r.scenario): r for r in _mastra_rows()}
     for outcomes in by_version.values():
         for outcome in outcomes.values():
             rows.pop((outcome.version, sweep.WHOLE_VERSION), None)
@@ -428,12 +434,13 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
 def laid_over_source() -> str:
     """What :func:`laid_over_summary` is judged on, as the ledger's ``source`` column says it: the committed
     summary's versions, how they were measured, and the pins laid over it (each pin's own rows say how it was)."""
-    every = {row.version for row in sweep.read_summary()}
-    measured = sorted({row.version for row in sweep.read_summary(prereleases=False)}, key=version_key)
-    summary = sweep.SUMMARY_PATH.relative_to(paths.ROOT).as_posix()
+    lines = committed.read([mastra.ADAPTER.name])
+    every = {line.version for line in lines}
+    measured = sorted({line.version for line in lines if line.prerelease != "yes"}, key=version_key)
+    summary = committed.TIMELINE_PATH.relative_to(paths.ROOT).as_posix()
     apart = f", and {len(every) - len(measured)} prereleases apart" if len(every) > len(measured) else ""
     return (
-        f"recorded, the committed summary {summary} ({measured[0]}..{measured[-1]}, "
+        f"recorded, Mastra's lines of the committed {summary} ({measured[0]}..{measured[-1]}, "
         f"{len(measured)} stable versions{apart}, measured live by the sweep; Node.js and date not noted in the "
         "summary), with the pinned versions laid over it as their rows say"
     )
@@ -475,7 +482,7 @@ def gather(version: str, measurements: Source) -> pd.DataFrame:
     reproduce folder are read from files, and there an unpinned ``version`` comes from the summary when it holds it.
     """
     pinned = mastra.ADAPTER.versions()
-    swept = {r.version for r in sweep.read_summary()}
+    swept = {r.version for r in _mastra_rows()}
     unswept = version not in pinned and (measurements.runs_now or version not in swept)
     fresh_versions = [*pinned, *([version] if unswept else [])]
     return laid_over_summary(evidence.gather(fresh_versions[0], measurements, versions=fresh_versions).by_version)

@@ -1,6 +1,6 @@
 """The ledger's release-range claims about the other frameworks (since when each behaves as it does now), each
-judged once on that framework's committed timeline (``data/framework_timeline.csv``,
-:mod:`probe_lib.study.framework_timeline`).
+judged once on that framework's committed timeline (``data/timeline.csv``,
+:mod:`probe_lib.study.timeline`).
 
 A claim names one matrix probe of one framework, the last release before a change and the first with it, and what
 each does, written out as measured (never computed by the kit). :func:`changed_at` makes its check: both releases
@@ -13,55 +13,35 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-
-import pandas as pd
 
 from probe_lib import wire
 from probe_lib.analysis import timeline as tables
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Status
-from probe_lib.study import framework_sweep, framework_timeline
+from probe_lib.core.behaviour import Behaviour
+from probe_lib.study import framework_sweep
+from probe_lib.study import timeline as committed
 from probe_lib.study.evidence import CheckError
 
 
-@dataclass(frozen=True)
-class FrameworkTimeline:
-    """One framework's committed timeline: its lines as :func:`~probe_lib.analysis.timeline.framework_frame`
-    tabulates them, and every release of the swept range (measured or not)."""
-
-    framework: str
-    table: pd.DataFrame
-    releases: tuple[str, ...]
-
-    @property
-    def span(self) -> str:
-        """As the ledger's version column shows it: the range, how many releases it holds and how many ran."""
-        measured = tables.versions(self.table)
-        return f"{self.releases[0]}..{self.releases[-1]} ({len(self.releases)} releases, {len(measured)} measured)"
-
-    @property
-    def label(self) -> str:
-        return f"the {self.framework} timeline of {self.span}"
-
-
-def timelines(frameworks: set[str] | None = None) -> dict[str, FrameworkTimeline]:
-    """Each framework's committed timeline (those of ``frameworks`` only, when given; none before the first
-    ``probe-lib sweep --framework NAME --write``)."""
-    if not framework_timeline.TIMELINE_PATH.exists():
+def timelines(frameworks: set[str] | None = None) -> dict[str, Timeline]:
+    """Each framework's committed timeline, with every release of its swept range (those of ``frameworks`` only,
+    when given; none before the first ``probe-lib sweep --framework NAME --write``)."""
+    if not committed.TIMELINE_PATH.exists():
         return {}
-    lines = framework_timeline.read(frameworks)
-    releases = framework_timeline.read_releases()
+    lines = committed.read(frameworks)
+    releases = committed.read_releases()
     found = {}
     for framework in sorted({line.framework for line in lines}):
         own = [line for line in lines if line.framework == framework]
         served = tuple(r.version for r in releases if r.framework == framework)
-        found[framework] = FrameworkTimeline(framework, tables.framework_frame(own), served)
+        found[framework] = Timeline.of(tables.framework_frame(own), framework=framework, releases=served)
     return found
 
 
 def source() -> str:
     """What these claims are judged on, as the ledger's ``source`` column says it."""
-    path = framework_timeline.TIMELINE_PATH.relative_to(framework_timeline.paths.ROOT).as_posix()
+    path = committed.TIMELINE_PATH.relative_to(committed.paths.ROOT).as_posix()
     return f"recorded, the committed {path} (measured live by `probe-lib sweep --framework NAME --write`)"
 
 
@@ -73,8 +53,8 @@ TOOLS_SENT = frozenset({"names"})
 TOOLS_RUN = frozenset({"executions"})
 
 #: What one release does on the claim's probe, as stated: a test of its behaviour and outcome kind, and its words.
-Holds = tuple[Callable[[dict, str], bool], str]
-FrameworkRangeCheck = Callable[[FrameworkTimeline], tuple[Status, str]]
+Holds = tuple[Callable[[Behaviour, str], bool], str]
+FrameworkRangeCheck = Callable[[Timeline], tuple[Status, str]]
 
 
 def changed_at(
@@ -97,7 +77,7 @@ def changed_at(
     the wire fields compared between releases, for a claim about some of them (the tools sent) on a framework whose
     other fields move on their own (how often it sends the refused request again)."""
 
-    def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
+    def check(timeline: Timeline) -> tuple[Status, str]:
         lines = {line.version: line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()}
         if not lines:
             raise CheckError(f"no {timeline.framework} release in the timeline ran {scenario!r}")
@@ -148,7 +128,8 @@ def _wire(line, on: frozenset[str] = tables.WIRE_FIELDS) -> tuple:
     """What a line did on the wire (the fields ``on``, by default every one of
     :data:`~probe_lib.analysis.timeline.WIRE_FIELDS`, and its outcome kind): the client's wording of the scripted
     answer's error is left out."""
-    return line.error_kind, json.dumps({k: line.behaviour.get(k) for k in sorted(on)}, sort_keys=True)
+    stored = line.behaviour.to_json()
+    return line.error_kind, json.dumps({k: stored.get(k) for k in sorted(on)}, sort_keys=True)
 
 
 def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, measured: int) -> FrameworkRangeCheck:
@@ -156,7 +137,7 @@ def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, me
     runs) to ``last`` (the newest), which include the newest of each minor series served between them, every probe
     behaves alike on the wire, and each probe of ``holds`` does what it states on each of them"."""
 
-    def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
+    def check(timeline: Timeline) -> tuple[Status, str]:
         table = timeline.table[timeline.table["error_kind"] != tables.COULD_NOT_RUN]
         runs = tables.versions(table)
         if not runs:
@@ -206,25 +187,25 @@ def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, me
 def raises(text: str) -> Holds:
     """Sends nothing and raises an error whose message holds ``text``."""
     return (
-        lambda b, kind: not b.get("requests") and text in (b.get("error") or {}).get("message", ""),
+        lambda b, kind: not b.sent and b.error is not None and text in (b.error.message or ""),
         f"raise {text!r} before sending",
     )
 
 
 def forces(name: str) -> Holds:
     """Sends a request whose tool_choice forces the function ``name``."""
-    return (lambda b, kind: wire.forced_by(b.get("tool_choice")) == name), f"force {name}"
+    return (lambda b, kind: wire.forced_by(b.tool_choice) == name), f"force {name}"
 
 
 def sends_choice(expected: object) -> Holds:
     """Sends a request whose tool_choice is exactly ``expected`` (its JSON value)."""
     words = f"send tool_choice {json.dumps(expected)}"  # JSON: an absent tool_choice reads null, not None
-    return (lambda b, kind: b.get("requests") and b.get("tool_choice") == expected), words
+    return (lambda b, kind: b.sent and b.tool_choice == expected), words
 
 
 def names(expected: list[str]) -> Holds:
     """Sends a request whose tools are exactly ``expected``, in order."""
-    return (lambda b, kind: b.get("names") == expected and "error" not in b), f"send {expected}"
+    return (lambda b, kind: b.names == tuple(expected) and b.error is None), f"send {expected}"
 
 
 def both(first: Holds, second: Holds) -> Holds:
@@ -235,12 +216,12 @@ def both(first: Holds, second: Holds) -> Holds:
 def runs_the_call(ran: bool) -> Holds:
     """Sends its request, and the tool the scripted reply calls runs (``ran``) or nothing runs."""
     words = "run the tool the model called" if ran else "run nothing of what the model called"
-    return (lambda b, kind: bool(b.get("requests")) and (b.get("executions", 0) > 0) == ran), words
+    return (lambda b, kind: b.sent and ((b.executions or 0) > 0) == ran), words
 
 
 def failed_as(kind: str) -> Holds:
     """Sends nothing: fails with outcome kind ``kind`` (``rejected``, ``collision``, ``crash``)."""
-    return (lambda b, k: k == kind and not b.get("requests")), f"fail before sending ({kind})"
+    return (lambda b, k: k == kind and not b.sent), f"fail before sending ({kind})"
 
 
 #: The OpenAI Agents JS SDK forced a key it sent rewritten up to 0.5.4 and refuses it from 0.6.0: one change, judged

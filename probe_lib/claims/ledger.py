@@ -21,8 +21,9 @@ from typing import Literal
 import pandas as pd
 
 from probe_lib.claims import framework_ranges, frameworks, mastra, ranges
-from probe_lib.claims.framework_ranges import FrameworkRangeCheck, FrameworkTimeline
-from probe_lib.claims.ranges import RangeCheck, Timeline
+from probe_lib.claims.framework_ranges import FrameworkRangeCheck
+from probe_lib.claims.ranges import RangeCheck
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA, Check, Quantified, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
@@ -45,7 +46,7 @@ class Claim:
 
 #: Claim id -> its check on one version's outcomes: Mastra's, then each other framework's.
 CHECKS: dict[str, Check] = {**mastra.CHECKS, **{claim_id: check for claim_id, (_, check) in frameworks.CHECKS.items()}}
-#: Claim id -> its check on a :class:`~probe_lib.claims.ranges.Timeline` (since when, until when).
+#: Claim id -> its check on a :class:`~probe_lib.claims.since.Timeline` (since when, until when).
 RANGE_CHECKS: dict[str, RangeCheck] = dict(ranges.CHECKS)
 #: Claim id -> its check on one other framework's committed timeline.
 FRAMEWORK_RANGE_CHECKS: dict[str, FrameworkRangeCheck] = {
@@ -78,10 +79,10 @@ def load_claims() -> list[Claim]:
     return claims
 
 
-def judge(claim: Claim, evidence: Evidence | Timeline | FrameworkTimeline) -> Verdict:
+def judge(claim: Claim, evidence: Evidence | Timeline) -> Verdict:
     """Run one claim's check; a check whose evidence lacks what it needs is reported as failed, with the reason."""
-    is_range = isinstance(evidence, Timeline | FrameworkTimeline)
-    checks = FRAMEWORK_RANGE_CHECKS if isinstance(evidence, FrameworkTimeline) else RANGE_CHECKS if is_range else CHECKS
+    is_range = isinstance(evidence, Timeline)
+    checks = CHECKS if not is_range else FRAMEWORK_RANGE_CHECKS if claim.id in FRAMEWORK_RANGE_CHECKS else RANGE_CHECKS
     try:
         status, text = checks[claim.id](evidence)
     except CheckError as error:
@@ -102,7 +103,7 @@ def ledger(
     sources: Mapping[str, str] | None = None,
     pin_sources: Mapping[str, str] | None = None,
     timeline_source: str = "unstated",
-    framework_timelines: Mapping[str, FrameworkTimeline] | None = None,
+    framework_timelines: Mapping[str, Timeline] | None = None,
 ) -> pd.DataFrame:
     """One row per (claim, version): the claim, the framework it is about, where it comes from, its status and one
     line of evidence.
@@ -164,7 +165,7 @@ def framework_ledger(measured: Sequence[Measurement]) -> pd.DataFrame:
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 
-def framework_range_ledger(timelines: Mapping[str, FrameworkTimeline]) -> pd.DataFrame:
+def framework_range_ledger(timelines: Mapping[str, Timeline]) -> pd.DataFrame:
     """The other frameworks' release-range claims, each judged on its framework's committed timeline (one row each,
     with its framework, span, source, verdict and evidence)."""
     table = ledger({}, framework_timelines=timelines)

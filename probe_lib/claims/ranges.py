@@ -1,15 +1,14 @@
 """The ledger's version-range claims (since when, until when): each judged once, on the timeline of every swept
 version, and each able to fail.
 
-A :class:`Timeline` is the sweep's summary as :func:`probe_lib.analysis.timeline.frame` tabulates it (with this run's
-versions laid over it), named by the versions it spans; the checks read its lines through the tabulating functions
-of :mod:`probe_lib.analysis.timeline`. :data:`CHECKS` names each claim's check.
+A :class:`~probe_lib.claims.since.Timeline` holds Mastra's lines of the committed timeline with this run's versions
+laid over them, named by the versions it spans; the checks read its lines through the tabulating functions of
+:mod:`probe_lib.analysis.timeline`. :data:`CHECKS` names each claim's check.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 import pandas as pd
 
@@ -20,44 +19,13 @@ from probe_lib.analysis.timeline import (
     crashed_before_sending,
     describe,
     honours_active_tools,
-    prereleases,
     sent_nothing,
-    stable,
     versions,
 )
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Quantified, Status
 from probe_lib.core.target import version_key
 from probe_lib.study.evidence import CheckError
-
-
-@dataclass(frozen=True)
-class Timeline:
-    """What a version-range claim is judged on: one table of many versions' outcomes, and the span it covers."""
-
-    #: The versions covered, as the ledger's version column shows them (e.g. ``0.1.0..1.71.0 (141 versions)``).
-    span: str
-    table: pd.DataFrame
-    #: The prereleases' lines, apart (``None``: none measured): only a claim about prereleases reads them.
-    prereleases: pd.DataFrame | None = None
-
-    @classmethod
-    def of(cls, table: pd.DataFrame) -> Timeline:
-        """A :func:`~probe_lib.analysis.timeline.frame`'s stable versions, named by the versions they span, with its
-        prereleases apart: the range claims name stable releases, and a prerelease (a ``0.0.0-…`` snapshot sorts
-        before 0.1.0 though it was built from a later branch) is no point on that line; only a claim about the
-        prereleases themselves (V06) reads them."""
-        left_out = prereleases(table)
-        apart = table[table["version"].isin(left_out)].reset_index(drop=True) if left_out else None
-        table = stable(table)
-        measured = versions(table)
-        skipped = f"; {len(left_out)} prereleases apart" if left_out else ""
-        return cls(f"{measured[0]}..{measured[-1]} ({len(measured)} versions{skipped})", table, apart)
-
-    @property
-    def label(self) -> str:
-        """What a verdict table says these verdicts were judged on."""
-        return f"the timeline of {self.span}"
-
 
 #: A check of one claim on the whole timeline.
 RangeCheck = Callable[[Timeline], tuple[Status, str]]
@@ -115,7 +83,7 @@ def _crashed_note(timeline: Timeline, scenario: str) -> str:
 
 
 def _sends(name: str):
-    return lambda behaviour: name in (behaviour.get("names") or [])
+    return lambda behaviour: name in (behaviour.names or ())
 
 
 def _normaliser_arrives(timeline: Timeline) -> tuple[Status, str]:
@@ -125,21 +93,21 @@ def _normaliser_arrives(timeline: Timeline) -> tuple[Status, str]:
     if status != "confirmed":
         return status, text
     before = [line for line in _lines(timeline, "single-rewrite") if version_key(line.version) < version_key("0.13.2")]
-    if altered := [line.version for line in before if line.behaviour.get("names") != ["search.web"]]:
+    if altered := [line.version for line in before if line.behaviour.names != ("search.web",)]:
         return "refuted", f"before 0.13.2, search.web was not sent verbatim on {', '.join(altered[:5])}"
     return "confirmed", f"{text}; all {len(before)} before it sent search.web verbatim"
 
 
 def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
-    lines = [line for line in _lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.get("names") or [])]
+    lines = [line for line in _lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.names or ())]
     if not lines:
         return "not testable", "no measured version both rewrites search.web and runs choice-by-key"
     for line in lines:
-        forced = wire.forced_by(line.behaviour.get("tool_choice"))
+        forced = wire.forced_by(line.behaviour.tool_choice)
         if forced != "search.web":
             return "refuted", f"on {line.version} tool_choice forces {forced!r}, not search.web"
-        if "search.web" in line.behaviour["names"]:
-            return "refuted", f"on {line.version} search.web is among the tools sent: {line.behaviour['names']}"
+        if "search.web" in line.behaviour.names:
+            return "refuted", f"on {line.version} search.web is among the tools sent: {list(line.behaviour.names)}"
     return "confirmed", (
         f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
         f"{lines[-1].version}), tool_choice names search.web, a function the tools sent lack"
@@ -170,13 +138,13 @@ def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
 
 
 def _choice(line) -> object:
-    return line.behaviour.get("tool_choice")
+    return line.behaviour.tool_choice
 
 
 def _choice_none_changes(timeline: Timeline) -> tuple[Status, str]:
     lines = _lines(timeline, "choice-none")
-    with_tools = [line.version for line in lines if line.behaviour.get("names") and _choice(line) == "none"]
-    without = [line.version for line in lines if not line.behaviour.get("names") and _choice(line) is None]
+    with_tools = [line.version for line in lines if line.behaviour.names and _choice(line) == "none"]
+    without = [line.version for line in lines if not line.behaviour.names and _choice(line) is None]
     other = [line.version for line in lines if line.version not in with_tools and line.version not in without]
     if other:
         return "refuted", f"toolChoice 'none' sent something else on {', '.join(other[:5])}"
@@ -206,7 +174,7 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
         timeline,
         "builtins-by-export",
         "1.42.0",
-        lambda b: bool(b.get("names")),
+        lambda b: bool(b.names),
         "built-in tools registered by export name are sent",
         expressible_only=False,
     )
@@ -225,22 +193,22 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     early = [line for line in lines if version_key(line.version) < version_key("1.42.0")]
     if expressed := [line.version for line in early if line.error_kind != NOT_APPLICABLE]:
         return "refuted", f"before 1.42.0, {', '.join(expressed[:5])} could register built-ins (not 'not applicable')"
-    sent = [line for line in lines if line.behaviour.get("names")]
+    sent = [line for line in lines if line.behaviour.names]
     expected = {line.version: _FIRST_BUILTINS + (version_key(line.version) >= version_key("1.54.0")) for line in sent}
     if miscounted := [
-        f"{line.version} ({len(line.behaviour['names'])})"
+        f"{line.version} ({len(line.behaviour.names)})"
         for line in sent
-        if len(line.behaviour["names"]) != expected[line.version]
+        if len(line.behaviour.names) != expected[line.version]
     ]:
         return "refuted", (
             f"not {_FIRST_BUILTINS} built-ins from 1.42.0 and {_FIRST_BUILTINS + 1} from 1.54.0: "
             f"sent {', '.join(miscounted[:5])}"
         )
-    if lost := [line.version for line in sent if not set(sent[0].behaviour["names"]) <= set(line.behaviour["names"])]:
+    if lost := [line.version for line in sent if not set(sent[0].behaviour.names) <= set(line.behaviour.names)]:
         return "refuted", f"the first {_FIRST_BUILTINS} built-ins were not all sent on {', '.join(lost[:5])}"
     return "confirmed", (
         f"{web_fetch[1].split(', on none of')[0]}; {first[1]}; {_FIRST_BUILTINS} built-ins on each version from "
-        f"1.42.0 ({', '.join(sent[0].behaviour['names'])}), {_LATER_BUILTIN} the seventh from 1.54.0"
+        f"1.42.0 ({', '.join(sent[0].behaviour.names)}), {_LATER_BUILTIN} the seventh from 1.54.0"
     )
 
 
@@ -295,7 +263,7 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
         return "refuted", f"activeTools ['search.web'] leaves plain out otherwise than stated on {', '.join(wrong)}"
     unrun = []
     for scenario, tools in _DROPPED_BY_THEM.items():
-        sent = {v: line(v, scenario).behaviour.get("names") for v in [_AGAINST, *betas]}
+        sent = {v: line(v, scenario).behaviour.names for v in [_AGAINST, *betas]}
         unrun += [f"{scenario} on {v}" for v, names in sent.items() if names is None]
         for tool in tools:
             dropping = [v for v, names in sent.items() if names is not None and tool not in names]
@@ -308,8 +276,8 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
     against = timeline.table[(timeline.table["version"] == _AGAINST) & timeline.table["scenario"].isin(swept)]
     for reference in against.itertuples():
         for beta in _BETAS_DROPPING:
-            there = line(beta, reference.scenario).behaviour.get("names") or ()
-            lost = set(reference.behaviour.get("names") or ()) - set(there)
+            there = line(beta, reference.scenario).behaviour.names or ()
+            lost = set(reference.behaviour.names or ()) - set(there)
             if lost and reference.scenario not in _DROPPED_BY_THEM:
                 return "refuted", f"{beta} also leaves {sorted(lost)} out of {reference.scenario}'s request"
     reference = {r.scenario: r.outcome for r in both[both["version"] == _AGAINST].itertuples()}

@@ -13,6 +13,7 @@ from typing import Literal
 
 from probe_lib import wire
 from probe_lib.core import paths
+from probe_lib.core.behaviour import Behaviour, Raised
 from probe_lib.core.scenarios import PROBE_DESCRIPTION, Scenario
 from probe_lib.core.target import Target
 from probe_lib.wire.replies import ErrorReply, ToolCallsReply
@@ -178,24 +179,30 @@ class Outcome:
             return {"error": {"kind": self.failure.kind, "message": self.failure.message}}
         return {"error": {"kind": "crash", "message": "no request was sent and no error was raised"}}
 
-    def behaviour(self) -> dict:
-        """What the turn did, comparable across versions: :meth:`result_json` (with a failure judged after a request
-        went out, such as built-ins the version lacks), how many requests and tool executions, and
+    def behaviour(self) -> Behaviour:
+        """What the turn did, comparable across versions: what :meth:`result_json` reports (with a failure judged
+        after a request went out, such as built-ins the version lacks), how many requests and tool executions, and
         :attr:`own_errors`; every message :func:`readable`."""
-        result = self.result_json()
-        if self.failure is not None and "error" not in result:
-            result["error"] = {"kind": self.failure.kind, "message": self.failure.message}
-        if "message" in result.get("error", {}):
-            result["error"] = {**result["error"], "message": readable(result["error"]["message"])}
-        errors = [readable(message) for message in self.own_errors]
-        surfaces = {"surfaces": self.surfaces} if self.surfaces is not None else {}
-        return {
-            **result,
-            "requests": len(self.requests),
-            "executions": len(self.executions),
-            "errors": errors,
-            **surfaces,
-        }
+        failure = self.failure
+        if self.collision_name is not None:
+            error: Raised | None = Raised("collision", name=self.collision_name)
+        elif failure is not None:
+            error = Raised(failure.kind, readable(failure.message))
+        elif not self.requests:
+            error = Raised("crash", "no request was sent and no error was raised")
+        else:
+            error = None
+        sent = bool(self.requests) and self.collision_name is None
+        names = self.wire_names if sent else None
+        return Behaviour(
+            names=None if names is None else tuple(names),
+            tool_choice=self.tool_choice if sent else None,
+            requests=len(self.requests),
+            executions=len(self.executions),
+            errors=tuple(readable(message) for message in self.own_errors),
+            error=error,
+            surfaces=self.surfaces,
+        )
 
 
 def wire_names_by_key(keys: Sequence[str], outcome: Outcome) -> dict[str, str]:

@@ -41,7 +41,7 @@ import pandas as pd
 from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
 from probe_lib.claims import framework_ranges, ledger
-from probe_lib.claims.ranges import Timeline
+from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES
 from probe_lib.core import folders, paths
 from probe_lib.core.progress import QUIET, Stages

@@ -10,7 +10,7 @@ Three tables, each built from its own source and each row naming the file it cam
     read is not read twice. A JSON file that is not a measurement file is listed as skipped, never dropped silently.
 ``version_sweep``
     every swept ``@mastra/core`` version (:mod:`probe_lib.study.tidy_sweep`): the committed summary
-    ``data/version_timeline.csv``, with this machine's sweep cache laid over it.
+    ``data/timeline.csv`` (Mastra's lines), with this machine's sweep cache laid over it.
 ``mcp_corpus``
     every MCP tool set of the corpus as the real ``@mastra/mcp`` loaded it (:mod:`probe_lib.study.tidy_mcp`).
 
@@ -39,7 +39,7 @@ from probe_lib.adapters.mastra import mcp
 from probe_lib.core import files, folders, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
-from probe_lib.study import measurement, sweep, tidy, tidy_mcp, tidy_sweep
+from probe_lib.study import measurement, sweep, tidy, tidy_mcp, tidy_sweep, timeline
 
 OUTCOMES = "outcomes"
 VERSION_SWEEP = "version_sweep"
@@ -112,18 +112,19 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
     return tidy.frame(outcomes, ["recorded"] * len(outcomes), files), read, skipped
 
 
-def gather_sweep(summary: Path = sweep.SUMMARY_PATH, cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:
-    """The version sweep table: ``summary`` with the ``cached`` rows laid over it (default: this machine's cache)."""
-    rows = sweep.read_summary(summary) if summary.exists() else []
+def gather_sweep(summary: Path = timeline.TIMELINE_PATH, cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:
+    """The version sweep table: Mastra's lines of the timeline ``summary`` with the ``cached`` rows laid over it
+    (default: this machine's cache)."""
+    rows = timeline.rows(sweep.CATALOGUE.framework, path=summary) if summary.exists() else []
     return tidy_sweep.frame(rows, sweep.all_cached() if cached is None else cached, measurement.shown(summary))
 
 
 def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], list[Path], list[str]]:
     """Every table (see the module docstring), the measurement files read and what was skipped, and why."""
     outcomes, read, skipped = gather(primary)
-    if not sweep.SUMMARY_PATH.exists():
+    if not timeline.TIMELINE_PATH.exists():
         skipped.append(
-            f"{measurement.shown(sweep.SUMMARY_PATH)} is missing: {VERSION_SWEEP} holds only this "
+            f"{measurement.shown(timeline.TIMELINE_PATH)} is missing: {VERSION_SWEEP} holds only this "
             "machine's sweep cache (`probe-lib sweep --write` makes it)"
         )
     if not mcp.RECORDING.exists():

@@ -17,7 +17,6 @@ are equal.
 
 from __future__ import annotations
 
-import csv
 import functools
 import hashlib
 import inspect
@@ -35,16 +34,13 @@ from probe_lib.adapters import cache
 from probe_lib.adapters.mastra import catalogue, runner, versions
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
+from probe_lib.core.behaviour import Behaviour, Raised
 from probe_lib.core.errors import CacheUnusable, InputError, InstallFailed, ProbeError
 from probe_lib.core.outcome import Outcome, is_capture_reply, readable
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import version_key
 
-SUMMARY_PATH = paths.DATA / "version_timeline.csv"
-FIELDS = ("version", "scenario", "outcome", "error_kind", "behaviour")
-#: The summary's columns: :data:`FIELDS` and whether the version is a prerelease (derived from it, for readers).
-SUMMARY_FIELDS = (*FIELDS[:1], "prerelease", *FIELDS[1:])
 #: The scenario name of the one row a version that failed to install or run gets.
 WHOLE_VERSION = "*"
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
@@ -116,7 +112,10 @@ def digest(scenarios: Iterable[Scenario], harness: Iterable[bytes]) -> str:
     """A digest of ``scenarios``, the framework's ``harness`` (its runner's files, what else makes its outcomes) and
     this reduction: results measured under another are not reused."""
     hasher = hashlib.sha256()
-    reduction = (_mask, readable, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour, row, failed_row)
+    reduction = (
+        *(_mask, readable, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour),
+        *(Behaviour, Raised, row, failed_row),
+    )
     for function in reduction:
         hasher.update(inspect.getsource(function).encode())
     for scenario in scenarios:
@@ -198,7 +197,7 @@ def _mask(text: str, version: str) -> str:
 
 
 def row(outcome: Outcome) -> Row:
-    text = _mask(json.dumps(outcome.behaviour(), ensure_ascii=False, sort_keys=True), outcome.version)
+    text = _mask(json.dumps(outcome.behaviour().to_json(), ensure_ascii=False, sort_keys=True), outcome.version)
     kind = outcome.failure.kind if outcome.failure else ""
     return Row(outcome.version, outcome.scenario.name, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 
@@ -341,41 +340,3 @@ def all_cached(subject: Subject = CATALOGUE) -> list[Row]:
     folder = cache_dir(subject)
     found = [p.name.removesuffix(".json") for p in folder.glob("*.json")] if folder.exists() else []
     return [r for v in sorted(found, key=subject.sort_key) for r in cached(v, subject) or ()]
-
-
-def write_summary(rows: Sequence[Row], path: Path = SUMMARY_PATH) -> Path:
-    """The tidy summary (one line per version and scenario, each version marked a prerelease or not), written
-    atomically: ``rows`` replace the summary's rows of their versions, every other version's rows are kept (a sweep
-    of some versions adds to the summary without measuring the others again). The summary is never partial: when
-    versions are kept, a scenario they lack (catalogued since) is left out of ``rows`` too, until a sweep of every
-    version adds it."""
-    with cache.rewriting(path):  # two sweeps writing at once take turns, so neither loses the other's rows
-        measured = {r.version for r in rows}
-        kept = [r for r in read_summary(path) if r.version not in measured] if path.exists() else []
-        if kept:
-            held = {r.scenario for r in kept}
-            rows = [r for r in rows if r.scenario in held or r.scenario == WHOLE_VERSION]
-
-        def write(partial: Path) -> None:
-            with partial.open("w", newline="", encoding="utf-8") as handle:
-                writer = csv.writer(handle, lineterminator="\n")
-                writer.writerow(SUMMARY_FIELDS)
-                for r in sorted([*kept, *rows], key=lambda r: (version_key(r.version), r.scenario)):
-                    prerelease = "yes" if CATALOGUE.is_prerelease(r.version) else "no"
-                    writer.writerow([r.version, prerelease, r.scenario, r.outcome, r.error_kind, r.behaviour])
-
-        return files.write_atomically(path, write)
-
-
-def read_summary(path: Path = SUMMARY_PATH, *, prereleases: bool = True) -> list[Row]:
-    """The committed summary's rows (without its prereleases unless ``prereleases``); ``InputError`` says how to make
-    it when it is missing."""
-    if not path.exists():
-        raise InputError(f"no version summary at {path}: run `probe-lib sweep --write`")
-    with path.open(newline="", encoding="utf-8") as handle:
-        lines = list(csv.DictReader(handle))
-    return [
-        Row(**{field: line[field] for field in FIELDS})
-        for line in lines
-        if prereleases or line.get("prerelease") != "yes"
-    ]

@@ -1,7 +1,7 @@
 """The sweep over served ``@mastra/core`` versions as one tidy table: a row per version × scenario × tool sent.
 
-Two sources hold swept versions: the committed summary ``data/version_timeline.csv`` and, on a machine that ran
-``probe-lib sweep``, the per-version cache under the current catalogue digest
+Two sources hold swept versions: Mastra's lines of the committed timeline ``data/timeline.csv`` and, on a machine
+that ran ``probe-lib sweep``, the per-version cache under the current catalogue digest
 (:func:`probe_lib.study.sweep.all_cached`).
 A version the cache holds is taken from it (it was measured here, under the scenarios and harness of this checkout),
 unless the cache says only that the version could not be installed or run and the summary has it measured; every
@@ -25,6 +25,7 @@ import pandas as pd
 from probe_lib import wire
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
+from probe_lib.core.behaviour import Behaviour, Raised
 from probe_lib.core.target import version_key
 from probe_lib.study import sweep, tidy
 from probe_lib.study.sweep import WHOLE_VERSION, Row
@@ -45,13 +46,13 @@ COLUMNS: tidy.Columns = (
     (
         "source",
         "string",
-        f"{SUMMARY}: the committed data/version_timeline.csv; {CACHE}: this machine's sweep cache "
+        f"{SUMMARY}: the committed data/timeline.csv; {CACHE}: this machine's sweep cache "
         "(measured by probe-lib sweep)",
     ),
     (
         "recording",
         "string",
-        "the file the row was read from: data/version_timeline.csv, or <cache>/sweep/<catalogue digest>/<version>.json",
+        "the file the row was read from: data/timeline.csv, or <cache>/sweep/<catalogue digest>/<version>.json",
     ),
     (
         "outcome",
@@ -111,11 +112,11 @@ def chosen_rows(summary: Sequence[Row], cached: Sequence[Row]) -> list[tuple[Row
 
 def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
     """The tidy rows of one summary or cache row (at least one)."""
-    behaviour = json.loads(row.behaviour)
-    error = behaviour.get("error") or {}
-    raised = behaviour.get("errors")
-    names = behaviour.get("names")
-    choice = behaviour.get("tool_choice")
+    behaviour = Behaviour.from_json(json.loads(row.behaviour))
+    error = behaviour.error or Raised("")
+    raised = behaviour.errors
+    names = behaviour.names
+    choice = behaviour.tool_choice
     forced = wire.forced_by(choice)
     whole = row.scenario == WHOLE_VERSION
     common = {
@@ -126,11 +127,11 @@ def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
         "recording": recording,
         "outcome": row.outcome,
         "error_kind": row.error_kind or None,
-        "error_text": error.get("message") or (raised[0] if raised else None),
-        "collision_name": error.get("name") if error.get("kind") == "collision" else None,
-        "requests": None if whole else behaviour.get("requests", 0),
-        "executions": None if whole else behaviour.get("executions", 0),
-        "errors_raised": None if raised is None else json.dumps(raised, ensure_ascii=False),
+        "error_text": error.message or (raised[0] if raised else None),
+        "collision_name": error.name if error.kind == "collision" else None,
+        "requests": None if whole else behaviour.requests or 0,
+        "executions": None if whole else behaviour.executions or 0,
+        "errors_raised": None if raised is None else json.dumps(list(raised), ensure_ascii=False),
         "tools_sent": None if names is None else len(names),
         "tool_choice_sent": None if choice is None else json.dumps(choice, ensure_ascii=False, sort_keys=True),
         "forced_tool": forced,
@@ -147,9 +148,7 @@ def _cache_file(version: str) -> str:
     return f"<cache>/{path.relative_to(cache).as_posix()}" if path.is_relative_to(cache) else str(path)
 
 
-def frame(
-    summary: Sequence[Row], cached: Sequence[Row], summary_file: str = "data/version_timeline.csv"
-) -> pd.DataFrame:
+def frame(summary: Sequence[Row], cached: Sequence[Row], summary_file: str = "data/timeline.csv") -> pd.DataFrame:
     """The tidy table of the swept versions (see the module docstring), typed per :data:`COLUMNS`."""
     pinned = set(mastra.ADAPTER.versions())
     table = [

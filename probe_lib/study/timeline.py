@@ -1,13 +1,17 @@
-"""Each framework's timeline as committed data: ``data/framework_timeline.csv`` and ``data/framework_releases.csv``.
+"""Every framework's timeline as committed data, Mastra's included: ``data/timeline.csv`` and
+``data/framework_releases.csv``.
 
-``framework_timeline.csv`` has one line per measured release and scenario: the framework, the release, whether it
-is a prerelease, when it was published, the date its dependencies were resolved as of, how it came to be measured
-(``sample``: the newest of its minor series; ``bisection``: probed to place a change point), the scenario, the
-outcome's kind (``sent``, a failure kind, or one of a release that could not run), the behaviour digest and the
-behaviour itself. ``framework_releases.csv`` lists every release in the swept range with the same role column
-(empty: not installed), so each framework's count of releases installed is read off it. ``probe-lib sweep
---framework NAME --write`` replaces the lines of the releases it measured and keeps every other release's, of that
-framework and of the others, so each framework's timeline is filled in by its own runs.
+``timeline.csv`` has one line per measured release and scenario: the framework, the release, whether it is a
+prerelease, when it was published, the date its dependencies were resolved as of (empty: not noted), how it came to
+be measured (``sample``: the newest of its minor series, or every release of a range swept with ``--every``;
+``bisection``: probed to place a change point), the scenario, the outcome's kind (``sent``, a failure kind, or one
+of a release that could not run), the behaviour digest and the behaviour itself (:class:`~probe_lib.core.behaviour.
+Behaviour` as JSON). ``framework_releases.csv`` lists every release in the swept range with the same role column
+(empty: not measured), so each framework's count of releases measured is read off it. ``probe-lib sweep
+[--framework NAME] --write`` replaces the lines of the releases it measured and keeps every other release's, of that
+framework and of the others, so each framework's timeline is filled in by its own runs. A framework's timeline is
+never partial: while other releases' lines are kept, a scenario they lack (one added since) is left out of the new
+lines too, until a sweep of every release adds it.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.study import sweep
 from probe_lib.study.release_map import ReleaseMap
 
-TIMELINE_PATH = paths.DATA / "framework_timeline.csv"
+TIMELINE_PATH = paths.DATA / "timeline.csv"
 RELEASES_PATH = paths.DATA / "framework_releases.csv"
 #: The outcome kind of a scenario that sent its requests without failing.
 SENT = "sent"
@@ -124,6 +128,8 @@ def _merge(path: Path, kind: type, subject: sweep.Subject, new: Sequence, measur
     listed = {item.version for item in old if item.framework == subject.framework}
     kept = [item for item in old if item.framework != subject.framework or item.version not in measured]
     added = [item for item in new if item.version in measured or item.version not in listed]
+    if kind is Line and (held := {i.scenario for i in kept if i.framework == subject.framework}):
+        added = [line for line in added if line.scenario in held or line.scenario == sweep.WHOLE_VERSION]
     order = {name: i for i, name in enumerate(sorted({item.framework for item in [*kept, *added]}))}
 
     def place(item) -> tuple:  # a stable sort: a release's own lines keep their scenario order
@@ -148,13 +154,18 @@ def _read(path: Path, kind: type) -> list:
 def read(frameworks: Iterable[str] | None = None, path: Path = TIMELINE_PATH) -> list[Line]:
     """The committed lines (of ``frameworks`` only, when given); ``InputError`` says how to make them."""
     if not path.exists():
-        raise InputError(f"no framework timeline at {path}: run `probe-lib sweep --framework NAME --write`")
+        raise InputError(f"no timeline at {path}: run `probe-lib sweep [--framework NAME] --write`")
     wanted = set(frameworks) if frameworks is not None else None
     return [line for line in _read(path, Line) if wanted is None or line.framework in wanted]
+
+
+def rows(framework: str, *, prereleases: bool = True, path: Path = TIMELINE_PATH) -> list[sweep.Row]:
+    """``framework``'s committed lines as the sweep's rows (without its prereleases unless ``prereleases``)."""
+    return [line.row() for line in read([framework], path) if prereleases or line.prerelease != "yes"]
 
 
 def read_releases(path: Path = RELEASES_PATH) -> list[Release]:
     """Every release of every swept framework's range, with its role."""
     if not path.exists():
-        raise InputError(f"no framework releases at {path}: run `probe-lib sweep --framework NAME --write`")
+        raise InputError(f"no release list at {path}: run `probe-lib sweep [--framework NAME] --write`")
     return _read(path, Release)
