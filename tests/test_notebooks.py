@@ -3,19 +3,15 @@
 from __future__ import annotations
 
 import ast
-import re
 
 import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
 from probe_lib.claims import ledger
-from probe_lib.claims.verdict import MASTRA
 from probe_lib.present import report
 
 NOTEBOOKS = report.notebooks()
-#: Mastra's claims, each judged by name in its notebook (``ledger.verdicts(ev, [...])``).
-CHECKED_HERE = {claim.id for claim in ledger.claims_of(MASTRA)}
 PARAMETERS = {"mastra_version": "str", "measurements": "str"}
 
 
@@ -24,24 +20,6 @@ def test_there_is_an_overview_and_one_notebook_per_ledger_entry():
     assert "00-overview" in stems
     named = {claim.notebook for claim in ledger.load_claims()}
     assert named <= stems, f"claims name notebooks that do not exist: {sorted(named - stems)}"
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
-def test_notebook_judges_exactly_the_claims_the_ledger_files_under_it(path):
-    filed = sorted(claim.id for claim in ledger.claims_of(MASTRA) if claim.notebook == path.stem)
-    source = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
-    judged = sorted(re.findall(r'"([AFV]\d\d)"', "".join(re.findall(r"ledger\.verdicts\(\w+, \[([^\]]*)\]", source))))
-    assert judged == filed, f"{path.stem} judges {judged}; data/claims.csv files {filed} under it"
-    others = [
-        claim.id for claim in ledger.load_claims() if claim.notebook == path.stem and claim.id not in CHECKED_HERE
-    ]
-    on_matrix = [claim_id for claim_id in others if claim_id not in ledger.FRAMEWORK_RANGE_CHECKS]
-    if on_matrix:  # the other frameworks' claims are judged all together, on the matrix the notebook reads
-        assert "ledger.framework_ledger(outcomes, measurements)" in source, f"{path.stem} does not judge {on_matrix}"
-    if len(on_matrix) < len(others):  # their since-when claims, on their committed timelines
-        assert "ledger.framework_range_ledger(framework_ranges.timelines())" in source, (
-            f"{path.stem} does not judge them"
-        )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
