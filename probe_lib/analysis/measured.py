@@ -543,33 +543,3 @@ def round_trip_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
         index=list(scenario_names),
     )
     return categories, labels
-
-
-#: The model router's provider paths (``Scenario.wire``) and the catalogue families measured on each: the path's
-#: scenario is ``<family>-<path>`` (Chat Completions, the default, has the bare family name).
-PROVIDER_PATHS = ("chat", "responses", "messages")
-PATH_FAMILIES = ("rewrite-rules", "choice-by-key", "collision-dot-space")
-
-
-def provider_paths(ev: Evidence) -> pd.DataFrame:
-    """Per family and provider path: the wire format spoken, the names sent (long runs by shape), ``tool_choice`` as
-    the format writes it, whether a forced tool is offered, and what was raised (beyond the capture server's 400)."""
-    rows = []
-    for family in PATH_FAMILIES:
-        for path in PROVIDER_PATHS:
-            outcome = ev[family if path == "chat" else f"{family}-{path}"]
-            forced = outcome.forced_name
-            rows.append(
-                {
-                    "family": family,
-                    "path": path,
-                    "wire format": outcome.wire,
-                    "tools sent": [letter_run(name) for name in outcome.wire_names] if outcome.requests else NO_REQUEST,
-                    "tool_choice sent": json.dumps(outcome.tool_choice, sort_keys=True)
-                    if outcome.requests
-                    else NO_REQUEST,
-                    "forced tool is in tools": None if forced is None else forced in outcome.wire_names,
-                    "raised": outcome.own_errors[-1:] or "-",
-                }
-            )
-    return pd.DataFrame(rows, dtype=object).set_index(["family", "path"])
