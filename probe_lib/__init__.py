@@ -18,11 +18,14 @@ FOR_NOTEBOOKS = {
     "charts": "probe_lib.present.charts",
     "evidence": "probe_lib.study.evidence",
     "exercises": "probe_lib.teach.exercises",
+    "keysets": "probe_lib.inputs.keysets",
     "ledger": "probe_lib.claims.ledger",
     "lint": "probe_lib.providers.lint",
     "measured": "probe_lib.analysis.measured",
+    "normaliser": "probe_lib.adapters.mastra.normaliser",
     "sources": "probe_lib.study.sources",
     "styles": "probe_lib.present.styles",
+    "tables": "probe_lib.analysis.tables",
     "tidy": "probe_lib.study.tidy",
 }
 
