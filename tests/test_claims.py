@@ -21,10 +21,10 @@ import pytest
 
 from probe_lib.adapters import mastra, npm
 from probe_lib.analysis import timeline
-from probe_lib.claims import ledger, ranges
+from probe_lib.claims import ledger, registry
 from probe_lib.claims import mastra as claims_mastra
 from probe_lib.claims.since import Timeline
-from probe_lib.claims.verdict import STATUSES, Verdict
+from probe_lib.claims.verdict import MASTRA, STATUSES, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
@@ -829,28 +829,40 @@ def test_check_moves_between_qualified_verdicts_for_the_measured_reason(case, re
     assert (verdict.status, reason in verdict.evidence) == (after, True), verdict.evidence
 
 
-def test_every_claim_has_a_check_and_a_counterfactual():
+def test_every_claim_has_exactly_one_registered_check_and_every_check_a_claim_and_a_counterfactual():
     loaded = ledger.load_claims()
-    per_version = {claim.id for claim in ledger.claims_of("mastra")} - set(
-        ledger.RANGE_CHECKS
-    )  # range claims: test_timeline_claims
-    # the other frameworks' release-range claims: test_framework_sweep
-    assert {claim.id for claim in loaded} == set(ledger.CHECKS) | set(ledger.RANGE_CHECKS) | set(
-        ledger.FRAMEWORK_RANGE_CHECKS
-    )
-    assert per_version == set(COUNTERFACTUALS)  # the other frameworks' claims: test_framework_claims
+    assert sorted(claim.id for claim in loaded) == sorted(registry.checks())
+    # the range claims: test_timeline_claims; the other frameworks' claims: test_framework_claims and
+    # test_framework_sweep
+    assert registry.ids("version") == set(COUNTERFACTUALS)
+    assert registry.ids("version") | registry.ids("timeline", MASTRA) == {c.id for c in ledger.claims_of(MASTRA)}
     assert {claim.origin for claim in loaded} == {"article", "finding"}
     assert sum(claim.origin == "article" for claim in loaded) >= 18
 
 
-def test_a_claim_without_a_check_or_with_two_stops_the_ledger(monkeypatch):
-    monkeypatch.delitem(claims_mastra.CHECKS, "A01")
+def test_a_claim_without_a_check_or_a_check_without_a_claim_stops_the_ledger(monkeypatch):
+    monkeypatch.delitem(registry.checks(), "A01")
     with pytest.raises(InputError, match=r"disagree on claims \['A01'\]: each claim needs one check"):
         ledger.load_claims()
-    monkeypatch.setitem(claims_mastra.CHECKS, "A01", ranges.CHECKS["V01"])
-    monkeypatch.setitem(claims_mastra.CHECKS, "V01", ranges.CHECKS["V01"])
-    with pytest.raises(InputError, match=r"disagree on claims \['V01'\]"):
+    monkeypatch.setitem(registry.checks(), "Z99", registry.checks()["A10"])  # a check data/claims.csv does not list
+    with pytest.raises(InputError, match=r"disagree on claims \['A01', 'Z99'\]"):
         ledger.load_claims()
+
+
+def test_a_claim_registered_twice_is_refused_where_the_second_is_written():
+    with pytest.raises(ValueError, match="claim A10 has two checks: _choice_by_key and _choice_by_id"):
+        registry.claim("A10")(claims_mastra._choice_by_id)
+    assert registry.checks()["A10"].check is claims_mastra._choice_by_key
+
+
+def test_a_notebook_gets_the_claims_filed_under_it_judged_and_a_notebook_without_claims_is_refused(recorded):
+    ev = Evidence(VERSION, recorded[VERSION], recorded)
+    table = ledger.verdicts(ev, notebook="05-collisions")
+    filed = [claim for claim in ledger.load_claims() if claim.notebook == "05-collisions"]
+    assert table["claim"].tolist() == [claim.id for claim in filed] and len(filed) > 1
+    assert table["status"].tolist() == [ledger.judge(claim, ev).status for claim in filed]
+    with pytest.raises(InputError, match="claims.csv files no claim under the notebook '00-primer'"):
+        ledger.verdicts(ev, notebook="00-primer")
 
 
 def test_a_check_whose_evidence_is_missing_is_reported_as_failed_with_the_reason(recorded):
@@ -870,7 +882,7 @@ def test_a_check_that_breaks_for_another_reason_raises(recorded):
 
 def test_ledger_covers_every_claim_on_every_version(recorded):
     table = ledger.ledger(recorded)  # no timeline and no matrix: the range and other frameworks' claims are left out
-    assert len(table) == (len(ledger.claims_of("mastra")) - len(ledger.RANGE_CHECKS)) * len(recorded)
+    assert len(table) == len(registry.ids("version")) * len(recorded)
     assert set(table["status"]) <= set(STATUSES) - {"failed"}
     assert not table["evidence"].str.strip().eq("").any()
 
@@ -925,8 +937,8 @@ def test_every_ledger_row_says_how_it_was_measured(tmp_path):
         target = Target("mastra", row.version)
         noted = measurement.read(measurement.path(paths.CAPTURES, CATALOGUE.name, target)).made
         assert row.source == f"recorded, {target}, {noted.runtime}, {noted.on}"
-    ranged = table[table["claim"].isin(list(ledger.RANGE_CHECKS))]
-    assert len(ranged) == len(ledger.RANGE_CHECKS)
+    ranged = table[table["claim"].isin(registry.ids("timeline", MASTRA))]
+    assert len(ranged) == len(registry.ids("timeline", MASTRA))
     assert ranged["source"].str.startswith("recorded, Mastra's lines of the committed data/timeline.csv (0.").all()
 
 
@@ -974,23 +986,24 @@ def test_a_live_source_names_the_node_and_the_day_it_measures_on(node_modules):
     assert node.startswith("v") and said != RECORDED.measurement(CATALOGUE, target).source
 
 
-def test_a_notebook_stops_on_a_refuted_claim_unless_it_explains_it(capsys):
+def test_a_notebook_stops_on_a_refuted_claim_unless_its_refutation_is_registered_as_expected(capsys):
     table = pd.DataFrame(
         [
             {"claim": "A04", "status": "refuted", "evidence": "an emoji became two underscores"},
             {"claim": "A05", "status": "confirmed", "evidence": "prefixed, then cut"},
         ]
     )
-    with pytest.raises(AssertionError, match="A04 refuted: an emoji became two underscores"):
-        ledger.assert_claims(table)
-    ledger.assert_claims(table, {"A04": "one underscore per UTF-16 unit (F01)"})
+    ledger.assert_claims(table)
     said = capsys.readouterr().out
-    assert "A04 refuted, as expected: one underscore per UTF-16 unit (F01); no other refuted" in said
-    assert "none refuted" not in said
+    expected = registry.checks()["A04"].refuted_as_measured
+    assert f"A04 refuted, as expected: {expected}; no other refuted" in said and "none refuted" not in said
+    table.loc[1, "status"] = "refuted"
+    with pytest.raises(AssertionError, match="claims did not hold: A05 refuted: prefixed, then cut$"):
+        ledger.assert_claims(table)
 
 
 def test_the_refutations_the_notebooks_expect_are_measured_ones(recorded):
-    """``REFUTED_AS_MEASURED`` excuses exactly the article claims refuted on the recordings of some pinned version:
+    """``refuted_as_measured`` excuses exactly the article claims refuted on the recordings of some pinned version:
     one that held again everywhere would stop being excused by a stale reason, and one refuted anew is not
     excused."""
     refuted = {
@@ -1001,4 +1014,4 @@ def test_the_refutations_the_notebooks_expect_are_measured_ones(recorded):
         }
         for version in mastra.ADAPTER.versions()
     }
-    assert set().union(*refuted.values()) == set(ledger.REFUTED_AS_MEASURED)
+    assert set().union(*refuted.values()) == {c for c, entry in registry.checks().items() if entry.refuted_as_measured}

@@ -17,7 +17,7 @@ from dataclasses import replace
 
 import pytest
 
-from probe_lib.claims import frameworks, ledger
+from probe_lib.claims import frameworks, ledger, registry
 from probe_lib.claims.verdict import MASTRA, Verdict
 from probe_lib.core import paths
 from probe_lib.core.target import Target
@@ -52,13 +52,9 @@ def _judge(claim_id: str, outcomes, by_target) -> Verdict:
 
 
 def test_every_framework_claim_is_counted_here():
-    framework_claims = {
-        claim.id
-        for claim in ledger.load_claims()
-        if ledger.FRAMEWORKS[claim.id] != MASTRA and claim.id not in ledger.FRAMEWORK_RANGE_CHECKS  # their own tests
-    }
+    framework_claims = registry.ids("target")  # their since-when claims: test_framework_sweep
     assert framework_claims == VERBATIM_CLAIMS | OTHER_CLAIMS | {ALONE, LINE} | set(LIST_CLAIMS)
-    assert {ledger.FRAMEWORKS[claim] for claim in framework_claims} == {
+    assert {registry.checks()[claim].framework for claim in framework_claims} == {
         "ai-sdk",
         "openai",
         "langchain-js",
@@ -76,8 +72,7 @@ def test_every_framework_claim_is_counted_here():
 
 def test_every_framework_claim_holds_on_the_recording(by_target):
     table = ledger.ledger({}, by_target=by_target, sources={target: "recorded" for target in by_target})
-    matrix_claims = {claim_id for claim_id in ledger.FRAMEWORKS if claim_id not in ledger.FRAMEWORK_RANGE_CHECKS}
-    assert set(table["framework"]) == {ledger.FRAMEWORKS[claim_id] for claim_id in matrix_claims} - {MASTRA}
+    assert set(table["framework"]) == {registry.checks()[claim_id].framework for claim_id in registry.ids("target")}
     assert (table["status"] == "confirmed").all(), table[table["status"] != "confirmed"][
         ["claim", "evidence"]
     ].to_string()

@@ -17,8 +17,9 @@ from processes import as_at_a_terminal
 
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
-from probe_lib.claims import framework_ranges, ledger
+from probe_lib.claims import framework_ranges, ledger, registry
 from probe_lib.claims.since import Timeline
+from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.errors import ReleaseUnsupported
 from probe_lib.study import framework_sweep, release_map, sweep
@@ -26,6 +27,8 @@ from probe_lib.study import timeline as committed
 
 #: Releases of AutoGen (PyPI, PEP 440 order) that run under the harness: its pin and the two before it.
 AUTOGEN = ("0.7.3", "0.7.4", "0.7.5")
+#: The other frameworks' since-when claims, each judged once on its framework's committed timeline.
+FRAMEWORK_RANGE_CLAIMS = registry.ids("timeline") - registry.ids(framework=MASTRA)
 
 
 @pytest.mark.parametrize("framework", ["mastra", "autogen", "ai-sdk"])
@@ -173,9 +176,9 @@ def _edited(evidence: Timeline, version: str, scenario: str, **changes) -> Timel
     return replace(evidence, table=table)
 
 
-@pytest.mark.parametrize("claim_id", sorted(ledger.FRAMEWORK_RANGE_CHECKS))
+@pytest.mark.parametrize("claim_id", sorted(FRAMEWORK_RANGE_CLAIMS))
 def test_each_framework_range_claim_holds_on_its_committed_timeline(claim_id, framework_timelines):
-    status, evidence = _judge(claim_id, framework_timelines[ledger.FRAMEWORKS[claim_id]])
+    status, evidence = _judge(claim_id, framework_timelines[registry.checks()[claim_id].framework])
     assert status == "confirmed", evidence
 
 
@@ -343,7 +346,7 @@ FRAMEWORK_COUNTERFACTUALS = {
 @pytest.mark.parametrize("case", sorted(FRAMEWORK_COUNTERFACTUALS))
 def test_a_framework_range_claim_is_refuted_by_one_release_behaving_otherwise(case, framework_timelines):
     claim_id, version, scenario, changes, reason = FRAMEWORK_COUNTERFACTUALS[case]
-    evidence = _edited(framework_timelines[ledger.FRAMEWORKS[claim_id]], version, scenario, **changes)
+    evidence = _edited(framework_timelines[registry.checks()[claim_id].framework], version, scenario, **changes)
     status, text = _judge(claim_id, evidence)
     assert status == "refuted" and reason in text, text
 
@@ -384,7 +387,7 @@ def test_an_unchanged_claim_counts_its_releases_and_its_sample(claim_id, framewo
     """T02's "26 releases measured" and the like are read: a measured release dropped from the span, or one that
     ran turned into one that could not, refutes the count; with the counts made to fit, the newest of a minor series
     left unmeasured still refutes the sample the statement names ("the newest of each minor series")."""
-    swept = framework_timelines[ledger.FRAMEWORKS[claim_id]]
+    swept = framework_timelines[registry.checks()[claim_id].framework]
     table = swept.table
     runs = timeline.versions(table[table["error_kind"] != timeline.COULD_NOT_RUN])
     span = swept.releases[swept.releases.index(runs[0]) : swept.releases.index(runs[-1]) + 1]
@@ -416,7 +419,7 @@ def test_a_change_point_with_a_release_unmeasured_between_its_ends_is_refuted(fr
 
 
 def test_every_framework_range_claim_has_a_counterfactual():
-    assert {case.split()[0] for case in FRAMEWORK_COUNTERFACTUALS} == set(ledger.FRAMEWORK_RANGE_CHECKS)
+    assert {case.split()[0] for case in FRAMEWORK_COUNTERFACTUALS} == set(FRAMEWORK_RANGE_CLAIMS)
 
 
 def test_writing_some_releases_keeps_every_other_release_of_the_framework(tmp_path, monkeypatch):
@@ -529,7 +532,7 @@ def test_a_claim_naming_the_oldest_release_that_ran_is_refuted_when_an_older_one
 ):
     """T05, T09 and T14 start "from X, the oldest release that ran": a release older than X that ran refutes them.
     Here the release named as the oldest is marked as one that could not run, so the next one is the oldest."""
-    measured = framework_timelines[ledger.FRAMEWORKS[claim_id]]
+    measured = framework_timelines[registry.checks()[claim_id].framework]
     table = measured.table.copy()
     table.loc[table["version"] == oldest, "error_kind"] = timeline.COULD_NOT_RUN
     status, text = _judge(claim_id, replace(measured, table=table))

@@ -161,33 +161,7 @@ def test_wire_order_labels_runs_of_one_letter(version, recorded_evidence):
     assert table["registered (in order)"].tolist() == ["a × 64", "c × 63"]
 
 
-@by_version
-def test_tool_sources_list_every_source_beside_the_names_sent(version, recorded_evidence):
-    ev = recorded_evidence[version]
-    names = ["sub-agents-workflows", "toolsets", "client-tools"]
-    table = measured.tool_sources(ev, names)
-    assert table.index.tolist() == names
-    for name in names:
-        assert table.loc[name, "on the wire"] == names_sent(first(ev, name))
-    assert "agent research.bot" in table.loc["sub-agents-workflows", "registered"]
-    assert "toolset my.set: ['set.tool']" in table.loc["toolsets", "registered"]
-
-
 # -- 05 ---------------------------------------------------------------------------------------------------------
-
-
-@by_version
-def test_outcome_summary_counts_requests_and_shows_the_names_or_the_error(version, recorded_evidence):
-    ev = recorded_evidence[version]
-    table = measured.outcome_summary(ev, ERRORS)
-    for name in ERRORS:
-        assert table.loc[name, "requests sent"] == len(ev[name].requests)
-    assert json.loads(table.loc["proto-key", "result"])["names"] == names_sent(first(ev, "proto-key"))
-    assert table.loc["collision-long", "keys registered"] == ["tttttttt…_one (67)", "tttttttt…_two (67)"]
-    for name in ERRORS:  # a long result is cut with a mark, a short one shown whole
-        whole = json.dumps(ev[name].result_json(), ensure_ascii=False)
-        shown = table.loc[name, "result"]
-        assert shown == whole if len(whole) <= 90 else (len(shown) == 90 and shown == whole[:89] + "…")
 
 
 @by_version

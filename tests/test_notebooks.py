@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import ast
-import re
+import importlib
 
 import nbformat
 import pytest
 from IPython.core.inputtransformer2 import TransformerManager
 
+import probe_lib as pl
 from probe_lib.claims import ledger
-from probe_lib.claims.verdict import MASTRA
 from probe_lib.present import report
 
 NOTEBOOKS = report.notebooks()
-#: Mastra's claims, each judged by name in its notebook (``ledger.verdicts(ev, [...])``).
-CHECKED_HERE = {claim.id for claim in ledger.claims_of(MASTRA)}
 PARAMETERS = {"mastra_version": "str", "measurements": "str"}
 
 
@@ -24,24 +22,6 @@ def test_there_is_an_overview_and_one_notebook_per_ledger_entry():
     assert "00-overview" in stems
     named = {claim.notebook for claim in ledger.load_claims()}
     assert named <= stems, f"claims name notebooks that do not exist: {sorted(named - stems)}"
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
-def test_notebook_judges_exactly_the_claims_the_ledger_files_under_it(path):
-    filed = sorted(claim.id for claim in ledger.claims_of(MASTRA) if claim.notebook == path.stem)
-    source = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells if cell.cell_type == "code")
-    judged = sorted(re.findall(r'"([AFV]\d\d)"', "".join(re.findall(r"ledger\.verdicts\(\w+, \[([^\]]*)\]", source))))
-    assert judged == filed, f"{path.stem} judges {judged}; data/claims.csv files {filed} under it"
-    others = [
-        claim.id for claim in ledger.load_claims() if claim.notebook == path.stem and claim.id not in CHECKED_HERE
-    ]
-    on_matrix = [claim_id for claim_id in others if claim_id not in ledger.FRAMEWORK_RANGE_CHECKS]
-    if on_matrix:  # the other frameworks' claims are judged all together, on the matrix the notebook reads
-        assert "ledger.framework_ledger(measured)" in source, f"{path.stem} does not judge {on_matrix}"
-    if len(on_matrix) < len(others):  # their since-when claims, on their committed timelines
-        assert "ledger.framework_range_ledger(framework_ranges.timelines())" in source, (
-            f"{path.stem} does not judge them"
-        )
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
@@ -70,17 +50,38 @@ def test_notebook_has_one_typed_commented_parameters_cell(path):
     assert all("#" in line for line in source.splitlines() if line.strip()), "each parameter carries a comment"
 
 
-#: The most lines of code a cell may have (the parameters cell excepted; imports, magics and blank lines do not
-#: count): one step, shown right away.
-MAX_CELL_LINES = 8
 #: What a notebook may not define: helpers belong in probe_lib, explained once there and imported.
 DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
+def shown(source: str) -> list[int]:
+    """The lines of a cell whose value Jupyter shows: each ``display(...)`` call, and the last statement when it is
+    a bare expression other than a ``print`` or an ``assert...`` call (narration and checks show no table)."""
+    body = ast.parse(TransformerManager().transform_cell(source)).body  # %magics become calls
+    lines = []
+    for node in body:
+        if not isinstance(node, ast.Expr):
+            continue
+        call = node.value.func if isinstance(node.value, ast.Call) else None
+        name = getattr(call, "id", None) or getattr(call, "attr", "")
+        if name == "display" or (node is body[-1] and name != "print" and not name.startswith("assert")):
+            lines.append(node.lineno)
+    return lines
+
+
+def test_one_step_is_one_result_shown():
+    """The rule below fails a cell that shows two results, and passes narration, checks and one view."""
+    assert shown('frame = ev.frame()\nprint("measured")\nframe[frame["on_wire"]]') == [3]
+    assert shown("table = ledger.verdicts(ev, notebook='06')\nledger.assert_claims(table)") == []
+    assert shown("display(a)\nb") == [1, 2]
+    assert shown("%matplotlib inline\nfigure") == [2]
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
-def test_notebook_is_thin(path):
-    """Logic lives in probe_lib (the tables several notebooks share in probe_lib.analysis.measured; a view of a few
-    lines of pandas in the cell that shows it): no function or class definitions and no lambdas, and short cells."""
+def test_notebook_takes_one_step_per_cell(path):
+    """Logic lives in probe_lib (no function or class definitions and no lambdas in a notebook), and each cell takes
+    one step: the pandas that makes one view, then that view (at most one result shown, so a learner reads each
+    table or chart beside the lines that made it)."""
     notebook = nbformat.read(path, as_version=4)
     for cell in notebook.cells:
         if cell.cell_type != "code":
@@ -88,9 +89,14 @@ def test_notebook_is_thin(path):
         tree = ast.parse(TransformerManager().transform_cell(cell.source))  # %magics become calls
         defined = [node for node in ast.walk(tree) if isinstance(node, DEFINITIONS)]
         assert not defined, f"define functions in probe_lib, not in a notebook: {cell.source[:80]}"
-        if "parameters" in cell.metadata.get("tags", []):
-            continue
-        steps = [
-            line for line in cell.source.splitlines() if line.strip() and not line.startswith(("import ", "from ", "%"))
-        ]
-        assert len(steps) <= MAX_CELL_LINES, f"cell too long for a thin notebook: {cell.source[:80]}"
+        assert len(shown(cell.source)) <= 1, (
+            f"one step per cell: this one shows {shown(cell.source)}: {cell.source[:80]}"
+        )
+
+
+def test_one_import_reaches_every_module_a_notebook_uses():
+    """``import probe_lib as pl``: each name of ``pl.FOR_NOTEBOOKS`` is its module; any other name is an error."""
+    for name, module in pl.FOR_NOTEBOOKS.items():
+        assert getattr(pl, name) is importlib.import_module(module)
+    with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
+        pl.nothing_here  # noqa: B018

@@ -1,7 +1,7 @@
 """A claim that says "never", "every", "all", "only", "settles" or "identical" needs a check that reads every case
 the word ranges over.
 
-Each such claim declares its cases (``QUANTIFIED`` beside its check, gathered in ``ledger.QUANTIFIED``). The guard
+Each such claim declares its cases where its check is registered (``quantified=``). The guard
 runs every declared check on the recordings with its evidence instrumented: a Mastra or framework check's outcome
 mappings record each scenario (or probe) looked up, a version-range check's timeline records each version's line
 whose behaviour it read. Wherever the check confirms or refines its claim, every declared case must have been read:
@@ -11,6 +11,7 @@ to skip one case.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
@@ -19,7 +20,7 @@ import pytest
 
 from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
-from probe_lib.claims import ledger
+from probe_lib.claims import ledger, registry
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.behaviour import Behaviour
@@ -30,6 +31,8 @@ from probe_lib.study.evidence import Evidence
 QUANTIFIER = re.compile(r"\b(never|every|all|only|settles|identical)\b", re.IGNORECASE)
 #: Verdicts that assert the claim holds, so must rest on every case.
 ASSERTING = {"confirmed", "refined"}
+#: Claim id -> its declared cases, for every claim registered with some.
+QUANTIFIED = {claim_id: entry.quantified for claim_id, entry in registry.checks().items() if entry.quantified}
 
 
 class Reads(Mapping):
@@ -85,9 +88,9 @@ def claim(claim_id: str) -> ledger.Claim:
 
 def unread_cases(claim_id: str, pinned, by_target, measured) -> dict[str, list]:
     """Judged version or target -> the declared cases its check did not read although it confirmed or refined."""
-    declared = ledger.QUANTIFIED[claim_id]
+    declared = QUANTIFIED[claim_id]
     missing = {}
-    if claim_id in ledger.RANGE_CHECKS:
+    if registry.checks()[claim_id].kind == "timeline":
         read: set = set()
         table = measured.table.copy()
         table["behaviour"] = [
@@ -103,7 +106,7 @@ def unread_cases(claim_id: str, pinned, by_target, measured) -> dict[str, list]:
             if cases - read:
                 missing[measured.span] = sorted(cases - read)
         return missing
-    framework = ledger.FRAMEWORKS[claim_id]
+    framework = registry.checks()[claim_id].framework
     runs = pinned if framework == MASTRA else by_target
     judged = [t for t in runs if framework == MASTRA or t.partition("@")[0] == framework]
     for target in judged:
@@ -121,27 +124,30 @@ def unread_cases(claim_id: str, pinned, by_target, measured) -> dict[str, list]:
 
 def test_every_quantifying_claim_declares_the_cases_it_ranges_over():
     quantifying = {c.id for c in ledger.load_claims() if QUANTIFIER.search(c.statement)}
-    assert quantifying - set(ledger.QUANTIFIED) == set(), "quantifying claims without a declaration"
-    assert set(ledger.QUANTIFIED) - quantifying == set(), "declarations for claims that no longer quantify"
+    assert quantifying - set(QUANTIFIED) == set(), "quantifying claims without a declaration"
+    assert set(QUANTIFIED) - quantifying == set(), "declarations for claims that no longer quantify"
 
 
 def test_each_declared_case_is_a_case_the_kit_measures(by_target, measured):
     scenarios = set(catalogue.by_name())
     probes = {name for outcomes in by_target.values() for name in outcomes}
     swept = set(measured.table["scenario"])
-    for claim_id, declared in ledger.QUANTIFIED.items():
-        known = (
-            swept if claim_id in ledger.RANGE_CHECKS else scenarios if ledger.FRAMEWORKS[claim_id] == MASTRA else probes
-        )
+    for claim_id, declared in QUANTIFIED.items():
+        known = {"timeline": swept, "version": scenarios, "target": probes}[registry.checks()[claim_id].kind]
         assert declared.scenarios and set(declared.scenarios) <= known, (claim_id, set(declared.scenarios) - known)
 
 
-@pytest.mark.parametrize("claim_id", sorted(ledger.QUANTIFIED))
+@pytest.mark.parametrize("claim_id", sorted(QUANTIFIED))
 def test_a_quantifying_check_reads_every_case_wherever_it_confirms(claim_id, pinned, by_target, measured):
     assert unread_cases(claim_id, pinned, by_target, measured) == {}
 
 
 # -- the guard can fail: checks written to skip one case ------------------------------------------------------------
+
+
+def _replace_check(monkeypatch, claim_id: str, check) -> None:
+    """Register ``check`` in place of ``claim_id``'s for this test, with the claim's declaration kept."""
+    monkeypatch.setitem(registry.CHECKS, claim_id, dataclasses.replace(registry.checks()[claim_id], check=check))
 
 
 def test_the_guard_fails_a_toolname_check_that_skips_the_call_by_key(pinned, by_target, measured, monkeypatch):
@@ -152,7 +158,7 @@ def test_the_guard_fails_a_toolname_check_that_skips_the_call_by_key(pinned, by_
             e[scenario]
         return "confirmed", "toolName is the called name"
 
-    monkeypatch.setitem(ledger.CHECKS, "F07", without_call_by_key)
+    _replace_check(monkeypatch, "F07", without_call_by_key)
     missing = unread_cases("F07", pinned, by_target, measured)
     assert set(missing) == set(pinned)
     assert all(cases == [(version, "call-by-key")] for version, cases in missing.items())
@@ -170,7 +176,7 @@ def test_the_guard_fails_a_range_check_that_skips_the_versions_before_the_change
                 _ = line.behaviour.names
         return "confirmed", "search_web from 0.13.2 on"
 
-    monkeypatch.setitem(ledger.RANGE_CHECKS, "V01", from_the_change_on)
+    _replace_check(monkeypatch, "V01", from_the_change_on)
     missing = unread_cases("V01", pinned, by_target, measured)
     unread_versions = {version for version, _ in missing[measured.span]}
     assert "0.13.1" in unread_versions and "0.13.2" not in unread_versions
@@ -184,6 +190,6 @@ def test_the_guard_fails_a_matrix_claim_that_reads_one_framework(pinned, by_targ
             e[scenario]
         return "confirmed", "LlamaIndex forces an absent tool"
 
-    monkeypatch.setitem(ledger.CHECKS, "X12", llama_index_alone)
+    _replace_check(monkeypatch, "X12", llama_index_alone)
     missing = unread_cases("X12", pinned, by_target, measured)
     assert missing and all(all(t.partition("@")[0] != "llama-index" for t, _ in cases) for cases in missing.values())

@@ -18,7 +18,7 @@ import pytest
 
 from probe_lib import adapters
 from probe_lib.adapters import mastra
-from probe_lib.claims import ledger
+from probe_lib.claims import ledger, registry
 from probe_lib.core import folders, paths
 from probe_lib.core.target import baseline
 from probe_lib.present import browser as kit_browser
@@ -78,27 +78,42 @@ def test_every_exercise_is_answered_right_by_its_solution_measured_live(live_rep
 @pytest.mark.node
 def test_ledger_refutes_only_the_article_claims_measured_otherwise_and_no_check_fails(live_report):
     table = pd.read_csv(live_report.folder / "ledger.csv")
-    per_version = (table["framework"] == "mastra") & ~table["claim"].isin(ledger.RANGE_CHECKS)
+    per_version = table["claim"].isin(registry.ids("version"))
     assert set(table.loc[per_version, "version"].astype(str)) == set(mastra.ADAPTER.versions())
     others = table[table["framework"] != "mastra"]
-    assert set(others["framework"]) == set(ledger.FRAMEWORKS.values()) - {"mastra"}, (
+    assert set(others["framework"]) == {entry.framework for entry in registry.checks().values()} - {"mastra"}, (
         "every framework's claims are judged"
     )
-    over_releases = others["claim"].isin(ledger.FRAMEWORK_RANGE_CHECKS)
+    over_releases = others["claim"].isin(registry.ids("timeline"))
     for row in others.loc[~over_releases].itertuples():  # every installed framework is rerun live, here and today
         target = re.escape(f"{row.framework}@{row.version}")
         assert re.fullmatch(rf"live, {target}, (Node\.js v|Python )[\d.]+, \d{{4}}-\d\d-\d\d", row.source), row
     assert others.loc[over_releases, "source"].str.contains("data/timeline.csv").all(), (
         "a claim over a framework's releases names the committed timeline it was judged on"
     )
-    broken = table[
-        (table["status"] == "failed")
-        | ((table["status"] == "refuted") & ~table["claim"].isin(list(ledger.REFUTED_AS_MEASURED)))
-    ]
+    expected = {claim_id for claim_id, entry in registry.checks().items() if entry.refuted_as_measured}
+    broken = table[(table["status"] == "failed") | ((table["status"] == "refuted") & ~table["claim"].isin(expected))]
     assert broken.empty, broken[["claim", "version", "status", "evidence"]].to_string()
     refuted = table[table["status"] == "refuted"]
-    assert set(refuted["claim"]) == set(ledger.REFUTED_AS_MEASURED), "an expected refutation no longer holds"
+    assert set(refuted["claim"]) == expected, "an expected refutation no longer holds"
     assert (table["status"] == "confirmed").sum() > len(table) / 2
+
+
+@pytest.mark.node
+def test_every_notebook_shows_a_verdict_of_each_claim_filed_under_it(live_report):
+    """What ``data/claims.csv`` files under a notebook is what that notebook, executed, shows: each claim's id in a
+    cell of a table it displayed."""
+    for run in live_report.runs:
+        shown = " ".join(
+            output.get("data", {}).get("text/html", "")
+            for cell in nbformat.read(run.executed, as_version=4).cells
+            if cell.cell_type == "code"
+            for output in cell.outputs
+        )
+        stem = run.notebook.removesuffix(".ipynb")
+        filed = [claim.id for claim in ledger.load_claims() if claim.notebook == stem]
+        missing = [claim_id for claim_id in filed if not re.search(rf"<td[^>]*>\s*{claim_id}\s*</td>", shown)]
+        assert not missing, f"{stem} shows no verdict of {missing}"
 
 
 @pytest.mark.node

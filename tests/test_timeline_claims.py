@@ -15,11 +15,14 @@ import pytest
 
 from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
-from probe_lib.claims import ledger
+from probe_lib.claims import ledger, registry
 from probe_lib.claims.since import Timeline
-from probe_lib.claims.verdict import Verdict
+from probe_lib.claims.verdict import MASTRA, Verdict
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
+
+#: The version-range claims, each judged once on Mastra's timeline.
+RANGE_CLAIMS = registry.ids("timeline", MASTRA)
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +185,7 @@ COUNTERFACTUALS = {
 }
 
 
-@pytest.mark.parametrize("claim_id", sorted(ledger.RANGE_CHECKS))
+@pytest.mark.parametrize("claim_id", sorted(RANGE_CLAIMS))
 def test_each_range_claim_is_confirmed_on_the_measured_timeline(claim_id, measured):
     verdict = judge(claim_id, measured)
     assert verdict.status == "confirmed", verdict.evidence
@@ -197,7 +200,7 @@ def test_a_range_claim_is_refuted_by_one_version_behaving_otherwise(case, measur
 
 
 def test_every_range_claim_has_a_counterfactual():
-    assert {case.split()[0] for case in COUNTERFACTUALS} == set(ledger.RANGE_CHECKS)
+    assert {case.split()[0] for case in COUNTERFACTUALS} == set(RANGE_CLAIMS)
 
 
 @pytest.mark.parametrize("beta", ["1.0.0-beta.11", "1.0.0-beta.5"])
@@ -217,8 +220,8 @@ def test_a_boundary_the_timeline_did_not_measure_is_not_testable(measured):
 def test_the_ledger_judges_each_range_claim_once_in_the_timeline_column(measured, recorded_catalogue):
     recorded = recorded_catalogue
     table = ledger.ledger(recorded, measured)
-    ranges = table[table["claim"].isin(ledger.RANGE_CHECKS)]
-    assert len(ranges) == len(ledger.RANGE_CHECKS) and set(ranges["version"]) == {measured.span}
+    ranges = table[table["claim"].isin(RANGE_CLAIMS)]
+    assert len(ranges) == len(RANGE_CLAIMS) and set(ranges["version"]) == {measured.span}
     assert list(ledger.status_matrix(table).columns) == [*recorded, measured.span]
 
 

@@ -76,16 +76,6 @@ def _per_scenario(rows: list[dict], scenario_names: Sequence[str], columns: list
     return pd.DataFrame(rows, index=list(scenario_names), columns=columns, dtype=object)
 
 
-def _cut(text: str, width: int) -> str:
-    """``text`` in at most ``width`` characters, its end replaced by "…" when it is longer."""
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-def _short_key(key: str) -> str:
-    """A key as a table shows it: whole below 20 characters, else its ends and its length."""
-    return key if len(key) < 20 else f"{key[:8]}…{key[-4:]} ({len(key)})"
-
-
 # -- 01: which name the model sees --------------------------------------------------------------------------------
 
 
@@ -191,38 +181,7 @@ def wire_order(outcome: Outcome, *, record_order: bool = False, label: Callable[
     return pd.DataFrame({column: pd.Series(values) for column, values in columns.items()})
 
 
-def tool_sources(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
-    """Per scenario: every source of tools it registers (tools, sub-agents, workflows, client tools, toolsets)
-    in one line, and the names the request sent."""
-    rows = []
-    for name in scenario_names:
-        s = ev[name].scenario
-        registered = (
-            [f"tool {t.key}" for t in s.tools]
-            + [f"agent {t.key}" for t in s.agents]
-            + [f"workflow {t.key}" for t in s.workflows]
-            + [f"client tool {t.key}" for t in s.client_tools]
-            + [f"toolset {set_name}: {[t.key for t in specs]}" for set_name, specs in s.toolsets.items()]
-        )
-        rows.append({"registered": "; ".join(registered), "on the wire": ev[name].wire_names})
-    return _per_scenario(rows, scenario_names, ["registered", "on the wire"])
-
-
 # -- 05: collisions and the errors around them ------------------------------------------------------------------
-
-
-def outcome_summary(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
-    """Per scenario: the keys registered (long ones shortened), how many requests went out, and ``result_json()``
-    (the names sent, or the error) cut to 90 characters, with "…" where it was cut."""
-    rows = [
-        {
-            "keys registered": [_short_key(key) for key in ev[name].registered_keys],
-            "requests sent": len(ev[name].requests),
-            "result": _cut(json.dumps(ev[name].result_json(), ensure_ascii=False), 90),
-        }
-        for name in scenario_names
-    ]
-    return _per_scenario(rows, scenario_names, ["keys registered", "requests sent", "result"])
 
 
 def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
@@ -543,33 +502,3 @@ def round_trip_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
         index=list(scenario_names),
     )
     return categories, labels
-
-
-#: The model router's provider paths (``Scenario.wire``) and the catalogue families measured on each: the path's
-#: scenario is ``<family>-<path>`` (Chat Completions, the default, has the bare family name).
-PROVIDER_PATHS = ("chat", "responses", "messages")
-PATH_FAMILIES = ("rewrite-rules", "choice-by-key", "collision-dot-space")
-
-
-def provider_paths(ev: Evidence) -> pd.DataFrame:
-    """Per family and provider path: the wire format spoken, the names sent (long runs by shape), ``tool_choice`` as
-    the format writes it, whether a forced tool is offered, and what was raised (beyond the capture server's 400)."""
-    rows = []
-    for family in PATH_FAMILIES:
-        for path in PROVIDER_PATHS:
-            outcome = ev[family if path == "chat" else f"{family}-{path}"]
-            forced = outcome.forced_name
-            rows.append(
-                {
-                    "family": family,
-                    "path": path,
-                    "wire format": outcome.wire,
-                    "tools sent": [letter_run(name) for name in outcome.wire_names] if outcome.requests else NO_REQUEST,
-                    "tool_choice sent": json.dumps(outcome.tool_choice, sort_keys=True)
-                    if outcome.requests
-                    else NO_REQUEST,
-                    "forced tool is in tools": None if forced is None else forced in outcome.wire_names,
-                    "raised": outcome.own_errors[-1:] or "-",
-                }
-            )
-    return pd.DataFrame(rows, dtype=object).set_index(["family", "path"])

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 
 from probe_lib import wire
 from probe_lib.analysis import timeline as tables
+from probe_lib.claims.registry import register
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Status
 from probe_lib.core.behaviour import Behaviour
@@ -237,7 +238,7 @@ AGENTS_JS_CHECKS_A_FORCED_KEY = changed_at(
 #: The dot probe's keys sent as registered, and forcing one names it as registered: what an unchanged framework does.
 KEYS_AS_REGISTERED = {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}
 
-#: Claim id -> (framework, its check), each judged once on that framework's committed timeline.
+#: Claim id -> (framework, its check), each judged once on that framework's committed timeline (registered below).
 CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     "T01": (
         "autogen",
@@ -379,3 +380,5 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
         changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"), oldest_ran="3.1.0"),
     ),
 }
+for _claim_id, (_framework, _check) in CHECKS.items():
+    register(_claim_id, _check, on="timeline", framework=_framework)

@@ -9,18 +9,19 @@ error texts are written out in each claim, as measured and as each framework's s
 by the kit; so a framework that changes makes its claim refuted, and a run that is missing makes it failed.
 
 A claim's check is built from small clauses (:func:`sends`, :func:`refuses`, :func:`forces`, :func:`round_trip`),
-all of which must hold; :data:`CHECKS` names each claim's framework and check.
+all of which must hold; :func:`on_target` registers each claim's framework and check.
 """
 
 from __future__ import annotations
 
 import keyword
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from probe_lib.adapters.keyed import forced_key
 from probe_lib.analysis import permissions
 from probe_lib.analysis.measured import letter_run
-from probe_lib.claims.verdict import MASTRA, Check, Quantified, Status
+from probe_lib.claims.registry import register
+from probe_lib.claims.verdict import MASTRA, Status
 from probe_lib.core.outcome import Outcome, called_name, quoted
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.providers import name_rules
@@ -334,9 +335,12 @@ def alone_forces_absent(framework: str) -> Clause:
     return clause
 
 
-def claim(framework: str, *clauses: Clause) -> tuple[str, Check]:
-    """``framework`` and a check on its runs: confirmed when every clause holds, else refuted by the first that does
-    not."""
+def on_target(
+    claim_id: str, framework: str, *clauses: Clause, quantified: Iterable[str] = (), every_target: bool = False
+) -> None:
+    """Register ``claim_id``'s check on each of ``framework``'s matrix targets: confirmed when every clause holds,
+    else refuted by the first that does not; ``quantified`` and ``every_target`` as
+    :func:`~probe_lib.claims.registry.register` takes them."""
 
     def judged(e: Evidence) -> tuple[Status, str]:
         said = []
@@ -347,7 +351,12 @@ def claim(framework: str, *clauses: Clause) -> tuple[str, Check]:
             said.append(text)
         return "confirmed", "; ".join(said)
 
-    return framework, judged
+    register(claim_id, judged, on="target", framework=framework, quantified=quantified, every_target=every_target)
+
+
+def _list_probes(*lists: str) -> tuple[str, ...]:
+    """The Claude Agent SDK's list probes of ``lists``: the cases a claim about those lists ranges over."""
+    return tuple(probe.name for probe in LIST_PROBES if probe.list in lists)
 
 
 #: What each of the Claude Agent SDK's lists does to the tool under each spelling (claims X28-X31).
@@ -373,196 +382,228 @@ _SUBAGENT_TOOLS = list_acts(
     answer={**dict.fromkeys(SPELLINGS, "would be spawned with zero tools"), "name on the wire": "tempC=20"},
 )
 
-#: Claim id -> the framework its check reads and the check, judged on each of that framework's targets.
-CHECKS: dict[str, tuple[str, Check]] = {
-    "X01": claim(
-        "ai-sdk", sends_as_given(*_KEY_FAMILIES), forces("dot", "accent", absent=False), round_trip("dot", "emoji")
+on_target(
+    "X01", "ai-sdk", sends_as_given(*_KEY_FAMILIES), forces("dot", "accent", absent=False), round_trip("dot", "emoji")
+)
+on_target("X02", "ai-sdk", sends({"integer-order": ["42", "b", "x.y"]}))
+on_target(
+    "X03",
+    "openai",
+    sends_as_given(*(probe.name for probe in PROBES)),
+    forces(*_FORCED_KEYS, absent=False),
+    round_trip("dot"),
+    quantified=(*(probe.name for probe in PROBES), *(probe + FORCED for probe in _FORCED_KEYS)),
+)
+on_target(
+    "X04",
+    "langchain-js",
+    sends_as_given(*_KEY_FAMILIES, "integer-order"),
+    forces("dot", absent=False),
+    round_trip("dot"),
+)
+on_target(
+    "X05",
+    "langchain",
+    sends_as_given(*_KEY_FAMILIES, "integer-order"),
+    forces("dot", absent=False),
+    sends({"empty": ["probe", "plain"]}),
+    round_trip("dot"),
+)
+on_target(
+    "X06",
+    "openai-agents",
+    sends_as_given(*_KEY_FAMILIES, "integer-order"),
+    forces("dot", absent=False),
+    round_trip("dot"),
+)
+on_target(
+    "X07",
+    "pydantic-ai",
+    sends_as_given(*_KEY_FAMILIES),
+    forces("dot", absent=False),
+    refuses({"unregistered-choice+forced": "Invalid tool names in `tool_choice`: {'missing'}"}),
+)
+on_target(
+    "X08",
+    "llama-index",
+    sends(
+        {
+            "legal": ["get_weather", "lookup-user"],
+            "dot": ["search_web", "plain"],
+            "space": ["my_tool", "plain"],
+            "colon-slash": ["ns_read_file", "plain"],
+            "accent": ["m_t_o", "plain"],
+            "emoji": ["weather_", "plain"],
+            "mcp-prefixed": ["github_create_issue", "github__list_issues"],
+            "integer-order": ["b", "42", "x_y"],
+            "collision": ["search_web", "search_web"],
+        }
     ),
-    "X02": claim("ai-sdk", sends({"integer-order": ["42", "b", "x.y"]})),
-    "X03": claim(
-        "openai",
-        sends_as_given(*(probe.name for probe in PROBES)),
-        forces(*_FORCED_KEYS, absent=False),
-        round_trip("dot"),
+    quantified=("legal", *_ILLEGAL_KEYS),
+)
+on_target("X09", "llama-index", forces("dot", "accent", "mcp-prefixed", absent=True))
+on_target("X10", "llama-index", round_trip("dot", "accent", runs=False, raising="KeyError"), round_trip("legal"))
+on_target(
+    "X11",
+    "llama-index",
+    sends({"collision": ["search_web", "search_web"]}),
+    round_trip("collision", runs=False, ran="search_web"),
+    quantified=("collision" + ROUND_TRIP,),
+)
+on_target(
+    "X12",
+    "llama-index",
+    alone_forces_absent("llama-index"),
+    quantified=tuple(probe.name + FORCED for probe in PROBES if probe.forced is not None),
+    every_target=True,
+)
+on_target(
+    "X13",
+    "crewai",
+    sends(
+        {
+            "dot": ["search_web", "plain"],
+            "legal": ["get_weather", "lookup_user"],
+            "space": ["my_tool", "plain"],
+            "colon-slash": ["ns_read_file", "plain"],
+            "accent": ["meteo", "plain"],
+            "emoji": ["weather", "plain"],
+            "mcp-prefixed": ["github_create_issue", "github_list_issues"],
+        }
     ),
-    "X04": claim(
-        "langchain-js", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False), round_trip("dot")
+)
+on_target(
+    "X14",
+    "crewai",
+    refuses(
+        {
+            "leading-digit": "OpenAI function name '9lives' must start with a letter or underscore",
+            "integer-order": "OpenAI function name '42' must start with a letter or underscore",
+            "empty": "OpenAI function name cannot be empty",
+        }
     ),
-    "X05": claim(
-        "langchain",
-        sends_as_given(*_KEY_FAMILIES, "integer-order"),
-        forces("dot", absent=False),
-        sends({"empty": ["probe", "plain"]}),
-        round_trip("dot"),
+)
+on_target("X15", "crewai", sends({"length-70": ["b" * 55 + "_b9444034", "plain"], "length-64": ["a" * 64, "plain"]}))
+on_target(
+    "X16",
+    "crewai",
+    sends({"collision": ["search_web", "search_web_2"]}),
+    round_trip("collision", "dot", "accent", "length-70"),
+)
+on_target(
+    "X17",
+    "openai-agents-js",
+    sends(
+        {
+            "legal": ["get_weather", "lookup_user"],
+            "dot": ["search_web", "plain"],
+            "space": ["my_tool", "plain"],
+            "colon-slash": ["ns_read_file", "plain"],
+            "accent": ["m_t_o", "plain"],
+            "emoji": ["weather__", "plain"],
+            "mcp-prefixed": ["github_create_issue", "github__list_issues"],
+            "integer-order": ["b", "42", "x_y"],
+        }
     ),
-    "X06": claim(
-        "openai-agents", sends_as_given(*_KEY_FAMILIES, "integer-order"), forces("dot", absent=False), round_trip("dot")
+    round_trip("dot", "emoji"),
+    quantified=("legal", *(probe for probe in _ILLEGAL_KEYS if probe != "collision")),
+)
+on_target(
+    "X18",
+    "openai-agents-js",
+    refuses({"dot+forced": 'modelSettings.toolChoice="search.web" does not match any available tool'}),
+)
+on_target(
+    "X19",
+    "openai-agents-js",
+    sends({"collision": ["search_web"]}),
+    raises_only_as("dot", "collision"),
+    quantified=("collision",),
+)
+on_target(
+    "X20",
+    "smolagents",
+    refuses(
+        {
+            probe: f"Invalid Tool name {key!r}: must be a valid Python identifier"
+            for probe, key in _SMOLAGENTS_REFUSED.items()
+        }
     ),
-    "X07": claim(
-        "pydantic-ai",
-        sends_as_given(*_KEY_FAMILIES),
-        forces("dot", absent=False),
-        refuses({"unregistered-choice+forced": "Invalid tool names in `tool_choice`: {'missing'}"}),
+    sends_as_given("accent"),
+    round_trip("accent"),
+    quantified=tuple(_SMOLAGENTS_REFUSED),
+)
+on_target(
+    "X21",
+    "autogen",
+    refuses(
+        {
+            **{
+                probe: f"Invalid name: {key}. Only letters, numbers, '_' and '-' are allowed."
+                for probe, key in _ILLEGAL_KEYS.items()
+            },
+            "length-70": "Name must be less than 64 characters",
+        }
     ),
-    "X08": claim(
-        "llama-index",
-        sends(
-            {
-                "legal": ["get_weather", "lookup-user"],
-                "dot": ["search_web", "plain"],
-                "space": ["my_tool", "plain"],
-                "colon-slash": ["ns_read_file", "plain"],
-                "accent": ["m_t_o", "plain"],
-                "emoji": ["weather_", "plain"],
-                "mcp-prefixed": ["github_create_issue", "github__list_issues"],
-                "integer-order": ["b", "42", "x_y"],
-                "collision": ["search_web", "search_web"],
-            }
-        ),
+    sends_as_given("length-64", "legal"),
+    round_trip("legal"),
+    quantified=(*_ILLEGAL_KEYS, "length-70"),
+)
+on_target(
+    "X22",
+    "claude-agent-sdk",
+    sends(
+        {
+            "legal": served("get_weather", "lookup-user"),
+            "dot": served("plain", "search_web"),
+            "accent": served("m_t_o", "plain"),
+            "emoji": served("plain", "weather__"),
+        }
     ),
-    "X09": claim("llama-index", forces("dot", "accent", "mcp-prefixed", absent=True)),
-    "X10": claim("llama-index", round_trip("dot", "accent", runs=False, raising="KeyError"), round_trip("legal")),
-    "X11": claim(
-        "llama-index",
-        sends({"collision": ["search_web", "search_web"]}),
-        round_trip("collision", runs=False, ran="search_web"),
+    round_trip("dot", "accent", "emoji", "legal"),
+)
+on_target(
+    "X23",
+    "claude-agent-sdk",
+    sends(
+        {
+            "integer-order": served("42", "b", "x_y"),
+            "mcp-prefixed": served("github__list_issues", "github_create_issue"),
+        }
     ),
-    "X12": claim("llama-index", alone_forces_absent("llama-index")),
-    "X13": claim(
-        "crewai",
-        sends(
-            {
-                "dot": ["search_web", "plain"],
-                "legal": ["get_weather", "lookup_user"],
-                "space": ["my_tool", "plain"],
-                "colon-slash": ["ns_read_file", "plain"],
-                "accent": ["meteo", "plain"],
-                "emoji": ["weather", "plain"],
-                "mcp-prefixed": ["github_create_issue", "github_list_issues"],
-            }
-        ),
-    ),
-    "X14": claim(
-        "crewai",
-        refuses(
-            {
-                "leading-digit": "OpenAI function name '9lives' must start with a letter or underscore",
-                "integer-order": "OpenAI function name '42' must start with a letter or underscore",
-                "empty": "OpenAI function name cannot be empty",
-            }
-        ),
-    ),
-    "X15": claim("crewai", sends({"length-70": ["b" * 55 + "_b9444034", "plain"], "length-64": ["a" * 64, "plain"]})),
-    "X16": claim(
-        "crewai",
-        sends({"collision": ["search_web", "search_web_2"]}),
-        round_trip("collision", "dot", "accent", "length-70"),
-    ),
-    "X17": claim(
-        "openai-agents-js",
-        sends(
-            {
-                "legal": ["get_weather", "lookup_user"],
-                "dot": ["search_web", "plain"],
-                "space": ["my_tool", "plain"],
-                "colon-slash": ["ns_read_file", "plain"],
-                "accent": ["m_t_o", "plain"],
-                "emoji": ["weather__", "plain"],
-                "mcp-prefixed": ["github_create_issue", "github__list_issues"],
-                "integer-order": ["b", "42", "x_y"],
-            }
-        ),
-        round_trip("dot", "emoji"),
-    ),
-    "X18": claim(
-        "openai-agents-js",
-        refuses({"dot+forced": 'modelSettings.toolChoice="search.web" does not match any available tool'}),
-    ),
-    "X19": claim("openai-agents-js", sends({"collision": ["search_web"]}), raises_only_as("dot", "collision")),
-    "X20": claim(
-        "smolagents",
-        refuses(
-            {
-                probe: f"Invalid Tool name {key!r}: must be a valid Python identifier"
-                for probe, key in _SMOLAGENTS_REFUSED.items()
-            }
-        ),
-        sends_as_given("accent"),
-        round_trip("accent"),
-    ),
-    "X21": claim(
-        "autogen",
-        refuses(
-            {
-                **{
-                    probe: f"Invalid name: {key}. Only letters, numbers, '_' and '-' are allowed."
-                    for probe, key in _ILLEGAL_KEYS.items()
-                },
-                "length-70": "Name must be less than 64 characters",
-            }
-        ),
-        sends_as_given("length-64", "legal"),
-        round_trip("legal"),
-    ),
-    "X22": claim(
-        "claude-agent-sdk",
-        sends(
-            {
-                "legal": served("get_weather", "lookup-user"),
-                "dot": served("plain", "search_web"),
-                "accent": served("m_t_o", "plain"),
-                "emoji": served("plain", "weather__"),
-            }
-        ),
-        round_trip("dot", "accent", "emoji", "legal"),
-    ),
-    "X23": claim(
-        "claude-agent-sdk",
-        sends(
-            {
-                "integer-order": served("42", "b", "x_y"),
-                "mcp-prefixed": served("github__list_issues", "github_create_issue"),
-            }
-        ),
-    ),
-    "X24": claim(
-        "claude-agent-sdk",
-        sends({"length-64": served("a" * 64, "plain"), "length-70": served("b" * 70, "plain")}),
-        longer_than("anthropic", "documented", 64, "length-64", "length-70"),
-        round_trip("length-70"),
-    ),
-    "X25": claim(
-        "claude-agent-sdk",
-        sends({"collision": served("search_web")}),
-        no_own_error("collision"),
-        round_trip("collision"),
-    ),
-    "X26": claim(
-        "claude-agent-sdk",
-        sends({"empty": served("", "plain"), "leading-digit": served("9lives", "plain")}),
-        round_trip("empty", "leading-digit"),
-    ),
-    "X27": claim(
-        "claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *(probe.name for probe in PROBES), turns=14)
-    ),
-    "X28": claim("claude-agent-sdk", _ALLOWED),
-    "X29": claim("claude-agent-sdk", _DISALLOWED),
-    "X30": claim("claude-agent-sdk", _SUBAGENT_TOOLS),
-    "X31": claim("claude-agent-sdk", mastra_forces_by_key, _ALLOWED, _DISALLOWED, _SUBAGENT_TOOLS),
-}
-
-#: Claim id -> the probes its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
-QUANTIFIED: dict[str, Quantified] = {
-    "X03": Quantified((*(probe.name for probe in PROBES), *(probe + FORCED for probe in _FORCED_KEYS))),
-    "X08": Quantified(("legal", *_ILLEGAL_KEYS)),
-    "X11": Quantified(("collision" + ROUND_TRIP,)),
-    "X12": Quantified(tuple(probe.name + FORCED for probe in PROBES if probe.forced is not None), every_target=True),
-    "X17": Quantified(("legal", *(probe for probe in _ILLEGAL_KEYS if probe != "collision"))),
-    "X20": Quantified(tuple(_SMOLAGENTS_REFUSED)),
-    "X19": Quantified(("collision",)),
-    "X21": Quantified((*_ILLEGAL_KEYS, "length-70")),
-    **{
-        claim_id: Quantified(tuple(probe.name for probe in LIST_PROBES if probe.list in lists))
-        for claim_id, lists in {"X28": ("allowedTools",), "X29": ("disallowedTools",), "X31": LISTS}.items()
-    },
-}
+)
+on_target(
+    "X24",
+    "claude-agent-sdk",
+    sends({"length-64": served("a" * 64, "plain"), "length-70": served("b" * 70, "plain")}),
+    longer_than("anthropic", "documented", 64, "length-64", "length-70"),
+    round_trip("length-70"),
+)
+on_target(
+    "X25",
+    "claude-agent-sdk",
+    sends({"collision": served("search_web")}),
+    no_own_error("collision"),
+    round_trip("collision"),
+)
+on_target(
+    "X26",
+    "claude-agent-sdk",
+    sends({"empty": served("", "plain"), "leading-digit": served("9lives", "plain")}),
+    round_trip("empty", "leading-digit"),
+)
+on_target(
+    "X27", "claude-agent-sdk", resends_and_tunnels("api.anthropic.com:443", *(probe.name for probe in PROBES), turns=14)
+)
+on_target("X28", "claude-agent-sdk", _ALLOWED, quantified=_list_probes("allowedTools"))
+on_target("X29", "claude-agent-sdk", _DISALLOWED, quantified=_list_probes("disallowedTools"))
+on_target("X30", "claude-agent-sdk", _SUBAGENT_TOOLS)
+on_target(
+    "X31",
+    "claude-agent-sdk",
+    mastra_forces_by_key,
+    _ALLOWED,
+    _DISALLOWED,
+    _SUBAGENT_TOOLS,
+    quantified=_list_probes(*LISTS),
+)

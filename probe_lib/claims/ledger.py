@@ -1,30 +1,27 @@
 """The claims ledger: every claim of the article and every finding of ours, judged on measured outcomes.
 
 ``data/claims.csv`` lists the claims (paraphrased, with the article section or finding they come from and the
-notebook that shows them). Each claim has one check, and :data:`CHECKS` and :data:`RANGE_CHECKS` are the one
-registry of them, assembled from the modules that write them: :mod:`~probe_lib.claims.mastra` (each judged on one
-``@mastra/core`` version's outcomes), :mod:`~probe_lib.claims.frameworks` (each other framework's, on its matrix
-runs), :mod:`~probe_lib.claims.ranges` (judged once, on the timeline of every swept version) and
+notebook that shows them). Each claim has one check, registered where it is written
+(:mod:`~probe_lib.claims.registry`) by the modules that write them: :mod:`~probe_lib.claims.mastra` (each judged on
+one ``@mastra/core`` version's outcomes), :mod:`~probe_lib.claims.frameworks` (each other framework's, on its matrix
+targets), :mod:`~probe_lib.claims.ranges` (judged once, on the timeline of every swept version) and
 :mod:`~probe_lib.claims.framework_ranges` (each other framework's since-when claims, judged once on its committed
-timeline). A check reads the
-outcomes of one version (live or recorded) and returns a :data:`~probe_lib.claims.verdict.Status` and one line of
-evidence.
+timeline). A check reads its evidence (live or recorded) and returns a
+:data:`~probe_lib.claims.verdict.Status` and one line of evidence.
 """
 
 from __future__ import annotations
 
 import csv
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import pandas as pd
 
-from probe_lib.claims import framework_ranges, frameworks, mastra, ranges
-from probe_lib.claims.framework_ranges import FrameworkRangeCheck
-from probe_lib.claims.ranges import RangeCheck
+from probe_lib.claims import framework_ranges, registry
 from probe_lib.claims.since import Timeline
-from probe_lib.claims.verdict import MASTRA, Check, Quantified, Verdict
+from probe_lib.claims.verdict import MASTRA, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.study.collection import MATRIX
@@ -44,55 +41,35 @@ class Claim:
     notebook: str
 
 
-#: Claim id -> its check on one version's outcomes: Mastra's, then each other framework's.
-CHECKS: dict[str, Check] = {**mastra.CHECKS, **{claim_id: check for claim_id, (_, check) in frameworks.CHECKS.items()}}
-#: Claim id -> its check on a :class:`~probe_lib.claims.since.Timeline` (since when, until when).
-RANGE_CHECKS: dict[str, RangeCheck] = dict(ranges.CHECKS)
-#: Claim id -> its check on one other framework's committed timeline.
-FRAMEWORK_RANGE_CHECKS: dict[str, FrameworkRangeCheck] = {
-    claim_id: check for claim_id, (_, check) in framework_ranges.CHECKS.items()
-}
-#: Claim id -> what its quantifying word ranges over, for every claim whose statement has one.
-QUANTIFIED: dict[str, Quantified] = {**mastra.QUANTIFIED, **frameworks.QUANTIFIED, **ranges.QUANTIFIED}
-#: Claim id -> the framework whose outcomes its check reads (the adapter name: ``mastra``, ``crewai`` …).
-FRAMEWORKS: dict[str, str] = {
-    **{claim_id: MASTRA for claim_id in [*mastra.CHECKS, *ranges.CHECKS]},
-    **{claim_id: framework for claim_id, (framework, _) in frameworks.CHECKS.items()},
-    **{claim_id: framework for claim_id, (framework, _) in framework_ranges.CHECKS.items()},
-}
-
-
 def load_claims() -> list[Claim]:
-    """The ledger's claims, each with its check; raises ``InputError`` if the file drifts from the registry."""
+    """The ledger's claims; raises ``InputError`` if the file drifts from the registered checks."""
     with CLAIMS_PATH.open(newline="", encoding="utf-8") as handle:
         claims = [Claim(**row) for row in csv.DictReader(handle)]
     ids = [claim.id for claim in claims]
     if len(set(ids)) != len(ids):
         raise InputError(f"{CLAIMS_PATH.name}: claim ids repeat")
-    checked = [*mastra.CHECKS, *frameworks.CHECKS, *ranges.CHECKS, *framework_ranges.CHECKS]
-    if sorted(ids) != sorted(checked):
-        odd = sorted({claim_id for claim_id in ids + checked if ids.count(claim_id) != checked.count(claim_id)})
+    if odd := sorted(set(ids) ^ set(registry.checks())):
         raise InputError(
             f"{CLAIMS_PATH.name} and the checks disagree on claims {odd}: each claim needs one check "
-            "(in probe_lib.claims.mastra, frameworks, ranges or framework_ranges)"
+            "(registered in probe_lib.claims.mastra, frameworks, ranges or framework_ranges)"
         )
     return claims
 
 
 def judge(claim: Claim, evidence: Evidence | Timeline) -> Verdict:
     """Run one claim's check; a check whose evidence lacks what it needs is reported as failed, with the reason."""
-    is_range = isinstance(evidence, Timeline)
-    checks = CHECKS if not is_range else FRAMEWORK_RANGE_CHECKS if claim.id in FRAMEWORK_RANGE_CHECKS else RANGE_CHECKS
+    registered = registry.checks()[claim.id]
     try:
-        status, text = checks[claim.id](evidence)
+        status, text = registered.check(evidence)
     except CheckError as error:
         status, text = "failed", f"check could not run: {error}"
-    return Verdict(claim.id, evidence.span if is_range else evidence.version, status, text)
+    version = evidence.span if registered.kind == "timeline" else evidence.version
+    return Verdict(claim.id, version, status, text)
 
 
 def claims_of(framework: str) -> list[Claim]:
     """The claims whose checks read ``framework``'s outcomes."""
-    return [claim for claim in load_claims() if FRAMEWORKS[claim.id] == framework]
+    return [claim for claim in load_claims() if registry.checks()[claim.id].framework == framework]
 
 
 def ledger(
@@ -119,13 +96,14 @@ def ledger(
     """
     rows = []
     for claim in load_claims():
-        framework = FRAMEWORKS[claim.id]
-        if claim.id in RANGE_CHECKS:
+        registered = registry.checks()[claim.id]
+        kind, framework = registered.kind, registered.framework
+        if kind == "timeline" and framework == MASTRA:
             judged = [(timeline, timeline_source)] if timeline is not None else []
-        elif claim.id in FRAMEWORK_RANGE_CHECKS:
+        elif kind == "timeline":
             own = (framework_timelines or {}).get(framework)
             judged = [(own, framework_ranges.source())] if own is not None else []
-        elif framework == MASTRA:
+        elif kind == "version":
             judged = [
                 (Evidence(v, outcomes, by_version), (pin_sources or {}).get(v, "unstated"))
                 for v, outcomes in by_version.items()
@@ -189,11 +167,23 @@ def statuses_with_statements(table: pd.DataFrame) -> pd.DataFrame:
     return info.join(status_matrix(table), how="inner")
 
 
-def verdicts(evidence: Evidence | Timeline, claim_ids: Iterable[str]) -> pd.DataFrame:
-    """The named claims judged on ``evidence``: a small table a notebook shows before asserting; its last column
-    names what the verdicts were judged on (version and source, or the timeline's span)."""
-    by_id = {claim.id: claim for claim in load_claims()}
-    judged = [(by_id[claim_id], judge(by_id[claim_id], evidence)) for claim_id in claim_ids]
+def verdicts(evidence: Evidence | Timeline, notebook: str) -> pd.DataFrame:
+    """The claims ``data/claims.csv`` files under ``notebook`` that ``evidence`` can judge (a timeline: the claims on
+    that framework's timeline; else the others), judged on it: a small table a notebook shows
+    before asserting; its last column names what the verdicts were judged on (version and source, or the timeline's
+    span)."""
+    registered = registry.checks()
+    on_timeline = isinstance(evidence, Timeline)
+    claims = [
+        claim
+        for claim in load_claims()
+        if claim.notebook == notebook
+        and (registered[claim.id].kind == "timeline") == on_timeline
+        and (not on_timeline or registered[claim.id].framework == evidence.framework)
+    ]
+    if not claims:
+        raise InputError(f"{CLAIMS_PATH.name} files no claim under the notebook {notebook!r}")
+    judged = [(claim, judge(claim, evidence)) for claim in claims]
     return pd.DataFrame(
         {
             "claim": [claim.id for claim, _ in judged],
@@ -205,34 +195,23 @@ def verdicts(evidence: Evidence | Timeline, claim_ids: Iterable[str]) -> pd.Data
     )
 
 
-#: The article's claims the kit measured otherwise on the pinned versions, each with why in a few words: a notebook's
-#: closing check passes them (``assert_claims(table, REFUTED_AS_MEASURED)``) and stops on any other refutation.
-REFUTED_AS_MEASURED = {
-    "A04": "an emoji becomes two underscores, one per UTF-16 unit (F01)",
-    "A08": "1.0.4 also logs the collision at error level; elsewhere it is refined: the caller finds the id only as "
-    "its cause's code (F05)",
-    "A09": "one rewritten key is refused beside a legal key it lands on, or alone on __proto__ (F17, F04)",
-    "A22": "the valid key __proto__ is never offered (F06)",
-    "A24": "the shipped docs also give toolChoice 'auto' and 'none', though no example names a tool (F19)",
-}
-
-
-def assert_claims(table: pd.DataFrame, explained: Mapping[str, str] | None = None) -> None:
-    """Stop the notebook if a claim was refuted or its check failed, unless the notebook explains why; else say in
-    words what was checked.
-
-    ``explained`` maps claim ids to the notebook's explanation of an expected refutation.
-    """
-    explained = explained or {}
-    broken = table[table["status"].isin(["refuted", "failed"]) & ~table["claim"].isin(list(explained))]
+def assert_claims(table: pd.DataFrame) -> None:
+    """Stop the notebook if a claim was refuted or its check failed, unless its refutation is expected (registered
+    with ``refuted_as_measured``, the reason); else say in words what was checked."""
+    expected = {
+        claim_id: entry.refuted_as_measured
+        for claim_id, entry in registry.checks().items()
+        if entry.refuted_as_measured
+    }
+    broken = table[table["status"].isin(["refuted", "failed"]) & ~table["claim"].isin(list(expected))]
     if not broken.empty:
         lines = "; ".join(f"{row.claim} {row.status}: {row.evidence}" for row in broken.itertuples())
         raise AssertionError(f"claims did not hold: {lines}")
     counts = table["status"].value_counts()
     refuted = sorted(set(table.loc[table["status"] == "refuted", "claim"]))
-    expected = "; ".join(f"{claim} refuted, as expected: {explained[claim]}" for claim in refuted)
+    excused = "; ".join(f"{claim} refuted, as expected: {expected[claim]}" for claim in refuted)
     print(
         f"Checked {len(table)} verdicts ({', '.join(sorted(set(table['claim'])))}): "
-        + (f"{expected}; no other refuted and no check failed" if refuted else "none refuted and no check failed")
+        + (f"{excused}; no other refuted and no check failed" if refuted else "none refuted and no check failed")
         + f" ({', '.join(f'{n} {status}' for status, n in counts.items())})."
     )

@@ -1,10 +1,10 @@
 """Mastra's checks for the claims ledger: each claim of ``data/claims.csv`` judged on ``@mastra/core`` outcomes.
 
 Every check reads the catalogue's outcomes (``catalogue.py``) on one version, live or recorded, and tests the whole
-statement of its claim against them; :data:`CHECKS` names each claim's check. Expected values are written out from
-the article's own rules (or the docs it quotes), never taken from the Python model. A check raises
-:class:`~probe_lib.study.evidence.CheckError` when the evidence lacks what it needs, which the ledger shows as
-failed.
+statement of its claim against them; each is registered where it is written, under its claim id
+(:func:`~probe_lib.claims.registry.claim`). Expected values are written out from the article's own rules (or the
+docs it quotes), never taken from the Python model. A check raises :class:`~probe_lib.study.evidence.CheckError`
+when the evidence lacks what it needs, which the ledger shows as failed.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from probe_lib import providers
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.adapters.mastra.runner import COLLISION_ID
 from probe_lib.analysis import measured
-from probe_lib.claims.verdict import Check, Quantified, Status
+from probe_lib.claims.registry import claim
+from probe_lib.claims.verdict import Status
 from probe_lib.core.outcome import CAPTURED, Outcome, quoted, wire_names_by_key
 from probe_lib.core.target import baseline, version_key
 from probe_lib.providers import lint
@@ -111,6 +112,7 @@ def _forces_absent_tool(outcome: Outcome, forced_as: str, context: str = "") -> 
 # -- article claims -----------------------------------------------------------------------------------------------
 
 
+@claim("A01")
 def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
     docs, distinct = e["docs-key-examples"], e["docs-legal-keys"]
     # Ids that no key spells (weather-tool is both a key and another tool's id): offering one is the id leaking.
@@ -132,6 +134,7 @@ def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
 _VALID_KEYS = ("docs-key-examples", "docs-legal-keys", "choice-legal-key", "legal-keys-interleaved", "proto-key")
 
 
+@claim("A22", quantified=_VALID_KEYS, refuted_as_measured="the valid key __proto__ is never offered (F06)")
 def _valid_keys_are_offered(e: Evidence) -> tuple[Status, str]:
     offered, missing = [], []
     for scenario in _VALID_KEYS:
@@ -153,6 +156,7 @@ _NO_TOOL_CHOICE = tuple(name for name, scenario in catalogue.by_name().items() i
 _AUTO = {"anthropic-messages": {"type": "auto"}}
 
 
+@claim("A23", quantified=_NO_TOOL_CHOICE)
 def _auto_by_default(e: Evidence) -> tuple[Status, str]:
     with_tools, without, silent = Counter(), 0, 0
     for scenario in _NO_TOOL_CHOICE:
@@ -177,6 +181,7 @@ def _auto_by_default(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("A02")
 def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
     outcome = e["key-not-id"]
     names = _names(outcome)
@@ -189,6 +194,7 @@ def _neither_id_nor_key(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "tool id get-weather under key search.web went out as search_web (neither the id nor the key)"
 
 
+@claim("A03")
 def _builtins(e: Evidence) -> tuple[Status, str]:
     by_export, by_id = e["builtins-by-export"], e["builtins-by-id"]
     if by_export.package is None:
@@ -213,6 +219,11 @@ def _builtins(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim(
+    "A04",
+    quantified=("rewrite-rules", "unicode-keys"),
+    refuted_as_measured="an emoji becomes two underscores, one per UTF-16 unit (F01)",
+)
 def _substitution(e: Evidence) -> tuple[Status, str]:
     # Each key only the substitution touches (first character a letter or underscore, at most 63 UTF-16 units),
     # paired with the name its own tool went out under (read from the tool's description, not by set membership).
@@ -249,6 +260,7 @@ def _js_length(key: str) -> int:
     return sum(2 if ord(c) > 0xFFFF else 1 for c in key)
 
 
+@claim("A05")
 def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
     names = _names(e["rewrite-rules"])
     digit_63 = "1" + "a" * 62
@@ -270,6 +282,7 @@ def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("A06")
 def _cut_at_63(e: Evidence) -> tuple[Status, str]:
     outcome, long = e["length-64"], e["rewrite-rules"]
     names = _names(outcome)
@@ -289,6 +302,7 @@ def _cut_at_63(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("A07")
 def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
     outcome = e["rewrite-rules"]
     names = _names(outcome)
@@ -318,6 +332,11 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim(
+    "A08",
+    refuted_as_measured="1.0.4 also logs the collision at error level; elsewhere it is refined: the caller finds the "
+    "id only as its cause's code (F05)",
+)
 def _collision(e: Evidence) -> tuple[Status, str]:
     found = []
     logged = False
@@ -379,6 +398,19 @@ def _collision(e: Evidence) -> tuple[Status, str]:
     )
 
 
+#: Single keys refused as collisions: scenario -> the one key the article's rules rewrite, and the name it lands on.
+_ONE_REWRITE = {
+    "collision-onto-legal-key": ("search.web", "search_web"),
+    "collision-onto-legal-key-first": ("search.web", "search_web"),
+    "collision-proto": ("..proto..", "__proto__"),
+}
+
+
+@claim(
+    "A09",
+    quantified=("single-rewrite", *_ONE_REWRITE),
+    refuted_as_measured="one rewritten key is refused beside a legal key it lands on, or alone on __proto__ (F17, F04)",
+)
 def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
     outcome = e["single-rewrite"]
     if not outcome.requests or _names(outcome) != ["search_web"]:
@@ -408,14 +440,17 @@ def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"{alone}; and each of {', '.join(_ONE_REWRITE)} went out"
 
 
+@claim("A10")
 def _choice_by_key(e: Evidence) -> tuple[Status, str]:
     return _forces_absent_tool(e["choice-by-key"], "search.web")
 
 
+@claim("A11")
 def _choice_by_id(e: Evidence) -> tuple[Status, str]:
     return _forces_absent_tool(e["choice-by-id"], "get-weather")
 
 
+@claim("A12")
 def _round_trip(e: Evidence) -> tuple[Status, str]:
     outcome = e["call-by-wire-name"]
     ran = [(x["key"], x["args"]) for x in outcome.executions]
@@ -433,6 +468,7 @@ def _round_trip(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("A13")
 def _not_mutated(e: Evidence) -> tuple[Status, str]:
     outcome = e["key-not-id"]
     if outcome.keys_after != ("search.web",):
@@ -471,6 +507,7 @@ def _code_differences(source: str, baseline: str) -> list[str]:
     return changes
 
 
+@claim("A14")
 def _same_across_versions(e: Evidence) -> tuple[Status, str]:
     if verdict := _without_baseline(e):
         return verdict
@@ -503,6 +540,7 @@ def _same_across_versions(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("A15", quantified=("choice-legal-key",))
 def _legal_key_forces(e: Evidence) -> tuple[Status, str]:
     outcome = e["choice-legal-key"]
     names, forced = _names(outcome), outcome.forced_name
@@ -524,6 +562,7 @@ def _legal_key_forces(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("A16", quantified=("collision-64th-unit", "collision-64th-unit-utf16"))
 def _collide_after_63(e: Evidence) -> tuple[Status, str]:
     seen = []
     for scenario in ("collision-64th-unit", "collision-64th-unit-utf16"):
@@ -544,6 +583,7 @@ def _collide_after_63(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("A17")
 def _shared_record(e: Evidence) -> tuple[Status, str]:
     outcome = e["shared-record"]
     sent = [lint.tool_names(body) for body in outcome.requests]
@@ -559,6 +599,7 @@ def _shared_record(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("A18")
 def _issue_6302(e: Evidence) -> tuple[Status, str]:
     outcome = e["length-issue-6302"]
     key = outcome.registered_keys[0]
@@ -587,6 +628,7 @@ def _issue_6302(e: Evidence) -> tuple[Status, str]:
 _PROMPTS = {"key-not-id": "get-weather", "instructions-name-key": "search.web"}
 
 
+@claim("A19")
 def _prompt_names_absent_tool(e: Evidence) -> tuple[Status, str]:
     said = []
     for scenario, named in _PROMPTS.items():
@@ -670,6 +712,11 @@ def _forms(given: dict[str, list[str]]) -> str:
     )
 
 
+@claim(
+    "A24",
+    quantified=("docs-tool-choice",),
+    refuted_as_measured="the shipped docs also give toolChoice 'auto' and 'none', though no example names a tool (F19)",
+)
 def _docs_show_only_required(e: Evidence) -> tuple[Status, str]:
     given, _ = _choice_examples(e)
     if not given:
@@ -679,6 +726,7 @@ def _docs_show_only_required(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"the shipped docs give toolChoice only 'required': {_forms(given)}"
 
 
+@claim("F19", quantified=("docs-tool-choice",))
 def _docs_force_no_named_tool(e: Evidence) -> tuple[Status, str]:
     given, described = _choice_examples(e)
     if "named tool" in given:
@@ -696,6 +744,7 @@ def _docs_force_no_named_tool(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"no shipped example gives toolChoice a named tool; the values given: {_forms(given)}; {listed}"
 
 
+@claim("A20")
 def _docs_key_rule(e: Evidence) -> tuple[Status, str]:
     page = _shipped_section(e, _KEY_RULE_SECTION)
     if page is None:
@@ -721,6 +770,7 @@ def _docs_key_rule(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("A21")
 def _docs_builtins(e: Evidence) -> tuple[Status, str]:
     page = _shipped_section(e, _BUILTINS_SECTION)
     if page is None:
@@ -755,6 +805,7 @@ def _docs_builtins(e: Evidence) -> tuple[Status, str]:
 # -- our findings -------------------------------------------------------------------------------------------------
 
 
+@claim("F01")
 def _emoji(e: Evidence) -> tuple[Status, str]:
     names = _names(e["emoji-key"])
     if "weather__" not in names:
@@ -762,6 +813,7 @@ def _emoji(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "weather😀 went out as weather__ (two underscores for one emoji: two UTF-16 code units)"
 
 
+@claim("F02")
 def _integer_keys(e: Evidence) -> tuple[Status, str]:
     outcome = e["integer-keys"]
     keys = outcome.registered_keys
@@ -772,6 +824,7 @@ def _integer_keys(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"registered {keys}, sent {names}: 7 and 42 are enumerated first, in numeric order"
 
 
+@claim("F03")
 def _empty_key(e: Evidence) -> tuple[Status, str]:
     outcome = e["empty-key"]
     if outcome.requests:
@@ -790,6 +843,7 @@ def _empty_key(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("F04")
 def _proto_collision(e: Evidence) -> tuple[Status, str]:
     outcome = e["collision-proto"]
     if len(outcome.registered_keys) != 1:
@@ -802,6 +856,7 @@ def _proto_collision(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "one tool, key ..proto..: refused as a collision on __proto__"
 
 
+@claim("F05", quantified=("collision-dot-space",))
 def _wrapped_id(e: Evidence) -> tuple[Status, str]:
     outcome = e["collision-dot-space"]
     if outcome.error_ids[:1] != ["AGENT_GENERATE_FAILED"] or COLLISION_ID in outcome.error_ids:
@@ -821,6 +876,7 @@ def _wrapped_id(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("F06", quantified=("proto-key",))
 def _proto_vanishes(e: Evidence) -> tuple[Status, str]:
     outcome = e["proto-key"]
     names = _names(outcome)
@@ -843,6 +899,7 @@ _CALLS = {
 }
 
 
+@claim("F07", quantified=(*_CALLS, "docs-builtin-example"))
 def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
     reported = {scenario: e[scenario].tool_names for scenario in _CALLS}
     # The claim lets the call by the key alone make generate() throw (1.0.4), reporting no toolName at all.
@@ -861,6 +918,7 @@ def _tool_name_is_the_called_name(e: Evidence) -> tuple[Status, str]:
     return "refuted", f"docs example toolNames {docs.tool_names}"
 
 
+@claim("F08")
 def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
     by_id, by_key = e["call-by-id"], e["call-by-key"]
     if [x["key"] for x in by_id.executions] != ["search.web"]:
@@ -922,6 +980,7 @@ def _found(surfaces: dict, method: str, query: str) -> str | None:
     return answers[query].get("found")
 
 
+@claim("F16")
 def _lookups(e: Evidence) -> tuple[Status, str]:
     """Each clause of F16 against the three lookup scenarios: what each finder answers for the key, the id and the
     wire name, the listings, and the tools the agent's request carried."""
@@ -990,6 +1049,7 @@ def _lookups(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("F09", quantified=("active-tools-by-key", "active-tools-by-wire-name"))
 def _active_tools(e: Evidence) -> tuple[Status, str]:
     if verdict := _before_the_claims(e):
         return verdict
@@ -1011,6 +1071,7 @@ def _active_tools(e: Evidence) -> tuple[Status, str]:
     return "refuted", f"by key: {_names(by_key)}; by wire name: {_names(by_name)}"
 
 
+@claim("F10")
 def _other_sources(e: Evidence) -> tuple[Status, str]:
     agents, toolsets, client = _names(e["sub-agents-workflows"]), _names(e["toolsets"]), _names(e["client-tools"])
     if "agent-research_bot" not in agents or "workflow-etl_job" not in agents:
@@ -1022,10 +1083,12 @@ def _other_sources(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"sub-agent/workflow {agents[1:]}, toolset my.set -> {toolsets}, client tool -> {client[1:]}"
 
 
+@claim("F11")
 def _stream_mismatch(e: Evidence) -> tuple[Status, str]:
     return _forces_absent_tool(e["choice-by-key-stream"], "search.web", "stream(): ")
 
 
+@claim("F12")
 def _version_differences(e: Evidence) -> tuple[Status, str]:
     if verdict := _without_baseline(e):
         return verdict
@@ -1046,6 +1109,7 @@ def _version_differences(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("F13", quantified=("remedy-choice-by-key", "remedy-active-tools"))
 def _remedy(e: Evidence) -> tuple[Status, str]:
     choice, active = e["remedy-choice-by-key"], e["remedy-active-tools"]
     forced, names = choice.forced_name, _names(choice)
@@ -1082,6 +1146,7 @@ def _path_outcome(e: Evidence, scenario: str, path: str) -> Outcome:
     return outcome
 
 
+@claim("F14")
 def _paths_rename_alike(e: Evidence) -> tuple[Status, str]:
     chat_names = _names(e["rewrite-rules"])
     chat_collision = e["collision-dot-space"].failure
@@ -1105,6 +1170,7 @@ def _paths_rename_alike(e: Evidence) -> tuple[Status, str]:
     )
 
 
+@claim("F15")
 def _paths_force_absent_tool(e: Evidence) -> tuple[Status, str]:
     said = []
     for path in _ROUTER_PATHS:
@@ -1113,14 +1179,6 @@ def _paths_force_absent_tool(e: Evidence) -> tuple[Status, str]:
             return status, evidence
         said.append(f"{evidence} as {json.dumps(e[f'choice-by-key-{path}'].tool_choice)}")
     return "confirmed", "; ".join(said)
-
-
-#: Single keys refused as collisions: scenario -> the one key the article's rules rewrite, and the name it lands on.
-_ONE_REWRITE = {
-    "collision-onto-legal-key": ("search.web", "search_web"),
-    "collision-onto-legal-key-first": ("search.web", "search_web"),
-    "collision-proto": ("..proto..", "__proto__"),
-}
 
 
 def _needs_rewrite(key: str) -> bool:
@@ -1139,6 +1197,7 @@ def _not_refused_on(outcome: Outcome, name: str, what: str) -> str | None:
     return None
 
 
+@claim("F17")
 def _one_rewrite_collides(e: Evidence) -> tuple[Status, str]:
     said = []
     for scenario, (rewritten, name) in _ONE_REWRITE.items():
@@ -1151,6 +1210,7 @@ def _one_rewrite_collides(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "one rewritten key each, no request sent: " + "; ".join(said)
 
 
+@claim("F18", quantified=("mcp-set-cut-collision",))
 def _imported_set_collides(e: Evidence) -> tuple[Status, str]:
     outcome = e["mcp-set-cut-collision"]
     keys = outcome.registered_keys
@@ -1169,69 +1229,3 @@ def _imported_set_collides(e: Evidence) -> tuple[Status, str]:
         f"the {len(keys)} keys (every character legal, {sum(len(k) > 63 for k in keys)} over 63) were refused before "
         f"any request on {prefix} ({len(prefix)} characters), the first 63 of {' and '.join(pair)}"
     )
-
-
-#: Claim id -> its check, each judged on one version's outcomes (the ledger's registry reads it).
-CHECKS: dict[str, Check] = {
-    "A01": _legal_keys_are_names,
-    "A02": _neither_id_nor_key,
-    "A03": _builtins,
-    "A04": _substitution,
-    "A05": _prefix_before_cut,
-    "A06": _cut_at_63,
-    "A07": _rewritten_move_last,
-    "A08": _collision,
-    "A09": _single_rewrite_silent,
-    "A10": _choice_by_key,
-    "A11": _choice_by_id,
-    "A12": _round_trip,
-    "A13": _not_mutated,
-    "A14": _same_across_versions,
-    "A15": _legal_key_forces,
-    "A16": _collide_after_63,
-    "A17": _shared_record,
-    "A18": _issue_6302,
-    "A19": _prompt_names_absent_tool,
-    "A20": _docs_key_rule,
-    "A21": _docs_builtins,
-    "A22": _valid_keys_are_offered,
-    "A23": _auto_by_default,
-    "A24": _docs_show_only_required,
-    "F01": _emoji,
-    "F02": _integer_keys,
-    "F03": _empty_key,
-    "F04": _proto_collision,
-    "F05": _wrapped_id,
-    "F06": _proto_vanishes,
-    "F07": _tool_name_is_the_called_name,
-    "F08": _ids_route_keys_do_not,
-    "F09": _active_tools,
-    "F10": _other_sources,
-    "F11": _stream_mismatch,
-    "F12": _version_differences,
-    "F13": _remedy,
-    "F14": _paths_rename_alike,
-    "F15": _paths_force_absent_tool,
-    "F16": _lookups,
-    "F17": _one_rewrite_collides,
-    "F18": _imported_set_collides,
-    "F19": _docs_force_no_named_tool,
-}
-
-#: Claim id -> the cases its quantifying word ranges over (see :class:`~probe_lib.claims.verdict.Quantified`).
-QUANTIFIED: dict[str, Quantified] = {
-    "A04": Quantified(("rewrite-rules", "unicode-keys")),
-    "A09": Quantified(("single-rewrite", *_ONE_REWRITE)),
-    "A22": Quantified(_VALID_KEYS),
-    "A23": Quantified(_NO_TOOL_CHOICE),
-    "A24": Quantified(("docs-tool-choice",)),
-    "A15": Quantified(("choice-legal-key",)),
-    "A16": Quantified(("collision-64th-unit", "collision-64th-unit-utf16")),
-    "F05": Quantified(("collision-dot-space",)),
-    "F06": Quantified(("proto-key",)),
-    "F07": Quantified((*_CALLS, "docs-builtin-example")),
-    "F09": Quantified(("active-tools-by-key", "active-tools-by-wire-name")),
-    "F13": Quantified(("remedy-choice-by-key", "remedy-active-tools")),
-    "F18": Quantified(("mcp-set-cut-collision",)),
-    "F19": Quantified(("docs-tool-choice",)),
-}

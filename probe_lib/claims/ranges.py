@@ -3,12 +3,10 @@ version, and each able to fail.
 
 A :class:`~probe_lib.claims.since.Timeline` holds Mastra's lines of the committed timeline with this run's versions
 laid over them, named by the versions it spans; the checks read its lines through the tabulating functions of
-:mod:`probe_lib.analysis.timeline`. :data:`CHECKS` names each claim's check.
+:mod:`probe_lib.analysis.timeline`. Each check is registered under its claim id where it is written.
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
 
 import pandas as pd
 
@@ -22,13 +20,11 @@ from probe_lib.analysis.timeline import (
     sent_nothing,
     versions,
 )
+from probe_lib.claims.registry import claim
 from probe_lib.claims.since import Timeline
-from probe_lib.claims.verdict import Quantified, Status
+from probe_lib.claims.verdict import Status
 from probe_lib.core.target import version_key
 from probe_lib.study.evidence import CheckError
-
-#: A check of one claim on the whole timeline.
-RangeCheck = Callable[[Timeline], tuple[Status, str]]
 
 
 def _lines(timeline: Timeline, scenario: str, *, expressible_only: bool = True) -> list:
@@ -86,6 +82,7 @@ def _sends(name: str):
     return lambda behaviour: name in (behaviour.names or ())
 
 
+@claim("V01", on="timeline", quantified=("single-rewrite",))
 def _normaliser_arrives(timeline: Timeline) -> tuple[Status, str]:
     status, text = _begins_at(
         timeline, "single-rewrite", "0.13.2", _sends("search_web"), "search.web goes out as search_web"
@@ -98,6 +95,7 @@ def _normaliser_arrives(timeline: Timeline) -> tuple[Status, str]:
     return "confirmed", f"{text}; all {len(before)} before it sent search.web verbatim"
 
 
+@claim("V02", on="timeline", quantified=("choice-by-key",))
 def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
     lines = [line for line in _lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.names or ())]
     if not lines:
@@ -115,6 +113,7 @@ def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
     )
 
 
+@claim("V03", on="timeline")
 def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
     lines = _lines(timeline, "active-tools-by-key")
 
@@ -141,6 +140,7 @@ def _choice(line) -> object:
     return line.behaviour.tool_choice
 
 
+@claim("V04", on="timeline")
 def _choice_none_changes(timeline: Timeline) -> tuple[Status, str]:
     lines = _lines(timeline, "choice-none")
     with_tools = [line.version for line in lines if line.behaviour.names and _choice(line) == "none"]
@@ -168,6 +168,7 @@ _FIRST_BUILTINS = 6
 _LATER_BUILTIN = "webFetchTool"
 
 
+@claim("V05", on="timeline")
 def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     # A version that exports no built-in cannot register them: counted as "not sent", not left out.
     first = _begins_at(
@@ -232,6 +233,7 @@ _AGAINST = "1.0.4"
 _BETAS_SERVED, _BETAS_LATER, _BETAS_SENDING = 15, 9, 13
 
 
+@claim("V06", on="timeline")
 def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
     apart = timeline.prereleases
     betas = [] if apart is None else [v for v in versions(apart) if v.startswith(_BETA)]
@@ -292,17 +294,3 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
         + (f" (not run: {', '.join(unrun)})" if unrun else "")
         + f"; {alike} of {by_scenario.ngroups} scenarios behave as on {_AGAINST} on all {len(betas)} betas"
     )
-
-
-#: Claim id -> its check, each judged once on the timeline (the ledger's registry reads it).
-CHECKS: dict[str, RangeCheck] = {
-    "V01": _normaliser_arrives,
-    "V02": _passthrough_never_fixed,
-    "V03": _active_tools_stretches,
-    "V04": _choice_none_changes,
-    "V05": _builtins_arrive,
-    "V06": _betas_against_1_0_4,
-}
-
-#: Claim id -> the scenarios its "every" ranges over, each on every timeline version that sent a request for it.
-QUANTIFIED: dict[str, Quantified] = {"V01": Quantified(("single-rewrite",)), "V02": Quantified(("choice-by-key",))}

@@ -12,10 +12,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
+import pandas as pd
+
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome
 from probe_lib.core.target import Target
-from probe_lib.study import notebook
+from probe_lib.study import notebook, tidy
 from probe_lib.study.collection import CATALOGUE
 from probe_lib.study.measurement import Measurement
 from probe_lib.study.sources import LIVE, RecordedFallback, Source
@@ -47,6 +49,11 @@ class Evidence(Generic[OutcomeT]):
             return self.outcomes[scenario]
         except KeyError:
             raise CheckError(f"scenario {scenario!r} was not measured on {self.version}") from None
+
+    def frame(self) -> pd.DataFrame:
+        """This version's outcomes as the tidy table (one row per scenario × tool, columns in
+        :data:`probe_lib.study.tidy.COLUMNS`): what a notebook's pandas starts from."""
+        return tidy.frame(list(self.outcomes.values()), [self.source] * len(self.outcomes))
 
 
 def measured(source: Source = LIVE, versions: Iterable[str] | None = None) -> list[Measurement]:

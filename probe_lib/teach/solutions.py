@@ -41,7 +41,8 @@ PLACEHOLDER = "answer = None"
 
 
 def exercise_of(source: str) -> str | None:
-    """The exercise a code cell checks (``exercises.<name>(answer, ...)``), or ``None`` for any other cell."""
+    """The exercise a code cell checks (``exercises.<name>(answer, ...)``, or ``pl.exercises.<name>(...)`` through
+    ``import probe_lib as pl``), or ``None`` for any other cell."""
     try:
         tree = ast.parse(source)
     except SyntaxError:  # a cell with %magics is never an exercise cell
@@ -51,8 +52,7 @@ def exercise_of(source: str) -> str | None:
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Attribute)
             and node.func.attr in exercises.EXERCISES
-            and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == "exercises"
+            and "exercises" in (getattr(node.func.value, "id", None), getattr(node.func.value, "attr", None))
         ):
             return node.func.attr
     return None

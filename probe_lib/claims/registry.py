@@ -1,0 +1,103 @@
+"""Every claim's check, registered where it is written, with what the ledger must know of it.
+
+A check module declares each check with :func:`claim` (a decorator) or :func:`register` (for a check built from
+parts): the claim id of ``data/claims.csv`` it judges, what it is judged on (:data:`Kind`), the framework whose
+outcomes it reads, the cases its quantifying word ranges over and, for an article claim the kit measured otherwise,
+why its refutation is expected. :func:`checks` is the whole registry (it imports the check modules first);
+:mod:`probe_lib.claims.ledger` holds it to ``data/claims.csv`` and judges the claims.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any, Literal, TypeVar
+
+from probe_lib.claims.verdict import MASTRA, Status
+
+#: What a check is judged on: one pinned ``@mastra/core`` version's outcomes (``version``), one framework-matrix
+#: target's runs (``target``), both as :class:`~probe_lib.study.evidence.Evidence`, or once on a timeline of many
+#: releases (``timeline``: a framework's :class:`~probe_lib.claims.since.Timeline`).
+Kind = Literal["version", "target", "timeline"]
+#: A check: what it is judged on (as its :data:`Kind` says) in, a status and one line of evidence out.
+Check = Callable[[Any], tuple[Status, str]]
+C = TypeVar("C", bound=Check)
+
+
+@dataclass(frozen=True)
+class Quantified:
+    """What a claim's quantifying word ("never", "every", "all", "only", "settles", "identical") ranges over: the
+    cases its check must read wherever it confirms or refines the claim (``tests/test_quantifiers.py`` holds every
+    check to its declaration).
+
+    ``scenarios`` are catalogue scenarios (a framework claim: matrix probes), read on the version judged; a
+    timeline claim must read each on every timeline version that sent a request for it; with ``every_target``
+    (a claim about the whole matrix) on every framework target, not only the one judged.
+    """
+
+    scenarios: tuple[str, ...]
+    every_target: bool = False
+
+
+@dataclass(frozen=True)
+class Registered:
+    """One claim's check and its declaration."""
+
+    claim: str
+    check: Check
+    kind: Kind
+    #: The framework whose outcomes the check reads (the adapter name: ``mastra``, ``crewai`` …).
+    framework: str
+    quantified: Quantified | None
+    #: Why the kit measured this article claim otherwise on some pinned version, in a few words (``None``: a
+    #: refutation is not expected, and stops the notebook that shows it).
+    refuted_as_measured: str | None
+
+
+#: Claim id -> its registered check, filled as the check modules are imported (read it through :func:`checks`).
+CHECKS: dict[str, Registered] = {}
+
+
+def checks() -> dict[str, Registered]:
+    """Every claim's registered check: :data:`CHECKS` once each module that writes checks has been imported."""
+    from probe_lib.claims import framework_ranges, frameworks, mastra, ranges  # noqa: F401 (importing registers)
+
+    return CHECKS
+
+
+def register(
+    claim_id: str,
+    check: Check,
+    *,
+    on: Kind = "version",
+    framework: str = MASTRA,
+    quantified: Iterable[str] = (),
+    every_target: bool = False,
+    refuted_as_measured: str | None = None,
+) -> None:
+    """Register ``check`` as the one check of ``claim_id``; a second registration of the claim is a defect."""
+    if claim_id in CHECKS:
+        raise ValueError(f"claim {claim_id} has two checks: {CHECKS[claim_id].check.__name__} and {check.__name__}")
+    cases = tuple(quantified)
+    CHECKS[claim_id] = Registered(
+        claim_id, check, on, framework, Quantified(cases, every_target) if cases else None, refuted_as_measured
+    )
+
+
+def claim(claim_id: str, **declared: Any) -> Callable[[C], C]:
+    """The decorator form of :func:`register`: ``@claim("A04", quantified=(...), refuted_as_measured="...")``."""
+
+    def decorate(check: C) -> C:
+        register(claim_id, check, **declared)
+        return check
+
+    return decorate
+
+
+def ids(kind: Kind | None = None, framework: str | None = None) -> set[str]:
+    """The registered claims judged on ``kind`` and reading ``framework``'s outcomes (either left out: any)."""
+    return {
+        claim_id
+        for claim_id, entry in checks().items()
+        if kind in (None, entry.kind) and framework in (None, entry.framework)
+    }
