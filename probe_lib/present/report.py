@@ -464,10 +464,12 @@ def render(report: Report, version: str, earlier: Path | None = None) -> str:
     rows = []
     for claim_id, statuses in matrix.iterrows():
         cells = "".join(
-            f'<td style="background:{STATUS_COLOURS[s]}">{s}</td>' if isinstance(s, str) else "<td></td>"
+            f'<td style="background:{STATUS_COLOURS[s]}">{html.escape(s)}</td>' if isinstance(s, str) else "<td></td>"
             for s in statuses
         )  # a range claim has one status, in its span's column
-        rows.append(f"<tr><td>{claim_id}</td>{_side_by_side(table[table['claim'] == claim_id])}{cells}</tr>")
+        rows.append(
+            f"<tr><td>{html.escape(str(claim_id))}</td>{_side_by_side(table[table['claim'] == claim_id])}{cells}</tr>"
+        )
     evidence = no_value.frame_html(
         table[table["framework"] == MASTRA][["claim", "version", "status", "evidence"]], index=False, escape=True
     )
@@ -573,11 +575,11 @@ def _framework_ledger(table: pd.DataFrame) -> str:
     rows = []
     for row in table[table["framework"] != MASTRA].itertuples():
         rows.append(
-            f"<tr><td>{row.claim}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}"
-            f"<br><small>{row.source}</small></td>"
+            f"<tr><td>{html.escape(row.claim)}</td><td>{html.escape(row.framework)} {html.escape(str(row.version))}"
+            f"<br><small>{html.escape(str(row.source))}</small></td>"
             f"<td>{html.escape(row.statement)}<br><small>our finding <em>{html.escape(row.section)}</em> · "
-            f"<a href='#{row.notebook}'>{row.notebook}</a></small></td>"
-            f'<td style="background:{STATUS_COLOURS[row.status]}">{row.status}</td>'
+            f"<a href='#{html.escape(row.notebook)}'>{html.escape(row.notebook)}</a></small></td>"
+            f'<td style="background:{STATUS_COLOURS[row.status]}">{html.escape(row.status)}</td>'
             f"<td><small>{html.escape(row.evidence)}</small></td></tr>"
         )
     return (
@@ -610,7 +612,7 @@ def _side_by_side(rows: pd.DataFrame) -> str:
         measured = rows["evidence"].iloc[0] if len(rows) else "not measured"
     return (
         f"<td>{html.escape(first.statement)}<br><small>{origin} <em>{html.escape(first.section)}</em>"
-        f" · <a href='#{first.notebook}'>{first.notebook}</a></small></td>"
+        f" · <a href='#{html.escape(first.notebook)}'>{html.escape(first.notebook)}</a></small></td>"
         f"<td><small>{html.escape(measured)}</small></td>"
     )
 
