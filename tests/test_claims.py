@@ -29,7 +29,7 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
 from probe_lib.core.target import baseline
-from probe_lib.present.report import measure_all
+from probe_lib.report.build import measure_all
 from probe_lib.study import recordings, sources
 from probe_lib.study.evidence import Evidence
 from probe_lib.study.matrix_runs import by_target

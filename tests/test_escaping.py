@@ -11,8 +11,10 @@ import pytest
 from bs4 import BeautifulSoup
 from IPython.core.interactiveshell import InteractiveShell
 
-from probe_lib.present import execution, explorer, explorer_html, no_value, report, styles
+from probe_lib.present import execution, explorer, explorer_html, no_value, styles
 from probe_lib.present.folded import folded
+from probe_lib.report import build, pages
+from probe_lib.study.provenance import Provenance
 
 HOSTILE = ("<img src=x onerror=alert(1)>", "</script><script>alert(2)</script>", "<version>")
 
@@ -79,15 +81,17 @@ def test_the_explorer_shows_hostile_keys_as_text():
     shown_as_text(explorer_html.render(explorer.explore(list(HOSTILE)), timed=False))
 
 
-def test_the_reports_framework_ledger_shows_hostile_rows_as_text():
-    rows = _verdicts().assign(
-        framework="langchain",
-        version=list(HOSTILE),
-        source=list(HOSTILE),
-        notebook="12-framework-matrix",
-        section=list(HOSTILE),
-    )
-    shown_as_text(report._framework_ledger(rows))
+def test_the_reports_landing_page_and_ledgers_show_hostile_rows_as_text(tmp_path):
+    """Hostile text in every column of the ledger, on Mastra's rows and another framework's."""
+    rows = []
+    for framework, claim in (("mastra", pages.CENTRAL), ("langchain", "X05")):
+        for text in HOSTILE:
+            rows.append(
+                {"claim": claim, "framework": framework, "version": text, "status": "confirmed", "evidence": text}
+                | {"statement": text, "notebook": text, "section": text, "origin": "finding", "source": text}
+            )
+    built = build.Report(tmp_path, Provenance.RECORDED, pd.DataFrame(rows), (), HOSTILE[0], {"1.0.4": HOSTILE[1]})
+    shown_as_text(pages.landing_page(built, HOSTILE[2]))
 
 
 def _executed_with_two_tables(notebook: str) -> nbformat.NotebookNode:

@@ -11,7 +11,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 from probe_lib.claims import ledger
 from probe_lib.claims.verdict import MASTRA
-from probe_lib.present import report
+from probe_lib.report import build as report
 
 NOTEBOOKS = report.notebooks()
 #: Mastra's claims, each judged by name in its notebook (``ledger.verdicts(ev, [...])``).

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from layout import EMPTY_VALUES, OVERFLOWING, UNDESCRIBED, chromium_page
 
-from probe_lib.present import report
+from probe_lib.report import build as report
 
 #: Every test here reads a report built once (a minute or more): the quick loop leaves them out.
 pytestmark = pytest.mark.slow

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from probe_lib.adapters import mastra
-from probe_lib.present import report
+from probe_lib.report import build as report
 from probe_lib.study import matrix_recording, sources
 from probe_lib.study.provenance import Provenance
 
