@@ -55,7 +55,7 @@ def test_the_first_screen_says_what_was_found_and_how_it_was_measured(browser_pa
         assert box and box["y"] + box["height"] <= window["height"], f"{shown} is below the first screen: {box}"
     assert "RECORDED, NOT LIVE" in browser_page.inner_text("#provenance")
     central = browser_page.inner_text(".central")
-    assert central.startswith("The central finding") and "toolChoice" in central
+    assert central.lower().startswith("the central finding") and "toolChoice" in central
 
 
 @pytest.mark.parametrize("window", [{"width": 1280, "height": 900}, PHONE], ids=["1280", "390"])
@@ -130,7 +130,7 @@ def test_every_link_resolves_to_a_file_and_an_element(recorded_report):
             elif parts.fragment and file.suffix == ".html":
                 ids = {element["id"] for element in BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser")
                        .find_all(id=True)}  # fmt: skip
-                if unquote(parts.fragment) not in ids and parts.fragment != "top":
+                if not {parts.fragment, unquote(parts.fragment)} & ids:  # as the HTML spec looks an id up
                     broken.append(f"{path.name}: {target} (no element)")
     assert not broken, broken[:20]
 
@@ -158,8 +158,8 @@ def test_every_image_is_described_and_drawn_in_the_column_linked_to_its_full_siz
         assert browser_page.evaluate(EMPTY_VALUES) == [], path.name
         drawn = browser_page.eval_on_selector_all(
             "main img",
-            "images => images.map(i => [i.naturalWidth, i.getBoundingClientRect().width, i.closest('a.figure') !== null,"
-            " i.closest('main').clientWidth])",
+            "images => images.map(i => [i.naturalWidth, i.getBoundingClientRect().width,"
+            " i.closest('a.figure') !== null, i.closest('main').clientWidth])",
         )
         images += len(drawn)
         for natural, width, linked, column in drawn:
@@ -172,7 +172,7 @@ def test_the_search_finds_the_pages_holding_a_word_and_shows_a_hostile_query_as_
     browser_page.goto(f"{search}?q=toolChoice")
     found = browser_page.eval_on_selector_all("#search-results a", "links => links.map(a => a.getAttribute('href'))")
     assert "06-toolchoice-break.html" in found and f"../{pages.INDEX}" in found
-    hostile = "<img src=x onerror=alert(1)>"
+    hostile = "<img/src=x/onerror=alert(1)>"
     browser_page.goto(f"{search}?q={hostile}")
     assert hostile in browser_page.inner_text("#search-count")
     assert browser_page.evaluate("document.querySelectorAll('main img').length") == 0

@@ -83,6 +83,8 @@ class Page:
     stem: str
     title: str
     source: Path
+    #: Whether ``source`` is a notebook this report executed (in its ``notebooks/``), not the kit's own glossary.
+    executed: bool = True
 
     @property
     def href(self) -> str:
@@ -104,7 +106,7 @@ def write(report: Report, version: str, earlier: Path | None) -> list[Path]:
     exporter = HTMLExporter(template_name="basic")
     folder = report.folder
     pages = [Page(run.executed.stem, title(run.executed), run.executed) for run in report.runs]
-    pages.append(Page(GLOSSARY.stem, title(GLOSSARY), GLOSSARY))
+    pages.append(Page(GLOSSARY.stem, title(GLOSSARY), GLOSSARY, executed=False))
     css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
     written, searched = [], []
     (folder / PAGES).mkdir(parents=True, exist_ok=True)
@@ -184,11 +186,14 @@ def landing_page(report: Report, version: str) -> str:
             article_version=baseline("mastra").version,
             ledger=Markup(readable(_ledger_html(table), {})),
             evidence=Markup(
-                no_value.frame_html(
-                    mastra_rows[["claim", "version", "status", "evidence"]],
-                    index=False,
-                    escape=True,
-                    table_id="evidence",
+                readable(
+                    no_value.frame_html(
+                        mastra_rows[["claim", "version", "status", "evidence"]],
+                        index=False,
+                        escape=True,
+                        table_id="evidence",
+                    ),
+                    {},
                 )
             ),
             frameworks=_framework_rows(table),
