@@ -491,7 +491,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     folders.check_replaceable(args.out)  # before the heavy imports: a refusal is instant
     from probe_lib.core.progress import Stages
-    from probe_lib.present import report
+    from probe_lib.report import build as report
     from probe_lib.study import sources
 
     try:

@@ -70,7 +70,8 @@ def recorded_report(tmp_path_factory) -> Path:
     import fcntl
 
     from probe_lib.core import folders
-    from probe_lib.present import report
+    from probe_lib.report import build as report
+    from probe_lib.study import sources
 
     shared = tmp_path_factory.getbasetemp()
     shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared

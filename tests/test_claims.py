@@ -29,7 +29,7 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
 from probe_lib.core.target import Target, baseline
-from probe_lib.present.report import measure_all
+from probe_lib.report.build import measure_all
 from probe_lib.study import measurement
 from probe_lib.study.collection import CATALOGUE, LISTS, MATRIX
 from probe_lib.study.evidence import Evidence

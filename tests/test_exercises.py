@@ -11,7 +11,7 @@ from __future__ import annotations
 import nbformat
 import pytest
 
-from probe_lib.present import report
+from probe_lib.report import build as report
 from probe_lib.study import sources
 from probe_lib.study.provenance import Provenance
 from probe_lib.teach import exercises, solutions

@@ -12,7 +12,8 @@ import pytest
 from nbconvert import HTMLExporter
 
 from probe_lib.core import paths
-from probe_lib.present import report
+from probe_lib.report import build as report
+from probe_lib.report import pages
 
 ALL_NOTEBOOKS = sorted(paths.NOTEBOOKS.glob("*.ipynb"))
 _LINK = re.compile(r"\]\(([^)\s]+)\)")
@@ -37,7 +38,7 @@ MUST_DEFINE = (
 def rendered_cells() -> dict[str, list[str]]:
     """Each glossary cell's id to the element ids in it (its heading's first), as nbconvert renders the glossary;
     heading ids are what JupyterLab generates too."""
-    body, _ = HTMLExporter(template_name="basic").from_notebook_node(nbformat.read(report.GLOSSARY, as_version=4))
+    body, _ = HTMLExporter(template_name="basic").from_notebook_node(nbformat.read(pages.GLOSSARY, as_version=4))
     cells = re.split(r'(?=<div [^>]* id="cell-id=)', body)[1:]
     return {
         re.search(r'id="cell-id=([^"]+)"', cell)[1]: re.findall(r' id="(?!cell-id=)([^"]+)"', cell) for cell in cells
@@ -56,14 +57,14 @@ def links(path) -> list[str]:
 
 def glossary_links(path) -> list[str]:
     """The fragments of ``path``'s links to the glossary (the glossary links its own terms in-page)."""
-    own = "#" if path == report.GLOSSARY else "glossary.ipynb#"
+    own = "#" if path == pages.GLOSSARY else "glossary.ipynb#"
     return [target.split("#", 1)[1] for target in links(path) if target.startswith(own)]
 
 
 def test_each_term_cell_is_named_by_its_heading_with_a_valid_cell_id():
     """A term's cell id is its heading id (a character a cell id may not hold becomes ``-``), so a link by cell id
     reads as the term."""
-    glossary = nbformat.read(report.GLOSSARY, as_version=4)
+    glossary = nbformat.read(pages.GLOSSARY, as_version=4)
     nbformat.validate(glossary)
     terms = [cell.id for cell in glossary.cells if cell.source.startswith("### ")]
     named = {cell: re.sub(r"[^A-Za-z0-9_-]", "-", rendered_cells()[cell][0]) for cell in terms}
@@ -92,23 +93,27 @@ def test_the_terms_learners_stumbled_on_are_defined_and_linked():
     assert terms <= linked, f"never linked from a notebook: {sorted(terms - linked)}"
 
 
-def test_the_report_renders_the_glossary_with_prefixed_ids_and_in_page_links():
-    section = report.render_glossary(HTMLExporter(template_name="basic"))
-    assert 'id="glossary"' in section and f'id="{report.GLOSSARY_PREFIX}toolChoice"' in section
-    assert f'href="#{report.GLOSSARY_PREFIX}cell-id=Legal-name"' in section, "the glossary's own links follow its ids"
-    page = report.in_page_links(
+def test_the_report_renders_the_glossary_on_a_page_of_its_own_with_the_notebooks_links_pointed_at_pages():
+    section = pages.section(pages.GLOSSARY, HTMLExporter(template_name="basic"))
+    assert 'id="toolChoice"' in section and 'href="#cell-id=Legal-name"' in section, "its own links follow its ids"
+    page = pages.page_links(
         '<a href="glossary.ipynb#cell-id=toolChoice">x</a> <a href="06-toolchoice-break.ipynb">y</a>'
+        ' <a href="https://example.com/a.ipynb">z</a>'
     )
-    assert page == f'<a href="#{report.GLOSSARY_PREFIX}cell-id=toolChoice">x</a> <a href="#06-toolchoice-break">y</a>'
+    assert page == (
+        '<a href="glossary.html#cell-id=toolChoice">x</a> <a href="06-toolchoice-break.html">y</a>'
+        ' <a href="https://example.com/a.ipynb">z</a>'
+    )
 
 
 def test_every_glossary_link_lands_on_its_term_in_the_report():
-    """In the report a term's link points at the element of its cell, which opens with the term's heading."""
-    section = report.render_glossary(HTMLExporter(template_name="basic"))
-    hrefs = set(re.findall(r'<a href="#(glossary-[^"]+)"', section))  # the glossary's own links, not its ¶ marks
+    """In the report a term's link points at the element of its cell on the glossary's page, which opens with the
+    term's heading."""
+    section = pages.section(pages.GLOSSARY, HTMLExporter(template_name="basic"))
+    hrefs = set(re.findall(r'<a href="#(cell-id=[^"]+)"', section))  # the glossary's own links, not its ¶ marks
     for path in report.notebooks():
-        page = report.in_page_links("".join(f'<a href="glossary.ipynb#{target}">' for target in glossary_links(path)))
-        hrefs |= set(re.findall(r'href="#([^"]+)"', page))
+        page = pages.page_links("".join(f'<a href="glossary.ipynb#{target}">' for target in glossary_links(path)))
+        hrefs |= set(re.findall(r'href="glossary.html#([^"]+)"', page))
     assert hrefs
     for href in sorted(hrefs):
         cell = re.search(rf' id="{re.escape(href)}">\s*(<[^>]*>\s*)*<h3', section)
@@ -119,7 +124,7 @@ def _farthest_link(path) -> tuple[str, str]:
     """The text of ``path``'s link that jumps farthest down the glossary (a term below the glossary's own link
     counts from the link's cell), and the heading of the term it links."""
     order = list(rendered_cells())
-    own = path == report.GLOSSARY
+    own = path == pages.GLOSSARY
     found = [
         (order.index(cell) - (order.index(markdown.id) if own else 0), text, cell)
         for markdown in nbformat.read(path, as_version=4).cells
@@ -129,7 +134,7 @@ def _farthest_link(path) -> tuple[str, str]:
         )
     ]
     _, text, cell = max(found)
-    source = next(term.source for term in nbformat.read(report.GLOSSARY, as_version=4).cells if term.id == cell)
+    source = next(term.source for term in nbformat.read(pages.GLOSSARY, as_version=4).cells if term.id == cell)
     return text.strip("*`"), source.split("\n", 1)[0].removeprefix("### ")
 
 
@@ -144,7 +149,7 @@ def test_a_term_link_opens_jupyterlab_at_the_term(tmp_path):
 
     expect.set_options(timeout=30_000)
     with jupyterlab(tmp_path, ["00-overview.ipynb", "glossary.ipynb"]) as (_, url), chromium_page() as page:
-        for number, path in enumerate([paths.NOTEBOOKS / "00-overview.ipynb", report.GLOSSARY]):
+        for number, path in enumerate([paths.NOTEBOOKS / "00-overview.ipynb", pages.GLOSSARY]):
             text, title = _farthest_link(path)
             # a workspace of its own, reset: the glossary is not already open, or scrolled, when the link is clicked
             page.goto(url.replace("/lab/tree/00-overview.ipynb?", f"/lab/workspaces/w{number}/tree/{path.name}?reset&"))
@@ -153,7 +158,7 @@ def test_a_term_link_opens_jupyterlab_at_the_term(tmp_path):
             link.wait_for()
             page.wait_for_timeout(2000)  # the notebook's cells settle before the click, as a reader's would
             heading = panel.locator(".jp-MarkdownOutput h3").filter(has_text=re.compile(rf"^{re.escape(title)}\W*$"))
-            if path == report.GLOSSARY:
+            if path == pages.GLOSSARY:
                 link.scroll_into_view_if_needed()  # as the click does
                 expect(heading).not_to_be_in_viewport()
             link.click()

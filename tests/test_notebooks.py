@@ -11,7 +11,7 @@ from IPython.core.inputtransformer2 import TransformerManager
 
 import probe_lib as pl
 from probe_lib.claims import ledger
-from probe_lib.present import report
+from probe_lib.report import build as report
 
 NOTEBOOKS = report.notebooks()
 PARAMETERS = {"mastra_version": "str", "measurements": "str"}

@@ -15,7 +15,7 @@ from probe_lib.adapters import mastra
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.target import Target
-from probe_lib.present import report
+from probe_lib.report import build as report
 from probe_lib.study import matrix_runs, measurement, sources
 from probe_lib.study.collection import CATALOGUE
 from probe_lib.study.provenance import Provenance

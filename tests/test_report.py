@@ -21,8 +21,9 @@ from probe_lib.adapters import mastra
 from probe_lib.claims import ledger, registry
 from probe_lib.core import folders, paths
 from probe_lib.core.target import baseline
-from probe_lib.present import browser as kit_browser
-from probe_lib.present import execution, report
+from probe_lib.present import execution
+from probe_lib.report import build as report
+from probe_lib.report import pages
 from probe_lib.study import sources
 from probe_lib.study.provenance import Provenance
 
@@ -54,7 +55,7 @@ def test_report_was_swapped_in_whole_with_a_manifest_of_every_file(live_report):
     on_disk = sorted(
         p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file() and p.name != folders.MANIFEST
     )
-    assert listed == on_disk and "report.html" in listed
+    assert listed == on_disk and pages.INDEX in listed and "pages/05-collisions.html" in listed
     left = [p.name for p in folder.parent.iterdir() if p.name.startswith(f".{folder.name}.")]
     assert not left, f"a staging or retired folder was left beside the report: {left}"
     assert all(run.executed.is_relative_to(folder) and run.executed.exists() for run in live_report.runs)
@@ -117,20 +118,22 @@ def test_every_notebook_shows_a_verdict_of_each_claim_filed_under_it(live_report
 
 
 @pytest.mark.node
-def test_report_renders_ledger_first_then_every_notebook_with_figures(live_report):
+def test_report_opens_on_what_was_found_and_gives_every_notebook_a_page_with_its_figures(live_report):
     page = live_report.html.read_text(encoding="utf-8")
     assert "Measured live" in page and "RECORDED" not in page
-    assert page.index("Claims ledger") < page.index('class="notebook"')
+    assert page.index('id="finding"') < page.index('id="claims-ledger"')
     for path in report.notebooks():
-        assert f'id="{path.stem}"' in page
+        own = (live_report.folder / pages.PAGES / f"{path.stem}.html").read_text(encoding="utf-8")
+        assert f'id="{path.stem}"' in own
         if path.stem in INTERACTIVE:
             continue
-        assert list((live_report.folder / "figures").glob(f"{path.stem}-*.png")), f"{path.stem} drew no figure"
-    explorer = page.split('id="11-explorer"', 1)[1]
+        figures = sorted((live_report.folder / pages.FIGURES).glob(f"{path.stem}-*.png"))
+        assert figures, f"{path.stem} drew no figure"
+        assert all(f'src="../figures/{figure.name}"' in own for figure in figures), f"{path.stem} lacks a figure"
+    explorer = (live_report.folder / pages.PAGES / "11-explorer.html").read_text(encoding="utf-8")
     assert "probe-explorer-static" in explorer and "search_web" in explorer, (
         "the explorer's static rendering is missing"
     )
-    assert page.count("data:image/png") >= len(report.notebooks()) - len(INTERACTIVE)
 
 
 @pytest.mark.node
@@ -162,47 +165,30 @@ def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "NODE MISSING" in done.stdout
-    page = (tmp_path / "report.html").read_text(encoding="utf-8")
-    assert "NODE.JS WAS MISSING" in page
-    assert page.count("NOT ANSWERED YET") >= 11, "the learner's notebooks run with every exercise awaiting an answer"
+    page = (tmp_path / pages.INDEX).read_text(encoding="utf-8")
+    assert "RECORDED, NOT LIVE" in page and report.NODE_MISSING in page
+    shown = "".join(path.read_text(encoding="utf-8") for path in (tmp_path / pages.PAGES).glob("*.html"))
+    assert shown.count("NOT ANSWERED YET") >= 11, "the learner's notebooks run with every exercise awaiting an answer"
 
 
 @pytest.mark.node
 def test_report_works_in_a_real_browser(live_report):
-    """Chromium loads the page: every chart decodes, every ledger link lands on a notebook, nothing logs an error
-    or throws one, and the explorer shows its static rendering in place of its widget."""
-    from playwright.sync_api import sync_playwright
+    """Chromium loads the landing page and the explorer's: the ledger links every notebook it names to its page,
+    nothing logs an error or throws one, and the explorer shows its static rendering in place of its widget.
+    Every page's links and charts are checked on the recorded report (``test_report_pages``)."""
+    from layout import chromium_page
 
-    chromium = kit_browser.browser_executable()
-    assert chromium, f"Chromium is missing: {kit_browser.BROWSER_HELP}"
-    flags = [
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-    ]
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, args=flags)
-        page = browser.new_page()
+    with chromium_page() as page:
         errors: list[str] = []
         page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
         page.on("pageerror", lambda error: errors.append(f"page error: {error}"))  # uncaught exceptions too
         page.goto(live_report.html.as_uri())
-        sizes = page.eval_on_selector_all("img", "images => images.map(i => i.naturalWidth * i.naturalHeight)")
-        targets = page.eval_on_selector_all("a[href^='#']", "links => links.map(a => a.getAttribute('href').slice(1))")
-        resolves = "f => document.getElementById(f) !== null || document.getElementById(decodeURIComponent(f)) !== null"
-        landed = [target for target in set(targets) if page.evaluate(resolves, target)]  # as the HTML spec looks up
         notebook_links = page.eval_on_selector_all(
-            "#ledger a[href^='#'], #framework-ledger a[href^='#']", "links => links.map(a => a.hash.slice(1))"
+            "#ledger a, #framework-ledger a", "links => links.map(a => a.getAttribute('href'))"
         )
-        explorer_text = page.inner_text("#\\31 1-explorer .probe-explorer-static")
-        page.screenshot(path=str(live_report.folder / "report-screenshot.png"))
-        browser.close()
-    assert len(sizes) >= len(report.notebooks()) - len(INTERACTIVE) and all(sizes), "every chart must decode"
-    assert sorted(landed) == sorted(set(targets)), "every in-page link must land on an element"
-    assert set(notebook_links) == {claim.notebook for claim in ledger.load_claims()}, (
+        page.goto((live_report.folder / pages.PAGES / "11-explorer.html").as_uri())
+        explorer_text = page.inner_text(".probe-explorer-static")
+    assert set(notebook_links) == {f"pages/{claim.notebook}.html" for claim in ledger.load_claims()}, (
         "the ledger links every notebook it names"
     )
     assert not errors, errors
@@ -226,10 +212,10 @@ def test_report_drops_widget_views_and_keeps_their_static_rendering():
             ],
         )
     ]
-    cleaned = report.without_widgets(notebook)
+    cleaned = pages.for_reading(notebook)
     assert "widgets" not in cleaned.metadata
     assert [output.get("data") for output in cleaned.cells[0].outputs] == [
-        {"text/html": report._WIDGET_NOTE, "text/plain": report._WIDGET_NOTE},
+        {"text/html": pages._WIDGET_NOTE, "text/plain": pages._WIDGET_NOTE},
         {"text/plain": "View", "text/html": "<b>static</b>"},
         None,
     ]

@@ -1,62 +1,178 @@
-"""The report as a reader meets it in Chromium at 1,280 px: nothing wider than its column (a table or chart too
-big for it scrolls in a box of its own), every image described, no NaN/None/<NA> on show, and a table of
-contents that stays in reach. Read on the recorded report every test run shares (``recorded_report``), with every
-table full size."""
+"""The report as a reader meets it in Chromium at 1,280 px and on a 390 px phone: the landing page's first screen
+holds the central finding, nothing is wider than its column (a table too big for it scrolls in a box of its own, a
+chart is drawn in it), every verdict cell has its own notebook's colour and the one its status names, every image
+is described, no NaN/None/<NA> is on show, every link resolves, and the contents, previous/next and search lead
+everywhere. Read on the recorded report every test run shares (``recorded_report``)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
 import pytest
+from bs4 import BeautifulSoup
 from layout import EMPTY_VALUES, OVERFLOWING, UNDESCRIBED, chromium_page
 
-from probe_lib.present import report
+from probe_lib.present.charts import STATUS_COLOURS
+from probe_lib.report import build as report
+from probe_lib.report import pages
 
 #: Every test here reads a report built once (a minute or more): the quick loop leaves them out.
 pytestmark = pytest.mark.slow
 
+PHONE = {"width": 390, "height": 844}
+#: Each styled table cell as the browser paints it: its table's id, its text and its computed background.
+PAINTED = """() => [...document.querySelectorAll("table[id^='T_'] td")].map((td) =>
+  [td.closest("table").id.replace(/^T_.*_(\\d+)$/, "$1"), td.innerText.trim(), getComputedStyle(td).backgroundColor])"""
+#: Every cell that names a status, with its computed background.
+STATUS_CELLS = """(statuses) => [...document.querySelectorAll("td")]
+  .filter((td) => statuses.includes(td.innerText.trim()) && getComputedStyle(td).backgroundColor !== "rgba(0, 0, 0, 0)")
+  .map((td) => [td.innerText.trim(), getComputedStyle(td).backgroundColor])"""
+
+
+def rgb(colour: str) -> str:
+    """``#8fd18f`` as a browser computes it: ``rgb(143, 209, 143)``."""
+    return "rgb({}, {}, {})".format(*(int(colour[at : at + 2], 16) for at in (1, 3, 5)))
+
+
+def every_page(folder: Path) -> list[Path]:
+    return [folder / pages.INDEX, *sorted((folder / pages.PAGES).glob("*.html"))]
+
 
 @pytest.fixture(scope="module")
-def page(recorded_report):
+def browser_page():
     with chromium_page() as page:
-        page.goto((recorded_report / "report.html").as_uri())
         yield page
 
 
-def test_no_element_is_wider_than_the_report_column(page):
-    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), "the page scrolls sideways"
-    assert page.evaluate(OVERFLOWING, "body") == []
+@pytest.mark.parametrize("window", [{"width": 1280, "height": 900}, PHONE], ids=["1280", "390"])
+def test_the_first_screen_says_what_was_found_and_how_it_was_measured(browser_page, recorded_report, window):
+    browser_page.set_viewport_size(window)
+    browser_page.goto((recorded_report / pages.INDEX).as_uri())
+    for shown in ("#provenance", ".central"):
+        box = browser_page.locator(shown).bounding_box()
+        assert box and box["y"] + box["height"] <= window["height"], f"{shown} is below the first screen: {box}"
+    assert "RECORDED, NOT LIVE" in browser_page.inner_text("#provenance")
+    central = browser_page.inner_text(".central")
+    assert central.lower().startswith("the central finding") and "toolChoice" in central
 
 
-def test_the_ledgers_fit_the_column_so_every_version_is_in_view(page):
-    """The ledgers' long keys wrap (``overflow-wrap: anywhere`` on their text columns) rather than push the last
-    version's verdicts out of the column into a sideways scroll."""
-    for table in ("ledger", "framework-ledger"):
-        width, room = page.evaluate(
-            "id => { const t = document.getElementById(id); return [t.scrollWidth, t.parentElement.clientWidth]; }",
-            table,
+@pytest.mark.parametrize("window", [{"width": 1280, "height": 900}, PHONE], ids=["1280", "390"])
+def test_no_element_is_wider_than_its_column_on_any_page(browser_page, recorded_report, window):
+    browser_page.set_viewport_size(window)
+    wide = {}
+    for path in every_page(recorded_report):
+        browser_page.goto(path.as_uri())
+        scrolls = browser_page.evaluate("document.documentElement.scrollWidth > window.innerWidth")
+        over = browser_page.evaluate(OVERFLOWING, "main")
+        if scrolls or over:
+            wide[path.name] = over or ["the page scrolls sideways"]
+    assert not wide, wide
+
+
+def test_on_a_phone_the_ledgers_verdicts_are_in_view(browser_page, recorded_report):
+    browser_page.set_viewport_size(PHONE)
+    browser_page.goto((recorded_report / pages.INDEX).as_uri())
+    for table in ("#ledger", "#framework-ledger"):
+        right = browser_page.evaluate(
+            f"() => Math.max(...[...document.querySelectorAll('{table} td.status')]"
+            ".slice(0, 5).map((td) => td.getBoundingClientRect().right))"
         )
-        assert width <= room, f"the {table} table is {width} px wide in a {room} px column"
+        assert right <= PHONE["width"], f"{table}'s verdicts end at {right} px on a {PHONE['width']} px screen"
 
 
-def test_every_image_says_what_it_shows(page):
-    assert page.evaluate("document.images.length") > 0
-    assert page.evaluate(UNDESCRIBED) == []
-    alts = page.eval_on_selector_all("img", "images => images.map(i => i.alt)")
-    assert any("Tool order" in alt for alt in alts), "a kit chart is described by its own title"
+def test_every_verdict_has_the_colour_its_status_names(browser_page, recorded_report):
+    browser_page.set_viewport_size({"width": 1280, "height": 900})
+    wrong, seen = {}, 0
+    for path in every_page(recorded_report):
+        browser_page.goto(path.as_uri())
+        cells = browser_page.evaluate(STATUS_CELLS, list(STATUS_COLOURS))
+        seen += len(cells)
+        off = [(text, colour) for text, colour in cells if colour != rgb(STATUS_COLOURS[text])]
+        if off:
+            wrong[path.name] = off[:5]
+    assert seen > 100 and not wrong, wrong
 
 
-def test_no_reader_sees_nan_none_or_na(page):
-    assert page.evaluate(EMPTY_VALUES) == []
+def test_every_styled_cell_has_the_colour_of_its_notebook_rendered_alone(browser_page, recorded_report, tmp_path):
+    """Each notebook's page against the same executed notebook rendered alone by nbconvert (its full template),
+    cell by cell; a page whose styles reached another's would differ."""
+    from nbconvert import HTMLExporter
+
+    browser_page.set_viewport_size({"width": 1280, "height": 900})
+    differ, compared = {}, 0
+    for executed in sorted((recorded_report / "notebooks").glob("[0-9][0-9]-*.ipynb")):
+        alone = tmp_path / f"{executed.stem}.html"
+        alone.write_text(HTMLExporter().from_notebook_node(nbformat.read(executed, as_version=4))[0], encoding="utf-8")
+        browser_page.goto(alone.as_uri())
+        expected = browser_page.evaluate(PAINTED)
+        browser_page.goto((recorded_report / pages.PAGES / f"{executed.stem}.html").as_uri())
+        painted = browser_page.evaluate(PAINTED)
+        compared += len(expected)
+        if painted != expected:
+            differ[executed.stem] = [pair for pair in zip(painted, expected, strict=False) if pair[0] != pair[1]][:3]
+    assert compared > 1000 and not differ, differ
 
 
-def test_the_contents_stay_in_reach_and_lead_to_every_section(page, tmp_path):
-    contents = page.locator("nav.toc")
-    links = contents.locator("a[href^='#']").evaluate_all("links => links.map(a => a.hash.slice(1))")
-    assert {"claims-ledger", "glossary", *(path.stem for path in report.notebooks())} <= set(links)
-    for at in (0.0, 0.5, 1.0):
-        page.evaluate(f"window.scrollTo(0, document.documentElement.scrollHeight * {at})")
-        page.screenshot(path=str(tmp_path / f"report-{at}.png"))
-        assert contents.is_visible() and contents.bounding_box()["y"] == 0, f"the contents scrolled away at {at}"
-    page.locator("nav.toc a[href='#glossary']").click()
-    page.wait_for_function("document.getElementById('glossary').getBoundingClientRect().top < 100")
-    page.locator("#glossary a.top").click()
-    page.wait_for_function("window.scrollY < 50")
+def test_every_link_resolves_to_a_file_and_an_element(recorded_report):
+    broken = []
+    for path in every_page(recorded_report):
+        soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
+        for link in soup.find_all(["a", "img", "script"]):
+            target = link.get("href") or link.get("src")
+            if not target or urlsplit(target).scheme in ("http", "https", "mailto", "data"):
+                continue
+            parts = urlsplit(target)
+            file = (path.parent / unquote(parts.path)).resolve() if parts.path else path
+            if not file.is_file():
+                broken.append(f"{path.name}: {target} (no file)")
+            elif parts.fragment and file.suffix == ".html":
+                ids = {element["id"] for element in BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser")
+                       .find_all(id=True)}  # fmt: skip
+                if not {parts.fragment, unquote(parts.fragment)} & ids:  # as the HTML spec looks an id up
+                    broken.append(f"{path.name}: {target} (no element)")
+    assert not broken, broken[:20]
+
+
+def test_the_contents_and_previous_next_lead_through_every_page_in_reading_order(recorded_report):
+    order = [f"{path.stem}.html" for path in report.notebooks()] + [f"{pages.GLOSSARY.stem}.html"]
+    index = BeautifulSoup((recorded_report / pages.INDEX).read_text(encoding="utf-8"), "html.parser")
+    listed = [a["href"].removeprefix("pages/") for a in index.select("nav.toc ol a") if a["href"].startswith("pages/")]
+    assert listed == order
+    at, walked = index.select_one("a[rel=next]")["href"].removeprefix("pages/"), []
+    while at:
+        walked.append(at)
+        page = BeautifulSoup((recorded_report / pages.PAGES / at).read_text(encoding="utf-8"), "html.parser")
+        following = page.select_one("a[rel=next]")
+        at = following["href"].removeprefix("../pages/") if following else None
+    assert walked == order
+
+
+def test_every_image_is_described_and_drawn_in_the_column_linked_to_its_full_size(browser_page, recorded_report):
+    browser_page.set_viewport_size({"width": 1280, "height": 900})
+    images = 0
+    for path in sorted((recorded_report / pages.PAGES).glob("*.html")):
+        browser_page.goto(path.as_uri())
+        assert browser_page.evaluate(UNDESCRIBED) == [], path.name
+        assert browser_page.evaluate(EMPTY_VALUES) == [], path.name
+        drawn = browser_page.eval_on_selector_all(
+            "main img",
+            "images => images.map(i => [i.naturalWidth, i.getBoundingClientRect().width,"
+            " i.closest('a.figure') !== null, i.closest('main').clientWidth])",
+        )
+        images += len(drawn)
+        for natural, width, linked, column in drawn:
+            assert natural > 0 and width <= column and linked, (path.name, natural, width, column, linked)
+    assert images >= len(report.notebooks()) - 1
+
+
+def test_the_search_finds_the_pages_holding_a_word_and_shows_a_hostile_query_as_text(browser_page, recorded_report):
+    search = (recorded_report / pages.PAGES / pages.SEARCH).as_uri()
+    browser_page.goto(f"{search}?q=toolChoice")
+    found = browser_page.eval_on_selector_all("#search-results a", "links => links.map(a => a.getAttribute('href'))")
+    assert "06-toolchoice-break.html" in found and f"../{pages.INDEX}" in found
+    hostile = "<img/src=x/onerror=alert(1)>"
+    browser_page.goto(f"{search}?q={hostile}")
+    assert hostile in browser_page.inner_text("#search-count")
+    assert browser_page.evaluate("document.querySelectorAll('main img').length") == 0

@@ -16,7 +16,9 @@ from bs4 import BeautifulSoup
 
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
-from probe_lib.present import report, staleness
+from probe_lib.present import staleness
+from probe_lib.report import build as report
+from probe_lib.report import pages
 from probe_lib.study import measurement, sources
 from probe_lib.study.collection import MATRIX
 
@@ -37,6 +39,22 @@ def files(folder: Path) -> dict[str, bytes]:
     return {path.relative_to(folder).as_posix(): path.read_bytes() for path in folder.rglob("*") if path.is_file()}
 
 
+def own_scenarios_measured_live(folder: Path) -> bool:
+    """Whether notebook 14 of the report in ``folder`` measured its own scenarios live, as its printed line says
+    (``12 turns on ...; source: ['live']``): a recorded report may read them from the recordings, starting no Node."""
+    executed = nbformat.read(folder / "notebooks" / "14-your-own-question.ipynb", as_version=4)
+    printed = [
+        output.text
+        for cell in executed.cells
+        for output in cell.get("outputs", [])
+        if "; source: [" in output.get("text", "")
+    ]
+    assert len(printed) == 1, printed
+    said = printed[0].split("; source: ", 1)[1].strip()
+    assert said in ("['live']", "['recorded']"), said
+    return said == "['live']"
+
+
 def without_rebuilt_line(page: bytes) -> str:
     """The page without the one paragraph saying which notebooks were reused (the only part that may differ)."""
     soup = BeautifulSoup(page.decode("utf-8"), features="html.parser")
@@ -50,8 +68,12 @@ def test_a_rebuild_reuses_every_unchanged_notebook_and_a_forced_build_gives_the_
     shutil.copytree(recorded_report, forced_folder)
     assert not never_reused(recorded_report)
     runner_inputs = {name for name in entries(recorded_report)["14-your-own-question.ipynb"].inputs.values}
-    assert any(name.startswith("entry:node/") for name in runner_inputs), "14 measures live in its own cells"
-    assert "kit:probe_lib/adapters/mastra/harness/runner.cjs" in runner_inputs
+    started_node = {name.startswith("entry:node/") for name in runner_inputs} | {
+        "kit:probe_lib/adapters/mastra/harness/runner.cjs" in runner_inputs
+    }
+    assert started_node == {own_scenarios_measured_live(recorded_report)}, (
+        "14's inputs name Node and the runner exactly when its own scenarios were measured live"
+    )
 
     cached = report.reproduce(cached_folder, sources.RECORDED)
     forced = report.reproduce(forced_folder, sources.RECORDED, force=True)
@@ -60,10 +82,10 @@ def test_a_rebuild_reuses_every_unchanged_notebook_and_a_forced_build_gives_the_
     assert all(run.because == report.FORCED and not run.reused for run in forced.runs)
     kept, fresh = files(cached_folder), files(forced_folder)
     assert sorted(kept) == sorted(fresh)
-    differ = [name for name in kept if name != "report.html" and kept[name] != fresh[name]]
+    differ = [name for name in kept if name != pages.INDEX and kept[name] != fresh[name]]
     assert not differ, f"a kept file is not what a forced execution writes: {differ}"
-    assert without_rebuilt_line(kept["report.html"]) == without_rebuilt_line(fresh["report.html"])
-    page = kept["report.html"].decode("utf-8")
+    assert without_rebuilt_line(kept[pages.INDEX]) == without_rebuilt_line(fresh[pages.INDEX])
+    page = kept[pages.INDEX].decode("utf-8")
     assert f"{len(report.notebooks())} reused from the earlier report in this folder" in page
     assert f"Built with Python {platform.python_version()}, Node.js v" in page
     assert (
@@ -187,10 +209,10 @@ def test_a_rebuild_renders_again_only_the_sections_whose_executed_notebook_chang
     edited since it was written (its recorded digest no longer matches)."""
     earlier = tmp_path / "earlier"
     shutil.copytree(recorded_report, earlier)
-    kept = {path.name.rsplit("-", 1)[0]: path for path in (earlier / report.SECTIONS).glob("*.html")}
-    assert set(kept) == {path.stem for path in [*report.notebooks(), report.GLOSSARY]}
+    kept = {path.name.rsplit("-", 1)[0]: path for path in (earlier / pages.SECTIONS).glob("*.html")}
+    assert set(kept) == {path.stem for path in [*report.notebooks(), pages.GLOSSARY]}
     planted = kept["00-primer"]
-    planted.write_text(planted.read_text(encoding="utf-8").replace("</section>", "planted</section>"), encoding="utf-8")
+    planted.write_text(planted.read_text(encoding="utf-8") + "planted", encoding="utf-8")
     staging = tmp_path / "staging"
     shutil.copytree(earlier / "notebooks", staging / "notebooks")
     executed = staging / "notebooks" / "04-ordering-shift.ipynb"
@@ -198,13 +220,14 @@ def test_a_rebuild_renders_again_only_the_sections_whose_executed_notebook_chang
     notebook.cells[0].source += "\n\nExecuted again since."
     nbformat.write(notebook, executed)
     rendered = []
-    section = report._section
+    section = pages.section
     monkeypatch.setattr(
-        report, "_section", lambda run, exporter: rendered.append(run.notebook) or section(run, exporter)
+        pages, "section", lambda notebook, exporter: rendered.append(notebook.name) or section(notebook, exporter)
     )
     runs = tuple(report.NotebookRun(path.name, staging / "notebooks" / path.name, None) for path in report.notebooks())
-    page = report.render(
+    pages.write(
         report.Report(staging, sources.RECORDED.provenance, pd.read_csv(earlier / "ledger.csv"), runs), VERSION, earlier
     )
+    page = "".join(path.read_text(encoding="utf-8") for path in (staging / pages.PAGES).glob("*.html"))
     assert rendered == ["00-primer.ipynb", "04-ordering-shift.ipynb"], "only the changed and the edited are rendered"
     assert "Executed again since." in page and "planted" not in page

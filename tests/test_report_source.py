@@ -9,7 +9,7 @@ import pytest
 from probe_lib.adapters import mastra
 from probe_lib.core import paths
 from probe_lib.core.target import Target
-from probe_lib.present import report
+from probe_lib.report import build as report
 from probe_lib.study import measurement, sources
 from probe_lib.study.provenance import Provenance
 

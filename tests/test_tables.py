@@ -242,6 +242,21 @@ def test_key_labels_escape_what_the_font_lacks_and_keep_keys_apart():
     assert len(charts.key_label("x" * 100)) == 32
 
 
+def test_a_grid_cell_wraps_its_text_between_words_and_never_cuts_one():
+    error = "AGENT_TOOL_NAME_COLLISION thrown by MastraError"
+    grid = pd.DataFrame({"1.67.0": ["error"]}, index=["search.web"])
+    figure = charts.category_grid(
+        grid, {"error": "#e57373"}, "Error chain", pd.DataFrame({"1.67.0": [error]}, index=grid.index)
+    )
+    drawn = [text.get_text() for text in figure.axes[0].texts]
+    assert drawn == ["AGENT_TOOL_NAME_\nCOLLISION thrown by\nMastraError"]
+    many = charts.category_grid(
+        grid, {"error": "#e57373"}, "", pd.DataFrame({"1.67.0": [" ".join(["word"] * 40)]}, index=grid.index)
+    )
+    lines = many.axes[0].texts[0].get_text().split("\n")
+    assert len(lines) == 4 and lines[-1].endswith("word …"), "a shortened cell says so after a whole word"
+
+
 @pytest.mark.slow
 def test_charts_never_load_pyplot():
     script = "import sys, probe_lib.present.charts; print('matplotlib.pyplot' in sys.modules)"

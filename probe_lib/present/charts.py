@@ -7,6 +7,7 @@ for raster formats). Nothing here calls ``show()`` or keeps figures alive in pyp
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 
 import pandas as pd
@@ -63,17 +64,21 @@ _LABEL_WIDTH = 32
 
 def key_label(key: str) -> str:
     """A key as a chart label: characters the default font lacks (CJK, emoji, surrogates) and control
-    characters as escapes, long keys cut. Escaping keeps distinct keys distinguishable and avoids missing-glyph
-    boxes and warnings.
-    """
+    characters as escapes (:func:`_drawable`), long keys cut."""
+    shown = _drawable(key)
+    return shown if len(shown) <= _LABEL_WIDTH else shown[: _LABEL_WIDTH - 1] + "…"
+
+
+def _drawable(key: str) -> str:
+    """``key`` with characters the default font lacks (CJK, emoji, surrogates) and control characters as escapes,
+    and the empty key and edge spaces quoted. Escaping keeps distinct keys distinguishable and avoids missing-glyph
+    boxes and warnings."""
     shown = "".join(
         char if char.isprintable() and ord(char) < 0x0530 else f"\\u{ord(char):04x}" if ord(char) <= 0xFFFF
         else f"\\U{ord(char):08x}"
         for char in key
     )  # fmt: skip
-    if not shown or shown != shown.strip():
-        shown = f'"{shown}"'  # make the empty key and edge spaces visible
-    return shown if len(shown) <= _LABEL_WIDTH else shown[: _LABEL_WIDTH - 1] + "…"
+    return f'"{shown}"' if not shown or shown != shown.strip() else shown  # the empty key and edge spaces visible
 
 
 def rules_fired(summary: pd.DataFrame) -> Figure:
@@ -244,13 +249,25 @@ VERSUS_COLOURS = {
 }
 
 
-def _cell_text(value: object, width: int = 30) -> str:
-    """A grid cell's text: each line shown as :func:`key_label` shows keys, cut to ``width`` characters."""
+#: Where a grid cell's text may wrap: after a space, an underscore, a hyphen, a dot or a slash.
+_WRAP_AFTER = re.compile(r"(?<=[ _\-./])")
+
+
+def _cell_text(value: object, width: int = 24, most: int = 4) -> str:
+    """A grid cell's text: each line drawable (:func:`_drawable`) and wrapped to ``width`` characters after a space
+    or a separator (``AGENT_TOOL_NAME_`` / ``COLLISION``), never cut mid-word (a run longer than ``width`` with no
+    such place goes on over lines of ``width``); past ``most`` lines, the last shown ends in "…"."""
     lines = []
     for line in str(value).split("\n"):
-        shown = key_label(line)
-        lines.append(shown if len(shown) <= width else shown[: width - 1] + "…")
-    return "\n".join(lines)
+        parts = [run[at : at + width] for run in _WRAP_AFTER.split(_drawable(line)) for at in range(0, len(run), width)]
+        current = ""
+        for part in parts:
+            if current and len(current) + len(part) > width:
+                lines.append(current.rstrip())
+                current = ""
+            current += part
+        lines.append(current.rstrip())
+    return "\n".join(lines if len(lines) <= most else [*lines[: most - 1], lines[most - 1] + " …"])
 
 
 def category_grid(
@@ -264,6 +281,7 @@ def category_grid(
     per category that occurs.
     """
     text = categories if labels is None else labels.reindex(index=categories.index, columns=categories.columns)
+    text = text.map(lambda value: _cell_text(value) if isinstance(value, str) or not pd.isna(value) else value)
     height = max((str(value).count("\n") + 1 for value in text.to_numpy().ravel()), default=1)
     rows, columns = len(categories.index), len(categories.columns)
     fig = Chart(figsize=(2.4 + 2.1 * columns, 1.6 + 0.26 * height * max(rows, 1)), layout="constrained")
@@ -277,7 +295,7 @@ def category_grid(
             ax.add_patch(Rectangle((column, row), 1, 1, facecolor=colour, edgecolor="white", linewidth=2))
             value = text.iat[row, column]
             if isinstance(value, str) or not pd.isna(value):
-                ax.text(column + 0.5, row + 0.5, _cell_text(value), ha="center", va="center", fontsize=8)
+                ax.text(column + 0.5, row + 0.5, value, ha="center", va="center", fontsize=8)
     ax.set_xlim(0, columns)
     ax.set_ylim(rows, 0)
     ax.xaxis.tick_top()

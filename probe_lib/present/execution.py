@@ -41,6 +41,8 @@ _QUIET_KERNEL = ["--IPKernelApp.log_level=CRITICAL"]
 _RUN_TIMES = ("start_time", "end_time", "duration")
 #: A table pandas' ``Styler`` drew: its id is ``T_`` and five random hex digits (``uuid4().hex[:5]``).
 _STYLER_TABLE = re.compile(r'<table id="T_([0-9a-f]{5})"')
+#: What may not stand in a CSS id without escaping: a notebook's name is made of the rest (``05-collisions``).
+_CSS_NAME = re.compile(r"[^A-Za-z0-9_-]")
 #: Where a notebook's metadata keeps the state of its widgets, by model id; an output that shows a widget; how one
 #: widget's state names another it holds.
 _WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
@@ -130,14 +132,16 @@ def _without_run_details(executed: Path, source: Path) -> None:
     for cell in document.cells:  # papermill gives the cell it adds a random id
         if _INJECTED in cell.metadata.get("tags", []):
             cell.id = _INJECTED
-    _number_styled_tables(document)
+    _number_styled_tables(document, executed.stem)
     executed.write_text(_numbered_widgets(document), encoding="utf-8")
 
 
-def _number_styled_tables(document: nbformat.NotebookNode) -> None:
-    """Give each table pandas' ``Styler`` drew the id ``T_<n>`` (its order in the notebook) for the random
+def _number_styled_tables(document: nbformat.NotebookNode, notebook: str) -> None:
+    """Give each table pandas' ``Styler`` drew the id ``T_<notebook>_<n>`` (its order in the notebook) for the random
     ``T_<5 hex digits>`` it drew it with, in its own output only, where the id names the table and its CSS rules;
-    and drop the memory address from the ``Styler``'s plain-text repr beside it."""
+    and drop the memory address from the ``Styler``'s plain-text repr beside it. The notebook's name keeps its
+    tables' ids, and so their CSS rules, apart from another notebook's on a page showing both."""
+    prefix = f"T_{_CSS_NAME.sub('_', notebook)}_"
     number = 0
     for cell in document.cells:
         for output in cell.get("outputs", []):
@@ -148,7 +152,7 @@ def _number_styled_tables(document: nbformat.NotebookNode) -> None:
             if not isinstance(page, str):
                 continue
             for drawn in dict.fromkeys(_STYLER_TABLE.findall(page)):
-                page = re.sub(rf"\bT_{drawn}(?=[_\"\s{{])", f"T_{number}", page)
+                page = re.sub(rf"\bT_{drawn}(?=[_\"\s{{])", f"{prefix}{number}", page)
                 number += 1
             output["data"]["text/html"] = page
 

@@ -108,7 +108,7 @@ def findings_html(result: ExplorerResult) -> str:
             f"<p>{html.escape(result.provider)}: no findings: every name is accepted and any forced tool is sent.</p>"
         )
     rows = "".join(
-        f'<tr style="background:{SEVERITY_COLOURS[finding.severity]}"><td style="{_CELL}">{finding.severity}</td>'
+        f'<tr style="background:{SEVERITY_COLOURS[finding.severity]}"><td style="{_HEAD}">{finding.severity}</td>'
         f'<td style="{_CELL};overflow-wrap:normal">{finding.code}</td>'
         f'<td style="{_CELL}">{_text(finding.message)}</td></tr>'
         for finding in result.findings

@@ -8,6 +8,7 @@ and the report show it alike, and no row is cut.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import pandas as pd
@@ -15,6 +16,7 @@ from IPython.display import HTML
 
 from probe_lib.core.target import release_key
 from probe_lib.present.no_value import NO_VALUE, dashed
+from probe_lib.present.styles import escaped
 
 #: The full table's box: about a screen tall, scrolled within, so the page goes on below it.
 _SCROLL_BOX = "max-height: 40em; overflow: auto"
@@ -47,9 +49,9 @@ def _named(values: list[str], every: list[str]) -> str:
 
 def _html(frame: pd.DataFrame) -> str:
     """Every row and each text whole, wrapped and read from the left (a styled table: JupyterLab right-aligns
-    a plain one's cells, and pandas cuts its texts at 50 characters), a missing value as a dash."""
-    styled = dashed(frame).style.hide(axis="index").set_table_styles(_LEFT)
-    return styled.format(na_rep=NO_VALUE).to_html()
+    a plain one's cells, and pandas cuts its texts at 50 characters), a missing value as a dash, every text
+    escaped."""
+    return escaped(dashed(frame).style, NO_VALUE).hide(axis="index").set_table_styles(_LEFT).to_html()
 
 
 def folded(frame: pd.DataFrame, *, by: Sequence[str], listing: str, rows: str, within: Sequence[str] = ()) -> HTML:
@@ -57,6 +59,6 @@ def folded(frame: pd.DataFrame, *, by: Sequence[str], listing: str, rows: str, w
     plural noun: ``"change points"``) it holds. Neither is cut at pandas' display limits."""
     shown, whole = _html(summary(frame, by, listing, rows, within)), _html(frame)
     return HTML(
-        f"{shown}<details><summary>All {len(frame)} {rows}, one per row</summary>"
+        f"{shown}<details><summary>All {len(frame)} {html.escape(rows)}, one per row</summary>"
         f'<div style="{_SCROLL_BOX}">{whole}</div></details>'
     )

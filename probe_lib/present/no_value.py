@@ -57,11 +57,13 @@ def notebook_html(frame: pd.DataFrame) -> str | None:
 
 
 def show_in_notebook() -> None:
-    """In a running IPython kernel, show every DataFrame and styled table with missing values dashed; elsewhere
-    (the CLI, the tests) do nothing."""
+    """In a running IPython kernel, show every DataFrame and styled table with missing values dashed and every text
+    escaped; elsewhere (the CLI, the tests) do nothing."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is None:
         return
     shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, notebook_html)
     pd.set_option("styler.format.na_rep", NO_VALUE)
+    # pandas' Styler puts a cell's text into the page as HTML unless told: a key like <img onerror=...> would run
+    pd.set_option("styler.format.escape", "html")
