@@ -8,7 +8,7 @@ import sys
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra.normaliser import normalise
-from probe_lib.cli.shell import bounded, fail, mastra_version
+from probe_lib.cli.shell import bounded, fail, mastra_version, utf8_text
 from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
 from probe_lib.core.target import DEFAULT_FRAMEWORK, baseline
@@ -67,7 +67,9 @@ def cmd_normalise(args: argparse.Namespace) -> int:
 
 def add_normalise(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("normalise", help="what the Python model of formatTools makes of tool keys")
-    parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
+    parser.add_argument(
+        "keys", nargs="*", type=utf8_text, help="keys of one tools record, in registration order (else JSON on stdin)"
+    )
     parser.add_argument("--json", action="store_true", help="print result objects as JSON")
     parser.set_defaults(handler=cmd_normalise)
 
@@ -157,7 +159,9 @@ def cmd_probe(args: argparse.Namespace) -> int:
 
 def add_probe(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("probe", help="what a real framework sends for tool keys (one turn each)")
-    parser.add_argument("keys", nargs="*", help="keys of one tools record, in registration order (else JSON on stdin)")
+    parser.add_argument(
+        "keys", nargs="*", type=utf8_text, help="keys of one tools record, in registration order (else JSON on stdin)"
+    )
     parser.add_argument(
         "--framework",
         metavar="NAME",
@@ -176,7 +180,9 @@ def add_probe(sub: argparse._SubParsersAction) -> None:
         help=f"shorthand for --framework mastra --version VERSION: pinned ({', '.join(mastra.ADAPTER.versions())}) "
         "or any served one, installed on first use (`probe-lib versions` lists them)",
     )
-    parser.add_argument("--tool-choice", metavar="NAME", help="force the tool registered under this key")
+    parser.add_argument(
+        "--tool-choice", metavar="NAME", type=utf8_text, help="force the tool registered under this key"
+    )
     parser.add_argument(
         "--workers", type=bounded(1, 64), default=2, help="runner processes sharing the batch (mastra; default 2)"
     )

@@ -12,6 +12,7 @@ import argparse
 import io
 import os
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
@@ -58,6 +59,14 @@ def bounded(low: int, high: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def utf8_text(text: str) -> str:
+    """An argparse type: an argument that was UTF-8 on the command line, as stdin must be. Python hands bytes that
+    are not UTF-8 over as surrogates U+DC80..U+DCFF; a key made of them would go out silently rewritten."""
+    if any("\udc80" <= char <= "\udcff" for char in text):
+        raise argparse.ArgumentTypeError(f"{json_input.quote(text)} is not UTF-8 text")
+    return text
 
 
 def mastra_version(text: str) -> str:
@@ -124,8 +133,8 @@ def _lost(prog: str, error: OutputLost) -> int:
 
 
 def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
-    """Parse ``argv`` and run its subcommand's handler: every ``ProbeError`` one line and exit 2, a lost stdout one
-    line and exit 1, Ctrl-C 130, a reader that went away 141."""
+    """Parse ``argv`` and run its subcommand's handler: every ``ProbeError`` one line and exit 2, a lost stdout or a
+    file the machine refused one line and exit 1, a warning one line, Ctrl-C 130, a reader that went away 141."""
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit:  # --help printed (a usage error was told on stderr)
@@ -142,7 +151,9 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         fail(prog, "stdout is closed; give it a file, or /dev/null to discard what the command prints")
         return 2
     try:
-        code = handler(args)
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_line(prog)
+            code = handler(args)
         sys.stdout.flush()  # a full stdout fails here, not at exit
         return code
     except OutputLost as error:
@@ -156,3 +167,16 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     except BrokenPipeError:  # the reader went away (`probe-lib export | head`): stop quietly, as `cat` does
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # so the exit's flush finds no pipe
         return 141
+    except OSError as error:  # the machine refused a file the kit writes or reads (a full disk, a file size limit)
+        where = f": {error.filename}" if error.filename else ""
+        fail(prog, f"{error.strerror or error}{where}; files the kit was writing were removed, earlier ones kept")
+        return 1
+
+
+def _warning_line(prog: str) -> Callable[..., None]:
+    """``warnings.showwarning`` for a command: one line on stderr, as its errors are, without Python's source line."""
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:
+        fail(prog, f"warning: {message}")
+
+    return show
