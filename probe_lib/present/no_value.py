@@ -57,11 +57,14 @@ def notebook_html(frame: pd.DataFrame) -> str | None:
 
 
 def show_in_notebook() -> None:
-    """In a running IPython kernel, show every DataFrame and styled table with missing values dashed; elsewhere
-    (the CLI, the tests) do nothing."""
+    """In a running IPython kernel, show every DataFrame and styled table with missing values dashed and their text
+    escaped; elsewhere (the CLI, the tests) do nothing."""
     ipython = sys.modules.get("IPython")
     shell = ipython.get_ipython() if ipython is not None else None
     if shell is None:
         return
     shell.display_formatter.formatters["text/html"].for_type(pd.DataFrame, notebook_html)
     pd.set_option("styler.format.na_rep", NO_VALUE)
+    # A styled table writes its cells into HTML as they are unless told to escape them (a DataFrame's own HTML
+    # escapes): a measured key or error text such as "<img src=x onerror=...>" must show as text.
+    pd.set_option("styler.format.escape", "html")
