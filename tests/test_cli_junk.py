@@ -263,6 +263,8 @@ CATALOGUE = [
     (["reproduce", "--jobs", "0"], b"", "out of range"),
     (["record", "--mastra", "1.67"], b"", "is not MAJOR.MINOR.PATCH"),
     (["setup", "--frobnicate"], b"", "unrecognized"),
+    (["normalise", "--json", b"a\xffb"], b"", "is not UTF-8"),  # refused as stdin refuses it, not rewritten
+    (["probe", "--tool-choice", b"\xfe", "a"], b"", "is not UTF-8"),
 ]
 
 
@@ -528,3 +530,38 @@ def test_generated_yaml_scenario_files_end_in_one_line_naming_the_file(aliases, 
         code, stdout, stderr = run_main(["run", str(path), "--json"])
     assert_input_error(code, stdout, stderr)
     assert stderr.startswith(f"probe-lib run: {path}"), stderr
+
+
+# -- what the machine says: warnings and refused writes, each one line -------------------------------------------
+
+
+def test_a_warning_is_one_line_of_its_command_without_python_s_source_line(tmp_path):
+    """Without Node.js, ``run`` reads the recordings and warns: one line, as its errors are."""
+    scenarios = tmp_path / "mine.json"
+    scenarios.write_text('{"scenarios": [{"name": "only-here", "tools": ["a"]}]}', encoding="utf-8")
+    command = [sys.executable, "-m", "probe_lib", "run", str(scenarios)]
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, env={**os.environ, "PATH": str(tmp_path)}
+    )
+    lines = done.stderr.splitlines()
+    assert any(line.startswith("probe-lib run: warning: mastra@") for line in lines), done.stderr
+    assert all(line.startswith("probe-lib run: ") for line in lines), done.stderr
+    assert done.returncode == 2 and "has no recording" in lines[-1]
+
+
+@pytest.mark.slow
+def test_a_write_the_machine_refuses_is_one_line_exit_1_and_no_half_written_folder(tmp_path):
+    """A file size limit fails the kit's writes as a full disk does (``EFBIG`` where ``ENOSPC``)."""
+    import resource
+    import signal
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit then fails instead of killing
+
+    out = tmp_path / "export"
+    command = [sys.executable, "-m", "probe_lib", "export", "--out", str(out)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=300, preexec_fn=limited)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("probe-lib export: File too large") and done.stderr.count("\n") == 1, done.stderr
+    assert not out.exists()

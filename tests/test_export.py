@@ -274,3 +274,11 @@ def test_a_missing_mcp_recording_leaves_its_table_empty_and_says_why(tmp_path, m
         == list(pd.read_parquet(tmp_path / "out" / "mcp_corpus.parquet").columns)
         == list(result.tables["mcp_corpus"].columns)
     )
+
+
+def test_a_lone_surrogate_in_a_table_is_written_as_its_escape_in_csv_and_parquet(tmp_path: Path) -> None:
+    frame = pd.DataFrame({"key": pd.Series(["a\ud800b", "plain"], dtype=object), "position": [0, 1]})
+    written = export.write_tables(frame, tmp_path)
+    assert sorted(path.name for path in written) == ["dictionary.csv", "outcomes.csv", "outcomes.parquet"]
+    assert pd.read_parquet(tmp_path / "outcomes.parquet")["key"].tolist() == ["a\\ud800b", "plain"]
+    assert "a\\ud800b" in (tmp_path / "outcomes.csv").read_text(encoding="utf-8")

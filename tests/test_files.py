@@ -30,3 +30,9 @@ def test_processes_writing_one_path_leave_one_whole_file_and_no_partial(tmp_path
     document = json.loads(target.read_text(encoding="utf-8"))
     assert document["padding"] == [document["writer"]] * 200_000, "the file mixes two writers"
     assert [path.name for path in tmp_path.iterdir()] == ["summary.json"], "a partial file was left behind"
+
+
+def test_a_lone_surrogate_is_written_as_its_escape_and_read_back_the_same(tmp_path: Path) -> None:
+    document = {"tools": ["a\ud800b", "\udfff"]}  # legal JSON strings: a user's key may hold one
+    path = files.write_json(tmp_path / "m.json", document)
+    assert json.loads(path.read_bytes()) == document and b"\\ud800" in path.read_bytes()

@@ -3,6 +3,7 @@ and is otherwise pandas' own rendering."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pandas as pd
@@ -19,7 +20,7 @@ def shell():
     """A real IPython shell with the kit's display installed; pandas' options as they were afterwards."""
     shell = InteractiveShell.instance()
     formatter = shell.display_formatter.formatters["text/html"]
-    with pd.option_context("styler.format.na_rep", None):
+    with pd.option_context("styler.format.na_rep", None, "styler.format.escape", None):
         no_value.show_in_notebook()
         yield shell
     formatter.pop(pd.DataFrame, None)
@@ -73,6 +74,28 @@ def test_a_long_frame_is_cut_as_pandas_cuts_it(shell):
 
 def test_outside_a_kernel_nothing_is_installed():
     InteractiveShell.clear_instance()
-    with pd.option_context("styler.format.na_rep", None):
+    with pd.option_context("styler.format.na_rep", None, "styler.format.escape", None):
         no_value.show_in_notebook()
         assert pd.get_option("styler.format.na_rep") is None
+
+
+#: A key that is markup, and whose rewrite collides with another's, so Mastra's error quotes it too.
+HOSTILE = "</script><img src=x onerror=alert(1)>"
+
+
+@pytest.mark.slow
+def test_a_hostile_key_and_the_error_quoting_it_show_as_text_in_a_notebook_s_tables(shell, tmp_path):
+    """End to end: a scenario file, measured live on the real package, its tidy frame shown as a notebook shows it,
+    plain and styled."""
+    from probe_lib.core.target import baseline
+    from probe_lib.study.api import study
+
+    scenarios = tmp_path / "hostile.json"
+    hostile = [{"name": "key", "tools": [HOSTILE]}, {"name": "error", "tools": [HOSTILE + ".", HOSTILE + "_"]}]
+    scenarios.write_text(json.dumps({"scenarios": hostile}), encoding="utf-8")
+    frame = study(scenarios, [f"mastra@{baseline('mastra').version}"]).frame
+    assert frame.astype(str).apply(lambda column: column.str.contains(HOSTILE, regex=False)).to_numpy().sum() >= 3
+    for shown in (frame, frame.style):
+        html = shell.display_formatter.format(shown)[0]["text/html"]
+        assert "<img" not in html and "</script>" not in html
+        assert "&lt;img src=x onerror=alert(1)&gt;" in html

@@ -20,7 +20,7 @@ import pytest
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import runner
 from probe_lib.capture import CaptureServer
-from probe_lib.cli import NOT_RUN
+from probe_lib.cli.keys import NOT_RUN
 from probe_lib.core import paths, scenarios
 from probe_lib.inputs.keysets import adversarial_records
 

@@ -19,7 +19,7 @@ from probe_lib.adapters import linkstore, mastra
 from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.analysis import timeline
 from probe_lib.core import paths
-from probe_lib.core.errors import InputError, InstallFailed
+from probe_lib.core.errors import InputError, InstallFailed, NodeMissing
 from probe_lib.present import timeline as timeline_chart
 from probe_lib.study import bisect, sweep
 from probe_lib.study import timeline as committed_timeline
@@ -238,3 +238,15 @@ def test_a_home_of_slash_leaves_a_failure_message_whole(monkeypatch):
     error = InstallFailed("npm ci failed for 9.9.9: see /var/log/npm.log")
     message = json.loads(sweep.failed_row("9.9.9", error).behaviour)["error"]["message"]
     assert message == "npm ci failed for <version>: see /var/log/npm.log"
+
+
+@pytest.mark.parametrize("subject", [sweep.CATALOGUE], ids=["mastra"])
+def test_node_missing_from_path_stops_the_sweep_and_caches_nothing(subject, monkeypatch, tmp_path):
+    """What the machine lacks is this run's error, never the release's result: a later run with Node.js must
+    measure the release, not read "run failed" from the cache."""
+    version = mastra.ADAPTER.versions()[-1]  # installed by setup: the run, not the install, meets the missing node
+    monkeypatch.setattr(sweep, "cache_dir", lambda subject: tmp_path / "sweep")  # the machine's own cache untouched
+    monkeypatch.setenv("PATH", str(tmp_path))  # no node, no npm
+    with pytest.raises(NodeMissing, match="node was not found on PATH"):
+        sweep.sweep([version], subject=subject)
+    assert sweep.cached(version, subject) is None

@@ -4,7 +4,8 @@ A :class:`RecordStore` is what :class:`~probe_lib.capture.server.CaptureServer` 
 tested) on its own: :meth:`~RecordStore.script` a scenario's replies, :meth:`~RecordStore.commit` each request as
 it arrives (a model call takes the scenario's next reply), then read the records back with
 :meth:`~RecordStore.records` or :meth:`~RecordStore.take`. Records are kept in arrival order, with secret headers
-redacted; it is safe to use from several threads.
+redacted (:mod:`probe_lib.core.credentials`: headers and URL parameters); it is safe to use from several
+threads.
 """
 
 from __future__ import annotations
@@ -20,13 +21,10 @@ from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from probe_lib.core import credentials
 from probe_lib.core.errors import StoreFailed
 from probe_lib.wire.replies import DEFAULT_REPLY, ErrorReply, Reply, TextReply, ToolCallsReply
 
-#: Header values that would leak a credential into a recording.
-REDACTED_HEADERS = frozenset(
-    {"authorization", "proxy-authorization", "api-key", "x-api-key", "cookie", "openai-organization"}
-)
 #: Headers dropped as noise: ``host`` carries the ephemeral port, which changes every run.
 DROPPED_HEADERS = frozenset({"host"})
 #: Scenario ids travel in URL paths, so they are limited to characters no client re-encodes or resolves
@@ -85,8 +83,8 @@ def clean_headers(headers: Iterable[tuple[str, str]]) -> dict[str, str]:
         name = name.lower()
         if name in DROPPED_HEADERS:
             continue
-        if name in REDACTED_HEADERS:
-            value = "<redacted>"
+        if name in credentials.HEADERS:
+            value = credentials.MARK
         cleaned[name] = f"{cleaned[name]}, {value}" if name in cleaned else value
     return cleaned
 
@@ -174,7 +172,9 @@ class RecordStore:
                 reply = state.replies.popleft() if answered else DEFAULT_REPLY
                 state.completions += 1
                 status = reply.status if isinstance(reply, ErrorReply) else 200
-            capture = Capture(self._seq, scenario, method, path, clean_headers(headers), body, raw, status, wire)
+            capture = Capture(
+                self._seq, scenario, method, credentials.path(path), clean_headers(headers), body, raw, status, wire
+            )
             self._seq += 1
             if self._keep_records:
                 state.records.append(capture)

@@ -27,7 +27,12 @@ class SetupError(ProbeError):
     """Something the kit needs is not installed on this machine."""
 
 
-class NodeMissing(SetupError):
+class MachineLacks(ProbeError):
+    """What this machine lacks to run anything (Node.js, npm, a writable cache, disk space): an error of this run,
+    never a result about the release or scenario being measured, so nothing measured is cached or recorded as it."""
+
+
+class NodeMissing(SetupError, MachineLacks):
     """Node.js, npm or an installed harness is missing; the message says how to get it."""
 
 
@@ -44,7 +49,7 @@ class ReleaseUnsupported(ProbeError):
     never counted as a behaviour."""
 
 
-class CacheUnusable(ProbeError):
+class CacheUnusable(MachineLacks):
     """The kit's cache folder cannot be created or written (a file, a read-only folder): not a setup step that a
     retry or another framework could get past, so ``setup`` stops at it too."""
 

@@ -31,5 +31,9 @@ def write_atomically(path: Path, write: Callable[[Path], None]) -> Path:
 def write_json(path: Path, document: object) -> Path:
     """``document`` as deterministic JSON (keys sorted, one space of indent, UTF-8 text kept), written atomically:
     what every recording and measurement file is, so that reruns differ only where measurements do."""
-    text = json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
-    return write_atomically(path, lambda partial: partial.write_text(text, encoding="utf-8"))
+    # A lone surrogate (legal in a JSON string, so in a user's key) has no UTF-8 form: written as its \uXXXX escape,
+    # which JSON reads back as the same string, instead of failing the write.
+    data = (json.dumps(document, indent=1, sort_keys=True, ensure_ascii=False) + "\n").encode(
+        "utf-8", "backslashreplace"
+    )
+    return write_atomically(path, lambda partial: partial.write_bytes(data))

@@ -12,7 +12,7 @@ from difflib import SequenceMatcher
 from typing import Literal
 
 from probe_lib import wire
-from probe_lib.core import paths
+from probe_lib.core import credentials, paths
 from probe_lib.core.behaviour import Behaviour, Raised
 from probe_lib.core.scenarios import PROBE_DESCRIPTION, Scenario
 from probe_lib.core.target import Target
@@ -37,8 +37,8 @@ def is_capture_reply(message: str) -> bool:
 def readable(message: str) -> str:
     """An error message as an outcome shows it: without the stack some versions append (0.21-0.24 put it inside the
     message), and with the kit's cache folder, where every version is installed, named ``<cache>``: a machine's paths
-    and line numbers are incidental, not measurements."""
-    return message.split("\n    at ", 1)[0].replace(str(paths.cache()), "<cache>")
+    and line numbers are incidental, not measurements; any credential it quotes redacted."""
+    return credentials.text(message.split("\n    at ", 1)[0].replace(str(paths.cache()), "<cache>"))
 
 
 def quoted(text: str, limit: int) -> str:
@@ -64,6 +64,9 @@ class Failure:
     kind: FailureKind
     message: str
     name: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "message", credentials.text(self.message))  # a framework's words may quote one
 
 
 @dataclass(frozen=True)

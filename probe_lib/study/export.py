@@ -144,12 +144,27 @@ def dictionary(tables: Iterable[str] = TABLES) -> pd.DataFrame:
     )
 
 
+def _utf8(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with each lone surrogate of its text (legal in a JSON string, so in a user's key) as its ``\\uXXXX``
+    escape, as the measurement files write it: CSV and Parquet hold UTF-8 only, which has no form for one."""
+    text = frame.select_dtypes(include=["object", "string"]).columns
+    if len(text) == 0:
+        return frame
+    escaped = frame.copy()
+    for column in text:
+        escaped[column] = escaped[column].map(
+            lambda value: value.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(value, str) else value
+        )
+    return escaped
+
+
 def write_tables(tables: Mapping[str, pd.DataFrame] | pd.DataFrame, folder: Path) -> list[Path]:
     """Each table as CSV and Parquet, and their data dictionary, into ``folder``; returns the files written.
 
     A lone frame is the outcomes table (what ``probe-lib run --out`` writes).
     """
     tables = {OUTCOMES: tables} if isinstance(tables, pd.DataFrame) else tables
+    tables = {name: _utf8(frame) for name, frame in tables.items()}
     folder.mkdir(parents=True, exist_ok=True)
     written = []
     for name, frame in tables.items():

@@ -35,7 +35,7 @@ from probe_lib.adapters.mastra import catalogue, runner, versions
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.behaviour import Behaviour, Raised
-from probe_lib.core.errors import CacheUnusable, InputError, InstallFailed, ProbeError
+from probe_lib.core.errors import InputError, InstallFailed, MachineLacks, ProbeError
 from probe_lib.core.outcome import Outcome, is_capture_reply, readable
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.scenarios import Scenario
@@ -231,7 +231,7 @@ def measure(
     try:
         installed.result() if installed is not None else subject.install(version)
         return subject.rows(version, server)
-    except CacheUnusable:  # this machine's fault, not the version's: the sweep stops
+    except MachineLacks:  # this machine's fault, not the version's: the sweep stops, caching nothing
         raise
     except ProbeError as error:
         return [subject.failed(version, error)]
