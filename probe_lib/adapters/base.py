@@ -90,8 +90,8 @@ class Adapter(Protocol):
         (``InstallFailed``) if it cannot install."""
 
     def install_extras(self, *, quiet: bool = True) -> None:
-        """Install what the kit measures this framework with beyond its pinned versions (``setup`` calls it after
-        them; a no-op for most), ``quiet`` hiding the installer's output; raises ``SetupError`` if it cannot."""
+        """Install what the kit measures this framework with beyond its pinned versions (``setup`` calls it
+        beside them; a no-op for most), ``quiet`` hiding the installer's output; raises ``SetupError`` if it cannot."""
 
     def run(
         self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
