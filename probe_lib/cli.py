@@ -193,20 +193,6 @@ def _setup_frameworks(args: argparse.Namespace) -> list[str]:
     return [adapters.get(name).name for name in args.framework or [DEFAULT_FRAMEWORK]]
 
 
-def _install_all(adapter, *, quiet: bool) -> None:
-    """Install a framework's pins and its extras at once, each in a thread of its own (each cache entry installs
-    under a lock of its own, so they share npm's and uv's caches safely): the installers mostly wait on the
-    network, so three pins take about as long as the slowest. Every install runs to its end; then the first
-    failure, in the pins' order, is raised."""
-    from concurrent.futures import ThreadPoolExecutor
-
-    with ThreadPoolExecutor(max_workers=len(adapter.versions()) + 1) as pool:
-        installs = [pool.submit(adapter.install, version) for version in adapter.versions()]
-        installs.append(pool.submit(adapter.install_extras, quiet=quiet))
-    for install in installs:
-        install.result()
-
-
 def cmd_setup(args: argparse.Namespace) -> int:
     """Install each framework asked for, going on past one that fails, a line per framework as it ends; then one
     summary line, and exit 1 when any failed (the others stay installed)."""
@@ -220,7 +206,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         adapter = adapters.get(name)
         started = time.monotonic()
         try:
-            _install_all(adapter, quiet=not args.verbose)
+            adapters.install_all(adapter, quiet=not args.verbose)
         except SetupError as error:
             failed.append(name)
             print(f"{name}: FAILED after {time.monotonic() - started:.0f} s: {error}", flush=True)
