@@ -1,6 +1,6 @@
 """Ask your own question in one call: scenarios × targets in, a tidy pandas table of what went on the wire out.
 
-    from probe_lib.study.api import study
+    from probe_lib import study
     result = study("data/scenarios/example.yaml", ["mastra@1.0.4", "mastra@1.71.0"])
     result.frame            # one row per scenario × target × tool (probe_lib.study.tidy.COLUMNS)
     result.requests         # every request body, one row each
