@@ -244,27 +244,10 @@ def test_key_sets_measured_live_give_one_row_per_key_matching_the_request(node_m
 @pytest.mark.slow
 @pytest.mark.node
 def test_run_out_writes_files_a_study_reads_back_equal(node_modules, tmp_path):
-    """`probe-lib run FILE --out DIR` (a real process), then the study API on DIR: the same rows."""
+    """`probe-lib run FILE --out DIR` (the command's main, in this process), then the study API on DIR: the same
+    rows."""
     out = tmp_path / "mine"
-    ran = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "probe_lib",
-            "run",
-            str(EXAMPLE),
-            "--mastra",
-            "1.0.4",
-            "--mastra",
-            "1.71.0",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert ran.returncode == 0, ran.stderr
+    assert main(["run", str(EXAMPLE), "--mastra", "1.0.4", "--mastra", "1.71.0", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [
             folders.MANIFEST,
