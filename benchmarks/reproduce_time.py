@@ -4,9 +4,9 @@ again and re-executes only the notebooks whose inputs changed). Targets: nothing
 wall time, one notebook changed <= 50%. Each build is split into reproduce's own stages, timed from the progress
 lines it prints. The load average is printed with each build, since others' work on a shared machine lengthens
 every wall time; the CPU seconds of the whole process tree (kernels and Node runners included) do not depend on it.
-``--cold`` adds a fresh clone running the README's main command (pip and npm caches warm).
+A fresh clone running the README's main command is ``benchmarks/first_run.py``'s (cold, or ``--warm``).
 
-    .venv/bin/python benchmarks/reproduce_time.py [--cold]
+    .venv/bin/python benchmarks/reproduce_time.py
 """
 
 from __future__ import annotations
@@ -30,12 +30,8 @@ NOTHING_CHANGED_TARGET = 0.40
 ONE_NOTEBOOK_TARGET = 0.50
 #: The notebook whose markdown the third build changes (restored afterwards, byte for byte).
 EDITED = paths.NOTEBOOKS / "04-ordering-shift.ipynb"
-README_MAIN = (
-    "python3 -m venv .venv && .venv/bin/pip install -q -c data/environment.lock -e . "
-    "&& .venv/bin/probe-lib setup && .venv/bin/probe-lib reproduce"
-)
 #: A progress line that ends a stage: "executing notebooks: 11/11 10-mcp-tool-sets".
-_STAGE_DONE = re.compile(r"(?P<stage>[^:]+): (?P<done>\d+)/(?P=done)\b")
+STAGE_DONE = re.compile(r"(?P<stage>[^:]+): (?P<done>\d+)/(?P=done)\b")
 
 
 @dataclass(frozen=True)
@@ -61,7 +57,7 @@ def build(out: Path, *extra: str) -> Build:
     stages = []
     process = subprocess.Popen(command, cwd=paths.ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     for line in process.stderr:
-        done = _STAGE_DONE.match(line)
+        done = STAGE_DONE.match(line)
         if done:
             now = time.perf_counter()
             stages.append((done["stage"], now - last))
@@ -85,9 +81,7 @@ def edited_markdown(path: Path) -> bytes:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cold", action="store_true", help="also the README's main command in a fresh clone")
-    args = parser.parse_args()
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args()
     cpus = os.cpu_count() or 1
     print(f"{cpus} CPUs, load average {os.getloadavg()[0]:.1f} at the start")
     with tempfile.TemporaryDirectory() as scratch:
@@ -98,13 +92,6 @@ def main() -> None:
             builds[f"{EDITED.stem}'s markdown changed"] = build(report)
         finally:
             EDITED.write_bytes(original)
-        cold = None
-        if args.cold:
-            clone = Path(scratch) / "clone"
-            subprocess.run(["git", "clone", "-q", str(paths.ROOT), str(clone)], check=True)
-            started = time.perf_counter()
-            subprocess.run(README_MAIN, cwd=clone, shell=True, executable="/bin/bash", check=True, capture_output=True)
-            cold = time.perf_counter() - started
     full = builds["full warm build"]
     targets = [None, NOTHING_CHANGED_TARGET, ONE_NOTEBOOK_TARGET]
     print(f"{'build':<34} {'wall s':>7} {'CPU s':>7} {'load':>5} {'of full':>8}  target")
@@ -116,8 +103,6 @@ def main() -> None:
         print(f"\n{name}: {run.summary}")
         for stage, seconds in run.stages:
             print(f"  {stage:<64} {seconds:>6.1f} s")
-    if cold is not None:
-        print(f"\nREADME main command, fresh clone (caches warm): {cold:.1f} s")
 
 
 if __name__ == "__main__":

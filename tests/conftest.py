@@ -52,13 +52,40 @@ def capture_server():
         yield server
 
 
+def _kept_release_cache() -> Path:
+    """The kit cache (``PROBE_LIB_CACHE``) the tests install served releases into, kept between runs beside the
+    kit's own (``~/.cache/probe_lib-tests`` on Linux): a release installed once, resolved as of its day, is the same
+    release on every later run, so only the first run downloads and installs it, and the machine's own installs
+    never meet the tests'."""
+    from probe_lib.core import paths
+
+    own = paths.cache()
+    return own.with_name(f"{own.name}-tests")
+
+
 @pytest.fixture(scope="module")
-def private_cache(tmp_path_factory) -> Path:
-    """A kit cache of this test module's own (``PROBE_LIB_CACHE``), so the releases it installs start cold and never
-    meet the machine's."""
-    folder = tmp_path_factory.mktemp("cache")
+def release_cache() -> Path:
+    """:func:`_kept_release_cache` as this module's ``PROBE_LIB_CACHE``."""
+    folder = _kept_release_cache()
+    folder.mkdir(parents=True, exist_ok=True)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("PROBE_LIB_CACHE", str(folder))
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def private_cache(tmp_path_factory) -> Path:
+    """A kit cache of this test module's own (``PROBE_LIB_CACHE``), so the releases it installs start cold (listed,
+    resolved as of their day and installed on first use, every run) and never meet another test's. Only uv's
+    download cache is shared, with :func:`release_cache`'s: a wheel downloaded once is the same wheel."""
+    from probe_lib.adapters import pyvenv
+
+    folder = tmp_path_factory.mktemp("cache")
+    downloads = _kept_release_cache() / pyvenv.uv_cache().name
+    downloads.mkdir(parents=True, exist_ok=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PROBE_LIB_CACHE", str(folder))
+        pyvenv.uv_cache().symlink_to(downloads, target_is_directory=True)
         yield folder
 
 

@@ -1,6 +1,8 @@
 """environment.yml (conda users) and pyproject.toml (pip users) declare the same dependencies, and
-data/environment.lock pins them all, as the environment the tests run in has them."""
+data/environment.lock pins them all, as the environment the tests run in has them; CI runs the README's test
+command."""
 
+import re
 import tomllib
 from importlib.metadata import distributions
 
@@ -63,3 +65,19 @@ def test_this_environment_is_the_locked_one():
     installed = {canonicalize_name(d.metadata["Name"]): d.version for d in distributions()}
     differing = {name: (pin, installed.get(name)) for name, pin in pins.items() if installed.get(name) != pin}
     assert not differing, f"locked version vs installed: {differing}"
+
+
+def _readme_test_command() -> str:
+    """The README's test command: the line of a code block that makes ``.venv`` and ends in a pytest run."""
+    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    [command] = re.findall(r"^python3 -m venv \.venv .*&& \.venv/bin/pytest[^\n]*$", readme, flags=re.MULTILINE)
+    return command
+
+
+def test_ci_runs_exactly_the_readmes_test_command_last():
+    """Last, so the run's exit status is pytest's (5 when it collected no test), and under ``set -e`` any part
+    before it that fails stops the run."""
+    ci = (paths.ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    commands = [line for line in ci.splitlines() if line and not line.startswith("#")]
+    assert commands[-1] == _readme_test_command()
+    assert "set -euo pipefail" in commands[:-1]

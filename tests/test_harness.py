@@ -10,10 +10,10 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 from processes import child_pids
+from test_cli_junk import run_main
 
 from probe_lib.adapters import mastra, npm
 from probe_lib.adapters.mastra import Runner
@@ -26,11 +26,11 @@ VERSION = mastra.ADAPTER.versions()[-1]
 HANG_MS = 1500
 
 
-def _cli(*args: str, stdin: str = "", env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    """``python -m probe_lib ARGS`` as a user runs it: a separate process, text in and out."""
-    return subprocess.run(
-        [sys.executable, "-m", "probe_lib", *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
-    )
+def _cli(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """``probe-lib ARGS`` in this process (:func:`run_main`, byte streams as a pipe's): these tests read its exit code
+    and output, which a separate process would add only its start-up to."""
+    code, stdout, stderr = run_main(list(args), stdin.encode("utf-8"))
+    return subprocess.CompletedProcess(["probe-lib", *args], code, stdout, stderr)
 
 
 @pytest.mark.slow
@@ -120,8 +120,9 @@ def test_probe_cli_bad_input_is_one_line_and_exit_2(args, stdin, names):
     assert names in completed.stderr
 
 
-def test_probe_cli_without_node_is_one_line_and_exit_2(tmp_path):
-    completed = _cli("probe", "--json", "a.b", env={**os.environ, "PATH": str(tmp_path)})
+def test_probe_cli_without_node_is_one_line_and_exit_2(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    completed = _cli("probe", "--json", "a.b")
     assert (completed.returncode, completed.stdout) == (2, "")
     assert (
         completed.stderr.startswith("probe-lib probe: node was not found on PATH") and completed.stderr.count("\n") == 1

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import functools
 import json
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_cli_junk import run_main
 
 from probe_lib.adapters import mastra
 from probe_lib.adapters.mastra import Outcome, catalogue
@@ -66,15 +65,11 @@ def write_capture_lines(path: Path, sent: list[dict[str, Any]]) -> Path:
 
 
 def lint_cli(path: Path) -> tuple[int, dict[str, Any]]:
-    """``probe-lib lint FILE --provider openai --json`` as a user runs it: exit code and the parsed report."""
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "lint", str(path), "--provider", "openai", "--json"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.stderr == "", done.stderr
-    return done.returncode, json.loads(done.stdout)
+    """``probe-lib lint FILE --provider openai --json`` in this process (:func:`run_main`): exit code and the parsed
+    report."""
+    code, stdout, stderr = run_main(["lint", str(path), "--provider", "openai", "--json"])
+    assert stderr == "", stderr
+    return code, json.loads(stdout)
 
 
 # ---- the known-bad requests ------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The Node runners across their frameworks' API eras: one real release of each era the AI SDK's, LangChain JS's
-and the Claude Agent SDK's runners branch for, installed as of its publication into a private cache and probed for
-real, and a release older than every era refused in one line before anything installs.
+and the Claude Agent SDK's runners branch for, installed as of its publication (once: into the tests' release cache,
+kept between runs) and probed for real, and a release older than every era refused in one line before anything
+installs.
 
 What each era is expected to do is read from that release's own API: ``ai`` before 3.1.16 has no ``toolChoice``,
 so it cannot force a tool; every other era sends the keys and a forced key as given, and runs the tool the model
@@ -38,7 +39,7 @@ ERAS = [
 
 @pytest.mark.parametrize(("name", "version", "forces"), ERAS, ids=[f"{n}@{v}" for n, v, _ in ERAS])
 def test_each_era_sends_the_keys_forces_as_its_release_can_and_runs_the_called_tool(
-    name, version, forces, private_cache, capture_server
+    name, version, forces, release_cache, capture_server
 ):
     plain, forcing, round_trip = probe_three_ways(name, version, capture_server)
     assert plain.failure is None and plain.wire_names == KEYS, plain.result_json()
@@ -49,7 +50,7 @@ def test_each_era_sends_the_keys_forces_as_its_release_can_and_runs_the_called_t
     assert [execution["key"] for execution in round_trip.executions] == [KEYS[0]], round_trip.result_json()
 
 
-def test_an_ai_sdk_release_older_than_every_era_is_refused_in_one_line_before_installing(private_cache):
+def test_an_ai_sdk_release_older_than_every_era_is_refused_in_one_line_before_installing(release_cache):
     adapter = adapters.get("ai-sdk")
     with pytest.raises(ReleaseUnsupported, match=r" 3\.0\.0 .*\(needs ai>=3\.1\.0\)$") as refused:
         adapter.install("3.0.0")
@@ -64,7 +65,7 @@ OLD_ERAS = [("0.1.21", False), ("0.1.77", True)]
 
 @pytest.mark.parametrize(("version", "has_tools_option"), OLD_ERAS, ids=[v for v, _ in OLD_ERAS])
 def test_an_old_cli_offers_only_the_probe_tools_and_its_own_calls_take_no_scripted_reply(
-    version, has_tools_option, private_cache, capture_server
+    version, has_tools_option, release_cache, capture_server
 ):
     """On these releases the CLI sends sub-agent warmups (and on 0.1.21 one-token counts) beside the turn's model
     calls; before 0.1.57 it offers its built-ins unless each is disallowed. The turn keeps the probe's two tools in
@@ -88,7 +89,9 @@ def _sdk_source(version: str) -> str:
     return (CLAUDE.pins.install_dir(version) / "node_modules/@anthropic-ai/claude-agent-sdk/sdk.mjs").read_text()
 
 
-def test_a_release_whose_other_platforms_binaries_came_later_installs_as_of_its_day(private_cache, capture_server):
+def test_a_release_whose_other_platforms_binaries_came_later_installs_as_of_its_day(
+    release_cache, capture_server, tmp_path
+):
     """``@anthropic-ai/claude-agent-sdk`` 0.2.141 names eight platform binaries as optional dependencies, of which
     only linux-x64's was published by its day: npm's lock as of then leaves the others unresolved yet listed, which
     ``npm ci`` refuses ("Missing: ... from lock file") unless the kit strikes them."""
@@ -99,7 +102,7 @@ def test_a_release_whose_other_platforms_binaries_came_later_installs_as_of_its_
     lock = json.loads((generated / "package-lock.json").read_text())
     optional = lock["packages"]["node_modules/@anthropic-ai/claude-agent-sdk"]["optionalDependencies"]
     assert list(optional) == ["@anthropic-ai/claude-agent-sdk-linux-x64"]
-    raw = generated.parent / "raw-lock"  # npm's own lock as of that day, before the kit's strike
+    raw = tmp_path / "raw-lock"  # npm's own lock as of that day, before the kit's strike
     raw.mkdir()
     shutil.copy2(generated / "package.json", raw / "package.json")
     releases.run_npm(
@@ -113,7 +116,7 @@ def test_a_release_whose_other_platforms_binaries_came_later_installs_as_of_its_
     assert len(struck) == 7, struck
 
 
-def test_a_release_whose_own_cli_binary_came_later_fails_to_install(private_cache):
+def test_a_release_whose_own_cli_binary_came_later_fails_to_install(release_cache):
     """``@anthropic-ai/claude-agent-sdk`` 0.2.128's linux-x64 CLI binary was published 2 h 21 min after it, past
     the margin its day's lock is resolved with: npm installs it without the binary, and the kit calls that a failed
     install, not a release that rejects every run."""

@@ -1,6 +1,6 @@
 """The Python runners across their frameworks' API eras: one real release of each era the runner branches for,
-installed as of its publication into a private cache and probed for real, and the releases older than any era (or
-between two) refused in one line before anything installs.
+installed as of its publication (once: into the tests' release cache, kept between runs) and probed for real, and the
+releases older than any era (or between two) refused in one line before anything installs.
 
 What each era is expected to do is read from that release's own source: pydantic-ai before 1.93.0 has no
 ``tool_choice`` setting, so it cannot force a tool; langchain-openai before 0.1 refuses a ``tool_choice`` unless
@@ -33,7 +33,7 @@ ERAS = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "version", "forced"), ERAS, ids=[f"{n}@{v}" for n, v, _ in ERAS])
 def test_each_era_sends_the_keys_forces_as_its_release_can_and_runs_the_called_tool(
-    name, version, forced, private_cache, capture_server
+    name, version, forced, release_cache, capture_server
 ):
     plain, forcing, round_trip = probe_three_ways(name, version, capture_server)
     assert plain.failure is None and plain.wire_names == KEYS, plain.result_json()
@@ -60,7 +60,7 @@ TOO_OLD = [
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "version", "needs"), TOO_OLD, ids=[f"{n}@{v}" for n, v, _ in TOO_OLD])
-def test_a_release_older_than_every_era_is_refused_in_one_line_before_installing(name, version, needs, private_cache):
+def test_a_release_older_than_every_era_is_refused_in_one_line_before_installing(name, version, needs, release_cache):
     adapter = adapters.get(name)
     with pytest.raises(ReleaseUnsupported, match=rf" {version} .*\(needs {needs}\)$") as refused:
         adapter.install(version)
@@ -80,7 +80,7 @@ def test_a_gap_refuses_its_releases_only_and_either_gives_the_first_reason():
 
 
 @pytest.mark.slow
-def test_crewai_before_1_10_1_runs_and_renames_as_the_pin_does(private_cache, capture_server):
+def test_crewai_before_1_10_1_runs_and_renames_as_the_pin_does(release_cache, capture_server):
     """1.10.0's ``convert_tools_to_openai_schema`` returns two values, not three (the runner read three and failed
     with "not enough values to unpack"); it renames the key as the pin does, and cannot force a tool."""
     plain, forcing, _ = probe_three_ways("crewai", "1.10.0", capture_server)

@@ -1,6 +1,6 @@
-"""``reproduce`` never loses a file: it refuses folders holding files it did not write, and Ctrl-C (a real SIGINT
-to a real ``probe-lib reproduce``) leaves the earlier report byte for byte as it was, with no staging folder or
-kernel left behind."""
+"""``reproduce`` never loses a file: it refuses folders holding files it did not write (the command run in this
+process: a refusal is its exit code and one line), and Ctrl-C (a real SIGINT to a real ``probe-lib reproduce``
+process) leaves the earlier report byte for byte as it was, with no staging folder or kernel left behind."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from processes import as_at_a_terminal
+from test_cli_junk import run_main
 
 from probe_lib.core import folders
 
@@ -53,14 +54,9 @@ def test_a_user_file_in_an_earlier_report_makes_the_run_refuse_and_survives(tmp_
     earlier_report(out)
     (out / user_file).write_text("mine")
     before = snapshot(out)
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(out)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2, done.stderr
-    assert done.stderr.count("\n") == 1 and user_file in done.stderr and "nothing was changed" in done.stderr
+    code, _, stderr = run_main(["reproduce", "--recorded", "--out", str(out)])
+    assert code == 2, stderr
+    assert stderr.count("\n") == 1 and user_file in stderr and "nothing was changed" in stderr
     assert snapshot(out) == before
     assert sorted(path.name for path in tmp_path.iterdir()) == ["report"], "no staging folder may be left"
 
@@ -69,13 +65,8 @@ def test_files_named_like_report_parts_without_a_manifest_are_the_users(tmp_path
     """Names prove nothing: a folder holding only a ``ledger.csv`` and a ``report.html`` of the user's is refused."""
     (tmp_path / "ledger.csv").write_text("my accounts")
     (tmp_path / "report.html").write_text("my page")
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "ledger.csv and 1 more" in done.stderr
+    code, _, stderr = run_main(["reproduce", "--recorded", "--out", str(tmp_path)])
+    assert code == 2 and stderr.count("\n") == 1 and "ledger.csv and 1 more" in stderr
     assert (tmp_path / "ledger.csv").read_text() == "my accounts"
     assert (tmp_path / "report.html").read_text() == "my page"
 
@@ -88,14 +79,9 @@ def test_out_naming_a_file_or_a_symlink_is_one_line_and_exit_2(tmp_path, kind):
     else:
         (tmp_path / "real").mkdir()
         target.symlink_to(tmp_path / "real")
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "reproduce", "--out", str(target)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and ("is a file" in done.stderr or "symbolic link" in done.stderr)
+    code, stdout, stderr = run_main(["reproduce", "--out", str(target)])
+    assert code == 2 and stdout == ""
+    assert stderr.count("\n") == 1 and ("is a file" in stderr or "symbolic link" in stderr)
     assert target.exists() and (kind == "symlink" or target.read_text() == "mine")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 import subprocess
@@ -153,9 +154,10 @@ def test_cli_export_writes_the_tables(tmp_path, capsys):
     ).exists() and f"rows from {shipped} measurement files" in capsys.readouterr().out
 
 
-def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported):
+def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported, capsys):
     result, _ = exported
     frame = api.study(catalogue.scenarios(), ["1.0.4", "mastra@1.71.0"], measurements=sources.RECORDED).frame
+    assert capsys.readouterr().out == ""  # reading recordings, it has nothing to announce
     shipped = [f"data/captures/catalogue/mastra-{version}.json" for version in ("1.0.4", "1.71.0")]
     pinned = result.frame["recording"].isin(shipped)
     expected = result.frame[pinned].reset_index(drop=True)
@@ -188,9 +190,40 @@ def test_study_inputs_are_checked():
         api.study("search.web", "1.71.0", measurements=sources.RECORDED)
 
 
+def test_the_package_top_gives_the_study_function_and_keeps_the_subpackage():
+    from probe_lib import study
+    from probe_lib.study import tidy
+
+    assert inspect.isfunction(study) and tidy.COLUMNS is sys.modules["probe_lib.study.tidy"].COLUMNS
+    front, inner = inspect.signature(study).parameters, inspect.signature(api.study).parameters
+    assert [(p.name, p.kind) for p in front.values()] == [(p.name, p.kind) for p in inner.values()]
+    assert sources.parse(front["measurements"].default) is inner["measurements"].default is sources.LIVE
+    assert front["on_target"].default is inner["on_target"].default is None
+    recorded = study(EXAMPLE, "1.71.0", measurements="recorded").frame
+    pd.testing.assert_frame_equal(recorded, api.study(EXAMPLE, "1.71.0", measurements=sources.RECORDED).frame)
+
+
+def test_importing_the_package_leaves_pandas_to_the_first_study():
+    code = "import sys, probe_lib; from probe_lib import study; print('pandas' in sys.modules, study.__name__)"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "study"]
+
+
+def test_a_target_without_a_version_says_a_target_is_framework_at_version():
+    with pytest.raises(
+        InputError,
+        match=r"^'langchain' names a framework, not one of its releases: a target is framework@version "
+        r"\(e\.g\. 'langchain@\d+\.\d+\.\d+'\)",
+    ):
+        api.study(["search.web"], ["langchain"])
+    with pytest.raises(InputError, match=r"^'latest' is not a target: a target is framework@version \(e\.g\. 'mastra@"):
+        api.study(["search.web"], "latest", measurements=sources.RECORDED)
+
+
 @pytest.mark.node
-def test_a_plain_list_of_keys_is_one_turn_registering_them(node_modules):
+def test_a_plain_list_of_keys_is_one_turn_registering_them(node_modules, capsys):
     result = api.study(["search.web", "9lives"], "mastra@1.71.0")
+    assert capsys.readouterr().out == "measuring 1 scenario(s) on mastra@1.71.0…\n"  # said before it measured
     assert [outcome.scenario.name for outcome in result.outcomes] == ["keys"]
     assert list(result.frame["key"]) == ["search.web", "9lives"]
     assert set(result.outcomes[0].wire_names) == {"search_web", "_9lives"}
@@ -214,27 +247,10 @@ def test_key_sets_measured_live_give_one_row_per_key_matching_the_request(node_m
 @pytest.mark.slow
 @pytest.mark.node
 def test_run_out_writes_files_a_study_reads_back_equal(node_modules, tmp_path):
-    """`probe-lib run FILE --out DIR` (a real process), then the study API on DIR: the same rows."""
+    """`probe-lib run FILE --out DIR` (the command's main, in this process), then the study API on DIR: the same
+    rows."""
     out = tmp_path / "mine"
-    ran = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "probe_lib",
-            "run",
-            str(EXAMPLE),
-            "--mastra",
-            "1.0.4",
-            "--mastra",
-            "1.71.0",
-            "--out",
-            str(out),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert ran.returncode == 0, ran.stderr
+    assert main(["run", str(EXAMPLE), "--mastra", "1.0.4", "--mastra", "1.71.0", "--out", str(out)]) == 0
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [
             folders.MANIFEST,

@@ -9,11 +9,10 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from test_cli_junk import run_main
 
 from probe_lib.adapters import linkstore, mastra
 from probe_lib.adapters.mastra import catalogue, versions
@@ -26,10 +25,6 @@ from probe_lib.study import timeline as committed_timeline
 
 #: One version of each era: 0.x before the normaliser (measured: it first appears in 0.13.2), 0.x after, 1.x.
 ERAS = ("0.12.1", "0.13.2", "1.0.4")
-
-
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "probe_lib", *args], capture_output=True, text=True, timeout=120)
 
 
 def test_an_unknown_version_says_how_to_list_the_served_ones():
@@ -49,12 +44,6 @@ def test_a_served_unpinned_version_is_accepted_and_its_harness_lives_in_the_cach
     assert '"mastra-0.13.0": "npm:@mastra/core@0.13.0"' in (folder / "package.json").read_text()
 
 
-def test_probe_with_an_unknown_version_is_one_line_and_exit_2():
-    done = _cli("probe", "--json", "--mastra", "0.0.1", "a")
-    assert done.returncode == 2 and done.stdout == ""
-    assert len(done.stderr.strip().splitlines()) == 1 and "probe-lib versions" in done.stderr
-
-
 #: Ranges that select no version, each with what the one line must say; neither command may start measuring.
 IMPOSSIBLE_RANGES = {
     "reversed": (["--since", "1.71.0", "--until", "1.0.4"], "--since 1.71.0 is later than --until 1.0.4; swap them"),
@@ -71,10 +60,10 @@ IMPOSSIBLE_RANGES = {
 @pytest.mark.parametrize("case", IMPOSSIBLE_RANGES, ids=str)
 def test_an_impossible_range_is_one_line_and_exit_2(command, case):
     flags, fragment = IMPOSSIBLE_RANGES[case]
-    done = _cli(*command, *flags)
-    assert (done.returncode, done.stdout) == (2, "")
-    assert done.stderr.startswith(f"probe-lib {command[0]}: ") and done.stderr.count("\n") == 1
-    assert fragment in done.stderr
+    code, stdout, stderr = run_main([*command, *flags])
+    assert (code, stdout) == (2, "")
+    assert stderr.startswith(f"probe-lib {command[0]}: ") and stderr.count("\n") == 1
+    assert fragment in stderr
 
 
 @pytest.fixture(scope="module")

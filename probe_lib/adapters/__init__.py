@@ -5,6 +5,6 @@ lives in a folder of its own (``mastra/``: its runner, harness, model, catalogue
 harness packages into the kit's cache.
 """
 
-from probe_lib.adapters.base import Adapter, check_target, get, names, register
+from probe_lib.adapters.base import Adapter, check_target, get, install_all, names, register
 
-__all__ = ["Adapter", "check_target", "get", "names", "register"]
+__all__ = ["Adapter", "check_target", "get", "install_all", "names", "register"]

@@ -11,6 +11,7 @@ Adapters register themselves here, as papermill's engines do, and a third-party 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import AbstractContextManager
 from importlib import import_module
 from importlib.metadata import entry_points
@@ -90,8 +91,8 @@ class Adapter(Protocol):
         (``InstallFailed``) if it cannot install."""
 
     def install_extras(self, *, quiet: bool = True) -> None:
-        """Install what the kit measures this framework with beyond its pinned versions (``setup`` calls it after
-        them; a no-op for most), ``quiet`` hiding the installer's output; raises ``SetupError`` if it cannot."""
+        """Install what the kit measures this framework with beyond its pinned versions (``setup`` calls it
+        beside them; a no-op for most), ``quiet`` hiding the installer's output; raises ``SetupError`` if it cannot."""
 
     def run(
         self, scenarios: Iterable[Scenario], version: str, *, server: CaptureServer | None = None, workers: int = 1
@@ -162,3 +163,15 @@ def check_target(target: Target) -> Target:
     known."""
     get(target.framework).check_version(target.version)
     return target
+
+
+def install_all(adapter: Adapter, *, quiet: bool = True) -> None:
+    """Install ``adapter``'s pinned versions and its extras at once, each in a thread of its own (each cache entry
+    installs under a lock of its own, and npm's and uv's download caches take concurrent installs): the installers
+    mostly wait on the network, so three pins take about as long as the slowest. Every install runs to its end;
+    then the first failure, in the pins' order, is raised."""
+    with ThreadPoolExecutor(max_workers=len(adapter.versions()) + 1) as pool:
+        installs = [pool.submit(adapter.install, version) for version in adapter.versions()]
+        installs.append(pool.submit(adapter.install_extras, quiet=quiet))
+    for install in installs:
+        install.result()

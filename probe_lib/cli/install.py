@@ -33,9 +33,7 @@ def cmd_setup(args: argparse.Namespace) -> int:
         adapter = adapters.get(name)
         started = time.monotonic()
         try:
-            for version in adapter.versions():
-                adapter.install(version)
-            adapter.install_extras(quiet=not args.verbose)
+            adapters.install_all(adapter, quiet=not args.verbose)
         except SetupError as error:
             failed.append(name)
             print(f"{name}: FAILED after {time.monotonic() - started:.0f} s: {error}", flush=True)

@@ -1,6 +1,6 @@
 """Ask your own question in one call: scenarios × targets in, a tidy pandas table of what went on the wire out.
 
-    from probe_lib.study.api import study
+    from probe_lib import study
     result = study("data/scenarios/example.yaml", ["mastra@1.0.4", "mastra@1.71.0"])
     result.frame            # one row per scenario × target × tool (probe_lib.study.tidy.COLUMNS)
     result.requests         # every request body, one row each
@@ -75,9 +75,22 @@ class Study:
 def as_target(target: TargetLike) -> Target:
     """``Target``, ``"mastra@1.67.0"`` or a bare version of the default framework, checked against the registry."""
     if isinstance(target, str):
-        target = Target.parse(target) if "@" in target else Target(DEFAULT_FRAMEWORK, target)
+        target = Target.parse(target) if "@" in target else _bare(target)
     adapters.check_target(target)
     return target
+
+
+def _bare(text: str) -> Target:
+    """A target without ``@``: a version (it starts with a digit) is the default framework's; anything else is
+    refused saying that a target is ``framework@version``, with a pinned release of the framework it names."""
+    if text[:1].isdigit():
+        return Target(DEFAULT_FRAMEWORK, text)
+    framework = text if text in adapters.names() else DEFAULT_FRAMEWORK
+    example = f"{framework}@{adapters.get(framework).versions()[-1]}"
+    named = "names a framework, not one of its releases" if framework == text else "is not a target"
+    raise InputError(
+        f"{text!r} {named}: a target is framework@version (e.g. {example!r}), or a bare {DEFAULT_FRAMEWORK} version"
+    )
 
 
 def versus(version: str, framework: str = DEFAULT_FRAMEWORK) -> list[Target]:
@@ -137,7 +150,9 @@ def study(
 ) -> Study:
     """Measure (or read) every scenario on every target; targets in framework then version order.
 
-    ``on_target(target, scenario_count)`` is called before each target, so long live runs can show progress.
+    ``on_target(target, scenario_count)`` is called before each target, so long live runs can show progress; when
+    none is given, a study that measures now says what it measures (:func:`say_measuring`) and one that reads
+    recordings says nothing.
     """
     chosen = as_scenarios(scenarios)
     if not chosen:
@@ -146,6 +161,8 @@ def study(
     if not wanted:
         raise InputError("no targets to study: give e.g. 'mastra@1.71.0'")
     source = sources.parse(measurements)  # a script may name it as text, as a notebook's parameter does
+    if on_target is None and source.runs_now:
+        on_target = say_measuring
     measured: list[tuple[Outcome, str | None]] = []
     for target in sorted(set(wanted), key=lambda t: (t.framework, release_key(t.version))):
         if on_target is not None:
