@@ -19,7 +19,7 @@ from probe_lib.core.scenarios import ROUND_TRIP, for_keys
 from probe_lib.core.target import Target
 from probe_lib.inputs import scenario_files
 from probe_lib.study import measurement, sources
-from probe_lib.study.collection import CATALOGUE
+from probe_lib.study.collection import CATALOGUE, MATRIX
 from probe_lib.study.measurement import Made, Measurement
 from probe_lib.study.provenance import Provenance
 
@@ -142,3 +142,28 @@ def test_a_file_of_another_shape_is_one_line_naming_it(tmp_path):
 
 def test_made_text_says_when_the_runtime_and_day_are_unknown():
     assert Made(Provenance.LIVE).text(Target("ai-sdk", "7.0.173")) == "live, ai-sdk@7.0.173, runtime and date not noted"
+
+
+# -- where a measurement comes from: one answer to "live or recorded" ------------------------------------------------
+
+
+def test_the_recordings_never_measure_live_and_a_folder_measures_its_own_scenarios_as_it_was_measured(tmp_path):
+    from probe_lib.present import report
+
+    target = Target("mastra", "1.67.0")
+    assert not sources.RECORDED.live(target) and sources.RECORDED.own() is sources.RECORDED
+    report.measure_all(tmp_path, sources.RECORDED)
+    assert sources.parse(tmp_path).own() is sources.RECORDED  # a folder copied from recordings runs nothing live
+    assert sources.parse(tmp_path / "catalogue").own() is sources.LIVE  # a folder holding no catalogue (run --out)
+
+
+def test_a_live_source_falls_back_to_the_recording_of_a_target_not_installed_and_says_so(private_cache):
+    """In an empty kit cache no pin is installed: the live source reads each target's recording, warns once naming
+    them, and each measurement says it was copied from a recording."""
+    targets = MATRIX.targets()[:2]
+    assert not any(map(sources.LIVE.live, targets))
+    with pytest.warns(sources.RecordedFallback, match=f"{targets[0]}, {targets[1]} cannot run here"):
+        measured = sources.LIVE.measurements(MATRIX, targets)
+    assert [m.target for m in measured] == targets
+    assert {m.made.how for m in measured} == {Provenance.RECORDED}
+    assert [sources.LIVE.label(m) for m in measured] == ["recorded (Node.js missing)"] * 2

@@ -2,9 +2,11 @@
 
 The kit's collections are the catalogue (:data:`CATALOGUE`, Mastra's article scenarios on its pins), the framework
 matrix's probes (:data:`MATRIX`, on every registered framework's pins) and the Claude Agent SDK's list probes
-(:data:`LISTS`); a user's scenario file is one too (:func:`of_scenarios`). A measurement of a collection on a target
-is :class:`~probe_lib.study.measurement.Measurement`, kept at ``data/captures/<collection>/<framework>-<version>.json``;
-where it comes from (live now or recorded) is :mod:`probe_lib.study.sources`.
+(:data:`LISTS`). A user's scenario file is measured as its own collection, named after the file, by
+:meth:`probe_lib.study.sources.Source.outcomes` (``probe-lib run FILE --out``). A measurement of a collection on a
+target is :class:`~probe_lib.study.measurement.Measurement`, kept at
+``data/captures/<collection>/<framework>-<version>.json``; where it comes from (live now or recorded) is
+:mod:`probe_lib.study.sources`.
 
 The MCP tool sets (``data/captures/mcp-mastra.json``, :mod:`probe_lib.adapters.mastra.mcp`) are not a collection:
 what is measured there is the tool names the real ``@mastra/mcp`` client builds from each server's listed tools, one
@@ -70,16 +72,6 @@ class Collection:
 
 def _pins(framework: str) -> Callable[[], list[Target]]:
     return lambda: [Target(framework, version) for version in adapters.get(framework).versions()]
-
-
-def of_scenarios(name: str, scenarios: Sequence[Scenario]) -> Collection:
-    """A collection of scenarios of the user's own (a scenario file's, named after it), on any target."""
-    chosen = tuple(scenarios)
-
-    def run(target: Target, server: CaptureServer) -> list[Outcome]:
-        return adapters.get(target.framework).run(chosen, target.version, server=server, workers=LIVE_WORKERS)
-
-    return Collection(name, lambda: chosen, lambda: [], run)
 
 
 CATALOGUE = Collection(
