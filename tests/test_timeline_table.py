@@ -14,7 +14,8 @@ import pytest
 
 from probe_lib.core import paths
 from probe_lib.core.behaviour import Behaviour
-from probe_lib.study import timeline
+from probe_lib.study import sweep, timeline
+from probe_lib.study.release_map import ReleaseMap
 
 #: The commit before the two tables became one.
 BEFORE = "995eb89"
@@ -40,6 +41,7 @@ def lines() -> list[dict]:
     return _new(timeline.TIMELINE_PATH)
 
 
+@pytest.mark.slow
 def test_every_line_of_both_old_tables_is_in_the_timeline_with_equal_values_and_no_other(lines):
     others = _old("framework_timeline.csv")
     mastra = _old("version_timeline.csv")
@@ -60,6 +62,7 @@ def test_every_line_of_both_old_tables_is_in_the_timeline_with_equal_values_and_
         assert new["published"] and new["role"] == "sample" and new["resolved_before"] == ""
 
 
+@pytest.mark.slow
 def test_every_old_release_is_listed_and_each_measured_mastra_version_too(lines):
     releases = _new(timeline.RELEASES_PATH)
     assert [r for r in releases if r["framework"] != "mastra"] == _old("framework_releases.csv")
@@ -67,6 +70,7 @@ def test_every_old_release_is_listed_and_each_measured_mastra_version_too(lines)
     assert listed == {line["version"] for line in lines if line["framework"] == "mastra"}
 
 
+@pytest.mark.slow
 def test_every_stored_behaviour_reads_back_typed_and_writes_back_the_same_text(lines):
     for line in lines:
         behaviour = Behaviour.from_json(json.loads(line["behaviour"]))
@@ -77,3 +81,24 @@ def test_every_stored_behaviour_reads_back_typed_and_writes_back_the_same_text(l
 def test_a_stored_behaviour_of_another_shape_is_refused():
     with pytest.raises(ValueError, match="unknown fields"):
         Behaviour.from_json({"names": [], "tool_choise": None})
+
+
+@pytest.mark.slow
+def test_a_mastra_sweep_writes_through_the_one_timeline_and_never_leaves_it_partial(tmp_path, monkeypatch):
+    """``probe-lib sweep --version V --write`` on Mastra replaces V's lines in the one table, keeps every other line
+    (of Mastra and of the others), and leaves out a scenario no other Mastra release holds (added to the catalogue
+    since), so the timeline holds each scenario on every release or on none."""
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
+    for name in ("TIMELINE_PATH", "RELEASES_PATH"):
+        copy = tmp_path / getattr(timeline, name).name
+        copy.write_bytes(getattr(timeline, name).read_bytes())
+        monkeypatch.setattr(timeline, name, copy)
+    before = timeline.read(path=timeline.TIMELINE_PATH)
+    again = sweep.Row("1.67.0", "single-rewrite", "0123456789", "", '{"names": ["search_web"]}')
+    newer = sweep.Row("1.67.0", "a-scenario-added-since", "9876543210", "", '{"names": []}')
+    mapped = ReleaseMap("mastra", ("1.67.0",), ("1.67.0",), {"1.67.0": [again, newer]}, (), 0)
+    timeline.write(mapped, sweep.CATALOGUE)
+    after = timeline.read(path=timeline.TIMELINE_PATH)
+    assert [line.row() for line in after if (line.framework, line.version) == ("mastra", "1.67.0")] == [again]
+    untouched = [line for line in before if (line.framework, line.version) != ("mastra", "1.67.0")]
+    assert [line for line in after if (line.framework, line.version) != ("mastra", "1.67.0")] == untouched
