@@ -16,20 +16,25 @@ from types import ModuleType
 #: What a notebook reaches as ``pl.<name>``: the module behind each name.
 FOR_NOTEBOOKS = {
     "charts": "probe_lib.present.charts",
+    "compare": "probe_lib.study.compare",
     "evidence": "probe_lib.study.evidence",
     "exercises": "probe_lib.teach.exercises",
     "keysets": "probe_lib.inputs.keysets",
     "ledger": "probe_lib.claims.ledger",
     "lint": "probe_lib.providers.lint",
+    "matrix": "probe_lib.analysis.matrix",
     "measured": "probe_lib.analysis.measured",
     "normaliser": "probe_lib.adapters.mastra.normaliser",
     "paths": "probe_lib.core.paths",
+    "permissions": "probe_lib.analysis.permissions",
     "providers": "probe_lib.providers",
     "remedy": "probe_lib.adapters.mastra.remedy",
     "sources": "probe_lib.study.sources",
     "styles": "probe_lib.present.styles",
     "tables": "probe_lib.analysis.tables",
+    "target": "probe_lib.core.target",
     "tidy": "probe_lib.study.tidy",
+    "traffic": "probe_lib.analysis.traffic",
 }
 
 
