@@ -37,6 +37,7 @@ FOR_NOTEBOOKS = {
     "permissions": "probe_lib.analysis.permissions",
     "primer": "probe_lib.teach.primer",
     "providers": "probe_lib.providers",
+    "ranges": "probe_lib.claims.ranges",
     "remedy": "probe_lib.adapters.mastra.remedy",
     "scenario_files": "probe_lib.inputs.scenario_files",
     "scenarios": "probe_lib.core.scenarios",
@@ -45,6 +46,7 @@ FOR_NOTEBOOKS = {
     "tables": "probe_lib.analysis.tables",
     "target": "probe_lib.core.target",
     "tidy": "probe_lib.study.tidy",
+    "timeline": "probe_lib.analysis.timeline",
     "traffic": "probe_lib.analysis.traffic",
 }
 

@@ -966,7 +966,7 @@ def test_the_overview_notebook_passes_its_sources_to_the_ledger():
     """Counterfactual of the above: the notebook's own call, without its sources, leaves rows unstated."""
     cell = nbformat.read(paths.NOTEBOOKS / "00-overview.ipynb", as_version=4).cells[2].source
     assert "pin_sources={v: measurements.provenance_of(v) for v in by_version}" in cell
-    assert "timeline_source=timeline.laid_over_source()" in cell
+    assert "timeline_source=pl.timeline.laid_over_source()" in cell
     by_version = {version: RECORDED.catalogue(version) for version in mastra.ADAPTER.versions()}
     bare = ledger.ledger(by_version, ranges.Timeline.of(timeline.laid_over_summary(by_version)))
     assert _unnamed_sources(bare) and set(bare["source"]) == {"unstated"}
