@@ -971,7 +971,7 @@ def test_the_overview_notebook_passes_its_sources_to_the_ledger(recorded_catalog
     """Counterfactual of the above: the notebook's own call, without its sources, leaves rows unstated."""
     cell = nbformat.read(paths.NOTEBOOKS / "00-overview.ipynb", as_version=4).cells[2].source
     assert "pin_sources={m.target.version: m.source for m in measured}" in cell
-    assert "timeline_source=timeline.laid_over_source()" in cell
+    assert "timeline_source=pl.timeline.laid_over_source()" in cell
     by_version = recorded_catalogue
     bare = ledger.ledger(by_version, Timeline.of(timeline.laid_over_summary(by_version)))
     assert _unnamed_sources(bare) and set(bare["source"]) == {"unstated"}

@@ -74,3 +74,11 @@ def test_a_notebook_without_node_shows_the_banner_and_its_verdicts_whole(tmp_pat
     assert len(statements[long_one]) > 50
     assert statements[long_one].replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") in page
     assert "@mastra/core 1.67.0, recorded (Node.js missing)" in page
+
+
+def test_the_tidy_frame_of_evidence_is_its_version_or_every_version_measured():
+    ev = evidence.gather("1.67.0", sources.RECORDED)
+    shown, every = ev.frame(), ev.frame(every_version=True)
+    assert set(shown["version"]) == {"1.67.0"} and set(shown["scenario"]) == set(ev.outcomes)
+    assert set(every["version"]) == set(ev.by_version) and len(every) > len(shown)
+    assert (every[every["version"] == "1.67.0"].reset_index(drop=True)).equals(shown)

@@ -8,7 +8,10 @@ shows. Nothing here judges a claim (that is :mod:`probe_lib.claims.mastra`) or m
 Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one
 category per cell (coloured by the matching ``*_COLOURS`` palette of :mod:`probe_lib.present.charts`) and the text
 each cell shows. They rebuild the table they draw from the same outcomes, so a chart never depends on a table a notebook
-happened to show before it.
+happened to show before it. A view the tidy table (:meth:`~probe_lib.study.evidence.Evidence.frame`) holds is written
+in its notebook, in pandas; the tables here read what that table does not carry (error chains, the linter's
+findings, the package's built-ins and docs, the lookups, the follow-up request, the order of the caller's record)
+or feed a grid.
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ def _per_scenario(rows: list[dict], scenario_names: Sequence[str], columns: list
     return pd.DataFrame(rows, index=list(scenario_names), columns=columns, dtype=object)
 
 
-# -- 01: which name the model sees --------------------------------------------------------------------------------
+# -- which name the model sees -----------------------------------------------------------------------------------
 
 
 def builtins(ev: Evidence) -> pd.DataFrame:
@@ -165,7 +168,7 @@ def offered_grid(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[st
     return categories, names
 
 
-# -- 02-04: the rewrite and the order -----------------------------------------------------------------------------
+# -- the rewrite and the order -----------------------------------------------------------------------------------
 
 
 def wire_order(outcome: Outcome, *, record_order: bool = False, label: Callable[[str], str] = str) -> pd.DataFrame:
@@ -181,7 +184,7 @@ def wire_order(outcome: Outcome, *, record_order: bool = False, label: Callable[
     return pd.DataFrame({column: pd.Series(values) for column, values in columns.items()})
 
 
-# -- 05: collisions and the errors around them ------------------------------------------------------------------
+# -- collisions and the errors around them -----------------------------------------------------------------------
 
 
 def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
@@ -230,7 +233,7 @@ def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
     return grid, text
 
 
-# -- 06 and 09: toolChoice, activeTools and the linter ----------------------------------------------------------
+# -- toolChoice, activeTools and the linter ----------------------------------------------------------------------
 
 
 def choice_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
@@ -370,7 +373,7 @@ def remedy_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
     return categories, labels
 
 
-# -- 07: the way back --------------------------------------------------------------------------------------------
+# -- the way back ------------------------------------------------------------------------------------------------
 
 
 def round_trip(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:

@@ -50,10 +50,13 @@ class Evidence(Generic[OutcomeT]):
         except KeyError:
             raise CheckError(f"scenario {scenario!r} was not measured on {self.version}") from None
 
-    def frame(self) -> pd.DataFrame:
-        """This version's outcomes as the tidy table (one row per scenario × tool, columns in
-        :data:`probe_lib.study.tidy.COLUMNS`): what a notebook's pandas starts from."""
-        return tidy.frame(list(self.outcomes.values()), [self.source] * len(self.outcomes))
+    def frame(self, *, every_version: bool = False) -> pd.DataFrame:
+        """This version's outcomes (``every_version``: those of every version measured) as the tidy table, one row
+        per scenario × version × tool (columns in :data:`probe_lib.study.tidy.COLUMNS`): what a notebook's pandas
+        starts from."""
+        measured = self.by_version.values() if every_version else [self.outcomes]
+        outcomes = [outcome for by_scenario in measured for outcome in by_scenario.values()]
+        return tidy.frame(outcomes, [self.source] * len(outcomes))
 
 
 def measured(source: Source = LIVE, versions: Iterable[str] | None = None) -> list[Measurement]:
