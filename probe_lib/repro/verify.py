@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from probe_lib.adapters import cache
 from probe_lib.adapters.mastra import catalogue, normaliser, runner
 from probe_lib.adapters.mastra import versions as mastra_versions
 from probe_lib.capture import CaptureServer
@@ -133,17 +134,18 @@ def read(path: Path = CSV_PATH) -> list[Row]:
 def write(rows: Sequence[Row], path: Path = CSV_PATH) -> None:
     """Merge ``rows`` into ``path``: their releases' earlier rows replaced, every other release's kept."""
     measured = {row.version for row in rows}
-    kept = [row for row in read(path) if row.version not in measured]
-    merged = sorted([*kept, *rows], key=lambda row: (version_key(row.version), row.scenario))
     names = [field.name for field in fields(Row)]
+    with cache.rewriting(path):  # two verifications at once take turns, so neither loses the other's rows
+        kept = [row for row in read(path) if row.version not in measured]
+        merged = sorted([*kept, *rows], key=lambda row: (version_key(row.version), row.scenario))
 
-    def fill(partial: Path) -> None:
-        with partial.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=names, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(asdict(row) for row in merged)
+        def fill(partial: Path) -> None:
+            with partial.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, fieldnames=names, lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(asdict(row) for row in merged)
 
-    files.write_atomically(path, fill)
+        files.write_atomically(path, fill)
 
 
 def frame(rows: Sequence[Row] | None = None) -> pd.DataFrame:
