@@ -245,3 +245,26 @@ def patched_copy(version: str) -> Path:
 
     cache.publish(entry, lambda folder: (folder / "node_modules").is_dir(), build)
     return entry / "node_modules"
+
+
+def patched_environment(version: str) -> list[str]:
+    """The LlamaIndex runner's command line on ``version`` with the fix applied: a copy of the release's environment
+    in a cache entry of its own (``<cache>/python/llama-index-fixed-<version>-<fix digest>/``), every file a hard
+    link into the release's but the two changed, which are files of their own."""
+    pins = base.get("llama-index").pins
+    command = pins.command(version)  # installs the release first; its python is the first word
+    source = pyvenv.install_dir(pins.folder(version))
+    digest = hashlib.sha256(repr(LLAMA_INDEX_CHANGES).encode()).hexdigest()[:16]
+    entry = paths.cache() / "python" / f"llama-index-fixed-{version}-{digest}"
+
+    def build(staging: Path) -> None:
+        environment = staging / "env"
+        shutil.copytree(source, environment, symlinks=True, copy_function=os.link)
+        site = sorted((environment / "lib").glob("python3*/site-packages"))[0]
+        for relative, text in llama_index_changes(site).items():
+            fresh = site / relative.with_name(relative.name + ".fixed")
+            fresh.write_text(text, encoding="utf-8")
+            os.replace(fresh, site / relative)  # a new file: the release's hard-linked copy stays as shipped
+
+    cache.publish(entry, lambda folder: (folder / "env").is_dir(), build)
+    return [str(entry / "env" / "bin" / "python"), *command[1:]]
