@@ -176,13 +176,20 @@ def test_the_mastra_fix_changes_only_the_call_methods_of_the_shipped_chunks(node
 
 
 @pytest.mark.slow
-def test_fixed_runs_the_reproduction_on_the_patched_package(tmp_path):
-    done, out = _reproduce(tmp_path, "A10", "1.67.0", "--fixed")
+@pytest.mark.parametrize(
+    ("claim", "version", "package", "fixed"),
+    [
+        ("A10", "1.67.0", "@mastra/core", '"name":"search_web"'),
+        ("T10", "0.14.25", "llama-index-core", 'called "search_web"'),
+    ],
+)
+def test_fixed_runs_the_reproduction_on_the_patched_package(tmp_path, claim, version, package, fixed):
+    done, out = _reproduce(tmp_path, claim, version, "--fixed")
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("NOT REPRODUCED: ") and '"name":"search_web"' in done.stdout
+    assert done.stdout.startswith("NOT REPRODUCED: ") and fixed in done.stdout
     report = (out / "ISSUE.md").read_text(encoding="utf-8")
     assert "`REPRODUCED: " in report and "## With the proposed fix" in report  # the unpatched run, then the fix
-    assert (out / "fix.patch").read_text(encoding="utf-8").startswith("Fix for @mastra/core 1.67.0")
+    assert (out / "fix.patch").read_text(encoding="utf-8").startswith(f"Fix for {package} {version}")
 
 
 def test_the_committed_verification_shows_the_fix_consistent_and_nothing_else_changed():
@@ -202,6 +209,7 @@ def test_the_verification_readme_lists_the_releases_the_file_holds():
     from probe_lib.repro import verify
 
     readme = (paths.DATA / "fix_verification.README.md").read_text(encoding="utf-8")
-    listed = re.search(r"^Releases: (.+)$", readme, re.MULTILINE)[1].split(", ")
-    held = sorted({row.version for row in verify.read()}, key=version_key)
-    assert listed == held
+    for framework in ("mastra", "llama-index"):
+        line = re.search(rf"^Releases \({framework}\): (.*)$", readme, re.MULTILINE)[1]
+        held = sorted({row.version for row in verify.read() if row.framework == framework}, key=version_key)
+        assert (line.split(", ") if line else []) == held, framework

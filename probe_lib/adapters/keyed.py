@@ -230,8 +230,11 @@ class KeyedAdapter:
 class KeyedSession:
     """Runs on one framework version through one runner child, started at the first scenario that can run."""
 
-    def __init__(self, adapter: KeyedAdapter, version: str) -> None:
+    def __init__(self, adapter: KeyedAdapter, version: str, command: list[str] | None = None) -> None:
         self.adapter, self.version = adapter, version
+        #: The runner's command line (default: the release's, :meth:`Pins.command`; a patched copy's,
+        #: :mod:`probe_lib.repro.patches`).
+        self.command = command
         self._child: LinesChild | None = None
 
     def run(
@@ -288,7 +291,7 @@ class KeyedSession:
 
     def _started(self) -> LinesChild:
         if self._child is None:
-            command = [*self.adapter.pins.command(self.version), str(self.adapter.concurrency)]
+            command = [*(self.command or self.adapter.pins.command(self.version)), str(self.adapter.concurrency)]
             child = LinesChild(command, f"{self.adapter.name} {self.version}")
             child.start()
             self._child = child

@@ -63,14 +63,19 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction(
             "T07", "openai-agents-js", "forced", f"modelSettings.toolChoice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED
         ),
-        Reproduction("T09", "llama-index", "forced", f"tool_choice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED),
-        Reproduction("X09", "llama-index", "forced", f"tool_choice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED),
+        Reproduction(
+            "T09", "llama-index", "forced", f"tool_choice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED, fixed=True
+        ),
+        Reproduction(
+            "X09", "llama-index", "forced", f"tool_choice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED, fixed=True
+        ),
         Reproduction(
             "T10",
             "llama-index",
             "round-trip",
             _ROUND_TRIP_TITLE,
             "the tool runs: a call by the name the request offered finds the tool offered under it",
+            fixed=True,
         ),
         Reproduction(
             "X10",
@@ -78,6 +83,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "round-trip",
             _ROUND_TRIP_TITLE,
             "the tool runs: a call by the name the request offered finds the tool offered under it",
+            fixed=True,
         ),
     )
 }

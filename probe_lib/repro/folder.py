@@ -83,8 +83,11 @@ def _node_packages(harness: Path, framework: str, version: str, into: Path) -> N
 
 
 def _runtime(script_name: str) -> str:
+    """The runtime ``run.sh`` uses: the ``python3`` or ``node`` on the run's PATH."""
     if script_name.endswith(".py"):
-        return f"Python {platform.python_version()}"
+        command = ["python3", "-c", "import platform; print(platform.python_version())"]
+        done = subprocess.run(command, env=_clean_environment(), capture_output=True, text=True, timeout=60)
+        return f"Python {done.stdout.strip() or 'unknown'}"
     return f"Node.js {npm.node_version()}"
 
 
@@ -161,6 +164,7 @@ def issue(
     captured = json.loads((result.folder / "request.json").read_text(encoding="utf-8"))
     bodies = "\n".join(json.dumps(_trimmed(body), indent=2, ensure_ascii=False) for body in captured[:1])
     lock = "requirements.txt" if language == "python" else "package-lock.json"
+    install = "a fresh venv and `pip install`" if language == "python" else "`npm ci`"
     return f"""# {rep.title}
 
 **Versions**: {package} {version} (every dependency locked in `{lock}`), {_runtime(script_name)},
@@ -168,10 +172,9 @@ def issue(
 
 ## Steps to reproduce
 
-Run `./run.sh` in this folder: it installs the locked packages ({
-        "a fresh venv and `pip install`" if language == "python" else "`npm ci`"
-    }), then runs `{script_name}`, which starts a stand-in for the provider on 127.0.0.1, runs
-one turn of the code below against it and compares the request it captured with what is expected. No API key is
+Run `./run.sh` in this folder: it installs the locked packages ({install}), then runs `{script_name}`,
+which starts a stand-in for the provider on 127.0.0.1, runs one turn of the code below against it and compares
+the request it captured with what is expected. No API key is
 needed and nothing leaves the machine.
 
 ```{language}

@@ -1,17 +1,23 @@
-"""The fix the kit proposes for Mastra's asymmetry, applied to the files a release ships.
+"""The fixes the kit proposes for two findings, applied to the files a release ships.
 
-Mastra's ``Agent.formatTools()`` renames a tool key a provider would refuse (``search.web`` to ``search_web``), but
-a named ``toolChoice`` and ``activeTools`` still name the key, so the request forces, or keeps, a tool it no longer
-offers under that name (claims A10, F09). The smallest fix in Mastra's terms: the options that name tools follow the
-same rewrite. :data:`MASTRA_HELPER` is that rewrite, formatTools' own rule applied to one name, and each of the
-Agent's public call methods (``generate``, ``stream`` and their legacy and vNext forms, taking ``(messages,
+**Mastra.** ``Agent.formatTools()`` renames a tool key a provider would refuse (``search.web`` to ``search_web``),
+but a named ``toolChoice`` and ``activeTools`` still name the key, so the request forces, or keeps, a tool it no
+longer offers under that name (claims A10, F09). The smallest fix in Mastra's terms: the options that name tools
+follow the same rewrite. :data:`MASTRA_HELPER` is that rewrite, formatTools' own rule applied to one name, and each
+of the Agent's public call methods (``generate``, ``stream`` and their legacy and vNext forms, taking ``(messages,
 options)``) passes its options through it first. A name that is already legal is unchanged, so every other call is
-the same call.
+the same call. The change is made by text on the shipped ``dist`` files (each ESM and CommonJS chunk that defines
+``formatTools``), since a release's bundle names its chunks by hash.
 
-The change is made by text on the shipped ``dist`` files (each ESM and CommonJS chunk that defines
-``formatTools``), since a release's bundle names its chunks by hash; it is hand-written, not built from Mastra's
-source by the kit. :func:`fix_patch` writes it as a unified diff against the shipped files, :func:`patched_copy`
-installs it into a cache entry of its own beside the release's (never the kit's pins).
+**LlamaIndex.** From llama-index-core 0.14.12 ``ToolMetadata.to_openai_tool()`` sends a name sanitized to
+``[a-zA-Z0-9_-]`` (``_sanitize_name``), but the OpenAI LLM's ``resolve_tool_choice`` forces the name as registered
+and ``call_tool_with_selection`` looks the model's call up by the registered name only (T09, T10). The fix: the
+forced name gets the same substitution, and the lookup finds a tool by the name it was sent under too (a registered
+name still wins, so a call that ran before runs the same tool).
+
+Both are hand-written against the shipped files, not built from the frameworks' sources by the kit.
+:func:`fix_patch` writes a fix as a unified diff against a release's installed files, :func:`patched_copy` installs
+Mastra's into a cache entry of its own beside the release's (never the kit's pins).
 """
 
 from __future__ import annotations
@@ -24,13 +30,16 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from probe_lib.adapters import cache
+from probe_lib.adapters import base, cache, pyvenv
 from probe_lib.adapters.mastra import versions as mastra_versions
 from probe_lib.core import paths
 from probe_lib.core.errors import ProbeError
 
 #: Framework -> what its fix makes consistent.
-FIXES: dict[str, str] = {"mastra": "a named toolChoice and activeTools follow formatTools' rewrite"}
+FIXES: dict[str, str] = {
+    "mastra": "a named toolChoice and activeTools follow formatTools' rewrite",
+    "llama-index": "the forced name and the tool lookup follow ToolMetadata's own rename",
+}
 
 #: formatTools' rule for one name, applied to the options that name tools; appended to each patched chunk (a
 #: function declaration, so hoisted to the top of its module).
@@ -59,13 +68,13 @@ function formatToolNamesInOptions(options) {
   };
 }
 """
-#: The header of an Agent call method that takes ``(messages, options)``; the options go through the helper first.
+#: The header of an Agent call method that takes ``(messages, options)`` (pretty or minified, as releases ship it),
+#: and the line break and indentation of its body when it has them; the options go through the helper first.
 CALL_METHOD = re.compile(
-    r"^(?P<indent>[ \t]+)(?:async )?(?:generate|stream|generateLegacy|streamLegacy|generateVNext|streamVNext)"
-    r"\(messages, (?P<options>\w+)(?: = \{\})?\) \{\n",
-    re.MULTILINE,
+    r"(?<![\w$.])(?P<head>(?:async\s+)?(?:generate|stream|generateLegacy|streamLegacy|generateVNext|streamVNext)"
+    r"\(messages,\s*(?P<options>\w+)(?:\s*=\s*\{\})?\)\s*\{)(?P<body>\n[ \t]*)?"
 )
-_DEFINES_FORMAT_TOOLS = "formatTools(tools) {"
+_DEFINES_FORMAT_TOOLS = re.compile(r"\bformatTools\(tools\)\s*\{")
 
 
 class PatchDoesNotApply(ProbeError):
@@ -74,13 +83,13 @@ class PatchDoesNotApply(ProbeError):
 
 def _patched_text(text: str) -> str | None:
     """``text`` (a shipped chunk) with the fix, or ``None`` when it does not define formatTools."""
-    if _DEFINES_FORMAT_TOOLS not in text:
+    if not _DEFINES_FORMAT_TOOLS.search(text):
         return None
 
     def guard(match: re.Match[str]) -> str:
-        indent, options = match["indent"], match["options"]
-        inner = indent + ("\t" if "\t" in indent else "  ")
-        return f"{match[0]}{inner}{options} = formatToolNamesInOptions({options});\n"
+        line = f"{match['options']} = formatToolNamesInOptions({match['options']});"
+        body = match["body"]
+        return f"{match['head']}{body}{line}{body}" if body else f"{match['head']}{line}"
 
     patched, count = CALL_METHOD.subn(guard, text)
     return patched + MASTRA_HELPER if count else None
@@ -91,7 +100,7 @@ def _chunks(package: Path) -> list[Path]:
     found = []
     for path in sorted((package / "dist").rglob("*")):
         if path.suffix in (".js", ".cjs", ".mjs") and path.is_file():
-            if _DEFINES_FORMAT_TOOLS in path.read_text(encoding="utf-8", errors="replace"):
+            if _DEFINES_FORMAT_TOOLS.search(path.read_text(encoding="utf-8", errors="replace")):
                 found.append(path)
     return found
 
@@ -111,30 +120,96 @@ def mastra_changes(package: Path) -> dict[Path, str]:
     return changes
 
 
+#: LlamaIndex: each file the fix changes (inside ``site-packages``), and its (shipped, fixed) texts.
+LLAMA_INDEX_CHANGES = {
+    "llama_index/llms/openai/utils.py": (
+        (
+            '        return {"type": "function", "function": {"name": tool_choice}}\n',
+            "        # The name the tool is sent under (ToolMetadata._sanitize_name's rule).\n"
+            '        name = "".join(c if c.isascii() and (c.isalnum() or c in "_-") else "_" for c in tool_choice)\n'
+            '        return {"type": "function", "function": {"name": name}}\n',
+        ),
+    ),
+    "llama_index/core/tools/calling.py": (
+        (
+            "    tools_by_name = {tool.metadata.name: tool for tool in tools}\n",
+            "    # A call by the name a tool was sent under (sanitized) finds it too; a registered name wins.\n"
+            "    tools_by_name = {tool.metadata._sanitize_name(tool.metadata.name): tool for tool in tools}\n"
+            "    tools_by_name.update({tool.metadata.name: tool for tool in tools})\n",
+        ),
+    ),
+}
+
+
+def llama_index_changes(site_packages: Path) -> dict[Path, str]:
+    """Each file of an installed LlamaIndex (its ``site-packages``) the fix changes and its fixed text;
+    :class:`PatchDoesNotApply` when a file lacks the text it changes (a release before the rename, 0.14.12)."""
+    changes = {}
+    for relative, replacements in LLAMA_INDEX_CHANGES.items():
+        path = site_packages / relative
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        for shipped, fixed in replacements:
+            if shipped not in text:
+                raise PatchDoesNotApply(f"{relative} does not hold {shipped.strip()!r}")
+            text = text.replace(shipped, fixed)
+        changes[Path(relative)] = text
+    if "def _sanitize_name" not in (site_packages / "llama_index/core/tools/types.py").read_text(encoding="utf-8"):
+        raise PatchDoesNotApply("llama_index/core/tools/types.py has no _sanitize_name (a release before 0.14.12)")
+    return changes
+
+
 def _installed_package(version: str) -> Path:
     return mastra_versions.modules_dir(version) / f"mastra-{version}"
 
 
-def fix_patch(version: str) -> str:
-    """The fix as a unified diff against ``@mastra/core`` ``version``'s shipped files (``patch -p1`` in the
-    installed package), with a header saying what it is and that the kit did not build it from source."""
-    package = _installed_package(version)
+def _site_packages(version: str) -> Path:
+    pins = base.get("llama-index").pins
+    pins.install(version)
+    found = sorted((pyvenv.install_dir(pins.folder(version)) / "lib").glob("python3*/site-packages"))
+    if not found:
+        raise ProbeError(f"llama-index {version}'s environment has no site-packages")
+    return found[0]
+
+
+def fix_patch(framework: str, version: str) -> str:
+    """``framework``'s fix as a unified diff against ``version``'s installed files (``patch -p1`` in the installed
+    package, or in ``site-packages``), with a header saying what it is and that the kit did not build it."""
+    if framework == "mastra":
+        root, changes = _installed_package(version), None
+        where = "node_modules/@mastra/core"
+        source = (
+            "In Mastra's source the same change is: each Agent call method passes its options through\n"
+            "formatToolNamesInOptions() (formatTools' rule applied to toolChoice's toolName and to each activeTools\n"
+            "name) before it reads them."
+        )
+        changes = mastra_changes(root)
+        package = f"@mastra/core {version}"
+    elif framework == "llama-index":
+        root = _site_packages(version)
+        changes = llama_index_changes(root)
+        where = ".venv/lib/python3*/site-packages"
+        source = (
+            "The shipped files are the package's source: llama-index-core's llama_index/core/tools/calling.py and\n"
+            "llama-index-llms-openai's llama_index/llms/openai/utils.py, as installed with this release."
+        )
+        package = f"llama-index-core {version}"
+    else:
+        raise ProbeError(f"the kit has no fix for {framework}")
     header = [
-        f"Fix for @mastra/core {version} (probe-lib, issue 39): {FIXES['mastra']}.",
-        "Hand-written against the shipped dist files (not built from Mastra's source by the kit); apply with",
-        "`patch -p1 -d node_modules/@mastra/core < fix.patch`. In Mastra's source the same change is: each Agent call",
-        "method passes its options through formatToolNamesInOptions() (formatTools' rule applied to toolChoice's",
-        "toolName and to each activeTools name) before it reads them.",
+        f"Fix for {package} (probe-lib, issue 39): {FIXES[framework]}.",
+        "Hand-written against the shipped files (not built from the framework's source by the kit); apply with",
+        f"`patch -p1 -d {where} < fix.patch`.",
+        source,
         "",
     ]
     diffs = []
     with tempfile.TemporaryDirectory() as scratch:
-        for relative, text in mastra_changes(package).items():
+        for relative, text in changes.items():
             fixed = Path(scratch) / relative.name
             fixed.write_text(text, encoding="utf-8")
             labels = ["--label", f"a/{relative.as_posix()}", "--label", f"b/{relative.as_posix()}"]
             done = subprocess.run(
-                ["diff", "-u", *labels, str(package / relative), str(fixed)], capture_output=True, text=True
+                ["diff", "-u", *labels, str(root / relative), str(fixed)], capture_output=True, text=True
             )
             if done.returncode != 1:
                 raise ProbeError(f"diff failed on {relative}: {done.stderr.strip() or 'no difference'}")
@@ -144,9 +219,7 @@ def fix_patch(version: str) -> str:
 
 def write_patch(framework: str, version: str, to: Path) -> None:
     """Write ``framework``'s fix for ``version`` into ``to`` (the reproduction folder's ``fix.patch``)."""
-    if framework != "mastra":
-        raise ProbeError(f"the kit has no fix for {framework}")
-    to.write_text(fix_patch(version), encoding="utf-8")
+    to.write_text(fix_patch(framework, version), encoding="utf-8")
 
 
 def _digest() -> str:
@@ -172,3 +245,26 @@ def patched_copy(version: str) -> Path:
 
     cache.publish(entry, lambda folder: (folder / "node_modules").is_dir(), build)
     return entry / "node_modules"
+
+
+def patched_environment(version: str) -> list[str]:
+    """The LlamaIndex runner's command line on ``version`` with the fix applied: a copy of the release's environment
+    in a cache entry of its own (``<cache>/python/llama-index-fixed-<version>-<fix digest>/``), every file a hard
+    link into the release's but the two changed, which are files of their own."""
+    pins = base.get("llama-index").pins
+    command = pins.command(version)  # installs the release first; its python is the first word
+    source = pyvenv.install_dir(pins.folder(version))
+    digest = hashlib.sha256(repr(LLAMA_INDEX_CHANGES).encode()).hexdigest()[:16]
+    entry = paths.cache() / "python" / f"llama-index-fixed-{version}-{digest}"
+
+    def build(staging: Path) -> None:
+        environment = staging / "env"
+        shutil.copytree(source, environment, symlinks=True, copy_function=os.link)
+        site = sorted((environment / "lib").glob("python3*/site-packages"))[0]
+        for relative, text in llama_index_changes(site).items():
+            fresh = site / relative.with_name(relative.name + ".fixed")
+            fresh.write_text(text, encoding="utf-8")
+            os.replace(fresh, site / relative)  # a new file: the release's hard-linked copy stays as shipped
+
+    cache.publish(entry, lambda folder: (folder / "env").is_dir(), build)
+    return [str(entry / "env" / "bin" / "python"), *command[1:]]

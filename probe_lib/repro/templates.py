@@ -22,7 +22,7 @@ SCRIPTS = {
     "llama-index": ("repro.py", "llama_index.py"),
 }
 #: The installed package a fix patches, per framework (the folder ``patch -d`` is given in ``run.sh``).
-PATCHED = {"mastra": "node_modules/@mastra/core"}
+PATCHED = {"mastra": "node_modules/@mastra/core", "llama-index": ".venv/lib/python3*/site-packages"}
 
 _LEGAL_TOOL = (
     "createTool({{ id: '{id}', description: '{description}', inputSchema: z.object({{}}), "

@@ -9,19 +9,25 @@ forced name among the tools sent; an active tool offered). Every other scenario 
 byte. The rows go to ``data/fix_verification.csv`` (one per release and scenario; a release measured again
 replaces its rows).
 
-    python -m probe_lib.repro.verify VERSION [VERSION ...]
+    python -m probe_lib.repro.verify VERSION [VERSION ...]                # Mastra's catalogue
+    python -m probe_lib.repro.verify --llama-index VERSION [VERSION ...]  # the matrix's probes on LlamaIndex
 """
 
 from __future__ import annotations
 
 import csv
+import re
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from contextlib import closing
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
 import pandas as pd
 
+from probe_lib import adapters
+from probe_lib.adapters import cache
+from probe_lib.adapters.keyed import KeyedSession, forced_key
 from probe_lib.adapters.mastra import catalogue, normaliser, runner
 from probe_lib.adapters.mastra import versions as mastra_versions
 from probe_lib.capture import CaptureServer
@@ -31,7 +37,7 @@ from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import version_key
 from probe_lib.repro import patches
-from probe_lib.study import sweep
+from probe_lib.study import matrix_runs, sweep
 
 CSV_PATH = paths.DATA / "fix_verification.csv"
 
@@ -71,13 +77,37 @@ def targeted(scenario: Scenario) -> bool:
 
 
 def consistent(outcome: Outcome) -> str:
-    """``yes`` when the first request forces only a tool it offers and, with activeTools, offers a tool."""
+    """``yes`` when the first request forces only a tool it offers and, with activeTools, offers a tool; for a round
+    trip (the model calling a tool by the name it was sent under), when that tool ran."""
     if not outcome.requests:
         return "-"
+    if outcome.scenario.replies:
+        return "yes" if outcome.executions else "no"
     names = outcome.wire_names or []
     forced = outcome.forced_name
     ok = (forced is None or forced in names) and (outcome.scenario.active_tools is None or bool(names))
     return "yes" if ok else "no"
+
+
+def llama_index_targeted(scenario: Scenario) -> bool:
+    """Whether a matrix probe forces a key LlamaIndex sanitizes, or calls back a tool by a name other than its key."""
+    if scenario.replies:
+        return scenario.replies[0].calls[0].name != scenario.tools[0].key
+    forced = forced_key(scenario)
+    return forced is not None and re.sub(r"[^a-zA-Z0-9_-]", "_", forced) != forced
+
+
+def compare_llama_index(version: str) -> list[Row]:
+    """The matrix's probes (plain, forced, round trips) on llama-index-core ``version``, unpatched then patched."""
+    adapter = adapters.get("llama-index")
+    patched = patches.patched_environment(version)
+    measured = []
+    with CaptureServer() as server:
+        for command in (None, patched):
+            with closing(KeyedSession(adapter, version, command)) as session:
+                probed = session.run(matrix_runs.scenarios(), server)
+                measured.append(probed + session.run(matrix_runs.round_trips(probed), server))
+    return _rows("llama-index", version, *measured, llama_index_targeted)
 
 
 def compare(version: str, scenarios: Sequence[Scenario] | None = None) -> list[Row]:
@@ -89,14 +119,28 @@ def compare(version: str, scenarios: Sequence[Scenario] | None = None) -> list[R
     with CaptureServer() as server:
         before = runner.run(scenarios, version, server=server)
         after = runner.run(scenarios, version, server=server, modules=modules)
+    return _rows("mastra", version, before, after, targeted)
+
+
+def _rows(
+    framework: str,
+    version: str,
+    before: Sequence[Outcome],
+    after: Sequence[Outcome],
+    aimed_at: Callable[[Scenario], bool],
+) -> list[Row]:
+    """One row per scenario of two runs of the same scenarios, unpatched and patched."""
     rows = []
-    for scenario, old, new in zip(scenarios, before, after, strict=True):
+    for old, new in zip(before, after, strict=True):
+        if old.scenario.name != new.scenario.name:
+            raise ProbeError(f"the patched run's scenarios differ from the unpatched run's: {new.scenario.name}")
+        scenario = old.scenario
         old_row, new_row = sweep.row(old), sweep.row(new)
         changed = old_row.outcome != new_row.outcome
-        aimed = targeted(scenario)
+        aimed = aimed_at(scenario)
         rows.append(
             Row(
-                "mastra",
+                framework,
                 version,
                 scenario.name,
                 "yes" if aimed else "no",
@@ -132,23 +176,24 @@ def read(path: Path = CSV_PATH) -> list[Row]:
 
 def write(rows: Sequence[Row], path: Path = CSV_PATH) -> None:
     """Merge ``rows`` into ``path``: their releases' earlier rows replaced, every other release's kept."""
-    measured = {row.version for row in rows}
-    kept = [row for row in read(path) if row.version not in measured]
-    merged = sorted([*kept, *rows], key=lambda row: (version_key(row.version), row.scenario))
+    measured = {(row.framework, row.version) for row in rows}
     names = [field.name for field in fields(Row)]
+    with cache.rewriting(path):  # two verifications at once take turns, so neither loses the other's rows
+        kept = [row for row in read(path) if (row.framework, row.version) not in measured]
+        merged = sorted([*kept, *rows], key=lambda row: (row.framework, version_key(row.version), row.scenario))
 
-    def fill(partial: Path) -> None:
-        with partial.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.DictWriter(handle, fieldnames=names, lineterminator="\n")
-            writer.writeheader()
-            writer.writerows(asdict(row) for row in merged)
+        def fill(partial: Path) -> None:
+            with partial.open("w", newline="", encoding="utf-8") as handle:
+                writer = csv.DictWriter(handle, fieldnames=names, lineterminator="\n")
+                writer.writeheader()
+                writer.writerows(asdict(row) for row in merged)
 
-    files.write_atomically(path, fill)
+        files.write_atomically(path, fill)
 
 
-def frame(rows: Sequence[Row] | None = None) -> pd.DataFrame:
-    """The rows (default: the committed ones) as a table, releases oldest first."""
-    return pd.DataFrame([asdict(row) for row in (read() if rows is None else rows)])
+def frame(framework: str) -> pd.DataFrame:
+    """The committed rows of ``framework`` (``mastra``, ``llama-index``) as a table."""
+    return pd.DataFrame([asdict(row) for row in read() if row.framework == framework])
 
 
 def targeted_table(table: pd.DataFrame) -> pd.DataFrame:
@@ -177,11 +222,12 @@ def per_release(table: pd.DataFrame) -> pd.DataFrame:
 
 def main(argv: Sequence[str]) -> int:
     if not argv:
-        print("usage: python -m probe_lib.repro.verify VERSION [VERSION ...]", file=sys.stderr)
+        print("usage: python -m probe_lib.repro.verify [--llama-index] VERSION [VERSION ...]", file=sys.stderr)
         return 2
-    for version in argv:
+    framework, versions = ("llama-index", argv[1:]) if argv[0] == "--llama-index" else ("mastra", argv)
+    for version in versions:
         try:
-            rows = compare(version)
+            rows = compare_llama_index(version) if framework == "llama-index" else compare(version)
         except patches.PatchDoesNotApply as error:
             print(f"{version}: the fix does not apply ({error})", flush=True)
             continue
