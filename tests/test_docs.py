@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib
 import re
 import shlex
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -58,6 +59,14 @@ def test_a_changed_timeline_changes_the_change_points(lines):
     changed = docs.framework_changes(before)
     assert "| crewai | 1.10.0 | 1.10.1 |" not in changed
     assert "| crewai | - | - | none over the 2 releases that ran (1.9.3 to 1.10.0) | - |" in changed
+
+
+def test_a_release_dated_before_its_predecessor_is_counted():
+    releases = docs.framework_timelines()[1]
+    openai = [r for r in releases if r.package == "openai"]
+    assert "| `openai` | 472 | 0 |" in docs.registry_dates(openai)
+    swapped = [*openai[:10], replace(openai[10], published=openai[9].published.replace("20", "19", 1)), *openai[11:]]
+    assert "| `openai` | 472 | 1 |" in docs.registry_dates(swapped)
 
 
 def test_a_block_is_filled_afresh_and_an_unknown_one_refused():

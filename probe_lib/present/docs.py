@@ -52,6 +52,18 @@ def mastra_timeline() -> pd.DataFrame:
     return timeline.stable(timeline.frame(sweep.read_summary(prereleases=False)))
 
 
+#: A forced run's verdict (:mod:`probe_lib.analysis.matrix`) as the README's table words it.
+_FATES = {
+    "not in tools": "sent, absent from its tools",
+    "forced, in tools": "sent",
+    "rejected": "refused before sending",
+    "collision": "refused before sending",
+    "crash": "crashed",
+    "not applicable": "cannot force",
+    "not forced": "not forced",
+}
+
+
 def forced_absent(table: pd.DataFrame) -> str:
     """Per target: of the probes that force a registered key, how many requests named a tool absent from their own
     tools, how many a tool among them, how many the framework refused before sending and how many it cannot force;
@@ -69,7 +81,7 @@ def forced_absent(table: pd.DataFrame) -> str:
                 "among its tools": (registered == "forced, in tools").sum(),
                 "refused before sending": refused,
                 "cannot force": (registered == "not applicable").sum(),
-                f"`{_UNREGISTERED}` (a name no tool has)": missing.iloc[0] if len(missing) else None,
+                f"`{_UNREGISTERED}` (a name no tool has)": _FATES.get(missing.iloc[0]) if len(missing) else None,
             }
         )
     rows.sort(key=lambda row: (-int(row["absent from its tools"].strip("*")), row["target (its pin)"]))
@@ -126,6 +138,23 @@ def framework_changes(lines: Sequence) -> str:
     return markdown(pd.DataFrame(rows, columns=columns))
 
 
+def registry_dates(releases: Sequence) -> str:
+    """Per package swept, its stable releases in the registry's version order and how many of them the registry
+    dates before the release preceding it: how far its publication times, which every resolution "as of its day"
+    reads, can be trusted."""
+    rows, seen = [], set()
+    for framework in dict.fromkeys(r.framework for r in releases):
+        own = [r for r in releases if r.framework == framework and r.prerelease != "yes"]
+        if not own or own[0].package in seen:
+            continue  # a second path through one package (openai-agents-chat) has the same releases
+        seen.add(own[0].package)
+        dated = [r for r in own if r.published]
+        earlier = sum(later.published < before.published for before, later in zip(dated, dated[1:]))
+        rows.append((f"`{own[0].package}`", len(own), earlier))
+    columns = ["package", "stable releases", "dated before the release preceding it"]
+    return markdown(pd.DataFrame(rows, columns=columns))
+
+
 def mastra_ranges(table: pd.DataFrame) -> str:
     """The version-range questions of the ledger, each answered on every swept stable version."""
     return markdown(timeline.range_claims(table))
@@ -137,6 +166,7 @@ BLOCKS: dict[str, Callable[[], str]] = {
     "matrix-dot": lambda: dot_probe(matrix_table()),
     "framework-sweeps": lambda: framework_sweeps(*framework_timelines()),
     "framework-changes": lambda: framework_changes(framework_timelines()[0]),
+    "registry-dates": lambda: registry_dates(framework_timelines()[1]),
     "mastra-ranges": lambda: mastra_ranges(mastra_timeline()),
 }
 
