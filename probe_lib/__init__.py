@@ -1,6 +1,6 @@
 """probe_lib: measure what agent frameworks send to an LLM provider when a tool key is not a legal tool name.
 
-Start with the README's map of the package; the layers, from the bottom: ``core``, ``wire``, ``capture``,
+Start with the package map in ``docs/architecture.md``; the layers, from the bottom: ``core``, ``wire``, ``capture``,
 ``providers``, ``inputs``, ``adapters``, ``study``, ``analysis``, ``present``, and the ``cli`` on top.
 
 A notebook needs one import, ``import probe_lib as pl``: the modules it uses are ``pl.<name>`` (:data:`FOR_NOTEBOOKS`),

@@ -319,11 +319,13 @@ FRAMEWORK_COUNTERFACTUALS = {
     ),
     "T18 0.1.9 runs the call": ("T18", "0.1.9", "dot+round-trip", {"executions": 1}, "0.1.9 did not"),
     "T18 the newest runs nothing": ("T18", "0.3.334", "dot+round-trip", {"executions": 0}, "0.3.334"),
+    "T18 the legal key's call ran already": ("T18", "0.1.9", "legal+round-trip", {"executions": 1}, "0.1.9 did not"),
     "T19 a release rewrites the key": ("T19", "0.9.3", "dot", {"names": ["search_web", "plain"]}, "dot changes"),
     "T20 0.5.4 forces the wire name": ("T20", "0.5.4", "dot+forced", FORCES_THE_WIRE_NAME, "0.5.4 did not"),
     "T20 the newest sends it": ("T20", "0.20.0", "dot+forced", _refusal("another refusal"), "0.20.0"),
     "T21 0.0.2 runs the call": ("T21", "0.0.2", "dot+round-trip", {"executions": 1}, "0.0.2 did not"),
     "T21 0.0.3 runs nothing": ("T21", "0.0.3", "dot+round-trip", {"executions": 0}, "0.0.3 did not"),
+    "T21 the legal key's call runs nothing": ("T21", "0.0.3", "legal+round-trip", {"executions": 0}, "0.0.3 did not"),
     "T22 a release forces the rewritten name": (
         "T22",
         "2.0.1",

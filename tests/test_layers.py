@@ -1,7 +1,8 @@
-"""The package keeps the layering the README's table states: a module imports only from its own layer or lower.
+"""The package keeps the layering the package map states (``docs/architecture.md``): a module imports only from its own
+layer or lower.
 
 The layers are read from the table under "How the package is laid out", so the table cannot drift from the code;
-``core`` and ``wire`` form one base layer, as the README says. Every import is read: ``import`` statements wherever
+``core`` and ``wire`` form one base layer, as the map says. Every import is read: ``import`` statements wherever
 they stand (a lazy import inside a function is still a dependency), relative ones resolved, and imports by name
 (``importlib.import_module``, ``__import__``): a constant name is that module, and a module that imports a computed
 name depends on every ``probe_lib`` module its string constants name.
@@ -15,7 +16,9 @@ from pathlib import Path
 
 from probe_lib.core import paths
 
-#: Packages that share one layer (README: "`core` and `wire` are one base layer").
+#: The package map, the table the layers are read from.
+MAP = paths.ROOT / "docs" / "architecture.md"
+#: Packages that share one layer (the map: "`core` and `wire` are one base layer").
 BASE = ("core", "wire")
 #: The functions that import a module by its name.
 IMPORTERS = ("import_module", "__import__")
@@ -25,8 +28,8 @@ LOWER_UPPER = ("analysis", "claims")
 
 
 def layers(readme: str | None = None) -> dict[str, int]:
-    """Each package's layer, in the order of the README's table (0 is the bottom)."""
-    readme = readme if readme is not None else (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    """Each package's layer, in the order of the map's table (0 is the bottom)."""
+    readme = readme if readme is not None else MAP.read_text(encoding="utf-8")
     section = readme.split("## How the package is laid out", 1)[1].split("\n## ", 1)[0]
     packages = re.findall(r"^\| `([a-z_]+)` \|", section, flags=re.MULTILINE)
     rank: dict[str, int] = {}
@@ -93,9 +96,9 @@ def upward_imports(rank: dict[str, int]) -> list[str]:
     return upward
 
 
-def test_the_readme_names_every_package_of_probe_lib():
+def test_the_map_names_every_package_of_probe_lib():
     packages = {path.name for path in paths.PACKAGE.iterdir() if (path / "__init__.py").exists()}
-    assert packages - set(layers()) == set(), "a package the README's layer table does not place"
+    assert packages - set(layers()) == set(), "a package the map's layer table does not place"
     assert BASE[0] in layers() and layers()[BASE[0]] == layers()[BASE[1]] == 0
 
 
@@ -112,7 +115,7 @@ def _modules(folder: Path) -> set[str]:
 
 
 def unmapped(readme: str) -> list[str]:
-    """Modules the README's row for their package does not name, and modules a row describes (`` `name` (…``) that
+    """Modules the map's row for their package does not name, and modules a row describes (`` `name` (…``) that
     neither its package nor one of its subpackages has: the map a reader reads the package by, kept to the files."""
     problems = []
     for package, text in _rows(readme).items():
@@ -122,19 +125,19 @@ def unmapped(readme: str) -> list[str]:
         folder = paths.PACKAGE / package
         modules = _modules(folder)
         nested = modules.union(*(_modules(folder / name) for name in modules if (folder / name).is_dir()))
-        problems += [f"{package}.{name}: not in the README" for name in sorted(modules - named)]
-        problems += [f"{package}.{name}: in the README, not in the package" for name in sorted(described - nested)]
+        problems += [f"{package}.{name}: not in the map" for name in sorted(modules - named)]
+        problems += [f"{package}.{name}: in the map, not in the package" for name in sorted(described - nested)]
     return problems
 
 
-def test_the_readme_names_every_module_and_only_modules_that_exist():
-    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+def test_the_map_names_every_module_and_only_modules_that_exist():
+    readme = MAP.read_text(encoding="utf-8")
     assert unmapped(readme) == []
     present = _rows(readme)["present"]
     renamed = readme.replace(present, present.replace("`staleness` (", "`freshness` ("))
     assert unmapped(renamed) == [
-        "present.staleness: not in the README",
-        "present.freshness: in the README, not in the package",
+        "present.staleness: not in the map",
+        "present.freshness: in the map, not in the package",
     ]
 
 
@@ -144,7 +147,7 @@ def test_no_module_imports_from_a_layer_above_its_own():
 
 
 def test_two_rows_of_the_table_swapped_are_caught():
-    readme = (paths.ROOT / "README.md").read_text(encoding="utf-8")
+    readme = MAP.read_text(encoding="utf-8")
     lower, upper = (re.search(rf"^\| `{package}` \|.*$", readme, flags=re.MULTILINE)[0] for package in LOWER_UPPER)
     swapped = readme.replace(lower, "\0").replace(upper, lower).replace("\0", upper)
     assert layers(swapped)[LOWER_UPPER[0]] > layers(swapped)[LOWER_UPPER[1]]

@@ -145,6 +145,13 @@ COUNTERFACTUALS = {
         {"names": ["plain", "search_web"]},
         "1.0.0-beta.5",
     ),
+    "V06 an early beta sends the key it keeps": (
+        "V06",
+        "1.0.0-beta.5",
+        "active-tools-by-key",
+        {"names": ["search_web"]},
+        "still sends tools on 1.0.0-beta.5",
+    ),
     "V06 beta.20 sends search_web": ("V06", "1.0.0-beta.20", "rewrite-rules", {"names": ["search_web"]}, "beta.21"),
     "V06 1.0.4 drops search_web": ("V06", "1.0.4", "rewrite-rules", {"names": ["plain"]}, "1.0.4"),
     "V06 beta.21 sends the toolset's tool": (

@@ -363,32 +363,6 @@ def framework_change_points(lines: Sequence, *, wire_only: bool = False) -> pd.D
     return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=columns)
 
 
-def readme_table(lines: Sequence) -> str:
-    """The README's table of each framework's wire change points (Markdown): one row per framework and change,
-    the probes that changed together in one cell; a framework with none says so over its measured range."""
-    changes = framework_change_points(lines, wire_only=True)
-    rows = ["| framework | last release before | first release with | probes | what changed |", "|---|---|---|---|---|"]
-    for framework in sorted({line.framework for line in lines}):
-        own = changes[changes["framework"] == framework]
-        mine = [line for line in lines if line.framework == framework]
-        ran = list(dict.fromkeys(line.version for line in mine if line.scenario != WHOLE_VERSION))
-        unran = len({line.version for line in mine if line.scenario == WHOLE_VERSION})
-        if own.empty:
-            could_not = f"; {unran} measured could not run under the harness" if unran else ""
-            rows.append(
-                f"| {framework} | | | every probe | none on the wire over the {len(ran)} releases that ran "
-                f"({ran[0]} to {ran[-1]}{could_not}) |"
-            )
-            continue
-        order = {version: i for i, version in enumerate(dict.fromkeys(line.version for line in mine))}
-        pairs = own.groupby(["last before", "first with"], sort=False)
-        for (before, after), group in sorted(pairs, key=lambda pair: order[pair[0][1]]):
-            fields = sorted({field for differs in group["differs_in"] for field in differs.split(", ")} & WIRE_FIELDS)
-            probes = ", ".join(group["scenario"])
-            rows.append(f"| {framework} | {before} | {after} | {probes} | {', '.join(fields)} |")
-    return "\n".join(rows)
-
-
 def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
     """Per framework of the committed timeline: its package, the releases of its swept range (and how many are
     prereleases), how many were measured (samples and bisection probes, an install that failed included: the cache

@@ -125,6 +125,22 @@ def changed_at(
     return check
 
 
+def each(*checks: FrameworkRangeCheck) -> FrameworkRangeCheck:
+    """The claim that every one of ``checks`` holds (one change seen on several probes): the first verdict that is
+    not confirmed, else each one's evidence."""
+
+    def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
+        evidence = []
+        for one in checks:
+            status, text = one(timeline)
+            if status != "confirmed":
+                return status, text
+            evidence.append(text)
+        return "confirmed", "; ".join(evidence)
+
+    return check
+
+
 def _wire(line, on: frozenset[str] = tables.WIRE_FIELDS) -> tuple:
     """What a line did on the wire (the fields ``on``, by default every one of
     :data:`~probe_lib.analysis.timeline.WIRE_FIELDS`, and its outcome kind): the client's wording of the scripted
@@ -221,8 +237,11 @@ def runs_the_call(ran: bool) -> Holds:
 
 
 def failed_as(kind: str) -> Holds:
-    """Sends nothing: fails with outcome kind ``kind`` (``rejected``, ``collision``, ``crash``)."""
-    return (lambda b, k: k == kind and not b.sent), f"fail before sending ({kind})"
+    """Sends nothing: fails with outcome kind ``kind`` (``rejected``, ``collision``, ``crash``), or the kit's runner
+    declares the release unable (``not applicable``: nothing is tried)."""
+    unable = kind == "not applicable"
+    words = "be declared unable by the kit's runner, nothing tried" if unable else "fail before sending"
+    return (lambda b, k: k == kind and not b.sent), f"{words} ({kind})"
 
 
 #: The OpenAI Agents JS SDK forced a key it sent rewritten up to 0.5.4 and refuses it from 0.6.0: one change, judged
@@ -366,13 +385,23 @@ CHECKS: Mapping[str, tuple[str, FrameworkRangeCheck]] = {
     ),
     "T18": (
         "claude-agent-sdk",
-        changed_at("dot+round-trip", "0.1.9", "0.1.10", runs_the_call(False), runs_the_call(True), on=TOOLS_RUN),
+        each(
+            *(
+                changed_at(probe, "0.1.9", "0.1.10", runs_the_call(False), runs_the_call(True), on=TOOLS_RUN)
+                for probe in ("dot+round-trip", "legal+round-trip")
+            )
+        ),
     ),
     "T19": ("openai-agents-chat", unchanged("0.0.2", "0.24.0", KEYS_AS_REGISTERED, ran=26, measured=26)),
     "T20": ("openai-agents-js-chat", AGENTS_JS_CHECKS_A_FORCED_KEY),
     "T21": (
         "openai-agents-js-chat",
-        changed_at("dot+round-trip", "0.0.2", "0.0.3", runs_the_call(False), runs_the_call(True)),
+        each(
+            *(
+                changed_at(probe, "0.0.2", "0.0.3", runs_the_call(False), runs_the_call(True))
+                for probe in ("dot+round-trip", "legal+round-trip")
+            )
+        ),
     ),
     "T22": ("openai-responses", unchanged("1.66.0", "3.57.0", KEYS_AS_REGISTERED, ran=156, measured=156)),
     "T05": (

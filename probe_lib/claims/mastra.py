@@ -736,10 +736,10 @@ def _docs_force_no_named_tool(e: Evidence) -> tuple[Status, str]:
     if in_code := [where for where in described if where.endswith("(in code)")]:
         return "refuted", f"the named form is written out in a code block: {', '.join(in_code)}"
     listed = (
-        f"the named form {{ type: 'tool'; {_NAMED_FORM} }} is written out in {len(described)} lines outside code "
-        f"({', '.join(described[:3])}{' …' if len(described) > 3 else ''})"
+        f"of the lines naming toolChoice, {len(described)} write out the named form {{ type: 'tool'; {_NAMED_FORM} }}, "
+        f"each outside code ({', '.join(described[:3])}{' …' if len(described) > 3 else ''})"
         if described
-        else "the named form is written out nowhere in them"
+        else "no line naming toolChoice writes out the named form"
     )
     return "confirmed", f"no shipped example gives toolChoice a named tool; the values given: {_forms(given)}; {listed}"
 

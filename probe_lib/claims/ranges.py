@@ -263,6 +263,9 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
     ]
     if wrong:
         return "refuted", f"activeTools ['search.web'] leaves plain out otherwise than stated on {', '.join(wrong)}"
+    with_tools = [v for v in sorted(honouring, key=version_key) if line(v, "active-tools-by-key").behaviour["names"]]
+    if with_tools:
+        return "refuted", f"activeTools ['search.web'] still sends tools on {', '.join(with_tools)}"
     unrun = []
     for scenario, tools in _DROPPED_BY_THEM.items():
         sent = {v: line(v, scenario).behaviour.names for v in [_AGAINST, *betas]}
@@ -286,8 +289,9 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
     by_scenario = both[both["version"].isin(betas) & both["scenario"].isin(list(reference))].groupby("scenario")
     alike = sum(all(r.outcome == reference[scenario] for r in rows.itertuples()) for scenario, rows in by_scenario)
     return "confirmed", (
-        f"activeTools ['search.web'] leaves plain out on {len(honouring)} betas ({min(honouring, key=version_key)} to "
-        f"{max(honouring, key=version_key)}), sends plain on the other {len(betas) - len(honouring)} and on "
+        f"activeTools ['search.web'] leaves plain out, and sends no tools, on {len(honouring)} betas "
+        f"({min(honouring, key=version_key)} to {max(honouring, key=version_key)}), "
+        f"sends plain on the other {len(betas) - len(honouring)} and on "
         f"{_AGAINST}; {' and '.join(_BETAS_DROPPING)} leave out "
         + ", ".join(f"{' and '.join(tools)} ({scenario})" for scenario, tools in _DROPPED_BY_THEM.items())
         + f", which {_AGAINST} and the other {len(betas) - len(_BETAS_DROPPING)} betas send"

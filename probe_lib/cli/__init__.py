@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable, Sequence
 
-from probe_lib.cli import capture, history, install, keys, measure, providers, repro, shell
+from probe_lib.cli import capture, docs, history, install, keys, measure, providers, repro, shell
 
 #: Each adds one subcommand; keep one entry per concern.
 SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
@@ -31,6 +31,7 @@ SUBCOMMANDS: list[Callable[[argparse._SubParsersAction], None]] = [
     history.add_sweep,
     history.add_bisect,
     repro.add_repro,
+    docs.add_docs,
 ]
 
 

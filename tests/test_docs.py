@@ -1,0 +1,208 @@
+"""The README and ``docs/``: their tables of measured behaviour are what the data give (each able to fail when the
+data change), the figures typed in their prose are held to the data, and every command, path, module and notebook
+they name exists."""
+
+from __future__ import annotations
+
+import importlib
+import re
+import shlex
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from probe_lib import cli
+from probe_lib.analysis import timeline
+from probe_lib.core import paths
+from probe_lib.core.errors import InputError
+from probe_lib.core.target import version_key
+from probe_lib.present import docs
+from probe_lib.study import sweep
+
+README = paths.ROOT / "README.md"
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    return docs.matrix_table()
+
+
+@pytest.fixture(scope="module")
+def lines():
+    return docs.framework_timelines()[0]
+
+
+@pytest.mark.slow
+def test_the_committed_readme_and_docs_are_what_the_data_give():
+    assert docs.stale(docs.documents()) == [], "run `probe-lib docs` and commit the result"
+
+
+@pytest.mark.slow
+def test_a_changed_recording_changes_the_readme_table(matrix):
+    committed = README.read_text(encoding="utf-8")
+    llama = (matrix["target"].str.startswith("llama-index@")) & (matrix["probe"] == "dot")
+    assert "| `llama-index@0.14.25` | **6** |" in docs.forced_absent(matrix)
+    altered = matrix.copy()
+    altered.loc[llama, "forced verdict"] = "forced, in tools"
+    table = docs.forced_absent(altered)
+    assert "| `llama-index@0.14.25` | **5** | 5 |" in table
+    assert docs.render(committed, {"forced-absent": lambda: table}) != committed
+    assert docs.render(committed, {"forced-absent": lambda: docs.forced_absent(matrix)}) == committed
+
+
+@pytest.mark.slow
+def test_a_changed_timeline_changes_the_change_points(lines):
+    table = docs.framework_changes(lines)
+    assert "| crewai | 1.10.0 | 1.10.1 | collision, length-70 (plain, round-trip) | names |" in table
+    before = [line for line in lines if line.framework != "crewai" or version_key(line.version) < (1, 10, 1)]
+    changed = docs.framework_changes(before)
+    assert "| crewai | 1.10.0 | 1.10.1 |" not in changed
+    assert "| crewai | - | - | none over the 2 releases that ran (1.9.3 to 1.10.0) | - |" in changed
+
+
+def test_a_release_dated_before_its_predecessor_is_counted():
+    releases = docs.framework_timelines()[1]
+    openai = [r for r in releases if r.package == "openai"]
+    assert "| `openai` | 472 | 0 |" in docs.registry_dates(openai)
+    swapped = [*openai[:10], replace(openai[10], published=openai[9].published.replace("20", "19", 1)), *openai[11:]]
+    assert "| `openai` | 472 | 1 |" in docs.registry_dates(swapped)
+
+
+def test_a_block_is_filled_afresh_and_an_unknown_one_refused():
+    text = "before\n<!-- generated: x -->\nstale\n<!-- /generated -->\nafter\n"
+    assert docs.render(text, {"x": lambda: "fresh"}) == text.replace("stale", "fresh")
+    with pytest.raises(InputError, match="unknown generated block 'x'"):
+        docs.render(text, {})
+
+
+def test_the_readme_is_read_in_five_minutes():
+    assert len(README.read_text(encoding="utf-8").splitlines()) <= 200
+
+
+def test_the_readme_runs_the_test_command_ci_runs():
+    """``.ci/run`` runs exactly the README's test command (its own comment says so)."""
+    blocks = re.findall(r"```bash\n(.*?)\n```", README.read_text(encoding="utf-8"), re.DOTALL)
+    ci = [line for line in (paths.ROOT / ".ci/run").read_text(encoding="utf-8").splitlines() if "pytest" in line]
+    assert ci[-1] in blocks
+
+
+@pytest.mark.slow
+def test_the_readme_findings_are_the_datas(matrix, lines):
+    """The README's "What it found" sentences name versions and frameworks; each is read off the data here."""
+    text = " ".join(README.read_text(encoding="utf-8").split())
+    mastra = timeline.stable(timeline.frame(sweep.read_summary(prereleases=False)))
+    assert f"since the rewrite arrived in {timeline.first_with_normaliser(mastra)}" in text
+    assert timeline.passthrough_fixed_in(mastra) == []
+    forced = matrix[(matrix["forced verdict"] == "not in tools") & (matrix["probe"] != "unregistered-choice")]
+    assert {target.split("@")[0] for target in forced["target"]} == {"mastra", "llama-index"}
+    assert "only LlamaIndex builds the same broken request" in text
+    changes = timeline.framework_change_points(lines, wire_only=True)
+    dot = changes[changes["scenario"] == "dot+forced"].set_index("framework")
+    assert f"(since {dot.loc['llama-index', 'first with']})" in text
+    assert f"did up to {dot.loc['openai-agents-js', 'last before']} and now refuses it" in text
+    others = matrix[(matrix["probe"] == "dot") & ~matrix["target"].str.startswith("mastra@")]
+    assert (others["names verdict"] == "verbatim").sum() > len(others) / 2, "'most of the others send ... verbatim'"
+
+
+@pytest.mark.slow
+def test_the_sweeps_figures_are_the_summarys():
+    """docs/sweeps.md's counts of the committed Mastra sweep."""
+    text = " ".join((paths.ROOT / "docs/sweeps.md").read_text(encoding="utf-8").split())
+    rows = sweep.read_summary()
+    stable = {row.version for row in sweep.read_summary(prereleases=False)}
+    pre = {row.version for row in rows} - stable
+    unran = {row.version for row in rows if row.version in pre and row.scenario == sweep.WHOLE_VERSION}
+    assert f"holds {len(stable) + len(pre)}: {len(stable)} stable" in text
+    assert f"and the {len(pre)} prereleases" in text and f"({len(unran)} of them could not run" in text
+    table = timeline.stable(timeline.frame(sweep.read_summary(prereleases=False)))
+    first = version_key(timeline.first_with_normaliser(table))
+    sent = timeline.sent(table[table["scenario"] == "single-rewrite"])
+    before = [line.behaviour["names"] for line in sent.itertuples() if version_key(line.version) < first]
+    after = [line.behaviour["names"] for line in sent.itertuples() if version_key(line.version) >= first]
+    assert {tuple(names) for names in before} == {("search.web",)} and {tuple(n) for n in after} == {("search_web",)}
+    assert f"all {len(before)} earlier versions that run" in text and f"all {len(after)} versions from it" in text
+
+
+# What the documents name: commands, files, modules and notebooks.
+_COMMAND = re.compile(r"probe-lib ([a-z]+)\b")
+_PATH = re.compile(r"`((?:\.ci|benchmarks|data|docs|notebooks|probe_lib|tests)/[^`\s]*)`")
+_LINK = re.compile(r"\]\(([^)#\s]+)\)")
+_MODULE = re.compile(r"\bprobe_lib(?:\.[A-Za-z_]\w*)+")
+_NOTEBOOK = re.compile(r"`(\d\d-[a-z0-9-]+|glossary)`")
+#: Files ``reproduce`` writes into its report folder that a source folder's name starts (docs/reproduce.md's table).
+REPORT_FILES = {"notebooks/inputs.json"}
+
+
+def _resolves(dotted: str) -> bool:
+    """A module, or a name in one (``probe_lib.analysis.timeline.range_claims``)."""
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            found = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        for name in parts[cut:]:
+            if not hasattr(found, name):
+                return False
+            found = getattr(found, name)
+        return True
+    return False
+
+
+def _path_exists(named: str, document: Path) -> bool:
+    named = named.rstrip(".,:;)")
+    if named in REPORT_FILES or "<" in named or "NN" in named:  # a pattern: `measurements/mastra-<version>.json`
+        return True
+    if any(mark in named for mark in "*?["):
+        return any(paths.ROOT.glob(named))
+    return (paths.ROOT / named).exists() or (document.parent / named).exists()
+
+
+def missing_names(text: str, document: Path) -> list[str]:
+    """Each command, path, link, module and notebook ``text`` names that the kit does not have."""
+    commands = set(cli.build_parser()._subparsers._group_actions[0].choices)
+    problems = [f"probe-lib {name}" for name in _COMMAND.findall(text) if name not in commands]
+    problems += [name for name in _PATH.findall(text) if not _path_exists(name, document)]
+    links = [link for link in _LINK.findall(text) if "://" not in link]
+    problems += [link for link in links if not (document.parent / link).exists()]
+    problems += [name for name in _MODULE.findall(text) if not _resolves(name)]
+    notebooks = {path.stem for path in paths.ROOT.glob("notebooks/*.ipynb")}
+    problems += [name for name in _NOTEBOOK.findall(text) if name not in notebooks]
+    return problems
+
+
+def _documents() -> list[Path]:
+    return docs.documents()
+
+
+@pytest.mark.parametrize("document", _documents(), ids=lambda path: str(path.relative_to(paths.ROOT)))
+def test_every_command_path_module_and_notebook_named_exists(document):
+    assert missing_names(document.read_text(encoding="utf-8"), document) == []
+
+
+def test_a_name_that_does_not_exist_is_caught():
+    text = (
+        "`probe-lib nosuch`, `data/nosuch.csv`, [a link](docs/nosuch.md), `probe_lib.study.nosuch`, "
+        "`probe_lib.analysis.timeline.nosuch`, `99-nosuch`, and what exists: `probe-lib docs`, `data/claims.csv`, "
+        "`probe_lib.analysis.timeline.range_claims`, `00-primer`"
+    )
+    assert missing_names(text, README) == [
+        "probe-lib nosuch",
+        "data/nosuch.csv",
+        "docs/nosuch.md",
+        "probe_lib.study.nosuch",
+        "probe_lib.analysis.timeline.nosuch",
+        "99-nosuch",
+    ]
+
+
+def test_the_readme_names_its_commands_as_the_cli_parses_them():
+    """Each ``probe-lib`` command line in a bash block of the README and docs parses."""
+    parser = cli.build_parser()
+    for document in _documents():
+        for block in re.findall(r"```bash\n(.*?)\n```", document.read_text(encoding="utf-8"), re.DOTALL):
+            for part in re.split(r"&&|\|", block):
+                words = shlex.split(part.split("#")[0])
+                if words and words[0].endswith("probe-lib"):
+                    parser.parse_args(words[1:])
