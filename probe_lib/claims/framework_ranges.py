@@ -129,7 +129,7 @@ def each(*checks: FrameworkRangeCheck) -> FrameworkRangeCheck:
     """The claim that every one of ``checks`` holds (one change seen on several probes): the first verdict that is
     not confirmed, else each one's evidence."""
 
-    def check(timeline: FrameworkTimeline) -> tuple[Status, str]:
+    def check(timeline: Timeline) -> tuple[Status, str]:
         evidence = []
         for one in checks:
             status, text = one(timeline)

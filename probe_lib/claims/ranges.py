@@ -263,7 +263,7 @@ def _betas_against_1_0_4(timeline: Timeline) -> tuple[Status, str]:
     ]
     if wrong:
         return "refuted", f"activeTools ['search.web'] leaves plain out otherwise than stated on {', '.join(wrong)}"
-    with_tools = [v for v in sorted(honouring, key=version_key) if line(v, "active-tools-by-key").behaviour["names"]]
+    with_tools = [v for v in sorted(honouring, key=version_key) if line(v, "active-tools-by-key").behaviour.names]
     if with_tools:
         return "refuted", f"activeTools ['search.web'] still sends tools on {', '.join(with_tools)}"
     unrun = []

@@ -16,10 +16,14 @@ from pathlib import Path
 import pandas as pd
 
 from probe_lib.analysis import matrix, timeline
+from probe_lib.claims.verdict import MASTRA
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
-from probe_lib.study import framework_timeline, matrix_recording, sweep
+from probe_lib.study import sweep
+from probe_lib.study import timeline as committed
+from probe_lib.study.collection import MATRIX
 from probe_lib.study.matrix_runs import PROBES
+from probe_lib.study.sources import RECORDED
 
 _BLOCK = re.compile(r"(<!-- generated: ([a-z-]+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
 #: The probes whose forced run forces a key the request registered (``unregistered-choice`` forces a name no tool has).
@@ -38,18 +42,19 @@ def markdown(frame: pd.DataFrame) -> str:
 
 
 def matrix_table() -> pd.DataFrame:
-    """The framework matrix as recorded (``data/captures/frameworks.json``), one row per target and probe."""
-    return matrix.table(matrix_recording.read())
+    """The framework matrix as recorded (``data/captures/matrix/``), one row per target and probe."""
+    return matrix.table([outcome for m in RECORDED.measurements(MATRIX) for outcome in m.outcomes])
 
 
 def framework_timelines() -> tuple[list, list]:
     """The other frameworks' committed timeline lines and swept releases: the one place this module reads them."""
-    return framework_timeline.read(), framework_timeline.read_releases()
+    lines = [line for line in committed.read() if line.framework != MASTRA]
+    return lines, [release for release in committed.read_releases() if release.framework != MASTRA]
 
 
 def mastra_timeline() -> pd.DataFrame:
     """The committed sweep of every stable ``@mastra/core`` version, as the range claims read it."""
-    return timeline.stable(timeline.frame(sweep.read_summary(prereleases=False)))
+    return timeline.stable(timeline.frame(committed.rows(MASTRA, prereleases=False)))
 
 
 #: A forced run's verdict (:mod:`probe_lib.analysis.matrix`) as the README's table words it.
