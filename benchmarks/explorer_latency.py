@@ -15,10 +15,10 @@ import argparse
 import time
 from contextlib import closing
 
-from probe_lib import adapters
-from probe_lib.adapters import mastra
-from probe_lib.adapters.session_pool import SessionPool
+from probe_lib import frameworks
 from probe_lib.core import target
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.session_pool import SessionPool
 from probe_lib.present import explorer, explorer_html
 
 TARGET_WARM_S = 0.3
@@ -49,8 +49,8 @@ def main() -> None:
             goal = f"   target <= {TARGET_WARM_S} s" if size == 100 else ""
             print(f"{size:>5} keys: model {best_model:7.3f} s, warm live {best_live:7.3f} s{goal}")
         keys = [f"tool.{number}" if number % 2 else f"tool_{number}" for number in range(100)]
-        for name in adapters.names():
-            adapter = adapters.get(name)
+        for name in frameworks.names():
+            adapter = frameworks.get(name)
             newest = adapter.versions()[-1]
             if name == "mastra" or not adapter.is_installed(newest):
                 continue

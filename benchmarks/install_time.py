@@ -1,6 +1,6 @@
 """pip against uv installing one framework's lock into a fresh environment: cold (empty download cache) and warm.
 
-The kit makes one Python environment per framework release (:mod:`probe_lib.adapters.pyvenv`), so a timeline of
+The kit makes one Python environment per framework release (:mod:`probe_lib.install.pyvenv`), so a timeline of
 one framework is dozens of environments of mostly the same distributions. For one pin's ``requirements.lock``
 (default the smallest and the largest pins' locks), each installer makes two environments one after the other with
 a download cache of its own, new for the run: the first cold, the second warm. Printed side by side: wall time,
@@ -21,8 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from probe_lib import adapters
-from probe_lib.adapters import disk_usage, pyvenv
+from probe_lib import frameworks
+from probe_lib.install import disk_usage, pyvenv
 
 DEFAULT = ("openai", "crewai")
 SECONDS = 900
@@ -67,7 +67,7 @@ def main() -> None:
     names = parser.parse_args().framework or list(DEFAULT)
     print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     for name in names:
-        pins = adapters.get(name).pins
+        pins = frameworks.get(name).pins
         lock = pins.folder(pins.versions()[-1]) / pyvenv.LOCK
         count = sum(1 for line in lock.read_text().splitlines() if "==" in line and not line.startswith("#"))
         with tempfile.TemporaryDirectory(prefix="probe-lib-install-time-") as tmp:

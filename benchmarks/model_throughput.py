@@ -22,10 +22,11 @@ import sys
 import time
 from collections.abc import Callable
 
-from probe_lib.adapters import mastra, npm
-from probe_lib.adapters.mastra.normaliser import VANISHING_KEYS, normalise
 from probe_lib.core import paths
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra.normaliser import VANISHING_KEYS, normalise
 from probe_lib.inputs.keysets import ALPHABETS, adversarial_key
+from probe_lib.install import npm
 
 LEGAL = ALPHABETS["legal"]
 
@@ -45,7 +46,7 @@ _MODEL_MEMORY = """
 import json, resource, sys, tracemalloc
 sys.path.insert(0, sys.argv[1])  # the benchmarks folder
 import model_throughput as bench
-from probe_lib.adapters.mastra.normaliser import normalise
+from probe_lib.frameworks.mastra.normaliser import normalise
 records = bench.records_of(bench.adversarial_key, seed=1, count=bench.MEMORY_RECORDS)
 tracemalloc.start()
 results = [normalise(keys) for keys in records]
@@ -59,7 +60,7 @@ _REAL_MEMORY = """
 import json, resource, sys
 sys.path.insert(0, sys.argv[1])  # the benchmarks folder
 import model_throughput as bench
-from probe_lib.adapters import mastra
+from probe_lib.frameworks import mastra
 records = bench.records_of(bench.adversarial_key, seed=1, count=bench.MEMORY_RECORDS)
 mastra.format_records(records, sys.argv[2])
 print(json.dumps({"rss_kib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss}))

@@ -16,10 +16,10 @@ import argparse
 import subprocess
 import time
 
-from probe_lib.adapters import linkstore
-from probe_lib.adapters.mastra import versions
 from probe_lib.capture import CaptureServer
-from probe_lib.study import bisect, sweep
+from probe_lib.frameworks.mastra import versions
+from probe_lib.history import bisect, sweep
+from probe_lib.install import linkstore
 
 COLD_TARGET_MIN = 60.0
 DISK_TARGET_GB = 5.0

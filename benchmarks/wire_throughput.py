@@ -36,11 +36,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from probe_lib.adapters import mastra, npm
-from probe_lib.adapters.mastra import versions
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths, scenarios
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import versions
 from probe_lib.inputs.keysets import adversarial_records
+from probe_lib.install import npm
 
 TARGET_SETS_PER_S = 150.0
 TARGET_TREE_MIB = 500.0
@@ -51,7 +52,7 @@ BARE_TURNS = Path(__file__).with_name("bare_turns.cjs")
 #: server in this process, the runners as its children), reporting peak RSS and CPU for each side.
 _MEMORY = """
 import json, resource, sys, time
-from probe_lib.adapters import mastra
+from probe_lib.frameworks import mastra
 from probe_lib.core import scenarios
 from probe_lib.inputs.keysets import adversarial_records
 records = adversarial_records(seed=2, count=int(sys.argv[2]))

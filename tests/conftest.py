@@ -10,11 +10,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers (strategies)
 
-from probe_lib.adapters import mastra  # noqa: E402
-from probe_lib.adapters.mastra import versions  # noqa: E402
 from probe_lib.capture import CaptureServer  # noqa: E402
 from probe_lib.core.outcome import Outcome  # noqa: E402
-from probe_lib.study import collection, sources  # noqa: E402
+from probe_lib.frameworks import mastra  # noqa: E402
+from probe_lib.frameworks.mastra import versions  # noqa: E402
+from probe_lib.measure import collection, sources  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -78,7 +78,7 @@ def private_cache(tmp_path_factory) -> Path:
     """A kit cache of this test module's own (``PROBE_LIB_CACHE``), so the releases it installs start cold (listed,
     resolved as of their day and installed on first use, every run) and never meet another test's. Only uv's
     download cache is shared, with :func:`release_cache`'s: a wheel downloaded once is the same wheel."""
-    from probe_lib.adapters import pyvenv
+    from probe_lib.install import pyvenv
 
     folder = tmp_path_factory.mktemp("cache")
     downloads = _kept_release_cache() / pyvenv.uv_cache().name
@@ -97,8 +97,8 @@ def recorded_report(tmp_path_factory) -> Path:
     import fcntl
 
     from probe_lib.core import folders
+    from probe_lib.measure import sources
     from probe_lib.report import build as report
-    from probe_lib.study import sources
 
     shared = tmp_path_factory.getbasetemp()
     shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared

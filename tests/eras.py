@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from probe_lib import adapters
+from probe_lib import frameworks
 from probe_lib.capture import CaptureServer
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import for_keys, named
@@ -20,4 +20,4 @@ def probe_three_ways(name: str, version: str, server: CaptureServer) -> list[Out
         for_keys("round-trip", KEYS), replies=(ToolCallsReply((ToolCall(KEYS[0], {"city": "Paris"}),)),)
     )
     scenarios = [for_keys("plain", KEYS), for_keys("forced", KEYS, named(KEYS[0])), called_back]
-    return adapters.get(name).run(scenarios, version, server=server)
+    return frameworks.get(name).run(scenarios, version, server=server)

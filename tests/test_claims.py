@@ -19,7 +19,6 @@ import nbformat
 import pandas as pd
 import pytest
 
-from probe_lib.adapters import mastra, npm
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger, registry
 from probe_lib.claims import mastra as claims_mastra
@@ -29,13 +28,15 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
 from probe_lib.core.target import Target, baseline
+from probe_lib.frameworks import mastra
+from probe_lib.install import npm
+from probe_lib.measure import measurement
+from probe_lib.measure.collection import CATALOGUE, LISTS, MATRIX
+from probe_lib.measure.matrix_runs import by_target
+from probe_lib.measure.measurement import Made
+from probe_lib.measure.sources import RECORDED
 from probe_lib.report.build import measure_all
-from probe_lib.study import measurement
-from probe_lib.study.collection import CATALOGUE, LISTS, MATRIX
-from probe_lib.study.evidence import Evidence
-from probe_lib.study.matrix_runs import by_target
-from probe_lib.study.measurement import Made
-from probe_lib.study.sources import RECORDED
+from probe_lib.tables.evidence import Evidence
 
 VERSION = baseline("mastra").version
 OLDEST = mastra.ADAPTER.versions()[0]

@@ -18,18 +18,18 @@ from dataclasses import replace
 import pytest
 from test_frameworks import _installed as installed
 
-from probe_lib import adapters
-from probe_lib.adapters.lines import LinesChild
+from probe_lib import frameworks
 from probe_lib.analysis import matrix, permissions, traffic
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import StateError
 from probe_lib.core.scenarios import for_keys
-from probe_lib.study import permission_runs
-from probe_lib.study.collection import LISTS
-from probe_lib.study.sources import LIVE
+from probe_lib.measure import permission_runs
+from probe_lib.measure.collection import LISTS
+from probe_lib.measure.sources import LIVE
+from probe_lib.process.lines import LinesChild
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
-ADAPTER = adapters.get("claude-agent-sdk")
+ADAPTER = frameworks.get("claude-agent-sdk")
 
 
 def _installed() -> str:

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from strategies import js_strings
 
 from probe_lib import cli
-from probe_lib.adapters import mastra
+from probe_lib.frameworks import mastra
 from probe_lib.inputs import scenario_files
 
 #: An error line may name the fault and a short quote of it, never much more.

@@ -1,4 +1,4 @@
-"""probe_lib.study.compare's comparison against a baseline target, on the recorded captures of every pinned Mastra.
+"""probe_lib.tables.compare's comparison against a baseline target, on the recorded captures of every pinned Mastra.
 
 What differs is read here from the recorded request bodies (``outcome.requests``) and error chains, never from the
 comparison's own output: 1.0.4 sends the tools under ``toolChoice: 'none'``, ignores ``activeTools`` and throws on
@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import pytest
 
-from probe_lib.adapters import mastra
+from probe_lib.frameworks import mastra
 from probe_lib.present import charts
-from probe_lib.study import compare, tidy
+from probe_lib.tables import compare, tidy
 
 BASELINE = "mastra@1.67.0"
 

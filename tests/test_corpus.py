@@ -12,10 +12,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from probe_lib.adapters import mastra
 from probe_lib.analysis.corpus import against_format_tools, collisions, prefixed, refusals, rewrites
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
+from probe_lib.frameworks import mastra
 from probe_lib.inputs.corpus import CORPUS_PATH, EXPECTED_ROWS, load_corpus, record_of
 from probe_lib.inputs.keysets import PREFIX_STYLES, prefix_style
 from probe_lib.providers import get_rule

@@ -13,10 +13,10 @@ import json
 
 import pytest
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import normaliser
-from probe_lib.adapters.mastra.normaliser import as_sent, normalise
 from probe_lib.core import scenarios
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import normaliser
+from probe_lib.frameworks.mastra.normaliser import as_sent, normalise
 from probe_lib.inputs.keysets import adversarial_records
 
 VERSIONS = mastra.ADAPTER.versions()

@@ -17,8 +17,8 @@ from probe_lib.analysis import timeline
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.target import version_key
+from probe_lib.history import sweep
 from probe_lib.present import docs
-from probe_lib.study import sweep
 
 README = paths.ROOT / "README.md"
 
@@ -183,7 +183,7 @@ def test_every_command_path_module_and_notebook_named_exists(document):
 
 def test_a_name_that_does_not_exist_is_caught():
     text = (
-        "`probe-lib nosuch`, `data/nosuch.csv`, [a link](docs/nosuch.md), `probe_lib.study.nosuch`, "
+        "`probe-lib nosuch`, `data/nosuch.csv`, [a link](docs/nosuch.md), `probe_lib.tables.nosuch`, "
         "`probe_lib.analysis.timeline.nosuch`, `99-nosuch`, and what exists: `probe-lib docs`, `data/claims.csv`, "
         "`probe_lib.analysis.timeline.range_claims`, `00-primer`"
     )
@@ -191,7 +191,7 @@ def test_a_name_that_does_not_exist_is_caught():
         "probe-lib nosuch",
         "data/nosuch.csv",
         "docs/nosuch.md",
-        "probe_lib.study.nosuch",
+        "probe_lib.tables.nosuch",
         "probe_lib.analysis.timeline.nosuch",
         "99-nosuch",
     ]

@@ -13,11 +13,11 @@ import json
 
 import pytest
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import runner
 from probe_lib.core import paths
 from probe_lib.core.outcome import readable
 from probe_lib.core.scenarios import for_keys
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import runner
 
 #: One release per era of the collision's error, and what its caller's error says.
 ERAS = {"0.17.1": "structured", "0.20.0": "Unknown error", "0.24.9": "plain Error with its stack", "1.0.4": "wrapped"}

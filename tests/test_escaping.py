@@ -11,10 +11,10 @@ import pytest
 from bs4 import BeautifulSoup
 from IPython.core.interactiveshell import InteractiveShell
 
+from probe_lib.measure.provenance import Provenance
 from probe_lib.present import execution, explorer, explorer_html, no_value, styles
 from probe_lib.present.folded import folded
 from probe_lib.report import build, pages
-from probe_lib.study.provenance import Provenance
 
 HOSTILE = ("<img src=x onerror=alert(1)>", "</script><script>alert(2)</script>", "<version>")
 

@@ -12,7 +12,8 @@ import pytest
 
 from probe_lib.claims import ledger
 from probe_lib.core import paths
-from probe_lib.study import evidence, sources
+from probe_lib.measure import sources
+from probe_lib.tables import evidence
 
 WITHOUT_NODE = {**os.environ, "PATH": os.path.dirname(sys.executable)}  # Node.js really absent
 
@@ -30,7 +31,7 @@ def test_recorded_evidence_says_so_as_it_starts_and_in_its_verdicts(capsys):
 
 def test_without_node_a_live_request_falls_back_with_a_banner_naming_the_parameter():
     code = (
-        "from probe_lib.study import evidence, sources; "
+        "from probe_lib.tables import evidence; from probe_lib.measure import sources; "
         "ev = evidence.gather('1.67.0', sources.LIVE); print('SOURCE', ev.source)"
     )
     done = subprocess.run([sys.executable, "-c", code], env=WITHOUT_NODE, capture_output=True, text=True, timeout=120)

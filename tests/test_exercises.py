@@ -11,9 +11,9 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from probe_lib.measure import sources
+from probe_lib.measure.provenance import Provenance
 from probe_lib.report import build as report
-from probe_lib.study import sources
-from probe_lib.study.provenance import Provenance
 from probe_lib.teach import exercises, solutions
 
 NAMES = list(exercises.EXERCISES)

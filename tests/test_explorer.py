@@ -16,10 +16,10 @@ import sys
 import pytest
 from processes import child_pids
 
-from probe_lib import adapters
-from probe_lib.adapters.session_pool import SessionPool
+from probe_lib import frameworks
 from probe_lib.core import scenarios
 from probe_lib.core.target import Target
+from probe_lib.frameworks.session_pool import SessionPool
 from probe_lib.inputs import records
 from probe_lib.present import explorer, explorer_html, explorer_view
 from probe_lib.present.explorer import ExplorerSource
@@ -149,12 +149,12 @@ def test_a_failed_run_keeps_the_last_good_result(view, monkeypatch):
 
 
 def test_sources_list_the_model_and_every_pinned_version_live():
-    from probe_lib import adapters
+    from probe_lib import frameworks
 
     labels = [source.label for source in explorer.sources()]
     start = labels.index(MODEL)
     assert labels[start : start + 4] == [MODEL, "@mastra/core 1.0.4, live", LIVE_1_67, "@mastra/core 1.71.0, live"]
-    others = [adapters.get(name) for name in adapters.names() if name != "mastra"]
+    others = [frameworks.get(name) for name in frameworks.names() if name != "mastra"]
     assert len(labels) == 4 + sum(len(a.versions()) + (a.name_rule() is not None) for a in others), (
         "every framework's pins"
     )
@@ -226,7 +226,7 @@ def test_live_lone_surrogate_and_emoji_keys_reach_the_wire_as_javascript_counts_
 def test_every_key_set_round_trips_through_the_text_box():
     """The picker writes a set as lines, or as a JSON array when lines cannot carry its keys (line breaks, the
     empty key, a first key starting with "["); reading the text back gives exactly the set."""
-    from probe_lib.adapters.mastra import normaliser
+    from probe_lib.frameworks.mastra import normaliser
     from probe_lib.inputs import keysets
 
     for keyset in keysets.catalogue(normaliser):
@@ -260,7 +260,7 @@ def test_a_collision_leaves_every_key_unsent_and_says_what_each_would_have_becom
 def test_a_live_run_on_another_framework_traces_each_wire_name_to_its_key(framework):
     """pydantic-ai describes a tool by its function's docstring, LlamaIndex by its key and rewrites the name: on
     both the real framework's request says which key each name came from."""
-    adapter = adapters.get(framework)
+    adapter = frameworks.get(framework)
     version = adapter.versions()[-1]
     if not adapter.is_installed(version):
         pytest.fail(f"{framework} {version} is not installed: run `probe-lib setup --all-frameworks`")
@@ -275,7 +275,7 @@ def test_a_live_run_on_another_framework_traces_each_wire_name_to_its_key(framew
 def test_two_keys_one_name_on_the_wire_are_each_traced_to_a_key():
     """LlamaIndex lists a name twice when two keys rewrite onto it: both keys are sent, one tool each, as the
     headline and the linter count them (the table once called one of them "not sent")."""
-    adapter = adapters.get("llama-index")
+    adapter = frameworks.get("llama-index")
     version = adapter.versions()[-1]
     if not adapter.is_installed(version):
         pytest.fail(f"llama-index {version} is not installed: run `probe-lib setup --all-frameworks`")

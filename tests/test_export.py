@@ -13,7 +13,8 @@ import pytest
 
 from probe_lib.cli import main
 from probe_lib.core import folders, paths
-from probe_lib.study import export, sweep
+from probe_lib.history import sweep
+from probe_lib.tables import export
 
 SUMMARY = paths.DATA / "timeline.csv"
 MCP_RECORDING = paths.CAPTURES / "mcp-mastra.json"
@@ -216,7 +217,7 @@ def test_cli_export_names_each_table_and_its_rows(tmp_path, capsys):
 def test_the_exported_outcomes_feed_the_comparison_tables_one_recording_per_turn(exported):
     """The export holds some turns twice (the catalogue's recording and the framework matrix's); the comparison
     refuses to merge them, saying how to keep one, and takes the table once filtered."""
-    from probe_lib.study import compare
+    from probe_lib.tables import compare
 
     _, folder = exported
     table = export.read_csv(folder / "outcomes.csv")
@@ -237,8 +238,8 @@ def _names_sent(request: dict) -> list[str]:
 def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
     """Each matrix measurement carries its probes, so a probe named like a catalogue scenario (length-64) keeps its
     keys."""
-    from probe_lib.study import matrix_runs, measurement
-    from probe_lib.study.collection import MATRIX
+    from probe_lib.measure import matrix_runs, measurement
+    from probe_lib.measure.collection import MATRIX
 
     result, _ = exported
     probes = {scenario.name: scenario for scenario in matrix_runs.scenarios()}
@@ -263,7 +264,7 @@ def test_the_framework_matrix_rows_register_each_probes_own_keys(exported):
 
 
 def test_a_missing_mcp_recording_leaves_its_table_empty_and_says_why(tmp_path, monkeypatch):
-    from probe_lib.adapters.mastra import mcp
+    from probe_lib.frameworks.mastra import mcp
 
     monkeypatch.setattr(mcp, "RECORDING", tmp_path / "mcp-mastra.json")
     result = export.export(tmp_path / "out")

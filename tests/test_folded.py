@@ -7,8 +7,8 @@ import pandas as pd
 from bs4 import BeautifulSoup
 
 from probe_lib.analysis import timeline
+from probe_lib.history import timeline as committed
 from probe_lib.present.folded import folded, summary
-from probe_lib.study import timeline as committed
 
 
 def changes() -> pd.DataFrame:

@@ -21,10 +21,10 @@ from probe_lib.claims import frameworks, ledger, registry
 from probe_lib.claims.verdict import MASTRA, Verdict
 from probe_lib.core import paths
 from probe_lib.core.target import Target
-from probe_lib.study import matrix_runs, measurement, permission_runs
-from probe_lib.study.collection import LISTS, MATRIX
-from probe_lib.study.evidence import Evidence
-from probe_lib.study.sources import RECORDED
+from probe_lib.measure import matrix_runs, measurement, permission_runs
+from probe_lib.measure.collection import LISTS, MATRIX
+from probe_lib.measure.sources import RECORDED
+from probe_lib.tables.evidence import Evidence
 
 #: Claims that a framework sends keys as given: refuted when it behaves like LlamaIndex.
 VERBATIM_CLAIMS = {"X01", "X03", "X04", "X05", "X06", "X07"}
@@ -32,7 +32,7 @@ VERBATIM_CLAIMS = {"X01", "X03", "X04", "X05", "X06", "X07"}
 OTHER_CLAIMS = {"X02", "X08", "X09", "X10", "X11", "X13", "X14", "X15", "X16", "X17", "X18", "X19", "X20", "X21"}
 OTHER_CLAIMS |= {"X22", "X23", "X24", "X25", "X26", "X27"}
 ALONE = "X12"
-#: The Claude Agent SDK's list claims, read off its list probes (probe_lib.study.permission_runs).
+#: The Claude Agent SDK's list claims, read off its list probes (probe_lib.measure.permission_runs).
 LIST_CLAIMS = {"X28": "allowedTools", "X29": "disallowedTools", "X30": "subagent tools"}
 LINE = "X31"
 

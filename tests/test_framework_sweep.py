@@ -15,15 +15,15 @@ from dataclasses import replace
 import pytest
 from processes import as_at_a_terminal
 
-from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
 from probe_lib.claims import framework_ranges, ledger, registry
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.errors import ReleaseUnsupported
-from probe_lib.study import framework_sweep, release_map, sweep
-from probe_lib.study import timeline as committed
+from probe_lib.frameworks.mastra import catalogue
+from probe_lib.history import framework_sweep, release_map, sweep
+from probe_lib.history import timeline as committed
 
 #: Releases of AutoGen (PyPI, PEP 440 order) that run under the harness: its pin and the two before it.
 AUTOGEN = ("0.7.3", "0.7.4", "0.7.5")
@@ -103,7 +103,7 @@ _SWEEP = textwrap.dedent(
     """
     import os, signal, sys
     from probe_lib.core.progress import Stages
-    from probe_lib.study import framework_sweep, sweep
+    from probe_lib.history import framework_sweep, sweep
     subject = framework_sweep.from_file("autogen", sys.argv[1])
     def measured(version, rows):
         if os.environ.get("INTERRUPT"):
@@ -454,7 +454,7 @@ def test_a_write_waits_for_another_processs_rewrite_of_the_timeline(tmp_path, mo
     released it lays its release over what the other wrote."""
     import threading
 
-    from probe_lib.adapters import cache
+    from probe_lib.install import cache
 
     monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
     for name in ("TIMELINE_PATH", "RELEASES_PATH"):
@@ -496,8 +496,8 @@ class StallingFirst:
 
 @pytest.mark.parametrize("stalls", [1, framework_sweep.STALL_RETRIES + 1])
 def test_a_crash_before_sending_counts_only_when_it_recurs_on_every_retry(stalls, capture_server):
-    from probe_lib.adapters import openai as openai_adapter
     from probe_lib.core.scenarios import for_keys
+    from probe_lib.frameworks import openai as openai_adapter
 
     version = openai_adapter.PINS.versions()[-1]
     scenarios = [for_keys("legal", ["get_weather"]), for_keys("dot", ["search.web", "plain"])]

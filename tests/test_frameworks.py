@@ -16,21 +16,21 @@ from dataclasses import replace
 
 import pytest
 
-from probe_lib import adapters
-from probe_lib.adapters.keyed import KeyedAdapter
-from probe_lib.adapters.pins import Pins
+from probe_lib import frameworks
 from probe_lib.analysis import matrix
 from probe_lib.core.scenarios import Scenario, for_keys, named
 from probe_lib.core.target import Target
-from probe_lib.study import matrix_runs
-from probe_lib.study.collection import MATRIX
-from probe_lib.study.measurement import outcome_to_json
+from probe_lib.frameworks.keyed import KeyedAdapter
+from probe_lib.install.pins import Pins
+from probe_lib.measure import matrix_runs
+from probe_lib.measure.collection import MATRIX
+from probe_lib.measure.measurement import outcome_to_json
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 #: The adapters whose runner is not Mastra's; each must run here (the Claude Agent SDK, which prefixes every name
 #: and also asks for tunnels to other hosts, in tests/test_claude_agent_sdk.py).
 KEYED = [
-    name for name in adapters.names() if isinstance(adapters.get(name), KeyedAdapter) and name != "claude-agent-sdk"
+    name for name in frameworks.names() if isinstance(frameworks.get(name), KeyedAdapter) and name != "claude-agent-sdk"
 ]
 #: Frameworks that send each key as given and force a tool by its key unchanged.
 VERBATIM = {
@@ -94,7 +94,7 @@ def _reduced(adapter) -> list[Scenario]:
 @pytest.mark.parametrize("name", KEYED)
 def test_framework_on_the_wire(name, capture_server):
     """One runner start per framework (the costly part), then every check on its outcomes."""
-    adapter = adapters.get(name)
+    adapter = frameworks.get(name)
     version = _installed(adapter)
     outcomes = {
         outcome.scenario.name: outcome for outcome in adapter.run(_reduced(adapter), version, server=capture_server)
@@ -125,7 +125,7 @@ def test_every_framework_of_the_issue_is_registered():
         "autogen",
         "crewai",
     }
-    assert named_in_issue <= set(adapters.names())
+    assert named_in_issue <= set(frameworks.names())
 
 
 def _requests_arrive_in_the_adapters_wire_format_on_known_routes(adapter, outcomes):
@@ -222,7 +222,7 @@ def test_the_recorded_matrix_has_a_round_trip_wherever_the_key_went_out(recorded
     assert recorded.loc[dropped, "round trip"].isin(["right tool", "wrong tool", "not executed", "not sent"]).all()
     assert set(recorded.loc[~sent & ~dropped, "round trip"]) <= set(matrix.REFUSALS) | {"not sent"}
     assert set(recorded.loc[recorded["round trip"] == "right tool", "target"]) >= {
-        f"{name}@{adapters.get(name).versions()[-1]}" for name in VERBATIM
+        f"{name}@{frameworks.get(name).versions()[-1]}" for name in VERBATIM
     }
 
 
@@ -241,7 +241,7 @@ def test_an_unavailable_framework_is_recorded_not_dropped(capture_server, tmp_pa
 
 
 def test_cli_probe_framework_answers_per_key_set():
-    _installed(adapters.get("openai-agents-js"))
+    _installed(frameworks.get("openai-agents-js"))
     done = subprocess.run(
         [
             sys.executable,
@@ -272,7 +272,7 @@ def test_the_recorded_matrix_covers_every_registered_target(recorded_matrix):
 
 
 def test_a_mastra_provider_path_is_not_applicable_to_a_keyed_framework_rather_than_run_as_chat(capture_server):
-    adapter = adapters.get("openai")
+    adapter = frameworks.get("openai")
     version = _installed(adapter)
     [outcome] = adapter.run(
         [Scenario("p", tools=for_keys("p", ["a"]).tools, wire="messages")], version, server=capture_server
@@ -284,7 +284,7 @@ def test_a_mastra_provider_path_is_not_applicable_to_a_keyed_framework_rather_th
 def test_targets_measured_at_once_each_get_their_own_requests(recorded_matrix):
     """Two frameworks' runners share one capture server at once (as reproduce runs the matrix): each target's
     outcomes are still exactly the ones recorded for it, request bodies included, and each end is reported."""
-    chosen = [Target(name, _installed(adapters.get(name))) for name in ("ai-sdk", "openai-agents-js")]
+    chosen = [Target(name, _installed(frameworks.get(name))) for name in ("ai-sdk", "openai-agents-js")]
     ended: list[Target] = []
     measured = MATRIX.measure(chosen, ended.append)
     recorded = matrix_runs.by_target(recorded_matrix)

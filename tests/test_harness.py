@@ -15,11 +15,12 @@ import pytest
 from processes import child_pids
 from test_cli_junk import run_main
 
-from probe_lib.adapters import mastra, npm
-from probe_lib.adapters.mastra import Runner
 from probe_lib.core.errors import InputError, NodeMissing
 from probe_lib.core.scenarios import Scenario, ToolSpec, tools
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import Runner
 from probe_lib.inputs.keysets import adversarial_records
+from probe_lib.install import npm
 from probe_lib.wire.replies import TextReply, ToolCall, ToolCallsReply
 
 VERSION = mastra.ADAPTER.versions()[-1]
@@ -149,9 +150,9 @@ def test_a_node_that_cannot_name_its_version_is_one_line(monkeypatch, tmp_path, 
 @pytest.mark.slow
 @pytest.mark.parametrize("framework", ["mastra", "ai-sdk"])
 def test_a_session_runs_on_one_warm_runner_and_closes_it(framework, node_modules, capture_server):
-    from probe_lib import adapters
+    from probe_lib import frameworks
 
-    adapter = adapters.get(framework)
+    adapter = frameworks.get(framework)
     version = adapter.versions()[-1]
     before = child_pids(os.getpid())
     with adapter.session(version) as session:

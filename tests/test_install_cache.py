@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from probe_lib.adapters import npm
+from probe_lib.install import npm
 
 #: Served, not pinned, and close to the pinned 1.0.4, so npm's download cache already holds most of its files.
 VERSION = "1.1.0"
@@ -160,7 +160,7 @@ def test_without_probe_lib_cache_the_cache_follows_xdg_cache_home(tmp_path):
 
 @pytest.mark.node
 def test_a_probe_lib_cache_set_after_import_is_the_one_used(tmp_path, monkeypatch):
-    from probe_lib.adapters.mastra import versions
+    from probe_lib.frameworks.mastra import versions
 
     monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
     assert VERSION in versions.served()

@@ -10,10 +10,10 @@ import sys
 
 import pytest
 
-from probe_lib.adapters.mastra import normaliser as RULE
-from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, is_array_index, normalise
 from probe_lib.core.naming import js_length
 from probe_lib.core.paths import ROOT
+from probe_lib.frameworks.mastra import normaliser as RULE
+from probe_lib.frameworks.mastra.normaliser import MAX_NAME_LENGTH, is_array_index, normalise
 from probe_lib.inputs import keysets
 from probe_lib.inputs.keysets import FAMILIES, SWEEP_LENGTHS, KeySet, by_name, catalogue, random_sets
 
@@ -42,7 +42,7 @@ def test_the_seed_changes_only_the_random_sets():
 def test_random_sets_do_not_depend_on_the_interpreters_hash_seed():
     script = (
         "import json; from probe_lib.inputs.keysets import random_sets as r; "
-        "from probe_lib.adapters.mastra import normaliser; print(json.dumps([k.keys for k in r(normaliser, 3)]))"
+        "from probe_lib.frameworks.mastra import normaliser; print(json.dumps([k.keys for k in r(normaliser, 3)]))"
     )
     outputs = {
         subprocess.run(

@@ -14,11 +14,11 @@ import threading
 
 import pytest
 
-from probe_lib.adapters import openai as openai_adapter
-from probe_lib.adapters.lines import LinesChild
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import HarnessError
 from probe_lib.core.scenarios import for_keys
+from probe_lib.frameworks import openai as openai_adapter
+from probe_lib.process.lines import LinesChild
 
 BATCH = 600
 

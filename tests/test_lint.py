@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from probe_lib import cli
-from probe_lib.adapters.mastra import normaliser as RULE
 from probe_lib.core.errors import InputError
+from probe_lib.frameworks.mastra import normaliser as RULE
 from probe_lib.providers import get_rule
 from probe_lib.providers.lint import forced_name, lint_body, lint_file, read_requests, tool_names
 

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 from test_cli_junk import run_main
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import Outcome, catalogue
-from probe_lib.adapters.mastra import normaliser as RULE
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import Outcome, catalogue
+from probe_lib.frameworks.mastra import normaliser as RULE
 from probe_lib.providers import get_rule
 from probe_lib.providers.lint import forced_name, lint_body, tool_names
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import pytest
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import catalogue
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import catalogue
 
 
 @pytest.mark.node

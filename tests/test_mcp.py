@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from probe_lib.adapters.mastra import mcp
+from probe_lib.frameworks.mastra import mcp
 from probe_lib.inputs import corpus
 
 #: Names chosen to reach every branch: legal, dotted, over 63 with the label, and two that collide once cut.

@@ -12,10 +12,10 @@ import json
 import pandas as pd
 import pytest
 
-from probe_lib.adapters import mastra
 from probe_lib.analysis import measured
+from probe_lib.frameworks import mastra
 from probe_lib.present import charts
-from probe_lib.study.evidence import Evidence
+from probe_lib.tables.evidence import Evidence
 
 VERSIONS = mastra.ADAPTER.versions()
 

@@ -12,16 +12,16 @@ import subprocess
 
 import pytest
 
-from probe_lib.adapters.mastra import catalogue
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.scenarios import ROUND_TRIP, for_keys
 from probe_lib.core.target import Target
+from probe_lib.frameworks.mastra import catalogue
 from probe_lib.inputs import scenario_files
-from probe_lib.study import measurement, sources
-from probe_lib.study.collection import CATALOGUE, MATRIX
-from probe_lib.study.measurement import Made, Measurement
-from probe_lib.study.provenance import Provenance
+from probe_lib.measure import measurement, sources
+from probe_lib.measure.collection import CATALOGUE, MATRIX
+from probe_lib.measure.measurement import Made, Measurement
+from probe_lib.measure.provenance import Provenance
 
 #: The last commit with the old formats, and its recordings of outcomes.
 BEFORE = "995eb89"

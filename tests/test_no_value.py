@@ -88,7 +88,7 @@ def test_a_hostile_key_and_the_error_quoting_it_show_as_text_in_a_notebook_s_tab
     """End to end: a scenario file, measured live on the real package, its tidy frame shown as a notebook shows it,
     plain and styled."""
     from probe_lib.core.target import baseline
-    from probe_lib.study.api import study
+    from probe_lib.tables.api import study
 
     scenarios = tmp_path / "hostile.json"
     hostile = [{"name": "key", "tools": [HOSTILE]}, {"name": "error", "tools": [HOSTILE + ".", HOSTILE + "_"]}]

@@ -17,10 +17,10 @@ from dataclasses import replace
 import pytest
 from eras import KEYS, probe_three_ways
 
-from probe_lib import adapters
-from probe_lib.adapters import releases
+from probe_lib import frameworks
 from probe_lib.core.errors import InstallFailed, ReleaseUnsupported
 from probe_lib.core.scenarios import for_keys
+from probe_lib.install import releases
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
 pytestmark = [pytest.mark.slow, pytest.mark.node]
@@ -51,14 +51,14 @@ def test_each_era_sends_the_keys_forces_as_its_release_can_and_runs_the_called_t
 
 
 def test_an_ai_sdk_release_older_than_every_era_is_refused_in_one_line_before_installing(release_cache):
-    adapter = adapters.get("ai-sdk")
+    adapter = frameworks.get("ai-sdk")
     with pytest.raises(ReleaseUnsupported, match=r" 3\.0\.0 .*\(needs ai>=3\.1\.0\)$") as refused:
         adapter.install("3.0.0")
     assert "\n" not in str(refused.value)
     assert not adapter.pins.releases.generated("3.0.0").exists()
 
 
-CLAUDE = adapters.get("claude-agent-sdk")
+CLAUDE = frameworks.get("claude-agent-sdk")
 #: The CLI's eras before 0.2, one real release each: (release, whether its SDK has the ``tools`` option).
 OLD_ERAS = [("0.1.21", False), ("0.1.77", True)]
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from probe_lib.adapters.mastra.normaliser import (
+from probe_lib.core.naming import js_length
+from probe_lib.frameworks.mastra.normaliser import (
     EMPTY_KEY_CRASH,
     Collision,
     Crash,
@@ -19,7 +20,6 @@ from probe_lib.adapters.mastra.normaliser import (
     normalise,
     rewrite,
 )
-from probe_lib.core.naming import js_length
 
 
 def only_row(key: str):

@@ -9,10 +9,10 @@ import urllib.request
 
 import pytest
 
-from probe_lib.adapters import mastra
 from probe_lib.capture import CaptureServer
 from probe_lib.core.behaviour import Raised
 from probe_lib.core.outcome import CAPTURED, is_capture_reply
+from probe_lib.frameworks import mastra
 
 by_version = pytest.mark.parametrize("version", mastra.ADAPTER.versions())
 

@@ -24,7 +24,7 @@ from test_cli_junk import JUNK, assert_input_error, run_main
 
 from probe_lib.core import folders, paths
 from probe_lib.core.errors import FolderRefused
-from probe_lib.study import export
+from probe_lib.tables import export
 
 EXAMPLE = paths.ROOT / "data" / "scenarios" / "example.yaml"
 #: ``run --out`` on one pinned version: about ten seconds.

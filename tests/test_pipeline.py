@@ -9,9 +9,9 @@ import threading
 
 import pytest
 
-from probe_lib.adapters import pipeline
-from probe_lib.adapters.lines import LinesChild
 from probe_lib.core.errors import HarnessError
+from probe_lib.process import pipeline
+from probe_lib.process.lines import LinesChild
 
 #: A child that answers each request after the pause it asks for (so results finish out of order), or exits.
 CHILD = r"""

@@ -17,11 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import runner
 from probe_lib.capture import CaptureServer
 from probe_lib.cli.keys import NOT_RUN
 from probe_lib.core import paths, scenarios
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import runner
 from probe_lib.inputs.keysets import adversarial_records
 
 VERSION = "1.67.0"

@@ -23,7 +23,8 @@ from strategies import (
     records,
 )
 
-from probe_lib.adapters.mastra.normaliser import (
+from probe_lib.core.naming import Part, js_length
+from probe_lib.frameworks.mastra.normaliser import (
     INHERITED_NAMES,
     MAX_NAME_LENGTH,
     VANISHING_KEYS,
@@ -36,7 +37,6 @@ from probe_lib.adapters.mastra.normaliser import (
     parts,
     rewrite,
 )
-from probe_lib.core.naming import Part, js_length
 
 WIRE_NAME = re.compile(r"[a-zA-Z_][a-zA-Z0-9_-]{0,62}")
 LEGAL_FIRST = string.ascii_letters + "_"

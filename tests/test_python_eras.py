@@ -12,10 +12,10 @@ from __future__ import annotations
 import pytest
 from eras import KEYS, probe_three_ways
 
-from probe_lib import adapters
-from probe_lib.adapters.eras import between, either
-from probe_lib.adapters.releases import since
+from probe_lib import frameworks
 from probe_lib.core.errors import ReleaseUnsupported
+from probe_lib.install.eras import between, either
+from probe_lib.install.releases import since
 
 #: One release per era: (adapter, release, what the forced run does: "sent", "not applicable" or the refusal).
 ERAS = [
@@ -61,7 +61,7 @@ TOO_OLD = [
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "version", "needs"), TOO_OLD, ids=[f"{n}@{v}" for n, v, _ in TOO_OLD])
 def test_a_release_older_than_every_era_is_refused_in_one_line_before_installing(name, version, needs, release_cache):
-    adapter = adapters.get(name)
+    adapter = frameworks.get(name)
     with pytest.raises(ReleaseUnsupported, match=rf" {version} .*\(needs {needs}\)$") as refused:
         adapter.install(version)
     assert "\n" not in str(refused.value)

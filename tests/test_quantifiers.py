@@ -18,15 +18,15 @@ from dataclasses import replace
 
 import pytest
 
-from probe_lib.adapters.mastra import catalogue
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger, registry
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
-from probe_lib.study import matrix_runs
-from probe_lib.study.evidence import Evidence
+from probe_lib.frameworks.mastra import catalogue
+from probe_lib.measure import matrix_runs
+from probe_lib.tables.evidence import Evidence
 
 QUANTIFIER = re.compile(r"\b(never|every|all|only|settles|identical)\b", re.IGNORECASE)
 #: Verdicts that assert the claim holds, so must rest on every case.

@@ -10,15 +10,15 @@ from datetime import UTC, datetime
 
 import pytest
 
-from probe_lib import adapters
-from probe_lib.adapters import mastra
+from probe_lib import frameworks
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.target import Target
+from probe_lib.frameworks import mastra
+from probe_lib.measure import matrix_runs, measurement, sources
+from probe_lib.measure.collection import CATALOGUE
+from probe_lib.measure.provenance import Provenance
 from probe_lib.report import build as report
-from probe_lib.study import matrix_runs, measurement, sources
-from probe_lib.study.collection import CATALOGUE
-from probe_lib.study.provenance import Provenance
 
 VERSIONS = mastra.ADAPTER.versions()
 
@@ -52,8 +52,8 @@ def test_recordings_load_without_node():
     order."""
     script = (
         "import shutil; assert shutil.which('node') is None\n"
-        "from probe_lib.adapters.mastra import catalogue\n"
-        "from probe_lib.study import collection, sources\n"
+        "from probe_lib.frameworks.mastra import catalogue\n"
+        "from probe_lib.measure import collection, sources\n"
         "names = [s.name for s in catalogue.scenarios()]\n"
         "for m in sources.RECORDED.measurements(collection.CATALOGUE):\n"
         "    assert [o.scenario.name for o in m.outcomes] == names, m.target\n"
@@ -128,7 +128,7 @@ def test_two_live_measurements_of_one_behaviour_write_the_same_bytes(framework):
     """The capture server's port (quoted in the Python SDK's error) and the Claude CLI's fresh home and session ids
     differ between two runs; the measurement files name them by placeholders, so they are the same bytes (and a
     rebuilt report keeps the notebooks reading them)."""
-    adapter = adapters.get(framework)
+    adapter = frameworks.get(framework)
     version = adapter.versions()[-1]
     scenario = matrix_runs.scenarios()[:1]
     runs = [adapter.run(scenario, version) for _ in range(2)]

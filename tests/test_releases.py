@@ -14,12 +14,12 @@ from dataclasses import replace
 
 import pytest
 
-from probe_lib import adapters
-from probe_lib.adapters import disk_usage, pyvenv
-from probe_lib.adapters.keyed import KeyedAdapter
-from probe_lib.adapters.releases import Releases, parse_time, since
+from probe_lib import frameworks
 from probe_lib.core.errors import InstallFailed, ReleaseUnsupported
 from probe_lib.core.scenarios import Scenario, tools
+from probe_lib.frameworks.keyed import KeyedAdapter
+from probe_lib.install import disk_usage, pyvenv
+from probe_lib.install.releases import Releases, parse_time, since
 from probe_lib.present import explorer
 
 #: Served and not pinned, a few weeks older than each pin, so their registries served newer dependencies since.
@@ -61,7 +61,7 @@ def _assert_resolved_before(dependency: str, registry: str, resolved: str, befor
 @pytest.mark.node
 def test_a_served_node_release_installs_resolved_as_of_its_publication_and_probes(private_cache):
     name, version = NODE
-    adapter = adapters.get(name)
+    adapter = frameworks.get(name)
     assert version in adapter.served() and version not in adapter.versions()
     done = _probe(name, version)
     assert done.returncode == 0, done.stderr
@@ -81,7 +81,7 @@ def test_a_served_node_release_installs_resolved_as_of_its_publication_and_probe
 @pytest.mark.slow
 def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_measured(private_cache, tmp_path):
     name, version = PYTHON
-    adapter = adapters.get(name)
+    adapter = frameworks.get(name)
     assert adapter.package == "langchain-openai" and adapter.registry == "pypi"
     assert version in adapter.served() and version not in adapter.versions()
     scenarios = tmp_path / "mine.yaml"
@@ -107,7 +107,7 @@ def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_
 
 @pytest.mark.slow
 def test_the_served_list_is_kept_in_the_cache_and_listed_again_for_an_unknown_version(private_cache):
-    releases = adapters.get("smolagents").pins.releases
+    releases = frameworks.get("smolagents").pins.releases
     served = releases.served()
     path = private_cache / "releases" / "pypi" / "smolagents.json"
     listing = json.loads(path.read_text())
@@ -136,7 +136,7 @@ def test_a_version_neither_pinned_nor_served_is_one_line_and_exit_2(private_cach
 
 @pytest.mark.slow
 def test_a_release_the_harness_cannot_run_is_refused_before_anything_installs(private_cache):
-    pinned = adapters.get("ai-sdk")
+    pinned = frameworks.get("ai-sdk")
     strict = replace(pinned, pins=replace(pinned.pins, unsupported=since("ai", "7.0.0")))
     with pytest.raises(ReleaseUnsupported, match=r"^ai 6\.0\.0 predates the harness's API \(needs ai>=7\.0\.0\)$"):
         strict.install("6.0.0")
@@ -148,7 +148,7 @@ def test_a_release_the_harness_cannot_run_is_refused_before_anything_installs(pr
 @pytest.mark.slow
 def test_an_install_that_cannot_resolve_is_one_line_and_leaves_no_entry(private_cache):
     name, version = PYTHON
-    plain = adapters.get(name)
+    plain = frameworks.get(name)
     broken: KeyedAdapter = replace(
         plain, pins=replace(plain.pins, requires=lambda v: {"langchain-openai": f"=={v}", "openai": "==0.0.0.0.1"})
     )

@@ -13,8 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from strategies import clashing_records, js_strings, long_keys, records, unpair_surrogates
 
-from probe_lib.adapters.mastra.normaliser import INHERITED_NAMES, MAX_NAME_LENGTH, normalise, rewrite
-from probe_lib.adapters.mastra.remedy import (
+from probe_lib.core import paths
+from probe_lib.frameworks.mastra.normaliser import INHERITED_NAMES, MAX_NAME_LENGTH, normalise, rewrite
+from probe_lib.frameworks.mastra.remedy import (
     MIN_MAX_LENGTH,
     apply_to_active_tools,
     apply_to_tool_choice,
@@ -22,7 +23,6 @@ from probe_lib.adapters.mastra.remedy import (
     rename_tools,
     safe_tool_names,
 )
-from probe_lib.core import paths
 from probe_lib.providers import check_name
 
 REMEDY_JS = paths.HARNESS / "remedy.cjs"

@@ -16,16 +16,16 @@ import nbformat
 import pandas as pd
 import pytest
 
-from probe_lib import adapters
-from probe_lib.adapters import mastra
+from probe_lib import frameworks
 from probe_lib.claims import ledger, registry
 from probe_lib.core import folders, paths
 from probe_lib.core.target import baseline
+from probe_lib.frameworks import mastra
+from probe_lib.measure import sources
+from probe_lib.measure.provenance import Provenance
 from probe_lib.present import execution
 from probe_lib.report import build as report
 from probe_lib.report import pages
-from probe_lib.study import sources
-from probe_lib.study.provenance import Provenance
 
 #: Every test here reads a report built once for the module (a minute or more): the quick loop leaves them out.
 pytestmark = pytest.mark.slow
@@ -236,7 +236,7 @@ def test_reproduce_refuses_a_folder_that_is_not_a_report(tmp_path):
 
 @pytest.mark.node
 def test_report_exports_every_outcome_with_this_runs_measurement_first(live_report):
-    from probe_lib.study import export
+    from probe_lib.tables import export
 
     folder = live_report.folder / "export"
     assert sorted(path.name for path in folder.iterdir()) == sorted(export.FILES)
@@ -244,7 +244,7 @@ def test_report_exports_every_outcome_with_this_runs_measurement_first(live_repo
     catalogue_rows = table[table["recording"].str.startswith("measurements/catalogue/mastra-")]
     assert set(catalogue_rows["version"]) == set(mastra.ADAPTER.versions())
     matrix_rows = table[table["recording"].str.startswith("measurements/matrix/")]  # this run's framework matrix
-    assert set(matrix_rows["framework"]) == set(adapters.names())
+    assert set(matrix_rows["framework"]) == set(frameworks.names())
     assert not table["recording"].str.startswith("data/captures/catalogue/").any(), (
         "a recording shadowed this run's measurement"
     )

@@ -16,11 +16,11 @@ from bs4 import BeautifulSoup
 
 from probe_lib.core import paths
 from probe_lib.core.target import baseline
+from probe_lib.measure import measurement, sources
+from probe_lib.measure.collection import MATRIX
 from probe_lib.present import staleness
 from probe_lib.report import build as report
 from probe_lib.report import pages
-from probe_lib.study import measurement, sources
-from probe_lib.study.collection import MATRIX
 
 pytestmark = pytest.mark.slow
 
@@ -69,7 +69,7 @@ def test_a_rebuild_reuses_every_unchanged_notebook_and_a_forced_build_gives_the_
     assert not never_reused(recorded_report)
     runner_inputs = {name for name in entries(recorded_report)["14-your-own-question.ipynb"].inputs.values}
     started_node = {name.startswith("entry:node/") for name in runner_inputs} | {
-        "kit:probe_lib/adapters/mastra/harness/runner.cjs" in runner_inputs
+        "kit:probe_lib/frameworks/mastra/harness/runner.cjs" in runner_inputs
     }
     assert started_node == {own_scenarios_measured_live(recorded_report)}, (
         "14's inputs name Node and the runner exactly when its own scenarios were measured live"
@@ -162,7 +162,7 @@ def test_an_edited_notebook_cell_re_executes_that_notebook_only(recorded_report,
     assert {name: why for name, why in reasons.items() if why} == {edited.name: "its notebook changed"}
 
 
-@pytest.mark.parametrize("kind", ["kit:probe_lib/", "package:", "entry:", "kit:probe_lib/adapters/mastra/harness/"])
+@pytest.mark.parametrize("kind", ["kit:probe_lib/", "package:", "entry:", "kit:probe_lib/frameworks/mastra/harness/"])
 def test_a_changed_module_package_version_or_runner_input_re_executes_its_readers_only(recorded_report, tmp_path, kind):
     name = least_read(recorded_report, kind)
     earlier = with_input(recorded_report, tmp_path, name, "0.0.0" if kind == "package:" else "0" * 64)

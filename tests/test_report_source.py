@@ -6,12 +6,12 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from probe_lib.adapters import mastra
 from probe_lib.core import paths
 from probe_lib.core.target import Target
+from probe_lib.frameworks import mastra
+from probe_lib.measure import measurement, sources
+from probe_lib.measure.provenance import Provenance
 from probe_lib.report import build as report
-from probe_lib.study import measurement, sources
-from probe_lib.study.provenance import Provenance
 
 
 def test_recordings_asked_for_are_not_blamed_on_node():

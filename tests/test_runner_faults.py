@@ -18,10 +18,10 @@ import time
 import pytest
 from processes import child_pids
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import runner
 from probe_lib.capture import CaptureServer
 from probe_lib.core import scenarios
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import runner
 
 VERSION = "1.67.0"
 pytestmark = pytest.mark.node

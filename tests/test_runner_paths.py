@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import pytest
 
-from probe_lib.adapters import mastra
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
+from probe_lib.frameworks import mastra
 
 pytestmark = pytest.mark.node
 VERSIONS = ["1.0.4", "1.71.0"]

@@ -7,14 +7,14 @@ import json
 
 import pytest
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import catalogue
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
 from probe_lib.core.target import baseline
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import catalogue
 from probe_lib.inputs import scenario_files
-from probe_lib.study.measurement import outcome_to_json
+from probe_lib.measure.measurement import outcome_to_json
 from probe_lib.wire.replies import ErrorReply, TextReply, ToolCall, ToolCallsReply
 
 

@@ -11,11 +11,12 @@ import shutil
 import pytest
 from test_cli_junk import run_main
 
-from probe_lib import adapters
-from probe_lib.adapters import base, pyvenv
-from probe_lib.adapters.keyed import KeyedAdapter
-from probe_lib.adapters.pins import Pins
+from probe_lib import frameworks
 from probe_lib.core import paths
+from probe_lib.frameworks import base
+from probe_lib.frameworks.keyed import KeyedAdapter
+from probe_lib.install import pyvenv
+from probe_lib.install.pins import Pins
 
 #: A release number PyPI does not serve for openai.
 UNSERVED = "0.0.999"
@@ -26,7 +27,7 @@ BROKEN = "a-unserved-openai"
 @pytest.mark.slow
 def test_setup_all_frameworks_goes_on_past_a_failed_install(tmp_path, monkeypatch):
     harness = tmp_path / "harness"
-    shutil.copytree(paths.PACKAGE / "adapters" / "openai" / "harness", harness)
+    shutil.copytree(paths.PACKAGE / "frameworks" / "openai" / "harness", harness)
     [pin] = [folder for folder in harness.iterdir() if folder.is_dir()]
     lock = (pin / pyvenv.LOCK).read_text(encoding="utf-8")
     assert "\nopenai==" in lock
@@ -49,7 +50,7 @@ def test_setup_all_frameworks_goes_on_past_a_failed_install(tmp_path, monkeypatc
     lines = out.splitlines()
     assert code == 1, (out, err)
     assert lines[0].startswith(f"{BROKEN}: FAILED after ") and UNSERVED in lines[0], lines[0]
-    for name in adapters.names():  # every framework was tried, each with its own line, in order
+    for name in frameworks.names():  # every framework was tried, each with its own line, in order
         assert any(line.startswith((f"{name} ", f"{name}: FAILED")) for line in lines), (name, out)
     assert err.strip().splitlines()[-1].startswith("setup: ") and f"FAILED: {BROKEN}" in err, err
     assert err.count("\n") == 1 and "Traceback" not in err, err

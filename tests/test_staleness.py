@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from probe_lib.adapters import npm
 from probe_lib.core import paths
+from probe_lib.install import npm
 from probe_lib.present import staleness
 
 SCRIPT = paths.SHARED_HARNESS / "lines.cjs"  # loads and exits: a real kit script that measures nothing
@@ -42,9 +42,9 @@ def test_the_kit_runner_on_a_cache_entry_is_known_with_its_harness_files_and_ent
     inputs = started(tmp_path, f"subprocess.run([{node!r}, {str(SCRIPT)!r}, {str(entry / 'node_modules')!r}, '1.0'])")
     assert inputs.never_reused is None
     assert inputs.values[f"entry:node/{entry.name}"] == str(entry.stat().st_mtime_ns)
-    harness = {name for name in inputs.values if name.startswith("kit:probe_lib/adapters/")}
-    assert "kit:probe_lib/adapters/harness/lines.cjs" in harness
-    assert "kit:probe_lib/adapters/mastra/harness/runner.cjs" in harness  # every harness folder, not the script's
+    harness = {name for name in inputs.values if name.startswith("kit:probe_lib/frameworks/")}
+    assert "kit:probe_lib/process/harness/lines.cjs" in harness
+    assert "kit:probe_lib/frameworks/mastra/harness/runner.cjs" in harness  # every harness folder, not the script's
 
 
 @pytest.mark.parametrize(

@@ -13,14 +13,15 @@ import pandas as pd
 import pytest
 import yaml
 
-from probe_lib.adapters.mastra import catalogue, normaliser
 from probe_lib.cli import main
 from probe_lib.core import folders, paths
 from probe_lib.core.errors import InputError
+from probe_lib.frameworks.mastra import catalogue, normaliser
 from probe_lib.inputs import keysets
+from probe_lib.measure import measurement, sources
+from probe_lib.measure.provenance import Provenance
 from probe_lib.present import charts
-from probe_lib.study import api, compare, export, measurement, sources
-from probe_lib.study.provenance import Provenance
+from probe_lib.tables import api, compare, export
 
 RECORDINGS = sorted((paths.CAPTURES / "catalogue").glob("mastra-*.json"))
 EXAMPLE = paths.DATA / "scenarios" / "example.yaml"
@@ -192,9 +193,9 @@ def test_study_inputs_are_checked():
 
 def test_the_package_top_gives_the_study_function_and_keeps_the_subpackage():
     from probe_lib import study
-    from probe_lib.study import tidy
+    from probe_lib.tables import tidy
 
-    assert inspect.isfunction(study) and tidy.COLUMNS is sys.modules["probe_lib.study.tidy"].COLUMNS
+    assert inspect.isfunction(study) and tidy.COLUMNS is sys.modules["probe_lib.tables.tidy"].COLUMNS
     front, inner = inspect.signature(study).parameters, inspect.signature(api.study).parameters
     assert [(p.name, p.kind) for p in front.values()] == [(p.name, p.kind) for p in inner.values()]
     assert sources.parse(front["measurements"].default) is inner["measurements"].default is sources.LIVE

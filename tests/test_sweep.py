@@ -14,14 +14,15 @@ from pathlib import Path
 import pytest
 from test_cli_junk import run_main
 
-from probe_lib.adapters import linkstore, mastra
-from probe_lib.adapters.mastra import catalogue, versions
 from probe_lib.analysis import timeline
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError, InstallFailed, NodeMissing
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import catalogue, versions
+from probe_lib.history import bisect, sweep
+from probe_lib.history import timeline as committed_timeline
+from probe_lib.install import linkstore
 from probe_lib.present import timeline as timeline_chart
-from probe_lib.study import bisect, sweep
-from probe_lib.study import timeline as committed_timeline
 
 #: One version of each era: 0.x before the normaliser (measured: it first appears in 0.13.2), 0.x after, 1.x.
 ERAS = ("0.12.1", "0.13.2", "1.0.4")

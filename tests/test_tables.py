@@ -12,9 +12,9 @@ import pytest
 from matplotlib.collections import PathCollection
 from matplotlib.figure import Figure
 
-from probe_lib.adapters.mastra import normaliser as RULE
 from probe_lib.analysis import tables
 from probe_lib.core.paths import ROOT
+from probe_lib.frameworks.mastra import normaliser as RULE
 from probe_lib.inputs.keysets import by_name, catalogue
 from probe_lib.present import charts
 
@@ -67,12 +67,13 @@ _KIT_FRAMES = """
 import json
 import pandas as pd
 import probe_lib
-from probe_lib.adapters.mastra import normaliser
+from probe_lib.frameworks.mastra import normaliser
 from probe_lib.analysis import tables
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, tools
 from probe_lib.inputs.keysets import by_name
-from probe_lib.study import compare, measurement, tidy
+from probe_lib.tables import compare, tidy
+from probe_lib.measure import measurement
 
 scenario = Scenario("lone", tools=tools("a\\ud800", "plain"))
 sent = {"messages": [], "tools": [{"type": "function", "function": {"name": k}} for k in ("a\\ud800", "plain")]}

@@ -13,13 +13,13 @@ from dataclasses import replace
 import pandas as pd
 import pytest
 
-from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
 from probe_lib.claims import ledger, registry
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA, Verdict
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
+from probe_lib.frameworks import mastra
 
 #: The version-range claims, each judged once on Mastra's timeline.
 RANGE_CLAIMS = registry.ids("timeline", MASTRA)

@@ -14,8 +14,8 @@ import pytest
 
 from probe_lib.core import paths
 from probe_lib.core.behaviour import Behaviour
-from probe_lib.study import sweep, timeline
-from probe_lib.study.release_map import ReleaseMap
+from probe_lib.history import sweep, timeline
+from probe_lib.history.release_map import ReleaseMap
 
 #: The commit before the two tables became one.
 BEFORE = "995eb89"

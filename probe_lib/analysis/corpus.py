@@ -20,16 +20,16 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra.normaliser import MAX_NAME_LENGTH, Collision, as_sent, normalise
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import js_length
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra.normaliser import MAX_NAME_LENGTH, Collision, as_sent, normalise
 from probe_lib.inputs.corpus import README_PATH, SUBSETS, load_corpus, record_of, subset_of  # noqa: F401  (notebooks load through here)
 from probe_lib.inputs.keysets import PREFIX_STYLES, PrefixStyle
 from probe_lib.providers import Rule, rules
 
 if TYPE_CHECKING:
-    from probe_lib.adapters.mastra import Outcome
+    from probe_lib.frameworks.mastra import Outcome
 
 
 def overview(frame: pd.DataFrame) -> pd.DataFrame:

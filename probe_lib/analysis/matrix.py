@@ -1,4 +1,4 @@
-"""The framework matrix tabulated: what the probes of :mod:`probe_lib.study.matrix_runs` sent on every framework,
+"""The framework matrix tabulated: what the probes of :mod:`probe_lib.measure.matrix_runs` sent on every framework,
 read off the wire (notebook 12).
 
 What came of each probe is judged from the captured request alone: the names sent against the keys given
@@ -16,8 +16,8 @@ import pandas as pd
 
 from probe_lib.core.outcome import Outcome, called_name, wire_names_by_key
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
+from probe_lib.measure.matrix_runs import PROBES, Probe
 from probe_lib.providers import lint, name_rules
-from probe_lib.study.matrix_runs import PROBES, Probe
 
 #: Colour per outcome of the names a probe sent.
 NAME_COLOURS = {

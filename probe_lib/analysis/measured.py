@@ -1,14 +1,14 @@
 """Tables of measured outcomes for notebooks: what the real ``@mastra/core`` sent, raised and ran, as DataFrames.
 
-Each function reads :class:`~probe_lib.adapters.mastra.Outcome` objects (one, or several by scenario name from an
-:class:`~probe_lib.study.evidence.Evidence`) and returns a fresh pandas table whose columns say in words what a notebook
-shows. Nothing here judges a claim (that is :mod:`probe_lib.claims.mastra`) or models ``formatTools()`` (that is
+Each function reads :class:`~probe_lib.core.outcome.Outcome` objects (one, or several by scenario name from an
+:class:`~probe_lib.tables.evidence.Evidence`) and returns a fresh pandas table whose columns say in words what a
+notebook shows. Nothing here judges a claim (that is :mod:`probe_lib.claims.mastra`) or models ``formatTools()``
 :mod:`probe_lib.analysis.tables`): these are the measurements themselves, laid out to be read.
 
 Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one
 category per cell (coloured by the matching ``*_COLOURS`` palette of :mod:`probe_lib.present.charts`) and the text
 each cell shows. They rebuild the table they draw from the same outcomes, so a chart never depends on a table a notebook
-happened to show before it. A view the tidy table (:meth:`~probe_lib.study.evidence.Evidence.frame`) holds is written
+happened to show before it. A view the tidy table (:meth:`~probe_lib.tables.evidence.Evidence.frame`) holds is written
 in its notebook, in pandas; the tables here read what that table does not carry (error chains, the linter's
 findings, the package's built-ins and docs, the lookups, the follow-up request, the order of the caller's record)
 or feed a grid.
@@ -24,10 +24,10 @@ from collections.abc import Callable, Mapping, Sequence
 import pandas as pd
 
 from probe_lib import providers
-from probe_lib.adapters.mastra import Outcome, normaliser
 from probe_lib.core.scenarios import Scenario
+from probe_lib.frameworks.mastra import Outcome, normaliser
 from probe_lib.providers import lint
-from probe_lib.study.evidence import Evidence
+from probe_lib.tables.evidence import Evidence
 
 #: What an outcome without any request shows where names or a ``tool_choice`` would be.
 NO_REQUEST = "no request"

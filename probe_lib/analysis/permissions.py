@@ -1,4 +1,4 @@
-"""The Claude Agent SDK's tool lists tabulated: what each list probe of :mod:`probe_lib.study.permission_runs` did,
+"""The Claude Agent SDK's tool lists tabulated: what each list probe of :mod:`probe_lib.measure.permission_runs` did,
 read off the wire (notebook 12).
 
 For each probe: the tools the request its list governs offers (the subagent's own request, for a subagent's list),
@@ -13,7 +13,7 @@ from collections.abc import Iterable
 import pandas as pd
 
 from probe_lib.core.outcome import Outcome
-from probe_lib.study.permission_runs import SUBAGENT_PROMPT, WIRE_NAME, probe_of
+from probe_lib.measure.permission_runs import SUBAGENT_PROMPT, WIRE_NAME, probe_of
 
 #: The table's columns, in order (an empty table has them too).
 COLUMNS = (

@@ -4,7 +4,7 @@ described once.
 Every function takes one :class:`~probe_lib.inputs.keysets.KeySet` or an iterable of them, and the
 :class:`~probe_lib.core.naming.NameRule` to apply (``rule=None``: the default framework's), and returns a fresh
 DataFrame whose columns, their dtypes and meanings are the data dictionary :data:`COLUMNS` (the schema mechanism
-of :mod:`probe_lib.study.tidy`, so every table of the kit is described one way).
+of :mod:`probe_lib.tables.tidy`, so every table of the kit is described one way).
 
 Rule flags and names describe each key's own rewrite even in a set that raises, because formatTools' rewrite of
 one key does not depend on the others; wire positions exist only for sets that do not raise, and only for keys
@@ -20,11 +20,11 @@ from itertools import combinations
 
 import pandas as pd
 
-from probe_lib import adapters
+from probe_lib import frameworks
 from probe_lib.core.naming import Collision, NameRule, Result, js_length
 from probe_lib.core.target import DEFAULT_FRAMEWORK
 from probe_lib.inputs.keysets import KeySet
-from probe_lib.study.tidy import Columns, typed_frame
+from probe_lib.tables.tidy import Columns, typed_frame
 
 #: What every table here carries as its title (the name of its column index), so no reader takes it for a measurement.
 MODEL_TITLE = "Python model of formatTools()"
@@ -33,7 +33,7 @@ MODEL_TITLE = "Python model of formatTools()"
 _TEXT = pd.StringDtype("python", na_value=float("nan"))
 
 #: Every column a table here may hold: name, pandas dtype, meaning (the data dictionary, as
-#: :data:`probe_lib.study.tidy.COLUMNS` is the tidy table's). Lengths are UTF-16 code units; positions are 0-based.
+#: :data:`probe_lib.tables.tidy.COLUMNS` is the tidy table's). Lengths are UTF-16 code units; positions are 0-based.
 #: Per-set tables hold the rule flags (``rewritten`` … ``vanished``) as counts of keys.
 COLUMNS: Columns = (
     ("set", _TEXT, "key set name"),
@@ -103,7 +103,7 @@ def _as_list(keysets: KeySets) -> list[KeySet]:
 
 def default_rule() -> NameRule:
     """The name rule of the framework the kit studies by default (Mastra's formatTools model)."""
-    rule = adapters.get(DEFAULT_FRAMEWORK).name_rule()
+    rule = frameworks.get(DEFAULT_FRAMEWORK).name_rule()
     if rule is None:
         raise TypeError(f"the {DEFAULT_FRAMEWORK} adapter has no name rule to tabulate")
     return rule

@@ -1,6 +1,6 @@
 """Since when, and until when: the sweep's summary as one timeline per behaviour, its change points and ranges.
 
-Reads the tidy rows of :mod:`probe_lib.study.sweep` (``data/timeline.csv`` or a fresh sweep). Each cell is
+Reads the tidy rows of :mod:`probe_lib.history.sweep` (``data/timeline.csv`` or a fresh sweep). Each cell is
 drawn by the kind of its behaviour (:func:`behaviour_kind`), the same in every row; each change of behaviour digest
 between two versions is a change point. The range questions (``first_with_normaliser`` …
 ``range_claims``) are answered from measured rows only: each returns the versions it found, or ``None`` when none
@@ -16,15 +16,16 @@ from dataclasses import dataclass
 import pandas as pd
 
 from probe_lib import wire
-from probe_lib.adapters import mastra
 from probe_lib.core import paths
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.outcome import Outcome, quoted
 from probe_lib.core.target import version_key
-from probe_lib.study import evidence, sweep
-from probe_lib.study import timeline as committed
-from probe_lib.study.sources import Source
-from probe_lib.study.sweep import WHOLE_VERSION, Row
+from probe_lib.frameworks import mastra
+from probe_lib.history import sweep
+from probe_lib.history import timeline as committed
+from probe_lib.history.sweep import WHOLE_VERSION, Row
+from probe_lib.measure.sources import Source
+from probe_lib.tables import evidence
 
 NOT_APPLICABLE = "not applicable"
 COULD_NOT_RUN = "could not run"
@@ -324,7 +325,7 @@ def against(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.Da
 
 
 def framework_frame(lines: Sequence) -> pd.DataFrame:
-    """One framework's committed timeline lines (:class:`probe_lib.study.timeline.Line`) as :func:`frame`,
+    """One framework's committed timeline lines (:class:`probe_lib.history.timeline.Line`) as :func:`frame`,
     with its ``prerelease`` and ``role`` (sample or bisection) columns."""
     table = frame([line.row() for line in lines], order=list(dict.fromkeys(line.version for line in lines)))
     marks = {line.version: (line.prerelease == "yes", line.role) for line in lines}
@@ -367,7 +368,7 @@ def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
     """Per framework of the committed timeline: its package, the releases of its swept range (and how many are
     prereleases), how many were measured (samples and bisection probes, an install that failed included: the cache
     holds the installs, ``probe-lib cache`` counts them), how many could not run, and its change points.
-    ``lines`` and ``releases`` as :mod:`probe_lib.study.timeline` reads them."""
+    ``lines`` and ``releases`` as :mod:`probe_lib.history.timeline` reads them."""
     rows = []
     for framework in sorted({r.framework for r in releases}):
         own = [r for r in releases if r.framework == framework]

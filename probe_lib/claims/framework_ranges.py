@@ -1,6 +1,6 @@
 """The ledger's release-range claims about the other frameworks (since when each behaves as it does now), each
 judged once on that framework's committed timeline (``data/timeline.csv``,
-:mod:`probe_lib.study.timeline`).
+:mod:`probe_lib.history.timeline`).
 
 A claim names one matrix probe of one framework, the last release before a change and the first with it, and what
 each does, written out as measured (never computed by the kit). :func:`changed_at` makes its check: both releases
@@ -20,9 +20,9 @@ from probe_lib.claims.registry import register
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Status
 from probe_lib.core.behaviour import Behaviour
-from probe_lib.study import framework_sweep
-from probe_lib.study import timeline as committed
-from probe_lib.study.evidence import CheckError
+from probe_lib.history import framework_sweep
+from probe_lib.history import timeline as committed
+from probe_lib.tables.evidence import CheckError
 
 
 def timelines(frameworks: set[str] | None = None) -> dict[str, Timeline]:

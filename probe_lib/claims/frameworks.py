@@ -1,10 +1,10 @@
 """The ledger's claims about the other frameworks, each judged on that framework's framework-matrix outcomes.
 
 Every claim of ``data/claims.csv`` checked here is about one framework (the adapter it registers under) and reads
-the matrix's runs of that framework at one version, live or recorded (``probe_lib.study.matrix_runs``): ``PROBE``
+the matrix's runs of that framework at one version, live or recorded (``probe_lib.measure.matrix_runs``): ``PROBE``
 (the keys registered alone), ``PROBE+forced`` (one key forced by the key) and ``PROBE+round-trip`` (the model
 calling the first key by the name the plain run sent for it); the Claude Agent SDK's claims also read its list
-probes (``LIST=SPELLING``, :mod:`probe_lib.study.permission_runs`), judged with its target. Expected names and
+probes (``LIST=SPELLING``, :mod:`probe_lib.measure.permission_runs`), judged with its target. Expected names and
 error texts are written out in each claim, as measured and as each framework's source states them, never computed
 by the kit; so a framework that changes makes its claim refuted, and a run that is missing makes it failed.
 
@@ -17,18 +17,18 @@ from __future__ import annotations
 import keyword
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from probe_lib.adapters.keyed import forced_key
 from probe_lib.analysis import permissions
 from probe_lib.analysis.measured import letter_run
 from probe_lib.claims.registry import register
 from probe_lib.claims.verdict import MASTRA, Status
 from probe_lib.core.outcome import Outcome, called_name, quoted
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
+from probe_lib.frameworks.keyed import forced_key
+from probe_lib.measure.matrix_runs import PROBES
+from probe_lib.measure.permission_runs import LISTS, SPELLINGS, WIRE_NAME
+from probe_lib.measure.permission_runs import PROBES as LIST_PROBES
 from probe_lib.providers import name_rules
-from probe_lib.study.evidence import Evidence
-from probe_lib.study.matrix_runs import PROBES
-from probe_lib.study.permission_runs import LISTS, SPELLINGS, WIRE_NAME
-from probe_lib.study.permission_runs import PROBES as LIST_PROBES
+from probe_lib.tables.evidence import Evidence
 
 Clause = Callable[[Evidence], tuple[bool, str]]
 _KEY_FAMILIES = ("dot", "space", "colon-slash", "accent", "emoji")
@@ -257,7 +257,7 @@ def resends_and_tunnels(host: str, *probes: str, turns: int) -> Clause:
 def list_acts(
     list_name: str, *, offers: Mapping[str, bool | None], runs: Mapping[str, bool], answer: Mapping[str, str]
 ) -> Clause:
-    """The Claude Agent SDK's list probes for ``list_name`` (:mod:`probe_lib.study.permission_runs`, read through
+    """The Claude Agent SDK's list probes for ``list_name`` (:mod:`probe_lib.measure.permission_runs`, read through
     :mod:`probe_lib.analysis.permissions`): for each spelling, whether the request the list governs offers the tool
     (``None``: that request was never sent), whether the tool ran, and a text the model was told of its call."""
 

@@ -24,10 +24,10 @@ from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
-from probe_lib.study.collection import MATRIX
-from probe_lib.study.evidence import CheckError, Evidence
-from probe_lib.study.matrix_runs import by_target
-from probe_lib.study.measurement import Measurement
+from probe_lib.measure.collection import MATRIX
+from probe_lib.measure.matrix_runs import by_target
+from probe_lib.measure.measurement import Measurement
+from probe_lib.tables.evidence import CheckError, Evidence
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
 

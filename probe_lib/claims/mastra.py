@@ -3,7 +3,7 @@
 Every check reads the catalogue's outcomes (``catalogue.py``) on one version, live or recorded, and tests the whole
 statement of its claim against them; each is registered where it is written, under its claim id
 (:func:`~probe_lib.claims.registry.claim`). Expected values are written out from the article's own rules (or the
-docs it quotes), never taken from the Python model. A check raises :class:`~probe_lib.study.evidence.CheckError`
+docs it quotes), never taken from the Python model. A check raises :class:`~probe_lib.tables.evidence.CheckError`
 when the evidence lacks what it needs, which the ledger shows as failed.
 """
 
@@ -15,15 +15,15 @@ import re
 from collections import Counter
 
 from probe_lib import providers
-from probe_lib.adapters.mastra import catalogue, versions
-from probe_lib.adapters.mastra.runner import COLLISION_ID
 from probe_lib.analysis import measured
 from probe_lib.claims.registry import claim
 from probe_lib.claims.verdict import Status
 from probe_lib.core.outcome import CAPTURED, Outcome, quoted, wire_names_by_key
 from probe_lib.core.target import baseline, version_key
+from probe_lib.frameworks.mastra import catalogue, versions
+from probe_lib.frameworks.mastra.runner import COLLISION_ID
 from probe_lib.providers import lint
-from probe_lib.study.evidence import CheckError, Evidence
+from probe_lib.tables.evidence import CheckError, Evidence
 
 #: The version the article measured: the baseline other versions are judged against (data/baselines.csv).
 ARTICLE_VERSION = baseline("mastra").version

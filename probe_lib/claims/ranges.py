@@ -24,7 +24,7 @@ from probe_lib.claims.registry import claim
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Status
 from probe_lib.core.target import version_key
-from probe_lib.study.evidence import CheckError
+from probe_lib.tables.evidence import CheckError
 
 
 def _lines(timeline: Timeline, scenario: str, *, expressible_only: bool = True) -> list:

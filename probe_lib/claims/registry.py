@@ -16,7 +16,7 @@ from typing import Any, Literal, TypeVar
 from probe_lib.claims.verdict import MASTRA, Status
 
 #: What a check is judged on: one pinned ``@mastra/core`` version's outcomes (``version``), one framework-matrix
-#: target's runs (``target``), both as :class:`~probe_lib.study.evidence.Evidence`, or once on a timeline of many
+#: target's runs (``target``), both as :class:`~probe_lib.tables.evidence.Evidence`, or once on a timeline of many
 #: releases (``timeline``: a framework's :class:`~probe_lib.claims.since.Timeline`).
 Kind = Literal["version", "target", "timeline"]
 #: A check: what it is judged on (as its :data:`Kind` says) in, a status and one line of evidence out.

@@ -22,7 +22,7 @@ def _add_range(parser: argparse.ArgumentParser) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     from probe_lib.core.progress import Stages
-    from probe_lib.study import framework_sweep, release_map, sweep, timeline
+    from probe_lib.history import framework_sweep, release_map, sweep, timeline
 
     subject = framework_sweep.subject(args.framework)
     if args.version:
@@ -64,7 +64,7 @@ def add_sweep(sub: argparse._SubParsersAction) -> None:
 
 def cmd_bisect(args: argparse.Namespace) -> int:
     from probe_lib.core.progress import Stages
-    from probe_lib.study import bisect, framework_sweep, sweep
+    from probe_lib.history import bisect, framework_sweep, sweep
 
     subject, scenario = framework_sweep.for_bisect(args.framework, args.scenario)
     chosen = sweep.selected(prereleases=args.prereleases, since=args.since, until=args.until, subject=subject)
@@ -77,7 +77,7 @@ def add_bisect(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("bisect", help="the first served release where one scenario's behaviour changed")
     parser.add_argument(
         "scenario",
-        help="a scenario of the catalogue for Mastra (probe_lib/adapters/mastra/catalogue.yaml), a matrix probe "
+        help="a scenario of the catalogue for Mastra (probe_lib/frameworks/mastra/catalogue.yaml), a matrix probe "
         "for the other frameworks (legal, dot, legal+forced, dot+round-trip ...), or a scenario file (.yaml/.json: "
         "its scenarios together)",
     )

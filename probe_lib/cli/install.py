@@ -13,11 +13,11 @@ from probe_lib.core.target import DEFAULT_FRAMEWORK
 
 def _setup_frameworks(args: argparse.Namespace) -> list[str]:
     """The frameworks ``setup`` installs: mastra alone by default, else those named, else every registered one."""
-    from probe_lib import adapters
+    from probe_lib import frameworks
 
     if args.all_frameworks:
-        return adapters.names()
-    return [adapters.get(name).name for name in args.framework or [DEFAULT_FRAMEWORK]]
+        return frameworks.names()
+    return [frameworks.get(name).name for name in args.framework or [DEFAULT_FRAMEWORK]]
 
 
 def cmd_setup(args: argparse.Namespace) -> int:
@@ -25,15 +25,15 @@ def cmd_setup(args: argparse.Namespace) -> int:
     summary line, and exit 1 when any failed (the others stay installed)."""
     import time
 
-    from probe_lib import adapters
+    from probe_lib import frameworks
     from probe_lib.present import browser
 
     names, failed = _setup_frameworks(args), []
     for name in names:
-        adapter = adapters.get(name)
+        adapter = frameworks.get(name)
         started = time.monotonic()
         try:
-            adapters.install_all(adapter, quiet=not args.verbose)
+            frameworks.install_all(adapter, quiet=not args.verbose)
         except SetupError as error:
             failed.append(name)
             print(f"{name}: FAILED after {time.monotonic() - started:.0f} s: {error}", flush=True)
@@ -68,10 +68,10 @@ def add_setup(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_versions(args: argparse.Namespace) -> int:
-    from probe_lib import adapters
-    from probe_lib.adapters.releases import Releases
+    from probe_lib import frameworks
+    from probe_lib.install.releases import Releases
 
-    adapter = adapters.get(args.framework or DEFAULT_FRAMEWORK)
+    adapter = frameworks.get(args.framework or DEFAULT_FRAMEWORK)
     releases = Releases(adapter.package, adapter.registry, adapter.name)
     pinned, installed = set(adapter.versions()), adapter.installed()
     for version in adapter.served(refresh=args.refresh):
@@ -105,13 +105,13 @@ def add_versions(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from probe_lib import adapters
-    from probe_lib.adapters import disk_usage
+    from probe_lib import frameworks
+    from probe_lib.install import disk_usage
 
-    names = [adapters.get(name).name for name in args.framework] if args.framework else adapters.names()
+    names = [frameworks.get(name).name for name in args.framework] if args.framework else frameworks.names()
     every: list[Path] = []
     for name in names:
-        installed = adapters.get(name).installed()
+        installed = frameworks.get(name).installed()
         every += installed.values()
         size = disk_usage.shown(disk_usage.size(installed.values()))
         print(f"{name}: {len(installed)} release(s) installed, {size} on disk")

@@ -6,12 +6,12 @@ import argparse
 import json
 import sys
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra.normaliser import normalise
 from probe_lib.cli.shell import bounded, fail, mastra_version, utf8_text
 from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
 from probe_lib.core.target import DEFAULT_FRAMEWORK, baseline
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra.normaliser import normalise
 from probe_lib.inputs.records import check_record, parse_records
 
 #: How to give ``normalise`` and ``probe`` their keys, for an error about stdin.
@@ -80,13 +80,13 @@ NOT_RUN = {"error": {"kind": "not-run", "message": "the runner stopped before th
 
 def _probe_target(args: argparse.Namespace):
     """The framework and version ``probe`` runs: ``--mastra V`` keeps meaning mastra at V."""
-    from probe_lib import adapters
+    from probe_lib import frameworks
 
     if args.mastra is not None:
         if args.framework not in (None, DEFAULT_FRAMEWORK) or args.version is not None:
             raise InputError("--mastra VERSION names mastra's version; use --framework NAME --version V for others")
-        return adapters.get(DEFAULT_FRAMEWORK), args.mastra
-    adapter = adapters.get(args.framework or DEFAULT_FRAMEWORK)
+        return frameworks.get(DEFAULT_FRAMEWORK), args.mastra
+    adapter = frameworks.get(args.framework or DEFAULT_FRAMEWORK)
     if args.version is not None:
         return adapter, args.version
     if adapter.name == DEFAULT_FRAMEWORK:

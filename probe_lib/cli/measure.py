@@ -7,17 +7,17 @@ import json
 import sys
 from pathlib import Path
 
-from probe_lib.adapters import mastra
 from probe_lib.cli.shell import bounded, fail, mastra_version
 from probe_lib.core import paths
 from probe_lib.core.errors import FolderRefused, ProbeError
 from probe_lib.core.target import baseline
+from probe_lib.frameworks import mastra
 
 
 def cmd_record(args: argparse.Namespace) -> int:
-    from probe_lib.adapters.mastra import mcp
     from probe_lib.core.target import Target
-    from probe_lib.study import collection
+    from probe_lib.frameworks.mastra import mcp
+    from probe_lib.measure import collection
 
     if args.frameworks:
         print(*collection.record(collection.MATRIX) + collection.record(collection.LISTS), sep="\n")
@@ -54,8 +54,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
     folders.check_replaceable(args.out)  # before the heavy imports: a refusal is instant
     from probe_lib.core.progress import Stages
+    from probe_lib.measure import sources
     from probe_lib.report import build as report
-    from probe_lib.study import sources
 
     try:
         result = report.reproduce(
@@ -118,29 +118,30 @@ def add_reproduce(sub: argparse._SubParsersAction) -> None:
 def _run_targets(args: argparse.Namespace) -> list[str]:
     """``--mastra`` versions, ``--framework`` names (every version the kit pins) or ``NAME@VERSION`` (any served
     release), and ``--target`` pairs, as text."""
-    from probe_lib import adapters
+    from probe_lib import frameworks
 
     chosen = [f"mastra@{version}" for version in args.mastra or []] + list(args.target or [])
     for framework in args.framework or []:
         if "@" in framework:
             chosen.append(framework)
         elif framework != "mastra" or not args.mastra:  # else its versions are the --mastra ones
-            chosen += [f"{framework}@{version}" for version in adapters.get(framework).versions()]
+            chosen += [f"{framework}@{version}" for version in frameworks.get(framework).versions()]
     return chosen or [f"mastra@{baseline('mastra').version}"]
 
 
 def _made(target, source: str):
     """How ``run`` obtained its outcomes of ``target``: live here now, or read from a recording (``source``)."""
-    from probe_lib.study.measurement import Made
-    from probe_lib.study.provenance import Provenance
+    from probe_lib.measure.measurement import Made
+    from probe_lib.measure.provenance import Provenance
 
     return Made.now(target) if source == Provenance.LIVE else Made(Provenance.RECORDED)
 
 
 def cmd_run(args: argparse.Namespace) -> int:
     from probe_lib.core import folders
-    from probe_lib.study import api, export, measurement, sources
-    from probe_lib.study.measurement import Measurement
+    from probe_lib.measure import measurement, sources
+    from probe_lib.measure.measurement import Measurement
+    from probe_lib.tables import api, export
 
     def announce(target, count: int) -> None:
         print(f"probe-lib run: {count} scenario(s) on {target} …", file=sys.stderr, flush=True)
@@ -227,7 +228,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from probe_lib.study import export
+    from probe_lib.tables import export
 
     result = export.export(args.out)
     print(

@@ -9,10 +9,10 @@ from probe_lib.core.target import DEFAULT_FRAMEWORK
 
 
 def cmd_lint(args: argparse.Namespace) -> int:
-    from probe_lib import adapters
+    from probe_lib import frameworks
     from probe_lib.providers.lint import lint_file
 
-    name_rule = None if args.framework == "none" else adapters.get(args.framework).name_rule()
+    name_rule = None if args.framework == "none" else frameworks.get(args.framework).name_rule()
     report = lint_file(args.file, args.provider, args.variant, name_rule)
     print(json.dumps(report.to_json(), ensure_ascii=False) if args.json else report.to_text())
     return 1 if report.failed else 0

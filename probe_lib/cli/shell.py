@@ -16,9 +16,9 @@ import warnings
 from collections.abc import Callable, Sequence
 from typing import NoReturn
 
-from probe_lib.adapters import mastra
 from probe_lib.core import json_input
 from probe_lib.core.errors import ProbeError
+from probe_lib.frameworks import mastra
 
 Handler = Callable[[argparse.Namespace], int]
 

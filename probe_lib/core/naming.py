@@ -1,7 +1,7 @@
 """How a framework turns tool keys into wire names, in a framework-neutral shape.
 
 A *name rule* is the Python model of one framework's rewrite (Mastra's ``formatTools`` is the first: the module
-:mod:`probe_lib.adapters.mastra.normaliser` satisfies :class:`NameRule`). Key sets, tables, charts and the linter
+:mod:`probe_lib.frameworks.mastra.normaliser` satisfies :class:`NameRule`). Key sets, tables, charts and the linter
 take a rule as a parameter, so another framework's rule plugs in without copying them.
 """
 

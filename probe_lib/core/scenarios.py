@@ -1,6 +1,6 @@
 """What one agent turn against the capture server looks like: the tools, the call options and the scripted model.
 
-A ``Scenario`` is plain data. ``probe_lib.adapters.mastra`` sends it to the Node runner (``harness/runner.cjs``),
+A ``Scenario`` is plain data. ``probe_lib.frameworks.mastra`` sends it to the Node runner (``harness/runner.cjs``),
 which builds a real ``Agent`` from it and calls ``generate()`` or ``stream()``.
 """
 

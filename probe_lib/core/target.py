@@ -57,7 +57,7 @@ def release_key(version: str) -> tuple:
     """Sort key for a version of any framework, for tables of several: semver order for ``MAJOR.MINOR.PATCH[-PRE]``
     (npm's form, and most PyPI releases), else PEP 440's numbers with its prereleases (``1.0rc1``) before their
     release and post-releases after (a framework's own served order is its registry's:
-    :meth:`probe_lib.adapters.releases.Releases.sort_key`)."""
+    :meth:`probe_lib.install.releases.Releases.sort_key`)."""
     if _SEMVER.fullmatch(version):
         return version_key(version)
     try:

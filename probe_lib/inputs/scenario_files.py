@@ -29,7 +29,7 @@ YAML is read as JSON's data model: a date is the text written, and what JSON can
 that expand past :data:`MAX_VALUES` values; an anchor used a few times is fine. :data:`SCHEMA` is the format's JSON
 Schema, checked with ``jsonschema``; replies are read by :func:`probe_lib.wire.replies.reply_from_json`. A bad file
 raises one :class:`InputError` line naming the file, the scenario and the field. The kit's own catalogue
-(``adapters/mastra/catalogue.yaml``) is written in this format.
+(``frameworks/mastra/catalogue.yaml``) is written in this format.
 """
 
 from __future__ import annotations

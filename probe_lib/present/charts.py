@@ -231,7 +231,7 @@ ROUND_TRIP_COLOURS = {
     "turn failed": "#e57373",
 }
 
-#: :func:`probe_lib.study.compare.verdict_grid`: what a turn did, worst first (the first that applies is its verdict).
+#: :func:`probe_lib.tables.compare.verdict_grid`: what a turn did, worst first (the first that applies is its verdict).
 VERDICT_COLOURS = {
     "error": "#e07b7b",
     "forced tool not in tools": "#f0a35e",
@@ -240,7 +240,7 @@ VERDICT_COLOURS = {
     "sent as registered": "#8fd18f",
     "Python model": "#d9d9d9",
 }
-#: :func:`probe_lib.study.compare.versus_grid`: each turn against the same scenario on a baseline target.
+#: :func:`probe_lib.tables.compare.versus_grid`: each turn against the same scenario on a baseline target.
 VERSUS_COLOURS = {
     "baseline": "#dddddd",
     "same as baseline": "#8fd18f",

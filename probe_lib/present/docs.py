@@ -19,11 +19,11 @@ from probe_lib.analysis import matrix, timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
-from probe_lib.study import sweep
-from probe_lib.study import timeline as committed
-from probe_lib.study.collection import MATRIX
-from probe_lib.study.matrix_runs import PROBES
-from probe_lib.study.sources import RECORDED
+from probe_lib.history import sweep
+from probe_lib.history import timeline as committed
+from probe_lib.measure.collection import MATRIX
+from probe_lib.measure.matrix_runs import PROBES
+from probe_lib.measure.sources import RECORDED
 
 _BLOCK = re.compile(r"(<!-- generated: ([a-z-]+) -->\n)(.*?)(<!-- /generated -->)", re.DOTALL)
 #: The probes whose forced run forces a key the request registered (``unregistered-choice`` forces a name no tool has).

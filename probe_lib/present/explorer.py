@@ -5,7 +5,7 @@ and everything a reader wants to see of it, without any widget.
 name, the rules that fired (in the words of the framework's name rule) and its position before and after; the error
 the framework raised, in its own words; the request body that left the process; and the provider linter's findings
 on that body. A live source runs on the warm runners of the caller's ``pool``
-(:class:`~probe_lib.adapters.session_pool.SessionPool`; the view keeps one for its lifetime). The widget view
+(:class:`~probe_lib.frameworks.session_pool.SessionPool`; the view keeps one for its lifetime). The widget view
 (:mod:`probe_lib.present.explorer_view`) and the static rendering (:mod:`probe_lib.present.explorer_html`) only
 draw it, so tests drive this module directly.
 """
@@ -19,15 +19,15 @@ from dataclasses import dataclass
 from itertools import groupby
 
 from probe_lib import wire
-from probe_lib.adapters import base as registry
-from probe_lib.adapters.base import Adapter
-from probe_lib.adapters.mastra.runner import FRAMEWORK as MASTRA
-from probe_lib.adapters.session_pool import SessionPool
 from probe_lib.core import scenarios
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import Collision, NameRule
 from probe_lib.core.outcome import wire_names_by_key
 from probe_lib.core.target import Target
+from probe_lib.frameworks import base as registry
+from probe_lib.frameworks.base import Adapter
+from probe_lib.frameworks.mastra.runner import FRAMEWORK as MASTRA
+from probe_lib.frameworks.session_pool import SessionPool
 from probe_lib.inputs.records import checked_keys, parse_keys, shown
 from probe_lib.providers import get_rule, lint, rules
 from probe_lib.wire.replies import TextReply
@@ -65,7 +65,7 @@ LIVE_NEEDS = {"mastra": "Node.js 20+ and `probe-lib setup`"}
 class ExplorerSource:
     """Where a measurement comes from: a framework's Python model of its name rule, or one of its versions live.
 
-    Frameworks and versions come from the adapter registry (:mod:`probe_lib.adapters.base`), so a framework the
+    Frameworks and versions come from the adapter registry (:mod:`probe_lib.frameworks.base`), so a framework the
     kit learns to run (or a version it pins) appears in every selector without a change here.
     """
 

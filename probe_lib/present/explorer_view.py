@@ -3,7 +3,7 @@
 All logic is :func:`probe_lib.present.explorer.explore`; this module wires widgets to it. Each change waits
 ``debounce_s`` for the next keystroke, then one worker thread runs the exploration, so a live run on the real
 package never blocks the kernel and only the newest input's result is drawn. Live runs go through the view's own
-:class:`~probe_lib.adapters.session_pool.SessionPool`, so each version's runner stays warm while the view lives
+:class:`~probe_lib.frameworks.session_pool.SessionPool`, so each version's runner stays warm while the view lives
 (:meth:`ExplorerView.close` stops them; the pool's finalizer does when the kernel ends). A run that fails says why in
 the status line and leaves the last good result on screen. Displayed outside a live kernel (the HTML report,
 nbconvert), the view degrades to a static rendering of its state: no widget, no script.
@@ -18,15 +18,15 @@ from concurrent.futures import Future, ThreadPoolExecutor
 
 import ipywidgets as widgets
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.session_pool import SessionPool
 from probe_lib.analysis import corpus
 from probe_lib.core.target import Target
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.session_pool import SessionPool
 from probe_lib.inputs import keysets
 from probe_lib.inputs.records import keys_as_text, shown
+from probe_lib.measure import sources
 from probe_lib.present import explorer, explorer_html
 from probe_lib.present.explorer import ExplorerResult, ExplorerSource
-from probe_lib.study import sources
 
 #: The picker's first entry: whatever is in the text box.
 CUSTOM = "(your own keys, typed below)"

@@ -40,9 +40,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from probe_lib.adapters import npm
 from probe_lib.core import paths
 from probe_lib.core.errors import ProbeError
+from probe_lib.install import npm
 
 #: Where a report keeps what each of its notebooks read, relative to the report.
 INPUTS = Path("notebooks") / "inputs.json"

@@ -3,7 +3,7 @@
 Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
 
     measurements/<collection>/<framework>-<version>.json   one file per collection and target
-                                         (:mod:`probe_lib.study.measurement`): the catalogue on each pin, measured
+                                         (:mod:`probe_lib.measure.measurement`): the catalogue on each pin, measured
                                          live (or copied from recordings); the framework matrix, live on every
                                          installed framework, else recorded; the Claude Agent SDK's list probes
     ledger.csv                           every claim judged on every pinned version, range claims on the timeline,
@@ -35,7 +35,6 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from probe_lib.adapters import mastra
 from probe_lib.analysis import timeline
 from probe_lib.claims import framework_ranges, ledger
 from probe_lib.claims.since import Timeline
@@ -43,14 +42,16 @@ from probe_lib.claims.verdict import STATUSES
 from probe_lib.core import folders, paths
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.target import Target, baseline
+from probe_lib.frameworks import mastra
+from probe_lib.measure import matrix_runs, measurement
+from probe_lib.measure.collection import CATALOGUE, LISTS, MATRIX
+from probe_lib.measure.measurement import Measurement
+from probe_lib.measure.provenance import Provenance
+from probe_lib.measure.sources import LIVE, RECORDED, Source
 from probe_lib.present import execution, staleness
 from probe_lib.present.execution import MEASUREMENTS, NotebookRun
 from probe_lib.report import pages
-from probe_lib.study import export, matrix_runs, measurement
-from probe_lib.study.collection import CATALOGUE, LISTS, MATRIX
-from probe_lib.study.measurement import Measurement
-from probe_lib.study.provenance import Provenance
-from probe_lib.study.sources import LIVE, RECORDED, Source
+from probe_lib.tables import export
 
 NOTEBOOK_GLOB = "[0-9][0-9]-*.ipynb"
 

@@ -18,11 +18,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from probe_lib.adapters import base, npm, pyvenv
-from probe_lib.adapters.mastra import versions as mastra_versions
-from probe_lib.adapters.releases import refuse_unsupported
 from probe_lib.claims.ledger import load_claims
 from probe_lib.core.errors import FolderRefused, InputError, ProbeError
+from probe_lib.frameworks import base
+from probe_lib.frameworks.mastra import versions as mastra_versions
+from probe_lib.install import npm, pyvenv
+from probe_lib.install.releases import refuse_unsupported
 from probe_lib.providers.name_rules import get_rule
 from probe_lib.repro import patches, templates
 from probe_lib.repro.claims import REPRODUCTIONS, Reproduction, reproduction

@@ -30,10 +30,11 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from probe_lib.adapters import base, cache, pyvenv
-from probe_lib.adapters.mastra import versions as mastra_versions
 from probe_lib.core import paths
 from probe_lib.core.errors import ProbeError
+from probe_lib.frameworks import base
+from probe_lib.frameworks.mastra import versions as mastra_versions
+from probe_lib.install import cache, pyvenv
 
 #: Framework -> what its fix makes consistent.
 FIXES: dict[str, str] = {

@@ -1,10 +1,10 @@
 """The fix, verified: Mastra's scenario catalogue on a release, unpatched against patched, scenario by scenario.
 
-Each scenario's behaviour is the sweep's (:func:`probe_lib.study.sweep.row`: what went out, the error, how many
+Each scenario's behaviour is the sweep's (:func:`probe_lib.history.sweep.row`: what went out, the error, how many
 requests and tool executions), measured twice in one run on the same machine: on the release's install and on its
 patched copy (:func:`probe_lib.repro.patches.patched_copy`). A scenario is *targeted* when it names a tool in
 ``toolChoice`` or ``activeTools`` by a key formatTools rewrites (the Python model of the rewrite,
-:func:`probe_lib.adapters.mastra.normaliser.rewrite`, says which): the fix must make its request consistent (the
+:func:`probe_lib.frameworks.mastra.normaliser.rewrite`, says which): the fix must make its request consistent (the
 forced name among the tools sent; an active tool offered). Every other scenario must behave the same, byte for
 byte. The rows go to ``data/fix_verification.csv`` (one per release and scenario; a release measured again
 replaces its rows).
@@ -25,19 +25,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from probe_lib import adapters
-from probe_lib.adapters import cache
-from probe_lib.adapters.keyed import KeyedSession, forced_key
-from probe_lib.adapters.mastra import catalogue, normaliser, runner
-from probe_lib.adapters.mastra import versions as mastra_versions
+from probe_lib import frameworks
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.errors import ProbeError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import version_key
+from probe_lib.frameworks.keyed import KeyedSession, forced_key
+from probe_lib.frameworks.mastra import catalogue, normaliser, runner
+from probe_lib.frameworks.mastra import versions as mastra_versions
+from probe_lib.history import sweep
+from probe_lib.install import cache
+from probe_lib.measure import matrix_runs
 from probe_lib.repro import patches
-from probe_lib.study import matrix_runs, sweep
 
 CSV_PATH = paths.DATA / "fix_verification.csv"
 
@@ -99,7 +100,7 @@ def llama_index_targeted(scenario: Scenario) -> bool:
 
 def compare_llama_index(version: str) -> list[Row]:
     """The matrix's probes (plain, forced, round trips) on llama-index-core ``version``, unpatched then patched."""
-    adapter = adapters.get("llama-index")
+    adapter = frameworks.get("llama-index")
     patched = patches.patched_environment(version)
     measured = []
     with CaptureServer() as server:

@@ -7,7 +7,7 @@ Each notebook ends with exercises whose cells read::
 
 The check measures the truth for the learner's own answer on the source the exercise names: the real
 ``@mastra/core`` through the Node runner and the capture server (when the source ``measurements`` asks for a live
-run where the version can run, :meth:`probe_lib.study.sources.Source.own` and ``live``), else the Python model of
+run where the version can run, :meth:`probe_lib.measure.sources.Source.own` and ``live``), else the Python model of
 ``formatTools()`` or the recordings in ``data/captures/``, and it says which it used. ``None`` is the placeholder:
 the check answers "not answered yet" without measuring anything, so a notebook runs clean before the learner writes
 a word. Solutions live apart, in :mod:`probe_lib.teach.solutions`.
@@ -20,13 +20,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import Outcome, catalogue, normaliser
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
 from probe_lib.core.target import Target, baseline
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import Outcome, catalogue, normaliser
+from probe_lib.measure.collection import CATALOGUE
+from probe_lib.measure.sources import LIVE, RECORDED, Source
 from probe_lib.providers import name_rules
-from probe_lib.study.collection import CATALOGUE
-from probe_lib.study.sources import LIVE, RECORDED, Source
 
 #: The version a check measures when a notebook does not name one: the article's.
 ARTICLE = baseline("mastra").version

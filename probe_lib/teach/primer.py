@@ -7,14 +7,14 @@ import json
 
 import pandas as pd
 
-from probe_lib.adapters import mastra
-from probe_lib.adapters.mastra import Outcome, catalogue
 from probe_lib.analysis import measured
 from probe_lib.analysis.measured import Grid
 from probe_lib.core.target import Target
+from probe_lib.frameworks import mastra
+from probe_lib.frameworks.mastra import Outcome, catalogue
+from probe_lib.measure.sources import Source
 from probe_lib.providers import name_rules
-from probe_lib.study.evidence import Evidence
-from probe_lib.study.sources import Source
+from probe_lib.tables.evidence import Evidence
 
 #: The catalogue scenario the primer runs: the article's weather tool, forced by its key.
 EXAMPLE = "choice-by-key"

@@ -12,7 +12,7 @@ import copy
 
 import nbformat
 
-from probe_lib.adapters.mastra import remedy
+from probe_lib.frameworks.mastra import remedy
 from probe_lib.teach import exercises
 
 #: One right answer per exercise (each is tested against its check, live, in tests/test_exercises.py).

@@ -1,0 +1,190 @@
+"""What a sweep measures on any framework's releases: the matrix's probes, or the scenarios of a file.
+
+:func:`subject` picks the :class:`~probe_lib.history.sweep.Subject` for ``probe-lib sweep --framework NAME``: for
+Mastra its scenario catalogue (:data:`probe_lib.history.sweep.CATALOGUE`), for every other framework the matrix's
+probes (:mod:`probe_lib.measure.matrix_runs`: the names sent, the forced tool, the round trip, the collisions), run as
+the matrix runs them, one warm session per release. :func:`from_file` makes one of a scenario file's scenarios. The
+releases are those the framework's adapter says its registry serves (``Adapter.served``), installed through it on
+first use; a release the harness cannot run (``ReleaseUnsupported``) or whose install failed is a row of its own
+kind, never a behaviour.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import inspect
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from packaging.version import Version
+
+from probe_lib import frameworks
+from probe_lib.capture import CaptureServer
+from probe_lib.core import paths
+from probe_lib.core.errors import ProbeError, ReleaseUnsupported
+from probe_lib.core.outcome import Outcome
+from probe_lib.core.scenarios import ROUND_TRIP, Scenario
+from probe_lib.core.target import version_key
+from probe_lib.frameworks.base import Adapter, Session
+from probe_lib.history import sweep
+from probe_lib.history.bisect import ALL
+from probe_lib.inputs import scenario_files
+from probe_lib.install.releases import Releases, unsupported_reason
+from probe_lib.measure import matrix_runs
+
+#: The kinds of a release's one row when it could not run: the harness does not support it, its install failed,
+#: or it failed to start or run.
+UNSUPPORTED = "release unsupported"
+#: The row kind of a round trip the plain run gave no name to call (it sent no tool for the first key).
+NO_ROUND_TRIP = "not applicable"
+#: How many more times a scenario that crashed before sending anything is run before its crash counts.
+STALL_RETRIES = 2
+
+
+class ScenarioSweep:
+    """``scenarios`` on releases of one framework through its adapter; with ``round_trips``, the matrix's round
+    trips after them (each calls the first key by the name the plain run sent)."""
+
+    def __init__(self, framework: str, scenarios: Sequence[Scenario], *, round_trips: bool = False) -> None:
+        self.framework = framework
+        self.adapter: Adapter = frameworks.get(framework)
+        self.package: str = self.adapter.package
+        self.registry: str = self.adapter.registry
+        self._releases = Releases(self.package, self.registry, framework)
+        self.scenarios = tuple(scenarios)
+        self.round_trips = round_trips
+
+    def served(self) -> tuple[str, ...]:
+        return self.adapter.served()
+
+    def is_prerelease(self, version: str) -> bool:
+        return self._releases.is_prerelease(version)
+
+    def sort_key(self, version: str) -> tuple:
+        return self._releases.sort_key(version)
+
+    def series(self, version: str) -> tuple:
+        if self.registry == "npm":
+            return version_key(version)[:2]
+        return (*Version(version).release, 0)[:2]
+
+    def published(self, version: str) -> str:
+        return self.adapter.published(version)
+
+    def resolved_before(self, version: str) -> str | None:
+        return self.adapter.resolved_before(version)
+
+    def check(self, version: str) -> str:
+        return self.adapter.check_version(version)
+
+    def scenario_names(self) -> tuple[str, ...]:
+        names = [scenario.name for scenario in self.scenarios]
+        return tuple(names + [name + ROUND_TRIP for name in self._round_tripped()])
+
+    def _round_tripped(self) -> list[str]:
+        """The plain scenarios that get a round trip (the matrix's probes, when ``round_trips``)."""
+        named = {scenario.name for scenario in self.scenarios}
+        return [probe.name for probe in matrix_runs.PROBES if probe.name in named] if self.round_trips else []
+
+    @functools.cached_property
+    def _digest(self) -> str:
+        return sweep.digest(self.scenarios, self._harness())
+
+    def digest(self) -> str:
+        """Taken once, from the code this run started with: an edit to the adapter during a sweep would otherwise
+        file the later releases' results under another digest than the earlier ones'."""
+        return self._digest
+
+    def _harness(self) -> Iterator[bytes]:
+        """What makes this framework's outcomes besides the scenarios: its name, its adapter's code and runner
+        files (the adapter's own folder, not its pins' installs), the shared child loop and the round trip."""
+        yield f"{self.framework} round trips: {self.round_trips}".encode()
+        yield inspect.getsource(type(self.adapter)).encode()
+        yield inspect.getsource(matrix_runs.Probe).encode()
+        folder = Path(inspect.getfile(inspect.getmodule(self.adapter) or type(self.adapter))).parent
+        own = Path(paths.PACKAGE) / "frameworks" / self.framework.replace("-", "_")
+        for root in sorted({folder, own}):  # sorted: a set of paths iterates in a per-process order
+            for path in sorted(p for p in [*root.glob("*.py"), *root.glob("harness/*.*")] if p.is_file()):
+                yield path.read_bytes()
+        for path in sorted(paths.SHARED_HARNESS.glob("lines.*")):
+            yield path.read_bytes()
+
+    def runs(self, version: str) -> bool:
+        return unsupported_reason(self.adapter.pins.unsupported, version) is None
+
+    def is_installed(self, version: str) -> bool:
+        return self.adapter.is_installed(version)
+
+    def install(self, version: str) -> None:
+        self.adapter.install(version)
+
+    def rows(self, version: str, server: CaptureServer) -> list[sweep.Row]:
+        with self.adapter.session(version) as session:
+            probed = _without_stalls(session, self.scenarios, server)
+            trips = matrix_runs.round_trips(probed) if self.round_trips else []
+            outcomes = probed + (_without_stalls(session, trips, server) if trips else [])
+        rows = [sweep.row(outcome) for outcome in outcomes]
+        made = {outcome.scenario.name for outcome in outcomes}
+        missing = [name + ROUND_TRIP for name in self._round_tripped() if name + ROUND_TRIP not in made]
+        return rows + [_no_round_trip(version, name) for name in missing]
+
+    def failed(self, version: str, error: ProbeError) -> sweep.Row:
+        if isinstance(error, ReleaseUnsupported):
+            return _whole_release(version, UNSUPPORTED, str(error))
+        return sweep.failed_row(version, error)
+
+
+def _without_stalls(session: Session, scenarios: Sequence[Scenario], server: CaptureServer) -> list[Outcome]:
+    """``scenarios`` run in ``session``; one that crashed before sending anything (a turn cut by its watchdog, or a
+    connection to the capture server that timed out) is run again up to :data:`STALL_RETRIES` times, and the last
+    outcome kept. Such crashes came and went on the same release during sweeps, on other scenarios each time, and
+    are not the release's behaviour until they recur. A scenario is run again at its place in the list (the ones
+    before it with it, their outcomes dropped): a run numbers its scenarios, and an error text that quotes the
+    capture server's URL quotes that number."""
+    outcomes = session.run(scenarios, server) if scenarios else []  # one per scenario, in order
+    for _ in range(STALL_RETRIES):
+        for n in [n for n, outcome in enumerate(outcomes) if _crashed_unsent(outcome)]:
+            outcomes[n] = session.run(scenarios[: n + 1], server)[-1]
+    return outcomes
+
+
+def _crashed_unsent(outcome: Outcome) -> bool:
+    return outcome.failure is not None and outcome.failure.kind == "crash" and not outcome.requests
+
+
+def _whole_release(version: str, kind: str, message: str) -> sweep.Row:
+    text = json.dumps({"error": {"kind": kind, "message": message}}, ensure_ascii=False)
+    return sweep.Row(version, sweep.WHOLE_VERSION, _digest(text), kind, text)
+
+
+def _no_round_trip(version: str, scenario: str) -> sweep.Row:
+    text = json.dumps({"error": {"kind": NO_ROUND_TRIP, "message": "the plain run sent no tool for the first key"}})
+    return sweep.Row(version, scenario, _digest(text), NO_ROUND_TRIP, text)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:10]
+
+
+def subject(framework: str) -> sweep.Subject:
+    """What ``probe-lib sweep --framework NAME`` measures: Mastra's catalogue, or the matrix's probes."""
+    if framework == sweep.CATALOGUE.framework:
+        return sweep.CATALOGUE
+    return ScenarioSweep(framework, matrix_runs.scenarios(), round_trips=True)
+
+
+def from_file(framework: str, path: str | Path) -> sweep.Subject:
+    """The scenarios of the file at ``path`` (``scenario_files`` YAML or JSON) on ``framework``'s releases."""
+    return ScenarioSweep(framework, scenario_files.load(path))
+
+
+def for_bisect(framework: str, scenario: str) -> tuple[sweep.Subject, str]:
+    """What ``probe-lib bisect SCENARIO --framework NAME`` probes, and the scenario it follows: a scenario file's
+    scenarios together (:data:`~probe_lib.history.bisect.ALL`) when ``scenario`` names a ``.yaml``/``.yml``/``.json``
+    file, else that scenario of the framework's own subject (Mastra's catalogue, the matrix's probes)."""
+    path = Path(scenario)
+    if path.suffix in (".yaml", ".yml", ".json"):
+        return from_file(framework, path), ALL
+    return subject(framework), scenario

@@ -1,0 +1,326 @@
+"""A framework's releases: what its registry serves, when each was published, and the harness of a served release.
+
+One module for every framework of the matrix (and ``@mastra/core``): a framework's main package (the one its
+versions name) lives on npm or PyPI. The registry's list of releases and their publication times is fetched once
+(``npm view PKG versions time --json``, PyPI's JSON API) and kept in the kit's cache, listed again when a version
+is asked for that the list does not hold (a release newer than the list).
+
+A served release that is not pinned runs from a harness folder generated in the cache on first use, resolved *as
+of its publication*: a user who installed it then got the dependencies of that day, and a result measured with
+today's dependencies could be a false one (today's ``openai`` can break an older agents release before it sends
+anything). So the folder's lock is resolved with nothing published later than ``resolved_before``
+(:data:`RESOLUTION_MARGIN` after the release, which lets the companion packages a monorepo publishes in the same
+release job in): ``npm install --package-lock-only --before`` for Node, ``uv pip compile --exclude-newer`` for
+Python (for the Python the kit runs on). The folder then installs as a pin does
+(:mod:`probe_lib.install.npm`, :mod:`probe_lib.install.pyvenv`), and keeps ``resolution.json`` naming the date.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Literal
+from urllib.parse import quote
+
+from packaging.version import InvalidVersion, Version
+
+from probe_lib.core import files, paths
+from probe_lib.core.errors import InputError, InstallFailed, ReleaseUnsupported
+from probe_lib.core.target import version_key
+from probe_lib.install import cache, npm, pyvenv
+
+Registry = Literal["npm", "pypi"]
+#: How long after its publication a release's dependencies are resolved as of: the companions a monorepo publishes
+#: in the same release job (``ai`` and ``@ai-sdk/openai-compatible``, ``autogen-agentchat`` and ``autogen-ext``).
+RESOLUTION_MARGIN = timedelta(hours=1)
+#: The file of a generated harness folder naming what it was resolved as of.
+RESOLUTION = "resolution.json"
+PYPI_JSON = "https://pypi.org/pypi/{package}/json"
+#: How long one registry listing may take.
+LIST_SECONDS = 120
+#: How long resolving one release's lock may take.
+RESOLVE_SECONDS = 600
+
+#: Why a release cannot run under the framework's harness (``None``: it can).
+Unsupported = Callable[[str], "str | None"]
+
+
+def iso_utc(moment: datetime) -> str:
+    """``moment`` as ISO 8601 UTC to the second (``2025-03-04T12:00:00Z``)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_time(text: str) -> datetime:
+    """A registry's timestamp (npm's ``…T12:00:00.123Z``, PyPI's ``…T12:00:00.123456Z``) as an aware datetime."""
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class Releases:
+    """The releases of one registry package, and the harness folders of those the kit does not pin."""
+
+    package: str
+    registry: Registry
+    #: The framework's name in the cache (``ai-sdk``): generated folders are ``<label>/harness/<label>-<version>/``.
+    label: str
+
+    # -- versions ---------------------------------------------------------------------------------------------
+
+    def sort_key(self, version: str) -> tuple:
+        """Oldest first: semver order on npm, PEP 440 order on PyPI (a version PEP 440 cannot read sorts first)."""
+        if self.registry == "npm":
+            return version_key(version)
+        try:
+            return (1, Version(version))
+        except InvalidVersion:
+            return (0, version)
+
+    def is_prerelease(self, version: str) -> bool:
+        """A prerelease (npm ``1.0.0-beta.1``; PyPI ``1.0rc1``, ``1.0.dev0``)."""
+        if self.registry == "npm":
+            return "-" in version
+        try:
+            return Version(version).is_prerelease
+        except InvalidVersion:
+            return True
+
+    def check_form(self, version: str) -> str:
+        """``version`` if it is written as the registry writes versions, else ``InputError`` naming the form."""
+        if self.registry == "npm":
+            version_key(version)
+            return version
+        try:
+            Version(version)
+        except InvalidVersion:
+            raise InputError(f"{self.package} version {version!r} is not a PEP 440 version (such as 1.2.3)") from None
+        return version
+
+    # -- the served list --------------------------------------------------------------------------------------
+
+    def _listing_path(self) -> Path:
+        return paths.cache() / "releases" / self.registry / f"{quote(self.package, safe='')}.json"
+
+    def listing(self, *, refresh: bool = False) -> dict[str, str]:
+        """Every served release and its publication time (ISO 8601 UTC), listed once and kept in the cache (listed
+        under a lock and written whole, so processes asking at once neither clash nor read half a list)."""
+        path = self._listing_path()
+        if refresh or not path.exists():
+            with cache.locked(path):
+                if refresh or not path.exists():  # else listed by another process while this one waited
+                    text = json.dumps(self._fetch(), indent=0, sort_keys=True)
+                    files.write_atomically(path, lambda partial: partial.write_text(text, encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))
+
+    def served(self, *, refresh: bool = False) -> tuple[str, ...]:
+        """Every release the registry serves of the package, oldest first, prereleases included."""
+        return tuple(sorted(self.listing(refresh=refresh), key=self.sort_key))
+
+    def is_served(self, version: str) -> bool:
+        """True when the registry serves ``version`` (the list is fetched again once when it does not hold it)."""
+        return version in self.listing() or version in self.listing(refresh=True)
+
+    def published(self, version: str) -> str:
+        """When ``version`` was published, ISO 8601 UTC; ``InputError`` when the registry does not serve it."""
+        if not self.is_served(version):
+            raise InputError(f"{self.package} {version!r} is not served by {self.registry}")
+        return self.listing()[version]
+
+    def resolved_before(self, version: str) -> str:
+        """The date a generated harness of ``version`` is resolved as of: :data:`RESOLUTION_MARGIN` after it."""
+        return iso_utc(parse_time(self.published(version)) + RESOLUTION_MARGIN)
+
+    def _fetch(self) -> dict[str, str]:
+        return self._fetch_npm() if self.registry == "npm" else self._fetch_pypi()
+
+    def _fetch_npm(self) -> dict[str, str]:
+        npm.node_executable()
+        doing = f"`npm view {self.package} versions time`"
+        data = json.loads(run_npm(["view", self.package, "versions", "time", "--json"], doing, timeout=LIST_SECONDS))
+        versions = data["versions"] if isinstance(data["versions"], list) else [data["versions"]]
+        return {v: iso_utc(parse_time(data["time"][v])) for v in versions if v in data["time"]}
+
+    def _fetch_pypi(self) -> dict[str, str]:
+        url = PYPI_JSON.format(package=quote(self.package))
+        try:
+            with urllib.request.urlopen(url, timeout=LIST_SECONDS) as response:
+                data = json.load(response)
+        except (urllib.error.URLError, TimeoutError, OSError, ValueError) as error:
+            raise InstallFailed(f"listing {self.package}'s releases from {url} failed: {error}") from None
+        return {
+            version: iso_utc(min(parse_time(file["upload_time_iso_8601"]) for file in uploads))
+            for version, uploads in data["releases"].items()
+            if uploads  # a release whose every file was deleted is not served
+        }
+
+    def declared(self, version: str) -> dict[str, str]:
+        """The npm ranges ``version`` itself declares for its dependencies and peers (peers win), from the registry."""
+        doing = f"`npm view {self.package}@{version} dependencies peerDependencies`"
+        text = run_npm(
+            ["view", f"{self.package}@{version}", "dependencies", "peerDependencies", "--json"],
+            doing,
+            timeout=LIST_SECONDS,
+        )
+        data = json.loads(text) if text.strip() else {}
+        return {**data.get("dependencies", {}), **data.get("peerDependencies", {})}
+
+    # -- generated harness folders ----------------------------------------------------------------------------
+
+    def generated(self, version: str) -> Path:
+        """Where the harness folder of served release ``version`` is generated: in the cache, never the source tree."""
+        return paths.cache() / self.label / "harness" / f"{self.label}-{version}"
+
+    def generated_versions(self) -> tuple[str, ...]:
+        """The served releases whose harness folder is generated in the cache, oldest first."""
+        prefix = f"{self.label}-"
+        folder = paths.cache() / self.label / "harness"
+        found = [p.name.removeprefix(prefix) for p in folder.glob(f"{prefix}*") if (p / RESOLUTION).exists()]
+        return tuple(sorted(found, key=self.sort_key))
+
+    def is_generated(self, version: str) -> bool:
+        return (self.generated(version) / RESOLUTION).exists()
+
+    def generate(self, version: str, requires: Mapping[str, str]) -> Path:
+        """The harness folder of ``version`` (generated on first use): ``requires`` (package -> npm range, or
+        distribution -> PEP 440 specifier, ``""`` for any) resolved as of :meth:`resolved_before`."""
+        before = self.resolved_before(version)
+        resolve = self._resolve_npm if self.registry == "npm" else self._resolve_pypi
+
+        def build(staging: Path) -> None:
+            resolve(version, requires, before, staging)
+            note = {"package": self.package, "version": version, "published": self.published(version)}
+            files.write_json(staging / RESOLUTION, {**note, "resolved_before": before})  # last: marks it whole
+
+        return cache.publish(self.generated(version), lambda folder: (folder / RESOLUTION).exists(), build)
+
+    def _resolve_npm(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> None:
+        description = f"{self.package} {version} for probe_lib's {self.label} runner, resolved as of {before}."
+        resolve_npm_harness(
+            staging, f"probe-lib-{self.label}-{version}", description, requires, f"{self.package} {version}", before
+        )
+
+    def _resolve_pypi(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> None:
+        lines = "".join(f"{name}{spec}\n" for name, spec in requires.items())
+        python = f"{sys.version_info.major}.{sys.version_info.minor}"
+        lock = staging / pyvenv.LOCK
+        command = [pyvenv.uv_executable(), "pip", "compile", "-", "--quiet", "--no-header", "--exclude-newer", before]
+        doing = f"resolving {self.package} {version} as of {before} (`uv pip compile`)"
+        run_tool([*command, "--python-version", python, "--output-file", str(lock)], doing, "PyPI", stdin=lines)
+        header = f"# {''.join(lines).strip().replace(chr(10), ', ')} resolved by uv as of {before}, Python {python}\n"
+        lock.write_text(header + lock.read_text(encoding="utf-8"), encoding="utf-8")
+
+    def resolution(self, version: str) -> dict | None:
+        """What the generated folder of ``version`` notes (``resolved_before`` …), or ``None`` if it has none."""
+        path = self.generated(version) / RESOLUTION
+        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
+
+
+def since(package: str, oldest: str, why: str = "predates the harness's API") -> Unsupported:
+    """An :data:`Unsupported` refusing every release older than ``oldest`` (npm or PEP 440 order, by its form)."""
+
+    def older(version: str) -> bool:
+        try:
+            return version_key(version) < version_key(oldest)
+        except InputError:  # a PyPI form semver does not read (1.0.0b1, 0.2.0.dev0): PEP 440 order
+            return Version(version) < Version(oldest)
+
+    def unsupported(version: str) -> str | None:
+        return f"{package} {version} {why} (needs {package}>={oldest})" if older(version) else None
+
+    return unsupported
+
+
+def unsupported_reason(unsupported: Unsupported | None, version: str) -> str | None:
+    """Why ``unsupported`` says ``version`` cannot run (``None``: it can, or nothing is refused)."""
+    return unsupported(version) if unsupported is not None else None
+
+
+def refuse_unsupported(unsupported: Unsupported | None, version: str) -> None:
+    """``ReleaseUnsupported`` when ``unsupported`` says ``version`` cannot run."""
+    reason = unsupported_reason(unsupported, version)
+    if reason is not None:
+        raise ReleaseUnsupported(reason)
+
+
+def last_line(text: str | None) -> str:
+    lines = [line for line in (text or "").strip().splitlines() if "complete log of this run" not in line]
+    return lines[-1] if lines else "no output"
+
+
+def run_tool(
+    command: list[str],
+    doing: str,
+    registry: str,
+    *,
+    timeout: int = RESOLVE_SECONDS,
+    cwd: Path | None = None,
+    stdin: str | None = None,
+) -> str:
+    """What ``command`` prints; ``InstallFailed`` saying what it was ``doing`` when it fails or times out (then
+    naming the ``registry`` to check)."""
+    try:
+        done = subprocess.run(command, cwd=cwd, input=stdin, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise InstallFailed(f"{doing} took over {timeout} s; check {registry} is reachable") from None
+    if done.returncode != 0:
+        raise InstallFailed(f"{doing} failed: {last_line(done.stderr)}")
+    return done.stdout
+
+
+def run_npm(arguments: list[str], doing: str, *, timeout: int, cwd: Path | None = None) -> str:
+    """What ``npm <arguments>`` prints; ``InstallFailed`` saying what it was ``doing`` when it fails or times out."""
+    return run_tool([npm.npm_executable(), *arguments], doing, "the npm registry", timeout=timeout, cwd=cwd)
+
+
+def resolve_npm_harness(
+    staging: Path, name: str, description: str, dependencies: Mapping[str, str], what: str, before: str | None
+) -> None:
+    """Write a harness package into ``staging`` (its ``package.json``) and the lockfile npm resolves for it: as of
+    ``before`` (``npm install --before``), or, with ``None``, as of now, preferring what npm's cache holds."""
+    manifest = {"name": name, "private": True, "description": description, "dependencies": dict(dependencies)}
+    (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    when = [f"--before={before}", "--ignore-scripts"] if before is not None else ["--prefer-offline"]
+    command = ["install", "--package-lock-only", *when, "--no-audit", "--no-fund", "--engine-strict=false"]
+    run_npm(command, f"resolving {what}" + (f" as of {before}" if before else ""), timeout=RESOLVE_SECONDS, cwd=staging)
+    if before is not None:
+        without_unpublished_optionals(staging / "package-lock.json")
+
+
+def without_unpublished_optionals(lockfile: Path) -> list[str]:
+    """Strike from ``lockfile`` the optional dependencies that ``npm install --before`` left unresolved, because
+    they were published after the cutoff, and return them (``"package -> dependency"``).
+
+    npm skips an optional dependency it cannot resolve but keeps it in its dependant's entry, and ``npm ci`` then
+    refuses the lockfile as out of sync ("Missing: ... from lock file"). Measured on
+    ``@anthropic-ai/claude-agent-sdk`` 0.2.141: its linux-x64 binary package was published with it, its
+    darwin-arm64 and win32-x64 ones (of seven others) months later. As of the cutoff those did not exist, so
+    leaving them out is the faithful lock.
+    """
+    lock = json.loads(lockfile.read_text(encoding="utf-8"))
+    packages = lock.get("packages", {})
+    struck = []
+    for path, entry in packages.items():
+        optional = entry.get("optionalDependencies") or {}
+        for dependency in [d for d in optional if not _installed_for(path, d, packages)]:
+            del optional[dependency]
+            struck.append(f"{path.removeprefix('node_modules/') or 'the harness'} -> {dependency}")
+    if struck:
+        lockfile.write_text(json.dumps(lock, indent=2) + "\n", encoding="utf-8")
+    return struck
+
+
+def _installed_for(path: str, dependency: str, packages: Mapping[str, dict]) -> bool:
+    """Whether the lockfile installs ``dependency`` where the package at ``path`` finds it: in its own
+    ``node_modules`` or in that of a folder above it, as Node resolves."""
+    while True:
+        if (f"{path}/node_modules/{dependency}" if path else f"node_modules/{dependency}") in packages:
+            return True
+        if not path:
+            return False
+        path = path[: max(path.rfind("/node_modules/"), 0)]
