@@ -82,6 +82,15 @@ def _node_packages(harness: Path, framework: str, version: str, into: Path) -> N
         (into / file).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
+def _requirements(harness: Path, package: str, version: str, to: Path) -> None:
+    """``requirements.txt``: the harness's lock, every distribution pinned, under a header of its own (the lock's
+    comments name the kit)."""
+    pinned = [line for line in (harness / pyvenv.LOCK).read_text(encoding="utf-8").splitlines() if line.strip()]
+    pinned = [line for line in pinned if not line.lstrip().startswith("#")]
+    header = f"# {package} {version} and every dependency, pinned as resolved for this reproduction\n"
+    to.write_text(header + "\n".join(pinned) + "\n", encoding="utf-8")
+
+
 def _runtime(script_name: str) -> str:
     """The runtime ``run.sh`` uses: the ``python3`` or ``node`` on the run's PATH."""
     if script_name.endswith(".py"):
@@ -234,7 +243,7 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
     out.mkdir(parents=True, exist_ok=True)
     try:
         if script_name.endswith(".py"):
-            shutil.copyfile(harness / pyvenv.LOCK, out / "requirements.txt")
+            _requirements(harness, adapter.package, version, out / "requirements.txt")
         else:
             _node_packages(harness, rep.framework, version, out)
         (out / script_name).write_text(script, encoding="utf-8")
