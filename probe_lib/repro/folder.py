@@ -240,7 +240,10 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
     statement = {each.id: each.statement for each in load_claims()}[claim]
     script_name, script = templates.script(rep, version, statement)
     created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise FolderRefused(f"{out} cannot be made: {error.strerror}") from None
     try:
         if script_name.endswith(".py"):
             _requirements(harness, adapter.package, version, out / "requirements.txt")
