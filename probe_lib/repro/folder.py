@@ -223,6 +223,18 @@ def _fixed_section(fixed: Result | None) -> str:
     )
 
 
+def _write_patch(rep: Reproduction, version: str, to: Path, *, required: bool) -> bool:
+    """Write the fix for ``version`` into ``to``; ``False`` when it does not apply to that release (a release
+    without the finding's rename), which ``--fixed`` (``required``) refuses in one line."""
+    try:
+        patches.write_patch(rep.framework, version, to)
+    except patches.PatchDoesNotApply as error:
+        if required:
+            raise InputError(f"--fixed: the fix does not apply to {rep.framework} {version}: {error}") from None
+        return False
+    return True
+
+
 def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = False) -> Result:
     """Write and run the reproduction of ``claim`` on ``version`` into ``out`` (a new or empty folder)."""
     rep = reproduction(claim)
@@ -250,10 +262,10 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
         else:
             _node_packages(harness, rep.framework, version, out)
         (out / script_name).write_text(script, encoding="utf-8")
-        (out / "run.sh").write_text(templates.run_sh(rep, version, adapter.package, script_name), encoding="utf-8")
+        patched = rep.fixed and _write_patch(rep, version, out / "fix.patch", required=fixed)
+        run_sh = templates.run_sh(rep, version, adapter.package, script_name, patched=patched)
+        (out / "run.sh").write_text(run_sh, encoding="utf-8")
         (out / "run.sh").chmod(0o755)
-        if rep.fixed:
-            patches.write_patch(rep.framework, version, out / "fix.patch")
         result = run(out)
         after = run(out, fixed=True) if fixed else None
         for each in (result, after):
