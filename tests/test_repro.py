@@ -63,6 +63,20 @@ def test_a_folder_holding_a_file_is_refused_and_left_as_it_was(tmp_path):
     assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"] and mine.read_text(encoding="utf-8") == "not the kit's"
 
 
+@pytest.mark.parametrize("version", ["not-a-version", "99.0.0"])
+def test_a_version_the_registry_does_not_serve_is_refused_in_one_line(tmp_path, version):
+    code, stdout, stderr = run_main("A10", "--version", version, "--out", str(tmp_path / "out"))
+    assert code == 2 and stderr.count("\n") == 1 and stdout == "", stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_an_out_under_a_file_is_refused_in_one_line(tmp_path):
+    (tmp_path / "file").write_text("mine", encoding="utf-8")
+    code, _, stderr = run_main("A10", "--version", "1.67.0", "--out", str(tmp_path / "file" / "out"))
+    assert code == 2 and "cannot be made" in stderr and stderr.count("\n") == 1, stderr
+    assert (tmp_path / "file").read_text(encoding="utf-8") == "mine"
+
+
 def test_fixed_is_refused_for_a_framework_the_kit_has_no_fix_for(tmp_path):
     code, _, stderr = run_main("T07", "--version", "0.20.0", "--out", str(tmp_path / "out"), "--fixed")
     assert code == 2 and "no fix for T07" in stderr, stderr

@@ -83,6 +83,15 @@ def _node_packages(harness: Path, framework: str, version: str, into: Path) -> N
         (into / file).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
 
 
+def _requirements(harness: Path, package: str, version: str, to: Path) -> None:
+    """``requirements.txt``: the harness's lock, every distribution pinned, under a header of its own (the lock's
+    comments name the kit)."""
+    pinned = [line for line in (harness / pyvenv.LOCK).read_text(encoding="utf-8").splitlines() if line.strip()]
+    pinned = [line for line in pinned if not line.lstrip().startswith("#")]
+    header = f"# {package} {version} and every dependency, pinned as resolved for this reproduction\n"
+    to.write_text(header + "\n".join(pinned) + "\n", encoding="utf-8")
+
+
 def _runtime(script_name: str) -> str:
     """The runtime ``run.sh`` uses: the ``python3`` or ``node`` on the run's PATH."""
     if script_name.endswith(".py"):
@@ -215,6 +224,18 @@ def _fixed_section(fixed: Result | None) -> str:
     )
 
 
+def _write_patch(rep: Reproduction, version: str, to: Path, *, required: bool) -> bool:
+    """Write the fix for ``version`` into ``to``; ``False`` when it does not apply to that release (a release
+    without the finding's rename), which ``--fixed`` (``required``) refuses in one line."""
+    try:
+        patches.write_patch(rep.framework, version, to)
+    except patches.PatchDoesNotApply as error:
+        if required:
+            raise InputError(f"--fixed: the fix does not apply to {rep.framework} {version}: {error}") from None
+        return False
+    return True
+
+
 def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = False) -> Result:
     """Write and run the reproduction of ``claim`` on ``version`` into ``out`` (a new or empty folder)."""
     rep = reproduction(claim)
@@ -232,17 +253,20 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
     statement = {each.id: each.statement for each in load_claims()}[claim]
     script_name, script = templates.script(rep, version, statement)
     created = not out.exists()
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise FolderRefused(f"{out} cannot be made: {error.strerror}") from None
     try:
         if script_name.endswith(".py"):
-            shutil.copyfile(harness / pyvenv.LOCK, out / "requirements.txt")
+            _requirements(harness, adapter.package, version, out / "requirements.txt")
         else:
             _node_packages(harness, rep.framework, version, out)
         (out / script_name).write_text(script, encoding="utf-8")
-        (out / "run.sh").write_text(templates.run_sh(rep, version, adapter.package, script_name), encoding="utf-8")
+        patched = rep.fixed and _write_patch(rep, version, out / "fix.patch", required=fixed)
+        run_sh = templates.run_sh(rep, version, adapter.package, script_name, patched=patched)
+        (out / "run.sh").write_text(run_sh, encoding="utf-8")
         (out / "run.sh").chmod(0o755)
-        if rep.fixed:
-            patches.write_patch(rep.framework, version, out / "fix.patch")
         result = run(out)
         after = run(out, fixed=True) if fixed else None
         for each in (result, after):

@@ -99,15 +99,16 @@ def script(reproduction: Reproduction, version: str, statement: str) -> tuple[st
     return name, _fill(_read(template), values)
 
 
-def run_sh(reproduction: Reproduction, version: str, package: str, script_name: str) -> str:
-    """``run.sh``: the whole run from an empty folder (the locked install, then the script); ``--fixed`` applies
-    ``fix.patch`` to the installed package first. An install that fails exits 2, as the script's own failure."""
+def run_sh(reproduction: Reproduction, version: str, package: str, script_name: str, *, patched: bool) -> str:
+    """``run.sh``: the whole run from an empty folder (the locked install, then the script); with ``patched`` (the
+    folder has a ``fix.patch``), ``./run.sh --fixed`` applies it to the installed package first. An install that
+    fails exits 2, as the script's own failure."""
     head = [
         "#!/bin/sh",
         f"# Reproduces {reproduction.claim} on {package} {version} from an empty folder: installs the locked packages,",
         "# then runs the script. Exit 1: REPRODUCED, 0: NOT REPRODUCED, 2: the run itself failed.",
     ]
-    if reproduction.fixed:
+    if patched:
         head.append("# ./run.sh --fixed applies fix.patch to the installed package first.")
     head.append('cd "$(dirname "$0")" || exit 2')
     if script_name.endswith(".py"):
@@ -119,7 +120,7 @@ def run_sh(reproduction: Reproduction, version: str, package: str, script_name: 
     else:
         install = ['npm ci --no-audit --no-fund --ignore-scripts || { echo "FAILED: npm ci"; exit 2; }']
         run = f"exec node {script_name}"
-    if reproduction.fixed:
+    if patched:
         folder = PATCHED[reproduction.framework]
         patch = f'patch -s -p1 -d {folder} < fix.patch || {{ echo "FAILED: patch"; exit 2; }}'
         install.append(f'if [ "$1" = "--fixed" ]; then {patch}; fi')

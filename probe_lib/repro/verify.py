@@ -79,7 +79,7 @@ def targeted(scenario: Scenario) -> bool:
 
 def consistent(outcome: Outcome) -> str:
     """``yes`` when the first request forces only a tool it offers and, with activeTools, offers a tool; for a round
-    trip (the model calling a tool by the name it was sent under), when that tool ran."""
+    trip (the model calling a tool by the name it was sent under), when a tool ran (which one, the outcome says)."""
     if not outcome.requests:
         return "-"
     if outcome.scenario.replies:
