@@ -67,7 +67,7 @@ def install_dir(harness: Path) -> Path:
 
 
 def _is_complete(target: Path) -> bool:
-    return (target / "node_modules" / _COMPLETE_MARK).exists()
+    return (target / "node_modules" / _COMPLETE_MARK).exists() and cache.intact(target)
 
 
 def is_installed(harness: Path) -> bool:

@@ -49,7 +49,7 @@ def python_executable(pin: Path) -> Path:
 
 
 def _is_complete(target: Path) -> bool:
-    return (target / _COMPLETE_MARK).exists()
+    return (target / _COMPLETE_MARK).exists() and cache.intact(target)
 
 
 def is_installed(pin: Path) -> bool:
