@@ -210,3 +210,30 @@ def test_a_file_deleted_from_an_installed_release_is_reinstalled_not_measured_as
     code, out, err = _finish(_probe(cache_folder))
     assert code == 0 and _sent(out) == SENT, err
     assert main.exists()
+
+
+def _file_size_limit() -> None:
+    """A disk that takes 2 MB a file, as a full one refuses: writes past it fail (or SIGXFSZ ends the writer)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2_000_000, 2_000_000))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+@pytest.mark.node
+@pytest.mark.slow
+def test_an_install_the_disk_refuses_is_the_run_s_error_and_caches_no_result(tmp_path):
+    cache_folder = tmp_path / "cache"
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "sweep", "--version", VERSION],
+        env={**os.environ, "PROBE_LIB_CACHE": str(cache_folder)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=_file_size_limit,
+    )
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    assert done.stderr.splitlines()[-1].startswith("probe-lib sweep: `npm ci` for "), done.stderr
+    assert "nothing was installed" in done.stderr and "Traceback" not in done.stderr
+    assert not list((cache_folder / "sweep").rglob("*.json")), "a release's result was cached"
+    assert _entries(cache_folder) == ([], []), "a half-installed entry was left"

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
+import signal
+import subprocess
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -22,7 +25,7 @@ from pathlib import Path
 from filelock import FileLock
 
 from probe_lib.core import files, paths
-from probe_lib.core.errors import CacheUnusable
+from probe_lib.core.errors import CacheUnusable, InstallFailed, MachineLacks
 
 
 def _unusable(error: OSError) -> CacheUnusable:
@@ -133,3 +136,25 @@ def publish(entry: Path, is_complete: Callable[[Path], bool], build: Callable[[P
             shutil.rmtree(staging, ignore_errors=True)
             raise
     return entry
+
+
+#: What an installer prints when the disk refused its files (npm's ``ENOSPC``/``EFBIG`` codes, the C library's words).
+_DISK_REFUSED = re.compile(r"ENOSPC|EFBIG|EDQUOT|No space left on device|File too large|Disk quota exceeded")
+
+
+def install_failure(
+    tool: str, name: str, completed: subprocess.CompletedProcess, said: str
+) -> InstallFailed | MachineLacks:
+    """Why installer ``tool`` failed to install ``name``: :class:`MachineLacks` when the machine stopped it (a full
+    disk, a file size limit, a signal), which no release can be blamed for, else :class:`InstallFailed` carrying
+    ``said``."""
+    what = f"{tool} for {name}"
+    if completed.returncode < 0:
+        stopped = f"was stopped by {signal.Signals(-completed.returncode).name}"
+        return MachineLacks(f"{what} {stopped} (a full disk or a file size limit sends SIGXFSZ); nothing was installed")
+    if _DISK_REFUSED.search(f"{completed.stderr or ''}\n{completed.stdout or ''}"):
+        return MachineLacks(
+            f"{what} ran out of disk space in {paths.cache()} ({said}); nothing was installed: free some, or set "
+            "PROBE_LIB_CACHE to a folder on another disk"
+        )
+    return InstallFailed(f"{tool} failed for {name}: {said}")

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from probe_lib.adapters import cache, linkstore
 from probe_lib.core import paths
-from probe_lib.core.errors import InstallFailed, NodeMissing
+from probe_lib.core.errors import NodeMissing
 
 NODE_HELP = (
     "Node.js 20+ and npm are needed to run the real frameworks: install them (e.g. `apt-get install nodejs npm` "
@@ -111,6 +111,6 @@ def _npm_ci(harness: Path, staging: Path, quiet: bool) -> None:
     command = ["ci", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
     completed = subprocess.run([npm_executable(), *command], cwd=staging, capture_output=quiet, text=True, timeout=900)
     if completed.returncode != 0:
-        raise InstallFailed(f"`npm ci` failed for {harness.name}: {error_reason(completed.stderr)}")
+        raise cache.install_failure("`npm ci`", harness.name, completed, error_reason(completed.stderr))
     linkstore.prune(staging / "node_modules")  # source maps and type declarations: never read by a runner
     linkstore.share(staging / "node_modules")  # unchanged dependencies cost no new bytes across versions
