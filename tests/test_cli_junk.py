@@ -19,7 +19,7 @@ from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from strategies import js_strings
 
@@ -224,6 +224,27 @@ def test_lint_never_calls_junk_tools_clean(tools, as_json):
         code, stdout, stderr = run_main(["lint", str(path), *(["--json"] if as_json else [])])
     assert code == 1, stdout
     assert "malformed-tool" in stdout
+
+
+#: Argument bytes that are not UTF-8, as Python hands them over (surrogate escapes U+DC80..U+DCFF), among text.
+argv_keys = st.lists(
+    st.text(st.characters(min_codepoint=0xDC80, max_codepoint=0xDCFF) | st.characters(codec="utf-8"), max_size=6),
+    min_size=1,
+    max_size=4,
+)
+
+
+@JUNK
+@given(keys=argv_keys, command=st.sampled_from(["normalise", "probe"]))
+def test_key_arguments_that_were_not_utf8_are_refused_as_stdin_refuses_them(keys, command):
+    junk = any("\udc80" <= char <= "\udcff" for key in keys for char in key)
+    assume(junk or command == "normalise")  # probe's clean keys would start Node
+    code, stdout, stderr = run_main([command, "--json", "--", *keys])
+    if junk:
+        assert_input_error(code, stdout, stderr)
+        assert "is not UTF-8 text" in stderr
+    elif command == "normalise":
+        assert code in (0, 2) and "Traceback" not in stderr and stderr.count("\n") <= 1, stderr
 
 
 @JUNK

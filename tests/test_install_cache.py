@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from probe_lib.install import npm
+from probe_lib.install import cache, npm
 
 #: Served, not pinned, and close to the pinned 1.0.4, so npm's download cache already holds most of its files.
 VERSION = "1.1.0"
@@ -175,3 +175,65 @@ def test_npm_s_failure_is_said_by_its_error_line_not_a_warning_before_it():
         "npm error A complete log of this run can be found in: /root/.npm/_logs/x.log\n"
     )
     assert npm.error_reason(stderr) == "notarget No matching version found for pkce-challenge@5.0.2."
+
+
+def test_an_entry_missing_a_file_its_install_wrote_is_not_intact_and_is_built_again(tmp_path, monkeypatch):
+    """The manifest written at install is what an entry is checked against, in a process that has not seen it."""
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
+    entry, builds = tmp_path / "cache" / "node" / "x-1", []
+
+    def build(staging: Path) -> None:
+        builds.append(staging)
+        (staging / "lib").mkdir()
+        (staging / "lib" / "index.js").write_text("module.exports = 1;\n")
+        (staging / "package.json").write_text("{}")
+
+    cache.publish(entry, Path.exists, build)
+    assert cache.intact(entry) and len(builds) == 1
+    (entry / "lib" / "index.js").unlink()
+    cache._intact.clear()  # as a new process finds it
+    assert not cache.intact(entry)
+    cache.publish(entry, Path.exists, build)
+    assert len(builds) == 2 and (entry / "lib" / "index.js").exists() and cache.intact(entry)
+
+
+@pytest.mark.node
+@pytest.mark.slow
+def test_a_file_deleted_from_an_installed_release_is_reinstalled_not_measured_as_its_crash(tmp_path):
+    cache_folder = tmp_path / "cache"
+    code, out, err = _finish(_probe(cache_folder))
+    assert code == 0 and _sent(out) == SENT, err
+    [installed], _ = _entries(cache_folder)
+    core = cache_folder / "node" / installed / "node_modules" / f"mastra-{VERSION}" / "package.json"  # @mastra/core
+    main = core.parent / json.loads(core.read_text())["main"]
+    main.unlink()
+    code, out, err = _finish(_probe(cache_folder))
+    assert code == 0 and _sent(out) == SENT, err
+    assert main.exists()
+
+
+def _file_size_limit() -> None:
+    """A disk that takes 2 MB a file, as a full one refuses: writes past it fail (or SIGXFSZ ends the writer)."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_FSIZE, (2_000_000, 2_000_000))
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+
+@pytest.mark.node
+@pytest.mark.slow
+def test_an_install_the_disk_refuses_is_the_run_s_error_and_caches_no_result(tmp_path):
+    cache_folder = tmp_path / "cache"
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "sweep", "--version", VERSION],
+        env={**os.environ, "PROBE_LIB_CACHE": str(cache_folder)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+        preexec_fn=_file_size_limit,
+    )
+    assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
+    assert done.stderr.splitlines()[-1].startswith("probe-lib sweep: `npm ci` for "), done.stderr
+    assert "nothing was installed" in done.stderr and "Traceback" not in done.stderr
+    assert not list((cache_folder / "sweep").rglob("*.json")), "a release's result was cached"
+    assert _entries(cache_folder) == ([], []), "a half-installed entry was left"

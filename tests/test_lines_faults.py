@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sys
 import threading
 
 import pytest
@@ -98,3 +99,25 @@ def test_a_python_turn_cut_by_its_watchdog_says_so():
         result = child.exchange([request], timeout=30)["stalled"]
     assert result["timedOut"] is True
     assert result["error"] == [{"name": "TimeoutError", "message": "turn timed out after 1500 ms"}]
+
+
+#: A child that gets ready, then exits at once, while a process it started says its last words on the stderr they
+#: share half a second later (as a loaded machine delays the drain of a child's own last line).
+_LATE_WORDS = r"""
+import os, sys, time
+sys.stdout.write("\x1eRESULT " + '{"ready": true}' + "\n"); sys.stdout.flush()
+sys.stdin.readline()
+if os.fork() == 0:
+    os.close(1)
+    time.sleep(0.5)
+    sys.stderr.write("exiting as asked\n"); sys.stderr.flush()
+    os._exit(0)
+os._exit(3)
+"""
+
+
+def test_a_dead_child_s_last_stderr_words_are_read_before_its_exit_is_reported():
+    with LinesChild([sys.executable, "-c", _LATE_WORDS], "late words") as child:
+        child.send({"id": "1"})
+        with pytest.raises(HarnessError, match=r"exit status 3; last stderr: exiting as asked"):
+            child.next_result(timeout=30)

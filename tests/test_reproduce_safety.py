@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 import pytest
-from processes import as_at_a_terminal
+from processes import as_at_a_terminal, child_pids
 from test_cli_junk import run_main
 
 from probe_lib.core import folders
@@ -119,15 +119,19 @@ def executing_notebooks(beside: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_ctrl_c_while_notebooks_run_leaves_the_earlier_report_intact(tmp_path):
+@pytest.mark.parametrize("stop", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=lambda stop: stop.name)
+def test_ctrl_c_while_notebooks_run_leaves_the_earlier_report_intact(tmp_path, stop):
+    """Ctrl-C, ``kill`` and a closed terminal alike: the earlier report whole, and no worker or kernel left."""
     out = tmp_path / "report"
     earlier_report(out)
     before = snapshot(out)
     process = reproduce(out)
     staging = [executing_notebooks(tmp_path)]
     time.sleep(1.0)
-    process.send_signal(signal.SIGINT)
+    workers = child_pids(process.pid)
+    process.send_signal(stop)
     stdout, stderr = process.communicate(timeout=60)
+    assert workers and not any(Path(f"/proc/{pid}").exists() for pid in workers), "a notebook worker outlived it"
     assert process.returncode == 130, stderr
     assert stdout == ""
     assert stderr.strip().splitlines()[-1].endswith("was left as it was (the new report was discarded)")

@@ -37,7 +37,7 @@ def cmd_capture(args: argparse.Namespace) -> int:
     except OSError as error:
         raise InputError(f"cannot open --out {args.out}: {error.strerror}") from None
     lines = JsonLines(out.fileno() if out else sys.stdout.fileno())
-    stops = {signal.SIGINT, signal.SIGTERM}
+    stops = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
     main_thread = threading.get_ident()
 
     def write(record: Capture) -> None:

@@ -3,7 +3,8 @@
 Exit codes: 0 done, 1 the command found what it looks for (``lint``: a request a provider would refuse) or a
 run failed (one line saying why and what was kept; also when stdout refused what was printed, a full disk), 2 bad
 input or a missing prerequisite (one line on stderr, nothing half-printed; also a closed stdin or stdout), 130
-interrupted by Ctrl-C.
+interrupted by Ctrl-C, SIGTERM or SIGHUP (each ends the command's children and its partial files as Ctrl-C
+does).
 """
 
 from __future__ import annotations
@@ -11,9 +12,12 @@ from __future__ import annotations
 import argparse
 import io
 import os
+import signal
 import sys
+import threading
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import NoReturn
 
 from probe_lib.core import json_input
@@ -151,7 +155,7 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         fail(prog, "stdout is closed; give it a file, or /dev/null to discard what the command prints")
         return 2
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), _stopping_as_ctrl_c():
             warnings.showwarning = _warning_line(prog)
             code = handler(args)
         sys.stdout.flush()  # a full stdout fails here, not at exit
@@ -171,6 +175,36 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         where = f": {error.filename}" if error.filename else ""
         fail(prog, f"{error.strerror or error}{where}; files the kit was writing were removed, earlier ones kept")
         return 1
+
+
+#: Signals that ask a command to stop as Ctrl-C does: ``kill``'s default, and a closed terminal.
+STOPPING = (signal.SIGTERM, signal.SIGHUP)
+
+
+@contextmanager
+def _stopping_as_ctrl_c() -> Iterator[None]:
+    """Raise ``KeyboardInterrupt`` on :data:`STOPPING` too, so every path that ends a command's children and removes
+    its partial files on Ctrl-C (notebook workers and their kernels, runners, staging folders) runs for them as well,
+    instead of the process dying at once and leaving those behind."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    owner = os.getpid()
+
+    def interrupt(number: int, frame: object) -> None:
+        if os.getpid() != owner:  # a forked worker inherited the handler: it ends of the signal, as it would have
+            signal.signal(number, signal.SIG_DFL)
+            os.kill(os.getpid(), number)
+            return
+        raise KeyboardInterrupt(signal.Signals(number).name)
+
+    previous = {number: signal.signal(number, interrupt) for number in STOPPING}
+    try:
+        yield
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
 
 
 def _warning_line(prog: str) -> Callable[..., None]:

@@ -251,15 +251,18 @@ def _is_under(filename: object, folder: Path) -> bool:
 
 @contextmanager
 def _held_interrupts() -> Iterator[None]:
-    """Delay SIGINT until the block ends (only the main thread may install a handler; elsewhere a no-op)."""
+    """Delay SIGINT, SIGTERM and SIGHUP until the block ends (the CLI stops on each as on Ctrl-C); only the main
+    thread may install a handler; elsewhere a no-op."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
     received: list[int] = []
-    previous = signal.signal(signal.SIGINT, lambda number, frame: received.append(number))
+    held = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    previous = {number: signal.signal(number, lambda number, frame: received.append(number)) for number in held}
     try:
         yield
     finally:
-        signal.signal(signal.SIGINT, previous)
+        for number, handler in previous.items():
+            signal.signal(number, handler)
         if received:
-            signal.raise_signal(signal.SIGINT)
+            signal.raise_signal(received[0])

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 from probe_lib.core import paths
-from probe_lib.core.errors import InstallFailed, NodeMissing
+from probe_lib.core.errors import NodeMissing
 from probe_lib.install import cache, linkstore
 
 NODE_HELP = (
@@ -67,7 +67,7 @@ def install_dir(harness: Path) -> Path:
 
 
 def _is_complete(target: Path) -> bool:
-    return (target / "node_modules" / _COMPLETE_MARK).exists()
+    return (target / "node_modules" / _COMPLETE_MARK).exists() and cache.intact(target)
 
 
 def is_installed(harness: Path) -> bool:
@@ -111,6 +111,6 @@ def _npm_ci(harness: Path, staging: Path, quiet: bool) -> None:
     command = ["ci", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
     completed = subprocess.run([npm_executable(), *command], cwd=staging, capture_output=quiet, text=True, timeout=900)
     if completed.returncode != 0:
-        raise InstallFailed(f"`npm ci` failed for {harness.name}: {error_reason(completed.stderr)}")
+        raise cache.install_failure("`npm ci`", harness.name, completed, error_reason(completed.stderr))
     linkstore.prune(staging / "node_modules")  # source maps and type declarations: never read by a runner
     linkstore.share(staging / "node_modules")  # unchanged dependencies cost no new bytes across versions

@@ -19,7 +19,6 @@ from pathlib import Path
 from uv import find_uv_bin
 
 from probe_lib.core import paths
-from probe_lib.core.errors import InstallFailed
 from probe_lib.install import cache
 
 LOCK = "requirements.lock"
@@ -49,7 +48,7 @@ def python_executable(pin: Path) -> Path:
 
 
 def _is_complete(target: Path) -> bool:
-    return (target / _COMPLETE_MARK).exists()
+    return (target / _COMPLETE_MARK).exists() and cache.intact(target)
 
 
 def is_installed(pin: Path) -> bool:
@@ -77,5 +76,5 @@ def _create(pin: Path, staging: Path, quiet: bool) -> None:
         completed = subprocess.run(command, capture_output=quiet, text=True, timeout=900)
         if completed.returncode != 0:
             tail = (completed.stderr or "").strip().splitlines()[-1:] or ["see its output above"]
-            raise InstallFailed(f"`uv {' '.join(command[1:3])}` failed for {pin.name}: {tail[0]}")
+            raise cache.install_failure(f"`uv {' '.join(command[1:3])}`", pin.name, completed, tail[0])
     (staging / _COMPLETE_MARK).write_text(pin.name + "\n", encoding="utf-8")

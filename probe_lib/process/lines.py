@@ -23,6 +23,8 @@ from contextlib import suppress
 from probe_lib.core.errors import HarnessError, StateError
 
 RESULT_MARK = "\x1eRESULT "
+#: How long a dead child's stderr is read on after its exit, for its last words (a process it started may hold it).
+_DRAIN_SECONDS = 10
 #: How many of a dead child's last stderr lines its error quotes.
 _LAST_WORDS_LINES = 3
 
@@ -46,6 +48,7 @@ class LinesChild:
         self._process: subprocess.Popen[str] | None = None
         self._results: queue.Queue[dict | None] = queue.Queue()
         self._stderr: collections.deque[str] = collections.deque(maxlen=40)
+        self._stderr_drained = threading.Event()
 
     def __enter__(self) -> LinesChild:
         self.start()
@@ -140,6 +143,9 @@ class LinesChild:
         if result is None:
             with suppress(subprocess.TimeoutExpired):
                 self._process.wait(timeout=5)  # its exit status says how it died
+            # Its last words may still be in the pipe when its exit is seen (a loaded machine, or a process it left
+            # holding stderr): read them to the end first, bounded in case that process lives on.
+            self._stderr_drained.wait(timeout=_DRAIN_SECONDS)
             raise HarnessError(f"{self.label} runner exited ({self._last_words()})")
         return result
 
@@ -176,8 +182,11 @@ class LinesChild:
         self._results.put(None)
 
     def _drain_stderr(self) -> None:
-        for line in self._process.stderr:  # frameworks log failed turns; an undrained pipe would block the child
-            self._stderr.append(line.rstrip())
+        try:
+            for line in self._process.stderr:  # frameworks log failed turns; an undrained pipe would block the child
+                self._stderr.append(line.rstrip())
+        finally:
+            self._stderr_drained.set()
 
 
 def _signal_name(number: int) -> str:
