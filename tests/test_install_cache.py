@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from test_cli_junk import run_main
 
 from probe_lib.install import cache, npm
 
@@ -114,18 +115,18 @@ def _assert_one_line_naming(done: subprocess.CompletedProcess, cache: Path) -> N
     assert len(lines) == 1 and str(cache) in lines[0] and "PROBE_LIB_CACHE" in lines[0], done.stderr
 
 
-def test_a_cache_that_is_a_file_is_one_line_and_exit_2(tmp_path):
+def _in_process(*argv: str) -> subprocess.CompletedProcess:
+    """``probe-lib ARGV`` in this process (:func:`run_main`): its exit code and output, without a start-up."""
+    code, stdout, stderr = run_main(list(argv))
+    return subprocess.CompletedProcess(["probe-lib", *argv], code, stdout, stderr)
+
+
+def test_a_cache_that_is_a_file_is_one_line_and_exit_2(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     cache.write_text("not a folder\n")
-    _assert_one_line_naming(_setup_in(cache), cache)
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "probe", "--mastra", VERSION, "--json", "a"],
-        env={**os.environ, "PROBE_LIB_CACHE": str(cache)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    _assert_one_line_naming(done, cache)
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(cache))
+    _assert_one_line_naming(_in_process("setup"), cache)
+    _assert_one_line_naming(_in_process("probe", "--mastra", VERSION, "--json", "a"), cache)
     assert cache.read_text() == "not a folder\n", "the user's file is untouched"
 
 
@@ -145,15 +146,10 @@ def test_a_read_only_cache_is_one_line_and_exit_2(tmp_path):
 
 
 @pytest.mark.node
-def test_without_probe_lib_cache_the_cache_follows_xdg_cache_home(tmp_path):
-    env = {name: value for name, value in os.environ.items() if name != "PROBE_LIB_CACHE"}
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "versions"],
-        env={**env, "XDG_CACHE_HOME": str(tmp_path)},
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_without_probe_lib_cache_the_cache_follows_xdg_cache_home(tmp_path, monkeypatch):
+    monkeypatch.delenv("PROBE_LIB_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    done = _in_process("versions")
     assert done.returncode == 0, done.stderr
     assert VERSION in json.loads((tmp_path / "probe_lib" / "releases" / "npm" / "%40mastra%2Fcore.json").read_text())
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from dataclasses import replace
 
 import pytest
+from test_cli_junk import run_main
 
 from probe_lib import frameworks
 from probe_lib.core.errors import InstallFailed, ReleaseUnsupported
@@ -29,15 +29,11 @@ PYTHON = ("langchain", "1.7.3")
 KEYS = ["get_weather", "a"]
 
 
-def _cli(*arguments: str, stdin: str | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "probe_lib", *arguments],
-        input=stdin,
-        env=os.environ.copy(),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+def _cli(*arguments: str) -> subprocess.CompletedProcess:
+    """``probe-lib ARGUMENTS`` in this process (:func:`run_main`), in the module's cache: these tests read its exit
+    code and output, which a separate process would add only its start-up to."""
+    code, stdout, stderr = run_main(list(arguments))
+    return subprocess.CompletedProcess(["probe-lib", *arguments], code, stdout, stderr)
 
 
 def _probe(framework: str, version: str) -> subprocess.CompletedProcess:
