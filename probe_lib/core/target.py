@@ -53,11 +53,19 @@ def version_key(version: str) -> tuple:
     return int(major), int(minor), int(patch), pre is None, identifiers if pre else ()
 
 
-def release_key(version: str) -> tuple:
-    """Sort key for a version of any framework, for tables of several: semver order for ``MAJOR.MINOR.PATCH[-PRE]``
-    (npm's form, and most PyPI releases), else PEP 440's numbers with its prereleases (``1.0rc1``) before their
-    release and post-releases after (a framework's own served order is its registry's:
-    :meth:`probe_lib.install.releases.Releases.sort_key`)."""
+def release_key(version: str, registry: str | None = None) -> tuple:
+    """The one sort key of versions, oldest first. On a ``registry``, its order: semver on ``npm``
+    (:func:`version_key`), PEP 440 on PyPI (a version PEP 440 cannot read sorts first). Without one (a table of
+    several frameworks), by the version's form: semver order for ``MAJOR.MINOR.PATCH[-PRE]`` (npm's form, and most
+    PyPI releases), else PEP 440's numbers with its prereleases (``1.0rc1``) before their release and post-releases
+    after."""
+    if registry == "npm":
+        return version_key(version)
+    if registry is not None:
+        try:
+            return (1, Version(version))
+        except InvalidVersion:
+            return (0, version)
     if _SEMVER.fullmatch(version):
         return version_key(version)
     try:

@@ -37,7 +37,7 @@ from probe_lib.core.errors import InputError, InstallFailed, MachineLacks, Probe
 from probe_lib.core.outcome import Outcome, is_capture_reply, readable
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.scenarios import Scenario
-from probe_lib.core.target import version_key
+from probe_lib.core.target import release_key, version_key
 from probe_lib.frameworks.mastra import catalogue, runner, versions
 from probe_lib.install import cache
 
@@ -139,7 +139,7 @@ class MastraCatalogue:
         return not versions.is_stable(version)
 
     def sort_key(self, version: str) -> tuple:
-        return version_key(version)
+        return release_key(version, self.registry)
 
     def series(self, version: str) -> tuple:
         return version_key(version)[:2]

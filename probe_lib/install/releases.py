@@ -33,7 +33,7 @@ from packaging.version import InvalidVersion, Version
 
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError, InstallFailed, ReleaseUnsupported
-from probe_lib.core.target import version_key
+from probe_lib.core.target import release_key, version_key
 from probe_lib.install import cache, npm, pyvenv
 
 Registry = Literal["npm", "pypi"]
@@ -74,13 +74,8 @@ class Releases:
     # -- versions ---------------------------------------------------------------------------------------------
 
     def sort_key(self, version: str) -> tuple:
-        """Oldest first: semver order on npm, PEP 440 order on PyPI (a version PEP 440 cannot read sorts first)."""
-        if self.registry == "npm":
-            return version_key(version)
-        try:
-            return (1, Version(version))
-        except InvalidVersion:
-            return (0, version)
+        """Oldest first, in the registry's order (:func:`~probe_lib.core.target.release_key`)."""
+        return release_key(version, self.registry)
 
     def is_prerelease(self, version: str) -> bool:
         """A prerelease (npm ``1.0.0-beta.1``; PyPI ``1.0rc1``, ``1.0.dev0``)."""
