@@ -50,6 +50,8 @@ SECTIONS = Path("sections")
 GLOSSARY = paths.NOTEBOOKS / "glossary.ipynb"
 #: The search page and the text it searches (a script, since a page opened from the disk may not fetch a file).
 SEARCH, SEARCH_INDEX = "search.html", "search-index.js"
+#: The id of the landing page's line saying which notebooks the build reused and which it executed.
+REBUILT = "rebuilt"
 
 #: The article's central claim the landing page opens with, and the headline findings listed under it, by claim id
 #: (data/claims.csv): their statements, verdicts and evidence are the ledger's.
@@ -121,7 +123,9 @@ def write(report: Report, version: str, earlier: Path | None) -> list[Path]:
         written.append(_write(folder / PAGES / page.href, text))
         searched.append({"href": page.href, "title": page.title, "text": _words(body)})
     landing = landing_page(report, version)
-    searched.insert(0, {"href": f"../{INDEX}", "title": "What was found, and the ledger", "text": _words(landing)})
+    # The line saying which notebooks this build reused is left out: the search finds the same in any rebuild.
+    found = _words(landing, leaving_out=REBUILT)
+    searched.insert(0, {"href": f"../{INDEX}", "title": "What was found, and the ledger", "text": found})
     written.append(
         _write(
             folder / INDEX,
@@ -144,11 +148,15 @@ def _write(path: Path, text: str) -> Path:
     return path
 
 
-def _words(page: str) -> str:
-    """A page's text as the search reads it: tags dropped, white space collapsed."""
+def _words(page: str, leaving_out: str | None = None) -> str:
+    """A page's text as the search reads it: tags dropped, white space collapsed, the element of id ``leaving_out``
+    left out."""
     from bs4 import BeautifulSoup
 
-    return " ".join(BeautifulSoup(page, features="html.parser").get_text(" ").split())
+    soup = BeautifulSoup(page, features="html.parser")
+    if leaving_out is not None and (left := soup.find(id=leaving_out)) is not None:
+        left.decompose()
+    return " ".join(soup.get_text(" ").split())
 
 
 def title(notebook: Path) -> str:
@@ -181,6 +189,7 @@ def landing_page(report: Report, version: str) -> str:
             measured=report.measured,
             built_with=built_with(),
             rebuilt=rebuilt_line(report),
+            rebuilt_id=REBUILT,
             failed=report.failed,
             version=version,
             article_version=baseline("mastra").version,
