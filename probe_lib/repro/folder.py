@@ -146,15 +146,25 @@ def _user_code(script: str, language: str) -> str:
     return script[start:end].rstrip() + ("" if language == "python" else "\n}")
 
 
-def _why_it_matters() -> str:
+def _why_it_matters(kind: str) -> str:
+    """The provider rule the finding runs into, with its public source (``data/provider_rules.csv``)."""
     rule = get_rule("openai", "documented")
+    name_rule = (
+        f"takes as a function name only `{rule.pattern.pattern}` up to {rule.max_length} characters ({rule.source}: "
+        f"{rule.note})"
+    )
+    if kind == "collision":
+        return (
+            f"OpenAI's Chat Completions API {name_rule}, so a framework rewrites `search.web` to `search_web`. A tool "
+            "registered under the legal key `search_web` is another tool: refusing the pair, rather than sending "
+            "them under two distinct names, makes a key unusable beside the legal key it happens to rewrite to."
+        )
     return (
         "OpenAI's Chat Completions API forces a tool by naming one of the request's own functions in `tool_choice` "
         "(the openai Python SDK's `ChatCompletionNamedToolChoiceParam`: \"Specifies a tool the model should use. Use "
-        'to force the model to call a specific function."), and takes as a function name only '
-        f"`{rule.pattern.pattern}` up to {rule.max_length} characters ({rule.source}: {rule.note}). A framework that "
-        "renames a tool to fit that rule must use the new name everywhere it names the tool, or the request (and "
-        "the call that comes back) no longer agree with the tools it offers."
+        f'to force the model to call a specific function."), and {name_rule}. A framework that renames a tool to '
+        "fit that rule must use the new name everywhere it names the tool, or the request (and the call that comes "
+        "back) no longer agree with the tools it offers."
     )
 
 
@@ -208,7 +218,7 @@ after a run):
 
 {_fixed_section(fixed)}## Why it matters
 
-{_why_it_matters()}
+{_why_it_matters(rep.kind)}
 
 Found and measured with probe-lib's ledger claim {rep.claim}: {statement}
 """
