@@ -556,6 +556,7 @@ def test_generated_yaml_scenario_files_end_in_one_line_naming_the_file(aliases, 
 # -- what the machine says: warnings and refused writes, each one line -------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_warning_is_one_line_of_its_command_without_python_s_source_line(tmp_path):
     """Without Node.js, ``run`` reads the recordings and warns: one line, as its errors are."""
     scenarios = tmp_path / "mine.json"
