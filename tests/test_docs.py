@@ -61,6 +61,7 @@ def test_a_changed_timeline_changes_the_change_points(lines):
     assert "| crewai | - | - | none over the 2 releases that ran (1.9.3 to 1.10.0) | - |" in changed
 
 
+@pytest.mark.slow
 def test_a_release_dated_before_its_predecessor_is_counted():
     releases = docs.framework_timelines()[1]
     openai = [r for r in releases if r.package == "openai"]
