@@ -61,6 +61,7 @@ def test_a_changed_timeline_changes_the_change_points(lines):
     assert "| crewai | - | - | none over the 2 releases that ran (1.9.3 to 1.10.0) | - |" in changed
 
 
+@pytest.mark.slow
 def test_a_release_dated_before_its_predecessor_is_counted():
     releases = docs.framework_timelines()[1]
     openai = [r for r in releases if r.package == "openai"]
@@ -206,3 +207,18 @@ def test_the_readme_names_its_commands_as_the_cli_parses_them():
                 words = shlex.split(part.split("#")[0])
                 if words and words[0].endswith("probe-lib"):
                     parser.parse_args(words[1:])
+
+
+def test_the_docs_command_names_a_stale_file_then_fills_it(tmp_path, monkeypatch, capsys):
+    page = tmp_path / "docs" / "page.md"
+    page.parent.mkdir()
+    page.write_text("<!-- generated: x -->\nstale\n<!-- /generated -->\n", encoding="utf-8")
+    monkeypatch.setattr(paths, "ROOT", tmp_path)  # the command names each file from the root
+    monkeypatch.setattr(docs, "documents", lambda: [page])
+    monkeypatch.setitem(docs.BLOCKS, "x", lambda: "fresh")
+    assert cli.main(["docs", "--check"]) == 1
+    assert "docs/page.md: its generated tables differ from the data" in capsys.readouterr().out
+    assert "stale" in page.read_text(encoding="utf-8"), "--check writes nothing"
+    assert cli.main(["docs"]) == 0 and "wrote docs/page.md" in capsys.readouterr().out
+    assert page.read_text(encoding="utf-8") == "<!-- generated: x -->\nfresh\n<!-- /generated -->\n"
+    assert cli.main(["docs", "--check"]) == 0
