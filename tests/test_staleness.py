@@ -43,7 +43,7 @@ def test_the_kit_runner_on_a_cache_entry_is_known_with_its_harness_files_and_ent
     assert inputs.never_reused is None
     assert inputs.values[f"entry:node/{entry.name}"] == str(entry.stat().st_mtime_ns)
     harness = {name for name in inputs.values if name.startswith("kit:probe_lib/frameworks/")}
-    assert "kit:probe_lib/process/harness/lines.cjs" in harness
+    assert "kit:probe_lib/frameworks/harness/lines.cjs" in harness
     assert "kit:probe_lib/frameworks/mastra/harness/runner.cjs" in harness  # every harness folder, not the script's
 
 

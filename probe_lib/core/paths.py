@@ -16,7 +16,7 @@ NOTEBOOKS = ROOT / "notebooks"
 HARNESS = PACKAGE / "frameworks" / "mastra" / "harness"
 #: The child-side halves of the JSON-lines protocol (``lines.cjs``, ``lines.mjs``, ``lines.py``), shared by every
 #: runner (Mastra's ``runner.cjs`` requires ``lines.cjs``).
-SHARED_HARNESS = PACKAGE / "process" / "harness"
+SHARED_HARNESS = PACKAGE / "frameworks" / "harness"
 #: A harness package of its own for the real ``@mastra/mcp`` client (installed beside the main one).
 MCP_HARNESS = HARNESS / "mcp"
 

@@ -6,7 +6,7 @@ Python folder holds ``requirements.lock`` (installed by :mod:`probe_lib.install.
 not pinned gets its folder generated on first use, its lock resolved as of its publication
 (:mod:`probe_lib.install.releases`) from what :attr:`Pins.requires` says it needs. The harness folder also holds
 the framework's runner (``runner.mjs`` or ``runner.py``), which speaks :mod:`probe_lib.process.lines` and loads
-the shared child-side loop from ``probe_lib/process/harness/``.
+the shared child-side loop from ``probe_lib/frameworks/harness/``.
 """
 
 from __future__ import annotations
