@@ -79,9 +79,9 @@ def round_trips(outcomes: Iterable[Outcome]) -> list[Scenario]:
     return [scenario for scenario in made if scenario is not None]
 
 
-def targets(frameworks: Iterable[str] | None = None) -> list[tuple[str, str]]:
+def targets(names: Iterable[str] | None = None) -> list[tuple[str, str]]:
     """``(framework, version)`` for every pin of the named (default: every registered) framework."""
-    names = list(frameworks) if frameworks is not None else frameworks.names()
+    names = list(names) if names is not None else frameworks.names()
     return [(name, version) for name in names for version in frameworks.get(name).versions()]
 
 
