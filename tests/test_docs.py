@@ -153,7 +153,8 @@ def _resolves(dotted: str) -> bool:
 
 def _path_exists(named: str, document: Path) -> bool:
     named = named.rstrip(".,:;)")
-    if named in REPORT_FILES or "<" in named or "NN" in named:  # a pattern: `measurements/mastra-<version>.json`
+    # a pattern: `measurements/catalogue/mastra-<version>.json`
+    if named in REPORT_FILES or "<" in named or "NN" in named:
         return True
     if any(mark in named for mark in "*?["):
         return any(paths.ROOT.glob(named))
