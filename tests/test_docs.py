@@ -18,6 +18,7 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.target import version_key
 from probe_lib.history import sweep
+from probe_lib.history import timeline as swept
 from probe_lib.present import docs
 
 README = paths.ROOT / "README.md"
@@ -92,7 +93,7 @@ def test_the_readme_runs_the_test_command_ci_runs():
 def test_the_readme_findings_are_the_datas(matrix, lines):
     """The README's "What it found" sentences name versions and frameworks; each is read off the data here."""
     text = " ".join(README.read_text(encoding="utf-8").split())
-    mastra = timeline.stable(timeline.frame(sweep.read_summary(prereleases=False)))
+    mastra = timeline.stable(timeline.frame(swept.rows("mastra", prereleases=False)))
     assert f"since the rewrite arrived in {timeline.first_with_normaliser(mastra)}" in text
     assert timeline.passthrough_fixed_in(mastra) == []
     forced = matrix[(matrix["forced verdict"] == "not in tools") & (matrix["probe"] != "unregistered-choice")]
@@ -110,17 +111,17 @@ def test_the_readme_findings_are_the_datas(matrix, lines):
 def test_the_sweeps_figures_are_the_summarys():
     """docs/sweeps.md's counts of the committed Mastra sweep."""
     text = " ".join((paths.ROOT / "docs/sweeps.md").read_text(encoding="utf-8").split())
-    rows = sweep.read_summary()
-    stable = {row.version for row in sweep.read_summary(prereleases=False)}
+    rows = swept.rows("mastra")
+    stable = {row.version for row in swept.rows("mastra", prereleases=False)}
     pre = {row.version for row in rows} - stable
     unran = {row.version for row in rows if row.version in pre and row.scenario == sweep.WHOLE_VERSION}
     assert f"holds {len(stable) + len(pre)}: {len(stable)} stable" in text
     assert f"and the {len(pre)} prereleases" in text and f"({len(unran)} of them could not run" in text
-    table = timeline.stable(timeline.frame(sweep.read_summary(prereleases=False)))
+    table = timeline.stable(timeline.frame(swept.rows("mastra", prereleases=False)))
     first = version_key(timeline.first_with_normaliser(table))
     sent = timeline.sent(table[table["scenario"] == "single-rewrite"])
-    before = [line.behaviour["names"] for line in sent.itertuples() if version_key(line.version) < first]
-    after = [line.behaviour["names"] for line in sent.itertuples() if version_key(line.version) >= first]
+    before = [line.behaviour.names for line in sent.itertuples() if version_key(line.version) < first]
+    after = [line.behaviour.names for line in sent.itertuples() if version_key(line.version) >= first]
     assert {tuple(names) for names in before} == {("search.web",)} and {tuple(n) for n in after} == {("search_web",)}
     assert f"all {len(before)} earlier versions that run" in text and f"all {len(after)} versions from it" in text
 
@@ -153,7 +154,8 @@ def _resolves(dotted: str) -> bool:
 
 def _path_exists(named: str, document: Path) -> bool:
     named = named.rstrip(".,:;)")
-    if named in REPORT_FILES or "<" in named or "NN" in named:  # a pattern: `measurements/mastra-<version>.json`
+    # a pattern: `measurements/catalogue/mastra-<version>.json`
+    if named in REPORT_FILES or "<" in named or "NN" in named:
         return True
     if any(mark in named for mark in "*?["):
         return any(paths.ROOT.glob(named))
@@ -222,3 +224,10 @@ def test_the_docs_command_names_a_stale_file_then_fills_it(tmp_path, monkeypatch
     assert cli.main(["docs"]) == 0 and "wrote docs/page.md" in capsys.readouterr().out
     assert page.read_text(encoding="utf-8") == "<!-- generated: x -->\nfresh\n<!-- /generated -->\n"
     assert cli.main(["docs", "--check"]) == 0
+
+
+def test_the_cli_document_names_every_command():
+    """The README calls ``docs/cli.md`` "every command": each command the CLI parses is named there."""
+    commands = set(cli.build_parser()._subparsers._group_actions[0].choices)
+    text = (paths.ROOT / "docs/cli.md").read_text(encoding="utf-8")
+    assert sorted(name for name in commands if f"probe-lib {name}" not in text) == []

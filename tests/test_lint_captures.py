@@ -1,7 +1,7 @@
 """The linter on request bodies the real @mastra/core sent: what it flags, what it passes, and the CLI's exit code.
 
 ``tests/test_lint.py`` checks the linter on bodies written by hand. Here the bodies are the ones Mastra actually
-sent in the catalogue's scenarios (``data/captures/mastra-<version>.json``, and a live rerun where Node is
+sent in the catalogue's scenarios (``data/captures/catalogue/mastra-<version>.json``, and a live rerun where Node is
 installed), so the linter is held to the wire format it will meet:
 
 * a named ``toolChoice`` by key or by tool id is not rewritten with the key, so the request forces a function it

@@ -148,7 +148,7 @@ def test_made_text_says_when_the_runtime_and_day_are_unknown():
 
 
 def test_the_recordings_never_measure_live_and_a_folder_measures_its_own_scenarios_as_it_was_measured(tmp_path):
-    from probe_lib.present import report
+    from probe_lib.report import build as report
 
     target = Target("mastra", "1.67.0")
     assert not sources.RECORDED.live(target) and sources.RECORDED.own() is sources.RECORDED

@@ -298,7 +298,7 @@ KIT_NAMES = [
     "dictionary.csv",
     "version_sweep.csv",
     "mastra-1.71.0.json",
-    "report.html",
+    "index.html",
     "ledger.csv",
     "measurements/catalogue/mastra-1.67.0.json",
     "figures/00-primer-1.png",
@@ -314,7 +314,13 @@ junk_manifests = st.sampled_from([b"", b"{", b"[]", b'{"files": "all"}', b'{"fil
 earlier_sets = {
     "export": export.FILES,
     "run": ("mastra-1.71.0.json", "outcomes.csv", "outcomes.parquet", "dictionary.csv"),
-    "report": ("report.html", "ledger.csv", "measurements/catalogue/mastra-1.67.0.json", "export/outcomes.csv"),
+    "report": (
+        "index.html",
+        "pages/00-primer.html",
+        "ledger.csv",
+        "measurements/catalogue/mastra-1.67.0.json",
+        "export/outcomes.csv",
+    ),
 }
 
 

@@ -64,7 +64,7 @@ class NotebookRun:
     reads: Path | None = None
     #: Kept from the earlier report in the same folder (every input unchanged) rather than executed.
     reused: bool = False
-    #: Why it was executed (``measurements/mastra-1.67.0.json changed``), or why it was reused.
+    #: Why it was executed (``measurements/catalogue/mastra-1.67.0.json changed``), or why it was reused.
     because: str = ""
 
 

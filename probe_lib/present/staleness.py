@@ -6,8 +6,8 @@ execution itself was given. Each input is named without a path of the machine an
 - ``notebook``: the SHA-256 of the notebook file executed (a solved copy with ``--solutions``); ``parameters``: the
   parameters papermill injected; ``python``: the interpreter's version; ``program:node``: the version of the
   ``node`` on PATH (``absent`` without one);
-- ``report:REL``: a file of the report itself (``measurements/mastra-1.67.0.json``), ``kit:REL``: a file of the
-  kit's checkout (its modules, as their source even when the kernel loaded the compiled copy, its data, the
+- ``report:REL``: a file of the report itself (``measurements/catalogue/mastra-1.67.0.json``), ``kit:REL``: a file
+  of the kit's checkout (its modules, as their source even when the kernel loaded the compiled copy, its data, the
   environment lock), ``cache:REL``: a file in the kit's cache, ``file:PATH``: any other file (the time zone, the
   font list), each by the SHA-256 of its bytes (``absent`` for one the kernel looked for and did not find);
 - ``package:NAME``: the version of the installed distribution a file it opened belongs to (a module, its data);
@@ -272,8 +272,8 @@ def _distribution_files() -> dict[Path, str]:
 
 def changed(earlier: Inputs, now: Mapping[str, str], report: Path, known: dict[str, str]) -> list[str]:
     """What differs between ``earlier``'s inputs and their values now (``now``: the declared ones of this run), as
-    a reader reads it: ``measurements/mastra-1.67.0.json changed``, ``pandas 2.2.3 -> 2.3.0``. ``known``: values
-    already read in this run, by name (filled in here; the notebooks of one report share most inputs)."""
+    a reader reads it: ``measurements/catalogue/mastra-1.67.0.json changed``, ``pandas 2.2.3 -> 2.3.0``. ``known``:
+    values already read in this run, by name (filled in here; the notebooks of one report share most inputs)."""
     said = []
     for name in sorted(set(earlier.values) | set(now)):
         was = earlier.values.get(name)
