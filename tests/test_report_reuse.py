@@ -68,14 +68,9 @@ def test_a_rebuild_reuses_every_unchanged_notebook_and_a_forced_build_gives_the_
     shutil.copytree(recorded_report, forced_folder)
     assert not never_reused(recorded_report)
     runner_inputs = {name for name in entries(recorded_report)["14-your-own-question.ipynb"].inputs.values}
-<<<<<<< HEAD
-    started_node = {name.startswith("entry:node/") for name in runner_inputs} | {
-        "kit:probe_lib/frameworks/mastra/harness/runner.cjs" in runner_inputs
-=======
     started_node = {
         any(name.startswith("entry:node/") for name in runner_inputs),
         "kit:probe_lib/frameworks/mastra/harness/runner.cjs" in runner_inputs,
->>>>>>> wave/report
     }
     assert started_node == {own_scenarios_measured_live(recorded_report)}, (
         "14's inputs name Node and the runner exactly when its own scenarios were measured live"
