@@ -37,7 +37,7 @@ def test_a_collision_reads_as_a_named_collision_on_every_era(version, node_modul
     assert results[:2] == COLLISIONS, f"{version} ({ERAS[version]}): {results[:2]}"
     assert outcomes[2].failure.kind == "crash", "the empty key is a crash, not a collision"
     assert runner.format_records(list(KEY_SETS.values()), version)[:2] == COLLISIONS
-    printed = json.dumps([*results, *(outcome.behaviour() for outcome in outcomes)])
+    printed = json.dumps([*results, *(outcome.behaviour().to_json() for outcome in outcomes)])
     assert str(paths.cache()) not in printed and "\\n    at " not in printed, printed
 
 

@@ -86,7 +86,7 @@ def test_a_served_python_release_installs_resolved_as_of_its_publication_and_is_
     assert done.returncode == 0, done.stderr
     measured = json.loads((tmp_path / "out" / f"{name}-{version}.json").read_text())
     before = adapter.resolved_before(version)
-    assert measured["resolved_before"] == before and measured["source"] == "live"
+    assert measured["resolved_before"] == before and measured["made"] == "live"
     [outcome] = measured["outcomes"]
     assert [tool["function"]["name"] for tool in outcome["requests"][0]["tools"]] == KEYS
     lock = (adapter.pins.releases.generated(version) / pyvenv.LOCK).read_text()

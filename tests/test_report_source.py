@@ -44,4 +44,4 @@ def test_every_ledger_row_of_a_recorded_report_names_the_runtime_and_day_it_was_
             measurement.path(paths.CAPTURES, "catalogue" if row.framework == "mastra" else "matrix", target)
         ).made
         assert row.source == f"recorded, {target}, {noted.runtime}, {noted.on}", row
-    assert not table["source"].str.contains("not noted").any()
+    assert not table["source"].str.contains("runtime and date not noted").any()  # measurement.Made.text's words

@@ -163,5 +163,5 @@ def test_a_file_saved_into_the_report_while_reproduce_runs_is_kept_and_the_new_r
     assert snapshot(out) == {**before, "notes.txt": b"written while the report was built"}
     new = snapshot(tmp_path / "report.new")
     listed = json.loads(new.pop(folders.MANIFEST))["files"]
-    assert sorted(new) == listed and {"report.html", "ledger.csv", "export/outcomes.csv"} <= set(listed)
+    assert sorted(new) == listed and {"index.html", "ledger.csv", "export/outcomes.csv"} <= set(listed)
     assert sorted(path.name for path in tmp_path.iterdir()) == ["report", "report.new"]

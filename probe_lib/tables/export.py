@@ -154,8 +154,14 @@ def _utf8(frame: pd.DataFrame) -> pd.DataFrame:
         return frame
     escaped = frame.copy()
     for column in text:
-        escaped[column] = escaped[column].map(
-            lambda value: value.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(value, str) else value
+        escaped[column] = (
+            escaped[column]
+            .map(
+                lambda value: (
+                    value.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(value, str) else value
+                )
+            )
+            .astype(frame[column].dtype)  # the column keeps its type: a text column stays text when all missing
         )
     return escaped
 
