@@ -134,11 +134,15 @@ def _rows(
     aimed_at: Callable[[Scenario], bool],
 ) -> list[Row]:
     """One row per scenario both runs made, unpatched and patched (a round trip exists only where its plain run
-    sent a request, so one run can lack one the other made; the caller names those)."""
+    sent a request, so one run can lack one the other made; the caller names those). A turn that timed out in
+    either run is not compared (a loaded machine's, not the framework's), and is named on stderr."""
     patched = {outcome.scenario.name: outcome for outcome in after}
-    rows = []
+    rows, timed_out = [], []
     for old in before:
         if (new := patched.get(old.scenario.name)) is None:
+            continue
+        if any(o.failure is not None and "timed out" in o.failure.message for o in (old, new)):
+            timed_out.append(old.scenario.name)  # the machine's load, not the framework: measured again later
             continue
         scenario = old.scenario
         old_row, new_row = sweep.row(old), sweep.row(new)
@@ -158,6 +162,8 @@ def _rows(
                 new_row.behaviour if changed else "",
             )
         )
+    if timed_out:
+        print(f"{version}: timed out in one run, not compared: {', '.join(timed_out)}", file=sys.stderr, flush=True)
     return rows
 
 
