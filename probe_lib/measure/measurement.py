@@ -234,7 +234,8 @@ def find(scenarios: Iterable[Scenario], target: Target, folder: Path = paths.CAP
     scenario is measured again rather than read from a stale recording.
     """
     recorded: dict[str, tuple[Outcome, str]] = {}
-    for file in discover(folder):
+    named = sorted(folder.rglob(file_name(target)))  # each file is named after its target
+    for file in (file for file in named if _may_hold_outcomes(file)):  # another target's file is never opened
         try:
             measurement = read(file)
         except InputError:
