@@ -55,7 +55,7 @@ def old() -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def new() -> list[Measurement]:
-    return [measurement.read(file) for file in measurement.discover(paths.CAPTURES)]
+    return [measurement.read(found.file) for found in measurement.measurements(paths.CAPTURES)]
 
 
 def _collection_of(path: str) -> str:

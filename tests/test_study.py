@@ -149,7 +149,7 @@ def test_export_refuses_a_folder_it_did_not_write(tmp_path):
 
 def test_cli_export_writes_the_tables(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path / "x")]) == 0
-    shipped = len(measurement.discover(paths.CAPTURES))
+    shipped = len(measurement.measurements(paths.CAPTURES))
     assert (
         tmp_path / "x" / "outcomes.parquet"
     ).exists() and f"rows from {shipped} measurement files" in capsys.readouterr().out

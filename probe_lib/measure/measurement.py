@@ -181,8 +181,20 @@ def write(file: Path, measurement: Measurement) -> Path:
 
 def read(file: Path) -> Measurement:
     """The measurement in ``file``; ``InputError`` naming the file if it is not one."""
+    return _measurement(file, _document(file))
+
+
+def _document(file: Path) -> object:
+    """``file``'s JSON; ``InputError`` naming the file if it cannot be read as JSON."""
     try:
-        document = json.loads(file.read_text(encoding="utf-8"))
+        return json.loads(file.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise _not_a_measurement(file, error) from None
+
+
+def _measurement(file: Path, document: object) -> Measurement:
+    """The measurement ``document`` (read from ``file``) holds; ``InputError`` naming the file if it is not one."""
+    try:
         own = scenario_files.parse(json.dumps(document["scenarios"]), str(file), is_json=True)
         scenarios = {scenario.name: scenario for scenario in own}
         made = Made(
@@ -200,10 +212,12 @@ def read(file: Path) -> Measurement:
         )
     except InputError:
         raise
-    except (OSError, ValueError, KeyError, TypeError) as error:
-        raise InputError(
-            f"{file} is not a measurement file the kit can read ({type(error).__name__}: {error})"
-        ) from None
+    except (ValueError, KeyError, TypeError) as error:
+        raise _not_a_measurement(file, error) from None
+
+
+def _not_a_measurement(file: Path, error: Exception) -> InputError:
+    return InputError(f"{file} is not a measurement file the kit can read ({type(error).__name__}: {error})")
 
 
 def shown(file: Path) -> str:
@@ -212,18 +226,19 @@ def shown(file: Path) -> str:
     return str(resolved.relative_to(paths.ROOT)) if resolved.is_relative_to(paths.ROOT) else str(file)
 
 
-def discover(folder: Path = paths.CAPTURES) -> list[Path]:
-    """Every JSON file under ``folder`` (recursively) that holds outcomes, or cannot be read to tell, in path order:
-    candidates to :func:`read`. Files of another shape (the MCP measurement's table) hold no outcomes."""
-    return [file for file in sorted(folder.rglob("*.json")) if _may_hold_outcomes(file)]
-
-
-def _may_hold_outcomes(file: Path) -> bool:
-    try:
-        document = json.loads(file.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return True  # :func:`read` names what is wrong with it
-    return not isinstance(document, dict) or "outcomes" in document
+def measurements(folder: Path = paths.CAPTURES, name: str = "*.json") -> list[Measurement | InputError]:
+    """Each JSON file under ``folder`` (recursively; those called ``name``) that holds outcomes, or cannot be read to
+    tell, in path order, each read once: its measurement, or the ``InputError`` saying why it is not one. Files of
+    another shape (the MCP measurement's table) hold no outcomes and are passed over."""
+    found: list[Measurement | InputError] = []
+    for file in sorted(folder.rglob(name)):
+        try:
+            document = _document(file)
+            if not isinstance(document, dict) or "outcomes" in document:
+                found.append(_measurement(file, document))
+        except InputError as error:
+            found.append(error)
+    return found
 
 
 def find(scenarios: Iterable[Scenario], target: Target, folder: Path = paths.CAPTURES) -> list[tuple[Outcome, str]]:
@@ -234,14 +249,11 @@ def find(scenarios: Iterable[Scenario], target: Target, folder: Path = paths.CAP
     scenario is measured again rather than read from a stale recording.
     """
     recorded: dict[str, tuple[Outcome, str]] = {}
-    named = sorted(folder.rglob(file_name(target)))  # each file is named after its target
-    for file in (file for file in named if _may_hold_outcomes(file)):  # another target's file is never opened
-        try:
-            measurement = read(file)
-        except InputError:
-            continue  # not a measurement file: the export reports such files, a lookup has nothing to take from them
-        if measurement.target == target:
-            recorded = {o.scenario.name: (o, shown(file)) for o in measurement.outcomes} | recorded
+    # Each file is named after its target, so another target's file is never opened. A file that is not a
+    # measurement: the export reports such files, a lookup has nothing to take from them.
+    for measurement in measurements(folder, file_name(target)):
+        if isinstance(measurement, Measurement) and measurement.target == target:
+            recorded = {o.scenario.name: (o, shown(measurement.file)) for o in measurement.outcomes} | recorded
     found = []
     for scenario in scenarios:
         outcome, file = recorded.get(scenario.name, (None, None))

@@ -4,7 +4,7 @@ Three tables, each built from its own source and each row naming the file it cam
 
 ``outcomes``
     every turn in a measurement file (:mod:`probe_lib.tables.tidy`), found by file
-    (:func:`probe_lib.measure.measurement.discover`): first those in a primary folder (``reproduce`` passes its
+    (:func:`probe_lib.measure.measurement.measurements`): first those in a primary folder (``reproduce`` passes its
     fresh ``measurements/``), then every other file under ``data/captures/`` (the catalogue on the pinned versions,
     the framework matrix, the list probes, the example's recordings). An outcome of a scenario on a target already
     read is not read twice. A JSON file that is not a measurement file is listed as skipped, never dropped silently.
@@ -88,17 +88,16 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
     read: list[Path] = []
     skipped: list[str] = []
     candidates = [
-        *((path, True) for path in (measurement.discover(primary) if primary else [])),
-        *((path, False) for path in measurement.discover(captures)),
+        *((found, True) for found in (measurement.measurements(primary) if primary else [])),
+        *((found, False) for found in measurement.measurements(captures)),
     ]
-    for path, is_primary in candidates:
-        try:
-            found = measurement.read(path).outcomes
-        except InputError as error:
-            skipped.append(str(error))
+    for found, is_primary in candidates:
+        if isinstance(found, InputError):
+            skipped.append(str(found))
             continue
+        path = found.file
         read.append(path)
-        for outcome in found:
+        for outcome in found.outcomes:
             identity = (
                 outcome.framework,
                 outcome.version,
