@@ -6,7 +6,8 @@
 // Nothing of the kit runs in the turn: each key set becomes one Agent whose tools are registered under those keys,
 // and one generate() against a loopback server in this process that answers every request as the capture server
 // does (HTTP 400, an OpenAI error body), so the agent loop ends right after the request. Prints one JSON line: the
-// turns run, wall seconds, and this process's CPU seconds. Mastra's own logging is silenced (noopLogger). 1.x releases only (the model-router era).
+// turns run, the requests the server answered (one a turn, else a turn failed before sending and was not timed as
+// one), wall seconds, and this process's CPU seconds. Mastra's own logging is silenced (noopLogger). 1.x releases only (the model-router era).
 
 const http = require('http');
 const path = require('path');
@@ -40,7 +41,9 @@ async function turn(url, keys) {
 }
 
 async function main() {
+  let requests = 0;
   const server = http.createServer((request, response) => {
+    requests += 1;
     request.resume();
     request.on('end', () => {
       response.writeHead(400, { 'content-type': 'application/json' });
@@ -60,7 +63,7 @@ async function main() {
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const cpu = process.cpuUsage(cpuBefore);
   server.close();
-  process.stdout.write(`${JSON.stringify({ turns: keysets.length, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6 })}\n`);
+  process.stdout.write(`${JSON.stringify({ turns: keysets.length, requests, seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6 })}\n`);
 }
 
 main().catch((error) => {

@@ -17,9 +17,12 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import subprocess
 import tempfile
+import threading
 import time
+from contextlib import suppress
 from pathlib import Path
 
 from reproduce_time import STAGE_DONE
@@ -43,24 +46,41 @@ def readme_main_command(readme: Path = paths.ROOT / "README.md") -> str:
 
 
 def run_part(part: str, clone: Path, env: dict[str, str]) -> tuple[float, list[tuple[str, float]]]:
-    """Run one ``&&`` part in ``clone``; its wall time and, for ``reproduce``, the stages its progress lines end."""
+    """Run one ``&&`` part in ``clone``; its wall time and, for ``reproduce``, the stages its progress lines end.
+    A part still running after ``PART_SECONDS`` is killed with every process it started (its own process group:
+    a child left holding the output pipe would keep the read below waiting), as is one left when this one stops."""
     started = last = time.perf_counter()
     stages = []
     process = subprocess.Popen(
         part, shell=True, executable="/bin/bash", cwd=clone, env=env, text=True,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True,
     )  # fmt: skip
+    stuck = threading.Event()
+    watchdog = threading.Timer(PART_SECONDS, lambda: (stuck.set(), _kill_group(process)))
+    watchdog.start()
     said = []
-    for line in process.stdout:
-        said.append(line)
-        done = STAGE_DONE.match(line)
-        if done:
-            now = time.perf_counter()
-            stages.append((done["stage"], now - last))
-            last = now
-    if process.wait(timeout=PART_SECONDS) != 0:
-        raise SystemExit(f"`{part}` failed with exit code {process.returncode}:\n{''.join(said[-20:])}")
+    try:
+        for line in process.stdout:
+            said.append(line)
+            done = STAGE_DONE.match(line)
+            if done:
+                now = time.perf_counter()
+                stages.append((done["stage"], now - last))
+                last = now
+        process.wait()
+    finally:
+        watchdog.cancel()
+        _kill_group(process)
+        process.wait()
+    if process.returncode != 0:
+        why = f"was stuck past {PART_SECONDS} s" if stuck.is_set() else f"failed with exit code {process.returncode}"
+        raise SystemExit(f"`{part}` {why}:\n{''.join(said[-20:])}")
     return time.perf_counter() - started, stages
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    with suppress(ProcessLookupError):  # the group's every process has ended
+        os.killpg(process.pid, signal.SIGKILL)
 
 
 def main() -> None:

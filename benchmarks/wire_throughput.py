@@ -288,7 +288,11 @@ def bare_run(records: list[list[str]], version: str) -> Side:
     for process, (_, stderr) in zip(processes, outputs):
         if process.returncode != 0:
             raise SystemExit(f"bare_turns.cjs failed ({process.returncode}): {stderr.strip()[-500:]}")
-    turns = sum(json.loads(stdout)["turns"] for stdout, _ in outputs)
+    said = [json.loads(stdout) for stdout, _ in outputs]
+    turns = sum(counts["turns"] for counts in said)
+    sent = sum(counts["requests"] for counts in said)
+    if sent != turns:  # a turn that failed before sending would be timed as one that sent
+        raise SystemExit(f"bare_turns.cjs sent {sent} requests for {turns} turns on @mastra/core {version}")
     cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
     return Side(turns, seconds, cpu)
 

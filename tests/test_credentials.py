@@ -15,7 +15,7 @@ import pytest
 
 from probe_lib.capture import CaptureServer, JsonLines
 from probe_lib.core import credentials
-from probe_lib.core.outcome import Failure, readable
+from probe_lib.core.outcome import Failure, Outcome, readable
 
 SECRET = "s3cr3t-AIzaSyD"
 DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))  # loopback, whatever proxy is set
@@ -66,3 +66,28 @@ def test_a_framework_message_quoting_a_credential_is_kept_without_it(said: str) 
 def test_text_without_a_credential_is_unchanged() -> None:
     plain = "the key search.web became search_web; authorization failed at https://x.test/?alt=1&keys=2"
     assert credentials.text(plain) == plain
+
+
+def test_an_error_chain_quoting_a_credential_reaches_no_measurement_file() -> None:
+    from probe_lib.core.scenarios import Scenario, tools
+    from probe_lib.measure.measurement import outcome_to_json
+
+    said = f"404 Not Found for url http://127.0.0.1:5/v1beta/models/m:generateContent?key={SECRET}"
+    chain = ({"name": "Error", "message": said},)
+    outcome = Outcome(
+        scenario=Scenario("s", tools=tools("a")),
+        framework="mastra",
+        version="1.0.4",
+        requests=(),
+        error=chain,
+        executions=(),
+        tool_names=(),
+        result_tool_names=(),
+        keys_after=(),
+        ids_before=(),
+        ids_after=(),
+        stream_errors=(chain,),
+    )
+    entry = json.dumps(outcome_to_json(outcome))
+    assert SECRET not in entry and credentials.MARK in outcome.error[0]["message"]
+    assert credentials.MARK in outcome.stream_errors[0][0]["message"]

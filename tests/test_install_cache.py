@@ -233,3 +233,18 @@ def test_an_install_the_disk_refuses_is_the_run_s_error_and_caches_no_result(tmp
     assert "nothing was installed" in done.stderr and "Traceback" not in done.stderr
     assert not list((cache_folder / "sweep").rglob("*.json")), "a release's result was cached"
     assert _entries(cache_folder) == ([], []), "a half-installed entry was left"
+
+
+def test_an_unlisted_entry_is_listed_only_under_its_lock(tmp_path, monkeypatch):
+    """An entry installed before lists were written gets its list from a reader only when no installer holds the
+    entry's lock: one replacing it meanwhile would otherwise find a list of the tree it is removing."""
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
+    entry = tmp_path / "cache" / "node" / "x-1"
+    (entry / "lib").mkdir(parents=True)
+    (entry / "lib" / "index.js").write_text("module.exports = 1;\n")
+    with cache.locked(entry):  # an installer at work
+        assert cache.intact(entry)
+        assert not cache.manifest(entry).exists()
+    cache._intact.clear()  # as a new process finds it
+    assert cache.intact(entry)
+    assert json.loads(cache.manifest(entry).read_text()) == {"lib/index.js": len("module.exports = 1;\n")}

@@ -1,9 +1,10 @@
 """What a credential is, by where providers and their SDKs put one, and its removal from what the kit keeps.
 
-Credentials enter the kit only inside what a framework sends or says: a captured request's headers and URL, and a
+Credentials enter the kit inside what a framework sends or says: a captured request's headers and URL, and a
 framework's error text (an SDK's "404 for url ...?key=..."). Both are redacted where they enter
-(:func:`probe_lib.capture.store.clean_headers`, :func:`path` for a recorded request, :func:`text` for a framework's
-message), so no recording, measurement file, export, report or notebook made from them can hold one.
+(:func:`probe_lib.capture.store.clean_headers` and :func:`path` for a recorded request; :func:`text` for the error
+chains of an :class:`~probe_lib.core.outcome.Outcome` and a :class:`~probe_lib.core.outcome.Failure`'s message, as
+each is made), so the recordings and measurement files made from them hold none of the credentials named here.
 """
 
 from __future__ import annotations

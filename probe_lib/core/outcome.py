@@ -112,6 +112,11 @@ class Outcome:
     surfaces: dict | None = None
     elapsed_ms: float = field(default=0.0, compare=False)
 
+    def __post_init__(self) -> None:
+        # The error chains are a framework's words, which may quote a credential (an SDK's "404 for url ...?key=").
+        object.__setattr__(self, "error", _redacted(self.error))
+        object.__setattr__(self, "stream_errors", tuple(_redacted(chain) for chain in self.stream_errors))
+
     @property
     def target(self) -> Target:
         return Target(self.framework, self.version)
@@ -206,6 +211,14 @@ class Outcome:
             error=error,
             surfaces=self.surfaces,
         )
+
+
+def _redacted(chain: Sequence[dict]) -> tuple[dict, ...]:
+    """An error chain with every credential its messages quote redacted (:func:`probe_lib.core.credentials.text`)."""
+    return tuple(
+        {**link, "message": credentials.text(link["message"])} if isinstance(link.get("message"), str) else link
+        for link in chain
+    )
 
 
 def wire_names_by_key(keys: Sequence[str], outcome: Outcome) -> dict[str, str]:

@@ -51,11 +51,15 @@ def locked(path: Path) -> Iterator[None]:
     ``CacheUnusable`` when the lock cannot be made there. A lock dies with its process (its empty file stays), so
     none is left held by an installer that was killed."""
     try:
-        held = FileLock(folder(path.parent) / f".{path.name}.lock").acquire()
+        held = _lock(path).acquire()
     except OSError as error:
         raise _unusable(error) from None
     with held:
         yield
+
+
+def _lock(path: Path) -> FileLock:
+    return FileLock(folder(path.parent) / f".{path.name}.lock")
 
 
 def rewriting(path: Path):
@@ -94,8 +98,7 @@ def intact(entry: Path) -> bool:
     except FileNotFoundError:
         if not entry.is_dir():
             return False
-        with suppress(OSError):  # a read-only cache: the entry is used unchecked, as before lists were written
-            files.write_json(manifest(entry), _sizes(entry))
+        _list_unlisted(entry)
         listed = {}
     except (OSError, ValueError):
         return False
@@ -107,6 +110,17 @@ def intact(entry: Path) -> bool:
             return False
     _intact.add(entry)
     return True
+
+
+def _list_unlisted(entry: Path) -> None:
+    """Write the list of an entry installed before the kit listed files, under the entry's lock, so that no installer
+    is replacing the entry while its files are listed (a list of a half-removed tree, landing after the new install's
+    own, would fail that install's check ever after). Skipped while the lock is held (an installer is at work, and
+    lists what it installs) and in a read-only cache: the entry is then used unchecked, as before lists were written."""
+    with suppress(OSError):  # filelock's Timeout is one
+        with _lock(entry).acquire(timeout=0):
+            if entry.is_dir() and not manifest(entry).exists():
+                files.write_json(manifest(entry), _sizes(entry))
 
 
 def publish(entry: Path, is_complete: Callable[[Path], bool], build: Callable[[Path], None]) -> Path:
