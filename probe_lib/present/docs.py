@@ -10,8 +10,9 @@ files to it.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -165,14 +166,28 @@ def mastra_ranges(table: pd.DataFrame) -> str:
     return markdown(timeline.range_claims(table))
 
 
+#: The data one pass of :func:`stale` or :func:`write` has read, by its loader: each file is read once however many
+#: blocks and documents show it (``None`` outside a pass, where every call reads afresh).
+_read_in_pass: dict[Callable, object] | None = None
+
+
+def _once(load: Callable[[], object]) -> Any:
+    """``load()``, read only once in a pass of :func:`stale` or :func:`write`."""
+    if _read_in_pass is None:
+        return load()
+    if load not in _read_in_pass:
+        _read_in_pass[load] = load()
+    return _read_in_pass[load]
+
+
 #: Each block's name and the function that renders it from the data.
 BLOCKS: dict[str, Callable[[], str]] = {
-    "forced-absent": lambda: forced_absent(matrix_table()),
-    "matrix-dot": lambda: dot_probe(matrix_table()),
-    "framework-sweeps": lambda: framework_sweeps(*framework_timelines()),
-    "framework-changes": lambda: framework_changes(framework_timelines()[0]),
-    "registry-dates": lambda: registry_dates(framework_timelines()[1]),
-    "mastra-ranges": lambda: mastra_ranges(mastra_timeline()),
+    "forced-absent": lambda: forced_absent(_once(matrix_table)),
+    "matrix-dot": lambda: dot_probe(_once(matrix_table)),
+    "framework-sweeps": lambda: framework_sweeps(*_once(framework_timelines)),
+    "framework-changes": lambda: framework_changes(_once(framework_timelines)[0]),
+    "registry-dates": lambda: registry_dates(_once(framework_timelines)[1]),
+    "mastra-ranges": lambda: mastra_ranges(_once(mastra_timeline)),
 }
 
 
@@ -196,17 +211,28 @@ def documents() -> list[Path]:
     return [paths.ROOT / "README.md", *sorted((paths.ROOT / "docs").glob("*.md")), paths.ROOT / "benchmarks/README.md"]
 
 
+def _filled(documents: Sequence[Path]) -> Iterator[tuple[Path, str, str]]:
+    """Each document, its text and that text with its generated blocks filled, each document and data file read
+    once."""
+    global _read_in_pass
+    _read_in_pass = {}
+    try:
+        for path in documents:
+            text = path.read_text(encoding="utf-8")
+            yield path, text, render(text)
+    finally:
+        _read_in_pass = None
+
+
 def stale(documents: Sequence[Path]) -> list[Path]:
     """The documents whose generated blocks differ from what the data give now."""
-    return [path for path in documents if render(path.read_text(encoding="utf-8")) != path.read_text(encoding="utf-8")]
+    return [path for path, text, new in _filled(documents) if new != text]
 
 
 def write(documents: Sequence[Path]) -> list[Path]:
     """Fill each document's generated blocks in place (each file replaced whole); the ones that changed."""
     changed = []
-    for path in documents:
-        text = path.read_text(encoding="utf-8")
-        new = render(text)
+    for path, text, new in _filled(documents):
         if new != text:
             files.write_atomically(path, lambda partial, new=new: partial.write_text(new, encoding="utf-8"))
             changed.append(path)
