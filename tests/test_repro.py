@@ -108,6 +108,19 @@ def test_mastra_scripts_build_the_model_of_their_era():
     assert "createOpenAI" not in newest and "{ id: 'openai/gpt-4o-mini', url, apiKey" in newest
 
 
+@pytest.mark.parametrize("line", ["FAILED: `search.web` is not a tool", "REPRODUCED: ```", "`x`` <b>|</b>", "plain"])
+def test_a_printed_line_is_one_code_span_of_the_report_whatever_backticks_it_holds(line):
+    from markdown_it import MarkdownIt  # a CommonMark parser, as trackers render the report
+
+    from probe_lib.repro import folder
+
+    parser = MarkdownIt("commonmark")
+    tokens = parser.parseInline(folder._inline(line))[0].children
+    assert [(token.type, token.content) for token in tokens] == [("code_inline", line)]
+    block = [token for token in parser.parse(folder._fenced(f"a\n{line}\n```", "json")) if token.type == "fence"]
+    assert [(token.info, token.content) for token in block] == [("json", f"a\n{line}\n```\n")]
+
+
 # -- run for real ------------------------------------------------------------------------------------------
 
 

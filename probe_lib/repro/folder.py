@@ -14,6 +14,7 @@ import dataclasses
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -199,9 +200,7 @@ which starts a stand-in for the provider on 127.0.0.1, runs one turn of the code
 the request it captured with what is expected. No API key is
 needed and nothing leaves the machine.
 
-```{language}
-{_user_code(script, language)}
-```
+{_fenced(_user_code(script, language), language)}
 
 ## Expected
 
@@ -209,14 +208,12 @@ needed and nothing leaves the machine.
 
 ## Actual
 
-`{result.line}`
+{_inline(result.line)}
 
 The first request as sent (trimmed to the tools' names and `tool_choice`; the whole bodies are in `request.json`
 after a run):
 
-```json
-{bodies or "(no request was sent)"}
-```
+{_fenced(bodies or "(no request was sent)", "json")}
 
 {_fixed_section(fixed)}## Why it matters
 
@@ -226,13 +223,32 @@ Found and measured with probe-lib's ledger claim {rep.claim}: {statement}
 """
 
 
+def _fence(text: str, least: int) -> str:
+    """A run of backticks longer than any in ``text`` (and at least ``least`` long): CommonMark ends a code span or
+    block only at a run of its own length, so a backtick in what a run printed cannot end it early."""
+    return "`" * max(least, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+
+
+def _inline(text: str) -> str:
+    """``text`` (a line the run printed, from the framework's errors) as one code span of the report."""
+    fence = _fence(text, 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}"
+
+
+def _fenced(text: str, language: str) -> str:
+    """``text`` as a fenced code block of the report."""
+    fence = _fence(text, 3)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
 def _fixed_section(fixed: Result | None) -> str:
     if fixed is None:
         return ""
     return (
         "## With the proposed fix\n\n"
         "`fix.patch` (its header says what it changes) applied to the installed package, `./run.sh --fixed` prints:"
-        f"\n\n`{fixed.line}`\n\n"
+        f"\n\n{_inline(fixed.line)}\n\n"
     )
 
 
