@@ -59,7 +59,7 @@ def test_a_folder_holding_a_file_is_refused_and_left_as_it_was(tmp_path):
     mine = tmp_path / "mine.txt"
     mine.write_text("not the kit's", encoding="utf-8")
     code, _, stderr = run_main("A10", "--version", "1.67.0", "--out", str(tmp_path))
-    assert code == 2 and "not an empty folder" in stderr and stderr.count("\n") == 1
+    assert code == 2 and "which the kit did not write" in stderr and stderr.count("\n") == 1
     assert [p.name for p in tmp_path.iterdir()] == ["mine.txt"] and mine.read_text(encoding="utf-8") == "not the kit's"
 
 
@@ -73,7 +73,7 @@ def test_a_version_the_registry_does_not_serve_is_refused_in_one_line(tmp_path, 
 def test_an_out_under_a_file_is_refused_in_one_line(tmp_path):
     (tmp_path / "file").write_text("mine", encoding="utf-8")
     code, _, stderr = run_main("A10", "--version", "1.67.0", "--out", str(tmp_path / "file" / "out"))
-    assert code == 2 and "cannot be made" in stderr and stderr.count("\n") == 1, stderr
+    assert code == 2 and "which is a file" in stderr and stderr.count("\n") == 1, stderr
     assert (tmp_path / "file").read_text(encoding="utf-8") == "mine"
 
 
@@ -106,6 +106,19 @@ def test_mastra_scripts_build_the_model_of_their_era():
     assert "`${url}/chat/completions`" in templates.script(rep, "0.20.1", "s")[1]  # the first router's endpoint
     newest = templates.script(rep, "1.67.0", "s")[1]
     assert "createOpenAI" not in newest and "{ id: 'openai/gpt-4o-mini', url, apiKey" in newest
+
+
+@pytest.mark.parametrize("line", ["FAILED: `search.web` is not a tool", "REPRODUCED: ```", "`x`` <b>|</b>", "plain"])
+def test_a_printed_line_is_one_code_span_of_the_report_whatever_backticks_it_holds(line):
+    from markdown_it import MarkdownIt  # a CommonMark parser, as trackers render the report
+
+    from probe_lib.repro import folder
+
+    parser = MarkdownIt("commonmark")
+    tokens = parser.parseInline(folder._inline(line))[0].children
+    assert [(token.type, token.content) for token in tokens] == [("code_inline", line)]
+    block = [token for token in parser.parse(folder._fenced(f"a\n{line}\n```", "json")) if token.type == "fence"]
+    assert [(token.info, token.content) for token in block] == [("json", f"a\n{line}\n```\n")]
 
 
 # -- run for real ------------------------------------------------------------------------------------------

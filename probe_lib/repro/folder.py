@@ -4,22 +4,25 @@ The folder holds the packages the kit resolved for the release (Node: ``package.
 of its harness, the ``@mastra/core`` alias under its own name; Python: ``requirements.txt``, the harness's lock),
 the script (:mod:`probe_lib.repro.templates`), ``run.sh`` and, for a finding the kit has a fix for, ``fix.patch``
 (:mod:`probe_lib.repro.patches`). The kit then runs ``run.sh`` there, in an environment without the kit's paths,
-and writes ``ISSUE.md`` last, from what that run printed and captured: a folder without it is an interrupted run.
+and writes ``ISSUE.md`` from what that run printed and captured. All of it is built in a staging folder and swapped
+in whole (:mod:`probe_lib.core.folders`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import platform
-import shutil
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from probe_lib.claims.ledger import load_claims
-from probe_lib.core.errors import FolderRefused, InputError, ProbeError
+from probe_lib.core import folders
+from probe_lib.core.errors import InputError, ProbeError
 from probe_lib.frameworks import base
 from probe_lib.frameworks.mastra import versions as mastra_versions
 from probe_lib.install import npm, pyvenv
@@ -197,9 +200,7 @@ which starts a stand-in for the provider on 127.0.0.1, runs one turn of the code
 the request it captured with what is expected. No API key is
 needed and nothing leaves the machine.
 
-```{language}
-{_user_code(script, language)}
-```
+{_fenced(_user_code(script, language), language)}
 
 ## Expected
 
@@ -207,14 +208,12 @@ needed and nothing leaves the machine.
 
 ## Actual
 
-`{result.line}`
+{_inline(result.line)}
 
 The first request as sent (trimmed to the tools' names and `tool_choice`; the whole bodies are in `request.json`
 after a run):
 
-```json
-{bodies or "(no request was sent)"}
-```
+{_fenced(bodies or "(no request was sent)", "json")}
 
 {_fixed_section(fixed)}## Why it matters
 
@@ -224,13 +223,32 @@ Found and measured with probe-lib's ledger claim {rep.claim}: {statement}
 """
 
 
+def _fence(text: str, least: int) -> str:
+    """A run of backticks longer than any in ``text`` (and at least ``least`` long): CommonMark ends a code span or
+    block only at a run of its own length, so a backtick in what a run printed cannot end it early."""
+    return "`" * max(least, 1 + max((len(run) for run in re.findall(r"`+", text)), default=0))
+
+
+def _inline(text: str) -> str:
+    """``text`` (a line the run printed, from the framework's errors) as one code span of the report."""
+    fence = _fence(text, 1)
+    padded = f" {text} " if text.startswith("`") or text.endswith("`") else text
+    return f"{fence}{padded}{fence}"
+
+
+def _fenced(text: str, language: str) -> str:
+    """``text`` as a fenced code block of the report."""
+    fence = _fence(text, 3)
+    return f"{fence}{language}\n{text}\n{fence}"
+
+
 def _fixed_section(fixed: Result | None) -> str:
     if fixed is None:
         return ""
     return (
         "## With the proposed fix\n\n"
         "`fix.patch` (its header says what it changes) applied to the installed package, `./run.sh --fixed` prints:"
-        f"\n\n`{fixed.line}`\n\n"
+        f"\n\n{_inline(fixed.line)}\n\n"
     )
 
 
@@ -247,7 +265,9 @@ def _write_patch(rep: Reproduction, version: str, to: Path, *, required: bool) -
 
 
 def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = False) -> Result:
-    """Write and run the reproduction of ``claim`` on ``version`` into ``out`` (a new or empty folder)."""
+    """Write and run the reproduction of ``claim`` on ``version`` into ``out``: a new or empty folder, or an earlier
+    one of the kit's, replaced whole once the run is done (:func:`probe_lib.core.folders.replacing`), so an
+    interrupted run leaves ``out`` as it was and a file of the user's there is never overwritten."""
     rep = reproduction(claim)
     adapter = base.get(rep.framework)
     version = adapter.check_version(version)
@@ -256,39 +276,27 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
             f"--fixed: the kit has no fix for {claim} ({rep.framework}); it has for "
             + ", ".join(each.claim for each in REPRODUCTIONS.values() if each.fixed)
         )
-    out = out or default_folder(claim, rep.framework, version)
-    if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        raise FolderRefused(f"{out} exists and is not an empty folder; give --out a new one")
+    out = folders.check_replaceable(out or default_folder(claim, rep.framework, version))  # refused before any work
     harness = _harness(rep.framework, version)
     statement = {each.id: each.statement for each in load_claims()}[claim]
     script_name, script = templates.script(rep, version, statement)
-    created = not out.exists()
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise FolderRefused(f"{out} cannot be made: {error.strerror}") from None
-    try:
+    with folders.replacing(out) as staging:
         if script_name.endswith(".py"):
-            _requirements(harness, adapter.package, version, out / "requirements.txt")
+            _requirements(harness, adapter.package, version, staging / "requirements.txt")
         else:
-            _node_packages(harness, rep.framework, version, out)
-        (out / script_name).write_text(script, encoding="utf-8")
-        patched = rep.fixed and _write_patch(rep, version, out / "fix.patch", required=fixed)
+            _node_packages(harness, rep.framework, version, staging)
+        (staging / script_name).write_text(script, encoding="utf-8")
+        patched = rep.fixed and _write_patch(rep, version, staging / "fix.patch", required=fixed)
         run_sh = templates.run_sh(rep, version, adapter.package, script_name, patched=patched)
-        (out / "run.sh").write_text(run_sh, encoding="utf-8")
-        (out / "run.sh").chmod(0o755)
-        result = run(out)
-        after = run(out, fixed=True) if fixed else None
+        (staging / "run.sh").write_text(run_sh, encoding="utf-8")
+        (staging / "run.sh").chmod(0o755)
+        result = run(staging)
+        after = run(staging, fixed=True) if fixed else None
         for each in (result, after):
             if each is not None and each.code == 2:
-                raise ProbeError(f"the reproduction in {out} failed: {each.line}")
+                raise ProbeError(
+                    f"the reproduction of {claim} on {version} failed ({out} was left as it was): {each.line}"
+                )
         report = issue(rep, adapter.package, version, script_name, script, result, after)
-        (out / "ISSUE.md").write_text(report, encoding="utf-8")
-        return after or result
-    except BaseException:
-        if created:
-            shutil.rmtree(out, ignore_errors=True)
-        else:
-            for child in out.iterdir():
-                shutil.rmtree(child) if child.is_dir() and not child.is_symlink() else child.unlink()
-        raise
+        (staging / "ISSUE.md").write_text(report, encoding="utf-8")
+    return dataclasses.replace(after or result, folder=out)

@@ -251,7 +251,7 @@ def patched_copy(version: str) -> Path:
 def patched_environment(version: str) -> list[str]:
     """The LlamaIndex runner's command line on ``version`` with the fix applied: a copy of the release's environment
     in a cache entry of its own (``<cache>/python/llama-index-fixed-<version>-<fix digest>/``), every file a hard
-    link into the release's but the two changed, which are files of their own."""
+    link into the release's but the two changed, which are files of their own (without the release's bytecode)."""
     pins = base.get("llama-index").pins
     command = pins.command(version)  # installs the release first; its python is the first word
     source = pyvenv.install_dir(pins.folder(version))
@@ -266,6 +266,10 @@ def patched_environment(version: str) -> list[str]:
             fresh = site / relative.with_name(relative.name + ".fixed")
             fresh.write_text(text, encoding="utf-8")
             os.replace(fresh, site / relative)  # a new file: the release's hard-linked copy stays as shipped
+            # The release's bytecode of the shipped text, which Python would rewrite at the first run: a listed file
+            # changing size, so the entry would look broken to the next process and be rebuilt under its readers.
+            for stale in (site / relative.parent / "__pycache__").glob(f"{relative.stem}.*.pyc"):
+                stale.unlink()
 
     cache.publish(entry, lambda folder: (folder / "env").is_dir(), build)
     return [str(entry / "env" / "bin" / "python"), *command[1:]]

@@ -113,8 +113,11 @@ def run_sh(reproduction: Reproduction, version: str, package: str, script_name: 
     head.append('cd "$(dirname "$0")" || exit 2')
     if script_name.endswith(".py"):
         install = [
-            'python3 -m venv .venv || { echo "FAILED: python3 -m venv .venv"; exit 2; }',
-            '.venv/bin/pip install --quiet --no-deps -r requirements.txt || { echo "FAILED: pip install"; exit 2; }',
+            # A fresh venv each run, as npm ci's fresh node_modules: a plain run after --fixed runs the release as
+            # shipped. pip through the venv's python: its scripts name the folder the venv was made in.
+            'python3 -m venv --clear .venv || { echo "FAILED: python3 -m venv .venv"; exit 2; }',
+            ".venv/bin/python -m pip install --quiet --no-deps -r requirements.txt"
+            + ' || { echo "FAILED: pip install"; exit 2; }',
         ]
         run = f"exec .venv/bin/python {script_name}"
     else:
