@@ -93,16 +93,16 @@ def test_the_readme_runs_the_test_command_ci_runs():
 def test_the_readme_findings_are_the_datas(matrix, lines):
     """The README's "What it found" sentences name versions and frameworks; each is read off the data here."""
     text = " ".join(README.read_text(encoding="utf-8").split())
-    mastra = timeline.stable(timeline.frame(swept.rows("mastra", prereleases=False)))
+    mastra = timeline.stable(timeline.frame(swept.read(["mastra"])))
     assert f"since the rewrite arrived in {timeline.first_with_normaliser(mastra)}" in text
     assert timeline.passthrough_fixed_in(mastra) == []
     forced = matrix[(matrix["forced verdict"] == "not in tools") & (matrix["probe"] != "unregistered-choice")]
     assert {target.split("@")[0] for target in forced["target"]} == {"mastra", "llama-index"}
     assert "only LlamaIndex builds the same broken request" in text
-    changes = timeline.framework_change_points(lines, wire_only=True)
+    changes = timeline.change_points(timeline.frame(lines), wire_only=True)
     dot = changes[changes["scenario"] == "dot+forced"].set_index("framework")
-    assert f"(since {dot.loc['llama-index', 'first with']})" in text
-    assert f"did up to {dot.loc['openai-agents-js', 'last before']} and now refuses it" in text
+    assert f"(since {dot.loc['llama-index', 'after']})" in text
+    assert f"did up to {dot.loc['openai-agents-js', 'before']} and now refuses it" in text
     others = matrix[(matrix["probe"] == "dot") & ~matrix["target"].str.startswith("mastra@")]
     assert (others["names verdict"] == "verbatim").sum() > len(others) / 2, "'most of the others send ... verbatim'"
 
@@ -117,7 +117,7 @@ def test_the_sweeps_figures_are_the_summarys():
     unran = {row.version for row in rows if row.version in pre and row.scenario == sweep.WHOLE_VERSION}
     assert f"holds {len(stable) + len(pre)}: {len(stable)} stable" in text
     assert f"and the {len(pre)} prereleases" in text and f"({len(unran)} of them could not run" in text
-    table = timeline.stable(timeline.frame(swept.rows("mastra", prereleases=False)))
+    table = timeline.stable(timeline.frame(swept.read(["mastra"])))
     first = version_key(timeline.first_with_normaliser(table))
     sent = timeline.sent(table[table["scenario"] == "single-rewrite"])
     before = [line.behaviour.names for line in sent.itertuples() if version_key(line.version) < first]

@@ -54,7 +54,8 @@ def test_a_release_that_cannot_run_is_a_row_of_its_own_kind_never_a_behaviour():
     row = subject.failed("0.2.0", ReleaseUnsupported("autogen-agentchat 0.2.0 predates the harness's API"))
     assert (row.scenario, row.error_kind) == (sweep.WHOLE_VERSION, framework_sweep.UNSUPPORTED)
     assert sweep.could_not_run([row])
-    table = timeline.frame([row, *[sweep.Row("0.7.5", name, "x", "", "{}") for name in ("legal", "dot")]])
+    rows = [row, *[sweep.Row("0.7.5", name, "x", "", "{}") for name in ("legal", "dot")]]
+    table = timeline.frame([committed.Line.of("autogen", r, prerelease=False) for r in rows])
     assert set(table[table["version"] == "0.2.0"]["error_kind"]) == {timeline.COULD_NOT_RUN}
 
 

@@ -108,8 +108,8 @@ def test_a_pinned_versions_recordings_reduce_to_its_committed_summary_rows(versi
     assert rows and _swept({row.scenario: row for row in rows}, committed) == expected
 
 
-def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series(committed):
-    table = timeline.frame(list(committed.values()))
+def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series():
+    table = timeline.stable(timeline.frame(committed_timeline.read(["mastra"])))
     first = timeline.first_with_normaliser(table)
     assert first is not None and first.startswith("0.13."), first
     before = table[(table["scenario"] == "single-rewrite") & (table["version"] == "0.12.1")]
@@ -117,8 +117,8 @@ def test_the_summary_shows_the_normaliser_arriving_in_the_0_13_series(committed)
 
 
 @pytest.mark.slow
-def test_change_points_name_adjacent_measured_versions_on_each_side(committed):
-    table = timeline.frame(list(committed.values()))
+def test_change_points_name_adjacent_measured_versions_on_each_side():
+    table = timeline.stable(timeline.frame(committed_timeline.read(["mastra"])))
     measured = timeline.versions(table)
     changes = timeline.change_points(table)
     assert len(changes) > 0

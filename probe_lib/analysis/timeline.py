@@ -1,6 +1,8 @@
-"""Since when, and until when: the sweep's summary as one timeline per behaviour, its change points and ranges.
+"""Since when, and until when: every framework's timeline as one row per behaviour, its change points and ranges.
 
-Reads the tidy rows of :mod:`probe_lib.history.sweep` (``data/timeline.csv`` or a fresh sweep). Each cell is
+Reads the lines of :mod:`probe_lib.history.timeline` (``data/timeline.csv``, Mastra's and every other framework's;
+Mastra's with the pinned versions' outcomes laid over them): one :func:`frame` and one :func:`change_points` serve
+every framework. Each cell is
 drawn by the kind of its behaviour (:func:`behaviour_kind`), the same in every row; each change of behaviour digest
 between two versions is a change point. The range questions (``first_with_normaliser`` …
 ``range_claims``) are answered from measured rows only: each returns the versions it found, or ``None`` when none
@@ -11,7 +13,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 import pandas as pd
 
@@ -23,7 +24,8 @@ from probe_lib.core.target import version_key
 from probe_lib.frameworks import mastra
 from probe_lib.history import sweep
 from probe_lib.history import timeline as committed
-from probe_lib.history.sweep import WHOLE_VERSION, Row
+from probe_lib.history.sweep import WHOLE_VERSION
+from probe_lib.history.timeline import Line
 from probe_lib.measure.sources import Source
 from probe_lib.tables import evidence
 
@@ -66,19 +68,32 @@ def behaviour_kind(behaviour: Behaviour, error_kind: str) -> str:
     return "sent; a tool ran" if behaviour.executions else "sent as registered or renamed"
 
 
-def frame(rows: Sequence[Row], order: Sequence[str] | None = None) -> pd.DataFrame:
-    """One line per version and scenario (a version that could not run fills every scenario), oldest first: in
-    ``order`` (the registry's order of the versions) when given, else semver order (its ``rank`` column)."""
-    scenarios = sorted({r.scenario for r in rows if r.scenario != WHOLE_VERSION})
-    lines = []
-    for r in rows:
-        names = scenarios if r.scenario == WHOLE_VERSION else [r.scenario]
-        kind = COULD_NOT_RUN if r.scenario == WHOLE_VERSION else r.error_kind
-        lines += [(r.version, name, r.outcome, kind, Behaviour.from_json(json.loads(r.behaviour))) for name in names]
-    table = pd.DataFrame(lines, columns=["version", "scenario", "outcome", "error_kind", "behaviour"])
-    ordered = list(order) if order is not None else sorted(table["version"].unique(), key=version_key)
-    table["rank"] = table["version"].map({v: i for i, v in enumerate(ordered)})
-    return table.sort_values(["scenario", "rank"], ignore_index=True)
+def frame(lines: Sequence[Line]) -> pd.DataFrame:
+    """Timeline lines (:class:`probe_lib.history.timeline.Line`, of one framework or several) as one table row per
+    framework, release and scenario (a release that could not run fills every scenario of its framework), with its
+    ``prerelease`` and ``role`` (sample or bisection) columns; each framework's releases ranked (``rank``) in the
+    order ``lines`` first name them (the committed file's: the registry's order)."""
+    scenarios = {
+        framework: sorted({line.scenario for line in lines if line.framework == framework} - {WHOLE_VERSION})
+        for framework in {line.framework for line in lines}
+    }
+    rows = []
+    for line in lines:
+        whole = line.scenario == WHOLE_VERSION
+        error_kind = COULD_NOT_RUN if whole else "" if line.kind == committed.SENT else line.kind
+        behaviour = Behaviour.from_json(json.loads(line.behaviour))
+        for name in scenarios[line.framework] if whole else [line.scenario]:
+            rows.append(
+                (line.framework, line.version, name, line.outcome, error_kind, behaviour, line.prerelease == "yes")
+                + (line.role,)
+            )
+    columns = ["framework", "version", "scenario", "outcome", "error_kind", "behaviour", "prerelease", "role"]
+    table = pd.DataFrame(rows, columns=columns)
+    ranks = {}
+    for line in lines:
+        ranks.setdefault((line.framework, line.version), len(ranks))
+    table["rank"] = [ranks[key] for key in zip(table["framework"], table["version"], strict=True)]
+    return table.sort_values(["framework", "scenario", "rank"], ignore_index=True)
 
 
 def is_prerelease(version: str) -> bool:
@@ -138,17 +153,6 @@ def describe(behaviour: Behaviour, error_kind: str) -> str:
     )
 
 
-@dataclass(frozen=True)
-class Change:
-    scenario: str
-    before: str
-    after: str
-    #: The behaviour fields that differ (names, tool_choice, requests, executions, errors, error).
-    differs_in: str
-    was: str
-    became: str
-
-
 def _differing(was: Behaviour, became: Behaviour) -> str:
     before, after = was.to_json(), became.to_json()
     return ", ".join(sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))) or "error kind"
@@ -160,22 +164,36 @@ def _state(line) -> str:
     return line.error_kind if line.error_kind == COULD_NOT_RUN else line.outcome
 
 
-def change_points(table: pd.DataFrame) -> pd.DataFrame:
-    """Every change of a scenario's behaviour between two consecutive measured versions, with both behaviours.
+#: The behaviour fields the matrix's probes read on the wire: the names sent, the forced tool, how many requests and
+#: executions (the round trip), and what was raised instead of sending. The others (``errors``: the text of what the
+#: scripted answer made the client raise) change with the HTTP client's wording, not the framework's behaviour.
+WIRE_FIELDS = frozenset({"names", "tool_choice", "requests", "executions", "error"})
+
+
+def change_points(table: pd.DataFrame, *, wire_only: bool = False) -> pd.DataFrame:
+    """Every change of a scenario's behaviour between two consecutive measured releases of its framework, with both
+    behaviours: ``before`` the last release with the old one, ``after`` the first with the new one.
 
     A scenario that stays "not applicable" changes when the reason does (no ``Agent`` at all, then one built-in
-    missing): that is a feature arriving.
+    missing): that is a feature arriving. With ``wire_only``, only changes of :data:`WIRE_FIELDS` between two
+    releases that ran (a release that could not run is no behaviour, so the edges of a run of them are no change
+    point).
     """
+    if wire_only:
+        table = table[table["error_kind"] != COULD_NOT_RUN]
     changes = []
-    for scenario, lines in table.groupby("scenario", sort=True):
+    for (framework, scenario), lines in table.groupby(["framework", "scenario"], sort=True):
         previous = None
         for line in lines.itertuples():
             if previous is not None and _state(line) != _state(previous):
                 differs = _differing(previous.behaviour, line.behaviour)
                 was, became = (describe(run.behaviour, run.error_kind) for run in (previous, line))
-                changes.append(Change(scenario, previous.version, line.version, differs, was, became))
+                changes.append((framework, scenario, previous.version, line.version, differs, was, became))
             previous = line
-    return pd.DataFrame(changes, columns=["scenario", "before", "after", "differs_in", "was", "became"])
+    found = pd.DataFrame(changes, columns=["framework", "scenario", "before", "after", "differs_in", "was", "became"])
+    if wire_only:
+        found = found[[bool(WIRE_FIELDS & set(d.split(", "))) for d in found["differs_in"]]].reset_index(drop=True)
+    return found
 
 
 def _first(table: pd.DataFrame, scenario: str, holds) -> str | None:
@@ -324,46 +342,6 @@ def against(table: pd.DataFrame, reference: str, others: Sequence[str]) -> pd.Da
     )
 
 
-def framework_frame(lines: Sequence) -> pd.DataFrame:
-    """One framework's committed timeline lines (:class:`probe_lib.history.timeline.Line`) as :func:`frame`,
-    with its ``prerelease`` and ``role`` (sample or bisection) columns."""
-    table = frame([line.row() for line in lines], order=list(dict.fromkeys(line.version for line in lines)))
-    marks = {line.version: (line.prerelease == "yes", line.role) for line in lines}
-    table["prerelease"] = table["version"].map(lambda v: marks[v][0])
-    table["role"] = table["version"].map(lambda v: marks[v][1])
-    return table
-
-
-#: The behaviour fields the matrix's probes read on the wire: the names sent, the forced tool, how many requests and
-#: executions (the round trip), and what was raised instead of sending. The others (``errors``: the text of what the
-#: scripted answer made the client raise) change with the HTTP client's wording, not the framework's behaviour.
-WIRE_FIELDS = frozenset({"names", "tool_choice", "requests", "executions", "error"})
-
-
-def wire_change_points(table: pd.DataFrame) -> pd.DataFrame:
-    """:func:`change_points` of :data:`WIRE_FIELDS` between two releases that ran (a release that could not run
-    is no behaviour, so the edges of a run of them are no change point)."""
-    changes = change_points(table[table["error_kind"] != COULD_NOT_RUN])
-    on_wire = [bool(WIRE_FIELDS & set(differs.split(", "))) for differs in changes["differs_in"]]
-    return changes[on_wire].reset_index(drop=True)
-
-
-def framework_change_points(lines: Sequence, *, wire_only: bool = False) -> pd.DataFrame:
-    """Every framework's change points in its committed timeline: between two adjacent measured releases, which
-    (by the sweep's sampling and bisection) are adjacent among the releases that ran; one row each. With
-    ``wire_only``, only changes of :data:`WIRE_FIELDS` between two releases that ran (a release that could not run
-    is no behaviour, so the edges of a run of them are no change point)."""
-    tables = []
-    for framework in sorted({line.framework for line in lines}):
-        table = framework_frame([line for line in lines if line.framework == framework])
-        found = wire_change_points(table) if wire_only else change_points(table)
-        changes = found.rename(columns={"before": "last before", "after": "first with"})
-        changes.insert(0, "framework", framework)
-        tables.append(changes)
-    columns = ["framework", "scenario", "last before", "first with", "differs_in", "was", "became"]
-    return pd.concat(tables, ignore_index=True) if tables else pd.DataFrame(columns=columns)
-
-
 def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
     """Per framework of the committed timeline: its package, the releases of its swept range (and how many are
     prereleases), how many were measured (samples and bisection probes, an install that failed included: the cache
@@ -386,24 +364,24 @@ def framework_summary(lines: Sequence, releases: Sequence) -> pd.DataFrame:
                 "samples": sum(r.role == "sample" for r in measured),
                 "bisection probes": sum(r.role == "bisection" for r in measured),
                 "could not run": len(unrunnable),
-                "wire change points": len(framework_change_points(own_lines, wire_only=True)) if own_lines else 0,
+                "wire change points": len(change_points(frame(own_lines), wire_only=True)) if own_lines else 0,
             }
         )
     return pd.DataFrame(rows)
 
 
-def _mastra_rows(*, prereleases: bool = True) -> list[Row]:
-    return committed.rows(mastra.ADAPTER.name, prereleases=prereleases)
-
-
 def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.DataFrame:
-    """The committed summary's :func:`frame`, with the outcomes of ``by_version`` replacing their versions' rows."""
-    rows = {(r.version, r.scenario): r for r in _mastra_rows()}
+    """Mastra's committed lines as :func:`frame`, with the outcomes of ``by_version`` replacing their versions'
+    lines, in semver order."""
+    lines = {(line.version, line.scenario): line for line in committed.read([mastra.ADAPTER.name])}
     for outcomes in by_version.values():
         for outcome in outcomes.values():
-            rows.pop((outcome.version, sweep.WHOLE_VERSION), None)
-            rows[outcome.version, outcome.scenario.name] = sweep.row(outcome)
-    return frame(list(rows.values()))
+            lines.pop((outcome.version, WHOLE_VERSION), None)
+            row = sweep.row(outcome)
+            lines[outcome.version, row.scenario] = committed.Line.of(
+                mastra.ADAPTER.name, row, prerelease=is_prerelease(outcome.version)
+            )
+    return frame(sorted(lines.values(), key=lambda line: version_key(line.version)))
 
 
 def laid_over_source() -> str:
@@ -457,7 +435,7 @@ def gather(version: str, measurements: Source) -> pd.DataFrame:
     reproduce folder are read from files, and there an unpinned ``version`` comes from the summary when it holds it.
     """
     pinned = mastra.ADAPTER.versions()
-    swept = {r.version for r in _mastra_rows()}
+    swept = {line.version for line in committed.read([mastra.ADAPTER.name])}
     unswept = version not in pinned and (measurements.runs_now or version not in swept)
     fresh_versions = [*pinned, *([version] if unswept else [])]
     return laid_over_summary(evidence.gather(fresh_versions[0], measurements, versions=fresh_versions).by_version)

@@ -36,7 +36,7 @@ def timelines(frameworks: set[str] | None = None) -> dict[str, Timeline]:
     for framework in sorted({line.framework for line in lines}):
         own = [line for line in lines if line.framework == framework]
         served = tuple(r.version for r in releases if r.framework == framework)
-        found[framework] = Timeline.of(tables.framework_frame(own), framework=framework, releases=served)
+        found[framework] = Timeline.of(tables.frame(own), releases=served)
     return found
 
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 import pandas as pd
 
 from probe_lib.analysis.timeline import prereleases, stable, versions
-from probe_lib.claims.verdict import MASTRA
 
 
 @dataclass(frozen=True)
@@ -32,8 +31,8 @@ class Timeline:
     prereleases: pd.DataFrame | None = None
 
     @classmethod
-    def of(cls, table: pd.DataFrame, *, framework: str = MASTRA, releases: Sequence[str] = ()) -> Timeline:
-        """``framework``'s timeline from its :func:`~probe_lib.analysis.timeline.frame`.
+    def of(cls, table: pd.DataFrame, *, releases: Sequence[str] = ()) -> Timeline:
+        """One framework's timeline from its :func:`~probe_lib.analysis.timeline.frame`.
 
         Without ``releases`` (Mastra: every served version measured) its stable versions, with the prereleases
         apart: the range claims name stable releases, and a prerelease (a ``0.0.0-…`` snapshot sorts before 0.1.0
@@ -41,6 +40,7 @@ class Timeline:
         themselves (V06) reads them. With ``releases`` (every release of the swept range, of which some were
         measured), every measured line, prereleases included, named by the range and how many were measured.
         """
+        (framework,) = table["framework"].unique()
         if releases:
             span = f"{releases[0]}..{releases[-1]} ({len(releases)} releases, {len(versions(table))} measured)"
             return cls(framework, table, span, tuple(releases))

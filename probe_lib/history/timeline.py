@@ -48,6 +48,32 @@ class Line:
     outcome: str
     behaviour: str
 
+    @classmethod
+    def of(
+        cls,
+        framework: str,
+        row: sweep.Row,
+        *,
+        prerelease: bool,
+        published: str = "",
+        resolved: str = "",
+        role: str = "",
+    ) -> Line:
+        """The sweep's ``row`` of one release of ``framework`` as a timeline line."""
+        kind = row.error_kind or SENT
+        return cls(
+            framework,
+            row.version,
+            _yes(prerelease),
+            published,
+            resolved,
+            role,
+            row.scenario,
+            kind,
+            row.outcome,
+            row.behaviour,
+        )
+
     def row(self) -> sweep.Row:
         """As the sweep's row (what the timeline tables read)."""
         error_kind = "" if self.kind == SENT else self.kind
@@ -75,21 +101,11 @@ def lines_of(mapped: ReleaseMap, subject: sweep.Subject) -> list[Line]:
     lines = []
     for version in mapped.measured:
         published, resolved = subject.published(version), subject.resolved_before(version) or ""
-        for row in mapped.rows[version]:
-            lines.append(
-                Line(
-                    subject.framework,
-                    version,
-                    _yes(subject.is_prerelease(version)),
-                    published,
-                    resolved,
-                    mapped.role(version),
-                    row.scenario,
-                    row.error_kind or SENT,
-                    row.outcome,
-                    row.behaviour,
-                )
-            )
+        prerelease, role = subject.is_prerelease(version), mapped.role(version)
+        lines += [
+            Line.of(subject.framework, row, prerelease=prerelease, published=published, resolved=resolved, role=role)
+            for row in mapped.rows[version]
+        ]
     return lines
 
 

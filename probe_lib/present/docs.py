@@ -55,7 +55,7 @@ def framework_timelines() -> tuple[list, list]:
 
 def mastra_timeline() -> pd.DataFrame:
     """The committed sweep of every stable ``@mastra/core`` version, as the range claims read it."""
-    return timeline.stable(timeline.frame(committed.rows(MASTRA, prereleases=False)))
+    return timeline.stable(timeline.frame(committed.read([MASTRA])))
 
 
 #: A forced run's verdict (:mod:`probe_lib.analysis.matrix`) as the README's table words it.
@@ -122,7 +122,7 @@ def framework_sweeps(lines: Sequence, releases: Sequence) -> str:
 def framework_changes(lines: Sequence) -> str:
     """Each framework's change points on the wire: the two adjacent releases, the probes that changed (a probe's
     forced and round-trip runs folded into it) and the fields of the request that differ."""
-    changes = timeline.framework_change_points(lines, wire_only=True)
+    changes = timeline.change_points(timeline.frame(lines), wire_only=True)
     rows = []
     for framework in sorted({line.framework for line in lines}):
         own = changes[changes["framework"] == framework]
@@ -133,7 +133,7 @@ def framework_changes(lines: Sequence) -> str:
             rows.append((framework, "-", "-", unchanged, "-"))
             continue
         order = {version: i for i, version in enumerate(dict.fromkeys(line.version for line in mine))}
-        pairs = own.groupby(["last before", "first with"], sort=False)
+        pairs = own.groupby(["before", "after"], sort=False)
         for (before, after), group in sorted(pairs, key=lambda pair: order[pair[0][1]]):
             runs = sorted({name.partition("+")[2] or "plain" for name in group["scenario"]})
             probes = sorted({name.split("+")[0] for name in group["scenario"]})
