@@ -16,7 +16,7 @@ import pytest
 from processes import as_at_a_terminal
 
 from probe_lib.analysis import timeline
-from probe_lib.claims import framework_ranges, ledger, registry
+from probe_lib.claims import framework_ranges, ledger, registry, since
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.behaviour import Behaviour
@@ -358,12 +358,12 @@ def test_up_to_means_every_release_that_ran_before_the_change_point(framework_ti
     """T03 said "up to 0.3.7" of the object form; 0.0.4 and 0.0.6 refused the forced name instead (T06). Judged
     from the oldest release that ran, as its first wording asked, the check refutes it; from 0.0.7, its wording now,
     it holds."""
-    check = framework_ranges.changed_at(
+    check = since.changed_at(
         "unregistered-choice+forced",
         "0.3.7",
         "0.3.9",
-        framework_ranges.sends_choice({"function": {"name": "missing"}, "type": "function"}),
-        framework_ranges.sends_choice("missing"),
+        since.sends_choice({"function": {"name": "missing"}, "type": "function"}),
+        since.sends_choice("missing"),
     )
     status, evidence = check(framework_timelines["langchain"])
     assert status == "refuted" and evidence.startswith("0.0.4 did not"), evidence
@@ -375,12 +375,12 @@ def test_a_claim_on_the_tools_sent_alone_is_blind_to_how_often_the_request_went_
     wire field is refuted by that; on the tools sent (``TOOLS_SENT``) it is not, whatever the count."""
     claude = framework_timelines["claude-agent-sdk"]
     was, became = (
-        framework_ranges.names(["mcp__probe__search_web", "mcp__probe__plain"]),
-        framework_ranges.names(["mcp__probe__plain", "mcp__probe__search_web"]),
+        since.names(["mcp__probe__search_web", "mcp__probe__plain"]),
+        since.names(["mcp__probe__plain", "mcp__probe__search_web"]),
     )
-    status, text = framework_ranges.changed_at("dot", "0.2.81", "0.2.83", was, became)(claude)
+    status, text = since.changed_at("dot", "0.2.81", "0.2.83", was, became)(claude)
     assert status == "refuted" and "the newest measured release, 0.3.334, behaves otherwise" in text, text
-    on_tools = framework_ranges.changed_at("dot", "0.2.81", "0.2.83", was, became, on=framework_ranges.TOOLS_SENT)
+    on_tools = since.changed_at("dot", "0.2.81", "0.2.83", was, became, on=since.TOOLS_SENT)
     assert on_tools(claude)[0] == "confirmed"
     assert on_tools(_edited(claude, "0.3.334", "dot", requests=7))[0] == "confirmed"
 
@@ -405,12 +405,10 @@ def test_an_unchanged_claim_counts_its_releases_and_its_sample(claim_id, framewo
     status, text = _judge(claim_id, replace(swept, table=unran))
     assert status == "refuted" and "releases ran of the" in text, text
     measured = sum(v in set(dropped.table["version"]) for v in span)
-    fitted = framework_ranges.unchanged(runs[0], runs[-1], {}, ran=len(runs) - 1, measured=measured)
+    fitted = since.unchanged(runs[0], runs[-1], {}, ran=len(runs) - 1, measured=measured)
     status, text = fitted(dropped)
     assert status == "refuted" and f"the newest of a minor series was not measured: {inner}" in text, text
-    assert framework_ranges.unchanged(runs[0], runs[-1], {}, ran=len(runs), measured=measured + 1)(swept)[0] == (
-        "confirmed"
-    )
+    assert since.unchanged(runs[0], runs[-1], {}, ran=len(runs), measured=measured + 1)(swept)[0] == ("confirmed")
 
 
 def test_a_change_point_with_a_release_unmeasured_between_its_ends_is_refuted(framework_timelines):

@@ -2,8 +2,10 @@
 version, and each able to fail.
 
 A :class:`~probe_lib.claims.since.Timeline` holds Mastra's lines of the committed timeline with this run's versions
-laid over them, named by the versions it spans; the checks read its lines through the tabulating functions of
-:mod:`probe_lib.analysis.timeline`. Each check is registered under its claim id where it is written.
+laid over them, named by the versions it spans; the checks are written in the since-when language of
+:mod:`probe_lib.claims.since` (:func:`~probe_lib.claims.since.begins_at` and its statements of what a version does),
+the other frameworks' too, with the tabulating functions of :mod:`probe_lib.analysis.timeline` where a claim reads
+more than one change. Each check is registered under its claim id where it is written.
 """
 
 from __future__ import annotations
@@ -11,85 +13,25 @@ from __future__ import annotations
 import pandas as pd
 
 from probe_lib import wire
-from probe_lib.analysis.timeline import (
-    NOT_APPLICABLE,
-    active_tools_honoured,
-    crashed_before_sending,
-    describe,
-    honours_active_tools,
-    sent_nothing,
-    versions,
-)
+from probe_lib.analysis.timeline import NOT_APPLICABLE, active_tools_honoured, honours_active_tools, versions
 from probe_lib.claims.registry import claim
-from probe_lib.claims.since import Timeline
+from probe_lib.claims.since import Timeline, begins_at, crashed_note, scenario_lines, sends, worded
 from probe_lib.claims.verdict import Status
 from probe_lib.core.target import version_key
 from probe_lib.tables.evidence import CheckError
 
-
-def _lines(timeline: Timeline, scenario: str, *, expressible_only: bool = True) -> list:
-    """The scenario's lines that sent a request, in semver order; with ``expressible_only=False`` also those that
-    could not express it (a feature's absence is then the measurement)."""
-    lines = [
-        line
-        for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
-        if not sent_nothing(line) or (not expressible_only and line.error_kind == NOT_APPLICABLE)
-    ]
-    if not lines:
-        raise CheckError(f"no version in the timeline ran scenario {scenario!r}")
-    return lines
-
-
-def _begins_at(
-    timeline: Timeline, scenario: str, stated: str, holds, what: str, *, expressible_only: bool = True
-) -> tuple[Status, str]:
-    """The claim "``what`` holds from ``stated`` on, and on no version before it": refuted by any measured exception."""
-    lines = _lines(timeline, scenario, expressible_only=expressible_only)
-    before = [line.version for line in lines if version_key(line.version) < version_key(stated)]
-    since = [line for line in lines if version_key(line.version) >= version_key(stated)]
-    if not before or not since or since[0].version != stated:
-        return "not testable", f"{scenario} was not measured on {stated} and a version before it"
-    early = [line.version for line in lines[: len(before)] if holds(line.behaviour)]
-    late = [line.version for line in since if not holds(line.behaviour)]
-    if early or late:
-        exceptions = "; ".join(
-            part
-            for part in (
-                f"already on {', '.join(early[:5])}" if early else "",
-                f"not on {', '.join(late[:5])}" if late else "",
-            )
-            if part
-        )
-        return "refuted", f"{what}: {exceptions} ({len(lines)} versions ran {scenario})"
-    return "confirmed", (
-        f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
-        f"newest), on none of the {len(before)} before it (last: {before[-1]}): "
-        f"{describe(since[0].behaviour, '')}{_crashed_note(timeline, scenario)}"
-    )
-
-
-def _crashed_note(timeline: Timeline, scenario: str) -> str:
-    """Which versions crashed before sending anything on ``scenario`` (left out of the claim), or nothing."""
-    crashed = [
-        line.version
-        for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
-        if crashed_before_sending(line)
-    ]
-    return f"; left out, crashed before any request: {', '.join(crashed)}" if crashed else ""
-
-
-def _sends(name: str):
-    return lambda behaviour: name in (behaviour.names or ())
+#: Search.web rewritten: the normaliser at work (V01).
+_REWRITTEN = worded(sends("search_web"), "search.web goes out as search_web")
 
 
 @claim("V01", on="timeline", quantified=("single-rewrite",))
 def _normaliser_arrives(timeline: Timeline) -> tuple[Status, str]:
-    status, text = _begins_at(
-        timeline, "single-rewrite", "0.13.2", _sends("search_web"), "search.web goes out as search_web"
-    )
+    status, text = begins_at("single-rewrite", "0.13.2", _REWRITTEN)(timeline)
     if status != "confirmed":
         return status, text
-    before = [line for line in _lines(timeline, "single-rewrite") if version_key(line.version) < version_key("0.13.2")]
+    before = [
+        line for line in scenario_lines(timeline, "single-rewrite") if version_key(line.version) < version_key("0.13.2")
+    ]
     if altered := [line.version for line in before if line.behaviour.names != ("search.web",)]:
         return "refuted", f"before 0.13.2, search.web was not sent verbatim on {', '.join(altered[:5])}"
     return "confirmed", f"{text}; all {len(before)} before it sent search.web verbatim"
@@ -97,7 +39,7 @@ def _normaliser_arrives(timeline: Timeline) -> tuple[Status, str]:
 
 @claim("V02", on="timeline", quantified=("choice-by-key",))
 def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
-    lines = [line for line in _lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.names or ())]
+    lines = [line for line in scenario_lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.names or ())]
     if not lines:
         return "not testable", "no measured version both rewrites search.web and runs choice-by-key"
     for line in lines:
@@ -109,13 +51,13 @@ def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
     return "confirmed", (
         f"on all {len(lines)} measured versions that send search_web ({lines[0].version} to "
         f"{lines[-1].version}), tool_choice names search.web, a function the tools sent lack"
-        f"{_crashed_note(timeline, 'choice-by-key')}"
+        f"{crashed_note(timeline, 'choice-by-key')}"
     )
 
 
 @claim("V03", on="timeline")
 def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
-    lines = _lines(timeline, "active-tools-by-key")
+    lines = scenario_lines(timeline, "active-tools-by-key")
 
     def stated(version: str) -> bool:  # honoured on 0.20.0..0.24.9 and from 1.1.0 on
         at = version_key(version)
@@ -132,7 +74,7 @@ def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
         "confirmed",
         f"activeTools ['search.web'] leaves plain out on {found}; plain is sent on the other "
         f"{sum(not stated(line.version) for line in lines)} measured versions"
-        f"{_crashed_note(timeline, 'active-tools-by-key')}",
+        f"{crashed_note(timeline, 'active-tools-by-key')}",
     )
 
 
@@ -142,7 +84,7 @@ def _choice(line) -> object:
 
 @claim("V04", on="timeline")
 def _choice_none_changes(timeline: Timeline) -> tuple[Status, str]:
-    lines = _lines(timeline, "choice-none")
+    lines = scenario_lines(timeline, "choice-none")
     with_tools = [line.version for line in lines if line.behaviour.names and _choice(line) == "none"]
     without = [line.version for line in lines if not line.behaviour.names and _choice(line) is None]
     other = [line.version for line in lines if line.version not in with_tools and line.version not in without]
@@ -159,38 +101,30 @@ def _choice_none_changes(timeline: Timeline) -> tuple[Status, str]:
     return "confirmed", (
         f"tools with tool_choice 'none' on {len(with_tools)} versions up to {with_tools[-1]}; "
         f"no tools and no tool_choice on {len(without)} versions from {without[0]}"
-        f"{_crashed_note(timeline, 'choice-none')}"
+        f"{crashed_note(timeline, 'choice-none')}"
     )
 
 
 #: The built-ins the claim says arrive together at 1.42.0 (six), and the one that joins them at 1.54.0.
 _FIRST_BUILTINS = 6
 _LATER_BUILTIN = "webFetchTool"
+_BUILTINS_SENT = (lambda b, kind: bool(b.names)), "built-in tools registered by export name are sent"
 
 
 @claim("V05", on="timeline")
 def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     # A version that exports no built-in cannot register them: counted as "not sent", not left out.
-    first = _begins_at(
-        timeline,
-        "builtins-by-export",
-        "1.42.0",
-        lambda b: bool(b.names),
-        "built-in tools registered by export name are sent",
-        expressible_only=False,
-    )
-    web_fetch = _begins_at(
-        timeline,
+    first = begins_at("builtins-by-export", "1.42.0", _BUILTINS_SENT, expressible_only=False)(timeline)
+    web_fetch = begins_at(
         "builtins-by-export",
         "1.54.0",
-        _sends("webFetchTool"),
-        "webFetchTool is among them",
+        worded(sends(_LATER_BUILTIN), f"{_LATER_BUILTIN} is among them"),
         expressible_only=False,
-    )
+    )(timeline)
     for status in ("refuted", "not testable"):
         if status in (first[0], web_fetch[0]):
             return status, "; ".join(text for verdict, text in (first, web_fetch) if verdict == status)
-    lines = _lines(timeline, "builtins-by-export", expressible_only=False)
+    lines = scenario_lines(timeline, "builtins-by-export", expressible_only=False)
     early = [line for line in lines if version_key(line.version) < version_key("1.42.0")]
     if expressed := [line.version for line in early if line.error_kind != NOT_APPLICABLE]:
         return "refuted", f"before 1.42.0, {', '.join(expressed[:5])} could register built-ins (not 'not applicable')"
