@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 from probe_lib.analysis import timeline
-from probe_lib.claims import ledger, registry
+from probe_lib.claims import ledger, ranges, registry
 from probe_lib.claims import mastra as claims_mastra
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA, STATUSES, Verdict
@@ -917,14 +917,12 @@ def _report_ledger(tmp_path, drop: str | None = None):
     by_version = {v: m.by_name() for v, m in written.items()}
     pins = {v: m.source for v, m in written.items() if v != drop}
     measured = RECORDED.measurements(MATRIX) + RECORDED.measurements(LISTS)
-    laid_over = Timeline.of(timeline.laid_over_summary(by_version))
     return ledger.ledger(
         by_version,
-        laid_over,
+        {MASTRA: ranges.timeline(by_version)},
         by_target=by_target(o for m in measured for o in m.outcomes),
         sources={str(m.target): m.source for m in measured},
         pin_sources=pins,
-        timeline_source=timeline.laid_over_source(),
     )
 
 
@@ -957,10 +955,7 @@ def test_the_overview_notebooks_ledger_says_how_each_row_was_measured(tmp_path):
     measured = RECORDED.measurements(CATALOGUE)
     by_version = {m.target.version: m.by_name() for m in measured}
     table = ledger.ledger(
-        by_version,
-        Timeline.of(timeline.laid_over_summary(by_version)),
-        pin_sources={m.target.version: m.source for m in measured},
-        timeline_source=timeline.laid_over_source(),
+        by_version, {MASTRA: ranges.timeline(by_version)}, pin_sources={m.target.version: m.source for m in measured}
     )
     assert _unnamed_sources(table) == []
     report = _report_ledger(tmp_path)
@@ -972,9 +967,9 @@ def test_the_overview_notebook_passes_its_sources_to_the_ledger(recorded_catalog
     """Counterfactual of the above: the notebook's own call, without its sources, leaves rows unstated."""
     cell = nbformat.read(paths.NOTEBOOKS / "00-overview.ipynb", as_version=4).cells[2].source
     assert "pin_sources={m.target.version: m.source for m in measured}" in cell
-    assert "timeline_source=pl.timeline.laid_over_source()" in cell
+    assert '{"mastra": pl.ranges.timeline(by_version)}' in cell
     by_version = recorded_catalogue
-    bare = ledger.ledger(by_version, Timeline.of(timeline.laid_over_summary(by_version)))
+    bare = ledger.ledger(by_version, {MASTRA: Timeline.of(timeline.laid_over_summary(by_version))})
     assert _unnamed_sources(bare) and set(bare["source"]) == {"unstated"}
 
 

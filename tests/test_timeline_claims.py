@@ -226,7 +226,7 @@ def test_a_boundary_the_timeline_did_not_measure_is_not_testable(measured):
 
 def test_the_ledger_judges_each_range_claim_once_in_the_timeline_column(measured, recorded_catalogue):
     recorded = recorded_catalogue
-    table = ledger.ledger(recorded, measured)
+    table = ledger.ledger(recorded, {measured.framework: measured})
     ranges = table[table["claim"].isin(RANGE_CLAIMS)]
     assert len(ranges) == len(RANGE_CLAIMS) and set(ranges["version"]) == {measured.span}
     assert list(ledger.status_matrix(table).columns) == [*recorded, measured.span]

@@ -27,21 +27,23 @@ from probe_lib.claims.since import (
     sends_choice,
     unchanged,
 )
+from probe_lib.claims.verdict import MASTRA
 from probe_lib.history import timeline as committed
 
 
 def timelines(frameworks: set[str] | None = None) -> dict[str, Timeline]:
-    """Each framework's committed timeline, with every release of its swept range (those of ``frameworks`` only,
-    when given; none before the first ``probe-lib sweep --framework NAME --write``)."""
+    """Each other framework's committed timeline, with every release of its swept range and :func:`source` (those of
+    ``frameworks`` only, when given; none before the first ``probe-lib sweep --framework NAME --write``). Mastra's,
+    with its pinned versions laid over it, is :func:`probe_lib.claims.ranges.timeline`."""
     if not committed.TIMELINE_PATH.exists():
         return {}
     lines = committed.read(frameworks)
     releases = committed.read_releases()
     found = {}
-    for framework in sorted({line.framework for line in lines}):
+    for framework in sorted({line.framework for line in lines} - {MASTRA}):
         own = [line for line in lines if line.framework == framework]
         served = tuple(r.version for r in releases if r.framework == framework)
-        found[framework] = Timeline.of(tables.frame(own), releases=served)
+        found[framework] = Timeline.of(tables.frame(own), releases=served, source=source())
     return found
 
 

@@ -19,7 +19,7 @@ from typing import Literal
 
 import pandas as pd
 
-from probe_lib.claims import framework_ranges, registry
+from probe_lib.claims import registry
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA, Verdict
 from probe_lib.core import paths
@@ -74,35 +74,30 @@ def claims_of(framework: str) -> list[Claim]:
 
 def ledger(
     by_version: Mapping[str, Mapping[str, object]],
-    timeline: Timeline | None = None,
+    timelines: Mapping[str, Timeline] | None = None,
     *,
     by_target: Mapping[str, Mapping[str, object]] | None = None,
     sources: Mapping[str, str] | None = None,
     pin_sources: Mapping[str, str] | None = None,
-    timeline_source: str = "unstated",
-    framework_timelines: Mapping[str, Timeline] | None = None,
 ) -> pd.DataFrame:
     """One row per (claim, version): the claim, the framework it is about, where it comes from, its status and one
     line of evidence.
 
-    ``by_version`` holds Mastra's outcomes per pinned version. A version-range claim is judged once, on
-    ``timeline``, in a row whose version is the timeline's span; without a timeline those claims are left out.
-    ``by_target`` (``framework@version`` -> outcomes, the framework matrix) judges every other framework's claims
-    on each of that framework's targets, with ``sources`` saying how each target was measured; without it, those
-    claims are left out. ``pin_sources`` (Mastra's version -> how its outcomes were measured) and
-    ``timeline_source`` fill the other rows' ``source`` column; a row they do not name says ``unstated``.
-    ``framework_timelines`` (framework -> its committed timeline) judges the other frameworks' release-range claims,
-    each once; without that framework's timeline they are left out.
+    ``by_version`` holds Mastra's outcomes per pinned version, ``pin_sources`` how each was measured (a version it
+    does not name says ``unstated``). A since-when claim, whatever its framework, is judged once on that
+    framework's timeline in ``timelines`` (framework -> :class:`~probe_lib.claims.since.Timeline`), in a row whose
+    version is the timeline's span and whose source is the timeline's; without that framework's timeline it is left
+    out. ``by_target`` (``framework@version`` -> outcomes, the framework matrix) judges every other framework's
+    claims on each of that framework's targets, with ``sources`` saying how each target was measured; without it,
+    those claims are left out.
     """
     rows = []
     for claim in load_claims():
         registered = registry.checks()[claim.id]
         kind, framework = registered.kind, registered.framework
-        if kind == "timeline" and framework == MASTRA:
-            judged = [(timeline, timeline_source)] if timeline is not None else []
-        elif kind == "timeline":
-            own = (framework_timelines or {}).get(framework)
-            judged = [(own, framework_ranges.source())] if own is not None else []
+        if kind == "timeline":
+            own = (timelines or {}).get(framework)
+            judged = [(own, own.source)] if own is not None else []
         elif kind == "version":
             judged = [
                 (Evidence(v, outcomes, by_version), (pin_sources or {}).get(v, "unstated"))
@@ -146,7 +141,7 @@ def framework_ledger(measured: Sequence[Measurement]) -> pd.DataFrame:
 def framework_range_ledger(timelines: Mapping[str, Timeline]) -> pd.DataFrame:
     """The other frameworks' release-range claims, each judged on its framework's committed timeline (one row each,
     with its framework, span, source, verdict and evidence)."""
-    table = ledger({}, framework_timelines=timelines)
+    table = ledger({}, timelines)
     return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
 
 

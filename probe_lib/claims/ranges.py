@@ -10,15 +10,32 @@ more than one change. Each check is registered under its claim id where it is wr
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 
 from probe_lib import wire
-from probe_lib.analysis.timeline import NOT_APPLICABLE, active_tools_honoured, honours_active_tools, versions
+from probe_lib.analysis.timeline import (
+    NOT_APPLICABLE,
+    active_tools_honoured,
+    honours_active_tools,
+    laid_over_source,
+    laid_over_summary,
+    versions,
+)
 from probe_lib.claims.registry import claim
 from probe_lib.claims.since import Timeline, begins_at, crashed_note, scenario_lines, sends, worded
 from probe_lib.claims.verdict import Status
+from probe_lib.core.outcome import Outcome
 from probe_lib.core.target import version_key
 from probe_lib.tables.evidence import CheckError
+
+
+def timeline(pinned: Mapping[str, Mapping[str, Outcome]]) -> Timeline:
+    """Mastra's timeline, which these claims are judged on: its committed lines with the outcomes of the ``pinned``
+    versions laid over them, and how they were measured."""
+    return Timeline.of(laid_over_summary(pinned), source=laid_over_source())
+
 
 #: Search.web rewritten: the normaliser at work (V01).
 _REWRITTEN = worded(sends("search_web"), "search.web goes out as search_web")

@@ -40,9 +40,11 @@ class Timeline:
     span: str
     releases: tuple[str, ...] = ()
     prereleases: pd.DataFrame | None = None
+    #: How its lines were measured, as the ledger's ``source`` column says it.
+    source: str = "unstated"
 
     @classmethod
-    def of(cls, table: pd.DataFrame, *, releases: Sequence[str] = ()) -> Timeline:
+    def of(cls, table: pd.DataFrame, *, releases: Sequence[str] = (), source: str = "unstated") -> Timeline:
         """One framework's timeline from its :func:`~probe_lib.analysis.timeline.frame`.
 
         Without ``releases`` (Mastra: every served version measured) its stable versions, with the prereleases
@@ -54,13 +56,14 @@ class Timeline:
         (framework,) = table["framework"].unique()
         if releases:
             span = f"{releases[0]}..{releases[-1]} ({len(releases)} releases, {len(versions(table))} measured)"
-            return cls(framework, table, span, tuple(releases))
+            return cls(framework, table, span, tuple(releases), source=source)
         left_out = prereleases(table)
         apart = table[table["version"].isin(left_out)].reset_index(drop=True) if left_out else None
         table = stable(table)
         measured = versions(table)
         skipped = f"; {len(left_out)} prereleases apart" if left_out else ""
-        return cls(framework, table, f"{measured[0]}..{measured[-1]} ({len(measured)} versions{skipped})", (), apart)
+        span = f"{measured[0]}..{measured[-1]} ({len(measured)} versions{skipped})"
+        return cls(framework, table, span, (), apart, source)
 
     @property
     def label(self) -> str:

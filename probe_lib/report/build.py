@@ -35,9 +35,7 @@ from pathlib import Path
 import nbformat
 import pandas as pd
 
-from probe_lib.analysis import timeline
-from probe_lib.claims import framework_ranges, ledger
-from probe_lib.claims.since import Timeline
+from probe_lib.claims import framework_ranges, ledger, ranges
 from probe_lib.claims.verdict import STATUSES
 from probe_lib.core import folders, paths
 from probe_lib.core.progress import QUIET, Stages
@@ -274,15 +272,12 @@ def _build(
     for m in others:
         measurement.write(measurement.path(written, m.collection, m.target), m)
     pins = {v: pinned[v].source for v in by_version}
-    laid_over = Timeline.of(timeline.laid_over_summary(by_version))
     table = ledger.ledger(
         by_version,
-        laid_over,
+        {**framework_ranges.timelines(), mastra.ADAPTER.name: ranges.timeline(by_version)},
         by_target=matrix_runs.by_target(o for m in others for o in m.outcomes),
         sources={str(m.target): m.source for m in others if m.collection == MATRIX.name},
         pin_sources=pins,
-        timeline_source=timeline.laid_over_source(),
-        framework_timelines=framework_ranges.timelines(),
     )
     table.to_csv(folder / "ledger.csv", index=False)
     export.write_all(folder / "export", primary=written)  # every outcome (this run's first), sweep, MCP corpus
