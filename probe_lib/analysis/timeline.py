@@ -96,18 +96,10 @@ def frame(lines: Sequence[Line]) -> pd.DataFrame:
     return table.sort_values(["framework", "scenario", "rank"], ignore_index=True)
 
 
-def is_prerelease(version: str) -> bool:
-    """A semver prerelease (``1.0.0-beta.2``, ``0.0.0-ai-v5-…``): how npm's releases are marked."""
-    return "-" in version
-
-
 def prereleases(table: pd.DataFrame) -> list[str]:
-    """The measured prereleases, in semver order (a table's ``prerelease`` column when it has one, else by
-    :func:`is_prerelease`)."""
-    if "prerelease" in table:
-        marked = set(table.loc[table["prerelease"], "version"])
-        return [version for version in versions(table) if version in marked]
-    return [version for version in versions(table) if is_prerelease(version)]
+    """The measured prereleases of a :func:`frame` (its ``prerelease`` column), oldest first."""
+    marked = set(table.loc[table["prerelease"], "version"])
+    return [version for version in versions(table) if version in marked]
 
 
 def stable(table: pd.DataFrame) -> pd.DataFrame:
@@ -116,10 +108,8 @@ def stable(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def versions(table: pd.DataFrame) -> list[str]:
-    """The measured versions, oldest first: in :func:`frame`'s ``rank`` (the registry's order), else semver order."""
-    if "rank" in table:
-        return list(table.sort_values("rank")["version"].unique())
-    return sorted(table["version"].unique(), key=version_key)
+    """The measured versions of a :func:`frame`, oldest first (its ``rank``: the registry's order)."""
+    return list(table.sort_values("rank")["version"].unique())
 
 
 def categories(table: pd.DataFrame) -> pd.DataFrame:
@@ -379,7 +369,7 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
             lines.pop((outcome.version, WHOLE_VERSION), None)
             row = sweep.row(outcome)
             lines[outcome.version, row.scenario] = committed.Line.of(
-                mastra.ADAPTER.name, row, prerelease=is_prerelease(outcome.version)
+                mastra.ADAPTER.name, row, prerelease=not mastra.versions.is_stable(outcome.version)
             )
     return frame(sorted(lines.values(), key=lambda line: version_key(line.version)))
 
