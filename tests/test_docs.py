@@ -126,6 +126,20 @@ def test_the_sweeps_figures_are_the_summarys():
     assert f"all {len(before)} earlier versions that run" in text and f"all {len(after)} versions from it" in text
 
 
+@pytest.mark.slow
+def test_the_releases_the_runner_does_not_fit_are_the_ones_named(lines):
+    """docs/frameworks.md names the releases recorded as rejecting each run because the runner's call does not fit
+    their client (its ``create()`` takes no ``tool_choice``), not because the framework refused a name; notebook 13
+    points there."""
+    unfit = "unexpected keyword argument 'tool_choice'"
+    named = {(line.framework, line.version) for line in lines if line.kind == "rejected" and unfit in line.behaviour}
+    assert named == {("autogen", "0.5.7"), ("autogen", "0.6.1")}
+    runs = [line for line in lines if (line.framework, line.version) in named and line.kind != "not applicable"]
+    assert all(line.kind == "rejected" and unfit in line.behaviour for line in runs), "'rejecting each run'"
+    text = " ".join((paths.ROOT / "docs/frameworks.md").read_text(encoding="utf-8").split())
+    assert "autogen 0.5.7 and 0.6.1, whose client's `create()` takes no `tool_choice` argument" in text
+
+
 # What the documents name: commands, files, modules and notebooks.
 _COMMAND = re.compile(r"probe-lib ([a-z]+)\b")
 _PATH = re.compile(r"`((?:\.ci|benchmarks|data|docs|notebooks|probe_lib|tests)/[^`\s]*)`")
