@@ -130,16 +130,27 @@ def test_the_sweeps_figures_are_the_summarys():
 def test_the_releases_that_crash_before_sending_are_the_summarys():
     """docs/sweeps.md's two releases that crash before sending: 0.20.2 sends on no scenario, 1.57.0 on four alone."""
     table = timeline.stable(timeline.frame(swept.rows("mastra", prereleases=False)))
-    sending = {
-        version: {line.scenario for line in rows.itertuples() if line.behaviour.sent}
-        for version, rows in table.groupby("version")
+    assert timeline.sent_on(table, "0.20.2") == set()
+    assert timeline.sent_on(table, "1.57.0") == {
+        "builtins-by-export",
+        "builtins-by-id",
+        "docs-builtin-example",
+        "package-facts",
     }
-    assert sending["0.20.2"] == set()
-    assert sending["1.57.0"] == {"builtins-by-export", "builtins-by-id", "docs-builtin-example", "package-facts"}
     crashed = {line.version for line in table.itertuples() if timeline.crashed_before_sending(line)}
     assert {"0.20.2", "1.57.0"} <= crashed
     text = " ".join((paths.ROOT / "docs/sweeps.md").read_text(encoding="utf-8").split())
     assert "1.57.0, in `zod-to-json-schema` (`default is not a function`), on every scenario but the four" in text
+
+
+@pytest.mark.slow
+def test_the_eras_notebook_13_asserts_move_with_the_rows():
+    """``timeline.eras``, which notebook 13 holds its sweep bullets to, reads the rows it is given."""
+    table = timeline.stable(timeline.frame(swept.rows("mastra", prereleases=False)))
+    assert timeline.eras(table)["versions"]["a call by key throws Tool search.web not found"] == "0.24.7 to 1.3.0"
+    cut = timeline.eras(table[[version_key(version) < (1, 2, 0) for version in table["version"]]])["versions"]
+    assert cut["a call by key throws Tool search.web not found"] == "0.24.7 to 1.1.0"
+    assert cut["a call by key is answered back to the model"] == ""
 
 
 @pytest.mark.slow
