@@ -22,6 +22,8 @@ from probe_lib.history import timeline as swept
 from probe_lib.present import docs
 
 README = paths.ROOT / "README.md"
+#: A small count as the prose writes it.
+_COUNT = {1: "one", 2: "two", 3: "three"}
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +96,13 @@ def test_the_readme_findings_are_the_datas(matrix, lines):
     """The README's "What it found" sentences name versions and frameworks; each is read off the data here."""
     text = " ".join(README.read_text(encoding="utf-8").split())
     mastra = timeline.stable(timeline.frame(swept.rows("mastra", prereleases=False)))
-    assert f"since the rewrite arrived in {timeline.first_with_normaliser(mastra)}" in text
+    first = timeline.first_with_normaliser(mastra)
+    assert f"since the rewrite arrived in {first}" in text
     assert timeline.passthrough_fixed_in(mastra) == []
+    since = mastra[[version_key(version) >= version_key(first) for version in mastra["version"]]]
+    sent = timeline.sent(since[since["scenario"] == "choice-by-key"])
+    silent = since["version"].nunique() - len(sent)
+    assert f"that sends the request (all {len(sent)} of them; {_COUNT[silent]} crash before sending" in text
     forced = matrix[(matrix["forced verdict"] == "not in tools") & (matrix["probe"] != "unregistered-choice")]
     assert {target.split("@")[0] for target in forced["target"]} == {"mastra", "llama-index"}
     assert "only LlamaIndex builds the same broken request" in text
