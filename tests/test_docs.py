@@ -22,6 +22,8 @@ from probe_lib.history import timeline as swept
 from probe_lib.present import docs
 
 README = paths.ROOT / "README.md"
+#: A small count as the prose writes it.
+_COUNT = {1: "one", 2: "two", 3: "three"}
 
 
 @pytest.fixture(scope="module")
@@ -94,8 +96,13 @@ def test_the_readme_findings_are_the_datas(matrix, lines):
     """The README's "What it found" sentences name versions and frameworks; each is read off the data here."""
     text = " ".join(README.read_text(encoding="utf-8").split())
     mastra = timeline.stable(timeline.frame(swept.read(["mastra"])))
-    assert f"since the rewrite arrived in {timeline.first_with_normaliser(mastra)}" in text
+    first = timeline.first_with_normaliser(mastra)
+    assert f"since the rewrite arrived in {first}" in text
     assert timeline.passthrough_fixed_in(mastra) == []
+    since = mastra[[version_key(version) >= version_key(first) for version in mastra["version"]]]
+    sent = timeline.sent(since[since["scenario"] == "choice-by-key"])
+    silent = since["version"].nunique() - len(sent)
+    assert f"that sends the request (all {len(sent)} of them; {_COUNT[silent]} crash before sending" in text
     forced = matrix[(matrix["forced verdict"] == "not in tools") & (matrix["probe"] != "unregistered-choice")]
     assert {target.split("@")[0] for target in forced["target"]} == {"mastra", "llama-index"}
     assert "only LlamaIndex builds the same broken request" in text
@@ -124,6 +131,47 @@ def test_the_sweeps_figures_are_the_summarys():
     after = [line.behaviour.names for line in sent.itertuples() if version_key(line.version) >= first]
     assert {tuple(names) for names in before} == {("search.web",)} and {tuple(n) for n in after} == {("search_web",)}
     assert f"all {len(before)} earlier versions that run" in text and f"all {len(after)} versions from it" in text
+
+
+@pytest.mark.slow
+def test_the_releases_that_crash_before_sending_are_the_summarys():
+    """docs/sweeps.md's two releases that crash before sending: 0.20.2 sends on no scenario, 1.57.0 on four alone."""
+    table = timeline.stable(timeline.frame(swept.read(["mastra"])))
+    assert timeline.sent_on(table, "0.20.2") == set()
+    assert timeline.sent_on(table, "1.57.0") == {
+        "builtins-by-export",
+        "builtins-by-id",
+        "docs-builtin-example",
+        "package-facts",
+    }
+    crashed = {line.version for line in table.itertuples() if timeline.crashed_before_sending(line)}
+    assert {"0.20.2", "1.57.0"} <= crashed
+    text = " ".join((paths.ROOT / "docs/sweeps.md").read_text(encoding="utf-8").split())
+    assert "1.57.0, in `zod-to-json-schema` (`default is not a function`), on every scenario but the four" in text
+
+
+@pytest.mark.slow
+def test_the_eras_notebook_13_asserts_move_with_the_rows():
+    """``timeline.eras``, which notebook 13 holds its sweep bullets to, reads the rows it is given."""
+    table = timeline.stable(timeline.frame(swept.read(["mastra"])))
+    assert timeline.eras(table)["versions"]["a call by key throws Tool search.web not found"] == "0.24.7 to 1.3.0"
+    cut = timeline.eras(table[[version_key(version) < (1, 2, 0) for version in table["version"]]])["versions"]
+    assert cut["a call by key throws Tool search.web not found"] == "0.24.7 to 1.1.0"
+    assert cut["a call by key is answered back to the model"] == ""
+
+
+@pytest.mark.slow
+def test_the_releases_the_runner_does_not_fit_are_the_ones_named(lines):
+    """docs/frameworks.md names the releases recorded as rejecting each run because the runner's call does not fit
+    their client (its ``create()`` takes no ``tool_choice``), not because the framework refused a name; notebook 13
+    points there."""
+    unfit = "unexpected keyword argument 'tool_choice'"
+    named = {(line.framework, line.version) for line in lines if line.kind == "rejected" and unfit in line.behaviour}
+    assert named == {("autogen", "0.5.7"), ("autogen", "0.6.1")}
+    runs = [line for line in lines if (line.framework, line.version) in named and line.kind != "not applicable"]
+    assert all(line.kind == "rejected" and unfit in line.behaviour for line in runs), "'rejecting each run'"
+    text = " ".join((paths.ROOT / "docs/frameworks.md").read_text(encoding="utf-8").split())
+    assert "autogen 0.5.7 and 0.6.1, whose client's `create()` takes no `tool_choice` argument" in text
 
 
 # What the documents name: commands, files, modules and notebooks.

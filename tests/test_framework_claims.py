@@ -180,6 +180,21 @@ def test_a_run_raising_another_error_refutes_its_claim(claim_id, framework, prob
     assert verdict.status == "refuted" and said in verdict.evidence, verdict
 
 
+@pytest.mark.parametrize(
+    ("claim_id", "framework", "kept", "other"),
+    [("X19", "openai-agents-js", "search_web", "search.web"), ("X25", "claude-agent-sdk", "search.web", "search_web")],
+)
+def test_which_colliding_tool_is_kept_is_read_from_its_description(claim_id, framework, kept, other, by_target):
+    """X19 says the OpenAI Agents JS SDK keeps the second key's tool, X25 that the Claude Agent SDK keeps the
+    first's: each is refuted when the one tool sent describes the other key."""
+    outcomes = by_target[_target(by_target, framework)]
+    assert _judge(claim_id, outcomes, by_target).status == "confirmed"
+    run = outcomes["collision"]
+    body = json.loads(json.dumps(run.requests[0]).replace(f"probe tool {kept}", f"probe tool {other}"))
+    verdict = _judge(claim_id, {**outcomes, "collision": replace(run, requests=(body, *run.requests[1:]))}, by_target)
+    assert verdict.status == "refuted" and f"not {kept!r} alone" in verdict.evidence, verdict
+
+
 def test_x24_reads_anthropics_documented_limit_and_the_length_sent(by_target):
     claude = Evidence("claude", by_target[_target(by_target, "claude-agent-sdk")], by_target)
     assert frameworks.longer_than("anthropic", "documented", 64, "length-64", "length-70")(claude)[0]

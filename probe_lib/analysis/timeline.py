@@ -226,6 +226,57 @@ def runs(table: pd.DataFrame, scenario: str, holds) -> list[tuple[str, str]]:
     return stretches
 
 
+def _raised(text: str):
+    """The turn raised an error whose message holds ``text``."""
+    return lambda behaviour, kind: any(text in error for error in behaviour.errors or ())
+
+
+def _forces_key(behaviour: Behaviour, kind: str) -> bool:
+    return "search.web" in json.dumps(behaviour.tool_choice)
+
+
+#: The eras notebook 13 and ``docs/sweeps.md`` describe beside the sweep's chart: (what, scenario, holds).
+ERAS = (
+    ("a call by key throws Model tried to call unavailable tool", "call-by-key", _raised("unavailable tool")),
+    ("a call by key leaves the text promise unsettled", "call-by-key", _raised("promise 'text' was not resolved")),
+    ("a call by key throws Tool search.web not found", "call-by-key", _raised("Tool search.web not found")),
+    (
+        "a call by key is answered back to the model",
+        "call-by-key",
+        lambda b, kind: b.requests == 2 and not b.executions,
+    ),
+    ("the collision is refused", "collision-dot-space", lambda b, kind: kind == "collision"),
+    ("the collision reaches the caller as Unknown error", "collision-dot-space", _raised("Unknown error")),
+    (
+        "the collision reaches the caller as a plain error with its stack",
+        "collision-dot-space",
+        lambda b, kind: any(error.startswith("Error: Two or more") for error in b.errors or ()),
+    ),
+    ("the Responses path forces search.web", "choice-by-key-responses", _forces_key),
+    ("the Messages path forces search.web", "choice-by-key-messages", _forces_key),
+    ("a streamed turn's text does not settle within 5 s", "choice-by-key-stream", _raised("not settle within 5000 ms")),
+)
+
+
+def eras(table: pd.DataFrame) -> pd.DataFrame:
+    """Each era of :data:`ERAS` on ``table``: the stretches of versions it holds on (:func:`runs`), by ``what``."""
+    return pd.DataFrame(
+        [
+            {
+                "what": what,
+                "scenario": scenario,
+                "versions": "; ".join(f"{a} to {b}" for a, b in runs(table, scenario, holds)),
+            }
+            for what, scenario, holds in ERAS
+        ]
+    ).set_index("what")
+
+
+def sent_on(table: pd.DataFrame, version: str) -> set[str]:
+    """The scenarios on which ``version`` sent at least one request."""
+    return {line.scenario for line in table[table["version"] == version].itertuples() if line.behaviour.sent}
+
+
 def honours_active_tools(behaviour: Behaviour, error_kind: str = "") -> bool:
     """``activeTools: ['search.web']`` left the other tool (``plain``) out of the request."""
     return behaviour.names is not None and "plain" not in behaviour.names

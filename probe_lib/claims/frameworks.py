@@ -21,7 +21,7 @@ from probe_lib.analysis import permissions
 from probe_lib.analysis.measured import letter_run
 from probe_lib.claims.registry import register
 from probe_lib.claims.verdict import MASTRA, Status
-from probe_lib.core.outcome import Outcome, called_name, quoted
+from probe_lib.core.outcome import Outcome, called_name, quoted, wire_names_by_key
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.frameworks.keyed import forced_key
 from probe_lib.measure.matrix_runs import PROBES
@@ -86,6 +86,20 @@ def sends(expected: Mapping[str, Sequence[str]]) -> Clause:
                 return False, f"{probe}: keys {_keys(outcome)} went out as {outcome.wire_names}, not {list(names)}"
             said.append(f"{_shape(_keys(outcome))} sent as {_shape(outcome.wire_names)}")
         return True, "; ".join(said)
+
+    return clause
+
+
+def keeps(probe: str, key: str) -> Clause:
+    """Of the probe's keys, ``key``'s tool alone is sent: read from the tools' descriptions, which name their key
+    whatever the framework did to the name (:func:`~probe_lib.core.outcome.wire_names_by_key`)."""
+
+    def clause(e: Evidence) -> tuple[bool, str]:
+        outcome = e[probe]
+        kept = sorted(wire_names_by_key(_keys(outcome), outcome))
+        if kept != [key]:
+            return False, f"{probe}: the tools sent are those of {kept}, not {key!r} alone"
+        return True, f"{probe}: the one tool sent is {key!r}'s (its description names that key)"
 
     return clause
 
@@ -517,6 +531,7 @@ on_target(
     "X19",
     "openai-agents-js",
     sends({"collision": ["search_web"]}),
+    keeps("collision", "search_web"),
     raises_only_as("dot", "collision"),
     quantified=("collision",),
 )
@@ -583,6 +598,7 @@ on_target(
     "X25",
     "claude-agent-sdk",
     sends({"collision": served("search_web")}),
+    keeps("collision", "search.web"),
     no_own_error("collision"),
     round_trip("collision"),
 )
