@@ -15,6 +15,7 @@ import sys
 import nbformat
 import pandas as pd
 import pytest
+from test_cli_junk import run_main
 
 from probe_lib import frameworks
 from probe_lib.claims import ledger, registry
@@ -225,13 +226,8 @@ def test_report_drops_widget_views_and_keeps_their_static_rendering():
 def test_reproduce_refuses_a_folder_that_is_not_a_report(tmp_path):
     keep = tmp_path / "notes.txt"
     keep.write_text("a user's file")
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2 and "notes.txt, which the kit did not write" in done.stderr and done.stdout == ""
+    code, stdout, stderr = run_main(["reproduce", "--recorded", "--out", str(tmp_path)])
+    assert code == 2 and "notes.txt, which the kit did not write" in stderr and stdout == ""
     assert keep.read_text() == "a user's file"
 
 
