@@ -90,6 +90,16 @@ def private_cache(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
+def exported(tmp_path_factory):
+    """``export`` of the shipped recordings into a folder of its own, once per process: (its result, the folder).
+    Tests read it and never change it."""
+    from probe_lib.tables import export
+
+    folder = tmp_path_factory.mktemp("export") / "out"
+    return export.export(folder), folder
+
+
+@pytest.fixture(scope="session")
 def recorded_report(tmp_path_factory) -> Path:
     """One learner's report from the recordings (``reproduce --recorded``), built once for the whole run and shared
     by every test that reads it, even across pytest-xdist workers (the first to come builds it under a file lock);
