@@ -22,7 +22,6 @@ from probe_lib.claims import ledger, registry
 from probe_lib.core import folders, paths
 from probe_lib.core.target import baseline
 from probe_lib.frameworks import mastra
-from probe_lib.measure import sources
 from probe_lib.measure.provenance import Provenance
 from probe_lib.present import execution
 from probe_lib.report import build as report
@@ -33,13 +32,6 @@ pytestmark = pytest.mark.slow
 
 #: Notebooks that draw in HTML (the explorer's SVG) rather than matplotlib figures.
 INTERACTIVE = {"11-explorer"}
-
-
-@pytest.fixture(scope="module")
-def live_report(tmp_path_factory, node_modules):
-    """The teacher's report: every exercise answered with its solution (the learner's, unanswered, runs below).
-    It gets a folder of its own, so a test can check that nothing was left beside the report."""
-    return report.reproduce(tmp_path_factory.mktemp("reproduce") / "report", sources.LIVE, solved=True)
 
 
 @pytest.mark.node
