@@ -90,22 +90,72 @@ def private_cache(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def recorded_report(tmp_path_factory) -> Path:
-    """One learner's report from the recordings (``reproduce --recorded``), built once for the whole run and shared
-    by every test that reads it, even across pytest-xdist workers (the first to come builds it under a file lock);
-    tests copy it before changing anything. Returns its folder."""
-    import fcntl
+def exported(tmp_path_factory):
+    """``export`` of the shipped recordings into a folder of its own, once per process: (its result, the folder).
+    Tests read it and never change it."""
+    from probe_lib.tables import export
 
-    from probe_lib.core import folders
-    from probe_lib.measure import sources
-    from probe_lib.report import build as report
+    folder = tmp_path_factory.mktemp("export") / "out"
+    return export.export(folder), folder
+
+
+#: Fixtures that build a whole report (minutes each): their tests run first, so the builds overlap the run's quick
+#: tests instead of forming its tail, and each is built once a run (:func:`_built_once`).
+WHOLE_REPORTS = ("live_report", "recorded_report")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests reading a whole report first, each report's tests together, the rest in their order."""
+    first = {name: [item for item in items if name in getattr(item, "fixturenames", ())] for name in WHOLE_REPORTS}
+    moved = {id(item) for group in first.values() for item in group}
+    items[:] = [item for group in first.values() for item in group] + [i for i in items if id(i) not in moved]
+
+
+def _built_once(tmp_path_factory, name: str, build):
+    """``build(folder)``'s report in ``<run's temp>/<name>/report``, built once for the whole run even across
+    pytest-xdist workers: the first to come builds it under a file lock, the others wait for it and read what it
+    returned (pickled beside the folder, as :class:`~probe_lib.report.build.Report` is plain data). Tests copy the
+    folder before changing anything. The folder is alone in its parent, so a test can check nothing was left
+    beside it."""
+    import fcntl
+    import pickle
 
     shared = tmp_path_factory.getbasetemp()
     shared = shared.parent if os.environ.get("PYTEST_XDIST_WORKER") else shared
-    folder = shared / "recorded-report"
-    with open(shared / "recorded-report.lock", "w") as lock:
+    parent = shared / name
+    parent.mkdir(exist_ok=True)
+    returned = shared / f"{name}.pickle"
+    with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (folder / folders.MANIFEST).exists():
-            built = report.reproduce(folder, sources.RECORDED)
-            assert not built.failed, report.summary(built)
-    return folder
+        if not returned.exists():
+            built = build(parent / "report")
+            returned.write_bytes(pickle.dumps(built))
+        return pickle.loads(returned.read_bytes())
+
+
+@pytest.fixture(scope="session")
+def live_report(tmp_path_factory, node_modules):
+    """The teacher's report (``reproduce``, measured live): every exercise answered with its solution (the learner's,
+    unanswered, is ``recorded_report``). Built once a run (:func:`_built_once`); returns the whole
+    :class:`~probe_lib.report.build.Report`."""
+    from probe_lib.measure import sources
+    from probe_lib.report import build as report
+
+    return _built_once(
+        tmp_path_factory, "live-report", lambda folder: report.reproduce(folder, sources.LIVE, solved=True)
+    )
+
+
+@pytest.fixture(scope="session")
+def recorded_report(tmp_path_factory) -> Path:
+    """One learner's report from the recordings (``reproduce --recorded``), built once a run (:func:`_built_once`)
+    and shared by every test that reads it; tests copy it before changing anything. Returns its folder."""
+    from probe_lib.measure import sources
+    from probe_lib.report import build as report
+
+    def build(folder: Path) -> report.Report:
+        built = report.reproduce(folder, sources.RECORDED)
+        assert not built.failed, report.summary(built)
+        return built
+
+    return _built_once(tmp_path_factory, "recorded-report", build).folder

@@ -296,7 +296,8 @@ def test_the_real_process_answers_bad_input_in_one_line(argv, stdin, fragment):
     assert fragment in done.stderr.decode()
 
 
-# -- scenario files: every construct YAML offers beyond JSON, through the real `probe-lib run` --------------------
+# -- scenario files: every construct YAML offers beyond JSON, through `probe-lib run` ----------------------------
+# Run in this process: each file is refused before any runner starts, so a process would add only its start-up.
 
 #: One file per construct; each must be refused before any runner starts, naming the file, scenario and field.
 YAML_CONSTRUCTS = {
@@ -325,17 +326,14 @@ YAML_CONSTRUCTS = {
 }
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("construct", YAML_CONSTRUCTS, ids=str)
 def test_the_real_run_refuses_each_yaml_construct_in_one_line(construct, tmp_path):
     body, fragment = YAML_CONSTRUCTS[construct]
     path = tmp_path / "mine.yaml"
     path.write_text("scenarios:\n  - name: mine\n" + body, encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "run", str(path), "--json"], capture_output=True, timeout=60
-    )
-    assert_input_error(done.returncode, done.stdout.decode(), done.stderr.decode())
-    assert f"{path}: scenario 'mine' (number 1): {fragment}" in done.stderr.decode()
+    code, stdout, stderr = run_main(["run", str(path), "--json"])
+    assert_input_error(code, stdout, stderr)
+    assert f"{path}: scenario 'mine' (number 1): {fragment}" in stderr
 
 
 #: Nine levels of nine aliases each: 49 lines that PyYAML, which shares an alias's node, reads in an instant, and
@@ -395,15 +393,14 @@ JSON_JUNK = {
 }
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("junk", JSON_JUNK, ids=str)
 def test_the_real_run_refuses_json_junk_in_one_line(junk, tmp_path):
     text, fragment = JSON_JUNK[junk]
     path = tmp_path / "mine.json"
     path.write_text(text, encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "probe_lib", "run", str(path)], capture_output=True, timeout=60)
-    assert_input_error(done.returncode, done.stdout.decode(), done.stderr.decode())
-    assert f"{path} {fragment}" in done.stderr.decode()
+    code, stdout, stderr = run_main(["run", str(path)])
+    assert_input_error(code, stdout, stderr)
+    assert f"{path} {fragment}" in stderr
 
 
 # -- the standard streams: closed, empty, full ---------------------------------------------------------------

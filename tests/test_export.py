@@ -14,6 +14,7 @@ import pytest
 from probe_lib.cli import main
 from probe_lib.core import folders, paths
 from probe_lib.history import sweep
+from probe_lib.measure import measurement
 from probe_lib.tables import export
 
 SUMMARY = paths.DATA / "timeline.csv"
@@ -34,12 +35,6 @@ def _tool_sets() -> tuple[list[dict], dict]:
 
 def _absent(value: object) -> bool:
     return value is None or value != value  # the recording's NaN
-
-
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory) -> tuple[export.Export, Path]:
-    folder = tmp_path_factory.mktemp("export") / "out"
-    return export.export(folder), folder
 
 
 def test_every_table_is_written_as_csv_and_parquet_that_agree_and_the_dictionary_covers_every_column(exported):
@@ -75,35 +70,45 @@ def test_version_sweep_rows_match_the_committed_summary():
     behaviours = [json.loads(line["behaviour"]) for line in lines]
     assert len(table) == sum(max(1, len(b.get("names") or [])) for b in behaviours)
     assert set(table["source"]) == {"summary"} and set(table["recording"]) == {"data/timeline.csv"}
-    groups = {key: rows for key, rows in table.groupby(["version", "scenario"])}
+    # Plain rows grouped by hand (pandas per group made this loop minutes long); dropna: the present values.
+    groups: dict[tuple[str, str], list[dict]] = {}
+    for row in table.to_dict("records"):
+        groups.setdefault((row["version"], row["scenario"]), []).append(row)
     assert set(groups) == {(line["version"], line["scenario"]) for line in lines}
+
+    def column(rows: list[dict], name: str) -> list:
+        return [row[name] for row in rows]
+
+    def dropna(rows: list[dict], name: str) -> list:
+        return [value for value in column(rows, name) if not pd.isna(value)]
+
     for line, behaviour in zip(lines, behaviours):
         rows = groups[line["version"], line["scenario"]]
         where = f"{line['scenario']} on {line['version']}"
         names = behaviour.get("names") or []
-        assert rows["wire_name"].dropna().tolist() == names, where
-        assert rows["position_after"].dropna().tolist() == list(range(len(names))), where
-        assert set(rows["outcome"]) == {line["outcome"]}, where
-        assert set(rows["error_kind"].dropna()) == ({line["error_kind"]} if line["error_kind"] else set()), where
+        assert dropna(rows, "wire_name") == names, where
+        assert dropna(rows, "position_after") == list(range(len(names))), where
+        assert set(column(rows, "outcome")) == {line["outcome"]}, where
+        assert set(dropna(rows, "error_kind")) == ({line["error_kind"]} if line["error_kind"] else set()), where
         for count in ("requests", "executions"):  # a release that could not be installed or run counted nothing
             if count in behaviour:
-                assert set(rows[count]) == {behaviour[count]}, where
+                assert set(column(rows, count)) == {behaviour[count]}, where
             else:
-                assert rows[count].isna().all() and "error" in behaviour, where
+                assert all(pd.isna(value) for value in column(rows, count)) and "error" in behaviour, where
         choice = behaviour.get("tool_choice")
         forced = None  # read by hand in each format's shape: Chat Completions, Responses, Anthropic Messages
         if isinstance(choice, dict):
             forced = choice["function"]["name"] if "function" in choice else choice.get("name")
-        assert set(rows["forced_tool"].dropna()) == ({forced} if forced else set()), where
+        assert set(dropna(rows, "forced_tool")) == ({forced} if forced else set()), where
         if forced:
-            assert set(rows["forced_in_tools"]) == {forced in names}, where
+            assert set(column(rows, "forced_in_tools")) == {forced in names}, where
         error = behaviour.get("error", {})
         if error.get("kind") == "collision":  # the text the caller saw: 0.20.x says only "Unknown error"
-            assert set(rows["collision_name"]) == {error["name"]}, where
+            assert set(column(rows, "collision_name")) == {error["name"]}, where
             seen = ("Unknown error", _refusal(error["name"]), "Error: " + _refusal(error["name"]))  # 0.20, 0.13+, 0.21
-            assert rows["error_text"].iloc[0] == behaviour["errors"][0] and behaviour["errors"][0] in seen, where
+            assert rows[0]["error_text"] == behaviour["errors"][0] and behaviour["errors"][0] in seen, where
         elif "message" in error:
-            assert set(rows["error_text"]) == {error["message"]}, where
+            assert set(column(rows, "error_text")) == {error["message"]}, where
     pinned = table[table["pinned"]]
     assert set(pinned["version"]) == {"1.0.4", "1.67.0", "1.71.0"} & {line["version"] for line in lines}
 
@@ -209,6 +214,7 @@ def test_an_interrupted_write_leaves_no_half_written_file(tmp_path):
 def test_cli_export_names_each_table_and_its_rows(tmp_path, capsys):
     assert main(["export", "--out", str(tmp_path / "x")]) == 0
     out = capsys.readouterr().out
+    assert f"rows from {len(measurement.measurements(paths.CAPTURES))} measurement files" in out
     tool_sets, _ = _tool_sets()
     assert f"mcp_corpus: {sum(len(t['tools served']) for t in tool_sets)} rows" in out
     assert "version_sweep: " in out and all((tmp_path / "x" / name).exists() for name in export.FILES)

@@ -15,13 +15,13 @@ import sys
 import nbformat
 import pandas as pd
 import pytest
+from test_cli_junk import run_main
 
 from probe_lib import frameworks
 from probe_lib.claims import ledger, registry
 from probe_lib.core import folders, paths
 from probe_lib.core.target import baseline
 from probe_lib.frameworks import mastra
-from probe_lib.measure import sources
 from probe_lib.measure.provenance import Provenance
 from probe_lib.present import execution
 from probe_lib.report import build as report
@@ -32,13 +32,6 @@ pytestmark = pytest.mark.slow
 
 #: Notebooks that draw in HTML (the explorer's SVG) rather than matplotlib figures.
 INTERACTIVE = {"11-explorer"}
-
-
-@pytest.fixture(scope="module")
-def live_report(tmp_path_factory, node_modules):
-    """The teacher's report: every exercise answered with its solution (the learner's, unanswered, runs below).
-    It gets a folder of its own, so a test can check that nothing was left beside the report."""
-    return report.reproduce(tmp_path_factory.mktemp("reproduce") / "report", sources.LIVE, solved=True)
 
 
 @pytest.mark.node
@@ -225,13 +218,8 @@ def test_report_drops_widget_views_and_keeps_their_static_rendering():
 def test_reproduce_refuses_a_folder_that_is_not_a_report(tmp_path):
     keep = tmp_path / "notes.txt"
     keep.write_text("a user's file")
-    done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "reproduce", "--recorded", "--out", str(tmp_path)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 2 and "notes.txt, which the kit did not write" in done.stderr and done.stdout == ""
+    code, stdout, stderr = run_main(["reproduce", "--recorded", "--out", str(tmp_path)])
+    assert code == 2 and "notes.txt, which the kit did not write" in stderr and stdout == ""
     assert keep.read_text() == "a user's file"
 
 

@@ -63,13 +63,6 @@ def _raw_names(entry: dict) -> list[str]:
     return [tool["name"] for tool in tools]
 
 
-@pytest.fixture(scope="module")
-def exported(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("export")
-    result = export.export(folder / "out")
-    return result, folder / "out"
-
-
 def test_export_writes_csv_parquet_and_a_dictionary_of_every_column(exported):
     result, folder = exported
     assert sorted(p.name for p in folder.iterdir()) == sorted([*export.FILES, folders.MANIFEST])
@@ -145,14 +138,6 @@ def test_export_refuses_a_folder_it_did_not_write(tmp_path):
     with pytest.raises(InputError, match="holds mine.txt, which the kit did not write"):
         export.export(tmp_path)
     assert (tmp_path / "mine.txt").read_text() == "keep me"
-
-
-def test_cli_export_writes_the_tables(tmp_path, capsys):
-    assert main(["export", "--out", str(tmp_path / "x")]) == 0
-    shipped = len(measurement.measurements(paths.CAPTURES))
-    assert (
-        tmp_path / "x" / "outcomes.parquet"
-    ).exists() and f"rows from {shipped} measurement files" in capsys.readouterr().out
 
 
 def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported, capsys):

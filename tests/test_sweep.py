@@ -122,13 +122,12 @@ def test_change_points_name_adjacent_measured_versions_on_each_side():
     measured = timeline.versions(table)
     changes = timeline.change_points(table)
     assert len(changes) > 0
+    grid = timeline.categories(table)
     for change in changes.itertuples():
         assert measured.index(change.after) == measured.index(change.before) + 1
-        grid = timeline.categories(table)
         cells = grid.at[change.scenario, change.before], grid.at[change.scenario, change.after]
         if cells == ("not applicable", "not applicable"):  # one grey for both: the behaviours behind it differ
             assert change.became.startswith("not applicable: ") and change.differs_in != "error kind"
-    grid = timeline.categories(table)
     figure = timeline_chart.timeline(grid, timeline.colours(grid), "t", changes)
     (bars,) = [lines for lines in figure.axes[0].collections if tuple(lines.get_colors()[0]) == (0, 0, 0, 1)]
     drawn = {(round(x), round(y)) for (x, y), _bottom in bars.get_segments()}
