@@ -219,20 +219,23 @@ function shippedMentions(texts) {
 }
 
 // A logger that keeps every record Mastra writes (all levels, exceptions it tracks) in `sink`, instead of the
-// console: what an application's own logger would receive. Records are plain data, without timestamps. Built on
-// this version's MastraLogger once it is loaded.
+// console: what an application's own logger would receive. Records are plain data, without timestamps. With
+// `exceptionsOnly` (a scenario's `logs: false`) it keeps only the exceptions, which is all the collision check
+// reads, and skips copying the rest. Built on this version's MastraLogger once it is loaded.
 function capturingLoggerOf(MastraLogger) {
   return class CapturingLogger extends MastraLogger {
-  constructor(sink, component) {
+  constructor(sink, exceptionsOnly, component) {
     super({ name: 'probe', level: 'debug' });
     this.sink = sink;
+    this.exceptionsOnly = exceptionsOnly;
     this.component = component ?? null;
   }
   child(componentOrBindings) {
     const component = typeof componentOrBindings === 'string' ? componentOrBindings : componentOrBindings?.component;
-    return new CapturingLogger(this.sink, component ?? this.component);
+    return new CapturingLogger(this.sink, this.exceptionsOnly, component ?? this.component);
   }
   record(level, message, args) {
+    if (this.exceptionsOnly) return;
     this.sink.push({ level, component: this.component, message: scrub(String(message)), args: args.map(logArg) });
   }
   debug(message, ...args) { this.record('debug', message, args); }
@@ -325,13 +328,13 @@ function buildAgent(scenario, log, logs) {
   }
   if (scenario.workflows) config.workflows = record(scenario.workflows.map((spec) => [spec.key, makeWorkflow(spec)]));
   const agent = new Agent(config);
-  if (CapturingLogger) agent.__setLogger(new CapturingLogger(logs));
+  if (CapturingLogger) agent.__setLogger(new CapturingLogger(logs, scenario.logs === false));
   const registry = scenario.lookups ? registerOnMastra(scenario, agent, log, logs) : null;
   // Agents that share the very same tools record (the article's "one registry, several agents"); each runs a turn
   // after the first agent's turn.
   const sharers = Array.from({ length: (scenario.sharedBy ?? 1) - 1 }, (_, i) => {
     const other = new Agent({ ...config, id: `probe-${i + 2}`, name: `probe-${i + 2}` });
-    if (CapturingLogger) other.__setLogger(new CapturingLogger(logs));
+    if (CapturingLogger) other.__setLogger(new CapturingLogger(logs, scenario.logs === false));
     return other;
   });
   return { agent, sharers, tools, mapping, registry };
@@ -345,7 +348,7 @@ function registerOnMastra(scenario, agent, log, logs) {
   const mastraLevel = record((scenario.mastraTools ?? []).map((spec) => [spec.key, makeTool(spec, log)]));
   const labels = new Map(Object.entries(mastraLevel).map(([key, tool]) => [tool, `mastra:${key}`]));
   const config = { agents: record([[scenario.agentKey ?? agent.id, agent]]), tools: mastraLevel };
-  if (CapturingLogger) config.logger = new CapturingLogger(logs);
+  if (CapturingLogger) config.logger = new CapturingLogger(logs, scenario.logs === false);
   return { mastra: new Mastra(config), labels };
 }
 
