@@ -501,8 +501,11 @@ async function runScenario(scenario) {
     });
     const turnContext = { url: scenario.url, wire: scenario.wire, path: ROUTER_PATHS[scenario.wire], refused: null };
     for (const each of [agent, ...sharers]) {
+      const turn = () => run(each, scenario, options, observed);
       try {
-        await Promise.race([scenarioUrl.run(turnContext, () => run(each, scenario, options, observed)), timeout]);
+        // Only a router path reads the turn's context. A chat turn runs outside it, so a batch of them never enables
+        // the kit's AsyncLocalStorage, which once enabled is carried through every promise Mastra makes.
+        await Promise.race([turnContext.path ? scenarioUrl.run(turnContext, turn) : turn(), timeout]);
       } catch (error) {
         result.error = describeError(error); // with sharers: the last turn's error (each gets the capture's 400)
       }
