@@ -58,11 +58,12 @@ def test_the_messages_path_renames_like_chat_and_forces_the_key_verbatim(version
 
 @pytest.mark.slow
 def test_each_turn_reaches_its_own_capture_url_when_paths_run_concurrently(node_modules, capture_server):
-    """The base URL is per turn: many router-path turns at once must each land in their own scenario."""
+    """The base URL is per turn: many router-path turns at once must each land in their own scenario, and so must
+    the chat turns among them (which run outside the turn's context)."""
     batch = [
         Scenario(f"own-{n}-{path}", tools=tools(f"k{n}.x"), wire=path)
         for n in range(24)
-        for path in ("responses", "messages")
+        for path in ("responses", "chat", "messages")
     ]
     outcomes = mastra.run(batch, "1.71.0", server=capture_server, concurrency=16)
     for outcome in outcomes:

@@ -187,6 +187,7 @@ def test_every_field_other_than_defaults_survives_a_round_trip():
         remedy=True,
         instructions="be brief",
         timeout_ms=2500,
+        logs=False,
         replies=(
             ErrorReply(429, "slow down"),
             ToolCallsReply((ToolCall("a_b", "{bad json", id="c9"),)),

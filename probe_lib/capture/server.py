@@ -155,7 +155,9 @@ def _parse_json(data: bytes) -> object:
         raise ValueError(too_deep) from None
     except (ValueError, UnicodeDecodeError) as error:
         raise ValueError(f"malformed JSON: {error}") from None
-    if _deeper_than(value, MAX_JSON_DEPTH):
+    # Each level opens with a bracket, so a body with no more brackets than the limit (in strings too) cannot pass
+    # it: counted in C, this spares most bodies the walk, which costs twice their parsing.
+    if data.count(b"[") + data.count(b"{") > MAX_JSON_DEPTH and _deeper_than(value, MAX_JSON_DEPTH):
         raise ValueError(too_deep)
     return value
 
@@ -450,7 +452,8 @@ class CaptureServer(RecordStore):
     ) -> web.StreamResponse:
         """Record ``request`` and answer it: with the scenario's next reply, or a refusal saying what was wrong."""
         try:
-            data = await asyncio.wait_for(request.read(), self._body_seconds)
+            async with asyncio.timeout(self._body_seconds):  # no task of its own per request, as wait_for makes
+                data = await request.read()
         except web.HTTPRequestEntityTooLarge:
             self._commit(request, scenario, None, None, 413, wire_format)
             message = f"body exceeds {self._max_body_bytes} bytes; raise the capture server's max_body_bytes"

@@ -22,7 +22,8 @@ optional and defaults to what :class:`Scenario` says::
     # messages: Mastra's model router's OpenAI Responses or Anthropic Messages provider), lookups (strings asked of
     # Mastra's own lookup surfaces, with mastraTools registered on a Mastra instance and the agent under agentKey,
     # its id agentId), docsSections (headings of the docs the installed package ships, reported in Outcome.package),
-    # docsMentions (texts whose every line in those docs is reported there too)
+    # docsMentions (texts whose every line in those docs is reported there too), logs (false: keep only the
+    # exceptions the framework's logger tracked)
 
 YAML is read as JSON's data model: a date is the text written, and what JSON cannot say (other tags such as
 ``!!binary``, a list or mapping as a key, NaN) is refused, as are nesting past :data:`MAX_DEPTH` levels and aliases
@@ -111,6 +112,7 @@ FIELDS: Mapping[str, tuple[str, dict]] = {
     "mastraTools": ("mastra_tools", _TOOLS),
     "agentKey": ("agent_key", {"type": "string"}),
     "agentId": ("agent_id", {"type": "string", "minLength": 1}),
+    "logs": ("logs", {"type": "boolean"}),
 }
 
 SCHEMA: dict = {

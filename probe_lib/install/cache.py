@@ -18,6 +18,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
@@ -85,12 +86,20 @@ def _sizes(folder: Path) -> dict[str, int]:
 
 #: Entries found intact by this process: a check reads every file's size (0.2 s for a Mastra install at load 20).
 _intact: set[Path] = set()
+#: Held while an entry is checked, so runners starting at once (``probe``'s two) check it once, not each.
+_checking = threading.Lock()
 
 
 def intact(entry: Path) -> bool:
     """True when ``entry`` holds every file its install wrote, each at its size: an install a file was deleted from
     or cut short in since would run as a broken package and be measured as the framework's own crash. An entry
     installed before the kit listed its files gets its list now (it is checked from then on)."""
+    with _checking:
+        return _check(entry)
+
+
+def _check(entry: Path) -> bool:
+    """:func:`intact`, with the check held."""
     if entry in _intact:
         return True
     try:

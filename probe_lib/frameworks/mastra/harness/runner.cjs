@@ -27,8 +27,9 @@ const { z } = requireFrom('zod');
 
 // What this version offers, filled in by loadEra() before the first scenario (each era differs; see below).
 let Agent = null;
-// The Mastra class (the registry an app builds its agents and tools into), or null where the version has none.
-let Mastra = null;
+// The Mastra class (the registry an app builds its agents and tools into), or null where the version has none;
+// undefined until the first scenario with lookups loads it (runScenario).
+let Mastra;
 let mastraTools = {};
 let createTool = null;
 let modelConfig = null;
@@ -84,7 +85,6 @@ async function loadEra() {
     unavailable = `@mastra/core ${version} exports no Agent class (an earlier product under the same name)`;
     return;
   }
-  Mastra = ((await load('/mastra')) ?? (await load('')))?.Mastra ?? null;
   mastraTools = (await load('/tools')) ?? {};
   createTool = mastraTools.createTool ?? null;
   const { MastraLogger } = (await load('/logger')) ?? {};
@@ -219,20 +219,23 @@ function shippedMentions(texts) {
 }
 
 // A logger that keeps every record Mastra writes (all levels, exceptions it tracks) in `sink`, instead of the
-// console: what an application's own logger would receive. Records are plain data, without timestamps. Built on
-// this version's MastraLogger once it is loaded.
+// console: what an application's own logger would receive. Records are plain data, without timestamps. With
+// `exceptionsOnly` (a scenario's `logs: false`) it keeps only the exceptions, which is all the collision check
+// reads, and skips copying the rest. Built on this version's MastraLogger once it is loaded.
 function capturingLoggerOf(MastraLogger) {
   return class CapturingLogger extends MastraLogger {
-  constructor(sink, component) {
+  constructor(sink, exceptionsOnly, component) {
     super({ name: 'probe', level: 'debug' });
     this.sink = sink;
+    this.exceptionsOnly = exceptionsOnly;
     this.component = component ?? null;
   }
   child(componentOrBindings) {
     const component = typeof componentOrBindings === 'string' ? componentOrBindings : componentOrBindings?.component;
-    return new CapturingLogger(this.sink, component ?? this.component);
+    return new CapturingLogger(this.sink, this.exceptionsOnly, component ?? this.component);
   }
   record(level, message, args) {
+    if (this.exceptionsOnly) return;
     this.sink.push({ level, component: this.component, message: scrub(String(message)), args: args.map(logArg) });
   }
   debug(message, ...args) { this.record('debug', message, args); }
@@ -325,13 +328,13 @@ function buildAgent(scenario, log, logs) {
   }
   if (scenario.workflows) config.workflows = record(scenario.workflows.map((spec) => [spec.key, makeWorkflow(spec)]));
   const agent = new Agent(config);
-  if (CapturingLogger) agent.__setLogger(new CapturingLogger(logs));
+  if (CapturingLogger) agent.__setLogger(new CapturingLogger(logs, scenario.logs === false));
   const registry = scenario.lookups ? registerOnMastra(scenario, agent, log, logs) : null;
   // Agents that share the very same tools record (the article's "one registry, several agents"); each runs a turn
   // after the first agent's turn.
   const sharers = Array.from({ length: (scenario.sharedBy ?? 1) - 1 }, (_, i) => {
     const other = new Agent({ ...config, id: `probe-${i + 2}`, name: `probe-${i + 2}` });
-    if (CapturingLogger) other.__setLogger(new CapturingLogger(logs));
+    if (CapturingLogger) other.__setLogger(new CapturingLogger(logs, scenario.logs === false));
     return other;
   });
   return { agent, sharers, tools, mapping, registry };
@@ -345,7 +348,7 @@ function registerOnMastra(scenario, agent, log, logs) {
   const mastraLevel = record((scenario.mastraTools ?? []).map((spec) => [spec.key, makeTool(spec, log)]));
   const labels = new Map(Object.entries(mastraLevel).map(([key, tool]) => [tool, `mastra:${key}`]));
   const config = { agents: record([[scenario.agentKey ?? agent.id, agent]]), tools: mastraLevel };
-  if (CapturingLogger) config.logger = new CapturingLogger(logs);
+  if (CapturingLogger) config.logger = new CapturingLogger(logs, scenario.logs === false);
   return { mastra: new Mastra(config), labels };
 }
 
@@ -478,6 +481,8 @@ async function runScenario(scenario) {
       observed: { toolNames: [], resultToolNames: [], streamErrors: [], text: null }, logs: [], elapsedMs: 0 };
   }
   if (scenario.workflows) workflowsModule ??= (await load('/workflows')) ?? {};
+  // Loaded by the first scenario that registers on it: most never do, and it cost each runner's start ~0.1 s of CPU.
+  if (scenario.lookups && Mastra === undefined) Mastra = ((await load('/mastra')) ?? (await load('')))?.Mastra ?? null;
   const log = [];
   const logs = [];
   const observed = { toolNames: [], resultToolNames: [], streamErrors: [], text: null };
@@ -498,8 +503,11 @@ async function runScenario(scenario) {
     });
     const turnContext = { url: scenario.url, wire: scenario.wire, path: ROUTER_PATHS[scenario.wire], refused: null };
     for (const each of [agent, ...sharers]) {
+      const turn = () => run(each, scenario, options, observed);
       try {
-        await Promise.race([scenarioUrl.run(turnContext, () => run(each, scenario, options, observed)), timeout]);
+        // Only a router path reads the turn's context. A chat turn runs outside it, so a batch of them never enables
+        // the kit's AsyncLocalStorage, which once enabled is carried through every promise Mastra makes.
+        await Promise.race([turnContext.path ? scenarioUrl.run(turnContext, turn) : turn(), timeout]);
       } catch (error) {
         result.error = describeError(error); // with sharers: the last turn's error (each gets the capture's 400)
       }
