@@ -231,12 +231,20 @@ def test_the_committed_verification_shows_the_fix_consistent_and_nothing_else_ch
             assert row.before == row.after, row
 
 
-def test_the_verification_readme_lists_the_releases_the_file_holds():
+def test_the_verification_readme_lists_the_releases_the_file_holds_and_those_it_does_not():
     from probe_lib.core import paths
     from probe_lib.repro import verify
 
     readme = (paths.DATA / "fix_verification.README.md").read_text(encoding="utf-8")
+
+    def listed(label: str, framework: str) -> list[str]:
+        line = re.search(rf"^{label} \({framework}\): (.*)$", readme, re.MULTILINE)[1]
+        return [] if line in ("", "none") else line.split(", ")
+
     for framework in ("mastra", "llama-index"):
-        line = re.search(rf"^Releases \({framework}\): (.*)$", readme, re.MULTILINE)[1]
         held = sorted({row.version for row in verify.read() if row.framework == framework}, key=version_key)
-        assert (line.split(", ") if line else []) == held, framework
+        assert listed("Releases", framework) == held, framework
+        missing = listed("Not measured", framework)
+        assert missing == verify.unmeasured(framework), framework
+        # Together the two lines are every affected release the release list holds, and no other.
+        assert sorted([*held, *missing], key=version_key) == verify.affected(framework), framework

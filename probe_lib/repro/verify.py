@@ -31,16 +31,20 @@ from probe_lib.core import files, paths
 from probe_lib.core.errors import ProbeError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
-from probe_lib.core.target import version_key
+from probe_lib.core.target import release_key, version_key
 from probe_lib.frameworks.keyed import KeyedSession, forced_key
+from probe_lib.frameworks.mastra import adapter as mastra_adapter
 from probe_lib.frameworks.mastra import catalogue, normaliser, runner
 from probe_lib.frameworks.mastra import versions as mastra_versions
-from probe_lib.history import sweep
+from probe_lib.history import sweep, timeline
 from probe_lib.install import cache
 from probe_lib.measure import matrix_runs
 from probe_lib.repro import patches
 
 CSV_PATH = paths.DATA / "fix_verification.csv"
+#: Framework -> its first release with the asymmetry its fix closes: Mastra's formatTools rewrite (claim V01),
+#: LlamaIndex's rename of the tools it sends (claim T09).
+SINCE = {"mastra": mastra_adapter.NORMALISER_SINCE, "llama-index": "0.14.12"}
 
 
 @dataclass(frozen=True)
@@ -201,6 +205,28 @@ def write(rows: Sequence[Row], path: Path = CSV_PATH) -> None:
                 writer.writerows(asdict(row) for row in merged)
 
         files.write_atomically(path, fill)
+
+
+def affected(framework: str) -> list[str]:
+    """Every stable release of ``framework`` from :data:`SINCE`, oldest first, as the committed release list holds
+    them (``data/framework_releases.csv``: every release its registry served at the last ``probe-lib sweep --write``),
+    the releases the issue asks the fix to be verified on."""
+    registry = frameworks.get(framework).registry
+    first = release_key(SINCE[framework], registry)
+    found = {
+        release.version
+        for release in timeline.read_releases()
+        if release.framework == framework
+        and release.prerelease == "no"
+        and release_key(release.version, registry) >= first
+    }
+    return sorted(found, key=lambda version: release_key(version, registry))
+
+
+def unmeasured(framework: str) -> list[str]:
+    """The releases of :func:`affected` that ``data/fix_verification.csv`` holds no row of, oldest first."""
+    held = {row.version for row in read() if row.framework == framework}
+    return [version for version in affected(framework) if version not in held]
 
 
 def frame(framework: str) -> pd.DataFrame:
