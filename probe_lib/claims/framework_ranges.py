@@ -15,6 +15,7 @@ from probe_lib.claims.registry import register
 from probe_lib.claims.since import (
     TOOLS_RUN,
     TOOLS_SENT,
+    RangeCheck,
     Timeline,
     both,
     changed_at,
@@ -62,6 +63,18 @@ AGENTS_JS_CHECKS_A_FORCED_KEY = changed_at(
     both(names(["search_web", "plain"]), forces("search.web")),
     raises('modelSettings.toolChoice="search.web" does not match any available tool'),
 )
+
+
+def every_call_runs_from(before: str, after: str, **observed) -> RangeCheck:
+    """The call the model makes starts to run at ``after``, the dotted key's and the legal key's alike: a change
+    point that is not about names."""
+    return each(
+        *(
+            changed_at(probe, before, after, runs_the_call(False), runs_the_call(True), **observed)
+            for probe in ("dot+round-trip", "legal+round-trip")
+        )
+    )
+
 
 #: The dot probe's keys sent as registered, and forcing one names it as registered: what an unchanged framework does.
 KEYS_AS_REGISTERED = {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}
@@ -222,17 +235,7 @@ register(
     on="timeline",
     framework="claude-agent-sdk",
 )
-register(
-    "T18",
-    each(
-        *(
-            changed_at(probe, "0.1.9", "0.1.10", runs_the_call(False), runs_the_call(True), on=TOOLS_RUN)
-            for probe in ("dot+round-trip", "legal+round-trip")
-        )
-    ),
-    on="timeline",
-    framework="claude-agent-sdk",
-)
+register("T18", every_call_runs_from("0.1.9", "0.1.10", on=TOOLS_RUN), on="timeline", framework="claude-agent-sdk")
 register(
     "T19",
     unchanged("0.0.2", "0.24.0", KEYS_AS_REGISTERED, ran=26, measured=26),
@@ -240,17 +243,7 @@ register(
     framework="openai-agents-chat",
 )
 register("T20", AGENTS_JS_CHECKS_A_FORCED_KEY, on="timeline", framework="openai-agents-js-chat")
-register(
-    "T21",
-    each(
-        *(
-            changed_at(probe, "0.0.2", "0.0.3", runs_the_call(False), runs_the_call(True))
-            for probe in ("dot+round-trip", "legal+round-trip")
-        )
-    ),
-    on="timeline",
-    framework="openai-agents-js-chat",
-)
+register("T21", every_call_runs_from("0.0.2", "0.0.3"), on="timeline", framework="openai-agents-js-chat")
 register(
     "T22",
     unchanged("1.66.0", "3.57.0", KEYS_AS_REGISTERED, ran=156, measured=156),
