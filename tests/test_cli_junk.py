@@ -311,6 +311,11 @@ YAML_CONSTRUCTS = {
         "field 'toolsets': a mapping key must be text, not a list",
     ),
     "mapping as key": ("    toolsets: {{a: 1}: [c]}\n", "field 'toolsets': a mapping key must be text"),
+    "scalar key tagged as a mapping": (
+        "    toolsets: {!!map 2020-01-01: [c]}\n",
+        "field 'toolsets': the YAML tag !!map does not fit the value after it",
+    ),
+    "list tagged as text": ("    activeTools: !!str [a]\n", "field 'activeTools': the YAML tag !!str does not fit"),
     "deep block nesting": (
         "    replies:\n      " + "- " * 3000 + "x\n",  # a sequence in a sequence …, block style
         "field 'replies[0][0][0][0][0][0][0]…': nested more than 64 levels deep",

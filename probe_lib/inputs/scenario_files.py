@@ -141,6 +141,12 @@ _VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
 #: The YAML tags a scenario file may hold, explicit or implied: what JSON can say. Everything else PyYAML's safe
 #: loader offers (dates, ``!!binary``, sets, ordered maps, merge keys) is refused by name.
 PLAIN_TAGS = frozenset(f"tag:yaml.org,2002:{kind}" for kind in ("null", "bool", "int", "float", "str", "seq", "map"))
+#: The tag each kind of node may carry: ``!!map 1`` (a scalar tagged as a mapping) reads as a dict, not a value.
+_TAGS_OF = {
+    yaml.ScalarNode: PLAIN_TAGS - {"tag:yaml.org,2002:seq", "tag:yaml.org,2002:map"},
+    yaml.SequenceNode: {"tag:yaml.org,2002:seq"},
+    yaml.MappingNode: {"tag:yaml.org,2002:map"},
+}
 #: Deeper than any scenario needs (a reply's tool-call arguments start at level 7), and shallow enough that no
 #: reader of the document (PyYAML's composer, jsonschema, json.dumps) nears Python's recursion limit.
 MAX_DEPTH = 64
@@ -215,6 +221,10 @@ class _Loader(yaml.SafeLoader):
         if node.tag not in PLAIN_TAGS:
             self._refuse(
                 f"the YAML tag {_short_tag(node.tag)} is not read in a scenario file; {_PLAIN}", node.start_mark
+            )
+        if node.tag not in _TAGS_OF[type(node)]:
+            self._refuse(
+                f"the YAML tag {_short_tag(node.tag)} does not fit the value after it; {_PLAIN}", node.start_mark
             )
         if isinstance(node, yaml.ScalarNode):
             self._check_scalar(node)
