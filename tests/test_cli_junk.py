@@ -179,7 +179,7 @@ def test_capture_refuses_an_out_that_is_a_folder(tmp_path):
 @given(
     flag=st.text(min_size=1, max_size=20)
     .map(lambda text: "--" + text.lstrip("-"))
-    .filter(lambda flag: flag not in ("--verbose", "--with-browser", "--help"))
+    .filter(lambda flag: flag not in ("--verbose", "--with-browser", "--all-frameworks", "--help"))
 )
 def test_setup_refuses_an_unknown_flag_before_installing_anything(flag):
     assert_input_error(*run_main(["setup", flag]))
