@@ -265,7 +265,7 @@ def test_the_docs_command_names_a_stale_file_then_fills_it(tmp_path, monkeypatch
     page.write_text("<!-- generated: x -->\nstale\n<!-- /generated -->\n", encoding="utf-8")
     monkeypatch.setattr(paths, "ROOT", tmp_path)  # the command names each file from the root
     monkeypatch.setattr(docs, "documents", lambda: [page])
-    monkeypatch.setitem(docs.BLOCKS, "x", lambda: "fresh")
+    monkeypatch.setattr(docs, "blocks", lambda: {"x": lambda: "fresh"})
     assert cli.main(["docs", "--check"]) == 1
     assert "docs/page.md: its generated tables differ from the data" in capsys.readouterr().out
     assert "stale" in page.read_text(encoding="utf-8"), "--check writes nothing"

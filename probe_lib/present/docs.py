@@ -1,7 +1,7 @@
 """The tables of measured behaviour in ``README.md`` and ``docs/``, filled from the recordings and timelines, so no
 such table is typed by hand beside the data it describes.
 
-A generated block sits between ``<!-- generated: NAME -->`` and ``<!-- /generated -->``; :data:`BLOCKS` names the
+A generated block sits between ``<!-- generated: NAME -->`` and ``<!-- /generated -->``; :func:`blocks` names the
 function that renders each. ``probe-lib docs`` rewrites the blocks in place (the prose around them is kept as
 written), ``probe-lib docs --check`` says which file differs from what the data give, and a test holds the committed
 files to it.
@@ -9,10 +9,10 @@ files to it.
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -166,41 +166,34 @@ def mastra_ranges(table: pd.DataFrame) -> str:
     return markdown(timeline.range_claims(table))
 
 
-#: The data one pass of :func:`stale` or :func:`write` has read, by its loader: each file is read once however many
-#: blocks and documents show it (``None`` outside a pass, where every call reads afresh).
-_read_in_pass: dict[Callable, object] | None = None
+def blocks() -> dict[str, Callable[[], str]]:
+    """Each block's name and the function that renders it from the data, for one pass over the documents: each data
+    file is read once, on first use, however many blocks and documents show it."""
+    matrix_data, sweeps, mastra = (
+        functools.cache(load) for load in (matrix_table, framework_timelines, mastra_timeline)
+    )
+    return {
+        "forced-absent": lambda: forced_absent(matrix_data()),
+        "matrix-dot": lambda: dot_probe(matrix_data()),
+        "framework-sweeps": lambda: framework_sweeps(*sweeps()),
+        "framework-changes": lambda: framework_changes(sweeps()[0]),
+        "registry-dates": lambda: registry_dates(sweeps()[1]),
+        "mastra-ranges": lambda: mastra_ranges(mastra()),
+    }
 
 
-def _once(load: Callable[[], object]) -> Any:
-    """``load()``, read only once in a pass of :func:`stale` or :func:`write`."""
-    if _read_in_pass is None:
-        return load()
-    if load not in _read_in_pass:
-        _read_in_pass[load] = load()
-    return _read_in_pass[load]
-
-
-#: Each block's name and the function that renders it from the data.
-BLOCKS: dict[str, Callable[[], str]] = {
-    "forced-absent": lambda: forced_absent(_once(matrix_table)),
-    "matrix-dot": lambda: dot_probe(_once(matrix_table)),
-    "framework-sweeps": lambda: framework_sweeps(*_once(framework_timelines)),
-    "framework-changes": lambda: framework_changes(_once(framework_timelines)[0]),
-    "registry-dates": lambda: registry_dates(_once(framework_timelines)[1]),
-    "mastra-ranges": lambda: mastra_ranges(_once(mastra_timeline)),
-}
-
-
-def render(text: str, blocks: dict[str, Callable[[], str]] = BLOCKS) -> str:
-    """``text`` with each generated block filled afresh; an unknown block name is an ``InputError``."""
+def render(text: str, renderers: Mapping[str, Callable[[], str]] | None = None) -> str:
+    """``text`` with each generated block filled afresh (by ``renderers``, default :func:`blocks`); an unknown block
+    name is an ``InputError``."""
+    renderers = blocks() if renderers is None else renderers
     rendered: dict[str, str] = {}
 
     def fill(match: re.Match) -> str:
         name = match[2]
-        if name not in blocks:
-            raise InputError(f"unknown generated block {name!r}; known: {', '.join(blocks)}")
+        if name not in renderers:
+            raise InputError(f"unknown generated block {name!r}; known: {', '.join(renderers)}")
         if name not in rendered:
-            rendered[name] = blocks[name]()
+            rendered[name] = renderers[name]()
         return f"{match[1]}{rendered[name]}\n{match[4]}"
 
     return _BLOCK.sub(fill, text)
@@ -214,14 +207,10 @@ def documents() -> list[Path]:
 def _filled(documents: Sequence[Path]) -> Iterator[tuple[Path, str, str]]:
     """Each document, its text and that text with its generated blocks filled, each document and data file read
     once."""
-    global _read_in_pass
-    _read_in_pass = {}
-    try:
-        for path in documents:
-            text = path.read_text(encoding="utf-8")
-            yield path, text, render(text)
-    finally:
-        _read_in_pass = None
+    filling = blocks()
+    for path in documents:
+        text = path.read_text(encoding="utf-8")
+        yield path, text, render(text, filling)
 
 
 def stale(documents: Sequence[Path]) -> list[Path]:
