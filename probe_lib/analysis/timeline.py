@@ -232,7 +232,8 @@ def _raised(text: str):
 
 
 def _forces_key(behaviour: Behaviour, kind: str) -> bool:
-    return "search.web" in json.dumps(behaviour.tool_choice)
+    """The request forces ``search.web``, the registered key, in whichever format's shape (:func:`wire.forced_by`)."""
+    return wire.forced_by(behaviour.tool_choice) == "search.web"
 
 
 #: The eras notebook 13 and ``docs/sweeps.md`` describe beside the sweep's chart: (what, scenario, holds).
