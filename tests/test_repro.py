@@ -248,3 +248,19 @@ def test_the_verification_readme_lists_the_releases_the_file_holds_and_those_it_
         assert missing == verify.unmeasured(framework), framework
         # Together the two lines are every affected release the release list holds, and no other.
         assert sorted([*held, *missing], key=version_key) == verify.affected(framework), framework
+
+
+@pytest.mark.parametrize(("framework", "probe"), [("mastra", "single-rewrite"), ("llama-index", "dot+forced")])
+def test_the_fix_is_verified_from_the_first_release_the_timeline_shows_renaming(framework, probe):
+    """``verify.SINCE`` (where :func:`verify.affected` starts) is the first stable release whose committed timeline
+    sends ``search.web`` renamed to ``search_web``: the asymmetry the fix closes begins there, not by a typed date."""
+    from probe_lib.analysis import timeline
+    from probe_lib.history import timeline as committed
+    from probe_lib.repro import verify
+
+    table = timeline.stable(timeline.frame(committed.read([framework])))
+    lines = table[table["scenario"] == probe].sort_values("rank")
+    renaming = [line.version for line in lines.itertuples() if "search_web" in (line.behaviour.names or ())]
+    assert renaming, f"no {framework} release in the timeline renames search.web on {probe}"
+    assert verify.SINCE[framework] == renaming[0]
+    assert verify.affected(framework)[0] == renaming[0]
