@@ -1,0 +1,68 @@
+"""The notebook workers of ``reproduce``: real papermill runs in real kernels, each in a worker process of its own.
+A worker that dies mid-notebook fails the run at once, naming its notebook, and takes no other worker with it
+into a hang (the interrupted paths, Ctrl-C, SIGTERM and SIGHUP, are held in test_reproduce_safety)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from probe_lib.present import execution
+
+
+def notebook(folder: Path, name: str, source: str) -> Path:
+    """A notebook of one cell after a ``parameters`` cell, as the kit's notebooks are made."""
+    parameters = nbformat.v4.new_code_cell('mastra_version = ""\nmeasurements = ""', metadata={"tags": ["parameters"]})
+    document = nbformat.v4.new_notebook(cells=[parameters, nbformat.v4.new_code_cell(source)])
+    document.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    path = folder / f"{name}.ipynb"
+    nbformat.write(document, path)
+    return path
+
+
+@pytest.mark.slow
+def test_each_notebook_runs_in_its_own_worker_and_the_runs_come_back_in_order(tmp_path):
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    work = [(notebook(sources, name, "import os\nprint(os.getpid())"), None) for name in ("b", "a", "c")]
+    finished: list[str] = []
+    runs = execution.execute_all(work, tmp_path / "report", "1.0.0", 2, finished.append)
+    assert [run.notebook for run in runs] == ["b.ipynb", "a.ipynb", "c.ipynb"]
+    assert sorted(finished) == ["a", "b", "c"] and all(run.error is None for run in runs)
+    kernels = {nbformat.read(run.executed, as_version=4).cells[-1].outputs[0]["text"] for run in runs}
+    assert len(kernels) == 3, "each notebook has a kernel of its own"
+
+
+@pytest.mark.slow
+def test_a_worker_killed_mid_notebook_fails_the_run_naming_it_and_ends_the_others(tmp_path):
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    work = [(notebook(sources, name, "import time\ntime.sleep(120)"), None) for name in ("victim", "bystander")]
+    killed: list[int] = []
+
+    def kill_the_victim() -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not killed:
+            for worker in multiprocessing.active_children():
+                if worker.name == "victim" and (tmp_path / "report" / "notebooks").exists():
+                    time.sleep(2)  # its kernel is starting or running the cell
+                    os.kill(worker.pid, signal.SIGKILL)
+                    killed.append(worker.pid)
+                    break
+            time.sleep(0.1)
+
+    killer = threading.Thread(target=kill_the_victim)
+    killer.start()
+    started = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"the worker executing victim ended without an answer \(exit code -9\)"):
+        execution.execute_all(work, tmp_path / "report", "1.0.0", 2, lambda name: None)
+    killer.join()
+    assert killed and time.monotonic() - started < 60, "the run waited out the bystander's two minutes"
+    assert multiprocessing.active_children() == [], "a worker outlived the failed run"
