@@ -192,10 +192,12 @@ def grid(
     matrix: pd.DataFrame, verdict: str = "names verdict", label: str = "cell"
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Categories and cell labels, probes down and targets across, for ``charts.category_grid``."""
-    rows = [probe.name for probe in PROBES if probe.name in set(matrix["probe"])]
+    measured = set(matrix["probe"])
+    rows = [probe.name for probe in PROBES if probe.name in measured]
     shown = matrix.dropna(subset=[verdict])
     order = list(dict.fromkeys(shown["target"]))
-    index = [row for row in rows if row in set(shown["probe"])]
+    kept = set(shown["probe"])
+    index = [row for row in rows if row in kept]
     return tuple(
         shown.pivot(index="probe", columns="target", values=column).reindex(index=index, columns=order)
         for column in (verdict, label)

@@ -188,7 +188,8 @@ def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, me
         if (runs[0], runs[-1]) != (first, last):
             return "refuted", f"the releases that ran span {runs[0]} to {runs[-1]}, not {first} to {last}"
         span = timeline.releases[timeline.releases.index(first) : timeline.releases.index(last) + 1]
-        in_span = [version for version in span if version in set(timeline.table["version"])]
+        measured_versions = set(timeline.table["version"])
+        in_span = [version for version in span if version in measured_versions]
         if (len(runs), len(in_span)) != (ran, measured):
             return "refuted", (
                 f"{len(runs)} releases ran of the {len(in_span)} measured from {first} to {last}, not {ran} of "
@@ -210,7 +211,7 @@ def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, me
             if wrong := [line.version for line in lines if not test(line.behaviour, line.error_kind)]:
                 return "refuted", f"{scenario} did not {words} on {', '.join(wrong[:5])}"
         unrunnable = [version for version in in_span if version not in runs]
-        earlier = len([v for v in set(timeline.table["version"]) - set(runs) if v not in span])
+        earlier = len([v for v in measured_versions - set(runs) if v not in span])
         first_lines = {scenario: next(table[table["scenario"] == scenario].itertuples()) for scenario in holds}
         said = "; ".join(
             f"{scenario} {words} ({tables.describe(first_lines[scenario].behaviour, '')})"

@@ -53,6 +53,8 @@ def timeline(
             for row in values
         ]
     ).reshape(rows, columns, 4)
+    # As bytes, not floats: matplotlib resamples the image to the figure's pixels, and converts floats afterwards.
+    cells = np.round(cells * 255).astype(np.uint8)
     ax.imshow(cells, extent=(0, columns, rows, 0), aspect="auto", interpolation="nearest")
     ax.vlines(range(1, columns), 0, rows, colors="white", linewidth=0.3)
     ax.hlines(range(1, rows), 0, columns, colors="white", linewidth=0.3)
