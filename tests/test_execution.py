@@ -61,7 +61,7 @@ def test_a_worker_killed_mid_notebook_fails_the_run_naming_it_and_ends_the_other
     killer = threading.Thread(target=kill_the_victim)
     killer.start()
     started = time.monotonic()
-    with pytest.raises(RuntimeError, match=r"the worker executing victim ended without an answer \(exit code -9\)"):
+    with pytest.raises(RuntimeError, match=r"the worker running victim ended without an answer \(exit code -9\)"):
         execution.execute_all(work, tmp_path / "report", "1.0.0", 2, lambda name: None)
     killer.join()
     assert killed and time.monotonic() - started < 60, "the run waited out the bystander's two minutes"

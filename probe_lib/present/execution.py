@@ -13,25 +13,20 @@ from __future__ import annotations
 
 import json
 import logging
-import multiprocessing
 import os
 import re
-import signal
 from collections.abc import Callable, Sequence
-from contextlib import suppress
 from dataclasses import dataclass
-from multiprocessing.connection import Connection, wait
 from pathlib import Path
 
 import nbformat
 
 from probe_lib.core import paths
+from probe_lib.process import forked
 
 #: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
 NOTEBOOK_CELL_SECONDS = 600
 KERNEL_START_SECONDS = 120
-#: How long an interrupted notebook worker gets to shut its kernel down before it is killed.
-WORKER_STOP_SECONDS = 15
 #: The measurement folder, relative to the report (and to each notebook's working folder).
 MEASUREMENTS = "measurements"
 #: Kernels log a warning about TCP transport on start and an error when shut down mid-message: loopback-only
@@ -195,86 +190,27 @@ def execute_all(
     work: Sequence[tuple[Path, Path | None]], folder: Path, version: str, jobs: int | None, step: Callable[[str], None]
 ) -> tuple[NotebookRun, ...]:
     """Execute every ``(notebook, source)`` of ``work`` (see :func:`execute`), in order, each in a worker process of
-    its own, ``jobs`` at a time; ``step`` is told each one's name as it finishes.
+    its own (:func:`probe_lib.process.forked.each`), ``jobs`` at a time; ``step`` is told each one's name as it
+    finishes.
 
     One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply and wait
-    forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run. Each worker
-    answers on a pipe of its own, which this process alone reads: a worker killed mid-answer ends its pipe, not the
-    run (``concurrent.futures``' shared queues could leave its manager thread waiting on a half-sent result, and the
-    interpreter joins that thread at exit: an interrupted ``reproduce`` then printed its last line and never exited).
+    forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
     """
     if not work:
         return ()
-    fork = multiprocessing.get_context("fork")
-    slots = jobs or max(1, min(len(work), os.cpu_count() or 1))
-    waiting = list(enumerate(work))
-    running: dict[Connection, tuple[int, multiprocessing.process.BaseProcess]] = {}
-    done: dict[int, NotebookRun] = {}
-    try:
-        while waiting or running:
-            while waiting and len(running) < slots:
-                index, (notebook, source) = waiting.pop(0)
-                answers, answer = fork.Pipe(duplex=False)
-                worker = fork.Process(
-                    target=_work, args=(answer, notebook, folder, version, source), name=notebook.stem, daemon=True
-                )
-                worker.start()
-                answer.close()  # the worker holds the only writing end: its death is this end's EOF
-                running[answers] = (index, worker)
-            for answers in wait(list(running)):
-                index, worker = running.pop(answers)
-                done[index] = _answer(answers, worker)
-                step(work[index][0].stem)
-    except BaseException:
-        _stop([worker for _, worker in running.values()])
-        raise
-    return tuple(done[index] for index in range(len(work)))
+    runs = forked.each(
+        _execute_quietly,
+        [(notebook, folder, version, source) for notebook, source in work],
+        slots=jobs or max(1, min(len(work), os.cpu_count() or 1)),
+        names=[notebook.stem for notebook, _ in work],
+        done=lambda index: step(work[index][0].stem),
+    )
+    return tuple(runs)
 
 
-def _work(answer: Connection, notebook: Path, folder: Path, version: str, source: Path | None) -> None:
-    """A worker's life: execute one notebook and send back its run, or the exception that stopped it."""
-    # Keep asyncio's noise out of the run's output: when Ctrl-C reaches the kernels, nbclient leaves tasks whose
-    # "Kernel died" asyncio logs with a traceback at exit; the run reports each notebook itself.
+def _execute_quietly(notebook: Path, folder: Path, version: str, source: Path | None) -> NotebookRun:
+    """:func:`execute` in a worker, keeping asyncio's noise out of the run's output: when Ctrl-C reaches the kernels,
+    nbclient leaves tasks whose "Kernel died" asyncio logs with a traceback at exit; the run reports each notebook
+    itself."""
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-    try:
-        run: NotebookRun | Exception = execute(notebook, folder, version, source)
-    except KeyboardInterrupt:  # the run is being stopped: end quietly (the parent stops reading answers)
-        return
-    except Exception as error:  # a defect of the kit: the parent raises it
-        run = error
-    try:
-        answer.send(run)
-    except Exception:  # an exception that does not pickle: its text, at least
-        answer.send(RuntimeError(f"{type(run).__name__}: {run}"))
-
-
-def _answer(answers: Connection, worker: multiprocessing.process.BaseProcess) -> NotebookRun:
-    """The run a finished worker sent (raising the exception it sent instead), once the worker has ended."""
-    try:
-        answer = answers.recv()
-    except EOFError:
-        answer = None
-    answers.close()
-    _end(worker)
-    if answer is None:
-        raise RuntimeError(f"the worker executing {worker.name} ended without an answer (exit code {worker.exitcode})")
-    if isinstance(answer, BaseException):
-        raise answer
-    return answer
-
-
-def _stop(workers: list[multiprocessing.process.BaseProcess]) -> None:
-    """End interrupted workers: each gets SIGINT, so papermill shuts its kernel down, then is reaped."""
-    for worker in workers:
-        with suppress(ProcessLookupError):
-            os.kill(worker.pid, signal.SIGINT)
-    for worker in workers:
-        _end(worker)
-
-
-def _end(worker: multiprocessing.process.BaseProcess) -> None:
-    """Reap a worker, killing it if it has not ended within WORKER_STOP_SECONDS."""
-    worker.join(WORKER_STOP_SECONDS)
-    if worker.is_alive():
-        worker.kill()
-        worker.join()
+    return execute(notebook, folder, version, source)

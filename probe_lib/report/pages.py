@@ -14,9 +14,9 @@ import base64
 import functools
 import hashlib
 import json
+import os
 import platform
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -33,6 +33,7 @@ from probe_lib.core.target import baseline
 from probe_lib.present import no_value, staleness
 from probe_lib.present.charts import STATUS_COLOURS
 from probe_lib.present.execution import WIDGET_VIEW
+from probe_lib.process import forked
 
 if TYPE_CHECKING:
     from probe_lib.report.build import Report
@@ -112,8 +113,7 @@ def write(report: Report, version: str, earlier: Path | None) -> list[Path]:
     css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
     written, searched = [], []
     (folder / PAGES).mkdir(parents=True, exist_ok=True)
-    for at, page in enumerate(pages):
-        body = _rendered(page.source, folder, earlier, lambda page=page: section(page.source, exporter))
+    for at, (page, body) in enumerate(zip(pages, _bodies(pages, folder, earlier, exporter))):
         around = {"previous": pages[at - 1] if at else None, "next": pages[at + 1] if at + 1 < len(pages) else None}
         text = (
             _environment()
@@ -463,17 +463,32 @@ def _rendering_key(notebook: Path) -> str:
     return hasher.hexdigest()[:16]
 
 
-def _rendered(notebook: Path, folder: Path, earlier: Path | None, make: Callable[[], str]) -> str:
-    """The body of ``notebook`` as ``make`` renders it, copied from the report ``earlier`` when it rendered the
-    same (``None``: render it), and kept in ``folder`` for the next rebuild. A kept body starts with the SHA-256 of
-    the rest, so one edited since it was written is rendered again, not copied."""
-    name = SECTIONS / f"{notebook.stem}-{_rendering_key(notebook)}.html"
+def _bodies(pages: list[Page], folder: Path, earlier: Path | None, exporter) -> list[str]:
+    """Each page's body (:func:`section`), copied from the report ``earlier`` when it rendered the same, the others
+    rendered one worker process per page, as many at a time as there are CPUs (a body is up to seconds of HTML
+    parsing, and pages do not depend on each other); every body kept in ``folder`` for the next rebuild. A kept body
+    starts with the SHA-256 of the rest, so one edited since it was written is rendered again, not copied."""
+    names = [SECTIONS / f"{page.source.stem}-{_rendering_key(page.source)}.html" for page in pages]
+    bodies = [_kept_body(earlier / name) if earlier else None for name in names]
+    missing = [at for at, body in enumerate(bodies) if body is None]
+    made = forked.each(
+        section,
+        [(pages[at].source, exporter) for at in missing],
+        slots=os.cpu_count() or 1,
+        names=[pages[at].stem for at in missing],
+    )
+    for at, body in zip(missing, made):
+        bodies[at] = body
+    (folder / SECTIONS).mkdir(exist_ok=True)
+    for name, body in zip(names, bodies):
+        (folder / name).write_text(hashlib.sha256(body.encode("utf-8")).hexdigest() + "\n" + body, encoding="utf-8")
+    return bodies
+
+
+def _kept_body(kept: Path) -> str | None:
+    """The body in the file ``kept`` of an earlier report, or ``None`` when there is none or it was edited."""
     try:
-        digest, _, body = (earlier / name).read_text(encoding="utf-8").partition("\n") if earlier else ("", "", "")
+        digest, _, body = kept.read_text(encoding="utf-8").partition("\n")
     except OSError:  # not rendered by the earlier report, or not this way
-        digest, body = "", ""
-    if not digest or digest != hashlib.sha256(body.encode("utf-8")).hexdigest():
-        body = make()
-    (folder / name).parent.mkdir(exist_ok=True)
-    (folder / name).write_text(hashlib.sha256(body.encode("utf-8")).hexdigest() + "\n" + body, encoding="utf-8")
-    return body
+        return None
+    return body if digest == hashlib.sha256(body.encode("utf-8")).hexdigest() else None
