@@ -18,6 +18,8 @@ from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 from typing import TypeVar
 
+import psutil
+
 Answer = TypeVar("Answer")
 
 #: What a worker that ended without answering is taken to have sent.
@@ -62,17 +64,33 @@ def each(
 
 
 def _answer(writer: Connection, call: Callable[..., object], item: tuple) -> None:
-    """A worker's life: make the call and send back what it returned, or the exception it raised."""
+    """A worker's life: make the call and send back what it returned, or the exception it raised; then end whatever
+    it started that still runs."""
     try:
-        answer: object = call(*item)
-    except KeyboardInterrupt:  # the run is being stopped: end quietly (the caller no longer reads answers)
-        return
-    except Exception as error:  # the caller raises it
-        answer = error
-    try:
-        writer.send(answer)
-    except Exception:  # an exception that does not pickle: its text, at least
-        writer.send(RuntimeError(f"{type(answer).__name__}: {answer}"))
+        try:
+            answer: object = call(*item)
+        except KeyboardInterrupt:  # the run is being stopped: end quietly (the caller no longer reads answers)
+            signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C comes twice: from the terminal and the caller
+            return
+        except Exception as error:  # the caller raises it
+            answer = error
+        try:
+            writer.send(answer)
+        except Exception:  # an exception that does not pickle: its text, at least
+            writer.send(RuntimeError(f"{type(answer).__name__}: {answer}"))
+    finally:
+        _end_children()
+
+
+def _end_children() -> None:
+    """Kill and reap every process this worker started that still runs: a notebook's kernel that was still starting
+    when the run was stopped is one (nbclient shuts down only a kernel that has started), and it would go on in a
+    folder the stopped run removes, printing its failure on the run's stderr after the run's last line."""
+    children = psutil.Process().children(recursive=True)
+    for child in children:
+        with suppress(psutil.NoSuchProcess):
+            child.kill()
+    psutil.wait_procs(children, timeout=STOP_SECONDS)
 
 
 def _received(reader: Connection, worker: BaseProcess) -> object:
