@@ -225,15 +225,21 @@ def test_a_rebuild_renders_again_only_the_sections_whose_executed_notebook_chang
     notebook = nbformat.read(executed, as_version=4)
     notebook.cells[0].source += "\n\nExecuted again since."
     nbformat.write(notebook, executed)
-    rendered = []
+    rendered = tmp_path / "rendered"  # pages render in worker processes: each notes its notebook in this file
     section = pages.section
-    monkeypatch.setattr(
-        pages, "section", lambda notebook, exporter: rendered.append(notebook.name) or section(notebook, exporter)
-    )
+
+    def noted(notebook: Path, exporter) -> str:
+        with rendered.open("a", encoding="utf-8") as log:
+            log.write(notebook.name + "\n")
+        return section(notebook, exporter)
+
+    monkeypatch.setattr(pages, "section", noted)
     runs = tuple(report.NotebookRun(path.name, staging / "notebooks" / path.name, None) for path in report.notebooks())
     pages.write(
         report.Report(staging, Provenance.RECORDED, pd.read_csv(earlier / "ledger.csv"), runs), VERSION, earlier
     )
     page = "".join(path.read_text(encoding="utf-8") for path in (staging / pages.PAGES).glob("*.html"))
-    assert rendered == ["00-primer.ipynb", "04-ordering-shift.ipynb"], "only the changed and the edited are rendered"
+    assert sorted(rendered.read_text(encoding="utf-8").split()) == ["00-primer.ipynb", "04-ordering-shift.ipynb"], (
+        "only the changed and the edited are rendered"
+    )
     assert "Executed again since." in page and "planted" not in page
