@@ -3,8 +3,9 @@
 Each worker answers on a pipe of its own, which the calling thread alone reads: a worker killed mid-answer ends its
 pipe, not the run, and nothing is left for the interpreter to join at exit. (``concurrent.futures``' process pool
 shares queues and locks between its workers, a manager thread and the caller, which a signal or a kill can leave
-mid-use: an interrupted ``reproduce`` then printed its last line and never exited.) Forked, a worker starts with
-the caller's modules already imported and takes its arguments without pickling; only its answer is pickled.
+mid-use: in CI an interrupted ``reproduce`` printed its last line and had not exited a minute later.) Forked, a
+worker starts with the caller's modules already imported and takes its arguments without pickling; only its answer
+is pickled.
 """
 
 from __future__ import annotations
