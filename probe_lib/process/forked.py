@@ -67,6 +67,9 @@ def each(
 def _answer(writer: Connection, call: Callable[..., object], item: tuple) -> None:
     """A worker's life: make the call and send back what it returned, or the exception it raised; then end whatever
     it started that still runs."""
+    # The caller stops a worker with SIGINT: taken as Ctrl-C here even when the caller inherited it ignored (a
+    # background job, a pytest worker in the full suite), so a stopped worker ends its children, not after a kill.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         try:
             answer: object = call(*item)
