@@ -196,12 +196,10 @@ def execute_all(
     One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply and wait
     forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
     """
-    if not work:
-        return ()
     runs = forked.each(
         _execute_quietly,
         [(notebook, folder, version, source) for notebook, source in work],
-        slots=jobs or max(1, min(len(work), os.cpu_count() or 1)),
+        slots=jobs,
         names=[notebook.stem for notebook, _ in work],
         done=lambda index: step(work[index][0].stem),
     )

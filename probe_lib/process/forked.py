@@ -33,15 +33,17 @@ def each(
     call: Callable[..., Answer],
     items: Sequence[tuple],
     *,
-    slots: int,
+    slots: int | None = None,
     names: Sequence[str],
     done: Callable[[int], None] = lambda index: None,
 ) -> list[Answer]:
     """``call(*item)`` for every item of ``items``, each in a worker named after ``names[index]``, at most ``slots``
-    at once; ``done(index)`` as each finishes. An exception a call raises is raised here (as its text, if it does not
-    pickle); a worker that ends without answering raises ``RuntimeError`` naming it. Stopped (Ctrl-C, or a failure),
-    the running workers get SIGINT, so each ends its own children as on Ctrl-C, and are reaped."""
+    at once (by default one per CPU); ``done(index)`` as each finishes. An exception a call raises is raised here
+    (as its text, if it does not pickle); a worker that ends without answering raises ``RuntimeError`` naming it.
+    Stopped (Ctrl-C, or a failure), the running workers get SIGINT, so each ends its own children as on Ctrl-C, and
+    are reaped."""
     fork = multiprocessing.get_context("fork")
+    slots = slots or os.cpu_count() or 1
     waiting = list(enumerate(items))
     running: dict[Connection, tuple[int, BaseProcess]] = {}
     answers: dict[int, Answer] = {}

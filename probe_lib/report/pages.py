@@ -14,7 +14,6 @@ import base64
 import functools
 import hashlib
 import json
-import os
 import platform
 import re
 from dataclasses import dataclass
@@ -472,10 +471,7 @@ def _bodies(pages: list[Page], folder: Path, earlier: Path | None, exporter) -> 
     bodies = [_kept_body(earlier / name) if earlier else None for name in names]
     missing = [at for at, body in enumerate(bodies) if body is None]
     made = forked.each(
-        section,
-        [(pages[at].source, exporter) for at in missing],
-        slots=os.cpu_count() or 1,
-        names=[pages[at].stem for at in missing],
+        section, [(pages[at].source, exporter) for at in missing], names=[pages[at].stem for at in missing]
     )
     for at, body in zip(missing, made):
         bodies[at] = body
