@@ -127,8 +127,8 @@ def test_the_sweep_cache_is_laid_over_the_summary(tmp_path, monkeypatch):
     """A version cached on this machine replaces its summary rows, a new one is added, and a cached failure alone
     does not hide what the summary measured."""
     monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
-    monkeypatch.setattr(sweep, "cache_dir", lambda subject=sweep.CATALOGUE: tmp_path / "sweep" / "digest")
-    folder = sweep.cache_dir()
+    folder = tmp_path / "sweep" / "digest"
+    monkeypatch.setattr(sweep, "cache_dir", lambda subject: folder)
     folder.mkdir(parents=True)
     sent = {"names": ["a", "b_c"], "tool_choice": "auto", "requests": 1, "executions": 0, "errors": []}
     failed = {"error": {"kind": "install failed", "message": "npm said no"}}

@@ -71,11 +71,12 @@ def test_a_sweep_files_every_release_under_the_digest_of_the_code_it_started_wit
 
 def test_the_mastra_sweep_also_takes_its_digest_once(monkeypatch):
     """The same for Mastra's catalogue: a scenario added mid-sweep changes the next sweep's digest only."""
-    started = sweep.CATALOGUE.digest()
+    subject = framework_sweep.subject("mastra")
+    started = subject.digest()
     scenarios = catalogue.scenarios()
     monkeypatch.setattr(catalogue, "scenarios", lambda: scenarios[:-1])
-    assert sweep.CATALOGUE.digest() == started
-    assert sweep.MastraCatalogue().digest() != started
+    assert subject.digest() == started
+    assert framework_sweep.subject("mastra").digest() != started
 
 
 @pytest.mark.slow

@@ -19,7 +19,7 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError, InstallFailed, NodeMissing
 from probe_lib.frameworks import mastra
 from probe_lib.frameworks.mastra import catalogue, versions
-from probe_lib.history import bisect, sweep
+from probe_lib.history import bisect, framework_sweep, sweep
 from probe_lib.history import timeline as committed_timeline
 from probe_lib.install import linkstore
 from probe_lib.present import timeline as timeline_chart
@@ -93,7 +93,8 @@ def test_a_scenario_the_summary_lacks_it_lacks_on_every_version(committed):
 @pytest.mark.node
 @pytest.mark.parametrize("version", ERAS)
 def test_reduced_sweep_equals_the_committed_summary(version, committed, node_modules, capture_server):
-    rows = sweep.measure(version, capture_server)  # live: the sweep's result cache is neither read nor written
+    # live: the sweep's result cache is neither read nor written
+    rows = sweep.measure(version, capture_server, framework_sweep.subject("mastra"))
     expected = {scenario: row for (v, scenario), row in committed.items() if v == version}
     assert expected, f"the committed summary has no rows for {version}"
     assert _swept({row.scenario: row for row in rows}, committed) == expected
@@ -151,7 +152,7 @@ def test_change_points_name_adjacent_measured_versions_on_each_side():
 @pytest.mark.node
 def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(node_modules):
     chosen = ["0.12.1", "0.13.0", "0.13.1", "0.13.2"]
-    boundary = bisect.bisect("single-rewrite", chosen)
+    boundary = bisect.bisect("single-rewrite", chosen, subject=framework_sweep.subject("mastra"))
     assert (boundary.before.version, boundary.after.version) == ("0.13.1", "0.13.2")
     assert (
         '"names": ["search.web"]' in boundary.before.behaviour and '"names": ["search_web"]' in boundary.after.behaviour
@@ -229,7 +230,7 @@ def test_a_home_of_slash_leaves_a_failure_message_whole(monkeypatch):
     assert message == "npm ci failed for <version>: see /var/log/npm.log"
 
 
-@pytest.mark.parametrize("subject", [sweep.CATALOGUE], ids=["mastra"])
+@pytest.mark.parametrize("subject", [framework_sweep.subject("mastra")], ids=["mastra"])
 def test_node_missing_from_path_stops_the_sweep_and_caches_nothing(subject, monkeypatch, tmp_path):
     """What the machine lacks is this run's error, never the release's result: a later run with Node.js must
     measure the release, not read "run failed" from the cache."""

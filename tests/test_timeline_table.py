@@ -14,7 +14,7 @@ import pytest
 
 from probe_lib.core import paths
 from probe_lib.core.behaviour import Behaviour
-from probe_lib.history import sweep, timeline
+from probe_lib.history import framework_sweep, sweep, timeline
 from probe_lib.history.release_map import ReleaseMap
 
 #: The commit before the two tables became one.
@@ -97,7 +97,7 @@ def test_a_mastra_sweep_writes_through_the_one_timeline_and_never_leaves_it_part
     again = sweep.Row("1.67.0", "single-rewrite", "0123456789", "", '{"names": ["search_web"]}')
     newer = sweep.Row("1.67.0", "a-scenario-added-since", "9876543210", "", '{"names": []}')
     mapped = ReleaseMap("mastra", ("1.67.0",), ("1.67.0",), {"1.67.0": [again, newer]}, (), 0)
-    timeline.write(mapped, sweep.CATALOGUE)
+    timeline.write(mapped, framework_sweep.subject("mastra"))
     after = timeline.read(path=timeline.TIMELINE_PATH)
     assert [line.row() for line in after if (line.framework, line.version) == ("mastra", "1.67.0")] == [again]
     untouched = [line for line in before if (line.framework, line.version) != ("mastra", "1.67.0")]

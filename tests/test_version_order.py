@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from probe_lib.core.target import release_key
-from probe_lib.history import sweep
+from probe_lib.history import framework_sweep
 from probe_lib.install import releases
 
 #: Oldest first, as each registry orders them.
@@ -29,4 +29,4 @@ def test_without_a_registry_versions_of_both_forms_sort_by_their_numbers():
 
 
 def test_mastras_catalogue_sorts_by_npms_order():
-    assert sweep.CATALOGUE.sort_key("1.0.0-beta.11") == release_key("1.0.0-beta.11", "npm")
+    assert framework_sweep.subject("mastra").sort_key("1.0.0-beta.11") == release_key("1.0.0-beta.11", "npm")

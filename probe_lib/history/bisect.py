@@ -120,7 +120,7 @@ def bisect(
     scenario: str,
     chosen: Sequence[str],
     *,
-    subject: sweep.Subject = sweep.CATALOGUE,
+    subject: sweep.Subject,
     stages: Stages = QUIET,
     prober: Prober | None = None,
 ) -> Boundary:

@@ -1,12 +1,12 @@
-"""What a sweep measures on any framework's releases: the matrix's probes, or the scenarios of a file.
+"""What a sweep measures on any framework's releases: its own scenarios, or the scenarios of a file.
 
 :func:`subject` picks the :class:`~probe_lib.history.sweep.Subject` for ``probe-lib sweep --framework NAME``: for
-Mastra its scenario catalogue (:data:`probe_lib.history.sweep.CATALOGUE`), for every other framework the matrix's
-probes (:mod:`probe_lib.measure.matrix_runs`: the names sent, the forced tool, the round trip, the collisions), run as
-the matrix runs them, one warm session per release. :func:`from_file` makes one of a scenario file's scenarios. The
-releases are those the framework's adapter says its registry serves (``Adapter.served``), installed through it on
-first use; a release the harness cannot run (``ReleaseUnsupported``) or whose install failed is a row of its own
-kind, never a behaviour.
+Mastra its scenario catalogue (:func:`probe_lib.frameworks.mastra.catalogue.scenarios`, the article's scenarios), for
+every other framework the matrix's probes (:mod:`probe_lib.measure.matrix_runs`: the names sent, the forced tool,
+the round trip, the collisions), each run as the matrix runs them, one warm session per release. :func:`from_file`
+makes one of a scenario file's scenarios. The releases are those the framework's adapter says its registry serves
+(``Adapter.served``), installed through it on first use; a release the harness cannot run (``ReleaseUnsupported``)
+or whose install failed is a row of its own kind, never a behaviour.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ from probe_lib.core.errors import ProbeError, ReleaseUnsupported
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import ROUND_TRIP, Scenario
 from probe_lib.core.target import version_key
+from probe_lib.frameworks import mastra
 from probe_lib.frameworks.base import Adapter, Session
+from probe_lib.frameworks.mastra import catalogue
 from probe_lib.history import sweep
 from probe_lib.history.bisect import ALL
 from probe_lib.inputs import scenario_files
@@ -112,7 +114,8 @@ class ScenarioSweep:
             yield path.read_bytes()
 
     def runs(self, version: str) -> bool:
-        return unsupported_reason(self.adapter.pins.unsupported, version) is None
+        pins = getattr(self.adapter, "pins", None)  # a keyed adapter's pins say which releases its harness refuses
+        return pins is None or unsupported_reason(pins.unsupported, version) is None
 
     def is_installed(self, version: str) -> bool:
         return self.adapter.is_installed(version)
@@ -168,10 +171,10 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:10]
 
 
-def subject(framework: str) -> sweep.Subject:
+def subject(framework: str) -> ScenarioSweep:
     """What ``probe-lib sweep --framework NAME`` measures: Mastra's catalogue, or the matrix's probes."""
-    if framework == sweep.CATALOGUE.framework:
-        return sweep.CATALOGUE
+    if framework == mastra.ADAPTER.name:
+        return ScenarioSweep(framework, catalogue.scenarios())
     return ScenarioSweep(framework, matrix_runs.scenarios(), round_trips=True)
 
 

@@ -1,7 +1,6 @@
 """A set of scenarios on many releases of one framework (a :class:`Subject`): each release measured once, its results
-cached on disk. :data:`CATALOGUE` is Mastra's scenario catalogue
-(:func:`~probe_lib.frameworks.mastra.catalogue.scenarios`) on ``@mastra/core``;
-:mod:`probe_lib.history.framework_sweep` makes the others (the matrix's probes on any framework, a scenario file).
+cached on disk. :mod:`probe_lib.history.framework_sweep` makes the subjects (Mastra's scenario catalogue, the
+matrix's probes on any other framework, a scenario file).
 
 A release's results are kept in ``<cache>/sweep/<subject digest>/<version>.json``; the digest covers the scenarios,
 the framework's harness and the reduction (``Outcome.behaviour`` and the masking below), so changing any of them
@@ -17,7 +16,6 @@ are equal.
 
 from __future__ import annotations
 
-import functools
 import hashlib
 import inspect
 import json
@@ -29,7 +27,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Protocol
 
-from probe_lib import frameworks
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.behaviour import Behaviour, Raised
@@ -37,8 +34,6 @@ from probe_lib.core.errors import InputError, InstallFailed, MachineLacks, Probe
 from probe_lib.core.outcome import Outcome, is_capture_reply, readable
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.scenarios import Scenario
-from probe_lib.core.target import release_key, version_key
-from probe_lib.frameworks.mastra import catalogue, runner, versions
 from probe_lib.install import cache
 
 #: The scenario name of the one row a version that failed to install or run gets.
@@ -125,66 +120,7 @@ def digest(scenarios: Iterable[Scenario], harness: Iterable[bytes]) -> str:
     return hasher.hexdigest()[:12]
 
 
-class MastraCatalogue:
-    """Mastra's scenario catalogue on ``@mastra/core`` releases, run by its Node runner."""
-
-    framework = runner.FRAMEWORK
-    package = versions.PACKAGE
-    registry = "npm"
-
-    def served(self) -> tuple[str, ...]:
-        return versions.served()
-
-    def is_prerelease(self, version: str) -> bool:
-        return not versions.is_stable(version)
-
-    def sort_key(self, version: str) -> tuple:
-        return release_key(version, self.registry)
-
-    def series(self, version: str) -> tuple:
-        return version_key(version)[:2]
-
-    def published(self, version: str) -> str:
-        return frameworks.get(self.framework).published(version)
-
-    def resolved_before(self, version: str) -> str | None:
-        return frameworks.get(self.framework).resolved_before(version)
-
-    def check(self, version: str) -> str:
-        return versions.check(version)
-
-    def scenario_names(self) -> tuple[str, ...]:
-        return tuple(scenario.name for scenario in catalogue.scenarios())
-
-    @functools.cached_property
-    def _digest(self) -> str:
-        scripts = [*sorted(paths.HARNESS.glob("*.cjs")), paths.SHARED_HARNESS / "lines.cjs"]
-        return digest(catalogue.scenarios(), (script.read_bytes() for script in scripts))
-
-    def digest(self) -> str:
-        """Taken once, as a framework sweep's is (:meth:`~probe_lib.history.framework_sweep.ScenarioSweep.digest`)."""
-        return self._digest
-
-    def runs(self, version: str) -> bool:
-        return True  # 0.1.x has no Agent, and says so scenario by scenario ("not applicable")
-
-    def is_installed(self, version: str) -> bool:
-        return versions.is_installed(version)
-
-    def install(self, version: str) -> Path:
-        return versions.install(version)
-
-    def rows(self, version: str, server: CaptureServer) -> list[Row]:
-        return [row(outcome) for outcome in runner.run(catalogue.scenarios(), version, server=server)]
-
-    def failed(self, version: str, error: ProbeError) -> Row:
-        return failed_row(version, error)
-
-
-CATALOGUE = MastraCatalogue()
-
-
-def cache_dir(subject: Subject = CATALOGUE) -> Path:
+def cache_dir(subject: Subject) -> Path:
     return paths.cache() / "sweep" / subject.digest()
 
 
@@ -209,7 +145,7 @@ def failed_row(version: str, error: BaseException) -> Row:
     return Row(version, WHOLE_VERSION, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 
 
-def cached(version: str, subject: Subject = CATALOGUE) -> list[Row] | None:
+def cached(version: str, subject: Subject) -> list[Row] | None:
     """The rows of ``version`` measured earlier under ``subject``'s digest, or ``None``."""
     path = cache_dir(subject) / f"{version}.json"
     if not path.exists():
@@ -224,7 +160,7 @@ def _store(version: str, rows: Sequence[Row], subject: Subject) -> None:
 
 
 def measure(
-    version: str, server: CaptureServer, installed: Future[object] | None = None, subject: Subject = CATALOGUE
+    version: str, server: CaptureServer, subject: Subject, installed: Future[object] | None = None
 ) -> list[Row]:
     """``subject``'s scenarios on ``version``, installed by ``installed`` (else now); a failure becomes the version's
     one row."""
@@ -249,7 +185,7 @@ def to_retry(rows: Sequence[Row]) -> bool:
 
 
 def selected(
-    *, prereleases: bool = False, since: str | None = None, until: str | None = None, subject: Subject = CATALOGUE
+    subject: Subject, *, prereleases: bool = False, since: str | None = None, until: str | None = None
 ) -> list[str]:
     """Served versions in semver order: stable only unless ``prereleases``, within ``since``..``until`` inclusive.
 
@@ -279,8 +215,8 @@ def selected(
 
 def sweep(
     chosen: Iterable[str],
+    subject: Subject,
     *,
-    subject: Subject = CATALOGUE,
     retry_failed: bool = False,
     stages: Stages = QUIET,
     server: CaptureServer | None = None,
@@ -321,7 +257,7 @@ def sweep(
                     step(f"{version}: cached")
                     continue
                 began = time.monotonic()
-                result = measure(version, server, installs.pop(version), subject)
+                result = measure(version, server, subject, installs.pop(version))
                 _store(version, result, subject)
                 measured(version, result)
                 rows += result
@@ -335,7 +271,7 @@ def sweep(
     return rows
 
 
-def all_cached(subject: Subject = CATALOGUE) -> list[Row]:
+def all_cached(subject: Subject) -> list[Row]:
     """Every version measured under ``subject``'s current digest, in semver order."""
     folder = cache_dir(subject)
     found = [p.name.removesuffix(".json") for p in folder.glob("*.json")] if folder.exists() else []

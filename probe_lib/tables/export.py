@@ -38,8 +38,9 @@ import pandas as pd
 from probe_lib.core import files, folders, paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
+from probe_lib.frameworks import mastra
 from probe_lib.frameworks.mastra import mcp
-from probe_lib.history import sweep, timeline
+from probe_lib.history import framework_sweep, sweep, timeline
 from probe_lib.measure import measurement
 from probe_lib.tables import tidy, tidy_mcp, tidy_sweep
 
@@ -116,8 +117,9 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
 def gather_sweep(summary: Path = timeline.TIMELINE_PATH, cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:
     """The version sweep table: Mastra's lines of the timeline ``summary`` with the ``cached`` rows laid over it
     (default: this machine's cache)."""
-    rows = timeline.rows(sweep.CATALOGUE.framework, path=summary) if summary.exists() else []
-    return tidy_sweep.frame(rows, sweep.all_cached() if cached is None else cached, measurement.shown(summary))
+    subject = framework_sweep.subject(mastra.ADAPTER.name)
+    rows = timeline.rows(subject.framework, path=summary) if summary.exists() else []
+    return tidy_sweep.frame(rows, sweep.all_cached(subject) if cached is None else cached, measurement.shown(summary))
 
 
 def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], list[Path], list[str]]:

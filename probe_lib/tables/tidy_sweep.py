@@ -27,7 +27,7 @@ from probe_lib.core import paths
 from probe_lib.core.behaviour import Behaviour, Raised
 from probe_lib.core.target import version_key
 from probe_lib.frameworks import mastra
-from probe_lib.history import sweep
+from probe_lib.history import framework_sweep, sweep
 from probe_lib.history.sweep import WHOLE_VERSION, Row
 from probe_lib.tables import tidy
 
@@ -143,20 +143,20 @@ def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
     return [common | {"wire_name": name, "position_after": index} for index, name in enumerate(names)]
 
 
-def _cache_file(version: str) -> str:
-    """The cache file of ``version``, written under ``<cache>`` (wherever the cache is) so no home folder shows."""
-    path, cache = sweep.cache_dir() / f"{version}.json", paths.cache()
-    return f"<cache>/{path.relative_to(cache).as_posix()}" if path.is_relative_to(cache) else str(path)
+def _cache_folder() -> str:
+    """The cache folder of Mastra's sweep, written under ``<cache>`` (wherever the cache is) so no home folder shows."""
+    folder, cache = sweep.cache_dir(framework_sweep.subject(mastra.ADAPTER.name)), paths.cache()
+    return f"<cache>/{folder.relative_to(cache).as_posix()}" if folder.is_relative_to(cache) else folder.as_posix()
 
 
 def frame(summary: Sequence[Row], cached: Sequence[Row], summary_file: str = "data/timeline.csv") -> pd.DataFrame:
     """The tidy table of the swept versions (see the module docstring), typed per :data:`COLUMNS`."""
-    pinned = set(mastra.ADAPTER.versions())
+    pinned, folder = set(mastra.ADAPTER.versions()), _cache_folder()
     table = [
         line
         for row, source in chosen_rows(summary, cached)
         for line in rows(
-            row, source, summary_file if source == SUMMARY else _cache_file(row.version), row.version in pinned
+            row, source, summary_file if source == SUMMARY else f"{folder}/{row.version}.json", row.version in pinned
         )
     ]
     return tidy.typed_frame(table, COLUMNS)
