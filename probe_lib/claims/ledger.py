@@ -63,6 +63,8 @@ def judge(claim: Claim, evidence: Evidence | Timeline) -> Verdict:
         status, text = registered.check(evidence)
     except CheckError as error:
         status, text = "failed", f"check could not run: {error}"
+    if registered.kind == "timeline" and status == "confirmed":
+        text += evidence.dates_caveat(text)
     version = evidence.span if registered.kind == "timeline" else evidence.version
     return Verdict(claim.id, version, status, text)
 

@@ -13,18 +13,20 @@ range, of which the sweep measured a sample and the bisections' probes.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import pandas as pd
 
-from probe_lib import wire
+from probe_lib import frameworks, wire
 from probe_lib.analysis import timeline as tables
 from probe_lib.analysis.timeline import prereleases, stable, versions
-from probe_lib.claims.verdict import Status
+from probe_lib.claims.verdict import MASTRA, Status
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
 from probe_lib.history import framework_sweep
+from probe_lib.history import timeline as committed
 from probe_lib.tables.evidence import CheckError
 
 
@@ -42,6 +44,8 @@ class Timeline:
     prereleases: pd.DataFrame | None = None
     #: How its lines were measured, as the ledger's ``source`` column says it.
     source: str = "unstated"
+    #: Its releases that were resolved as of a registry date later than a later release of their own line's.
+    backdated: Mapping[str, committed.Backdated] = field(default_factory=dict)
 
     @classmethod
     def of(cls, table: pd.DataFrame, *, releases: Sequence[str] = (), source: str = "unstated") -> Timeline:
@@ -54,21 +58,49 @@ class Timeline:
         measured), every measured line, prereleases included, named by the range and how many were measured.
         """
         (framework,) = table["framework"].unique()
+        dated = _backdated(framework)
         if releases:
             span = f"{releases[0]}..{releases[-1]} ({len(releases)} releases, {len(versions(table))} measured)"
-            return cls(framework, table, span, tuple(releases), source=source)
+            return cls(framework, table, span, tuple(releases), source=source, backdated=dated)
         left_out = prereleases(table)
         apart = table[table["version"].isin(left_out)].reset_index(drop=True) if left_out else None
         table = stable(table)
         measured = versions(table)
         skipped = f"; {len(left_out)} prereleases apart" if left_out else ""
         span = f"{measured[0]}..{measured[-1]} ({len(measured)} versions{skipped})"
-        return cls(framework, table, span, (), apart, source)
+        return cls(framework, table, span, (), apart, source, dated)
 
     @property
     def label(self) -> str:
         """What a verdict table says these verdicts were judged on."""
         return f"the {self.framework} timeline of {self.span}"
+
+    def dates_caveat(self, evidence: str) -> str:
+        """What ``evidence`` must add for each release it names that was resolved as of a registry date later than
+        a later release of its own line (``""``: none): its dependencies may be newer than those it shipped with."""
+        named = set(_VERSION.findall(evidence))
+        flagged = [str(self.backdated[version]) for version in sorted(named & set(self.backdated), key=version_key)]
+        if not flagged:
+            return ""
+        return (
+            f"; the registry dates {', '.join(flagged)} after a later release of the same line, and a release is "
+            "resolved as of its registry date: its dependencies may be newer than those it shipped with"
+        )
+
+
+#: A stable release as evidence names it (``0.1.10``, not the ``0.1.1`` inside it).
+_VERSION = re.compile(r"(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\w)")
+
+
+def _backdated(framework: str) -> dict[str, committed.Backdated]:
+    """The served releases of ``framework`` (its pins, installed from committed locks, left out) that the committed
+    release list shows dated after a later release of their own line. None of Mastra's: its served releases are
+    resolved as of the day they are first installed (:mod:`probe_lib.frameworks.mastra.versions`), not of their date."""
+    if framework == MASTRA or not committed.RELEASES_PATH.exists():
+        return {}
+    own = [release for release in committed.read_releases() if release.framework == framework]
+    pinned = set(frameworks.get(framework).versions()) if own else set()
+    return {version: b for (_, version), b in committed.backdated(own).items() if version not in pinned}
 
 
 #: The tools a request offers, alone of the wire fields: for a framework that sends a refused request again a number

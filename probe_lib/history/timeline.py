@@ -23,7 +23,7 @@ from pathlib import Path
 
 from probe_lib.core import files, paths
 from probe_lib.core.errors import InputError
-from probe_lib.history import sweep
+from probe_lib.history import framework_sweep, sweep
 from probe_lib.history.release_map import ReleaseMap
 from probe_lib.install import cache
 
@@ -90,6 +90,38 @@ class Release:
     prerelease: str
     published: str
     role: str
+
+
+@dataclass(frozen=True)
+class Backdated:
+    """A stable release the registry dates after a later release of its own minor line (``successor``, the earliest
+    dated of those): it was made no later than that day, so, resolved as of the date the registry gives it, its
+    dependencies may be newer than those it shipped with."""
+
+    release: Release
+    successor: Release
+
+    def __str__(self) -> str:
+        later = self.successor
+        return f"{self.release.version} {self.release.published[:10]} ({later.version}: {later.published[:10]})"
+
+
+def backdated(releases: Sequence[Release]) -> dict[tuple[str, str], Backdated]:
+    """Each stable release of ``releases`` (framework, version) that the registry dates after a later release of its
+    own minor line. Only the same line is compared: a fix released on an older line after a newer line began is
+    no sign of a wrong date."""
+    found = {}
+    for framework in dict.fromkeys(release.framework for release in releases):
+        subject = framework_sweep.subject(framework)
+        own = [r for r in releases if r.framework == framework and r.prerelease != "yes" and r.published]
+        earliest_later: dict[tuple, Release] = {}  # per line, the earliest dated of the releases after this one
+        for release in sorted(own, key=lambda r: subject.sort_key(r.version), reverse=True):
+            line, later = subject.series(release.version), earliest_later.get(subject.series(release.version))
+            if later is not None and later.published < release.published:
+                found[(framework, release.version)] = Backdated(release, later)
+            if later is None or release.published < later.published:
+                earliest_later[line] = release
+    return found
 
 
 def _yes(flag: bool) -> str:

@@ -47,15 +47,19 @@ def matrix_table() -> pd.DataFrame:
     return matrix.table([outcome for m in RECORDED.measurements(MATRIX) for outcome in m.outcomes])
 
 
-def framework_timelines() -> tuple[list, list]:
-    """The other frameworks' committed timeline lines and swept releases: the one place this module reads them."""
-    lines = [line for line in committed.read() if line.framework != MASTRA]
-    return lines, [release for release in committed.read_releases() if release.framework != MASTRA]
+def timelines() -> tuple[list, list]:
+    """Every framework's committed timeline lines and swept releases: the one place this module reads them."""
+    return committed.read(), committed.read_releases()
 
 
-def mastra_timeline() -> pd.DataFrame:
+def others(lines: Sequence, releases: Sequence) -> tuple[list, list]:
+    """The lines and releases of every framework but Mastra."""
+    return [line for line in lines if line.framework != MASTRA], [r for r in releases if r.framework != MASTRA]
+
+
+def mastra_timeline(lines: Sequence) -> pd.DataFrame:
     """The committed sweep of every stable ``@mastra/core`` version, as the range claims read it."""
-    return timeline.stable(timeline.frame(committed.read([MASTRA])))
+    return timeline.stable(timeline.frame([line for line in lines if line.framework == MASTRA]))
 
 
 #: A forced run's verdict (:mod:`probe_lib.analysis.matrix`) as the README's table words it.
@@ -144,10 +148,13 @@ def framework_changes(lines: Sequence) -> str:
     return markdown(pd.DataFrame(rows, columns=columns))
 
 
-def registry_dates(releases: Sequence) -> str:
-    """Per package swept, its stable releases in the registry's version order and how many of them the registry
-    dates before the release preceding it: how far its publication times, which every resolution "as of its day"
-    reads, can be trusted."""
+def registry_dates(lines: Sequence, releases: Sequence) -> str:
+    """Per package swept, its stable releases in the registry's version order, how many of them the registry dates
+    before the release preceding it, and how many measured ones it dates after a later release of their own line
+    (:func:`~probe_lib.history.timeline.backdated`): how far the publication times, which every resolution "as of
+    its day" reads, can be trusted, and how many measurements that touches."""
+    measured = {(line.framework, line.version) for line in lines}
+    backdated = committed.backdated(releases)
     rows, seen = [], set()
     for framework in dict.fromkeys(r.framework for r in releases):
         own = [r for r in releases if r.framework == framework and r.prerelease != "yes"]
@@ -156,8 +163,15 @@ def registry_dates(releases: Sequence) -> str:
         seen.add(own[0].package)
         dated = [r for r in own if r.published]
         earlier = sum(later.published < before.published for before, later in zip(dated, dated[1:]))
-        rows.append((f"`{own[0].package}`", len(own), earlier))
-    columns = ["package", "stable releases", "dated before the release preceding it"]
+        paths = {r.framework for r in releases if r.package == own[0].package}  # openai-agents-js and -chat
+        touched = sum(any({(f, r.version)} <= measured & backdated.keys() for f in paths) for r in own)
+        rows.append((f"`{own[0].package}`", len(own), earlier, touched))
+    columns = [
+        "package",
+        "stable releases",
+        "dated before the release preceding it",
+        "measured, dated after a later release of its line",
+    ]
     return markdown(pd.DataFrame(rows, columns=columns))
 
 
@@ -169,15 +183,14 @@ def mastra_ranges(table: pd.DataFrame) -> str:
 def blocks() -> dict[str, Callable[[], str]]:
     """Each block's name and the function that renders it from the data, for one pass over the documents: each data
     file is read once, on first use, however many blocks and documents show it."""
-    matrix_data, sweeps, mastra = (
-        functools.cache(load) for load in (matrix_table, framework_timelines, mastra_timeline)
-    )
+    matrix_data, every = functools.cache(matrix_table), functools.cache(timelines)
+    sweeps, mastra = functools.cache(lambda: others(*every())), functools.cache(lambda: mastra_timeline(every()[0]))
     return {
         "forced-absent": lambda: forced_absent(matrix_data()),
         "matrix-dot": lambda: dot_probe(matrix_data()),
         "framework-sweeps": lambda: framework_sweeps(*sweeps()),
         "framework-changes": lambda: framework_changes(sweeps()[0]),
-        "registry-dates": lambda: registry_dates(sweeps()[1]),
+        "registry-dates": lambda: registry_dates(*sweeps()),
         "mastra-ranges": lambda: mastra_ranges(mastra()),
     }
 
