@@ -110,9 +110,14 @@ def node_version() -> str:
         return ABSENT
 
 
-def recorded(log: Path, report: Path, declared_values: Mapping[str, str]) -> Inputs:
+def recorded(
+    log: Path, report: Path, declared_values: Mapping[str, str], known: dict[str, str] | None = None
+) -> Inputs:
     """The inputs of one execution: ``declared_values`` and what its kernel's ``log`` says it read, the report's
-    own files named relative to ``report``."""
+    own files named relative to ``report``. ``known``: the values of inputs already read in ``report`` since its
+    notebooks ran, by name (filled in here: a kernel opens hundreds of files of a few dozen inputs, and the notebooks
+    of one report share most of them)."""
+    known = {} if known is None else known
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
     head, events = lines[0], lines[1:]
     values = dict(declared_values)
@@ -133,7 +138,7 @@ def recorded(log: Path, report: Path, declared_values: Mapping[str, str]) -> Inp
     for path in read:
         named = name_of(Path(path), report)
         if named is not None:
-            values[named] = current(named, report)
+            values[named] = known[named] if named in known else known.setdefault(named, current(named, report))
     return Inputs(values, never)
 
 
@@ -205,7 +210,7 @@ def name_of(path: Path, report: Path) -> str | None:
             pass
     if path.is_relative_to(report):
         return f"report:{path.relative_to(report).as_posix()}"
-    distribution = _distribution_files().get(path) or _distribution_files().get(path.parent)
+    distribution = _distribution_files().get(str(path)) or _distribution_files().get(str(path.parent))
     if distribution:
         return f"package:{distribution}"
     site = next((Path(folder) for folder in _site_folders() if path.is_relative_to(folder)), None)
@@ -221,6 +226,7 @@ def name_of(path: Path, report: Path) -> str | None:
     return f"file:~/{path.relative_to(home).as_posix()}" if path.is_relative_to(home) else f"file:{text}"
 
 
+@cache
 def _site_folders() -> tuple[str, ...]:
     return tuple({sysconfig.get_path("purelib"), sysconfig.get_path("platlib")})
 
@@ -254,19 +260,21 @@ def current(name: str, report: Path) -> str:
 
 
 @cache
-def _distribution_files() -> dict[Path, str]:
+def _distribution_files() -> dict[str, str]:
     """Every file of every installed distribution (from their RECORD), and its metadata folder (which package
-    readers look into for files it may not have, ``entry_points.txt``), to the distribution's name."""
-    owners: dict[Path, str] = {}
+    readers look into for files it may not have, ``entry_points.txt``), by absolute path, to the distribution's name.
+    Paths as text: an environment holds about a hundred thousand files, and making each a ``Path`` took seconds."""
+    owners: dict[str, str] = {}
     for distribution in importlib.metadata.distributions():
-        name = distribution.metadata["Name"]
+        name, base = distribution.metadata["Name"], str(distribution.locate_file(""))
         for file in distribution.files or ():
-            located = Path(os.path.abspath(distribution.locate_file(file)))
-            if located.suffix == ".pyc":
+            located = os.path.abspath(os.path.join(base, str(file)))
+            if located.endswith(".pyc"):
                 continue  # a module is named by its source
             owners.setdefault(located, name)
-            if located.parent.name.endswith(".dist-info"):
-                owners.setdefault(located.parent, name)
+            folder = os.path.dirname(located)
+            if folder.endswith(".dist-info"):
+                owners.setdefault(folder, name)
     return owners
 
 

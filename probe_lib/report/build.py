@@ -145,7 +145,7 @@ def run_notebooks(
     stale = [(notebook, source) for notebook, source, _, because in plan.values() if because is not None]
     with stages.stage("executing notebooks", len(stale)) as step:
         fresh = {run.notebook: run for run in execution.execute_all(stale, folder, version, jobs, step)}
-    runs, entries = [], {}
+    runs, entries, read_now = [], {}, {}
     for name, (_, _, declared, because) in plan.items():
         executed = folder / "notebooks" / name
         if because is None:
@@ -155,7 +155,7 @@ def run_notebooks(
         run = replace(fresh[name], because=because)
         if run.error is None and run.executed.exists():  # a failed execution is never kept for reuse
             entries[name] = staleness.Entry(
-                staleness.recorded(run.reads, folder, declared), staleness.sha256(run.executed)
+                staleness.recorded(run.reads, folder, declared, read_now), staleness.sha256(run.executed)
             )
         run.reads.unlink(missing_ok=True)
         runs.append(replace(run, reads=None))
