@@ -17,6 +17,7 @@ lines too, until a sweep of every release adds it.
 from __future__ import annotations
 
 import csv
+import functools
 from collections.abc import Iterable, Sequence
 from dataclasses import astuple, dataclass, fields
 from pathlib import Path
@@ -195,8 +196,16 @@ def _merge(path: Path, kind: type, subject: sweep.Subject, new: Sequence, measur
 
 
 def _read(path: Path, kind: type) -> list:
+    """The items of the file at ``path``, parsed once per version of the file: a ledger, the docs and a notebook
+    each read the timeline (16 MB) several times, and a file written since (whole, by rename) is parsed again."""
+    stat = path.stat()
+    return list(_parsed(path, kind, stat.st_mtime_ns, stat.st_size, stat.st_ino))
+
+
+@functools.lru_cache(maxsize=4)
+def _parsed(path: Path, kind: type, *stamp: int) -> tuple:  # stamp: the stat of the version parsed
     with path.open(newline="", encoding="utf-8") as handle:
-        return [kind(**line) for line in csv.DictReader(handle)]
+        return tuple(kind(**line) for line in csv.DictReader(handle))
 
 
 def read(frameworks: Iterable[str] | None = None, path: Path = TIMELINE_PATH) -> list[Line]:
