@@ -33,7 +33,7 @@ def matrix():
 
 @pytest.fixture(scope="module")
 def lines():
-    return docs.framework_timelines()[0]
+    return docs.others(*docs.timelines())[0]
 
 
 @pytest.mark.slow
@@ -65,12 +65,16 @@ def test_a_changed_timeline_changes_the_change_points(lines):
 
 
 @pytest.mark.slow
-def test_a_release_dated_before_its_predecessor_is_counted():
-    releases = docs.framework_timelines()[1]
+def test_a_release_dated_before_its_predecessor_or_after_a_later_one_of_its_line_is_counted(lines):
+    releases = docs.others(*docs.timelines())[1]
     openai = [r for r in releases if r.package == "openai"]
-    assert "| `openai` | 472 | 0 |" in docs.registry_dates(openai)
+    assert "| `openai` | 472 | 0 | 0 |" in docs.registry_dates(lines, openai)
     swapped = [*openai[:10], replace(openai[10], published=openai[9].published.replace("20", "19", 1)), *openai[11:]]
-    assert "| `openai` | 472 | 1 |" in docs.registry_dates(swapped)
+    assert "| `openai` | 472 | 1 | 0 |" in docs.registry_dates(lines, swapped)
+    claude = [r for r in releases if r.framework == "claude-agent-sdk"]
+    assert "| `@anthropic-ai/claude-agent-sdk` | 343 | 106 | 33 |" in docs.registry_dates(lines, claude)
+    unmeasured = [line for line in lines if (line.framework, line.version) != ("claude-agent-sdk", "0.1.10")]
+    assert "| `@anthropic-ai/claude-agent-sdk` | 343 | 106 | 32 |" in docs.registry_dates(unmeasured, claude)
 
 
 def test_a_block_is_filled_afresh_and_an_unknown_one_refused():
