@@ -153,8 +153,7 @@ def registry_dates(lines: Sequence, releases: Sequence) -> str:
     before the release preceding it, and how many measured ones it dates after a later release of their own line
     (:func:`~probe_lib.history.timeline.backdated`): how far the publication times, which every resolution "as of
     its day" reads, can be trusted, and how many measurements that touches."""
-    measured = {(line.framework, line.version) for line in lines}
-    backdated = committed.backdated(releases)
+    late = {(line.framework, line.version) for line in lines} & committed.backdated(releases).keys()  # measured
     rows, seen = [], set()
     for framework in dict.fromkeys(r.framework for r in releases):
         own = [r for r in releases if r.framework == framework and r.prerelease != "yes"]
@@ -163,8 +162,8 @@ def registry_dates(lines: Sequence, releases: Sequence) -> str:
         seen.add(own[0].package)
         dated = [r for r in own if r.published]
         earlier = sum(later.published < before.published for before, later in zip(dated, dated[1:]))
-        paths = {r.framework for r in releases if r.package == own[0].package}  # openai-agents-js and -chat
-        touched = sum(any({(f, r.version)} <= measured & backdated.keys() for f in paths) for r in own)
+        routes = {r.framework for r in releases if r.package == own[0].package}  # openai-agents-js and -chat
+        touched = sum(any((route, r.version) in late for route in routes) for r in own)
         rows.append((f"`{own[0].package}`", len(own), earlier, touched))
     columns = [
         "package",

@@ -138,7 +138,9 @@ def recorded(
     for path in read:
         named = name_of(Path(path), report)
         if named is not None:
-            values[named] = known[named] if named in known else known.setdefault(named, current(named, report))
+            if named not in known:
+                known[named] = current(named, report)
+            values[named] = known[named]
     return Inputs(values, never)
 
 

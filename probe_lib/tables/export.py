@@ -119,7 +119,8 @@ def gather_sweep(summary: Path = timeline.TIMELINE_PATH, cached: Sequence[sweep.
     (default: this machine's cache)."""
     subject = framework_sweep.subject(mastra.ADAPTER.name)
     rows = timeline.rows(subject.framework, path=summary) if summary.exists() else []
-    return tidy_sweep.frame(rows, sweep.all_cached(subject) if cached is None else cached, measurement.shown(summary))
+    cached = sweep.all_cached(subject) if cached is None else cached
+    return tidy_sweep.frame(rows, cached, sweep.cache_dir(subject), measurement.shown(summary))
 
 
 def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], list[Path], list[str]]:

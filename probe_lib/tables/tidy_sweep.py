@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 
@@ -27,7 +28,6 @@ from probe_lib.core import paths
 from probe_lib.core.behaviour import Behaviour, Raised
 from probe_lib.core.target import version_key
 from probe_lib.frameworks import mastra
-from probe_lib.history import framework_sweep, sweep
 from probe_lib.history.sweep import WHOLE_VERSION, Row
 from probe_lib.tables import tidy
 
@@ -143,15 +143,18 @@ def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
     return [common | {"wire_name": name, "position_after": index} for index, name in enumerate(names)]
 
 
-def _cache_folder() -> str:
-    """The cache folder of Mastra's sweep, written under ``<cache>`` (wherever the cache is) so no home folder shows."""
-    folder, cache = sweep.cache_dir(framework_sweep.subject(mastra.ADAPTER.name)), paths.cache()
+def _shown(folder: Path) -> str:
+    """``folder`` written under ``<cache>`` (wherever the cache is) so no home folder shows."""
+    cache = paths.cache()
     return f"<cache>/{folder.relative_to(cache).as_posix()}" if folder.is_relative_to(cache) else folder.as_posix()
 
 
-def frame(summary: Sequence[Row], cached: Sequence[Row], summary_file: str = "data/timeline.csv") -> pd.DataFrame:
-    """The tidy table of the swept versions (see the module docstring), typed per :data:`COLUMNS`."""
-    pinned, folder = set(mastra.ADAPTER.versions()), _cache_folder()
+def frame(
+    summary: Sequence[Row], cached: Sequence[Row], cache_folder: Path, summary_file: str = "data/timeline.csv"
+) -> pd.DataFrame:
+    """The tidy table of the swept versions (see the module docstring), typed per :data:`COLUMNS`; ``cached`` rows
+    were read from ``cache_folder``."""
+    pinned, folder = set(mastra.ADAPTER.versions()), _shown(cache_folder)
     table = [
         line
         for row, source in chosen_rows(summary, cached)
