@@ -77,3 +77,23 @@ def test_mastra_verdicts_carry_no_such_caveat():
     assert any(framework == "mastra" for framework, _ in committed.backdated(releases))
     table = tables.frame(committed.read(["mastra"]))
     assert Timeline.of(table).backdated == {}
+
+
+def test_a_release_resolved_before_its_successor_came_out_carries_no_caveat(monkeypatch):
+    """The caveat follows the date each release was resolved as of, as its lines note it: 0.1.10 resolved as of a
+    day before 0.1.11 was published (as a bound would resolve it) is no longer named; 0.1.9 still is."""
+    lines = committed.read(["claude-agent-sdk"])
+    bounded = [
+        replace(line, resolved_before="2025-10-01T00:00:00Z")
+        if (line.framework, line.version) == ("claude-agent-sdk", "0.1.10")
+        else line
+        for line in lines
+    ]
+    monkeypatch.setattr(
+        committed, "read", lambda frameworks, path=None: [line for line in bounded if line.framework in frameworks]
+    )
+    served = [release.version for release in committed.read_releases() if release.framework == "claude-agent-sdk"]
+    timeline = Timeline.of(tables.frame(bounded), releases=served)
+    assert "0.1.9" in timeline.backdated and "0.1.10" not in timeline.backdated
+    caveat = _verdict("T18", timeline).evidence.partition("; the registry dates ")[2]
+    assert caveat.startswith("0.1.9 2026-03-21 (0.1.11: 2025-10-08) after") and "0.1.10 2026" not in caveat

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from probe_lib import frameworks, wire
+from probe_lib import wire
 from probe_lib.analysis import timeline as tables
 from probe_lib.analysis.timeline import prereleases, stable, versions
-from probe_lib.claims.verdict import MASTRA, Status
+from probe_lib.claims.verdict import Status
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
 from probe_lib.history import framework_sweep
@@ -93,14 +93,18 @@ _VERSION = re.compile(r"(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\w)")
 
 
 def _backdated(framework: str) -> dict[str, committed.Backdated]:
-    """The served releases of ``framework`` (its pins, installed from committed locks, left out) that the committed
-    release list shows dated after a later release of their own line. None of Mastra's: its served releases are
-    resolved as of the day they are first installed (:mod:`probe_lib.frameworks.mastra.versions`), not of their date."""
-    if framework == MASTRA or not committed.RELEASES_PATH.exists():
+    """The releases of ``framework`` that the registry dates after a later release of their own line and whose
+    committed lines say they were resolved as of a date after that release came out. A pin (installed from its
+    committed lock) and Mastra's served releases (resolved as of the day they are first installed) note no such date."""
+    if not (committed.RELEASES_PATH.exists() and committed.TIMELINE_PATH.exists()):
         return {}
+    resolved = {line.version: line.resolved_before for line in committed.read([framework]) if line.resolved_before}
     own = [release for release in committed.read_releases() if release.framework == framework]
-    pinned = set(frameworks.get(framework).versions()) if own else set()
-    return {version: b for (_, version), b in committed.backdated(own).items() if version not in pinned}
+    return {
+        version: late
+        for (_, version), late in committed.backdated(own).items()
+        if resolved.get(version, "") > late.successor.published  # both ISO 8601 UTC, as the registry lists them
+    }
 
 
 #: The tools a request offers, alone of the wire fields: for a framework that sends a refused request again a number
