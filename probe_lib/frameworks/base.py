@@ -84,6 +84,10 @@ class Adapter(Protocol):
     def can_run(self, version: str) -> bool:
         """True when ``version`` can run here now or after installing it on first use."""
 
+    def unsupported(self, version: str) -> str | None:
+        """Why the harness cannot run ``version`` at all (older than every API it supports), or ``None``: what a
+        sweep records for that release instead of installing it."""
+
     def install(self, version: str) -> None:
         """Install ``version`` into the kit's cache (a no-op when it is there), a served release on first use (its
         harness folder generated in the cache, resolved as of its publication); raises

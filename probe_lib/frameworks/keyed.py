@@ -24,7 +24,7 @@ from probe_lib.core.outcome import Failure, Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
 from probe_lib.frameworks.base import register
 from probe_lib.install.pins import Pins
-from probe_lib.install.releases import Registry, Unsupported, refuse_unsupported
+from probe_lib.install.releases import Registry, Unsupported, refuse_unsupported, unsupported_reason
 from probe_lib.process.lines import LinesChild
 
 #: Error names that mean the framework could not reach the capture server, not that it refused anything.
@@ -124,6 +124,9 @@ class KeyedAdapter:
     def can_run(self, version: str) -> bool:
         """Installed, or a served release that installs on first use (its runtime's installer is here)."""
         return self.is_installed(version) or (version not in self.versions() and self.pins.can_install())
+
+    def unsupported(self, version: str) -> str | None:
+        return unsupported_reason(self.pins.unsupported, version)
 
     def install(self, version: str) -> None:
         if self.unavailable is None:

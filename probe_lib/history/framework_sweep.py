@@ -33,7 +33,7 @@ from probe_lib.frameworks.mastra import catalogue
 from probe_lib.history import sweep
 from probe_lib.history.bisect import ALL
 from probe_lib.inputs import scenario_files
-from probe_lib.install.releases import Releases, unsupported_reason
+from probe_lib.install.releases import Releases
 from probe_lib.measure import matrix_runs
 
 #: The kinds of a release's one row when it could not run: the harness does not support it, its install failed,
@@ -114,8 +114,7 @@ class ScenarioSweep:
             yield path.read_bytes()
 
     def runs(self, version: str) -> bool:
-        pins = getattr(self.adapter, "pins", None)  # a keyed adapter's pins say which releases its harness refuses
-        return pins is None or unsupported_reason(pins.unsupported, version) is None
+        return self.adapter.unsupported(version) is None
 
     def is_installed(self, version: str) -> bool:
         return self.adapter.is_installed(version)

@@ -58,6 +58,9 @@ class Mastra:
         """Installed, or served and installable on first use."""
         return versions.can_run(version)
 
+    def unsupported(self, version: str) -> str | None:
+        return None  # 0.1.x has no Agent, and says so scenario by scenario ("not applicable")
+
     def install(self, version: str) -> None:
         npm.install(versions.harness(version))
 
