@@ -210,11 +210,6 @@ class Releases:
         header = f"# {''.join(lines).strip().replace(chr(10), ', ')} resolved by uv as of {before}, Python {python}\n"
         lock.write_text(header + lock.read_text(encoding="utf-8"), encoding="utf-8")
 
-    def resolution(self, version: str) -> dict | None:
-        """What the generated folder of ``version`` notes (``resolved_before`` …), or ``None`` if it has none."""
-        path = self.generated(version) / RESOLUTION
-        return json.loads(path.read_text(encoding="utf-8")) if path.exists() else None
-
 
 def since(package: str, oldest: str, why: str = "predates the harness's API") -> Unsupported:
     """An :data:`Unsupported` refusing every release older than ``oldest`` (npm or PEP 440 order, by its form)."""

@@ -94,7 +94,6 @@ LISTS = Collection(
     lambda: [Target(permission_runs.FRAMEWORK, permission_runs.pinned_version())],
     lambda target, server: permission_runs.measure(target.version, server),
 )
-COLLECTIONS = {collection.name: collection for collection in (CATALOGUE, MATRIX, LISTS)}
 
 
 def record(collection: Collection, targets: Sequence[Target] | None = None) -> list[Path]:
