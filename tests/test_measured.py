@@ -96,26 +96,6 @@ def test_letter_run_shows_the_shape_of_a_long_key_so_a_lost_character_shows():
 # -- 01 ---------------------------------------------------------------------------------------------------------
 
 
-def test_builtins_on_1_0_4_show_that_none_is_exported_and_none_sent(recorded_evidence):
-    ev = recorded_evidence["1.0.4"]
-    assert ev["builtins-by-export"].package["builtins"] == {} and names_sent(first(ev, "builtins-by-export")) == []
-    table = measured.builtins(ev)
-    assert table["scenario"].tolist() == ["builtins-by-export", "builtins-by-id"]
-    assert table["built-in tools the package exports"].tolist() == [0, 0]
-    assert table["tools sent"].tolist() == [[], []]
-
-
-@pytest.mark.parametrize("version", ["1.67.0", "1.71.0"])
-def test_builtins_by_export_and_by_id_are_the_names_each_request_sent(version, recorded_evidence):
-    ev = recorded_evidence[version]
-    table = measured.builtins(ev)
-    exported = ev["builtins-by-export"].package["builtins"]
-    assert table["export"].tolist() == list(exported) and table["tool id"].tolist() == list(exported.values())
-    assert table["export"].tolist() == list(ev["builtins-by-export"].keys_after)
-    assert table["registered by export -> on the wire"].tolist() == names_sent(first(ev, "builtins-by-export"))
-    assert table["registered by id -> on the wire"].tolist() == names_sent(first(ev, "builtins-by-id"))
-
-
 @by_version
 def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_it(version, recorded_evidence):
     ev = recorded_evidence[version]
@@ -298,19 +278,6 @@ def test_round_trip_on_1_0_4_call_by_key_throws_without_a_follow_up(recorded_evi
     table = measured.round_trip(ev, ["call-by-key"])
     assert table.loc["call-by-key", "model got back"] == "(no follow-up) generate() threw: Tool search.web not found"
     assert table.loc["call-by-key", "under tool_call_id"] is None
-    shown = measured.follow_up(outcome)
-    assert isinstance(shown, pd.Series) and shown["requests sent"] == 1
-
-
-@pytest.mark.parametrize("version", ["1.67.0", "1.71.0"])
-def test_follow_up_lists_the_second_requests_messages_after_prompt_and_user(version, recorded_evidence):
-    outcome = recorded_evidence[version]["call-by-key"]
-    messages = outcome.requests[1]["messages"]
-    shown = measured.follow_up(outcome)
-    assert shown["role"].tolist() == [m["role"] for m in messages[2:]]
-    assert values(shown["content"]) == [m.get("content") for m in messages[2:]]
-    calls = [[(c["function"]["name"], c["id"]) for c in m.get("tool_calls") or []] or None for m in messages[2:]]
-    assert shown["tool call (name, id)"].tolist() == calls
 
 
 @by_version

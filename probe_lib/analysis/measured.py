@@ -8,10 +8,10 @@ notebook shows. Nothing here judges a claim (that is :mod:`probe_lib.claims.mast
 Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one
 category per cell (coloured by the matching ``*_COLOURS`` palette of :mod:`probe_lib.present.charts`) and the text
 each cell shows. They rebuild the table they draw from the same outcomes, so a chart never depends on a table a notebook
-happened to show before it. A view the tidy table (:meth:`~probe_lib.tables.evidence.Evidence.frame`) holds is written
-in its notebook, in pandas; the tables here read what that table does not carry (error chains, the linter's
-findings, the package's built-ins and docs, the lookups, the follow-up request, the order of the caller's record)
-or feed a grid.
+happened to show before it. A view one notebook shows is written in that notebook, in pandas (the tidy table,
+:meth:`~probe_lib.tables.evidence.Evidence.frame`, or the outcomes it reads); the tables here are those two or more
+notebooks (or a notebook and a check) read, those a grid is drawn from, and the lookups notebook 07 asks of
+Mastra's registry twice.
 """
 
 from __future__ import annotations
@@ -82,59 +82,9 @@ def _per_scenario(rows: list[dict], scenario_names: Sequence[str], columns: list
 # -- which name the model sees -----------------------------------------------------------------------------------
 
 
-def builtins(ev: Evidence) -> pd.DataFrame:
-    """The built-in tools the installed package exports (read from it), with the name each is sent under when
-    registered by export name and by id.
-
-    On a version that exports none, one row per scenario with the tools its request sent (none).
-    """
-    by_export, by_id = ev["builtins-by-export"], ev["builtins-by-id"]
-    if by_export.not_applicable:
-        both = (by_export, by_id)
-        return pd.DataFrame(
-            {
-                "scenario": ["builtins-by-export", "builtins-by-id"],
-                "built-in tools the package exports": [len(outcome.package["builtins"]) for outcome in both],
-                "tools sent": [outcome.wire_names for outcome in both],
-            }
-        )
-    exported = by_export.package["builtins"]
-    return pd.DataFrame(
-        {
-            "export": list(exported),
-            "tool id": list(exported.values()),
-            "registered by export -> on the wire": by_export.wire_names,
-            "registered by id -> on the wire": by_id.wire_names,
-        }
-    )
-
-
 def docs_table(markdown: str) -> dict[str, str]:
     """A docs table's rows whose first two cells are code (`` `askUserTool` | `ask_user` ``): first cell -> second."""
     return dict(re.findall(r"^\|\s*`([^`]+)`\s*\|\s*`([^`]+)`\s*\|", markdown, flags=re.MULTILINE))
-
-
-def shipped_docs(ev: Evidence) -> pd.DataFrame:
-    """The docs sections ``docs-shipped`` asked the installed package for: per section, each page of its docs that
-    holds it (its path in the package) and the section's length, or that the package ships none."""
-    docs = ev["docs-shipped"].package["docs"]
-    rows = [
-        (heading, page["file"], len(page["text"].splitlines())) for heading, pages in docs.items() for page in pages
-    ]
-    rows += [(heading, "not in the docs this version ships", 0) for heading, pages in docs.items() if not pages]
-    return pd.DataFrame(rows, columns=["section", "page in the package", "lines"])
-
-
-def docs_builtins(ev: Evidence, heading: str = "Built-in tools") -> pd.DataFrame:
-    """The built-ins table of the shipped docs section ``heading``, beside the id each export carries in the
-    installed package (``builtins-by-export``; empty where the export is not one of its built-in tools)."""
-    pages = ev["docs-shipped"].package["docs"][heading]
-    table = docs_table(pages[0]["text"]) if pages else {}
-    exported = ev["builtins-by-export"].package["builtins"]
-    return pd.DataFrame(
-        [(name, tool_id, exported.get(name, "")) for name, tool_id in table.items()],
-        columns=["export (docs)", "tool ID (docs)", "id of the package's export"],
-    )
 
 
 def names_per_tool(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[str, str]) -> pd.DataFrame:
@@ -458,24 +408,6 @@ def listings(ev: Evidence) -> pd.DataFrame:
             if isinstance(entries, list)
         }
     return pd.DataFrame(rows).T
-
-
-def follow_up(outcome: Outcome) -> pd.DataFrame | pd.Series:
-    """The follow-up request's messages after the system prompt and the user's ``hi``: role, tool calls as
-    ``(name, id)``, ``tool_call_id`` and content. Without a follow-up: the requests sent and what was thrown."""
-    if len(outcome.requests) < 2:
-        return pd.Series({"requests sent": len(outcome.requests), "generate() threw": outcome.error[0]["message"]})
-    return pd.DataFrame(
-        [
-            {
-                "role": m["role"],
-                "tool call (name, id)": [(c["function"]["name"], c["id"]) for c in m.get("tool_calls") or []] or None,
-                "tool_call_id": m.get("tool_call_id"),
-                "content": m.get("content"),
-            }
-            for m in outcome.requests[1]["messages"][2:]
-        ]
-    )
 
 
 def _wrapped(text: object) -> str:
