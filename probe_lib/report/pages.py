@@ -112,7 +112,7 @@ def write(report: Report, version: str, earlier: Path | None) -> list[Path]:
     css = (TEMPLATES / "report.css").read_text(encoding="utf-8")
     written, searched = [], []
     (folder / PAGES).mkdir(parents=True, exist_ok=True)
-    for at, (page, body) in enumerate(zip(pages, _bodies(pages, folder, earlier, exporter))):
+    for at, (page, (body, words)) in enumerate(zip(pages, _bodies(pages, folder, earlier, exporter))):
         around = {"previous": pages[at - 1] if at else None, "next": pages[at + 1] if at + 1 < len(pages) else None}
         text = (
             _environment()
@@ -120,7 +120,7 @@ def write(report: Report, version: str, earlier: Path | None) -> list[Path]:
             .render(css=css, pages=pages, page=page, body=Markup(body), home="../", **around)
         )
         written.append(_write(folder / PAGES / page.href, text))
-        searched.append({"href": page.href, "title": page.title, "text": _words(body)})
+        searched.append({"href": page.href, "title": page.title, "text": words})
     landing = landing_page(report, version)
     # The line saying which notebooks this build reused is left out: the search finds the same in any rebuild.
     found = _words(landing, leaving_out=REBUILT)
@@ -462,23 +462,39 @@ def _rendering_key(notebook: Path) -> str:
     return hasher.hexdigest()[:16]
 
 
-def _bodies(pages: list[Page], folder: Path, earlier: Path | None, exporter) -> list[str]:
-    """Each page's body (:func:`section`), copied from the report ``earlier`` when it rendered the same, the others
-    rendered one worker process per page, as many at a time as there are CPUs (a body is up to seconds of HTML
-    parsing, and pages do not depend on each other); every body kept in ``folder`` for the next rebuild. A kept body
-    starts with the SHA-256 of the rest, so one edited since it was written is rendered again, not copied."""
+def _bodies(pages: list[Page], folder: Path, earlier: Path | None, exporter) -> list[tuple[str, str]]:
+    """Each page's body (:func:`section`) and its words as the search reads them (:func:`_words`). A body is copied
+    from the report ``earlier`` when it rendered the same; the others are rendered one worker process per page, as
+    many at a time as there are CPUs (a body is up to seconds of HTML parsing, and pages do not depend on each
+    other), the first of them here: it compiles nbconvert's templates and its code highlighter once, for the workers
+    to inherit instead of each compiling them again. Every body is kept in ``folder`` for the next rebuild; a kept
+    body starts with the SHA-256 of the rest, so one edited since it was written is rendered again, not copied."""
     names = [SECTIONS / f"{page.source.stem}-{_rendering_key(page.source)}.html" for page in pages]
-    bodies = [_kept_body(earlier / name) if earlier else None for name in names]
-    missing = [at for at, body in enumerate(bodies) if body is None]
-    made = forked.each(
-        section, [(pages[at].source, exporter) for at in missing], names=[pages[at].stem for at in missing]
-    )
-    for at, body in zip(missing, made):
-        bodies[at] = body
+    kept = [_kept_body(earlier / name) if earlier else None for name in names]
+    made = {at: (body, _words(body)) for at, body in enumerate(kept) if body is not None}
+    missing = [at for at, body in enumerate(kept) if body is None]
+    if missing:
+        made[missing[0]] = _rendered(pages[missing[0]].source, exporter)
+        rest = missing[1:]
+        made |= dict(
+            zip(
+                rest,
+                forked.each(
+                    _rendered, [(pages[at].source, exporter) for at in rest], names=[pages[at].stem for at in rest]
+                ),
+            )
+        )
     (folder / SECTIONS).mkdir(exist_ok=True)
-    for name, body in zip(names, bodies):
+    for at, name in enumerate(names):
+        body = made[at][0]
         (folder / name).write_text(hashlib.sha256(body.encode("utf-8")).hexdigest() + "\n" + body, encoding="utf-8")
-    return bodies
+    return [made[at] for at in range(len(pages))]
+
+
+def _rendered(notebook: Path, exporter) -> tuple[str, str]:
+    """A page's body (:func:`section`) and its words for the search."""
+    body = section(notebook, exporter)
+    return body, _words(body)
 
 
 def _kept_body(kept: Path) -> str | None:
