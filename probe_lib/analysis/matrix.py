@@ -58,14 +58,6 @@ ROUND_TRIP_COLOURS = {
 REFUSALS = ("rejected", "collision", "crash", "not applicable")
 
 
-def misrouted(matrix: pd.DataFrame) -> pd.DataFrame:
-    """Round trips where a model's call by the wire name did not run the tool it was sent for."""
-    found = matrix[matrix["round trip"].isin(["wrong tool", "not executed"])]
-    return found[["target", "probe", "keys", "round trip called", "round trip ran", "round trip error"]].reset_index(
-        drop=True
-    )
-
-
 def _quoted(name: str) -> str:
     return json.dumps(name, ensure_ascii=False)
 
@@ -224,9 +216,3 @@ def errors(matrix: pd.DataFrame) -> pd.DataFrame:
         .reset_index()
         .rename(columns={"probe": "probes"})
     )
-
-
-def verdict_counts(matrix: pd.DataFrame) -> pd.DataFrame:
-    """How many probes each target sent verbatim, rewrote, dropped or refused (targets down, verdicts across)."""
-    counts = pd.crosstab(matrix["target"], matrix["names verdict"])
-    return counts.reindex(columns=[verdict for verdict in NAME_COLOURS if verdict in counts.columns])
