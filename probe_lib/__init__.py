@@ -3,7 +3,7 @@
 Start with the package map in ``docs/architecture.md``. The layers, from the bottom: ``core`` and ``wire``;
 ``capture``, ``providers`` and ``inputs``; ``install`` and ``process``; ``frameworks`` (one adapter per framework);
 ``measure`` (collections and their measurements, live or recorded), ``history`` (sweeps and the timeline),
-``tables`` (the tidy tables and the exports); ``analysis``; ``claims``; ``teach``; ``present``; ``report``; ``repro``;
+``tables`` (the tidy tables and the exports); ``analysis``; ``claims``; ``present``; ``teach``; ``report``; ``repro``;
 and the ``cli`` on top. ``pyproject.toml`` holds the layers as an import-linter contract.
 
 A notebook needs one import, ``import probe_lib as pl``: the modules it uses are ``pl.<name>`` (:data:`FOR_NOTEBOOKS`),

@@ -107,7 +107,7 @@ def test_offered_grid_marks_a_key_or_id_offered_exactly_when_the_request_lists_i
     }
     scenarios = [name for name in short if ev[name].registered_keys]
     assert ("builtins-by-id" in scenarios) == (version != "1.0.4")
-    grid, labels = measured.offered_grid(ev, scenarios, short)
+    grid, labels = charts.offered_grid(ev, scenarios, short)
     expected_rows = [f"{short[name]}: {key}" for name in scenarios for key in ev[name].registered_keys]
     assert grid.index.tolist() == labels.index.tolist() == expected_rows
     for name in scenarios:  # each tool against the name sent in its place (none of these keys is rewritten)
@@ -164,7 +164,7 @@ def test_error_chains_and_their_grid_cover_every_link_of_every_scenario(version,
     ev = recorded_evidence[version]
     chains = measured.error_chains(ev, ERRORS)
     assert len(chains) == sum(len(ev[name].error) for name in ERRORS)
-    grid, labels = measured.error_grid(ev, ERRORS)
+    grid, labels = charts.error_grid(ev, ERRORS)
     assert grid.index.tolist() == ERRORS
     assert grid.columns.tolist() == ["error generate() rejects with", "its cause"]
     for name in ERRORS:
@@ -225,7 +225,7 @@ def test_lint_findings_flag_exactly_the_requests_forcing_an_absent_tool(version,
 @by_version
 def test_choice_grid_colours_follow_the_bodies(version, recorded_evidence):
     ev = recorded_evidence[version]
-    grid, labels = measured.choice_grid(ev, CHOICES)
+    grid, labels = charts.choice_grid(ev, CHOICES)
     assert grid.index.tolist() == labels.index.tolist() == CHOICES
     for name in CHOICES:
         body = first(ev, name)
@@ -283,7 +283,7 @@ def test_round_trip_on_1_0_4_call_by_key_throws_without_a_follow_up(recorded_evi
 @by_version
 def test_round_trip_grid_categories_follow_executions_and_replies(version, recorded_evidence):
     ev = recorded_evidence[version]
-    grid, labels = measured.round_trip_grid(ev, ROUND_TRIPS)
+    grid, labels = charts.round_trip_grid(ev, ROUND_TRIPS)
     for name in ROUND_TRIPS:
         outcome = ev[name]
         replies = tool_messages(outcome.requests[1]) if len(outcome.requests) > 1 else []
@@ -336,7 +336,7 @@ def test_remedy_outcomes_follow_the_bodies(version, recorded_evidence):
 @by_version
 def test_remedy_grid(version, recorded_evidence):
     ev = recorded_evidence[version]
-    grid, labels = measured.remedy_grid(ev, REMEDY_PAIRS)
+    grid, labels = charts.remedy_grid(ev, REMEDY_PAIRS)
     assert grid.loc["collision-dot-space", "tools sent"] == "nothing sent"
     assert labels.loc["remedy-choice-by-key", "tools sent"] == "\n".join(names_sent(first(ev, "remedy-choice-by-key")))
     assert set(grid.stack()) <= set(charts.REMEDY_COLOURS)

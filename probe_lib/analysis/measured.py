@@ -5,10 +5,9 @@ Each function reads :class:`~probe_lib.core.outcome.Outcome` objects (one, or se
 notebook shows. Nothing here judges a claim (that is :mod:`probe_lib.claims.mastra`) or models ``formatTools()``
 :mod:`probe_lib.analysis.tables`): these are the measurements themselves, laid out to be read.
 
-Functions ending in ``_grid`` return ``(categories, labels)`` for :func:`probe_lib.present.charts.category_grid`: one
-category per cell (coloured by the matching ``*_COLOURS`` palette of :mod:`probe_lib.present.charts`) and the text
-each cell shows. They rebuild the table they draw from the same outcomes, so a chart never depends on a table a notebook
-happened to show before it. A view one notebook shows is written in that notebook, in pandas (the tidy table,
+The grids drawn from these tables (``offered_grid`` …) are in :mod:`probe_lib.present.charts`, beside the palettes
+of their categories; each rebuilds the table it draws from the same outcomes, so a chart never depends on a table a
+notebook happened to show before it. A view one notebook shows is written in that notebook, in pandas (the tidy table,
 :meth:`~probe_lib.tables.evidence.Evidence.frame`, or the outcomes it reads); the tables here are those two or more
 notebooks (or a notebook and a check) read, those a grid is drawn from, and the lookups notebook 07 asks of
 Mastra's registry twice.
@@ -18,7 +17,6 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
@@ -31,9 +29,6 @@ from probe_lib.tables.evidence import Evidence
 
 #: What an outcome without any request shows where names or a ``tool_choice`` would be.
 NO_REQUEST = "no request"
-
-Grid = tuple[pd.DataFrame, pd.DataFrame]
-
 
 # -- small readings of one outcome -------------------------------------------------------------------------------
 
@@ -104,20 +99,6 @@ def names_per_tool(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[
     return pd.concat(tables) if tables else pd.DataFrame(columns=columns)
 
 
-def offered_grid(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[str, str]) -> Grid:
-    """:func:`names_per_tool` as a grid: is the key, and is the id, exactly the name offered to the model?"""
-    names = names_per_tool(ev, scenario_names, labels)
-    offered = {True: "offered to the model", False: "not offered"}
-    categories = pd.DataFrame(
-        {
-            "registered key": (names["registered key"] == names["name on the wire"]).map(offered),
-            "tool id": (names["tool id"] == names["name on the wire"]).map(offered),
-            "name on the wire": "sent",
-        }
-    )
-    return categories, names
-
-
 # -- the rewrite and the order -----------------------------------------------------------------------------------
 
 
@@ -160,29 +141,6 @@ def error_chains(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=columns)
 
 
-_LINK_NAMES = {0: "error generate() rejects with", 1: "its cause"}
-
-
-def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
-    """:func:`error_chains` as a grid: one row per scenario, one column per link, coloured by the link's ``id``
-    (or, without one, its ``code``); each cell reads the link's name, id or code, message and
-    ``details.toolName``."""
-    chains = error_chains(ev, scenario_names)
-    tool = ("\ndetails.toolName: " + chains["details.toolName"]).fillna("")
-    said = ("id: " + chains["id"]).fillna("code: " + chains["code"]).fillna("id: none")
-    # A plain "Error" is named by its class (MastraError, or Error for one rebuilt from it); a TypeError by its name.
-    named = chains["class"].where(chains["name"] == "Error", chains["name"]).fillna(chains["name"])
-    label = named + "\n" + said + "\n" + chains["message"] + tool
-    category = chains["id"].fillna(chains["code"] + " (as code)").fillna("no id")
-    cells = chains.assign(category=category, label=label)
-    grid, text = (
-        cells.pivot(index="scenario", columns="link", values=column).reindex(list(scenario_names))
-        for column in ("category", "label")
-    )
-    grid.columns = text.columns = [_LINK_NAMES.get(link, f"link {link}") for link in grid.columns]
-    return grid, text
-
-
 # -- toolChoice, activeTools and the linter ----------------------------------------------------------------------
 
 
@@ -218,49 +176,6 @@ def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "
         for finding in lint.lint_body(ev[name].requests[0], rule, name_rule=normaliser)
     ]
     return pd.DataFrame(rows, columns=["scenario", "severity", "code", "suggestion", "message"])
-
-
-def _emptied(outcome: Outcome) -> bool:
-    """The request offers no tools although the caller registered some and did not ask for ``toolChoice: 'none'``."""
-    return outcome.wire_names == [] and bool(outcome.scenario.tools) and outcome.scenario.tool_choice != "none"
-
-
-def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> Grid:
-    """:func:`choice_table` and :func:`lint_findings` as a grid: were tools sent, is the forced tool offered, did
-    the linter flag the mismatch? Cells read the option, ``tools``, ``tool_choice`` and the lint codes."""
-    calls, findings = choice_table(ev, scenario_names), lint_findings(ev, scenario_names, provider)
-    mismatched = set(findings.loc[findings["code"] == "choice-not-in-tools", "scenario"])
-    labels = (
-        calls[["option given", "tools sent", "tool_choice sent"]]
-        .astype(str)
-        .assign(
-            lint=[
-                ", ".join(findings.loc[findings["scenario"] == name, "code"]) or "no finding" for name in scenario_names
-            ]
-        )
-    )
-    categories = pd.DataFrame(
-        {
-            "option given": "caller's option",
-            "tools sent": ["tools sent" if ev[name].wire_names else "no tools sent" for name in scenario_names],
-            "tool_choice sent": [
-                "forced tool not offered"
-                if name in mismatched
-                else "forced tool offered"
-                if ev[name].forced_name
-                else "no tool forced"
-                for name in scenario_names
-            ],
-            "lint": [
-                "mismatch flagged" if name in mismatched else "no tools to offer" if _emptied(ev[name]) else "clean"
-                for name in scenario_names
-            ],
-        },
-        index=list(scenario_names),
-    )
-    empty = categories["lint"] == "no tools to offer"  # the linter sees no mismatch; the turn can call nothing
-    labels.loc[empty, "lint"] = "tools is empty:\nthe turn can call nothing"
-    return categories, labels
 
 
 def remedy_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
@@ -302,25 +217,6 @@ def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str =
             else "does not select what it names"
         )
     return pd.Series(outcome, name="outcome")
-
-
-def _one_per_line(names: object) -> object:
-    """A list of names one per line (``"(no tools)"`` when empty); anything else (``"no request"``) unchanged."""
-    return "\n".join(names) or "(no tools)" if isinstance(names, list) else names
-
-
-def remedy_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> Grid:
-    """:func:`remedy_table` and :func:`remedy_outcomes` as a grid: was anything sent, and what did the turn come to?"""
-    requests, outcome = remedy_table(ev, scenario_names), remedy_outcomes(ev, scenario_names, provider)
-    labels = requests[["option given", "tools sent", "tool_choice sent"]].assign(
-        **{"tools sent": requests["tools sent"].map(_one_per_line), "outcome": outcome}
-    )
-    sent = ["sent" if ev[name].requests else "nothing sent" for name in scenario_names]
-    categories = pd.DataFrame(
-        {"option given": "caller's option", "tools sent": sent, "tool_choice sent": sent, "outcome": outcome},
-        index=list(scenario_names),
-    )
-    return categories, labels
 
 
 # -- the way back ------------------------------------------------------------------------------------------------
@@ -408,32 +304,3 @@ def listings(ev: Evidence) -> pd.DataFrame:
             if isinstance(entries, list)
         }
     return pd.DataFrame(rows).T
-
-
-def _wrapped(text: object) -> str:
-    return textwrap.fill(str(text), 30, max_lines=2, placeholder=" ...")
-
-
-def round_trip_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
-    """:func:`round_trip` as a grid: did the tool run, was a ``toolName`` reported, and what did the model get
-    back (the tool's result, a not-found message, or nothing because the turn failed)?"""
-    labels = round_trip(ev, scenario_names)[
-        ["model called", "execute ran with", "toolName reported", "model got back"]
-    ].map(_wrapped)
-    categories = pd.DataFrame(
-        {
-            "model called": "the model's call",
-            "execute ran with": ["tool ran" if ev[name].executions else "tool did not run" for name in scenario_names],
-            "toolName reported": ["reported" if ev[name].tool_names else "nothing reported" for name in scenario_names],
-            "model got back": [
-                "tool result"
-                if ev[name].executions
-                else "told the tool was not found"
-                if ev[name].tool_replies
-                else "turn failed"
-                for name in scenario_names
-            ],
-        },
-        index=list(scenario_names),
-    )
-    return categories, labels

@@ -1,4 +1,5 @@
-"""Small matplotlib charts of the :mod:`probe_lib.analysis.tables` DataFrames, each returned as a Figure.
+"""Small matplotlib charts of the :mod:`probe_lib.analysis.tables` DataFrames, each returned as a Figure, and the
+category grids of measured outcomes (:func:`category_grid`), each grid function beside the palette of its categories.
 
 Figures are built with ``matplotlib.figure.Figure`` rather than pyplot, so this module never selects, forces
 or queries a backend: a notebook's own backend displays them, and ``fig.savefig`` renders them headless (Agg
@@ -8,16 +9,23 @@ for raster formats). Nothing here calls ``show()`` or keeps figures alive in pyp
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+import textwrap
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
+from probe_lib.analysis import measured
 from probe_lib.analysis import tables as t
 from probe_lib.core.errors import InputError
 from probe_lib.core.naming import NameRule
+from probe_lib.core.outcome import Outcome
 from probe_lib.providers import name_rules
+from probe_lib.tables.evidence import Evidence
+
+#: A category grid: the category of each cell (coloured by a palette) and the text it shows, both scenarios by columns.
+Grid = tuple[pd.DataFrame, pd.DataFrame]
 
 
 class Chart(Figure):
@@ -185,17 +193,59 @@ def ledger_statuses(ledger: pd.DataFrame) -> Figure:
     return figure
 
 
-# -- the palettes of category_grid: one colour per category a grid function of probe_lib.analysis.measured returns
+# -- the category grids of measured outcomes: each palette (one colour per category) beside the function whose
+# -- categories it colours, a (categories, labels) pair for category_grid
 
-#: :func:`probe_lib.analysis.measured.offered_grid`: is the key, or the id, the name offered to the model?
+#: :func:`offered_grid`: is the key, or the id, the name offered to the model?
 OFFERED_COLOURS = {"offered to the model": "#8fd18f", "not offered": "#e57373", "sent": "#dddddd"}
-#: :func:`probe_lib.analysis.measured.error_grid`: each link of an error chain by its ``id`` (or ``code``).
+
+
+def offered_grid(ev: Evidence, scenario_names: Sequence[str], labels: Mapping[str, str]) -> Grid:
+    """``measured.names_per_tool`` as a grid: is the key, and is the id, exactly the name offered to the model?"""
+    names = measured.names_per_tool(ev, scenario_names, labels)
+    offered = {True: "offered to the model", False: "not offered"}
+    categories = pd.DataFrame(
+        {
+            "registered key": (names["registered key"] == names["name on the wire"]).map(offered),
+            "tool id": (names["tool id"] == names["name on the wire"]).map(offered),
+            "name on the wire": "sent",
+        }
+    )
+    return categories, names
+
+
+#: :func:`error_grid`: each link of an error chain by its ``id`` (or ``code``).
 ERROR_COLOURS = {
     "AGENT_GENERATE_FAILED": "#f5d76e",
     "AGENT_TOOL_NAME_COLLISION (as code)": "#8fd18f",
     "no id": "#dddddd",
 }
-#: :func:`probe_lib.analysis.measured.choice_grid`: tools sent, the forced tool offered or not, the linter's word.
+
+
+_LINK_NAMES = {0: "error generate() rejects with", 1: "its cause"}
+
+
+def error_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
+    """``measured.error_chains`` as a grid: one row per scenario, one column per link, coloured by the link's ``id``
+    (or, without one, its ``code``); each cell reads the link's name, id or code, message and
+    ``details.toolName``."""
+    chains = measured.error_chains(ev, scenario_names)
+    tool = ("\ndetails.toolName: " + chains["details.toolName"]).fillna("")
+    said = ("id: " + chains["id"]).fillna("code: " + chains["code"]).fillna("id: none")
+    # A plain "Error" is named by its class (MastraError, or Error for one rebuilt from it); a TypeError by its name.
+    named = chains["class"].where(chains["name"] == "Error", chains["name"]).fillna(chains["name"])
+    label = named + "\n" + said + "\n" + chains["message"] + tool
+    category = chains["id"].fillna(chains["code"] + " (as code)").fillna("no id")
+    cells = chains.assign(category=category, label=label)
+    grid, text = (
+        cells.pivot(index="scenario", columns="link", values=column).reindex(list(scenario_names))
+        for column in ("category", "label")
+    )
+    grid.columns = text.columns = [_LINK_NAMES.get(link, f"link {link}") for link in grid.columns]
+    return grid, text
+
+
+#: :func:`choice_grid`: tools sent, the forced tool offered or not, the linter's word.
 CHOICE_COLOURS = {
     "caller's option": "#eeeeee",
     "tools sent": "#cfe2f3",
@@ -207,7 +257,52 @@ CHOICE_COLOURS = {
     "no tools to offer": "#f4a261",
     "clean": "#8fd18f",
 }
-#: :func:`probe_lib.analysis.measured.remedy_grid`: was anything sent, and what did the turn come to?
+
+
+def _emptied(outcome: Outcome) -> bool:
+    """The request offers no tools although the caller registered some and did not ask for ``toolChoice: 'none'``."""
+    return outcome.wire_names == [] and bool(outcome.scenario.tools) and outcome.scenario.tool_choice != "none"
+
+
+def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> Grid:
+    """``measured.choice_table`` and ``measured.lint_findings`` as a grid: were tools sent, is the forced tool
+    offered, did the linter flag the mismatch? Cells read the option, ``tools``, ``tool_choice`` and the lint codes."""
+    calls, findings = measured.choice_table(ev, scenario_names), measured.lint_findings(ev, scenario_names, provider)
+    mismatched = set(findings.loc[findings["code"] == "choice-not-in-tools", "scenario"])
+    labels = (
+        calls[["option given", "tools sent", "tool_choice sent"]]
+        .astype(str)
+        .assign(
+            lint=[
+                ", ".join(findings.loc[findings["scenario"] == name, "code"]) or "no finding" for name in scenario_names
+            ]
+        )
+    )
+    categories = pd.DataFrame(
+        {
+            "option given": "caller's option",
+            "tools sent": ["tools sent" if ev[name].wire_names else "no tools sent" for name in scenario_names],
+            "tool_choice sent": [
+                "forced tool not offered"
+                if name in mismatched
+                else "forced tool offered"
+                if ev[name].forced_name
+                else "no tool forced"
+                for name in scenario_names
+            ],
+            "lint": [
+                "mismatch flagged" if name in mismatched else "no tools to offer" if _emptied(ev[name]) else "clean"
+                for name in scenario_names
+            ],
+        },
+        index=list(scenario_names),
+    )
+    empty = categories["lint"] == "no tools to offer"  # the linter sees no mismatch; the turn can call nothing
+    labels.loc[empty, "lint"] = "tools is empty:\nthe turn can call nothing"
+    return categories, labels
+
+
+#: :func:`remedy_grid`: was anything sent, and what did the turn come to?
 REMEDY_COLOURS = {
     "caller's option": "#eeeeee",
     "sent": "#cfe2f3",
@@ -219,7 +314,32 @@ REMEDY_COLOURS = {
     "selects no tool at all": "#e57373",
     "does not select what it names": "#f5d76e",
 }
-#: :func:`probe_lib.analysis.measured.round_trip_grid`: did the tool run, and what did the model get back?
+
+
+def _one_per_line(names: object) -> object:
+    """A list of names one per line (``"(no tools)"`` when empty); anything else (``"no request"``) unchanged."""
+    return "\n".join(names) or "(no tools)" if isinstance(names, list) else names
+
+
+def remedy_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> Grid:
+    """``measured.remedy_table`` and ``measured.remedy_outcomes`` as a grid: was anything sent, and what did the
+    turn come to?"""
+    requests, outcome = (
+        measured.remedy_table(ev, scenario_names),
+        measured.remedy_outcomes(ev, scenario_names, provider),
+    )
+    labels = requests[["option given", "tools sent", "tool_choice sent"]].assign(
+        **{"tools sent": requests["tools sent"].map(_one_per_line), "outcome": outcome}
+    )
+    sent = ["sent" if ev[name].requests else "nothing sent" for name in scenario_names]
+    categories = pd.DataFrame(
+        {"option given": "caller's option", "tools sent": sent, "tool_choice sent": sent, "outcome": outcome},
+        index=list(scenario_names),
+    )
+    return categories, labels
+
+
+#: :func:`round_trip_grid`: did the tool run, and what did the model get back?
 ROUND_TRIP_COLOURS = {
     "the model's call": "#eeeeee",
     "tool ran": "#8fd18f",
@@ -230,6 +350,36 @@ ROUND_TRIP_COLOURS = {
     "told the tool was not found": "#f5d76e",
     "turn failed": "#e57373",
 }
+
+
+def _wrapped(text: object) -> str:
+    return textwrap.fill(str(text), 30, max_lines=2, placeholder=" ...")
+
+
+def round_trip_grid(ev: Evidence, scenario_names: Sequence[str]) -> Grid:
+    """``measured.round_trip`` as a grid: did the tool run, was a ``toolName`` reported, and what did the model get
+    back (the tool's result, a not-found message, or nothing because the turn failed)?"""
+    labels = measured.round_trip(ev, scenario_names)[
+        ["model called", "execute ran with", "toolName reported", "model got back"]
+    ].map(_wrapped)
+    categories = pd.DataFrame(
+        {
+            "model called": "the model's call",
+            "execute ran with": ["tool ran" if ev[name].executions else "tool did not run" for name in scenario_names],
+            "toolName reported": ["reported" if ev[name].tool_names else "nothing reported" for name in scenario_names],
+            "model got back": [
+                "tool result"
+                if ev[name].executions
+                else "told the tool was not found"
+                if ev[name].tool_replies
+                else "turn failed"
+                for name in scenario_names
+            ],
+        },
+        index=list(scenario_names),
+    )
+    return categories, labels
+
 
 #: :func:`probe_lib.tables.compare.verdict_grid`: what a turn did, worst first (the first that applies is its verdict).
 VERDICT_COLOURS = {

@@ -7,12 +7,11 @@ import json
 
 import pandas as pd
 
-from probe_lib.analysis import measured
-from probe_lib.analysis.measured import Grid
 from probe_lib.core.target import Target
 from probe_lib.frameworks import mastra
 from probe_lib.frameworks.mastra import Outcome, catalogue
 from probe_lib.measure.sources import Source
+from probe_lib.present import charts
 from probe_lib.providers import name_rules
 from probe_lib.tables.evidence import Evidence
 
@@ -55,7 +54,7 @@ def request_json(outcome: Outcome) -> str:
     return json.dumps(body, indent=2, ensure_ascii=False)
 
 
-def names_grid(outcome: Outcome) -> Grid:
-    """:func:`probe_lib.analysis.measured.offered_grid` for the example's one tool: key, id and wire name."""
+def names_grid(outcome: Outcome) -> charts.Grid:
+    """:func:`probe_lib.present.charts.offered_grid` for the example's one tool: key, id and wire name."""
     ev = Evidence(outcome.version, {EXAMPLE: outcome}, {})
-    return measured.offered_grid(ev, [EXAMPLE], {EXAMPLE: "example"})
+    return charts.offered_grid(ev, [EXAMPLE], {EXAMPLE: "example"})
