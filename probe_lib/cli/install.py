@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from probe_lib.core import paths
 from probe_lib.core.errors import SetupError
@@ -109,14 +108,14 @@ def cmd_cache(args: argparse.Namespace) -> int:
     from probe_lib.install import disk_usage
 
     names = [frameworks.get(name).name for name in args.framework] if args.framework else frameworks.names()
-    every: list[Path] = []
+    together: dict[tuple[int, int], int] = {}  # every file's bytes, walked once: the frameworks' installs merged
     for name in names:
         installed = frameworks.get(name).installed()
-        every += installed.values()
-        size = disk_usage.shown(disk_usage.size(installed.values()))
-        print(f"{name}: {len(installed)} release(s) installed, {size} on disk")
+        files = disk_usage.allocated(installed.values())
+        together |= files
+        print(f"{name}: {len(installed)} release(s) installed, {disk_usage.shown(sum(files.values()))} on disk")
     print(
-        f"together: {disk_usage.shown(disk_usage.size(every))} on disk in {paths.cache()} "
+        f"together: {disk_usage.shown(sum(together.values()))} on disk in {paths.cache()} "
         "(a file hard-linked into several installs counted once)"
     )
     return 0

@@ -23,12 +23,18 @@ def _inodes(folder: Path) -> Iterable[tuple[tuple[int, int], int]]:
             yield (status.st_dev, status.st_ino), status.st_blocks * 512
 
 
-def size(folders: Iterable[Path]) -> int:
-    """Bytes allocated to every file under ``folders``, a file hard-linked in several places counted once."""
+def allocated(folders: Iterable[Path]) -> dict[tuple[int, int], int]:
+    """Bytes allocated to each file under ``folders``, by ``(device, inode)``: one entry for a file hard-linked in
+    several places; the entries of several calls merge with ``|`` and count each file once."""
     seen: dict[tuple[int, int], int] = {}
     for folder in folders:
         seen.update(_inodes(folder))
-    return sum(seen.values())
+    return seen
+
+
+def size(folders: Iterable[Path]) -> int:
+    """Bytes allocated to every file under ``folders``, a file hard-linked in several places counted once."""
+    return sum(allocated(folders).values())
 
 
 def shown(count: int) -> str:
