@@ -79,9 +79,7 @@ class Adapter(Protocol):
         """True when ``version`` can run here now (its runtime and its packages are installed)."""
 
     def installed(self) -> dict[str, Path]:
-        """Every release installed in the kit's cache (pinned or served), and the folder it is installed in: each
-        install finished, its files not read here (a listing of a hundred installs would read every file of each);
-        they are checked when the release is used, which installs it again if one is missing."""
+        """Every release installed in the kit's cache (pinned or served), and the folder it is installed in."""
 
     def can_run(self, version: str) -> bool:
         """True when ``version`` can run here now or after installing it on first use."""

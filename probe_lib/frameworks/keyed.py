@@ -116,12 +116,9 @@ class KeyedAdapter:
         return self.unavailable is not None or self.pins.is_installed(version)
 
     def installed(self) -> dict[str, Path]:
-        """Every release installed in the cache (pinned or served) and where (:meth:`Adapter.installed`)."""
-        known = self.pins.known()
+        """Every release installed in the cache (pinned or served) and where."""
         return {
-            version: self.pins.install_dir(version)
-            for version in known
-            if self.pins.is_installed(version, checked=False)
+            version: self.pins.install_dir(version) for version in self.pins.known() if self.pins.is_installed(version)
         }
 
     def can_run(self, version: str) -> bool:

@@ -66,13 +66,12 @@ def install_dir(harness: Path) -> Path:
     return paths.cache() / "node" / f"{harness.name}-{digest}"
 
 
-def _is_complete(target: Path, checked: bool = True) -> bool:
-    return (target / "node_modules" / _COMPLETE_MARK).exists() and (not checked or cache.intact(target))
+def _is_complete(target: Path) -> bool:
+    return (target / "node_modules" / _COMPLETE_MARK).exists() and cache.intact(target)
 
 
-def is_installed(harness: Path, *, checked: bool = True) -> bool:
-    """Whether ``npm ci`` finished installing ``harness``, and (``checked``) every file it wrote is still there."""
-    return _is_complete(install_dir(harness), checked)
+def is_installed(harness: Path) -> bool:
+    return _is_complete(install_dir(harness))
 
 
 def modules_dir(harness: Path, help_text: str) -> Path:

@@ -142,19 +142,17 @@ class Pins:
         """The pinned releases and the served ones generated in the cache."""
         return tuple(dict.fromkeys((*self.versions(), *self.releases.generated_versions())))
 
-    def is_installed(self, version: str, *, checked: bool = True) -> bool:
-        """Whether ``version`` is installed and can run here; ``checked``: and every file its install wrote is still
-        there (:func:`probe_lib.install.cache.intact`, which reads each file's size)."""
+    def is_installed(self, version: str) -> bool:
         folder = self._existing_folder(version)
         if folder is None:
             return False
         if self.runtime == "python":
-            return self._completed(folder, checked)
+            return self._completed(folder)
         try:
             npm.node_executable()
         except NodeMissing:
             return False
-        return self._completed(folder, checked) and self._lacking(version, folder) is None
+        return self._completed(folder) and self._lacking(version, folder) is None
 
     def _lacking(self, version: str, folder: Path) -> str | None:
         """What the completed Node install of ``version`` in ``folder`` lacks (:attr:`lacks`), or ``None``."""
@@ -187,10 +185,9 @@ class Pins:
             published = self.releases.published(version)
             raise InstallFailed(f"{self.package} {version} {lacking} ({published}): it cannot be measured")
 
-    def _completed(self, folder: Path, checked: bool = True) -> bool:
-        """Whether the installer finished the install of ``folder`` (:attr:`lacks` aside), its files ``checked``."""
-        install = pyvenv if self.runtime == "python" else npm
-        return install.is_installed(folder, checked=checked)
+    def _completed(self, folder: Path) -> bool:
+        """Whether the installer finished the install of ``folder`` (:attr:`lacks` aside)."""
+        return pyvenv.is_installed(folder) if self.runtime == "python" else npm.is_installed(folder)
 
     def command(self, version: str) -> list[str]:
         """The command line that starts this framework's runner on ``version``: a pin must be set up, a served

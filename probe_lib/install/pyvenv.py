@@ -47,13 +47,12 @@ def python_executable(pin: Path) -> Path:
     return install_dir(pin) / "bin" / "python"
 
 
-def _is_complete(target: Path, checked: bool = True) -> bool:
-    return (target / _COMPLETE_MARK).exists() and (not checked or cache.intact(target))
+def _is_complete(target: Path) -> bool:
+    return (target / _COMPLETE_MARK).exists() and cache.intact(target)
 
 
-def is_installed(pin: Path, *, checked: bool = True) -> bool:
-    """Whether the environment of ``pin`` finished installing, and (``checked``) every file it wrote is still there."""
-    return _is_complete(install_dir(pin), checked)
+def is_installed(pin: Path) -> bool:
+    return _is_complete(install_dir(pin))
 
 
 def install(pin: Path, *, quiet: bool = True) -> Path:

@@ -110,26 +110,25 @@ def resolved_before(version: str) -> str | None:
     return iso_utc(datetime.fromtimestamp(written, UTC))
 
 
-def is_installed(version: str, *, checked: bool = True) -> bool:
-    """True when Node.js is on PATH and ``version`` is installed, so it can run live; ``checked``: and every file its
-    install wrote is still there."""
+def is_installed(version: str) -> bool:
+    """True when Node.js is on PATH and ``version`` is installed, so it can run live."""
     try:
         npm.node_executable()
     except NodeMissing:
         return False
     if version not in pinned() and not _is_resolved(_generated(version)):
         return False
-    return npm.is_installed(harness(version), checked=checked)
+    return npm.is_installed(harness(version))
 
 
 def installed() -> dict[str, Path]:
-    """Every version installed in the cache (pinned or served) and where (:meth:`Adapter.installed`)."""
+    """Every version installed in the cache (pinned or served) and where."""
     folder = paths.cache() / "mastra" / "harness"
     generated = (
         [p.name for p in folder.iterdir() if not p.name.startswith(".") and _is_resolved(p)] if folder.is_dir() else []
     )
     known = dict.fromkeys((*pinned(), *sorted(generated, key=version_key)))
-    return {version: install_dir(version) for version in known if is_installed(version, checked=False)}
+    return {version: install_dir(version) for version in known if is_installed(version)}
 
 
 def can_run(version: str) -> bool:
