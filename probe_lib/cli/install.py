@@ -68,11 +68,13 @@ def add_setup(sub: argparse._SubParsersAction) -> None:
 
 def cmd_versions(args: argparse.Namespace) -> int:
     from probe_lib import frameworks
+    from probe_lib.install import cache
     from probe_lib.install.releases import Releases
 
     adapter = frameworks.get(args.framework or DEFAULT_FRAMEWORK)
     releases = Releases(adapter.package, adapter.registry, adapter.name)
-    pinned, installed = set(adapter.versions()), adapter.installed()
+    with cache.listing():
+        pinned, installed = set(adapter.versions()), adapter.installed()
     for version in adapter.served(refresh=args.refresh):
         prerelease = releases.is_prerelease(version)
         if args.prereleases or not prerelease:
@@ -105,12 +107,13 @@ def add_versions(sub: argparse._SubParsersAction) -> None:
 
 def cmd_cache(args: argparse.Namespace) -> int:
     from probe_lib import frameworks
-    from probe_lib.install import disk_usage
+    from probe_lib.install import cache, disk_usage
 
     names = [frameworks.get(name).name for name in args.framework] if args.framework else frameworks.names()
     together: dict[tuple[int, int], int] = {}  # every file's bytes, walked once: the frameworks' installs merged
     for name in names:
-        installed = frameworks.get(name).installed()
+        with cache.listing():
+            installed = frameworks.get(name).installed()
         files = disk_usage.allocated(installed.values())
         together |= files
         print(f"{name}: {len(installed)} release(s) installed, {disk_usage.shown(sum(files.values()))} on disk")
