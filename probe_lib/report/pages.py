@@ -472,21 +472,14 @@ def _bodies(pages: list[Page], folder: Path, earlier: Path | None, exporter) -> 
     names = [SECTIONS / f"{page.source.stem}-{_rendering_key(page.source)}.html" for page in pages]
     kept = [_kept_body(earlier / name) if earlier else None for name in names]
     made = {at: (body, _words(body)) for at, body in enumerate(kept) if body is not None}
-    missing = [at for at, body in enumerate(kept) if body is None]
-    if missing:
-        made[missing[0]] = _rendered(pages[missing[0]].source, exporter)
-        rest = missing[1:]
-        made |= dict(
-            zip(
-                rest,
-                forked.each(
-                    _rendered, [(pages[at].source, exporter) for at in rest], names=[pages[at].stem for at in rest]
-                ),
-            )
-        )
+    if missing := [at for at, body in enumerate(kept) if body is None]:
+        first, *rest = missing
+        made[first] = _rendered(pages[first].source, exporter)
+        work, stems = [(pages[at].source, exporter) for at in rest], [pages[at].stem for at in rest]
+        made.update(zip(rest, forked.each(_rendered, work, names=stems)))
     (folder / SECTIONS).mkdir(exist_ok=True)
     for at, name in enumerate(names):
-        body = made[at][0]
+        body, _ = made[at]
         (folder / name).write_text(hashlib.sha256(body.encode("utf-8")).hexdigest() + "\n" + body, encoding="utf-8")
     return [made[at] for at in range(len(pages))]
 
