@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from test_cli_junk import run_main
 
+from probe_lib.core import files
 from probe_lib.install import cache, npm
 
 #: Served, not pinned, and close to the pinned 1.0.4, so npm's download cache already holds most of its files.
@@ -243,3 +244,16 @@ def test_an_unlisted_entry_is_listed_only_under_its_lock(tmp_path, monkeypatch):
     cache._intact.clear()  # as a new process finds it
     assert cache.intact(entry)
     assert json.loads(cache.manifest(entry).read_text()) == {"lib/index.js": len("module.exports = 1;\n")}
+
+
+def test_a_listing_names_an_install_without_reading_its_files_and_a_use_still_checks_them(tmp_path):
+    """``probe-lib versions`` and ``cache`` list installs inside ``cache.listing()``: an install a file was deleted
+    from still counts there (its files are not read), and is found broken when it is used."""
+    entry = tmp_path / "entry"
+    entry.mkdir()
+    (entry / "index.js").write_text("x")
+    files.write_json(cache.manifest(entry), {"index.js": 1})
+    (entry / "index.js").unlink()
+    with cache.listing():
+        assert cache.intact(entry)
+    assert not cache.intact(entry)
