@@ -76,3 +76,22 @@ def test_the_log_names_each_started_program_with_its_arguments_folder_and_enviro
     lines = [json.loads(line) for line in inputs_log.read_text(encoding="utf-8").splitlines()[1:]]
     launched = [line for line in lines if "process" in line]
     assert launched == [{"process": "true", "args": ["true", "a"], "cwd": "/", "env": {"EXTRA": "1", "GONE": None}}]
+
+
+def test_a_kit_module_is_named_by_its_bytes_even_where_a_distribution_lists_it(tmp_path, monkeypatch):
+    """Run from the checkout (``python -m probe_lib``), the checkout is on sys.path and the editable install's
+    ``probe_lib.egg-info`` there lists the kit's modules: named ``package:probe-lib`` they would keep its version
+    through an edit, and a notebook reading them would be reused stale. A distribution of our own, on sys.path,
+    listing one module of the kit, stands for it."""
+    module = paths.ROOT / "probe_lib" / "core" / "paths.py"
+    listing = tmp_path / "listing-0.1.0.dist-info"
+    listing.mkdir()
+    (listing / "METADATA").write_text("Metadata-Version: 2.1\nName: listing\nVersion: 0.1.0\n", encoding="utf-8")
+    (listing / "RECORD").write_text(f"{os.path.relpath(module, tmp_path)},,\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    staleness._distribution_files.cache_clear()
+    try:
+        assert staleness._distribution_files().get(str(module)) == "listing"  # the distribution does list it
+        assert staleness.name_of(module, tmp_path / "report") == "kit:probe_lib/core/paths.py"
+    finally:
+        staleness._distribution_files.cache_clear()

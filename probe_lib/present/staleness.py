@@ -212,6 +212,11 @@ def name_of(path: Path, report: Path) -> str | None:
             pass
     if path.is_relative_to(report):
         return f"report:{path.relative_to(report).as_posix()}"
+    if path.is_relative_to(paths.ROOT) and not path.is_relative_to(sys.prefix):
+        # The kit's own file, by its bytes, before any distribution claims it: run from the checkout
+        # (`python -m probe_lib`), the editable install's probe_lib.egg-info there lists the modules it knew, and
+        # would name them by the kit's version, which an edited module does not change.
+        return _kit_name(path)
     distribution = _distribution_files().get(str(path)) or _distribution_files().get(str(path.parent))
     if distribution:
         return f"package:{distribution}"
@@ -220,8 +225,6 @@ def name_of(path: Path, report: Path) -> str | None:
         return f"site:{path.relative_to(site).as_posix()}"
     if path.is_relative_to(sys.prefix) or path.is_relative_to(sys.base_prefix):
         return "python"  # the standard library and the interpreter's own files
-    if path.is_relative_to(paths.ROOT):
-        return _kit_name(path)
     if path.is_relative_to(paths.cache()):
         return f"cache:{path.relative_to(paths.cache()).as_posix()}"
     home = Path.home()
