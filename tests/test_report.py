@@ -1,6 +1,7 @@
 """``reproduce`` end to end: a real kernel executes every notebook on a live measurement, and the report renders.
 
-Also the fallback: with Node.js really absent from PATH, the same command runs from recordings and says so.
+Also the fallback: with Node.js really absent from PATH, the same command runs from recordings and says so, and
+executes each notebook to the bytes the recorded report kept.
 """
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ import html
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 
@@ -23,7 +25,7 @@ from probe_lib.core import folders, paths
 from probe_lib.core.target import baseline
 from probe_lib.frameworks import mastra
 from probe_lib.measure.provenance import Provenance
-from probe_lib.present import execution
+from probe_lib.present import execution, staleness
 from probe_lib.report import build as report
 from probe_lib.report import pages
 
@@ -147,11 +149,20 @@ def test_report_shows_each_claim_beside_its_measurement_and_no_machine_path(live
     assert not leaks, f"absolute paths of this machine in {leaks}"
 
 
-def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
+def test_without_node_a_forced_rebuild_runs_from_recordings_says_so_and_writes_the_bytes_kept(
+    recorded_report, tmp_path
+):
+    """With Node.js really absent from PATH, ``reproduce --force`` over a copy of the run's recorded report executes
+    every notebook again, from the recordings, and says so. The Python frameworks need no Node and are measured live,
+    so the notebook reading their matrix files (12) may differ; every other notebook read the same inputs but Node's
+    version and is the same bytes the recorded report kept: a forced execution writes what a kept notebook holds
+    (notebook 12 is held to that in test_report_reuse, executed alone)."""
+    out = tmp_path / "report"
+    shutil.copytree(recorded_report, out)
     bin_without_node = os.path.dirname(sys.executable)
     environment = {**os.environ, "PATH": bin_without_node}
     done = subprocess.run(
-        [sys.executable, "-m", "probe_lib", "reproduce", "--out", str(tmp_path)],
+        [sys.executable, "-m", "probe_lib", "reproduce", "--force", "--out", str(out)],
         env=environment,
         capture_output=True,
         text=True,
@@ -159,10 +170,32 @@ def test_without_node_the_report_runs_from_recordings_and_says_so(tmp_path):
     )
     assert done.returncode == 0, done.stdout + done.stderr
     assert "NODE MISSING" in done.stdout
-    page = (tmp_path / pages.INDEX).read_text(encoding="utf-8")
+    assert f"notebooks: 0 reused, {len(report.notebooks())} executed" in done.stdout
+    page = (out / pages.INDEX).read_text(encoding="utf-8")
     assert "RECORDED, NOT LIVE" in page and report.NODE_MISSING in page
-    shown = "".join(path.read_text(encoding="utf-8") for path in (tmp_path / pages.PAGES).glob("*.html"))
+    shown = "".join(path.read_text(encoding="utf-8") for path in (out / pages.PAGES).glob("*.html"))
     assert shown.count("NOT ANSWERED YET") >= 11, "the learner's notebooks run with every exercise awaiting an answer"
+
+    kept, forced = staleness.read(recorded_report), staleness.read(out)
+    assert sorted(kept) == sorted(forced)
+    read_otherwise = {
+        name: {
+            input
+            for input in kept[name].inputs.values.keys() | forced[name].inputs.values.keys()
+            if kept[name].inputs.values.get(input) != forced[name].inputs.values.get(input)
+        }
+        - {"program:node"}
+        for name in kept
+    }
+    changed = {name for name, inputs in read_otherwise.items() if inputs}
+    assert changed == {"12-framework-matrix.ipynb"}, read_otherwise
+    assert all(input.startswith("report:measurements/matrix/") for input in read_otherwise["12-framework-matrix.ipynb"])
+    differ = [
+        name
+        for name in sorted(kept.keys() - changed)
+        if (out / "notebooks" / name).read_bytes() != (recorded_report / "notebooks" / name).read_bytes()
+    ]
+    assert not differ, f"a kept notebook is not what a forced execution writes: {differ}"
 
 
 @pytest.mark.node
