@@ -1,14 +1,16 @@
 """``probe-lib repro``: a folder that reproduces one finding on one release without probe_lib, run for real.
 
 The slow tests write each framework's reproduction on a release with its finding (exit 1) and one without (exit
-0): ``run.sh`` installs the locked packages from the registry into the folder and runs the script, in an
-environment without the kit's paths, so nothing of probe_lib is importable there.
+0): ``run.sh`` installs the locked packages into the folder (npm's from the registry, LlamaIndex's from a folder of
+the same locked wheels kept between runs) and runs the script, in an environment without the kit's paths, so
+nothing of probe_lib is importable there.
 """
 
 from __future__ import annotations
 
 import io
 import json
+import os
 import re
 import subprocess
 import sys
@@ -22,9 +24,9 @@ from probe_lib.core.target import version_key
 from probe_lib.repro import claims, templates
 
 
-def run_cli(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
+def run_cli(*args: str, timeout: float = 1200, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "probe_lib", "repro", *args], capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "probe_lib", "repro", *args], capture_output=True, text=True, timeout=timeout, env=env
     )
 
 
@@ -130,28 +132,75 @@ def _assert_standalone(folder: Path) -> None:
             assert "probe_lib" not in path.read_text(encoding="utf-8"), path.name
 
 
-def _reproduce(tmp_path: Path, claim: str, version: str, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
+def _reproduce(
+    tmp_path: Path, claim: str, version: str, *extra: str, wheels: Path | None = None
+) -> tuple[subprocess.CompletedProcess, Path]:
+    """``probe-lib repro`` run for real; ``wheels``: the folder ``run.sh``'s pip installs from (:func:`wheelhouse`)."""
     out = tmp_path / f"{claim}-{version}"
-    done = run_cli(claim, "--version", version, "--out", str(out), *extra)
+    env = None if wheels is None else {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    done = run_cli(claim, "--version", version, "--out", str(out), *extra, env=env)
     return done, out
 
 
+@pytest.fixture(scope="module")
+def wheelhouse() -> Path:
+    """The locked wheels of the LlamaIndex releases reproduced here, downloaded once into a folder kept between runs
+    (beside the era tests' cache), for ``run.sh``'s pip to install from (``PIP_NO_INDEX``, ``PIP_FIND_LINKS``): the
+    same files, without reading the package index again for each of five fresh venvs (its ~90,000 links were 70% of
+    pip's ~20 s of CPU per venv on this machine's mirror). Downloaded under a lock: xdist's workers share it."""
+    import fcntl
+
+    from conftest import _kept_release_cache
+
+    from probe_lib.frameworks import base
+    from probe_lib.install import pyvenv
+
+    folder = _kept_release_cache() / "repro-wheels"
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for version in ("0.14.25", "0.14.10"):
+            complete = folder / f".llama-index-{version}.complete"
+            if not complete.exists():
+                requirements = base.get("llama-index").pins.folder(version) / pyvenv.LOCK
+                command = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-r", str(requirements)]
+                subprocess.run([*command, "-d", str(folder)], check=True, capture_output=True, timeout=900)
+                complete.touch()
+    return folder
+
+
+def _assert_found(done: subprocess.CompletedProcess, out: Path, package: str, version: str, fixed: str | None) -> None:
+    """The run on the release with the finding: ``REPRODUCED``, or with ``fixed`` (the text the patched run prints)
+    run again with ``--fixed``: ``NOT REPRODUCED`` on the patched package, the unpatched run's ``REPRODUCED`` and
+    the fix in the report, and the patch beside it."""
+    report = (out / "ISSUE.md").read_text(encoding="utf-8")
+    assert f"{package} {version}" in report and done.stdout.splitlines()[0] in report
+    _assert_standalone(out)
+    if fixed is None:
+        assert done.returncode == 1, done.stdout + done.stderr
+        assert done.stdout.startswith("REPRODUCED: ")
+        return
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("NOT REPRODUCED: ") and fixed in done.stdout
+    assert "`REPRODUCED: " in report and "## With the proposed fix" in report  # the unpatched run, then the fix
+    assert (out / "fix.patch").read_text(encoding="utf-8").startswith(f"Fix for {package} {version}")
+
+
+# A claim the kit has a fix for runs with --fixed: its unpatched run is the reproduction, then the patched one.
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("claim", "with_finding", "without"), [("A10", "1.67.0", "0.13.1"), ("F09", "1.67.0", "1.0.4")]
+    ("claim", "with_finding", "without", "fixed"),
+    [("A10", "1.67.0", "0.13.1", '"name":"search_web"'), ("F09", "1.67.0", "1.0.4", None)],
 )
-def test_mastra_reproduction_runs_without_the_kit(tmp_path, claim, with_finding, without):
-    done, out = _reproduce(tmp_path, claim, with_finding)
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout.startswith("REPRODUCED: ")
-    _assert_standalone(out)
+def test_mastra_reproduction_runs_without_the_kit(tmp_path, claim, with_finding, without, fixed):
+    done, out = _reproduce(tmp_path, claim, with_finding, *(["--fixed"] if fixed else []))
+    _assert_found(done, out, "@mastra/core", with_finding, fixed)
     assert {"package.json", "package-lock.json", "repro.mjs", "run.sh", "ISSUE.md"} <= {p.name for p in out.iterdir()}
     lock = json.loads((out / "package-lock.json").read_text(encoding="utf-8"))
     assert lock["packages"]["node_modules/@mastra/core"]["version"] == with_finding
-    report = (out / "ISSUE.md").read_text(encoding="utf-8")
-    assert f"@mastra/core {with_finding}" in report and done.stdout.splitlines()[0] in report
-    if claim == "A10":
-        assert '"name": "search_web"' in report and '"name": "search.web"' in report
+    if claim == "A10":  # the unpatched run's line: the tool sent renamed, the forced name as registered
+        report = (out / "ISSUE.md").read_text(encoding="utf-8")
+        assert 'tools ["search_web"]' in report and '"function":{"name":"search.web"}' in report
 
     done, out = _reproduce(tmp_path, claim, without)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -160,25 +209,26 @@ def test_mastra_reproduction_runs_without_the_kit(tmp_path, claim, with_finding,
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("claim", "with_finding", "without", "files"),
+    ("claim", "package", "with_finding", "without", "files", "fixed"),
     [
-        ("T07", "0.5.4", "0.20.0", {"package.json", "package-lock.json", "repro.mjs"}),
-        ("T09", "0.14.25", "0.14.10", {"requirements.txt", "repro.py"}),
-        ("T10", "0.14.25", "0.14.10", {"requirements.txt", "repro.py"}),
+        ("T07", "@openai/agents", "0.5.4", "0.20.0", {"package.json", "package-lock.json", "repro.mjs"}, None),
+        ("T09", "llama-index-core", "0.14.25", "0.14.10", {"requirements.txt", "repro.py"}, None),
+        ("T10", "llama-index-core", "0.14.25", "0.14.10", {"requirements.txt", "repro.py"}, 'called "search_web"'),
     ],
 )
-def test_other_frameworks_reproductions_run_without_the_kit(tmp_path, claim, with_finding, without, files):
-    done, out = _reproduce(tmp_path, claim, with_finding)
-    assert done.returncode == 1, done.stdout + done.stderr
-    assert done.stdout.startswith("REPRODUCED: ")
-    _assert_standalone(out)
+def test_other_frameworks_reproductions_run_without_the_kit(
+    request, tmp_path, claim, package, with_finding, without, files, fixed
+):
+    wheels = request.getfixturevalue("wheelhouse") if "requirements.txt" in files else None
+    done, out = _reproduce(tmp_path, claim, with_finding, *(["--fixed"] if fixed else []), wheels=wheels)
+    _assert_found(done, out, package, with_finding, fixed)
     assert files | {"run.sh", "ISSUE.md"} <= {p.name for p in out.iterdir()}
     if (out / ".venv").exists():  # the script ran in a venv of its own, where the kit is not importable
         python = out / ".venv" / "bin" / "python"
         probe = subprocess.run([str(python), "-I", "-c", "import probe_lib"], capture_output=True, text=True)
         assert probe.returncode != 0 and "ModuleNotFoundError" in probe.stderr
 
-    done, out = _reproduce(tmp_path, claim, without)
+    done, out = _reproduce(tmp_path, claim, without, wheels=wheels)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("NOT REPRODUCED: ")
 
@@ -200,23 +250,6 @@ def test_the_mastra_fix_changes_only_the_call_methods_of_the_shipped_chunks(node
         assert added and all(re.fullmatch(r"\s+(\w+) = formatToolNamesInOptions\(\1\);", line) for line in added)
     with pytest.raises(patches.PatchDoesNotApply):
         patches.mastra_changes(node_modules["1.67.0"] / "zod")
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize(
-    ("claim", "version", "package", "fixed"),
-    [
-        ("A10", "1.67.0", "@mastra/core", '"name":"search_web"'),
-        ("T10", "0.14.25", "llama-index-core", 'called "search_web"'),
-    ],
-)
-def test_fixed_runs_the_reproduction_on_the_patched_package(tmp_path, claim, version, package, fixed):
-    done, out = _reproduce(tmp_path, claim, version, "--fixed")
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.startswith("NOT REPRODUCED: ") and fixed in done.stdout
-    report = (out / "ISSUE.md").read_text(encoding="utf-8")
-    assert "`REPRODUCED: " in report and "## With the proposed fix" in report  # the unpatched run, then the fix
-    assert (out / "fix.patch").read_text(encoding="utf-8").startswith(f"Fix for {package} {version}")
 
 
 def test_the_committed_verification_shows_the_fix_consistent_and_nothing_else_changed():
