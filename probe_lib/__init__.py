@@ -50,6 +50,7 @@ FOR_NOTEBOOKS = {
     "api": "probe_lib.tables.api",
     "charts": "probe_lib.present.charts",
     "collection": "probe_lib.measure.collection",
+    "committed": "probe_lib.history.timeline",
     "compare": "probe_lib.tables.compare",
     "corpus": "probe_lib.analysis.corpus",
     "errors": "probe_lib.core.errors",
@@ -57,6 +58,8 @@ FOR_NOTEBOOKS = {
     "exercises": "probe_lib.teach.exercises",
     "explorer": "probe_lib.present.explorer",
     "explorer_view": "probe_lib.present.explorer_view",
+    "folded": "probe_lib.present.folded",
+    "framework_ranges": "probe_lib.claims.framework_ranges",
     "keysets": "probe_lib.inputs.keysets",
     "ledger": "probe_lib.claims.ledger",
     "lint": "probe_lib.providers.lint",
@@ -66,6 +69,7 @@ FOR_NOTEBOOKS = {
     "measured": "probe_lib.analysis.measured",
     "name_tables": "probe_lib.analysis.tables",
     "normaliser": "probe_lib.frameworks.mastra.normaliser",
+    "patches": "probe_lib.repro.patches",
     "paths": "probe_lib.core.paths",
     "permissions": "probe_lib.analysis.permissions",
     "primer": "probe_lib.teach.primer",
@@ -80,7 +84,9 @@ FOR_NOTEBOOKS = {
     "target": "probe_lib.core.target",
     "tidy": "probe_lib.tables.tidy",
     "timeline": "probe_lib.analysis.timeline",
+    "timeline_chart": "probe_lib.present.timeline",
     "traffic": "probe_lib.analysis.traffic",
+    "verify": "probe_lib.repro.verify",
 }
 
 

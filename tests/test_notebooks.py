@@ -94,6 +94,27 @@ def test_notebook_takes_one_step_per_cell(path):
         )
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda path: path.stem)
+def test_a_notebook_imports_the_kit_once_as_pl(path):
+    """A notebook's one import of the kit is ``import probe_lib as pl``; every module it uses is ``pl.<name>``."""
+    notebook = nbformat.read(path, as_version=4)
+    trees = [
+        ast.parse(TransformerManager().transform_cell(cell.source))
+        for cell in notebook.cells
+        if cell.cell_type == "code"
+    ]
+    kit = [
+        ast.unparse(node)
+        for tree in trees
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Import)
+        and any(alias.name.split(".")[0] == "probe_lib" for alias in node.names)
+        or isinstance(node, ast.ImportFrom)
+        and (node.module or "").split(".")[0] == "probe_lib"
+    ]
+    assert kit in ([], ["import probe_lib as pl"]), kit
+
+
 def test_one_import_reaches_every_module_a_notebook_uses():
     """``import probe_lib as pl``: each name of ``pl.FOR_NOTEBOOKS`` is its module; any other name is an error."""
     for name, module in pl.FOR_NOTEBOOKS.items():
