@@ -215,7 +215,7 @@ class ExplorerResult:
     tool_choice: str | None
     active_tools: tuple[str, ...] | None
     provider: str
-    findings: tuple[lint.Finding, ...]
+    findings: tuple[lint.LintFinding, ...]
     elapsed_s: float
 
     @property

@@ -50,7 +50,7 @@ _UNDERSCORE_RUN = re.compile(r"__+")
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
+class LintFinding:
     """One thing wrong (or suspicious) in one request."""
 
     severity: Severity
@@ -67,12 +67,12 @@ class Finding:
 
 
 @dataclass(frozen=True, slots=True)
-class Report:
+class LintReport:
     """All findings in a file, and how many request bodies were read."""
 
     rule: Rule
     requests: int
-    findings: tuple[Finding, ...]
+    findings: tuple[LintFinding, ...]
 
     @property
     def failed(self) -> bool:
@@ -118,7 +118,7 @@ def forced_name(body: Mapping[str, Any]) -> str | None:
 
 def lint_body(
     body: Mapping[str, Any], rule: Rule, request: int = 0, name_rule: NameRule | None = None
-) -> list[Finding]:
+) -> list[LintFinding]:
     """Findings for one request body, checked against the provider's ``rule``; ``name_rule``, the framework's own
     rewrite of tool keys, adds suggestions and rewrite hints."""
     names = tool_names(body)
@@ -128,7 +128,7 @@ def lint_body(
         if reasons:
             message = f"{json.dumps(name, ensure_ascii=False)}: {rule.label} would refuse it: {'; '.join(reasons)}"
             message += _conflict(rule, name)
-            findings.append(Finding("refused", "refused-name", request, name, message))
+            findings.append(LintFinding("refused", "refused-name", request, name, message))
 
     for name, count in Counter(names).items():
         if count > 1:
@@ -136,7 +136,7 @@ def lint_body(
                 f"{json.dumps(name, ensure_ascii=False)} is listed {count} times; Anthropic refuses this "
                 '("Tool names must be unique") and a model cannot tell the copies apart'
             )
-            findings.append(Finding("refused", "duplicate-name", request, name, message))
+            findings.append(LintFinding("refused", "duplicate-name", request, name, message))
 
     choice = forced_name(body)
     if choice is not None and choice not in names:
@@ -148,7 +148,7 @@ def lint_body(
         hint = _rewrite_hint(name, name_rule)
         if hint:
             message = f"{json.dumps(name, ensure_ascii=False)} may be a {name_rule.LABEL} rewrite: {hint}"
-            findings.append(Finding("hint", "maybe-rewritten", request, name, message))
+            findings.append(LintFinding("hint", "maybe-rewritten", request, name, message))
     return findings
 
 
@@ -163,7 +163,7 @@ def _conflict(rule: Rule, name: str) -> str:
     return f" (but {' and '.join(accepting)} would accept it: {rule.provider}'s sources conflict)"
 
 
-def _malformed_tools(tools: Any, request: int) -> list[Finding]:
+def _malformed_tools(tools: Any, request: int) -> list[LintFinding]:
     """``tools`` that is not an array, and items that are neither a named function tool nor a typed built-in.
 
     A provider refuses such a request outright, so a file of them must not pass as clean.
@@ -172,7 +172,7 @@ def _malformed_tools(tools: Any, request: int) -> list[Finding]:
         return []
     if not isinstance(tools, list):
         message = f"tools is {json_input.quote(tools)}, not an array of tools; a provider refuses the request"
-        return [Finding("refused", "malformed-tools", request, "tools", message)]
+        return [LintFinding("refused", "malformed-tools", request, "tools", message)]
     findings = []
     for index, tool in enumerate(tools):
         if not _is_tool(tool):
@@ -180,7 +180,7 @@ def _malformed_tools(tools: Any, request: int) -> list[Finding]:
                 f"tools[{index}] is {json_input.quote(tool)}: neither a function tool with a string name "
                 "nor a typed built-in tool; a provider refuses the request"
             )
-            findings.append(Finding("refused", "malformed-tool", request, f"tools[{index}]", message))
+            findings.append(LintFinding("refused", "malformed-tool", request, f"tools[{index}]", message))
     return findings
 
 
@@ -194,7 +194,7 @@ def _is_tool(item: Any) -> bool:
     return named or function_name(item, "type") is not None
 
 
-def _mismatch(choice: str, names: list[str], rule: Rule, request: int, name_rule: NameRule | None) -> Finding:
+def _mismatch(choice: str, names: list[str], rule: Rule, request: int, name_rule: NameRule | None) -> LintFinding:
     """``tool_choice`` forces ``choice``, which ``tools`` does not list."""
     suggestion = name_rule.rewrite(choice) if choice and name_rule else None
     if suggestion not in names:
@@ -210,7 +210,7 @@ def _mismatch(choice: str, names: list[str], rule: Rule, request: int, name_rule
     reasons = rule.reasons(choice)
     if reasons:
         message += f"; the forced name itself breaks {rule.label}: {'; '.join(reasons)}"
-    return Finding("mismatch", "choice-not-in-tools", request, choice, message, suggestion)
+    return LintFinding("mismatch", "choice-not-in-tools", request, choice, message, suggestion)
 
 
 def _rewrite_hint(name: str, name_rule: NameRule) -> str | None:
@@ -325,7 +325,7 @@ def _as_body(item: Any) -> dict[str, Any] | None:
 
 def lint_file(
     path: str | Path, provider: str = "openai", variant: str | None = None, name_rule: NameRule | None = None
-) -> Report:
+) -> LintReport:
     """Lint every request body in ``path`` against one provider rule (and the framework's ``name_rule``, if given).
 
     Raises ``InputError`` for an unknown provider or variant (before reading), and for a file that is missing,
@@ -333,7 +333,7 @@ def lint_file(
     """
     rule = get_rule(provider, variant)
     path = Path(path)
-    findings: list[Finding] = []
+    findings: list[LintFinding] = []
     requests = 0
     for position, body in read_requests(path):
         requests += 1
@@ -343,4 +343,4 @@ def lint_file(
             f"{path}: no request bodies found; expected objects with 'tools', 'messages' or 'input', "
             "capture records with a 'body' field, or a HAR export with request postData"
         )
-    return Report(rule, requests, tuple(findings))
+    return LintReport(rule, requests, tuple(findings))

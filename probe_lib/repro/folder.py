@@ -38,7 +38,7 @@ _KIT_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_PATH", "PROBE
 
 
 @dataclass(frozen=True)
-class Result:
+class ReproResult:
     """What the reproduction printed, and the exit code that goes with it (1 REPRODUCED, 0 NOT, 2 failed)."""
 
     folder: Path
@@ -112,7 +112,7 @@ def _clean_environment() -> dict[str, str]:
     return env
 
 
-def run(folder: Path, *, fixed: bool = False) -> Result:
+def run(folder: Path, *, fixed: bool = False) -> ReproResult:
     """Run ``folder``'s ``run.sh`` (``--fixed``: on the patched package) and read its verdict line."""
     command = ["sh", "run.sh", *(["--fixed"] if fixed else [])]
     try:
@@ -120,7 +120,7 @@ def run(folder: Path, *, fixed: bool = False) -> Result:
             command, cwd=folder, env=_clean_environment(), capture_output=True, text=True, timeout=RUN_SECONDS
         )
     except subprocess.TimeoutExpired:
-        return Result(folder, f"FAILED: run.sh took over {RUN_SECONDS} s", 2)
+        return ReproResult(folder, f"FAILED: run.sh took over {RUN_SECONDS} s", 2)
     said = [line for line in done.stdout.splitlines() if line.startswith(("REPRODUCED", "NOT REPRODUCED", "FAILED"))]
     line = (
         said[-1]
@@ -128,7 +128,7 @@ def run(folder: Path, *, fixed: bool = False) -> Result:
         else f"FAILED: run.sh printed no verdict ({(done.stderr.strip().splitlines() or ['no output'])[-1]})"
     )
     code = done.returncode if done.returncode in (0, 1, 2) else 2
-    return Result(folder, line, code if said else 2)
+    return ReproResult(folder, line, code if said else 2)
 
 
 def _trimmed(body: dict) -> dict:
@@ -177,8 +177,8 @@ def issue(
     version: str,
     script_name: str,
     script: str,
-    result: Result,
-    fixed: Result | None = None,
+    result: ReproResult,
+    fixed: ReproResult | None = None,
 ) -> str:
     """``ISSUE.md``: a report ready to paste into the framework's tracker (with what the fixed run printed, when
     there was one)."""
@@ -242,7 +242,7 @@ def _fenced(text: str, language: str) -> str:
     return f"{fence}{language}\n{text}\n{fence}"
 
 
-def _fixed_section(fixed: Result | None) -> str:
+def _fixed_section(fixed: ReproResult | None) -> str:
     if fixed is None:
         return ""
     return (
@@ -264,7 +264,7 @@ def _write_patch(rep: Reproduction, version: str, to: Path, *, required: bool) -
     return True
 
 
-def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = False) -> Result:
+def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = False) -> ReproResult:
     """Write and run the reproduction of ``claim`` on ``version`` into ``out``: a new or empty folder, or an earlier
     one of the kit's, replaced whole once the run is done (:func:`probe_lib.core.folders.replacing`), so an
     interrupted run leaves ``out`` as it was and a file of the user's there is never overwritten."""

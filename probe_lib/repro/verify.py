@@ -48,7 +48,7 @@ SINCE = {"mastra": mastra_adapter.NORMALISER_SINCE, "llama-index": "0.14.12"}
 
 
 @dataclass(frozen=True)
-class Row:
+class FixRow:
     """One scenario on one release, unpatched and patched."""
 
     framework: str
@@ -102,7 +102,7 @@ def llama_index_targeted(scenario: Scenario) -> bool:
     return forced is not None and re.sub(r"[^a-zA-Z0-9_-]", "_", forced) != forced
 
 
-def compare_llama_index(version: str) -> list[Row]:
+def compare_llama_index(version: str) -> list[FixRow]:
     """The matrix's probes (plain, forced, round trips) on llama-index-core ``version``, unpatched then patched."""
     adapter = frameworks.get("llama-index")
     patched = patches.patched_environment(version)
@@ -118,7 +118,7 @@ def compare_llama_index(version: str) -> list[Row]:
     return _rows("llama-index", version, before, after, llama_index_targeted)
 
 
-def compare(version: str, scenarios: Sequence[Scenario] | None = None) -> list[Row]:
+def compare(version: str, scenarios: Sequence[Scenario] | None = None) -> list[FixRow]:
     """The catalogue (or ``scenarios``) on ``version``, unpatched then patched; :class:`PatchDoesNotApply` when the
     release's shipped files lack what the fix changes."""
     scenarios = list(scenarios or catalogue.scenarios())
@@ -136,7 +136,7 @@ def _rows(
     before: Sequence[Outcome],
     after: Sequence[Outcome],
     aimed_at: Callable[[Scenario], bool],
-) -> list[Row]:
+) -> list[FixRow]:
     """One row per scenario both runs made, unpatched and patched (a round trip exists only where its plain run
     sent a request, so one run can lack one the other made; the caller names those). A turn that timed out in
     either run is not compared (a loaded machine's, not the framework's), and is named on stderr."""
@@ -153,7 +153,7 @@ def _rows(
         changed = old_row.outcome != new_row.outcome
         aimed = aimed_at(scenario)
         rows.append(
-            Row(
+            FixRow(
                 framework,
                 version,
                 scenario.name,
@@ -171,7 +171,7 @@ def _rows(
     return rows
 
 
-def verdict(rows: Iterable[Row]) -> str:
+def verdict(rows: Iterable[FixRow]) -> str:
     """One line per release: the targeted scenarios made consistent, and every other one unchanged (or which not)."""
     rows = list(rows)
     aimed = [row for row in rows if row.targeted == "yes"]
@@ -183,17 +183,17 @@ def verdict(rows: Iterable[Row]) -> str:
     return text + (f"; other scenarios changed: {', '.join(moved)}" if moved else "; every other scenario unchanged")
 
 
-def read(path: Path = CSV_PATH) -> list[Row]:
+def read(path: Path = CSV_PATH) -> list[FixRow]:
     if not path.exists():
         return []
     with path.open(newline="", encoding="utf-8") as handle:
-        return [Row(**record) for record in csv.DictReader(handle)]
+        return [FixRow(**record) for record in csv.DictReader(handle)]
 
 
-def write(rows: Sequence[Row], path: Path = CSV_PATH) -> None:
+def write(rows: Sequence[FixRow], path: Path = CSV_PATH) -> None:
     """Merge ``rows`` into ``path``: their releases' earlier rows replaced, every other release's kept."""
     measured = {(row.framework, row.version) for row in rows}
-    names = [field.name for field in fields(Row)]
+    names = [field.name for field in fields(FixRow)]
     with cache.rewriting(path):  # two verifications at once take turns, so neither loses the other's rows
         kept = [row for row in read(path) if (row.framework, row.version) not in measured]
         merged = sorted([*kept, *rows], key=lambda row: (row.framework, version_key(row.version), row.scenario))
