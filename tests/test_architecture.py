@@ -94,3 +94,18 @@ def test_the_contract_holds_and_catches_an_import_from_a_layer_above(tmp_path):
     broken = lint_imports(copy)
     assert broken.returncode == 1, broken.stdout
     assert "probe_lib.install.npm -> probe_lib.claims.ledger" in broken.stdout
+
+
+def test_no_two_classes_of_the_package_share_a_name():
+    """A class's name says which it is without its module: two ``Report`` classes (the lint's and the built
+    report's) read alike in a traceback and a docstring. One pair stays: the adapter seam's ``Session`` protocol and
+    Mastra's implementation of it, whose module is part of every Mastra sweep digest (a rename orphans the cache)."""
+    import ast
+
+    defined: dict[str, list[str]] = {}
+    for module in sorted((paths.ROOT / "probe_lib").rglob("*.py")):
+        for node in ast.parse(module.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.ClassDef):
+                defined.setdefault(node.name, []).append(module.relative_to(paths.ROOT).as_posix())
+    shared = {name: modules for name, modules in defined.items() if len(modules) > 1}
+    assert shared == {"Session": ["probe_lib/frameworks/base.py", "probe_lib/frameworks/mastra/adapter.py"]}, shared
