@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 from bs4 import BeautifulSoup
 
-from probe_lib.core import folders, paths
+from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.measure import measurement, sources
 from probe_lib.measure.collection import MATRIX
@@ -89,9 +89,12 @@ def test_a_rebuild_reuses_every_unchanged_notebook_and_a_forced_execution_gives_
 
     assert all(run.reused for run in cached.runs), [run.because for run in cached.runs if not run.reused]
     assert not forced.reused and not forced.error
-    kept, fresh = files(cached_folder), files(recorded_report)
-    assert kept == fresh | {pages.INDEX: kept[pages.INDEX], folders.MANIFEST: kept[folders.MANIFEST]}
-    assert without_rebuilt_line(kept[pages.INDEX]) == without_rebuilt_line(fresh[pages.INDEX])
+    kept, earlier = files(cached_folder), files(recorded_report)
+    # What the notebooks and the pages hold, as the earlier report had it (the export's sweep table is left out: it
+    # folds in this machine's sweep cache as it is at each build, and the suite's sweep tests add to it).
+    shown = [name for name in earlier if name.startswith(("notebooks/", "pages/", "sections/", "figures/"))]
+    assert sorted(kept) == sorted(earlier) and all(kept[name] == earlier[name] for name in shown)
+    assert without_rebuilt_line(kept[pages.INDEX]) == without_rebuilt_line(earlier[pages.INDEX])
     assert (staging / "notebooks" / matrix.name).read_bytes() == kept[f"notebooks/{matrix.name}"], (
         "a kept notebook is not what a forced execution writes"
     )
