@@ -66,3 +66,25 @@ def test_a_worker_killed_mid_notebook_fails_the_run_naming_it_and_ends_the_other
     killer.join()
     assert killed and time.monotonic() - started < 60, "the run waited out the bystander's two minutes"
     assert multiprocessing.active_children() == [], "a worker outlived the failed run"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("deaths", [1, execution.KERNEL_STARTS])
+def test_a_kernel_that_dies_before_answering_is_started_again_a_few_times(tmp_path, monkeypatch, deaths):
+    """A kernel binds the ports its client found free a moment before, and another process can take one in between:
+    the kernel dies before it answers (once in a live report). No cell ran, so the notebook is started again, up to
+    KERNEL_STARTS times. Here the first ``deaths`` kernels really die at start (``os._exit`` in their startup lines)."""
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    died = tmp_path / "died"
+    die = (
+        f"import os, pathlib; d = pathlib.Path({str(died)!r}); n = len(d.read_text()) if d.exists() else 0; "
+        f"n < {deaths} and (d.write_text('x' * (n + 1)), os._exit(1))"
+    )
+    monkeypatch.setattr(execution, "_QUIET_KERNEL", [*execution._QUIET_KERNEL, f"--IPKernelApp.exec_lines={die}"])
+    run = execution.execute(notebook(sources, "n", "print('ran')"), tmp_path / "report", "1.0.0")
+    assert died.read_text() == "x" * deaths
+    if deaths < execution.KERNEL_STARTS:
+        assert run.error is None and nbformat.read(run.executed, as_version=4).cells[-1].outputs[0]["text"] == "ran\n"
+    else:
+        assert run.error == "RuntimeError: Kernel died before replying to kernel_info", run.error

@@ -27,6 +27,10 @@ from probe_lib.process import forked
 #: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
 NOTEBOOK_CELL_SECONDS = 600
 KERNEL_START_SECONDS = 120
+#: Starts of a notebook whose kernel died before it answered (no cell ran). Its client picks free TCP ports and the
+#: kernel binds them a moment later; another process can take one in between (seen once in a live report, a kernel
+#: dying with "Address already in use" while notebook 14's runners opened connections).
+KERNEL_STARTS = 3
 #: The measurement folder, relative to the report (and to each notebook's working folder).
 MEASUREMENTS = "measurements"
 #: Kernels log a warning about TCP transport on start and an error when shut down mid-message: loopback-only
@@ -90,26 +94,36 @@ def execute(notebook: Path, folder: Path, version: str, source: Path | None = No
     log = reads_log(executed)
     recorder = f"__import__('probe_lib.present.reads', fromlist=['record']).record({str(log)!r})"
     error = None
-    try:
-        papermill.execute_notebook(
-            source,
-            executed,
-            parameters=parameters(folder, executed, version),
-            kernel_name="python3",
-            cwd=str(executed.parent),
-            progress_bar=False,
-            log_output=False,
-            execution_timeout=NOTEBOOK_CELL_SECONDS,
-            start_timeout=KERNEL_START_SECONDS,
-            extra_arguments=[*_QUIET_KERNEL, f"--IPKernelApp.exec_lines={recorder}"],
-            record_timing=False,
-            coalesce_streams=True,  # one print can arrive as several stream messages, split differently each run
-        )
-    except Exception as failure:  # papermill keeps the executed copy, with the failing cell's traceback
-        error = f"{type(failure).__name__}: {str(failure).strip().splitlines()[-1][:300]}"
+    for start in range(1, KERNEL_STARTS + 1):
+        try:
+            papermill.execute_notebook(
+                source,
+                executed,
+                parameters=parameters(folder, executed, version),
+                kernel_name="python3",
+                cwd=str(executed.parent),
+                progress_bar=False,
+                log_output=False,
+                execution_timeout=NOTEBOOK_CELL_SECONDS,
+                start_timeout=KERNEL_START_SECONDS,
+                extra_arguments=[*_QUIET_KERNEL, f"--IPKernelApp.exec_lines={recorder}"],
+                record_timing=False,
+                coalesce_streams=True,  # one print can arrive as several stream messages, split differently each run
+            )
+        except Exception as failure:  # papermill keeps the executed copy, with the failing cell's traceback
+            if _died_at_start(failure) and start < KERNEL_STARTS:
+                log.unlink(missing_ok=True)  # what the dead kernel may have begun to record
+                continue
+            error = f"{type(failure).__name__}: {str(failure).strip().splitlines()[-1][:300]}"
+        break
     if executed.exists():
         _without_run_details(executed, source)
     return NotebookRun(notebook.name, executed, error, log)
+
+
+def _died_at_start(failure: Exception) -> bool:
+    """Whether the kernel died before it answered its client, so that no cell ran (jupyter_client's words)."""
+    return isinstance(failure, RuntimeError) and "Kernel died before replying to kernel_info" in str(failure)
 
 
 def _without_run_details(executed: Path, source: Path) -> None:
