@@ -4,6 +4,7 @@ into a hang (the interrupted paths, Ctrl-C, SIGTERM and SIGHUP, are held in test
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import signal
@@ -88,3 +89,23 @@ def test_a_kernel_that_dies_before_answering_is_started_again_a_few_times(tmp_pa
         assert run.error is None and nbformat.read(run.executed, as_version=4).cells[-1].outputs[0]["text"] == "ran\n"
     else:
         assert run.error == "RuntimeError: Kernel died before replying to kernel_info", run.error
+
+
+@pytest.mark.slow
+def test_the_notebook_longest_on_this_machine_starts_first_and_the_runs_come_back_in_order(tmp_path, monkeypatch):
+    """One slot: the notebooks start in the order they run. The record says ``c`` took longest and ``a`` next, ``b``
+    is new to it; each run's seconds are recorded for the next."""
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "cache" / execution.DURATIONS).write_text('{"c": 50, "a": 20, "gone": 99}', encoding="utf-8")
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    work = [(notebook(sources, name, "import time\nprint(time.time())"), None) for name in ("a", "b", "c")]
+    runs = execution.execute_all(work, tmp_path / "report", "1.0.0", 1, lambda name: None)
+    assert [run.notebook for run in runs] == ["a.ipynb", "b.ipynb", "c.ipynb"]
+    started = {
+        run.notebook: float(nbformat.read(run.executed, as_version=4).cells[-1].outputs[0]["text"]) for run in runs
+    }
+    assert sorted(started, key=started.get) == ["c.ipynb", "a.ipynb", "b.ipynb"]
+    record = json.loads((tmp_path / "cache" / execution.DURATIONS).read_text(encoding="utf-8"))
+    assert set(record) == {"a", "b", "c", "gone"} and all(0 < record[name] < 50 for name in "abc"), record

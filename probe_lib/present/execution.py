@@ -15,13 +15,14 @@ import json
 import logging
 import os
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
 
-from probe_lib.core import paths
+from probe_lib.core import files, paths
 from probe_lib.process import forked
 
 #: Watchdogs: no cell of ours takes a minute, and a kernel starts in seconds.
@@ -31,6 +32,10 @@ KERNEL_START_SECONDS = 120
 #: kernel binds them a moment later; another process can take one in between (seen once in a live report, a kernel
 #: dying with "Address already in use" while notebook 14's runners opened connections).
 KERNEL_STARTS = 3
+#: Each notebook's last execution on this machine, seconds by name, in the kit's cache: the longest start first, so
+#: no slot idles at the end while one long notebook runs (13-timeline, ~23 s of a report's ~80 s of notebooks, was
+#: started fifteenth of seventeen and ran alone for its last 17 s).
+DURATIONS = "notebook-seconds.json"
 #: The measurement folder, relative to the report (and to each notebook's working folder).
 MEASUREMENTS = "measurements"
 #: Kernels log a warning about TCP transport on start and an error when shut down mid-message: loopback-only
@@ -203,26 +208,52 @@ def _widget_order(document: nbformat.NotebookNode, state: dict) -> list[str]:
 def execute_all(
     work: Sequence[tuple[Path, Path | None]], folder: Path, version: str, jobs: int | None, step: Callable[[str], None]
 ) -> tuple[NotebookRun, ...]:
-    """Execute every ``(notebook, source)`` of ``work`` (see :func:`execute`), in order, each in a worker process of
-    its own (:func:`probe_lib.process.forked.each`), ``jobs`` at a time; ``step`` is told each one's name as it
-    finishes.
+    """Execute every ``(notebook, source)`` of ``work`` (see :func:`execute`), each in a worker process of its own
+    (:func:`probe_lib.process.forked.each`), ``jobs`` at a time, the longest on this machine's record
+    (:data:`DURATIONS`) first; ``step`` is told each one's name as it finishes. The runs come back in ``work``'s order.
 
     One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply and wait
     forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
     """
-    runs = forked.each(
+    known = _durations()
+    order = sorted(range(len(work)), key=lambda index: -known.get(work[index][0].stem, 0.0))  # stable: others in turn
+    timed = forked.each(
         _execute_quietly,
-        [(notebook, folder, version, source) for notebook, source in work],
+        [(work[index][0], folder, version, work[index][1]) for index in order],
         slots=jobs,
-        names=[notebook.stem for notebook, _ in work],
-        done=lambda index: step(work[index][0].stem),
+        names=[work[index][0].stem for index in order],
+        done=lambda position: step(work[order[position]][0].stem),
     )
-    return tuple(runs)
+    by_index = dict(zip(order, timed, strict=True))
+    _record(known | {work[index][0].stem: seconds for index, (_, seconds) in by_index.items()})
+    return tuple(by_index[index][0] for index in range(len(work)))
 
 
-def _execute_quietly(notebook: Path, folder: Path, version: str, source: Path | None) -> NotebookRun:
+def _durations() -> dict[str, float]:
+    """This machine's record of :data:`DURATIONS`; empty where there is none or it cannot be read (it orders work,
+    nothing else)."""
+    try:
+        record = json.loads((paths.cache() / DURATIONS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(record, dict):
+        return {}
+    return {name: float(seconds) for name, seconds in record.items() if isinstance(seconds, int | float)}
+
+
+def _record(durations: dict[str, float]) -> None:
+    try:
+        paths.cache().mkdir(parents=True, exist_ok=True)
+        files.write_json(paths.cache() / DURATIONS, {name: round(seconds, 1) for name, seconds in durations.items()})
+    except OSError:
+        pass  # an unwritable cache costs the order only
+
+
+def _execute_quietly(notebook: Path, folder: Path, version: str, source: Path | None) -> tuple[NotebookRun, float]:
     """:func:`execute` in a worker, keeping asyncio's noise out of the run's output: when Ctrl-C reaches the kernels,
     nbclient leaves tasks whose "Kernel died" asyncio logs with a traceback at exit; the run reports each notebook
     itself."""
     logging.getLogger("asyncio").setLevel(logging.CRITICAL)
-    return execute(notebook, folder, version, source)
+    started = time.monotonic()
+    run = execute(notebook, folder, version, source)
+    return run, time.monotonic() - started
