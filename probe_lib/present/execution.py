@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import os
 import re
 import time
@@ -238,7 +239,8 @@ def _durations() -> dict[str, float]:
         return {}
     if not isinstance(record, dict):
         return {}
-    return {name: float(seconds) for name, seconds in record.items() if isinstance(seconds, int | float)}
+    seconds = {name: float(value) for name, value in record.items() if isinstance(value, int | float)}
+    return {name: value for name, value in seconds.items() if math.isfinite(value)}  # NaN would not sort
 
 
 def _record(durations: dict[str, float]) -> None:
