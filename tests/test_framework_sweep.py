@@ -54,7 +54,7 @@ def test_a_release_that_cannot_run_is_a_row_of_its_own_kind_never_a_behaviour():
     row = subject.failed("0.2.0", ReleaseUnsupported("autogen-agentchat 0.2.0 predates the harness's API"))
     assert (row.scenario, row.error_kind) == (sweep.WHOLE_VERSION, framework_sweep.UNSUPPORTED)
     assert sweep.could_not_run([row])
-    rows = [row, *[sweep.SweepRow("0.7.5", name, "x", "", "{}") for name in ("legal", "dot")]]
+    rows = [row, *[sweep.Row("0.7.5", name, "x", "", "{}") for name in ("legal", "dot")]]
     table = timeline.frame([committed.Line.of("autogen", r, prerelease=False) for r in rows])
     assert set(table[table["version"] == "0.2.0"]["error_kind"]) == {timeline.COULD_NOT_RUN}
 
@@ -437,7 +437,7 @@ def test_writing_some_releases_keeps_every_other_release_of_the_framework(tmp_pa
     )
     before = [line for line in before_all if line.framework == "langchain"]
     subject = framework_sweep.subject("langchain")
-    again = sweep.SweepRow("0.2.14", "dot", "0123456789", "", '{"names": ["search.web", "plain"]}')
+    again = sweep.Row("0.2.14", "dot", "0123456789", "", '{"names": ["search.web", "plain"]}')
     committed.write(release_map.ReleaseMap("langchain", ("0.2.14",), ("0.2.14",), {"0.2.14": [again]}, (), 0), subject)
     after = committed.read(["langchain"], path=committed.TIMELINE_PATH)
     assert [line for line in after if line.version != "0.2.14"] == [line for line in before if line.version != "0.2.14"]
@@ -462,7 +462,7 @@ def test_a_write_waits_for_another_processs_rewrite_of_the_timeline(tmp_path, mo
         copy.write_bytes(getattr(committed, name).read_bytes())
         monkeypatch.setattr(committed, name, copy)
     subject = framework_sweep.subject("langchain")
-    again = sweep.SweepRow("0.2.14", "dot", "0123456789", "", '{"names": ["search.web", "plain"]}')
+    again = sweep.Row("0.2.14", "dot", "0123456789", "", '{"names": ["search.web", "plain"]}')
     mapped = release_map.ReleaseMap("langchain", ("0.2.14",), ("0.2.14",), {"0.2.14": [again]}, (), 0)
     with cache.rewriting(committed.TIMELINE_PATH):
         writer = threading.Thread(target=committed.write, args=(mapped, subject))
@@ -523,8 +523,8 @@ def test_a_crash_before_sending_counts_only_when_it_recurs_on_every_retry(stalls
 
 
 def test_retry_failed_measures_again_a_release_that_crashed_on_a_scenario():
-    sent, crashed = sweep.SweepRow("1.0", "dot", "a", "", "{}"), sweep.SweepRow("1.0", "dot", "b", "crash", "{}")
-    whole = sweep.SweepRow("1.0", sweep.WHOLE_VERSION, "c", "install failed", "{}")
+    sent, crashed = sweep.Row("1.0", "dot", "a", "", "{}"), sweep.Row("1.0", "dot", "b", "crash", "{}")
+    whole = sweep.Row("1.0", sweep.WHOLE_VERSION, "c", "install failed", "{}")
     assert not sweep.to_retry([sent]) and sweep.to_retry([sent, crashed]) and sweep.to_retry([whole])
 
 

@@ -68,13 +68,13 @@ def test_an_impossible_range_is_one_line_and_exit_2(command, case):
 
 
 @pytest.fixture(scope="module")
-def committed() -> dict[tuple[str, str], sweep.SweepRow]:
+def committed() -> dict[tuple[str, str], sweep.Row]:
     """The summary's stable versions (the prereleases, 1.0.0-beta.20 and beta.21 dropping a tool among them, are
     claim V06's and tests/test_framework_sweep.py's)."""
     return {(row.version, row.scenario): row for row in committed_timeline.rows("mastra", prereleases=False)}
 
 
-def _swept(rows: dict[str, sweep.SweepRow], committed) -> dict[str, sweep.SweepRow]:
+def _swept(rows: dict[str, sweep.Row], committed) -> dict[str, sweep.Row]:
     """``rows`` (scenario -> row) without the scenarios catalogued after the last sweep, which the summary holds on
     no version (the next `probe-lib sweep --write` adds them)."""
     summarised = {scenario for _, scenario in committed}

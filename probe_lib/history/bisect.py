@@ -30,11 +30,11 @@ class Boundary:
 
     framework: str
     scenario: str
-    before: sweep.SweepRow
-    after: sweep.SweepRow | None
+    before: sweep.Row
+    after: sweep.Row | None
     installs: int
     probes: int
-    could_not_run: tuple[sweep.SweepRow, ...] = field(default=())
+    could_not_run: tuple[sweep.Row, ...] = field(default=())
 
     def to_text(self) -> str:
         skipped = (
@@ -59,7 +59,7 @@ class Boundary:
         """One object: the framework and scenario, ``last_before`` and ``first_with`` (versions; ``first_with`` is
         ``None`` when nothing changed), both behaviours, the installs and probes, the releases that could not run."""
 
-        def behaviour(row: sweep.SweepRow | None) -> dict | None:
+        def behaviour(row: sweep.Row | None) -> dict | None:
             return (
                 None
                 if row is None
@@ -83,16 +83,14 @@ class Boundary:
 ALL = "*all*"
 
 
-def scenario_row(rows: Sequence[sweep.SweepRow], scenario: str) -> sweep.SweepRow:
+def scenario_row(rows: Sequence[sweep.Row], scenario: str) -> sweep.Row:
     """The scenario's row (for :data:`ALL`, one row of every scenario's behaviour), or the release's one row when it
     could not run at all."""
     if scenario == ALL and not sweep.could_not_run(rows):
         behaviours = {r.scenario: json.loads(r.behaviour) for r in rows}
         text = json.dumps(behaviours, ensure_ascii=False, sort_keys=True)
         outcome = hashlib.sha256(" ".join(r.outcome for r in rows).encode()).hexdigest()[:10]
-        return sweep.SweepRow(
-            rows[0].version, ALL, outcome, ",".join(sorted({r.error_kind for r in rows} - {""})), text
-        )
+        return sweep.Row(rows[0].version, ALL, outcome, ",".join(sorted({r.error_kind for r in rows} - {""})), text)
     return next((r for r in rows if r.scenario == scenario), rows[0])
 
 
@@ -105,9 +103,9 @@ class Prober:
     ) -> None:
         self.subject, self.server, self.stages, self.retry_failed = subject, server, stages, retry_failed
         self.installs = self.probes = 0
-        self.rows: dict[str, list[sweep.SweepRow]] = {}
+        self.rows: dict[str, list[sweep.Row]] = {}
 
-    def __call__(self, version: str) -> list[sweep.SweepRow]:
+    def __call__(self, version: str) -> list[sweep.Row]:
         """Every row of ``version`` (its one row when it could not run), measured now unless cached."""
         if version not in self.rows:
             self.installs += sweep.cached(version, self.subject) is None and not self.subject.is_installed(version)
@@ -134,9 +132,9 @@ def bisect(
             return bisect(scenario, chosen, subject=subject, stages=stages, prober=Prober(subject, server, stages))
     installs, probes = prober.installs, prober.probes
     candidates = list(chosen)
-    unrunnable: list[sweep.SweepRow] = []
+    unrunnable: list[sweep.Row] = []
 
-    def probe(index: int) -> sweep.SweepRow | None:
+    def probe(index: int) -> sweep.Row | None:
         """The scenario's row on ``candidates[index]``; ``None`` (and set aside) when that release could not run."""
         rows = prober(candidates[index])
         if sweep.could_not_run(rows):
@@ -145,7 +143,7 @@ def bisect(
             return None
         return scenario_row(rows, scenario)
 
-    def boundary(before: sweep.SweepRow, after: sweep.SweepRow | None) -> Boundary:
+    def boundary(before: sweep.Row, after: sweep.Row | None) -> Boundary:
         return Boundary(
             subject.framework,
             scenario,
@@ -179,7 +177,7 @@ def bisect(
     return boundary(before, after)
 
 
-def _runnable_end(probe, candidates: list[str], end: int) -> sweep.SweepRow | None:
+def _runnable_end(probe, candidates: list[str], end: int) -> sweep.Row | None:
     """The row of the first (``end=0``) or last (``-1``) candidate that runs, setting aside those that do not."""
     while candidates:
         row = probe(0 if end == 0 else len(candidates) - 1)

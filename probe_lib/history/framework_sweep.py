@@ -122,7 +122,7 @@ class ScenarioSweep:
     def install(self, version: str) -> None:
         self.adapter.install(version)
 
-    def rows(self, version: str, server: CaptureServer) -> list[sweep.SweepRow]:
+    def rows(self, version: str, server: CaptureServer) -> list[sweep.Row]:
         with self.adapter.session(version) as session:
             probed = _without_stalls(session, self.scenarios, server)
             trips = matrix_runs.round_trips(probed) if self.round_trips else []
@@ -132,7 +132,7 @@ class ScenarioSweep:
         missing = [name + ROUND_TRIP for name in self._round_tripped() if name + ROUND_TRIP not in made]
         return rows + [_no_round_trip(version, name) for name in missing]
 
-    def failed(self, version: str, error: ProbeError) -> sweep.SweepRow:
+    def failed(self, version: str, error: ProbeError) -> sweep.Row:
         if isinstance(error, ReleaseUnsupported):
             return _whole_release(version, UNSUPPORTED, str(error))
         return sweep.failed_row(version, error)
@@ -156,14 +156,14 @@ def _crashed_unsent(outcome: Outcome) -> bool:
     return outcome.failure is not None and outcome.failure.kind == "crash" and not outcome.requests
 
 
-def _whole_release(version: str, kind: str, message: str) -> sweep.SweepRow:
+def _whole_release(version: str, kind: str, message: str) -> sweep.Row:
     text = json.dumps({"error": {"kind": kind, "message": message}}, ensure_ascii=False)
-    return sweep.SweepRow(version, sweep.WHOLE_VERSION, _digest(text), kind, text)
+    return sweep.Row(version, sweep.WHOLE_VERSION, _digest(text), kind, text)
 
 
-def _no_round_trip(version: str, scenario: str) -> sweep.SweepRow:
+def _no_round_trip(version: str, scenario: str) -> sweep.Row:
     text = json.dumps({"error": {"kind": NO_ROUND_TRIP, "message": "the plain run sent no tool for the first key"}})
-    return sweep.SweepRow(version, scenario, _digest(text), NO_ROUND_TRIP, text)
+    return sweep.Row(version, scenario, _digest(text), NO_ROUND_TRIP, text)
 
 
 def _digest(text: str) -> str:

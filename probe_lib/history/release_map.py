@@ -41,7 +41,7 @@ class ReleaseMap:
     chosen: tuple[str, ...]
     samples: tuple[str, ...]
     #: Every row of every release measured (sampled or probed by a bisection), by release.
-    rows: dict[str, list[sweep.SweepRow]]
+    rows: dict[str, list[sweep.Row]]
     #: One per change point found, each between two adjacent releases that ran.
     changes: tuple[bisect.Boundary, ...]
     #: Releases this run installed (measured, not read from the cache, and not installed before).

@@ -44,7 +44,7 @@ DEFAULT_INSTALLERS = 3
 
 
 @dataclass(frozen=True)
-class SweepRow:
+class Row:
     """One scenario on one version: its behaviour digest, the failure kind (``""``: none) and the behaviour JSON."""
 
     version: str
@@ -96,10 +96,10 @@ class Subject(Protocol):
     def install(self, version: str) -> object:
         """Install ``version`` into the kit's cache (a no-op when it is there)."""
 
-    def rows(self, version: str, server: CaptureServer) -> list[SweepRow]:
+    def rows(self, version: str, server: CaptureServer) -> list[Row]:
         """The scenarios on installed ``version``, one row each (a scenario it refuses or crashes on too)."""
 
-    def failed(self, version: str, error: ProbeError) -> SweepRow:
+    def failed(self, version: str, error: ProbeError) -> Row:
         """The one row of ``version`` when it could not be installed or run (``error`` says why)."""
 
 
@@ -132,28 +132,28 @@ def _mask(text: str, version: str) -> str:
     return text if home == Path(home.anchor) else text.replace(str(home), "~")  # a home of "/" would eat every slash
 
 
-def row(outcome: Outcome) -> SweepRow:
+def row(outcome: Outcome) -> Row:
     text = _mask(json.dumps(outcome.behaviour().to_json(), ensure_ascii=False, sort_keys=True), outcome.version)
     kind = outcome.failure.kind if outcome.failure else ""
-    return SweepRow(outcome.version, outcome.scenario.name, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
+    return Row(outcome.version, outcome.scenario.name, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 
 
-def failed_row(version: str, error: BaseException) -> SweepRow:
+def failed_row(version: str, error: BaseException) -> Row:
     """The one row of a version that could not be installed or run."""
     kind = "install failed" if isinstance(error, InstallFailed) else "run failed"
     text = json.dumps({"error": {"kind": kind, "message": _mask(str(error), version)}}, ensure_ascii=False)
-    return SweepRow(version, WHOLE_VERSION, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
+    return Row(version, WHOLE_VERSION, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 
 
-def cached(version: str, subject: Subject) -> list[SweepRow] | None:
+def cached(version: str, subject: Subject) -> list[Row] | None:
     """The rows of ``version`` measured earlier under ``subject``'s digest, or ``None``."""
     path = cache_dir(subject) / f"{version}.json"
     if not path.exists():
         return None
-    return [SweepRow(**fields) for fields in json.loads(path.read_text(encoding="utf-8"))]
+    return [Row(**fields) for fields in json.loads(path.read_text(encoding="utf-8"))]
 
 
-def _store(version: str, rows: Sequence[SweepRow], subject: Subject) -> None:
+def _store(version: str, rows: Sequence[Row], subject: Subject) -> None:
     folder = cache.folder(cache_dir(subject))
     text = json.dumps([asdict(r) for r in rows], ensure_ascii=False)
     files.write_atomically(folder / f"{version}.json", lambda partial: partial.write_text(text, encoding="utf-8"))
@@ -161,7 +161,7 @@ def _store(version: str, rows: Sequence[SweepRow], subject: Subject) -> None:
 
 def measure(
     version: str, server: CaptureServer, subject: Subject, installed: Future[object] | None = None
-) -> list[SweepRow]:
+) -> list[Row]:
     """``subject``'s scenarios on ``version``, installed by ``installed`` (else now); a failure becomes the version's
     one row."""
     try:
@@ -173,12 +173,12 @@ def measure(
         return [subject.failed(version, error)]
 
 
-def could_not_run(rows: Sequence[SweepRow]) -> bool:
+def could_not_run(rows: Sequence[Row]) -> bool:
     """True when ``rows`` are a release's one row saying it could not be installed or run."""
     return len(rows) == 1 and rows[0].scenario == WHOLE_VERSION
 
 
-def to_retry(rows: Sequence[SweepRow]) -> bool:
+def to_retry(rows: Sequence[Row]) -> bool:
     """True when the release of ``rows`` could not be installed or run, or crashed on a scenario: what
     ``--retry-failed`` measures again."""
     return could_not_run(rows) or any(row.error_kind == "crash" for row in rows)
@@ -221,8 +221,8 @@ def sweep(
     stages: Stages = QUIET,
     server: CaptureServer | None = None,
     installers: int = DEFAULT_INSTALLERS,
-    measured: Callable[[str, list[SweepRow]], None] = lambda version, rows: None,
-) -> list[SweepRow]:
+    measured: Callable[[str, list[Row]], None] = lambda version, rows: None,
+) -> list[Row]:
     """Rows of ``subject`` on every version in ``chosen`` (semver order), measuring only versions not cached;
     ``measured`` is told of each version this call measured (not those read from the cache).
 
@@ -243,7 +243,7 @@ def sweep(
             )
     found = {version: cached(version, subject) for version in chosen}
     to_measure = [v for v in chosen if found[v] is None or (retry_failed and to_retry(found[v]))]
-    rows: list[SweepRow] = []
+    rows: list[Row] = []
     started = time.monotonic()
     with (
         stages.stage(f"sweeping {subject.package}", len(chosen)) as step,
@@ -271,7 +271,7 @@ def sweep(
     return rows
 
 
-def all_cached(subject: Subject) -> list[SweepRow]:
+def all_cached(subject: Subject) -> list[Row]:
     """Every version measured under ``subject``'s current digest, in semver order."""
     folder = cache_dir(subject)
     found = [p.name.removesuffix(".json") for p in folder.glob("*.json")] if folder.exists() else []

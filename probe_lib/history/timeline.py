@@ -53,7 +53,7 @@ class Line:
     def of(
         cls,
         framework: str,
-        row: sweep.SweepRow,
+        row: sweep.Row,
         *,
         prerelease: bool,
         published: str = "",
@@ -75,10 +75,10 @@ class Line:
             row.behaviour,
         )
 
-    def row(self) -> sweep.SweepRow:
+    def row(self) -> sweep.Row:
         """As the sweep's row (what the timeline tables read)."""
         error_kind = "" if self.kind == SENT else self.kind
-        return sweep.SweepRow(self.version, self.scenario, self.outcome, error_kind, self.behaviour)
+        return sweep.Row(self.version, self.scenario, self.outcome, error_kind, self.behaviour)
 
 
 @dataclass(frozen=True)
@@ -216,7 +216,7 @@ def read(frameworks: Iterable[str] | None = None, path: Path = TIMELINE_PATH) ->
     return [line for line in _read(path, Line) if wanted is None or line.framework in wanted]
 
 
-def rows(framework: str, *, prereleases: bool = True, path: Path = TIMELINE_PATH) -> list[sweep.SweepRow]:
+def rows(framework: str, *, prereleases: bool = True, path: Path = TIMELINE_PATH) -> list[sweep.Row]:
     """``framework``'s committed lines as the sweep's rows (without its prereleases unless ``prereleases``)."""
     return [line.row() for line in read([framework], path) if prereleases or line.prerelease != "yes"]
 

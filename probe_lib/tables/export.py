@@ -114,9 +114,7 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
     return tidy.frame(outcomes, ["recorded"] * len(outcomes), files), read, skipped
 
 
-def gather_sweep(
-    summary: Path = timeline.TIMELINE_PATH, cached: Sequence[sweep.SweepRow] | None = None
-) -> pd.DataFrame:
+def gather_sweep(summary: Path = timeline.TIMELINE_PATH, cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:
     """The version sweep table: Mastra's lines of the timeline ``summary`` with the ``cached`` rows laid over it
     (default: this machine's cache)."""
     subject = framework_sweep.subject(mastra.ADAPTER.name)

@@ -28,7 +28,7 @@ from probe_lib.core import paths
 from probe_lib.core.behaviour import Behaviour, Raised
 from probe_lib.core.target import version_key
 from probe_lib.frameworks import mastra
-from probe_lib.history.sweep import WHOLE_VERSION, SweepRow
+from probe_lib.history.sweep import WHOLE_VERSION, Row
 from probe_lib.tables import tidy
 
 SUMMARY = "summary"
@@ -92,12 +92,12 @@ COLUMNS: tidy.Columns = (
 )
 
 
-def chosen_rows(summary: Sequence[SweepRow], cached: Sequence[SweepRow]) -> list[tuple[SweepRow, str]]:
+def chosen_rows(summary: Sequence[Row], cached: Sequence[Row]) -> list[tuple[Row, str]]:
     """Each swept version's rows with their source: the cache's, unless it holds only a failure the summary lacks."""
-    by_version: dict[str, list[tuple[SweepRow, str]]] = {}
+    by_version: dict[str, list[tuple[Row, str]]] = {}
     for row in summary:
         by_version.setdefault(row.version, []).append((row, SUMMARY))
-    fresh: dict[str, list[SweepRow]] = {}
+    fresh: dict[str, list[Row]] = {}
     for row in cached:
         fresh.setdefault(row.version, []).append(row)
     for version, rows in fresh.items():
@@ -111,7 +111,7 @@ def chosen_rows(summary: Sequence[SweepRow], cached: Sequence[SweepRow]) -> list
     ]
 
 
-def rows(row: SweepRow, source: str, recording: str, pinned: bool) -> list[dict]:
+def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
     """The tidy rows of one summary or cache row (at least one)."""
     behaviour = Behaviour.from_json(json.loads(row.behaviour))
     error = behaviour.error or Raised("")
@@ -150,7 +150,7 @@ def _shown(folder: Path) -> str:
 
 
 def frame(
-    summary: Sequence[SweepRow], cached: Sequence[SweepRow], cache_folder: Path, summary_file: str = "data/timeline.csv"
+    summary: Sequence[Row], cached: Sequence[Row], cache_folder: Path, summary_file: str = "data/timeline.csv"
 ) -> pd.DataFrame:
     """The tidy table of the swept versions (see the module docstring), typed per :data:`COLUMNS`; ``cached`` rows
     were read from ``cache_folder``."""
