@@ -539,3 +539,15 @@ def test_a_claim_naming_the_oldest_release_that_ran_is_refuted_when_an_older_one
     table.loc[table["version"] == oldest, "error_kind"] = timeline.COULD_NOT_RUN
     status, text = _judge(claim_id, replace(measured, table=table))
     assert status == "refuted" and f"not {oldest}" in text, text
+
+
+def test_the_digest_moves_only_when_it_is_meant_to():
+    """A subject's digest names the cache folder its results are kept in: code that moves it orphans every machine's
+    cached sweeps, and twice a change meant to alter nothing did (an edit to the adapters, ec2afa0, reverted; a class
+    renamed in ``sweep.row``'s source, 3ed1a7d, reverted). When a change to what makes an outcome is meant (a new
+    reduction, a runner's new behaviour), update these values in its commit and say that the cached sweeps will be
+    measured again. Mastra's catalogue and one matrix framework: the reduction and the shared files are in both."""
+    assert {name: framework_sweep.subject(name).digest() for name in ("mastra", "openai")} == {
+        "mastra": "cb1b6715b86a",
+        "openai": "b9f5ec44081b",
+    }
