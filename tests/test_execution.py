@@ -18,6 +18,13 @@ import pytest
 from probe_lib.present import execution
 
 
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch) -> None:
+    """A kit cache of each test's own: ``execute_all`` records how long each notebook took, and these notebooks'
+    names (``a``, ``victim``) have no place in the machine's record."""
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
+
+
 def notebook(folder: Path, name: str, source: str) -> Path:
     """A notebook of one cell after a ``parameters`` cell, as the kit's notebooks are made."""
     parameters = nbformat.v4.new_code_cell('mastra_version = ""\nmeasurements = ""', metadata={"tags": ["parameters"]})
@@ -95,7 +102,6 @@ def test_a_kernel_that_dies_before_answering_is_started_again_a_few_times(tmp_pa
 def test_the_notebook_longest_on_this_machine_starts_first_and_the_runs_come_back_in_order(tmp_path, monkeypatch):
     """One slot: the notebooks start in the order they run. The record says ``c`` took longest and ``a`` next, ``b``
     is new to it; each run's seconds are recorded for the next."""
-    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
     (tmp_path / "cache").mkdir()
     (tmp_path / "cache" / execution.DURATIONS).write_text('{"c": 50, "a": 20, "gone": 99}', encoding="utf-8")
     sources = tmp_path / "sources"
