@@ -164,7 +164,8 @@ def wheelhouse() -> Path:
             complete = folder / f".llama-index-{version}.complete"
             if not complete.exists():
                 requirements = base.get("llama-index").pins.folder(version) / pyvenv.LOCK
-                command = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "-r", str(requirements)]
+                # The python3 on PATH, which run.sh makes its venv with: the wheels fit that interpreter.
+                command = ["python3", "-m", "pip", "download", "-q", "--no-deps", "-r", str(requirements)]
                 subprocess.run([*command, "-d", str(folder)], check=True, capture_output=True, timeout=900)
                 complete.touch()
     return folder
