@@ -83,7 +83,7 @@ class Timeline:
         if not flagged:
             return ""
         return (
-            f"; the registry dates {', '.join(flagged)} after a later release of the same line, and a release is "
+            f"; the registry dates {', '.join(flagged)} after a later release of the same line, and each was "
             "resolved as of its registry date: its dependencies may be newer than those it shipped with"
         )
 

@@ -33,7 +33,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     mapped = release_map.map_releases(subject, chosen, every=every, retry_failed=args.retry_failed, stages=Stages())
     print(mapped.to_text())
     if args.write:
-        print(*timeline.write(mapped, subject), sep="\n")
+        print(*timeline.write(mapped, subject, roles_kept=bool(args.version)), sep="\n")
     return 0
 
 

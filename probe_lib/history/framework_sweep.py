@@ -18,15 +18,12 @@ import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from packaging.version import Version
-
 from probe_lib import frameworks
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
 from probe_lib.core.errors import ProbeError, ReleaseUnsupported
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import ROUND_TRIP, Scenario
-from probe_lib.core.target import version_key
 from probe_lib.frameworks import mastra
 from probe_lib.frameworks.base import Adapter, Session
 from probe_lib.frameworks.mastra import catalogue
@@ -68,9 +65,7 @@ class ScenarioSweep:
         return self._releases.sort_key(version)
 
     def series(self, version: str) -> tuple:
-        if self.registry == "npm":
-            return version_key(version)[:2]
-        return (*Version(version).release, 0)[:2]
+        return self._releases.series(version)
 
     def published(self, version: str) -> str:
         return self.adapter.published(version)

@@ -145,18 +145,33 @@ def failed_row(version: str, error: BaseException) -> Row:
     return Row(version, WHOLE_VERSION, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 
 
+#: The folder, inside a subject's, of the releases resolved as of a date before their registry date (see
+#: :func:`_path`).
+RESOLVED_EARLIER = "resolved-earlier"
+
+
+def _path(version: str, subject: Subject) -> Path:
+    """Where the rows of ``version`` are kept. A release resolved as of a date before the registry's date for it (the
+    registry dates it after a later release of its own line) is kept apart: results an earlier kit measured with it
+    resolved as of its registry date are not reused."""
+    resolved = subject.resolved_before(version)
+    earlier = resolved is not None and resolved < subject.published(version)
+    return cache_dir(subject) / (RESOLVED_EARLIER if earlier else "") / f"{version}.json"
+
+
 def cached(version: str, subject: Subject) -> list[Row] | None:
     """The rows of ``version`` measured earlier under ``subject``'s digest, or ``None``."""
-    path = cache_dir(subject) / f"{version}.json"
+    path = _path(version, subject)
     if not path.exists():
         return None
     return [Row(**fields) for fields in json.loads(path.read_text(encoding="utf-8"))]
 
 
 def _store(version: str, rows: Sequence[Row], subject: Subject) -> None:
-    folder = cache.folder(cache_dir(subject))
+    path = _path(version, subject)
+    cache.folder(path.parent)
     text = json.dumps([asdict(r) for r in rows], ensure_ascii=False)
-    files.write_atomically(folder / f"{version}.json", lambda partial: partial.write_text(text, encoding="utf-8"))
+    files.write_atomically(path, lambda partial: partial.write_text(text, encoding="utf-8"))
 
 
 def measure(
@@ -274,5 +289,5 @@ def sweep(
 def all_cached(subject: Subject) -> list[Row]:
     """Every version measured under ``subject``'s current digest, in semver order."""
     folder = cache_dir(subject)
-    found = [p.name.removesuffix(".json") for p in folder.glob("*.json")] if folder.exists() else []
+    found = {p.name.removesuffix(".json") for p in [*folder.glob("*.json"), *folder.glob(f"{RESOLVED_EARLIER}/*.json")]}
     return [r for v in sorted(found, key=subject.sort_key) for r in cached(v, subject) or ()]

@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import astuple, dataclass, fields
+from dataclasses import astuple, dataclass, fields, replace
 from pathlib import Path
 
 from probe_lib.core import files, paths
@@ -27,6 +27,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.history import framework_sweep, sweep
 from probe_lib.history.release_map import ReleaseMap
 from probe_lib.install import cache
+from probe_lib.install.releases import dated_late
 
 TIMELINE_PATH = paths.DATA / "timeline.csv"
 RELEASES_PATH = paths.DATA / "framework_releases.csv"
@@ -114,14 +115,10 @@ def backdated(releases: Sequence[Release]) -> dict[tuple[str, str], Backdated]:
     found = {}
     for framework in dict.fromkeys(release.framework for release in releases):
         subject = framework_sweep.subject(framework)
-        own = [r for r in releases if r.framework == framework and r.prerelease != "yes" and r.published]
-        earliest_later: dict[tuple, Release] = {}  # per line, the earliest dated of the releases after this one
-        for release in sorted(own, key=lambda r: subject.sort_key(r.version), reverse=True):
-            line, later = subject.series(release.version), earliest_later.get(subject.series(release.version))
-            if later is not None and later.published < release.published:
-                found[(framework, release.version)] = Backdated(release, later)
-            if later is None or release.published < later.published:
-                earliest_later[line] = release
+        own = {r.version: r for r in releases if r.framework == framework and r.prerelease != "yes" and r.published}
+        dated = {version: release.published for version, release in own.items()}
+        for version, later in dated_late(dated, subject.sort_key, subject.series).items():
+            found[(framework, version)] = Backdated(own[version], own[later])
     return found
 
 
@@ -157,16 +154,23 @@ def releases_of(mapped: ReleaseMap, subject: sweep.Subject) -> list[Release]:
     ]
 
 
-def write(mapped: ReleaseMap, subject: sweep.Subject) -> tuple[Path, Path]:
+def write(mapped: ReleaseMap, subject: sweep.Subject, *, roles_kept: bool = False) -> tuple[Path, Path]:
     """Both files with the releases ``mapped`` measured replaced (and the releases of its range they lacked added);
     every other release's lines are kept, of this framework and of every other, so a sweep of some releases
-    (``--version``, ``--since``) adds to a framework's timeline without measuring the rest again. Two sweeps
-    writing at once take turns (a lock in the kit's cache), so neither loses the other's lines."""
+    (``--version``, ``--since``) adds to a framework's timeline without measuring the rest again. With
+    ``roles_kept`` (releases named one by one, measured again), a release already listed keeps the role it was
+    listed with (a sample stays a sample, a bisection probe a probe). Two sweeps writing at once take turns (a lock in
+    the kit's cache), so neither loses the other's lines."""
     measured = set(mapped.measured)
     with cache.rewriting(TIMELINE_PATH):
+        lines, releases = lines_of(mapped, subject), releases_of(mapped, subject)
+        if roles_kept and RELEASES_PATH.exists():
+            listed = {r.version: r.role for r in _read(RELEASES_PATH, Release) if r.framework == subject.framework}
+            lines = [replace(line, role=listed.get(line.version, line.role)) for line in lines]
+            releases = [replace(release, role=listed.get(release.version, release.role)) for release in releases]
         return (
-            _merge(TIMELINE_PATH, Line, subject, lines_of(mapped, subject), measured),
-            _merge(RELEASES_PATH, Release, subject, releases_of(mapped, subject), measured),
+            _merge(TIMELINE_PATH, Line, subject, lines, measured),
+            _merge(RELEASES_PATH, Release, subject, releases, measured),
         )
 
 

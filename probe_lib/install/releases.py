@@ -13,11 +13,21 @@ anything). So the folder's lock is resolved with nothing published later than ``
 release job in): ``npm install --package-lock-only --before`` for Node, ``uv pip compile --exclude-newer`` for
 Python (for the Python the kit runs on). The folder then installs as a pin does
 (:mod:`probe_lib.install.npm`, :mod:`probe_lib.install.pyvenv`), and keeps ``resolution.json`` naming the date.
+
+A registry's dates do not always follow its versions (on the npm registry this kit reaches, hundreds of releases are
+dated after a later release of their own line). A release dated after a later release of its own minor line was
+made no later than that release, so it is resolved as of the earliest such date instead (:func:`dated_late`), and
+the release itself, which that bound would filter out, is named outright. So is any package a release requires at
+an exact version that the bound filters out (that version is what every install of it got, whatever its date), and
+any range the bound leaves empty (its oldest version: the registry dates its versions later than a release that
+asked for them). ``resolution.json`` records the bound, why, and what was named outright.
 """
 
 from __future__ import annotations
 
+import functools
 import json
+import re
 import subprocess
 import sys
 import urllib.error
@@ -47,6 +57,10 @@ PYPI_JSON = "https://pypi.org/pypi/{package}/json"
 LIST_SECONDS = 120
 #: How long resolving one release's lock may take.
 RESOLVE_SECONDS = 600
+#: How many packages one npm resolution may name outright (each found by a failed try) before it gives up.
+MOST_NAMED_OUTRIGHT = 24
+#: npm's words when ``--before`` filters out every version a dependant asks for.
+_NOT_AS_OF = re.compile(r"No matching version found for (?P<name>@?[^@\s]+)@(?P<spec>\S+) with a date before")
 
 #: Why a release cannot run under the framework's harness (``None``: it can).
 Unsupported = Callable[[str], "str | None"]
@@ -60,6 +74,23 @@ def iso_utc(moment: datetime) -> str:
 def parse_time(text: str) -> datetime:
     """A registry's timestamp (npm's ``…T12:00:00.123Z``, PyPI's ``…T12:00:00.123456Z``) as an aware datetime."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def dated_late(
+    dated: Mapping[str, str], sort_key: Callable[[str], tuple], line: Callable[[str], tuple]
+) -> dict[str, str]:
+    """Each release of ``dated`` (stable version -> registry date, ISO 8601 UTC) that the registry dates after a later
+    release of its own minor ``line``, mapped to the earliest dated of those later releases. Only the same line is
+    compared: a fix released on an older line after a newer line began is no sign of a wrong date."""
+    found = {}
+    earliest_later: dict[tuple, str] = {}  # per line, the earliest dated of the releases after the one at hand
+    for version in sorted(dated, key=sort_key, reverse=True):
+        later = earliest_later.get(line(version))
+        if later is not None and dated[later] < dated[version]:
+            found[version] = later
+        if later is None or dated[version] < dated[later]:
+            earliest_later[line(version)] = version
+    return found
 
 
 @dataclass(frozen=True)
@@ -85,6 +116,12 @@ class Releases:
             return Version(version).is_prerelease
         except InvalidVersion:
             return True
+
+    def series(self, version: str) -> tuple:
+        """The minor line ``version`` belongs to (its major and minor numbers)."""
+        if self.registry == "npm":
+            return version_key(version)[:2]
+        return (*Version(version).release, 0)[:2]
 
     def check_form(self, version: str) -> str:
         """``version`` if it is written as the registry writes versions, else ``InputError`` naming the form."""
@@ -128,8 +165,28 @@ class Releases:
         return self.listing()[version]
 
     def resolved_before(self, version: str) -> str:
-        """The date a generated harness of ``version`` is resolved as of: :data:`RESOLUTION_MARGIN` after it."""
+        """The date a generated harness of ``version`` is resolved as of: :data:`RESOLUTION_MARGIN` after it, or, when
+        the registry dates it after a later release of its own line, that release's date (:meth:`bound`)."""
+        later = self.dated_before(version)
+        if later is not None:
+            return self.listing()[later]
         return iso_utc(parse_time(self.published(version)) + RESOLUTION_MARGIN)
+
+    def dated_before(self, version: str) -> str | None:
+        """The earliest dated later release of ``version``'s own line, when the registry dates it before ``version``
+        (``None``: no such release)."""
+        self.published(version)  # served, or InputError
+        listing = self.listing()
+        return _dated_late(self, tuple(sorted(listing.items()))).get(version)
+
+    def bound(self, version: str) -> str:
+        """Why ``version`` is resolved as of :meth:`resolved_before`, in words."""
+        later = self.dated_before(version)
+        if later is None:
+            published = self.published(version)
+            return f"its registry date, {published}, plus {RESOLUTION_MARGIN} (h:mm:ss) for its release's companions"
+        dated = f"the registry dates it {self.published(version)}, after {later} of its own line"
+        return f"{dated} ({self.listing()[later]}), so it was made no later than {later}'s date"
 
     def _fetch(self) -> dict[str, str]:
         return self._fetch_npm() if self.registry == "npm" else self._fetch_pypi()
@@ -179,7 +236,7 @@ class Releases:
         return tuple(sorted(found, key=self.sort_key))
 
     def is_generated(self, version: str) -> bool:
-        return (self.generated(version) / RESOLUTION).exists()
+        return self._resolved_as_now(self.generated(version))
 
     def generate(self, version: str, requires: Mapping[str, str]) -> Path:
         """The harness folder of ``version`` (generated on first use): ``requires`` (package -> npm range, or
@@ -188,27 +245,50 @@ class Releases:
         resolve = self._resolve_npm if self.registry == "npm" else self._resolve_pypi
 
         def build(staging: Path) -> None:
-            resolve(version, requires, before, staging)
+            outright = resolve(version, requires, before, staging)
             note = {"package": self.package, "version": version, "published": self.published(version)}
-            files.write_json(staging / RESOLUTION, {**note, "resolved_before": before})  # last: marks it whole
+            why = {"resolved_before": before, "bound": self.bound(version), "named_outright": outright}
+            files.write_json(staging / RESOLUTION, {**note, **why})  # last: marks it whole
 
-        return cache.publish(self.generated(version), lambda folder: (folder / RESOLUTION).exists(), build)
+        return cache.publish(self.generated(version), self._resolved_as_now, build)
 
-    def _resolve_npm(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> None:
+    def _resolved_as_now(self, folder: Path) -> bool:
+        """Whether ``folder`` was generated whole, as of the date its release is resolved as of now (a folder a kit
+        resolved as of a registry date that runs late is generated again)."""
+        try:
+            resolution = json.loads((folder / RESOLUTION).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return False
+        return resolution.get("resolved_before") == self.resolved_before(resolution.get("version", ""))
+
+    def _resolve_npm(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> dict[str, str]:
         description = f"{self.package} {version} for probe_lib's {self.label} runner, resolved as of {before}."
-        resolve_npm_harness(
+        return resolve_npm_harness(
             staging, f"probe-lib-{self.label}-{version}", description, requires, f"{self.package} {version}", before
         )
 
-    def _resolve_pypi(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> None:
+    def _resolve_pypi(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> dict[str, str]:
         lines = "".join(f"{name}{spec}\n" for name, spec in requires.items())
         python = f"{sys.version_info.major}.{sys.version_info.minor}"
         lock = staging / pyvenv.LOCK
         command = [pyvenv.uv_executable(), "pip", "compile", "-", "--quiet", "--no-header", "--exclude-newer", before]
+        outright = {}
+        if self.dated_before(version) is not None:  # the bound filters the release itself out: let it in by name
+            own = iso_utc(parse_time(self.published(version)) + RESOLUTION_MARGIN)
+            command += ["--exclude-newer-package", f"{self.package}={own}"]
+            outright[self.package] = f"{version}, uploaded {self.published(version)}"
         doing = f"resolving {self.package} {version} as of {before} (`uv pip compile`)"
         run_tool([*command, "--python-version", python, "--output-file", str(lock)], doing, "PyPI", stdin=lines)
         header = f"# {''.join(lines).strip().replace(chr(10), ', ')} resolved by uv as of {before}, Python {python}\n"
         lock.write_text(header + lock.read_text(encoding="utf-8"), encoding="utf-8")
+        return outright
+
+
+@functools.lru_cache(maxsize=32)
+def _dated_late(releases: Releases, listing: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """:func:`dated_late` of the stable releases of ``listing`` (kept per listing: it is asked of every line)."""
+    stable = {version: date for version, date in listing if not releases.is_prerelease(version)}
+    return dated_late(stable, releases.sort_key, releases.series)
 
 
 def since(package: str, oldest: str, why: str = "predates the harness's API") -> Unsupported:
@@ -238,8 +318,14 @@ def refuse_unsupported(unsupported: Unsupported | None, version: str) -> None:
         raise ReleaseUnsupported(reason)
 
 
+#: The lines npm ends a failure with that say nothing of it: where its log is, and its generic hint after a version
+#: it could not find ("In most cases you or one of your dependencies are requesting ...").
+_NPM_BOILERPLATE = ("complete log of this run", "In most cases you or one of your dependencies")
+
+
 def last_line(text: str | None) -> str:
-    lines = [line for line in (text or "").strip().splitlines() if "complete log of this run" not in line]
+    """The last line of a tool's failure output that says what failed."""
+    lines = [line for line in (text or "").strip().splitlines() if not any(b in line for b in _NPM_BOILERPLATE)]
     return lines[-1] if lines else "no output"
 
 
@@ -270,16 +356,50 @@ def run_npm(arguments: list[str], doing: str, *, timeout: int, cwd: Path | None 
 
 def resolve_npm_harness(
     staging: Path, name: str, description: str, dependencies: Mapping[str, str], what: str, before: str | None
-) -> None:
+) -> dict[str, str]:
     """Write a harness package into ``staging`` (its ``package.json``) and the lockfile npm resolves for it: as of
-    ``before`` (``npm install --before``), or, with ``None``, as of now, preferring what npm's cache holds."""
+    ``before`` (``npm install --before``), or, with ``None``, as of now, preferring what npm's cache holds.
+
+    As of ``before``, a package asked for at a version (or range) the registry dates only later is named outright,
+    by its tarball (the dependency itself, or an ``overrides`` entry for that request only, so a dependant asking for
+    another version keeps it): an exact version is what every install got, whatever its date; for a range, the
+    oldest version it allows. Returns what was so named (``package@asked`` -> tarball)."""
     manifest = {"name": name, "private": True, "description": description, "dependencies": dict(dependencies)}
-    (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     when = [f"--before={before}", "--ignore-scripts"] if before is not None else ["--prefer-offline"]
     command = ["install", "--package-lock-only", *when, "--no-audit", "--no-fund", "--engine-strict=false"]
-    run_npm(command, f"resolving {what}" + (f" as of {before}" if before else ""), timeout=RESOLVE_SECONDS, cwd=staging)
+    doing = f"resolving {what}" + (f" as of {before}" if before else "")
+    outright: dict[str, str] = {}
+    while True:
+        (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+        try:
+            run_npm(command, doing, timeout=RESOLVE_SECONDS, cwd=staging)
+            break
+        except InstallFailed as error:
+            late = _NOT_AS_OF.search(str(error))
+            if before is None or late is None or len(outright) >= MOST_NAMED_OUTRIGHT:
+                raise
+            asked = f"{late['name']}@{late['spec']}"
+            if asked in outright:
+                raise
+            outright[asked] = tarball = _tarball(late["name"], late["spec"], doing)
+            if late["name"] in manifest["dependencies"]:
+                manifest["dependencies"][late["name"]] = tarball
+            else:  # for the dependants asking for it so only: others keep the versions they ask for
+                manifest.setdefault("overrides", {})[asked] = tarball
     if before is not None:
         without_unpublished_optionals(staging / "package-lock.json")
+    return outright
+
+
+def _tarball(package: str, spec: str, doing: str) -> str:
+    """The tarball of ``package`` at ``spec``: the version it names, or, for a range, the oldest stable version the
+    range allows (the one most surely published by the time of a dependant asking for the range)."""
+    found = json.loads(run_npm(["view", f"{package}@{spec}", "version", "--json"], doing, timeout=LIST_SECONDS) or "[]")
+    versions = [found] if isinstance(found, str) else found
+    if not versions:
+        raise InstallFailed(f"{doing} failed: the registry serves no {package} version in {spec}")
+    oldest = min([v for v in versions if "-" not in v] or versions, key=version_key)
+    return run_npm(["view", f"{package}@{oldest}", "dist.tarball"], doing, timeout=LIST_SECONDS).strip()
 
 
 def without_unpublished_optionals(lockfile: Path) -> list[str]:
