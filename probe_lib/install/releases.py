@@ -42,7 +42,7 @@ from urllib.parse import quote
 from packaging.version import InvalidVersion, Version
 
 from probe_lib.core import files, paths
-from probe_lib.core.errors import InputError, InstallFailed, ReleaseUnsupported
+from probe_lib.core.errors import InputError, InstallFailed, NodeMissing, ReleaseUnsupported
 from probe_lib.core.target import release_key, version_key
 from probe_lib.install import cache, npm, pyvenv
 
@@ -259,7 +259,11 @@ class Releases:
             resolution = json.loads((folder / RESOLUTION).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return False
-        return resolution.get("resolved_before") == self.resolved_before(resolution.get("version", ""))
+        try:
+            now = self.resolved_before(resolution.get("version", ""))
+        except (NodeMissing, InstallFailed):  # the registry cannot be listed here: the folder stands as it was made
+            return True
+        return resolution.get("resolved_before") == now
 
     def _resolve_npm(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> dict[str, str]:
         description = f"{self.package} {version} for probe_lib's {self.label} runner, resolved as of {before}."
