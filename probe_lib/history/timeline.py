@@ -166,8 +166,8 @@ def write(mapped: ReleaseMap, subject: sweep.Subject, *, roles_kept: bool = Fals
         lines, releases = lines_of(mapped, subject), releases_of(mapped, subject)
         if roles_kept and RELEASES_PATH.exists():
             listed = {r.version: r.role for r in _read(RELEASES_PATH, Release) if r.framework == subject.framework}
-            lines = [replace(line, role=listed.get(line.version, line.role)) for line in lines]
-            releases = [replace(release, role=listed.get(release.version, release.role)) for release in releases]
+            lines = [replace(line, role=listed.get(line.version) or line.role) for line in lines]
+            releases = [replace(release, role=listed.get(release.version) or release.role) for release in releases]
         return (
             _merge(TIMELINE_PATH, Line, subject, lines, measured),
             _merge(RELEASES_PATH, Release, subject, releases, measured),
