@@ -449,6 +449,28 @@ def test_writing_some_releases_keeps_every_other_release_of_the_framework(tmp_pa
     assert [line for line in committed.read(path=committed.TIMELINE_PATH) if line.framework != "langchain"] == others
 
 
+def test_releases_measured_again_one_by_one_keep_the_role_they_were_measured_under(tmp_path, monkeypatch):
+    """``sweep --version V --write`` measures V again: a bisection probe stays one (the docs count samples and probes),
+    and a release listed but never measured gets this run's role."""
+    for name in ("TIMELINE_PATH", "RELEASES_PATH"):
+        copy = tmp_path / getattr(committed, name).name
+        copy.write_bytes(getattr(committed, name).read_bytes())
+        monkeypatch.setattr(committed, name, copy)
+    listed = {r.version: r.role for r in committed.read_releases(committed.RELEASES_PATH) if r.framework == "langchain"}
+    assert (listed["0.0.6"], listed["0.0.2"]) == ("bisection", "")
+    sent = '{"names": ["search.web", "plain"]}'
+    rows = {v: [sweep.Row(v, "dot", "0123456789", "", sent)] for v in ("0.0.2", "0.0.6")}
+    mapped = release_map.ReleaseMap("langchain", ("0.0.2", "0.0.6"), ("0.0.2", "0.0.6"), rows, (), 0)
+    committed.write(mapped, framework_sweep.subject("langchain"), roles_kept=True)
+    roles = {r.version: r.role for r in committed.read_releases(committed.RELEASES_PATH) if r.framework == "langchain"}
+    assert (roles["0.0.6"], roles["0.0.2"]) == ("bisection", "sample")
+    lines = committed.read(["langchain"], path=committed.TIMELINE_PATH)
+    assert {(line.version, line.role) for line in lines if line.version in rows} == {
+        ("0.0.6", "bisection"),
+        ("0.0.2", "sample"),
+    }
+
+
 def test_a_write_waits_for_another_processs_rewrite_of_the_timeline(tmp_path, monkeypatch):
     """While another writer holds the timeline's lock, a write neither reads nor replaces the file; once the lock is
     released it lays its release over what the other wrote."""
