@@ -20,13 +20,15 @@ made no later than that release, so it is resolved as of the earliest such date 
 the release itself, which that bound would filter out, is named outright. So is any package a release requires at
 an exact version that the bound filters out (that version is what every install of it got, whatever its date), and
 any range the bound leaves empty (its oldest version: the registry dates its versions later than a release that
-asked for them). ``resolution.json`` records the bound, why, and what was named outright.
+asked for them), and an optional dependency published in the release's own job that fits this machine (a platform
+binary). ``resolution.json`` records the bound, why, and what was named outright.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import platform
 import re
 import subprocess
 import sys
@@ -267,9 +269,9 @@ class Releases:
 
     def _resolve_npm(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> dict[str, str]:
         description = f"{self.package} {version} for probe_lib's {self.label} runner, resolved as of {before}."
-        return resolve_npm_harness(
-            staging, f"probe-lib-{self.label}-{version}", description, requires, f"{self.package} {version}", before
-        )
+        job = self.published(version) if self.dated_before(version) is not None else None
+        name, what = f"probe-lib-{self.label}-{version}", f"{self.package} {version}"
+        return resolve_npm_harness(staging, name, description, requires, what, before, job)
 
     def _resolve_pypi(self, version: str, requires: Mapping[str, str], before: str, staging: Path) -> dict[str, str]:
         lines = "".join(f"{name}{spec}\n" for name, spec in requires.items())
@@ -359,7 +361,13 @@ def run_npm(arguments: list[str], doing: str, *, timeout: int, cwd: Path | None 
 
 
 def resolve_npm_harness(
-    staging: Path, name: str, description: str, dependencies: Mapping[str, str], what: str, before: str | None
+    staging: Path,
+    name: str,
+    description: str,
+    dependencies: Mapping[str, str],
+    what: str,
+    before: str | None,
+    job: str | None = None,
 ) -> dict[str, str]:
     """Write a harness package into ``staging`` (its ``package.json``) and the lockfile npm resolves for it: as of
     ``before`` (``npm install --before``), or, with ``None``, as of now, preferring what npm's cache holds.
@@ -367,7 +375,11 @@ def resolve_npm_harness(
     As of ``before``, a package asked for at a version (or range) the registry dates only later is named outright,
     by its tarball (the dependency itself, or an ``overrides`` entry for that request only, so a dependant asking for
     another version keeps it): an exact version is what every install got, whatever its date; for a range, the
-    oldest version it allows. Returns what was so named (``package@asked`` -> tarball)."""
+    oldest version it allows. With ``job`` (the registry date of a release resolved as of an earlier ``before``), an
+    optional dependency at an exact version that the date left out is named outright too when the registry dates it
+    within :data:`RESOLUTION_MARGIN` of ``job`` (published in that release's job) and it fits this machine (a
+    platform binary: the others are never installed here). Returns what was so named (``package@asked`` ->
+    tarball)."""
     manifest = {"name": name, "private": True, "description": description, "dependencies": dict(dependencies)}
     when = [f"--before={before}", "--ignore-scripts"] if before is not None else ["--prefer-offline"]
     command = ["install", "--package-lock-only", *when, "--no-audit", "--no-fund", "--engine-strict=false"]
@@ -377,7 +389,6 @@ def resolve_npm_harness(
         (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         try:
             run_npm(command, doing, timeout=RESOLVE_SECONDS, cwd=staging)
-            break
         except InstallFailed as error:
             late = _NOT_AS_OF.search(str(error))
             if before is None or late is None or len(outright) >= MOST_NAMED_OUTRIGHT:
@@ -390,9 +401,60 @@ def resolve_npm_harness(
                 manifest["dependencies"][late["name"]] = tarball
             else:  # for the dependants asking for it so only: others keep the versions they ask for
                 manifest.setdefault("overrides", {})[asked] = tarball
+            continue
+        companions = [] if job is None else _job_companions(staging / "package-lock.json", job, outright, doing)
+        if not companions:
+            break
+        for asked, tarball in companions:
+            outright[asked] = manifest.setdefault("overrides", {})[asked] = tarball
     if before is not None:
         without_unpublished_optionals(staging / "package-lock.json")
     return outright
+
+
+def _job_companions(lockfile: Path, job: str, named: Mapping[str, str], doing: str) -> list[tuple[str, str]]:
+    """The optional dependencies ``lockfile`` leaves unresolved, asked for at an exact version, that fit this machine
+    and that the registry dates within :data:`RESOLUTION_MARGIN` of ``job``: (``package@version``, tarball)."""
+    packages = json.loads(lockfile.read_text(encoding="utf-8")).get("packages", {})
+    latest = iso_utc(parse_time(job) + RESOLUTION_MARGIN)
+    found = []
+    for path, entry in packages.items():
+        for package, spec in (entry.get("optionalDependencies") or {}).items():
+            asked = f"{package}@{spec}"
+            if _installed_for(path, package, packages) or asked in named or not _is_exact(spec):
+                continue
+            facts = json.loads(
+                run_npm(
+                    ["view", asked, "os", "cpu", "libc", "time", "dist.tarball", "--json"], doing, timeout=LIST_SECONDS
+                )
+                or "{}"
+            )
+            dated = (facts.get("time") or {}).get(spec)
+            if _fits_here(facts) and dated is not None and iso_utc(parse_time(dated)) <= latest:
+                found.append((asked, facts["dist.tarball"]))
+    return found
+
+
+def _fits_here(manifest: Mapping[str, object]) -> bool:
+    """Whether a package's ``os``, ``cpu`` and ``libc`` fields (npm's, each absent for any) admit this machine."""
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(platform.machine().lower(), platform.machine())
+    libc = "glibc" if platform.libc_ver()[0] == "glibc" else "musl"
+    here = {"os": sys.platform, "cpu": machine, "libc": libc}
+    for field, value in here.items():
+        allowed = manifest.get(field)
+        allowed = [allowed] if isinstance(allowed, str) else allowed or []
+        if allowed and (value not in allowed or f"!{value}" in allowed):
+            return False
+    return True
+
+
+def _is_exact(spec: str) -> bool:
+    """Whether npm ``spec`` names one version (``1.2.3``, ``1.2.3-beta.1``), not a range."""
+    try:
+        version_key(spec)
+    except InputError:
+        return False
+    return True
 
 
 def _tarball(package: str, spec: str, doing: str) -> str:
