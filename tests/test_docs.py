@@ -5,11 +5,13 @@ they name exists."""
 from __future__ import annotations
 
 import importlib
+import math
 import re
 import shlex
 from dataclasses import replace
 from pathlib import Path
 
+import nbformat
 import pytest
 
 from probe_lib import cli
@@ -68,13 +70,20 @@ def test_a_changed_timeline_changes_the_change_points(lines):
 def test_a_release_dated_before_its_predecessor_or_after_a_later_one_of_its_line_is_counted(lines):
     releases = docs.others(*docs.timelines())[1]
     openai = [r for r in releases if r.package == "openai"]
-    assert "| `openai` | 472 | 0 | 0 |" in docs.registry_dates(lines, openai)
+    assert "| `openai` | 472 | 0 | 0 | 0 |" in docs.registry_dates(lines, openai)
     swapped = [*openai[:10], replace(openai[10], published=openai[9].published.replace("20", "19", 1)), *openai[11:]]
-    assert "| `openai` | 472 | 1 | 0 |" in docs.registry_dates(lines, swapped)
+    assert "| `openai` | 472 | 1 | 0 | 0 |" in docs.registry_dates(lines, swapped)
     claude = [r for r in releases if r.framework == "claude-agent-sdk"]
-    assert "| `@anthropic-ai/claude-agent-sdk` | 343 | 106 | 33 |" in docs.registry_dates(lines, claude)
+    assert "| `@anthropic-ai/claude-agent-sdk` | 343 | 106 | 34 | 34 |" in docs.registry_dates(lines, claude)
     unmeasured = [line for line in lines if (line.framework, line.version) != ("claude-agent-sdk", "0.1.10")]
-    assert "| `@anthropic-ai/claude-agent-sdk` | 343 | 106 | 32 |" in docs.registry_dates(unmeasured, claude)
+    assert "| `@anthropic-ai/claude-agent-sdk` | 343 | 106 | 33 | 33 |" in docs.registry_dates(unmeasured, claude)
+    as_of_its_date = [  # 0.1.10 as an earlier kit resolved it: as of its own registry date, after 0.1.11's
+        replace(line, resolved_before=line.published)
+        if (line.framework, line.version) == ("claude-agent-sdk", "0.1.10")
+        else line
+        for line in lines
+    ]
+    assert "| `@anthropic-ai/claude-agent-sdk` | 343 | 106 | 34 | 33 |" in docs.registry_dates(as_of_its_date, claude)
 
 
 def test_a_block_is_filled_afresh_and_an_unknown_one_refused():
@@ -283,3 +292,25 @@ def test_the_cli_document_names_every_command():
     commands = set(cli.build_parser()._subparsers._group_actions[0].choices)
     text = (paths.ROOT / "docs/cli.md").read_text(encoding="utf-8")
     assert sorted(name for name in commands if f"probe-lib {name}" not in text) == []
+
+
+def test_the_readme_route_minutes_follow_the_notebooks_as_they_are_now():
+    """Each route notebook's minutes: its markdown at 200 words a minute, half a minute per code cell (papermill's
+    parameters cell included) and its execution time as benchmarks/README.md records it, rounded up; the total too.
+    A notebook whose text grows past a minute fails here until the README says so."""
+    benchmarks = (paths.ROOT / "benchmarks" / "README.md").read_text(encoding="utf-8")
+    timed = {
+        name: sum(int(part) for part in re.findall(r"(\d+) s", seconds))
+        for name, seconds in re.findall(r"^\| `([\w-]+)` \| ([\d s+]+) \|$", benchmarks, re.M)
+    }
+    readme = README.read_text(encoding="utf-8")
+    route = re.findall(r"^\| (\d+) \| `([\w-]+)` \|", readme, re.M)
+    assert len(route) == 7, route
+    for minutes, name in route:
+        notebook = nbformat.read(paths.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+        words = sum(len(cell.source.split()) for cell in notebook.cells if cell.cell_type == "markdown")
+        cells = sum(cell.cell_type == "code" for cell in notebook.cells) + 1
+        estimate = math.ceil(words / 200 + cells / 2 + timed[name] / 60)
+        assert int(minutes) == estimate, (name, words, cells, timed[name])
+    total = sum(int(minutes) for minutes, _ in route)
+    assert f"That is {total} minutes, leaving {90 - total} for questions." in readme

@@ -1,8 +1,8 @@
 """A release the registry dates after a later release of its own line is found and resolved as of that later
 release's date, its late requirements named outright (on made-up listings where the answer is known, and on real
 releases of the npm registry and PyPI); its sweep results are cached apart from those of the registry's date; and
-a since-when verdict naming a release still resolved as of its late date says so (T18 names two Claude Agent SDK
-releases the npm registry dates months after 0.1.11)."""
+a since-when verdict naming a release still resolved as of its late date says so (T17 names two Claude Agent SDK
+releases the npm registry dates months after 0.2.54)."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def _claude_resolved_as_of_their_own_dates(monkeypatch, versions: set[str]) -> T
 
 def test_the_committed_timeline_resolves_every_release_dated_late_as_of_the_earlier_date():
     """Every measured release the registry dates after a later release of its line was measured resolved as of that
-    release's date: no verdict carries the caveat (T18 names two, 0.1.9 and 0.1.10)."""
+    release's date: no verdict carries the caveat (T18 names 0.1.0, which the registry dates after 0.1.11)."""
     timelines = framework_ranges.timelines()
     assert all(timeline.backdated == {} for timeline in timelines.values())
     late = committed.backdated(committed.read_releases())
@@ -83,20 +83,20 @@ def test_the_committed_timeline_resolves_every_release_dated_late_as_of_the_earl
 
 
 def test_a_verdict_naming_releases_resolved_as_of_a_late_date_says_so_and_one_without_them_does_not(monkeypatch):
-    claude = _claude_resolved_as_of_their_own_dates(monkeypatch, {"0.1.9", "0.1.10"})
-    assert {"0.1.9", "0.1.10"} <= set(claude.backdated)
-    verdict = _verdict("T18", claude)
+    claude = _claude_resolved_as_of_their_own_dates(monkeypatch, {"0.2.49", "0.2.50"})
+    assert {"0.2.49", "0.2.50"} <= set(claude.backdated)
+    verdict = _verdict("T17", claude)
     assert verdict.status == "confirmed"
     caveat = verdict.evidence.partition("; the registry dates ")[2]
-    assert caveat.startswith("0.1.9 2026-03-21 (0.1.11: 2025-10-08), 0.1.10 2026-08-19 (0.1.11: 2025-10-08) after")
-    undated = _verdict("T18", replace(claude, backdated={}))
+    assert caveat.startswith("0.2.49 2026-05-14 (0.2.54: 2026-02-25), 0.2.50 2026-03-21 (0.2.54: 2026-02-25) after")
+    undated = _verdict("T17", replace(claude, backdated={}))
     assert "registry dates" not in undated.evidence and verdict.evidence.startswith(undated.evidence)
 
 
 def test_a_version_is_named_only_whole(monkeypatch):
     """``0.1.1`` inside ``0.1.10`` or ``0.1.10.`` at a sentence's end: only the whole version counts."""
-    claude = _claude_resolved_as_of_their_own_dates(monkeypatch, {"0.1.9"})
-    timeline = replace(claude, backdated={"0.1.1": claude.backdated["0.1.9"]})
+    claude = _claude_resolved_as_of_their_own_dates(monkeypatch, {"0.2.49"})
+    timeline = replace(claude, backdated={"0.1.1": claude.backdated["0.2.49"]})
     assert timeline.dates_caveat("from 0.1.10 and 0.1.100 on") == ""
     assert timeline.dates_caveat("up to 0.1.1.") != ""
 
@@ -110,12 +110,12 @@ def test_mastra_verdicts_carry_no_such_caveat():
 
 
 def test_a_release_resolved_before_its_successor_came_out_carries_no_caveat(monkeypatch):
-    """The caveat follows the date each release was resolved as of, as its lines note it: 0.1.10 resolved as of
-    0.1.11's date (as committed) is not named; 0.1.9 resolved as of its own late date is."""
-    timeline = _claude_resolved_as_of_their_own_dates(monkeypatch, {"0.1.9"})
-    assert "0.1.9" in timeline.backdated and "0.1.10" not in timeline.backdated
-    caveat = _verdict("T18", timeline).evidence.partition("; the registry dates ")[2]
-    assert caveat.startswith("0.1.9 2026-03-21 (0.1.11: 2025-10-08) after") and "0.1.10 2026" not in caveat
+    """The caveat follows the date each release was resolved as of, as its lines note it: 0.2.50 resolved as of
+    0.2.54's date (as committed) is not named; 0.2.49 resolved as of its own late date is."""
+    timeline = _claude_resolved_as_of_their_own_dates(monkeypatch, {"0.2.49"})
+    assert "0.2.49" in timeline.backdated and "0.2.50" not in timeline.backdated
+    caveat = _verdict("T17", timeline).evidence.partition("; the registry dates ")[2]
+    assert caveat.startswith("0.2.49 2026-05-14 (0.2.54: 2026-02-25) after") and "0.2.50 2026" not in caveat
 
 
 def _listed(private_cache, package: str, days: dict[str, str], **made) -> Releases:

@@ -24,6 +24,7 @@ from probe_lib.claims.since import (
     forces,
     names,
     raises,
+    resolved_earlier,
     runs_the_call,
     sends_choice,
     unchanged,
@@ -151,7 +152,7 @@ register(
     framework="openai-agents",
 )
 register(
-    "T04", unchanged("0.0.1", "1.6.0", KEYS_AS_REGISTERED, ran=14, measured=15), on="timeline", framework="langchain-js"
+    "T04", unchanged("0.0.1", "1.6.0", KEYS_AS_REGISTERED, ran=15, measured=15), on="timeline", framework="langchain-js"
 )
 register(
     "T11", unchanged("0.27.0", "3.57.0", KEYS_AS_REGISTERED, ran=223, measured=225), on="timeline", framework="openai"
@@ -235,7 +236,12 @@ register(
     on="timeline",
     framework="claude-agent-sdk",
 )
-register("T18", every_call_runs_from("0.1.9", "0.1.10", on=TOOLS_RUN), on="timeline", framework="claude-agent-sdk")
+register(
+    "T18",
+    each(every_call_runs_from("0.0.4", "0.1.0", on=TOOLS_RUN), resolved_earlier("0.1.0", "0.0.4")),
+    on="timeline",
+    framework="claude-agent-sdk",
+)
 register(
     "T19",
     unchanged("0.0.2", "0.24.0", KEYS_AS_REGISTERED, ran=26, measured=26),

@@ -46,6 +46,8 @@ class Timeline:
     source: str = "unstated"
     #: Its releases that were resolved as of a registry date later than a later release of their own line's.
     backdated: Mapping[str, committed.Backdated] = field(default_factory=dict)
+    #: The date each measured release's dependencies were resolved as of (a pin's: none), as its lines note it.
+    resolved: Mapping[str, str] = field(default_factory=dict)
 
     @classmethod
     def of(cls, table: pd.DataFrame, *, releases: Sequence[str] = (), source: str = "unstated") -> Timeline:
@@ -58,17 +60,17 @@ class Timeline:
         measured), every measured line, prereleases included, named by the range and how many were measured.
         """
         (framework,) = table["framework"].unique()
-        dated = _backdated(framework)
+        dated, resolved = _backdated(framework), _resolved(framework)
         if releases:
             span = f"{releases[0]}..{releases[-1]} ({len(releases)} releases, {len(versions(table))} measured)"
-            return cls(framework, table, span, tuple(releases), source=source, backdated=dated)
+            return cls(framework, table, span, tuple(releases), source=source, backdated=dated, resolved=resolved)
         left_out = prereleases(table)
         apart = table[table["version"].isin(left_out)].reset_index(drop=True) if left_out else None
         table = stable(table)
         measured = versions(table)
         skipped = f"; {len(left_out)} prereleases apart" if left_out else ""
         span = f"{measured[0]}..{measured[-1]} ({len(measured)} versions{skipped})"
-        return cls(framework, table, span, (), apart, source, dated)
+        return cls(framework, table, span, (), apart, source, dated, resolved)
 
     @property
     def label(self) -> str:
@@ -92,13 +94,20 @@ class Timeline:
 _VERSION = re.compile(r"(?<![\w.])\d+\.\d+\.\d+(?![\w.]*\w)")
 
 
+def _resolved(framework: str) -> dict[str, str]:
+    """The date each release of ``framework``'s committed lines was resolved as of (none noted: left out)."""
+    if not committed.TIMELINE_PATH.exists():
+        return {}
+    return {line.version: line.resolved_before for line in committed.read([framework]) if line.resolved_before}
+
+
 def _backdated(framework: str) -> dict[str, committed.Backdated]:
     """The releases of ``framework`` that the registry dates after a later release of their own line and whose
     committed lines say they were resolved as of a date after that release came out. A pin (installed from its
     committed lock) and Mastra's served releases (resolved as of the day they are first installed) note no such date."""
     if not (committed.RELEASES_PATH.exists() and committed.TIMELINE_PATH.exists()):
         return {}
-    resolved = {line.version: line.resolved_before for line in committed.read([framework]) if line.resolved_before}
+    resolved = _resolved(framework)
     own = [release for release in committed.read_releases() if release.framework == framework]
     return {
         version: late
@@ -183,6 +192,21 @@ def changed_at(
             f"{last_before} {was[1]} ({before}), as do the {len(up_to) - 1} measured before it from {up_to[0]}; "
             f"{first_with}, the next release served, {became[1]} ({after}){still}{skipped}"
         )
+
+    return check
+
+
+def resolved_earlier(first_with: str, last_before: str) -> RangeCheck:
+    """The claim that ``first_with`` was measured with dependencies resolved as of an earlier date than those of
+    ``last_before``, the release before it: a change between them may be the environment's, not the release's."""
+
+    def check(timeline: Timeline) -> tuple[Status, str]:
+        dates = [timeline.resolved.get(version) for version in (first_with, last_before)]
+        if None in dates:
+            return "not testable", f"the timeline notes no resolution date of {first_with} or {last_before}"
+        if dates[0] >= dates[1]:  # both ISO 8601 UTC
+            return "refuted", f"{first_with} was resolved as of {dates[0]}, not before {last_before} ({dates[1]})"
+        return "confirmed", f"{first_with} was resolved as of {dates[0]}, before {last_before} ({dates[1]})"
 
     return check
 

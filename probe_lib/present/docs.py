@@ -151,9 +151,17 @@ def framework_changes(lines: Sequence) -> str:
 def registry_dates(lines: Sequence, releases: Sequence) -> str:
     """Per package swept, its stable releases in the registry's version order, how many of them the registry dates
     before the release preceding it, and how many measured ones it dates after a later release of their own line
-    (:func:`~probe_lib.history.timeline.backdated`): how far the publication times, which every resolution "as of
-    its day" reads, can be trusted, and how many measurements that touches."""
-    late = {(line.framework, line.version) for line in lines} & committed.backdated(releases).keys()  # measured
+    (:func:`~probe_lib.history.timeline.backdated`), and of those how many were resolved as of that later release's
+    date: how far the publication times, which every resolution "as of its day" reads, can be trusted, and how many
+    measurements that touches."""
+    backdated = committed.backdated(releases)
+    late = {(line.framework, line.version) for line in lines} & backdated.keys()  # measured
+    bounded = {  # measured, resolved as of the later release's date (as the kit resolves them now)
+        (line.framework, line.version)
+        for line in lines
+        if (line.framework, line.version) in late
+        and line.resolved_before <= backdated[(line.framework, line.version)].successor.published
+    }
     rows, seen = [], set()
     for framework in dict.fromkeys(r.framework for r in releases):
         own = [r for r in releases if r.framework == framework and r.prerelease != "yes"]
@@ -163,13 +171,15 @@ def registry_dates(lines: Sequence, releases: Sequence) -> str:
         dated = [r for r in own if r.published]
         earlier = sum(later.published < before.published for before, later in zip(dated, dated[1:]))
         routes = {r.framework for r in releases if r.package == own[0].package}  # openai-agents-js and -chat
-        touched = sum(any((route, r.version) in late for route in routes) for r in own)
-        rows.append((f"`{own[0].package}`", len(own), earlier, touched))
+        touched = [r for r in own if any((route, r.version) in late for route in routes)]
+        resolved = sum(not any((route, r.version) in late - bounded for route in routes) for r in touched)
+        rows.append((f"`{own[0].package}`", len(own), earlier, len(touched), resolved))
     columns = [
         "package",
         "stable releases",
         "dated before the release preceding it",
         "measured, dated after a later release of its line",
+        "of those, resolved as of that later release's date",
     ]
     return markdown(pd.DataFrame(rows, columns=columns))
 
