@@ -229,3 +229,19 @@ def test_a_platform_package_fits_this_machine_by_its_os_cpu_and_libc_fields():
     assert not releases_module._fits_here({**here, "os": ["win32"]})
     assert not releases_module._fits_here({**here, "os": [f"!{sys.platform}"]})
     assert not releases_module._fits_here({**here, "cpu": ["s390x"]})
+    assert releases_module._fits_here({"os": ["!win32"]}), "a list that only excludes admits the others"
+
+
+#: npm 10's words for a version ``--before`` filtered out: its hint on two lines after the one that says what failed.
+NPM_10_NOTARGET = """npm error code ETARGET
+npm error notarget No matching version found for @openai/agents-core@>=0.16.1 <0.17 with a date before 8/16/2026.
+npm error notarget In most cases you or one of your dependencies are requesting
+npm error notarget a package version that doesn't exist.
+npm error A complete log of this run can be found in: /root/.npm/_logs/debug-0.log"""
+
+
+def test_npm_saying_no_version_as_of_the_date_is_read_on_npm_10_as_on_11():
+    said = releases_module.last_line(NPM_10_NOTARGET)
+    assert said.startswith("npm error notarget No matching version found for @openai/agents-core@")
+    found = releases_module._NOT_AS_OF.search(said)
+    assert (found["name"], found["spec"]) == ("@openai/agents-core", ">=0.16.1 <0.17")

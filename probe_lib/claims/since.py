@@ -112,7 +112,7 @@ def _backdated(framework: str) -> dict[str, committed.Backdated]:
     return {
         version: late
         for (_, version), late in committed.backdated(own).items()
-        if resolved.get(version, "") > late.successor.published  # both ISO 8601 UTC, as the registry lists them
+        if late.resolved_late(resolved.get(version, ""))
     }
 
 

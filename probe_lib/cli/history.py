@@ -33,7 +33,8 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     mapped = release_map.map_releases(subject, chosen, every=every, retry_failed=args.retry_failed, stages=Stages())
     print(mapped.to_text())
     if args.write:
-        print(*timeline.write(mapped, subject, roles_kept=bool(args.version)), sep="\n")
+        partial = bool(args.version or args.since or args.until)  # a sample of part of the range is no sample of it
+        print(*timeline.write(mapped, subject, roles_kept=partial), sep="\n")
     return 0
 
 

@@ -30,7 +30,7 @@ from typing import Protocol
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.behaviour import Behaviour, Raised
-from probe_lib.core.errors import InputError, InstallFailed, MachineLacks, ProbeError
+from probe_lib.core.errors import InputError, InstallFailed, MachineLacks, ProbeError, SetupError
 from probe_lib.core.outcome import Outcome, is_capture_reply, readable
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.scenarios import Scenario
@@ -153,10 +153,15 @@ RESOLVED_EARLIER = "resolved-earlier"
 def _path(version: str, subject: Subject) -> Path:
     """Where the rows of ``version`` are kept. A release resolved as of a date before the registry's date for it (the
     registry dates it after a later release of its own line) is kept apart: results an earlier kit measured with it
-    resolved as of its registry date are not reused."""
-    resolved = subject.resolved_before(version)
-    earlier = resolved is not None and resolved < subject.published(version)
-    return cache_dir(subject) / (RESOLVED_EARLIER if earlier else "") / f"{version}.json"
+    resolved as of its registry date are not reused. Where the registry cannot be listed (no Node, offline), the
+    results kept apart are read if there are any."""
+    apart = cache_dir(subject) / RESOLVED_EARLIER / f"{version}.json"
+    try:
+        resolved = subject.resolved_before(version)
+        earlier = resolved is not None and resolved < subject.published(version)
+    except (InputError, SetupError):
+        earlier = apart.exists()
+    return apart if earlier else cache_dir(subject) / f"{version}.json"
 
 
 def cached(version: str, subject: Subject) -> list[Row] | None:

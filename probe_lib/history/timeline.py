@@ -103,6 +103,16 @@ class Backdated:
     release: Release
     successor: Release
 
+    def resolved_late(self, resolved: str) -> bool:
+        """Whether a release resolved as of ``resolved`` (ISO 8601 UTC; ``""``: a pin, no date) was resolved as of a
+        day after its successor came out, so with dependencies that may be newer than its own."""
+        return resolved > self.successor.published
+
+    def resolved_bounded(self, resolved: str) -> bool:
+        """Whether a release resolved as of ``resolved`` was resolved no later than its successor came out, as the
+        kit resolves such a release (``""``: not resolved as of any date, so neither)."""
+        return bool(resolved) and not self.resolved_late(resolved)
+
     def __str__(self) -> str:
         later = self.successor
         return f"{self.release.version} {self.release.published[:10]} ({later.version}: {later.published[:10]})"
@@ -158,9 +168,9 @@ def write(mapped: ReleaseMap, subject: sweep.Subject, *, roles_kept: bool = Fals
     """Both files with the releases ``mapped`` measured replaced (and the releases of its range they lacked added);
     every other release's lines are kept, of this framework and of every other, so a sweep of some releases
     (``--version``, ``--since``) adds to a framework's timeline without measuring the rest again. With
-    ``roles_kept`` (releases named one by one, measured again), a release already listed keeps the role it was
-    listed with (a sample stays a sample, a bisection probe a probe). Two sweeps writing at once take turns (a lock in
-    the kit's cache), so neither loses the other's lines."""
+    ``roles_kept`` (part of the range measured again), a release listed as measured keeps the role it was listed with
+    (a sample stays a sample, a bisection probe a probe); one listed unmeasured takes this run's. Two sweeps writing
+    at once take turns (a lock in the kit's cache), so neither loses the other's lines."""
     measured = set(mapped.measured)
     with cache.rewriting(TIMELINE_PATH):
         lines, releases = lines_of(mapped, subject), releases_of(mapped, subject)

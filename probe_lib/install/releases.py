@@ -17,7 +17,8 @@ Python (for the Python the kit runs on). The folder then installs as a pin does
 A registry's dates do not always follow its versions (on the npm registry this kit reaches, hundreds of releases are
 dated after a later release of their own line). A release dated after a later release of its own minor line was
 made no later than that release, so it is resolved as of the earliest such date instead (:func:`dated_late`), and
-the release itself, which that bound would filter out, is named outright. So is any package a release requires at
+the release itself, which that bound would filter out, is named outright (on PyPI, by ``uv``'s
+``--exclude-newer-package``; what follows is npm's alone). So is any package a release requires at
 an exact version that the bound filters out (that version is what every install of it got, whatever its date), and
 any range the bound leaves empty (its oldest version: the registry dates its versions later than a release that
 asked for them), and an optional dependency published in the release's own job that fits this machine (a platform
@@ -34,7 +35,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -62,7 +63,7 @@ RESOLVE_SECONDS = 600
 #: How many packages one npm resolution may name outright (each found by a failed try) before it gives up.
 MOST_NAMED_OUTRIGHT = 24
 #: npm's words when ``--before`` filters out every version a dependant asks for.
-_NOT_AS_OF = re.compile(r"No matching version found for (?P<name>@?[^@\s]+)@(?P<spec>\S+) with a date before")
+_NOT_AS_OF = re.compile(r"No matching version found for (?P<name>@?[^@\s]+)@(?P<spec>.+?) with a date before")
 
 #: Why a release cannot run under the framework's harness (``None``: it can).
 Unsupported = Callable[[str], "str | None"]
@@ -76,6 +77,11 @@ def iso_utc(moment: datetime) -> str:
 def parse_time(text: str) -> datetime:
     """A registry's timestamp (npm's ``…T12:00:00.123Z``, PyPI's ``…T12:00:00.123456Z``) as an aware datetime."""
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def with_margin(published: str) -> str:
+    """``published`` (ISO 8601 UTC) plus :data:`RESOLUTION_MARGIN`: what a release is resolved as of, by default."""
+    return iso_utc(parse_time(published) + RESOLUTION_MARGIN)
 
 
 def dated_late(
@@ -172,7 +178,7 @@ class Releases:
         later = self.dated_before(version)
         if later is not None:
             return self.listing()[later]
-        return iso_utc(parse_time(self.published(version)) + RESOLUTION_MARGIN)
+        return with_margin(self.published(version))
 
     def dated_before(self, version: str) -> str | None:
         """The earliest dated later release of ``version``'s own line, when the registry dates it before ``version``
@@ -234,7 +240,7 @@ class Releases:
         """The served releases whose harness folder is generated in the cache, oldest first."""
         prefix = f"{self.label}-"
         folder = paths.cache() / self.label / "harness"
-        found = [p.name.removeprefix(prefix) for p in folder.glob(f"{prefix}*") if (p / RESOLUTION).exists()]
+        found = [p.name.removeprefix(prefix) for p in folder.glob(f"{prefix}*") if self._resolved_as_now(p)]
         return tuple(sorted(found, key=self.sort_key))
 
     def is_generated(self, version: str) -> bool:
@@ -263,7 +269,7 @@ class Releases:
             return False
         try:
             now = self.resolved_before(resolution.get("version", ""))
-        except (NodeMissing, InstallFailed):  # the registry cannot be listed here: the folder stands as it was made
+        except (NodeMissing, InstallFailed, InputError):  # not listed here (or no longer served): as it was made
             return True
         return resolution.get("resolved_before") == now
 
@@ -280,8 +286,7 @@ class Releases:
         command = [pyvenv.uv_executable(), "pip", "compile", "-", "--quiet", "--no-header", "--exclude-newer", before]
         outright = {}
         if self.dated_before(version) is not None:  # the bound filters the release itself out: let it in by name
-            own = iso_utc(parse_time(self.published(version)) + RESOLUTION_MARGIN)
-            command += ["--exclude-newer-package", f"{self.package}={own}"]
+            command += ["--exclude-newer-package", f"{self.package}={with_margin(self.published(version))}"]
             outright[self.package] = f"{version}, uploaded {self.published(version)}"
         doing = f"resolving {self.package} {version} as of {before} (`uv pip compile`)"
         run_tool([*command, "--python-version", python, "--output-file", str(lock)], doing, "PyPI", stdin=lines)
@@ -325,8 +330,13 @@ def refuse_unsupported(unsupported: Unsupported | None, version: str) -> None:
 
 
 #: The lines npm ends a failure with that say nothing of it: where its log is, and its generic hint after a version
-#: it could not find ("In most cases you or one of your dependencies are requesting ...").
-_NPM_BOILERPLATE = ("complete log of this run", "In most cases you or one of your dependencies")
+#: it could not find ("In most cases you or one of your dependencies are requesting a package version that doesn't
+#: exist.", on one line from npm 11, on two before).
+_NPM_BOILERPLATE = (
+    "complete log of this run",
+    "In most cases you or one of your dependencies",
+    "notarget a package version that doesn't exist",
+)
 
 
 def last_line(text: str | None) -> str:
@@ -373,55 +383,61 @@ def resolve_npm_harness(
     ``before`` (``npm install --before``), or, with ``None``, as of now, preferring what npm's cache holds.
 
     As of ``before``, a package asked for at a version (or range) the registry dates only later is named outright,
-    by its tarball (the dependency itself, or an ``overrides`` entry for that request only, so a dependant asking for
-    another version keeps it): an exact version is what every install got, whatever its date; for a range, the
-    oldest version it allows. With ``job`` (the registry date of a release resolved as of an earlier ``before``), an
-    optional dependency at an exact version that the date left out is named outright too when the registry dates it
-    within :data:`RESOLUTION_MARGIN` of ``job`` (published in that release's job) and it fits this machine (a
-    platform binary: the others are never installed here). Returns what was so named (``package@asked`` ->
-    tarball)."""
+    by its tarball (the dependency itself, or an ``overrides`` entry keyed by that request, which npm applies to the
+    requests whose range meets it: a dependant asking for another range keeps it): an exact version is what every
+    install got, whatever its date; for a range, the oldest version it allows. With ``job`` (the registry date of a
+    release resolved as of an earlier ``before``), an optional dependency at an exact version that the date left out
+    is named outright too when the registry dates it within :data:`RESOLUTION_MARGIN` of ``job`` (published in that
+    release's job) and it fits this machine (a platform binary: the others are never installed here). Returns what
+    was so named (``package@asked`` -> tarball)."""
     manifest = {"name": name, "private": True, "description": description, "dependencies": dict(dependencies)}
     when = [f"--before={before}", "--ignore-scripts"] if before is not None else ["--prefer-offline"]
     command = ["install", "--package-lock-only", *when, "--no-audit", "--no-fund", "--engine-strict=false"]
     doing = f"resolving {what}" + (f" as of {before}" if before else "")
     outright: dict[str, str] = {}
+    passed_over: set[str] = set()  # optional dependencies that are no companion of the release's job
     while True:
         (staging / "package.json").write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
         try:
             run_npm(command, doing, timeout=RESOLVE_SECONDS, cwd=staging)
         except InstallFailed as error:
             late = _NOT_AS_OF.search(str(error))
-            if before is None or late is None or len(outright) >= MOST_NAMED_OUTRIGHT:
+            if before is None or late is None:
                 raise
             asked = f"{late['name']}@{late['spec']}"
-            if asked in outright:
-                raise
+            if asked in outright or len(outright) >= MOST_NAMED_OUTRIGHT:
+                named = f"{len(outright)} named outright"
+                raise InstallFailed(f"{doing} failed: {named}, npm still finds no {asked} as of {before}") from None
             outright[asked] = tarball = _tarball(late["name"], late["spec"], doing)
-            if late["name"] in manifest["dependencies"]:
+            if manifest["dependencies"].get(late["name"]) == late["spec"]:
                 manifest["dependencies"][late["name"]] = tarball
-            else:  # for the dependants asking for it so only: others keep the versions they ask for
+            else:  # an override applies to the requests whose range meets this one's; the others keep theirs
                 manifest.setdefault("overrides", {})[asked] = tarball
             continue
-        companions = [] if job is None else _job_companions(staging / "package-lock.json", job, outright, doing)
-        if not companions:
+        lock = staging / "package-lock.json"
+        companions = [] if job is None else _job_companions(lock, job, outright.keys() | passed_over, doing)
+        passed_over |= {asked for asked, tarball in companions if tarball is None}
+        if not any(tarball for _, tarball in companions):
             break
         for asked, tarball in companions:
-            outright[asked] = manifest.setdefault("overrides", {})[asked] = tarball
+            if tarball is not None:
+                outright[asked] = manifest.setdefault("overrides", {})[asked] = tarball
     if before is not None:
         without_unpublished_optionals(staging / "package-lock.json")
     return outright
 
 
-def _job_companions(lockfile: Path, job: str, named: Mapping[str, str], doing: str) -> list[tuple[str, str]]:
-    """The optional dependencies ``lockfile`` leaves unresolved, asked for at an exact version, that fit this machine
-    and that the registry dates within :data:`RESOLUTION_MARGIN` of ``job``: (``package@version``, tarball)."""
+def _job_companions(lockfile: Path, job: str, seen: Set[str], doing: str) -> list[tuple[str, str | None]]:
+    """The optional dependencies ``lockfile`` leaves unresolved, asked for at an exact version and not ``seen``:
+    each ``package@version`` with its tarball when it fits this machine and the registry dates it within
+    :data:`RESOLUTION_MARGIN` of ``job``, else with ``None``."""
     packages = json.loads(lockfile.read_text(encoding="utf-8")).get("packages", {})
-    latest = iso_utc(parse_time(job) + RESOLUTION_MARGIN)
+    latest = with_margin(job)
     found = []
     for path, entry in packages.items():
         for package, spec in (entry.get("optionalDependencies") or {}).items():
             asked = f"{package}@{spec}"
-            if _installed_for(path, package, packages) or asked in named or not _is_exact(spec):
+            if _installed_for(path, package, packages) or asked in seen or not _is_exact(spec):
                 continue
             facts = json.loads(
                 run_npm(
@@ -430,20 +446,23 @@ def _job_companions(lockfile: Path, job: str, named: Mapping[str, str], doing: s
                 or "{}"
             )
             dated = (facts.get("time") or {}).get(spec)
-            if _fits_here(facts) and dated is not None and iso_utc(parse_time(dated)) <= latest:
-                found.append((asked, facts["dist.tarball"]))
+            job_companion = _fits_here(facts) and dated is not None and iso_utc(parse_time(dated)) <= latest
+            found.append((asked, facts["dist.tarball"] if job_companion else None))
     return found
 
 
 def _fits_here(manifest: Mapping[str, object]) -> bool:
-    """Whether a package's ``os``, ``cpu`` and ``libc`` fields (npm's, each absent for any) admit this machine."""
-    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(platform.machine().lower(), platform.machine())
-    libc = "glibc" if platform.libc_ver()[0] == "glibc" else "musl"
-    here = {"os": sys.platform, "cpu": machine, "libc": libc}
+    """Whether a package's ``os``, ``cpu`` and ``libc`` fields admit this machine, as npm reads them: a ``!value``
+    entry excludes it, and entries without ``!`` (if any) must name it; ``libc`` counts on Linux alone."""
+    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "armv7l": "arm", "i686": "ia32"}
+    here = {"os": sys.platform, "cpu": machine.get(platform.machine().lower(), platform.machine().lower())}
+    if sys.platform == "linux":
+        here["libc"] = "glibc" if platform.libc_ver()[0] == "glibc" else "musl"
     for field, value in here.items():
-        allowed = manifest.get(field)
-        allowed = [allowed] if isinstance(allowed, str) else allowed or []
-        if allowed and (value not in allowed or f"!{value}" in allowed):
+        allowed = manifest.get(field) or []
+        allowed = [allowed] if isinstance(allowed, str) else list(allowed)
+        named = [entry for entry in allowed if not entry.startswith("!")]
+        if f"!{value}" in allowed or (named and value not in named):
             return False
     return True
 
@@ -464,7 +483,7 @@ def _tarball(package: str, spec: str, doing: str) -> str:
     versions = [found] if isinstance(found, str) else found
     if not versions:
         raise InstallFailed(f"{doing} failed: the registry serves no {package} version in {spec}")
-    oldest = min([v for v in versions if "-" not in v] or versions, key=version_key)
+    oldest = min([v for v in versions if version_key(v)[3]] or versions, key=version_key)  # stable ones first
     return run_npm(["view", f"{package}@{oldest}", "dist.tarball"], doing, timeout=LIST_SECONDS).strip()
 
 

@@ -160,7 +160,7 @@ def registry_dates(lines: Sequence, releases: Sequence) -> str:
         (line.framework, line.version)
         for line in lines
         if (line.framework, line.version) in late
-        and line.resolved_before <= backdated[(line.framework, line.version)].successor.published
+        and backdated[(line.framework, line.version)].resolved_bounded(line.resolved_before)
     }
     rows, seen = [], set()
     for framework in dict.fromkeys(r.framework for r in releases):
