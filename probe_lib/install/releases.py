@@ -150,13 +150,18 @@ class Releases:
     def listing(self, *, refresh: bool = False) -> dict[str, str]:
         """Every served release and its publication time (ISO 8601 UTC), listed once and kept in the cache (listed
         under a lock and written whole, so processes asking at once neither clash nor read half a list)."""
+        return dict(self._kept(refresh=refresh))
+
+    def _kept(self, *, refresh: bool = False) -> tuple[tuple[str, str], ...]:
+        """:meth:`listing` as kept, parsed once per version of its file."""
         path = self._listing_path()
         if refresh or not path.exists():
             with cache.locked(path):
                 if refresh or not path.exists():  # else listed by another process while this one waited
                     text = json.dumps(self._fetch(), indent=0, sort_keys=True)
                     files.write_atomically(path, lambda partial: partial.write_text(text, encoding="utf-8"))
-        return json.loads(path.read_text(encoding="utf-8"))
+        stat = path.stat()
+        return _read_listing(path, stat.st_mtime_ns, stat.st_size, stat.st_ino)
 
     def served(self, *, refresh: bool = False) -> tuple[str, ...]:
         """Every release the registry serves of the package, oldest first, prereleases included."""
@@ -184,8 +189,7 @@ class Releases:
         """The earliest dated later release of ``version``'s own line, when the registry dates it before ``version``
         (``None``: no such release)."""
         self.published(version)  # served, or InputError
-        listing = self.listing()
-        return _dated_late(self, tuple(sorted(listing.items()))).get(version)
+        return _dated_late(self, self._kept()).get(version)
 
     def bound(self, version: str) -> str:
         """Why ``version`` is resolved as of :meth:`resolved_before`, in words."""
@@ -293,6 +297,12 @@ class Releases:
         header = f"# {''.join(lines).strip().replace(chr(10), ', ')} resolved by uv as of {before}, Python {python}\n"
         lock.write_text(header + lock.read_text(encoding="utf-8"), encoding="utf-8")
         return outright
+
+
+@functools.lru_cache(maxsize=32)
+def _read_listing(path: Path, *version_of_the_file: int) -> tuple[tuple[str, str], ...]:
+    """A kept listing, parsed once per version of its file (every line of a sweep asks for it, several times)."""
+    return tuple(sorted(json.loads(path.read_text(encoding="utf-8")).items()))
 
 
 @functools.lru_cache(maxsize=32)
