@@ -41,12 +41,26 @@ def lines() -> list[dict]:
     return _new(timeline.TIMELINE_PATH)
 
 
+def _measured_again(lines: list[dict], old: list[dict]) -> set[tuple[str, str]]:
+    """The other frameworks' releases measured again since the merge, on purpose: those resolved as of a date before
+    their registry date (the registry dates them after a later release of their line, 2026-12-05), those the old
+    table recorded as failing to install that resolve now, and releases it did not list (bisection probes since)."""
+    key = lambda line: (line["framework"], line["version"])  # noqa: E731
+    earlier = {key(line) for line in lines if line["resolved_before"] and line["resolved_before"] < line["published"]}
+    failed = {key(line) for line in old if line["kind"] == "install failed"}
+    failing = {key(line) for line in lines if line["kind"] == "install failed"}
+    return earlier | (failed - failing) | ({key(line) for line in lines} - {key(line) for line in old})
+
+
 @pytest.mark.slow
 def test_every_line_of_both_old_tables_is_in_the_timeline_with_equal_values_and_no_other(lines):
     others = _old("framework_timeline.csv")
     mastra = _old("version_timeline.csv")
     kept = [line for line in lines if line["framework"] != "mastra"]
-    assert kept == others, "the other frameworks' lines, in their order"
+    again = _measured_again(kept, others)
+    assert 50 < len(again) < 70, sorted(again)  # 52 resolved earlier, 5 resolve now, 1 probe: no wholesale change
+    same = [line for line in kept if (line["framework"], line["version"]) not in again]
+    assert same == [line for line in others if (line["framework"], line["version"]) not in again], "in their order"
     own = [line for line in lines if line["framework"] == "mastra"]
     assert len(own) == len(mastra)
     for new, old in zip(own, mastra):
@@ -65,7 +79,12 @@ def test_every_line_of_both_old_tables_is_in_the_timeline_with_equal_values_and_
 @pytest.mark.slow
 def test_every_old_release_is_listed_and_each_measured_mastra_version_too(lines):
     releases = _new(timeline.RELEASES_PATH)
-    assert [r for r in releases if r["framework"] != "mastra"] == _old("framework_releases.csv")
+    again = _measured_again([line for line in lines if line["framework"] != "mastra"], _old("framework_timeline.csv"))
+    old = _old("framework_releases.csv")
+    assert [r for r in releases if r["framework"] != "mastra"] == [
+        {**r, "role": new["role"]} if (r["framework"], r["version"]) in again and not r["role"] else r
+        for r, new in zip(old, [r for r in releases if r["framework"] != "mastra"], strict=True)
+    ], "every old release listed, in order; only a release measured since takes a role"
     listed = {r["version"] for r in releases if r["framework"] == "mastra" and r["role"]}
     assert listed == {line["version"] for line in lines if line["framework"] == "mastra"}
 

@@ -64,6 +64,8 @@ RESOLVE_SECONDS = 600
 MOST_NAMED_OUTRIGHT = 24
 #: npm's words when ``--before`` filters out every version a dependant asks for.
 _NOT_AS_OF = re.compile(r"No matching version found for (?P<name>@?[^@\s]+)@(?P<spec>.+?) with a date before")
+#: npm's words when ``--before`` filters out every version of a package the harness asks for itself.
+_NONE_AS_OF = re.compile(r"No versions available for (?P<name>@?[^@\s]+)$")
 
 #: Why a release cannot run under the framework's harness (``None``: it can).
 Unsupported = Callable[[str], "str | None"]
@@ -411,7 +413,7 @@ def resolve_npm_harness(
         try:
             run_npm(command, doing, timeout=RESOLVE_SECONDS, cwd=staging)
         except InstallFailed as error:
-            late = _NOT_AS_OF.search(str(error))
+            late = _refused_as_of(str(error), manifest["dependencies"])
             if before is None or late is None:
                 raise
             asked = f"{late['name']}@{late['spec']}"
@@ -435,6 +437,16 @@ def resolve_npm_harness(
     if before is not None:
         without_unpublished_optionals(staging / "package-lock.json")
     return outright
+
+
+def _refused_as_of(said: str, asked: Mapping[str, str]) -> Mapping[str, str] | None:
+    """The package and spec npm found no version of as of the date (``name``, ``spec``), from what it ``said``:
+    a dependant's request, or one of the harness's own (``asked``), whose spec npm does not repeat."""
+    if (late := _NOT_AS_OF.search(said)) is not None:
+        return late.groupdict()
+    if (none := _NONE_AS_OF.search(said)) is not None and none["name"] in asked:
+        return {"name": none["name"], "spec": asked[none["name"]]}
+    return None
 
 
 def _job_companions(lockfile: Path, job: str, seen: Set[str], doing: str) -> list[tuple[str, str | None]]:
