@@ -245,3 +245,14 @@ def test_npm_saying_no_version_as_of_the_date_is_read_on_npm_10_as_on_11():
     assert said.startswith("npm error notarget No matching version found for @openai/agents-core@")
     found = releases_module._NOT_AS_OF.search(said)
     assert (found["name"], found["spec"]) == ("@openai/agents-core", ">=0.16.1 <0.17")
+
+
+def test_a_package_of_the_harness_with_no_version_as_of_the_date_is_read_with_the_harness_spec():
+    """npm names no spec when every version of a package the harness asks for itself is dated later (ai 4.0.0 as of
+    2024-12-12 and @ai-sdk/openai-compatible): the spec is the harness's; a package it does not ask for is not read."""
+    said = releases_module.last_line(
+        "npm error code ENOVERSIONS\nnpm error No versions available for @ai-sdk/openai-compatible"
+    )
+    asked = {"ai": "4.0.0", "@ai-sdk/openai-compatible": "0.x"}
+    assert releases_module._refused_as_of(said, asked) == {"name": "@ai-sdk/openai-compatible", "spec": "0.x"}
+    assert releases_module._refused_as_of(said, {"ai": "4.0.0"}) is None
