@@ -35,7 +35,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -456,20 +456,15 @@ def _job_companions(lockfile: Path, job: str, seen: Set[str], doing: str) -> lis
     packages = json.loads(lockfile.read_text(encoding="utf-8")).get("packages", {})
     latest = with_margin(job)
     found = []
-    for path, entry in packages.items():
-        for package, spec in (entry.get("optionalDependencies") or {}).items():
-            asked = f"{package}@{spec}"
-            if _installed_for(path, package, packages) or asked in seen or not _is_exact(spec):
-                continue
-            facts = json.loads(
-                run_npm(
-                    ["view", asked, "os", "cpu", "libc", "time", "dist.tarball", "--json"], doing, timeout=LIST_SECONDS
-                )
-                or "{}"
-            )
-            dated = (facts.get("time") or {}).get(spec)
-            job_companion = _fits_here(facts) and dated is not None and iso_utc(parse_time(dated)) <= latest
-            found.append((asked, facts["dist.tarball"] if job_companion else None))
+    for _, package, spec in _unresolved_optionals(packages):
+        asked = f"{package}@{spec}"
+        if asked in seen or not _is_exact(spec):
+            continue
+        command = ["view", asked, "os", "cpu", "libc", "time", "dist.tarball", "--json"]
+        facts = json.loads(run_npm(command, doing, timeout=LIST_SECONDS) or "{}")
+        dated = (facts.get("time") or {}).get(spec)
+        job_companion = _fits_here(facts) and dated is not None and iso_utc(parse_time(dated)) <= latest
+        found.append((asked, facts["dist.tarball"] if job_companion else None))
     return found
 
 
@@ -501,12 +496,13 @@ def _is_exact(spec: str) -> bool:
 def _tarball(package: str, spec: str, doing: str) -> str:
     """The tarball of ``package`` at ``spec``: the version it names, or, for a range, the oldest stable version the
     range allows (the one most surely published by the time of a dependant asking for the range)."""
-    found = json.loads(run_npm(["view", f"{package}@{spec}", "version", "--json"], doing, timeout=LIST_SECONDS) or "[]")
-    versions = [found] if isinstance(found, str) else found
+    command = ["view", f"{package}@{spec}", "version", "dist.tarball", "--json"]
+    found = json.loads(run_npm(command, doing, timeout=LIST_SECONDS) or "[]")
+    versions = [found] if isinstance(found, dict) else found  # one object for one version, else a list of them
     if not versions:
         raise InstallFailed(f"{doing} failed: the registry serves no {package} version in {spec}")
-    oldest = min([v for v in versions if version_key(v)[3]] or versions, key=version_key)  # stable ones first
-    return run_npm(["view", f"{package}@{oldest}", "dist.tarball"], doing, timeout=LIST_SECONDS).strip()
+    stable = [v for v in versions if version_key(v["version"])[3]] or versions
+    return min(stable, key=lambda v: version_key(v["version"]))["dist.tarball"]
 
 
 def without_unpublished_optionals(lockfile: Path) -> list[str]:
@@ -522,14 +518,21 @@ def without_unpublished_optionals(lockfile: Path) -> list[str]:
     lock = json.loads(lockfile.read_text(encoding="utf-8"))
     packages = lock.get("packages", {})
     struck = []
-    for path, entry in packages.items():
-        optional = entry.get("optionalDependencies") or {}
-        for dependency in [d for d in optional if not _installed_for(path, d, packages)]:
-            del optional[dependency]
-            struck.append(f"{path.removeprefix('node_modules/') or 'the harness'} -> {dependency}")
+    for path, dependency, _ in list(_unresolved_optionals(packages)):
+        del packages[path]["optionalDependencies"][dependency]
+        struck.append(f"{path.removeprefix('node_modules/') or 'the harness'} -> {dependency}")
     if struck:
         lockfile.write_text(json.dumps(lock, indent=2) + "\n", encoding="utf-8")
     return struck
+
+
+def _unresolved_optionals(packages: Mapping[str, dict]) -> Iterator[tuple[str, str, str]]:
+    """Each optional dependency a lockfile's ``packages`` name but do not install where its dependant finds it:
+    (the dependant's path, the dependency, the spec asked)."""
+    for path, entry in packages.items():
+        for dependency, spec in (entry.get("optionalDependencies") or {}).items():
+            if not _installed_for(path, dependency, packages):
+                yield path, dependency, spec
 
 
 def _installed_for(path: str, dependency: str, packages: Mapping[str, dict]) -> bool:
