@@ -60,7 +60,8 @@ class Timeline:
         measured), every measured line, prereleases included, named by the range and how many were measured.
         """
         (framework,) = table["framework"].unique()
-        dated, resolved = _backdated(framework), _resolved(framework)
+        resolved = _resolved(framework)
+        dated = _backdated(framework, resolved)
         if releases:
             span = f"{releases[0]}..{releases[-1]} ({len(releases)} releases, {len(versions(table))} measured)"
             return cls(framework, table, span, tuple(releases), source=source, backdated=dated, resolved=resolved)
@@ -101,13 +102,12 @@ def _resolved(framework: str) -> dict[str, str]:
     return {line.version: line.resolved_before for line in committed.read([framework]) if line.resolved_before}
 
 
-def _backdated(framework: str) -> dict[str, committed.Backdated]:
+def _backdated(framework: str, resolved: Mapping[str, str]) -> dict[str, committed.Backdated]:
     """The releases of ``framework`` that the registry dates after a later release of their own line and whose
     committed lines say they were resolved as of a date after that release came out. A pin (installed from its
     committed lock) and Mastra's served releases (resolved as of the day they are first installed) note no such date."""
     if not (committed.RELEASES_PATH.exists() and committed.TIMELINE_PATH.exists()):
         return {}
-    resolved = _resolved(framework)
     own = [release for release in committed.read_releases() if release.framework == framework]
     return {
         version: late
