@@ -349,7 +349,7 @@ BILLION_LAUGHS = (
     + "scenarios:\n  - name: laughs\n    replies: [{tool_calls: [{name: a, arguments: {laughs: *l8}}]}]\n"
 )
 #: Address space for the refusing process: room for the kit's imports, not for the bomb's expansion.
-BOMB_MEMORY = 1 << 30
+BOMB_MEMORY = 512 << 20
 BOMB_SECONDS = 60
 
 

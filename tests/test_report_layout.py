@@ -6,6 +6,7 @@ everywhere. Read on the recorded report every test run shares (``recorded_report
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -117,6 +118,12 @@ def test_every_styled_cell_has_the_colour_of_its_notebook_rendered_alone(browser
 
 def test_every_link_resolves_to_a_file_and_an_element(recorded_report):
     broken = []
+
+    @functools.cache
+    def ids(file: Path) -> frozenset[str]:  # each page parsed once, however many links point into it
+        return frozenset(element["id"] for element in BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser")
+                         .find_all(id=True))  # fmt: skip
+
     for path in every_page(recorded_report):
         soup = BeautifulSoup(path.read_text(encoding="utf-8"), "html.parser")
         for link in soup.find_all(["a", "img", "script"]):
@@ -128,9 +135,7 @@ def test_every_link_resolves_to_a_file_and_an_element(recorded_report):
             if not file.is_file():
                 broken.append(f"{path.name}: {target} (no file)")
             elif parts.fragment and file.suffix == ".html":
-                ids = {element["id"] for element in BeautifulSoup(file.read_text(encoding="utf-8"), "html.parser")
-                       .find_all(id=True)}  # fmt: skip
-                if not {parts.fragment, unquote(parts.fragment)} & ids:  # as the HTML spec looks an id up
+                if not {parts.fragment, unquote(parts.fragment)} & ids(file):  # as the HTML spec looks an id up
                     broken.append(f"{path.name}: {target} (no element)")
     assert not broken, broken[:20]
 

@@ -135,9 +135,12 @@ def _assert_standalone(folder: Path) -> None:
 def _reproduce(
     tmp_path: Path, claim: str, version: str, *extra: str, wheels: Path | None = None
 ) -> tuple[subprocess.CompletedProcess, Path]:
-    """``probe-lib repro`` run for real; ``wheels``: the folder ``run.sh``'s pip installs from (:func:`wheelhouse`)."""
+    """``probe-lib repro`` run for real; ``wheels``: the folder ``run.sh``'s pip installs from (:func:`wheelhouse`),
+    without compiling every installed module to bytecode first (``PIP_COMPILE``: the script imports each module once,
+    and Python compiles what it imports; 11.6 s of user CPU a venv with it, 4.0 s without, on this machine)."""
     out = tmp_path / f"{claim}-{version}"
-    env = None if wheels is None else {**os.environ, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    pip = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "PIP_COMPILE": "false"} if wheels else {}
+    env = {**os.environ, **pip} if pip else None
     done = run_cli(claim, "--version", version, "--out", str(out), *extra, env=env)
     return done, out
 

@@ -216,7 +216,7 @@ def execute_all(
     One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply and wait
     forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
     """
-    known = _durations()
+    known = durations()
     order = sorted(range(len(work)), key=lambda index: -known.get(work[index][0].stem, 0.0))  # stable: others in turn
     timed = forked.each(
         _execute_quietly,
@@ -230,7 +230,7 @@ def execute_all(
     return tuple(by_index[index][0] for index in range(len(work)))
 
 
-def _durations() -> dict[str, float]:
+def durations() -> dict[str, float]:
     """This machine's record of :data:`DURATIONS`; empty where there is none or it cannot be read (it orders work,
     nothing else)."""
     try:
