@@ -204,6 +204,35 @@ def test_an_entry_missing_a_file_its_install_wrote_is_not_intact_and_is_built_ag
     assert len(builds) == 2 and (entry / "lib" / "index.js").exists() and cache.intact(entry)
 
 
+def test_an_entry_that_no_longer_counts_as_complete_stays_readable_until_its_replacement_is_whole(
+    tmp_path, monkeypatch
+):
+    """A generated folder whose release's bound has moved is generated again while another process may still be
+    reading it (it found it whole before): the old entry stays in place, whole, until the new one is built, and
+    then the new one takes its name; nothing is left beside them."""
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
+    entry, wanted, seen_while_building = tmp_path / "cache" / "ai-sdk" / "harness" / "ai-sdk-3.1.0", ["1"], []
+
+    def is_complete(folder: Path) -> bool:
+        return (folder / "resolution.json").exists() and (folder / "resolution.json").read_text() == wanted[0]
+
+    def build(staging: Path) -> None:
+        seen_while_building.append((entry / "resolution.json").read_text() if entry.exists() else None)
+        (staging / "package-lock.json").write_text(f"lock {wanted[0]}")
+        (staging / "resolution.json").write_text(wanted[0])
+
+    cache.publish(entry, is_complete, build)
+    wanted[0] = "2"  # the bound moved: the entry is whole but no longer complete
+    cache.publish(entry, is_complete, build)
+    assert seen_while_building == [None, "1"], "the old entry was removed before its replacement was built"
+    assert (entry / "package-lock.json").read_text() == "lock 2" and cache.intact(entry)
+    assert sorted(path.name for path in entry.parent.iterdir()) == [
+        f".{entry.name}.files.json",
+        f".{entry.name}.lock",
+        entry.name,
+    ]
+
+
 def _file_size_limit() -> None:
     """A disk that takes 2 MB a file, as a full one refuses: writes past it fail (or SIGXFSZ ends the writer)."""
     import resource

@@ -4,6 +4,8 @@ An entry (an ``npm ci`` tree, a Python environment, a generated harness folder) 
 whole one is never removed or replaced, so a runner reading it is never disturbed. Its installer holds a file lock of
 its own (``.<entry>.lock`` beside it), checks again once the lock is held (another process may have installed it
 meanwhile), builds in a staging folder of its own (``.<entry>.partial-<random>``) and publishes it with one rename.
+An entry that no longer counts as complete (a generated folder whose release's bound has moved) stays where it is,
+readable, until its replacement is whole; then it is renamed aside and the replacement renamed in.
 A staging folder left by an installer that was killed is removed by the next installer of that entry, under the
 lock, where no live installer can own it; one that fails removes its own. An unusable cache (a file in its place, a
 read-only folder) is one ``CacheUnusable`` naming it.
@@ -162,20 +164,32 @@ def publish(entry: Path, is_complete: Callable[[Path], bool], build: Callable[[P
         prefix = f".{entry.name}.partial-"
         for stale in entry.parent.glob(f"{prefix}*"):  # a killed installer's: with the lock held, no live one's
             shutil.rmtree(stale, ignore_errors=True)
-        if entry.exists():  # incomplete, so never read (every reader checks completeness first)
-            shutil.rmtree(entry)
         try:
             staging = Path(tempfile.mkdtemp(prefix=prefix, dir=entry.parent))
         except OSError as error:
             raise _unusable(error) from None
         try:
             build(staging)
-            files.write_json(manifest(entry), _sizes(staging))
-            staging.rename(entry)  # atomic: a half-finished entry is never mistaken for a whole one
+            _swap_in(staging, entry, prefix)
         except BaseException:
             shutil.rmtree(staging, ignore_errors=True)
             raise
     return entry
+
+
+def _swap_in(staging: Path, entry: Path, prefix: str) -> None:
+    """Rename ``staging``, built whole, to ``entry`` (atomic: a half-finished entry is never mistaken for a whole one),
+    with its :func:`manifest`. An entry already there no longer counts as complete, but a process that found it whole
+    before (a generated folder whose release's bound has moved since) may be reading it: it stays in place while its
+    replacement is built, and is renamed aside (into a staging name, so a killed installer's is removed by the next)
+    only now, then removed."""
+    aside = Path(tempfile.mkdtemp(prefix=prefix, dir=entry.parent)) if entry.exists() else None
+    if aside is not None:
+        entry.rename(aside / entry.name)
+    files.write_json(manifest(entry), _sizes(staging))
+    staging.rename(entry)
+    if aside is not None:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 #: What an installer prints when the disk refused its files (npm's ``ENOSPC``/``EFBIG`` codes, the C library's words).
