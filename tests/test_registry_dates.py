@@ -256,3 +256,14 @@ def test_a_package_of_the_harness_with_no_version_as_of_the_date_is_read_with_th
     asked = {"ai": "4.0.0", "@ai-sdk/openai-compatible": "0.x"}
     assert releases_module._refused_as_of(said, asked) == {"name": "@ai-sdk/openai-compatible", "spec": "0.x"}
     assert releases_module._refused_as_of(said, {"ai": "4.0.0"}) is None
+
+
+def test_pypi_dates_no_release_of_a_swept_package_after_a_later_release_of_its_line_as_the_docs_say():
+    """docs/frameworks.md says so of every swept PyPI package (not only the releases measured): held to the committed
+    release list, which a sweep writes from the registry's listing."""
+    said = "PyPI dates no release of the swept packages after a later release of its line"
+    assert said in " ".join((committed.paths.ROOT / "docs" / "frameworks.md").read_text(encoding="utf-8").split())
+    late = committed.backdated(committed.read_releases())
+    on_pypi = sorted(key for key in late if framework_sweep.subject(key[0]).registry == "pypi")
+    assert not on_pypi, on_pypi
+    assert any(framework_sweep.subject(framework).registry == "npm" for framework, _ in late), "the check reads dates"
