@@ -926,6 +926,7 @@ def _report_ledger(tmp_path, drop: str | None = None):
     )
 
 
+@pytest.mark.slow
 def test_every_ledger_row_says_how_it_was_measured(tmp_path):
     """Each row's source names live or recorded; a Mastra row also its package version and what the file notes of
     Node.js and the date, a version-range row the committed summary it was judged on."""

@@ -4,6 +4,7 @@ display limits, and the summary counts and names what changed at each release, i
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 from bs4 import BeautifulSoup
 
 from probe_lib.analysis import timeline
@@ -34,6 +35,7 @@ def test_the_summary_counts_each_release_change_and_lists_its_probes_in_version_
     assert ordered == ["0.8.3", "0.10.5", "1.1.0"], "releases sort as releases, not as text"
 
 
+@pytest.mark.slow
 def test_every_row_is_in_the_folded_page_beyond_pandas_display_limits():
     whole = changes()
     assert len(whole) > pd.get_option("display.max_rows"), "the case folding exists for"

@@ -85,6 +85,7 @@ def test_a_runner_that_exits_before_ready_quotes_its_exit_status_and_stderr():
     assert str(caught.value) == "broken runner exited (exit status 3; last stderr: boom: no framework here)"
 
 
+@pytest.mark.slow
 def test_a_python_turn_cut_by_its_watchdog_says_so():
     """A provider that accepts the connection and never answers: the turn is cut at its ``timeoutMs`` and says so
     in words (the watchdog's own ``TimeoutError`` has an empty message, which read as a crash with no message)."""

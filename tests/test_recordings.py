@@ -108,6 +108,7 @@ def test_a_report_from_the_recordings_keeps_the_node_and_day_each_was_measured_w
         assert said == f"recorded, {m.target}, {noted.runtime}, {noted.on}" == m.source
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_a_live_measurement_file_names_node_and_the_day(tmp_path, node_modules):
     """A report measured live writes each pin's file with the Node.js that ran it and the UTC day; the ledger's
