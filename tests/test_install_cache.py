@@ -18,6 +18,7 @@ import pytest
 from test_cli_junk import run_main
 
 from probe_lib.core import files
+from probe_lib.core.errors import CacheUnusable
 from probe_lib.install import cache, npm
 
 #: Served, not pinned, and close to the pinned 1.0.4, so npm's download cache already holds most of its files.
@@ -231,6 +232,42 @@ def test_an_entry_that_no_longer_counts_as_complete_stays_readable_until_its_rep
         f".{entry.name}.lock",
         entry.name,
     ]
+
+
+def test_a_swap_that_fails_puts_the_old_entry_back(tmp_path, monkeypatch):
+    """The replacement's rename refused (as a full or read-only disk would): the old entry is where it was, whole."""
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
+    entry, wanted = tmp_path / "cache" / "ai-sdk" / "harness" / "ai-sdk-3.1.0", ["1"]
+
+    def is_complete(folder: Path) -> bool:
+        return (folder / "resolution.json").exists() and (folder / "resolution.json").read_text() == wanted[0]
+
+    def build(staging: Path) -> None:
+        (staging / "resolution.json").write_text(wanted[0])
+
+    cache.publish(entry, is_complete, build)
+    wanted[0] = "2"
+    rename = Path.rename
+
+    def refused(self: Path, target):
+        if Path(target) == entry and self.name.startswith(f".{entry.name}.partial-"):
+            raise OSError(28, "No space left on device")
+        return rename(self, target)
+
+    monkeypatch.setattr(Path, "rename", refused)
+    with pytest.raises(OSError):
+        cache.publish(entry, is_complete, build)
+    assert (entry / "resolution.json").read_text() == "1", "the old entry was lost"
+
+
+def test_a_file_of_the_user_s_where_an_entry_goes_is_refused_and_kept(tmp_path, monkeypatch):
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path / "cache"))
+    entry = tmp_path / "cache" / "node" / "x-1"
+    entry.parent.mkdir(parents=True)
+    entry.write_text("the user's own notes")
+    with pytest.raises(CacheUnusable, match="is a file where the kit's cache keeps a folder"):
+        cache.publish(entry, Path.is_dir, lambda staging: (staging / "index.js").write_text("x"))
+    assert entry.read_text() == "the user's own notes"
 
 
 def _file_size_limit() -> None:

@@ -1,11 +1,13 @@
 """Entries of the kit's shared cache, installed safely by any number of processes (and threads) at once.
 
-An entry (an ``npm ci`` tree, a Python environment, a generated harness folder) appears whole or not at all, and a
-whole one is never removed or replaced, so a runner reading it is never disturbed. Its installer holds a file lock of
+An entry (an ``npm ci`` tree, a Python environment, a generated harness folder) appears whole or not at all, and
+one that counts as complete is never removed or replaced, so a runner reading it is never disturbed. Its installer
+holds a file lock of
 its own (``.<entry>.lock`` beside it), checks again once the lock is held (another process may have installed it
 meanwhile), builds in a staging folder of its own (``.<entry>.partial-<random>``) and publishes it with one rename.
 An entry that no longer counts as complete (a generated folder whose release's bound has moved) stays where it is,
-readable, until its replacement is whole; then it is renamed aside and the replacement renamed in.
+readable, until its replacement is whole; then it is renamed aside and the replacement renamed in (a swap that fails
+puts it back), and a path read after that finds the replacement.
 A staging folder left by an installer that was killed is removed by the next installer of that entry, under the
 lock, where no live installer can own it; one that fails removes its own. An unusable cache (a file in its place, a
 read-only folder) is one ``CacheUnusable`` naming it.
@@ -161,6 +163,11 @@ def publish(entry: Path, is_complete: Callable[[Path], bool], build: Callable[[P
         _intact.discard(entry)
         if is_complete(entry) and intact(entry):  # installed by another process while this one waited
             return entry
+        if entry.exists() and not entry.is_dir():  # a file of the user's, never the kit's: not removed
+            raise CacheUnusable(
+                f"{entry} is a file where the kit's cache keeps a folder: move it away, or set PROBE_LIB_CACHE to "
+                "another folder"
+            )
         prefix = f".{entry.name}.partial-"
         for stale in entry.parent.glob(f"{prefix}*"):  # a killed installer's: with the lock held, no live one's
             shutil.rmtree(stale, ignore_errors=True)
@@ -182,12 +189,17 @@ def _swap_in(staging: Path, entry: Path, prefix: str) -> None:
     with its :func:`manifest`. An entry already there no longer counts as complete, but a process that found it whole
     before (a generated folder whose release's bound has moved since) may be reading it: it stays in place while its
     replacement is built, and is renamed aside (into a staging name, so a killed installer's is removed by the next)
-    only now, then removed."""
+    only now, then removed; if the swap fails (a full disk), it is put back."""
+    files.write_json(manifest(entry), _sizes(staging))  # first: the old entry no longer counts as complete anyway
     aside = Path(tempfile.mkdtemp(prefix=prefix, dir=entry.parent)) if entry.exists() else None
-    if aside is not None:
-        entry.rename(aside / entry.name)
-    files.write_json(manifest(entry), _sizes(staging))
-    staging.rename(entry)
+    try:
+        if aside is not None:
+            entry.rename(aside / entry.name)
+        staging.rename(entry)
+    except BaseException:
+        if aside is not None and (aside / entry.name).exists() and not entry.exists():
+            (aside / entry.name).rename(entry)
+        raise
     if aside is not None:
         shutil.rmtree(aside, ignore_errors=True)
 
