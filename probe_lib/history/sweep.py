@@ -30,11 +30,11 @@ from typing import Protocol
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
 from probe_lib.core.behaviour import Behaviour, Raised
-from probe_lib.core.errors import InputError, InstallFailed, MachineLacks, ProbeError, SetupError
+from probe_lib.core.errors import InputError, InstallFailed, MachineLacks, ProbeError
 from probe_lib.core.outcome import Outcome, is_capture_reply, readable
 from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.scenarios import Scenario
-from probe_lib.install import cache
+from probe_lib.install import cache, releases
 
 #: The scenario name of the one row a version that failed to install or run gets.
 WHOLE_VERSION = "*"
@@ -159,7 +159,7 @@ def _path(version: str, subject: Subject) -> Path:
     try:
         resolved = subject.resolved_before(version)
         earlier = resolved is not None and resolved < subject.published(version)
-    except (InputError, SetupError):
+    except releases.UNLISTED:
         earlier = apart.exists()
     return apart if earlier else cache_dir(subject) / f"{version}.json"
 

@@ -45,7 +45,7 @@ from urllib.parse import quote
 from packaging.version import InvalidVersion, Version
 
 from probe_lib.core import files, paths
-from probe_lib.core.errors import InputError, InstallFailed, NodeMissing, ReleaseUnsupported
+from probe_lib.core.errors import InputError, InstallFailed, ReleaseUnsupported, SetupError
 from probe_lib.core.target import release_key, version_key
 from probe_lib.install import cache, npm, pyvenv
 
@@ -53,6 +53,9 @@ Registry = Literal["npm", "pypi"]
 #: How long after its publication a release's dependencies are resolved as of: the companions a monorepo publishes
 #: in the same release job (``ai`` and ``@ai-sdk/openai-compatible``, ``autogen-agentchat`` and ``autogen-ext``).
 RESOLUTION_MARGIN = timedelta(hours=1)
+#: What asking when a release is resolved as of raises where the registry cannot be listed (no Node, offline) or no
+#: longer serves it: what was made with the date known then stands as it was made.
+UNLISTED: tuple[type[Exception], ...] = (SetupError, InputError)
 #: The file of a generated harness folder naming what it was resolved as of.
 RESOLUTION = "resolution.json"
 PYPI_JSON = "https://pypi.org/pypi/{package}/json"
@@ -275,7 +278,7 @@ class Releases:
             return False
         try:
             now = self.resolved_before(resolution.get("version", ""))
-        except (NodeMissing, InstallFailed, InputError):  # not listed here (or no longer served): as it was made
+        except UNLISTED:
             return True
         return resolution.get("resolved_before") == now
 
