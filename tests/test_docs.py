@@ -331,5 +331,7 @@ def test_the_readme_route_minutes_follow_the_notebooks_as_they_are_now():
         cells = sum(cell.cell_type == "code" for cell in notebook.cells) + 1
         estimate = math.ceil(words / 200 + cells / 2 + timed[name] / 60)
         assert int(minutes) == estimate, (name, words, cells, timed[name])
+        assert timed[name] < 90, "the README says each route notebook executes in under a minute and a half"
+    assert "are under a minute and a half each on the route" in " ".join(readme.split())
     total = sum(int(minutes) for minutes, _ in route)
     assert f"That is {total} minutes, leaving {90 - total} for questions." in readme

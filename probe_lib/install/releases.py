@@ -504,7 +504,7 @@ def _tarball(package: str, spec: str, doing: str) -> str:
     versions = [found] if isinstance(found, dict) else found  # one object for one version, else a list of them
     if not versions:
         raise InstallFailed(f"{doing} failed: the registry serves no {package} version in {spec}")
-    stable = [v for v in versions if version_key(v["version"])[3]] or versions
+    stable = [v for v in versions if "-" not in v["version"]] or versions  # npm's prereleases carry a "-"
     return min(stable, key=lambda v: version_key(v["version"]))["dist.tarball"]
 
 

@@ -156,11 +156,11 @@ def registry_dates(lines: Sequence, releases: Sequence) -> str:
     measurements that touches."""
     backdated = committed.backdated(releases)
     late = {(line.framework, line.version) for line in lines} & backdated.keys()  # measured
-    bounded = {  # measured, resolved as of the later release's date (as the kit resolves them now)
+    unbounded = {  # measured, not resolved as of the later release's date (as the kit resolves them now)
         (line.framework, line.version)
         for line in lines
         if (line.framework, line.version) in late
-        and backdated[(line.framework, line.version)].resolved_bounded(line.resolved_before)
+        and not backdated[(line.framework, line.version)].resolved_bounded(line.resolved_before)
     }
     rows, seen = [], set()
     for framework in dict.fromkeys(r.framework for r in releases):
@@ -172,7 +172,7 @@ def registry_dates(lines: Sequence, releases: Sequence) -> str:
         earlier = sum(later.published < before.published for before, later in zip(dated, dated[1:]))
         routes = {r.framework for r in releases if r.package == own[0].package}  # openai-agents-js and -chat
         touched = [r for r in own if any((route, r.version) in late for route in routes)]
-        resolved = sum(not any((route, r.version) in late - bounded for route in routes) for r in touched)
+        resolved = sum(not any((route, r.version) in unbounded for route in routes) for r in touched)
         rows.append((f"`{own[0].package}`", len(own), earlier, len(touched), resolved))
     columns = [
         "package",
