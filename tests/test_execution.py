@@ -4,6 +4,7 @@ into a hang (the interrupted paths, Ctrl-C, SIGTERM and SIGHUP, are held in test
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing
 import os
@@ -13,9 +14,10 @@ import time
 from pathlib import Path
 
 import nbformat
+import psutil
 import pytest
 
-from probe_lib.present import execution
+from probe_lib.present import execution, kernels, staleness
 
 
 @pytest.fixture(autouse=True)
@@ -90,7 +92,8 @@ def test_a_kernel_that_dies_before_answering_is_started_again_a_few_times(tmp_pa
         f"n < {deaths} and (d.write_text('x' * (n + 1)), os._exit(1))"
     )
     monkeypatch.setattr(execution, "_QUIET_KERNEL", [*execution._QUIET_KERNEL, f"--IPKernelApp.exec_lines={die}"])
-    run = execution.execute(notebook(sources, "n", "print('ran')"), tmp_path / "report", "1.0.0")
+    with kernels.warm():  # as reproduce starts them: the zygote reports each death
+        run = execution.execute(notebook(sources, "n", "print('ran')"), tmp_path / "report", "1.0.0")
     assert died.read_text() == "x" * deaths
     if deaths < execution.KERNEL_STARTS:
         assert run.error is None and nbformat.read(run.executed, as_version=4).cells[-1].outputs[0]["text"] == "ran\n"
@@ -115,3 +118,69 @@ def test_the_notebook_longest_on_this_machine_starts_first_and_the_runs_come_bac
     assert sorted(started, key=started.get) == ["c.ipynb", "a.ipynb", "b.ipynb"]
     record = json.loads((tmp_path / "cache" / execution.DURATIONS).read_text(encoding="utf-8"))
     assert set(record) == {"a", "b", "c", "gone"} and all(0 < record[name] < 50 for name in "abc"), record
+
+
+@pytest.mark.slow
+def test_a_kernel_forked_from_the_zygote_gives_the_bytes_of_one_started_cold_and_records_no_fewer_inputs(tmp_path):
+    """What a forked kernel inherits from the zygote's imports is what a cold one makes for itself: pandas' display
+    defaults (it asks IPython whether it runs in a kernel), matplotlib's inline backend, the kernel's folder and
+    import path. And everything the cold kernel read is among the forked kernel's inputs, so no change is missed."""
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    shown = (
+        "%matplotlib inline\nimport os, sys, pandas as pd, matplotlib.pyplot as plt\n"
+        "display(pd.DataFrame([range(40)] * 3))\nplt.plot([1, 3, 2])\nplt.show()\n"
+        "print(os.path.basename(os.getcwd()), sys.path[:1], pd.get_option('display.max_columns'), plt.get_backend())"
+    )
+    source = notebook(sources, "n", shown)
+    cold = execution.execute(source, tmp_path / "cold", "1.0.0")
+    with kernels.warm():
+        warm = execution.execute(source, tmp_path / "warm", "1.0.0")
+    assert cold.error is None and warm.error is None
+    assert warm.executed.read_bytes() == cold.executed.read_bytes()
+    assert "image/png" in warm.executed.read_text(encoding="utf-8")
+    inputs = {
+        run: staleness.recorded(run.reads, folder, {}).values
+        for run, folder in ((cold, tmp_path / "cold"), (warm, tmp_path / "warm"))
+    }
+    read_cold = {name: value for name, value in inputs[cold].items() if value != staleness.ABSENT}
+    assert read_cold.items() <= inputs[warm].items(), set(read_cold.items()) - set(inputs[warm].items())
+
+
+@pytest.mark.slow
+def test_a_cell_that_overruns_fails_its_notebook_alone_and_leaves_no_kernel(tmp_path, monkeypatch):
+    """nbclient interrupts a kernel whose cell overruns and shuts it down; the kernels here are forked from the
+    zygote, so the signals and the end of each reach the right process: nothing of the run is left."""
+    monkeypatch.setattr(execution, "NOTEBOOK_CELL_SECONDS", 3)
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    work = [(notebook(sources, "slow", "import time\ntime.sleep(60)"), None), (notebook(sources, "quick", "1"), None)]
+    started = time.monotonic()
+    slow, quick = execution.execute_all(work, tmp_path / "report", "1.0.0", 2, lambda name: None)
+    assert time.monotonic() - started < 45, "the overrunning cell was waited out"
+    assert slow.error is not None and "CellTimeoutError" in slow.error, slow.error
+    assert quick.error is None
+    left = []
+    for process in psutil.process_iter():
+        with contextlib.suppress(psutil.Error):
+            if Path(process.cwd()).is_relative_to(tmp_path):
+                left.append(process.cmdline())
+    assert not left, left
+
+
+@pytest.mark.slow
+def test_a_kernel_asked_for_with_another_environment_starts_cold(tmp_path, monkeypatch):
+    """The zygote's imports may have read its environment (matplotlib reads MPLCONFIGDIR), so a kernel asked for
+    with another is started as jupyter_client starts one: its parent is the process that asked, not the zygote."""
+    sources = tmp_path / "sources"
+    sources.mkdir()
+    source = notebook(sources, "n", "import os\nprint(os.getppid())")
+
+    def parent(folder: str) -> int:
+        run = execution.execute(source, tmp_path / folder, "1.0.0")
+        return int(nbformat.read(run.executed, as_version=4).cells[-1].outputs[0]["text"])
+
+    with kernels.warm() as warm:
+        assert parent("warm") == warm.pid
+        monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "elsewhere"))
+        assert parent("cold") == os.getpid()

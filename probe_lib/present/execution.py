@@ -94,6 +94,8 @@ def execute(notebook: Path, folder: Path, version: str, source: Path | None = No
     """
     import papermill
 
+    from probe_lib.present import kernels
+
     executed = folder / "notebooks" / notebook.name
     executed.parent.mkdir(parents=True, exist_ok=True)
     source = source or notebook
@@ -107,6 +109,7 @@ def execute(notebook: Path, folder: Path, version: str, source: Path | None = No
                 executed,
                 parameters=parameters(folder, executed, version),
                 kernel_name="python3",
+                kernel_manager_class=kernels.KernelManager,
                 cwd=str(executed.parent),
                 progress_bar=False,
                 log_output=False,
@@ -214,17 +217,23 @@ def execute_all(
     (:data:`DURATIONS`) first; ``step`` is told each one's name as it finishes. The runs come back in ``work``'s order.
 
     One process per notebook client: jupyter clients sharing one process's threads can miss a kernel's reply and wait
-    forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run.
+    forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run. The workers
+    are forked with papermill imported, and their kernels from one zygote (:func:`probe_lib.present.kernels.warm`).
     """
+    import papermill  # noqa: F401 (imported once here, not by every worker)
+
+    from probe_lib.present import kernels
+
     known = durations()
     order = sorted(range(len(work)), key=lambda index: -known.get(work[index][0].stem, 0.0))  # stable: others in turn
-    timed = forked.each(
-        _execute_quietly,
-        [(work[index][0], folder, version, work[index][1]) for index in order],
-        slots=jobs,
-        names=[work[index][0].stem for index in order],
-        done=lambda position: step(work[order[position]][0].stem),
-    )
+    with kernels.warm():
+        timed = forked.each(
+            _execute_quietly,
+            [(work[index][0], folder, version, work[index][1]) for index in order],
+            slots=jobs,
+            names=[work[index][0].stem for index in order],
+            done=lambda position: step(work[order[position]][0].stem),
+        )
     by_index = dict(zip(order, timed, strict=True))
     _record(known | {work[index][0].stem: seconds for index, (_, seconds) in by_index.items()})
     return tuple(by_index[index][0] for index in range(len(work)))
