@@ -17,6 +17,7 @@ import nbformat
 import psutil
 import pytest
 
+from probe_lib.core import paths
 from probe_lib.present import execution, kernels, staleness
 
 
@@ -184,3 +185,35 @@ def test_a_kernel_asked_for_with_another_environment_starts_cold(tmp_path, monke
         assert parent("warm") == warm.pid
         monkeypatch.setenv("MPLCONFIGDIR", str(tmp_path / "elsewhere"))
         assert parent("cold") == os.getpid()
+
+
+@pytest.mark.slow
+def test_a_forked_kernel_ends_with_its_zygote_as_a_cold_one_ends_with_its_starter(tmp_path):
+    """ipykernel polls the parent it is given and ends when that parent goes: a forked kernel is given the zygote."""
+    import asyncio
+
+    async def kernel_of_a_killed_zygote() -> int:
+        manager = kernels.KernelManager(kernel_name="python3")
+        with kernels.warm() as warm:
+            await manager.start_kernel(cwd=str(tmp_path))
+            pid = manager.provisioner.pid
+            assert psutil.Process(pid).ppid() == warm.pid
+            os.kill(warm.pid, signal.SIGKILL)
+            deadline = time.monotonic() + 20
+            try:
+                while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+                    assert time.monotonic() < deadline, "the kernel outlived its zygote"
+                    await asyncio.sleep(0.2)
+            finally:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGKILL)  # not left behind should this fail
+        await manager.cleanup_resources()
+        return pid
+
+    asyncio.run(kernel_of_a_killed_zygote())
+
+
+def test_the_modules_that_start_and_prepare_a_kernel_are_inputs_of_every_notebook(tmp_path):
+    values = staleness.declared(notebook(tmp_path, "n", "1"), {})
+    for module in ("present/execution.py", "present/kernels.py", "present/warm_kernel.py", "process/zygote.py"):
+        assert values[f"kit:probe_lib/{module}"] == staleness.sha256(paths.PACKAGE / module), module

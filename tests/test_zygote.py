@@ -7,6 +7,7 @@ import json
 import multiprocessing
 import os
 import signal
+import socket
 import stat
 import time
 from pathlib import Path
@@ -21,7 +22,7 @@ CHILD = """
 import json, os, sys, time
 from pathlib import Path
 said = {"argv": sys.argv[1:], "cwd": os.getcwd(), "marker": os.environ.get("MARKER"),
-        "prepared": "prepared_marker" in sys.modules, "session": os.getsid(0) == os.getpid()}
+        "prepared": "prepared_marker" in sys.modules, "session": os.getsid(0) == os.getpid(), "stdin": sys.stdin.read()}
 Path("said.json").write_text(json.dumps(said))
 while not Path("go").exists():
     time.sleep(0.05)
@@ -67,7 +68,14 @@ def test_a_child_runs_its_module_with_what_it_was_asked_for_and_shares_the_prepa
         assert stat.S_IMODE(warm.address.parent.stat().st_mode) == 0o700, "another user could ask it for a process"
         child = warm.spawn("child", ["3", "more"], {**os.environ, "MARKER": "m"}, folder)
         assert child.poll() is None
-        expected = {"argv": ["3", "more"], "cwd": str(folder), "marker": "m", "prepared": True, "session": True}
+        expected = {
+            "argv": ["3", "more"],
+            "cwd": str(folder),
+            "marker": "m",
+            "prepared": True,
+            "session": True,
+            "stdin": "",
+        }
         assert said(folder) == expected
         assert child.poll() is None, "it waits for its file"
         (folder / "go").touch()
@@ -164,3 +172,27 @@ def test_a_zygote_whose_preparation_fails_says_so(tmp_path):
     with pytest.raises(RuntimeError, match=r"^the zygote running prepare.py failed \(exit code 7\)$"):
         zygote.Zygote(tmp_path / "prepare.py")
     assert zygote.running() is None
+
+
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=lambda stop: stop.name)
+def test_a_zygote_told_to_stop_ends_its_children_first(folder, stop):
+    """A cancelled job or a closed terminal signals the whole process group: the zygote kills its children (each in
+    a session of its own, where the signal does not reach) before it ends."""
+    with zygote.Zygote(folder / "prepare.py") as warm:
+        child = warm.spawn("child", ["0"], dict(os.environ), folder)
+        said(folder)
+        os.kill(warm.pid, stop)
+        assert child.wait(30) == -signal.SIGKILL
+        assert gone(warm.pid)
+
+
+def test_a_connection_that_asks_nothing_is_dropped_and_the_zygote_goes_on(folder):
+    with zygote.Zygote(folder / "prepare.py") as warm:
+        for request in (b"", b"not json\n"):
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as idle:
+                idle.connect(str(warm.address))
+                idle.sendall(request)
+                idle.shutdown(socket.SHUT_WR)
+                assert idle.recv(100) == b"", "the zygote answered a request it could not read"
+        (folder / "go").touch()
+        assert warm.spawn("child", ["4"], dict(os.environ), folder).wait(30) == 4

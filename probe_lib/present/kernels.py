@@ -5,12 +5,14 @@ cell. Inside :func:`warm`, :class:`KernelManager` asks the zygote for each ``pyt
 ``ipykernel_launcher`` with the same arguments, environment and folder, forked after those imports. What the
 imports opened is recorded as each kernel's reads (:func:`probe_lib.present.reads.remember`), so a notebook's inputs
 hold every file a kernel started cold would have recorded, and its executed copy is the same bytes. A kernel asked
-for with another environment than the zygote's (whose imports may have read it), or another command, starts cold.
+for with another environment than the zygote's (whose imports may have read it) or another command, or when the
+zygote cannot start or is gone, starts cold.
 """
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 import uuid
@@ -33,11 +35,18 @@ _PER_KERNEL = ("JPY_",)
 @contextlib.contextmanager
 def warm() -> Iterator[zygote.Zygote | None]:
     """Within the block, this process's kernels (and those of the processes it forks) come from one zygote, which
-    it gives; where the platform cannot watch a forked child (no ``os.pidfd_open``), they start cold."""
+    it gives; where the platform cannot watch a forked child (no ``os.pidfd_open``) or the zygote cannot start,
+    they start cold, the latter with a warning."""
     if not hasattr(os, "pidfd_open"):
         yield None
         return
-    with zygote.Zygote(PREPARE) as started:
+    try:
+        started = zygote.Zygote(PREPARE)
+    except RuntimeError as failed:
+        logging.getLogger(__name__).warning("notebook kernels start cold: %s", failed)
+        yield None
+        return
+    with started:
         yield started
 
 
@@ -48,10 +57,22 @@ class _ForkedProvisioner(LocalProvisioner):
         if warmed is None or cmd[:3] != [sys.executable, "-m", _LAUNCHER] or _own(env) != _own(warmed.environment):
             return await super().launch_kernel(cmd, **kwargs)
         cwd = kwargs.get("cwd") or os.getcwd()
-        self.process = warmed.spawn(_LAUNCHER, cmd[3:], env, cwd)
+        # ipykernel read JPY_PARENT_PID when the zygote imported it: the parent to poll is given here, so that the
+        # kernel ends with the zygote, as a cold kernel ends with the process that started it.
+        argv = [*cmd[3:], f"--IPKernelApp.parent_handle={warmed.pid}"]
+        try:
+            self.process = warmed.spawn(_LAUNCHER, argv, env, cwd)
+        except OSError:  # the zygote is gone
+            return await super().launch_kernel(cmd, **kwargs)
         self.pid = self.pgid = self.process.pid  # the kernel leads a process group of its own
         self.cwd = cwd
         return self.connection_info
+
+    async def send_signal(self, signum: int) -> None:
+        # The zygote reaps a kernel as it ends, so its pid (and group) may be another's already: Popen's zombie
+        # kept it until reaped.
+        if self.process is not None and self.process.poll() is None:
+            await super().send_signal(signum)
 
 
 class KernelManager(AsyncKernelManager):

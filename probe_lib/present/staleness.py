@@ -15,7 +15,7 @@ execution itself was given. Each input is named without a path of the machine an
   by its modification time.
 
 The running system (``/proc``, ``/sys``, ``/dev``) is not an input. Every notebook also has the executor's inputs
-(:mod:`probe_lib.present.execution` and the packages that run the kernel). A notebook that started one of the
+(the kit's modules that start and prepare the kernel, and the packages that run it). A notebook that started one of the
 kit's Node.js runners (a live measurement in its own cells) has that runner's inputs too
 (:func:`program_inputs`); one that started any other program is never reused, since what that program read is
 not recorded. A notebook's
@@ -52,8 +52,10 @@ ENVIRONMENT_LOCK = paths.DATA / "environment.lock"
 ABSENT = "absent"
 #: What the running system shows as files: its state, not an input of the page.
 _SYSTEM = ("/proc/", "/sys/", "/dev/")
-#: The packages that execute a notebook: inputs of every notebook.
+#: The packages that execute a notebook, and the kit's modules that start its kernel (forked from a zygote that has
+#: made its first imports): inputs of every notebook.
 EXECUTOR_PACKAGES = ("papermill", "nbclient", "nbformat", "jupyter_client", "ipykernel")
+EXECUTOR_MODULES = ("present/execution.py", "present/kernels.py", "present/warm_kernel.py", "process/zygote.py")
 
 
 @dataclass(frozen=True)
@@ -93,8 +95,8 @@ def declared(source: Path, parameters: Mapping[str, str]) -> dict[str, str]:
         "parameters": json.dumps(dict(parameters), sort_keys=True),
         "python": sys.version,
         _kit_name(ENVIRONMENT_LOCK): sha256(ENVIRONMENT_LOCK),
-        _kit_name(paths.PACKAGE / "present" / "execution.py"): sha256(paths.PACKAGE / "present" / "execution.py"),
     }
+    values.update({_kit_name(paths.PACKAGE / module): sha256(paths.PACKAGE / module) for module in EXECUTOR_MODULES})
     values.update({f"package:{name}": version_of(name) for name in EXECUTOR_PACKAGES})
     values["program:node"] = node_version()
     return values

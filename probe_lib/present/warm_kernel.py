@@ -32,3 +32,7 @@ try:
 finally:
     del builtins.get_ipython
 import matplotlib.pyplot  # noqa: E402, F401
+
+# A kernel started cold seeds numpy's global generator afresh, as Python's random is reseeded in a forked child.
+if "numpy.random" in sys.modules:
+    os.register_at_fork(after_in_child=sys.modules["numpy.random"].seed)

@@ -5,12 +5,14 @@ report starts seventeen kernels. A :class:`Zygote` is a process that imports suc
 child per request, which runs a module as ``python -m`` would (``ipykernel_launcher``), with the arguments,
 environment and working folder asked for: every child shares those imports, copy-on-write.
 
-The process tree keeps ends that are known. Each child leads a session of its own (as ``jupyter_client`` starts a
-kernel), and it is tied to whoever asked for it by the connection it was asked on: :class:`Forked` answers like
-:class:`subprocess.Popen` (``pid``, ``poll``, ``wait``, signals) from what the zygote says there, and when that
-connection closes first (its asker ended, however) the zygote kills the child's group. The zygote ends, killing any
-child left, when the process that started it closes it or ends. Only that process's user can ask: the socket lies in
-a folder only that user may enter.
+Each child leads a session of its own (as ``jupyter_client`` starts a kernel), with a standard input already at its
+end (as a kernel's), and is tied to whoever asked for it by the connection it was asked on: :class:`Forked` answers
+like :class:`subprocess.Popen` (``pid``, ``poll``, ``wait``, signals) from what the zygote says there, and when
+that connection closes first (its asker ended, however) the zygote kills the child's group. The zygote ends, killing
+the children it still has, when the process that started it closes it or ends, or when it is sent SIGTERM or
+SIGHUP; a child can watch for its end itself (a kernel is given the zygote as its parent to poll). It runs in its own
+empty folder, so nothing in its starter's folder changes what it imports, and only its starter's user can ask: the
+socket lies in that folder, which only that user may enter.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import contextlib
 import json
 import os
 import runpy
+import select
 import selectors
 import signal
 import socket
@@ -28,7 +31,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-#: How long the zygote's imports may take, and how long it may take to answer a request, before it counts as failed.
+#: How long the zygote's preparation may take, and how long it may take to answer a request, before it has failed.
 START_SECONDS = 120
 ASK_SECONDS = 10
 
@@ -39,11 +42,11 @@ class Forked:
 
     stdin = stdout = stderr = None
 
-    def __init__(self, connection: socket.socket, pid: int) -> None:
+    def __init__(self, connection: socket.socket, pid: int, said: bytes = b"") -> None:
         self.pid = pid
         self.returncode: int | None = None
         self._connection = connection
-        self._said = b""
+        self._said = said  # what the zygote has said past the pid: the exit, when the child ended at once
 
     def poll(self) -> int | None:
         if self.returncode is None:
@@ -56,8 +59,11 @@ class Forked:
             self._connection.settimeout(timeout)
             try:
                 self._ended()
-            except TimeoutError:
+            except (TimeoutError, BlockingIOError):
                 raise subprocess.TimeoutExpired(f"forked child {self.pid}", timeout or 0) from None
+            finally:
+                if self.returncode is None:
+                    self._connection.settimeout(None)
         assert self.returncode is not None
         return self.returncode
 
@@ -72,8 +78,13 @@ class Forked:
         self.send_signal(signal.SIGKILL)
 
     def _ended(self, flags: int = 0) -> None:
-        self._said, line = _line(self._connection, self._said, flags)
-        # Nothing said and the connection closed: the zygote was killed, and its children with it.
+        while b"\n" not in self._said:
+            chunk = self._connection.recv(65536, flags)
+            if not chunk:
+                break
+            self._said += chunk
+        line = self._said.partition(b"\n")[0]
+        # Closed without a word: the zygote was killed. The child (a kernel polling its parent) ends with it.
         self.returncode = json.loads(line)["exit"] if line else -signal.SIGKILL
         self._connection.close()
 
@@ -81,7 +92,8 @@ class Forked:
 class Zygote:
     """A running zygote that has run the script ``prepare`` (whose imports are what its children share), with the
     environment of the process that started it. As a context manager it is the one :func:`running` gives, in this
-    process and in those it forks, until the block ends and it is closed."""
+    process and in those it forks, until the block ends and it is closed. Raises :class:`RuntimeError` if the
+    preparation fails or takes more than START_SECONDS."""
 
     def __init__(self, prepare: Path) -> None:
         self._folder = Path(tempfile.mkdtemp(prefix="probe-lib-zygote-"))  # mode 0700: this user's alone
@@ -90,53 +102,65 @@ class Zygote:
         ready, told = os.pipe()
         command = [sys.executable, "-m", __name__, str(self.address), str(told), str(prepare)]
         try:
-            self._process = subprocess.Popen(command, stdin=subprocess.PIPE, pass_fds=(told,))
+            self._process = subprocess.Popen(command, stdin=subprocess.PIPE, pass_fds=(told,), cwd=self._folder)
         except BaseException:
+            os.close(ready)
             self._folder.rmdir()
             raise
         finally:
             os.close(told)
         self.pid = self._process.pid
-        with os.fdopen(ready, "rb") as said:  # a line once it listens, after its imports; nothing if it failed
+        with os.fdopen(ready, "rb") as said:  # a line once it listens, after its preparation; nothing if it failed
             try:
-                started = said.readline() == b"ready\n"
+                answered = bool(select.select([said], [], [], START_SECONDS)[0])
+                started = answered and said.readline() == b"ready\n"
             except BaseException:  # Ctrl-C while it prepares
-                self.close()
+                self._end(at_once=True)
                 raise
         if not started:
-            self.close()
-            raise RuntimeError(f"the zygote running {prepare.name} failed (exit code {self._process.poll()})")
+            self._end(at_once=not answered)
+            why = f"exit code {self._process.returncode}" if answered else f"not ready after {START_SECONDS} s"
+            raise RuntimeError(f"the zygote running {prepare.name} failed ({why})")
 
     def spawn(self, module: str, argv: Sequence[str], env: Mapping[str, str], cwd: str | os.PathLike[str]) -> Forked:
-        """A child that runs ``module`` as ``python -m module *argv`` would, with ``env`` in ``cwd``."""
+        """A child that runs ``module`` as ``python -m module *argv`` would, with ``env`` in ``cwd``; raises
+        :class:`OSError` if the zygote does not answer."""
         connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             connection.settimeout(ASK_SECONDS)
             connection.connect(str(self.address))
             request = {"module": module, "argv": list(argv), "env": dict(env), "cwd": os.fspath(cwd)}
             connection.sendall(json.dumps(request).encode() + b"\n")
-            said, line = _line(connection, b"")
+            said = b""
+            while b"\n" not in said:
+                chunk = connection.recv(65536)
+                if not chunk:
+                    raise ConnectionError("the zygote closed the connection without forking")
+                said += chunk
             connection.settimeout(None)
-            forked = Forked(connection, json.loads(line)["pid"])
-            forked._said = said  # the exit, when the child ended at once
-            return forked
+            line, _, rest = said.partition(b"\n")
+            return Forked(connection, json.loads(line)["pid"], rest)
         except BaseException:
             connection.close()
             raise
 
     def close(self) -> None:
-        """End the zygote and remove its socket. A word on its input ends it: the processes forked from this one
+        """End the zygote and remove its folder. A word on its input ends it: the processes forked from this one
         hold that input open too."""
         with contextlib.suppress(OSError):
             self._process.stdin.write(b"end\n")  # type: ignore[union-attr]
             self._process.stdin.close()  # type: ignore[union-attr]
+        self._end(at_once=False)
+
+    def _end(self, at_once: bool) -> None:
         try:
-            self._process.wait(ASK_SECONDS)
+            self._process.wait(0 if at_once else ASK_SECONDS)
         except subprocess.TimeoutExpired:
             self._process.kill()
             self._process.wait()
-        self.address.unlink(missing_ok=True)
-        self._folder.rmdir()
+        with contextlib.suppress(OSError):  # the zygote removes its socket as it ends
+            self.address.unlink(missing_ok=True)
+            self._folder.rmdir()
 
     def __enter__(self) -> Zygote:
         global _running
@@ -157,55 +181,50 @@ def running() -> Zygote | None:
     return _running
 
 
-def _line(connection: socket.socket, said: bytes, flags: int = 0) -> tuple[bytes, bytes]:
-    """``(what is left, the next line)`` read from ``connection`` after ``said``; the line is empty when the
-    connection closed first. With ``MSG_DONTWAIT``, raises :class:`BlockingIOError` when no whole line is there."""
-    while b"\n" not in said:
-        chunk = connection.recv(65536, flags)
-        if not chunk:
-            return b"", b""
-        said += chunk
-    line, _, rest = said.partition(b"\n")
-    return rest, line
-
-
 # The zygote's side.
 
 
 def _serve(listener: socket.socket) -> None:
-    """Fork a child per request until standard input closes; tell each asker its child's pid, then its exit code;
+    """Fork a child per request until the owner says so or goes; tell each asker its child's pid, then its exit code;
     kill a child's group when its asker's connection closes first."""
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ, "ask")
     selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "owner")  # a word, or closed by all who hold it
     selector.register(os.pidfd_open(os.getppid()), selectors.EVENT_READ, "owner")  # or the owner is gone
-    askers: dict[int, socket.socket] = {}  # child's pid -> the connection it was asked on
-    while True:
-        for key, _ in selector.select():
-            if key.data == "owner":
-                for pid in askers:
+    askers: dict[int, socket.socket] = {}  # child's pid (not reaped yet, so its own) -> the connection it was asked on
+    try:
+        while True:
+            for key, _ in selector.select():
+                if key.data == "owner":
+                    return
+                if key.data == "ask":
+                    connection, _ = listener.accept()
+                    pid = _fork(connection, [listener, *askers.values()], selector)
+                    if pid is None:
+                        connection.close()
+                        continue
+                    askers[pid] = connection
+                    selector.register(os.pidfd_open(pid), selectors.EVENT_READ, ("ended", pid))
+                    selector.register(connection, selectors.EVENT_READ, ("left", pid))
+                    continue
+                what, pid = key.data
+                if pid not in askers:  # ended and left at once: reaped already
+                    continue
+                selector.unregister(key.fileobj)
+                if what == "left":  # the asker closed its end (it never writes again): its child goes too
                     _kill_group(pid)
-                return
-            if key.data == "ask":
-                connection, _ = listener.accept()
-                pid = _fork(connection, [listener, *askers.values()], selector)
-                askers[pid] = connection
-                selector.register(os.pidfd_open(pid), selectors.EVENT_READ, ("ended", pid))
-                selector.register(connection, selectors.EVENT_READ, ("left", pid))
-                continue
-            what, pid = key.data
-            selector.unregister(key.fileobj)
-            if what == "left":  # the asker closed its end (it never writes again): its child goes too
-                _kill_group(pid)
-                continue
-            os.close(key.fd)
-            _, status = os.waitpid(pid, 0)
-            connection = askers.pop(pid)
-            with contextlib.suppress(OSError):
-                connection.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
-            with contextlib.suppress(KeyError):
-                selector.unregister(connection)
-            connection.close()
+                    continue
+                os.close(key.fd)
+                _, status = os.waitpid(pid, 0)
+                connection = askers.pop(pid)
+                with contextlib.suppress(OSError):
+                    connection.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
+                with contextlib.suppress(KeyError):
+                    selector.unregister(connection)
+                connection.close()
+    finally:
+        for pid in askers:
+            _kill_group(pid)
 
 
 def _kill_group(pid: int) -> None:
@@ -215,35 +234,48 @@ def _kill_group(pid: int) -> None:
             kill(pid, signal.SIGKILL)
 
 
-def _fork(connection: socket.socket, others: list[socket.socket], selector: selectors.BaseSelector) -> int:
-    """Read a request from ``connection`` and fork its child, answering its pid; the child never returns."""
-    connection.settimeout(ASK_SECONDS)
-    _, line = _line(connection, b"")
-    connection.settimeout(None)
-    request = json.loads(line)
+def _fork(connection: socket.socket, others: list[socket.socket], selector: selectors.BaseSelector) -> int | None:
+    """Read a request from ``connection`` and fork its child, answering its pid (``None``: no request came); the
+    child never returns. Only the owner's own processes can connect, each sending its request at once."""
+    try:
+        connection.settimeout(ASK_SECONDS)
+        said = b""
+        while b"\n" not in said and (chunk := connection.recv(65536)):
+            said += chunk
+        request = json.loads(said.partition(b"\n")[0])
+        connection.settimeout(None)
+    except (OSError, ValueError):
+        return None
     pid = os.fork()
     if pid:
-        connection.sendall(json.dumps({"pid": pid}).encode() + b"\n")
+        with contextlib.suppress(OSError):  # an asker gone already: its connection's end kills the child
+            connection.sendall(json.dumps({"pid": pid}).encode() + b"\n")
         return pid
     code = 1
     try:
-        for key in selector.get_map().values():  # the other children's ends are the zygote's alone
+        for key in selector.get_map().values():  # the zygote's own ends
             if isinstance(key.fileobj, int) and key.fd != sys.stdin.fileno():
                 os.close(key.fd)
+        selector.close()
         for held in (connection, *others):
             held.close()
+        ended, end = os.pipe()  # a standard input at its end, as jupyter_client gives a kernel
+        os.dup2(ended, 0)
+        os.close(ended)
+        os.close(end)
         os.setsid()
+        for stop in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(stop, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         os.chdir(request["cwd"])
         os.environ.clear()
         os.environ.update(request["env"])
-        os.environ["JPY_PARENT_PID"] = str(os.getppid())  # ipykernel's poller: end if the zygote ends
         sys.path[0] = os.getcwd()  # as `python -m` sets it
         sys.argv = ["-m", *request["argv"]]
         runpy.run_module(request["module"], run_name="__main__", alter_sys=True)
         code = 0
-    except SystemExit as ended:
-        code = ended.code if isinstance(ended.code, int) else int(ended.code is not None)
+    except SystemExit as ended_with:
+        code = ended_with.code if isinstance(ended_with.code, int) else int(ended_with.code is not None)
     except BaseException:
         import traceback
 
@@ -255,15 +287,26 @@ def _fork(connection: socket.socket, others: list[socket.socket], selector: sele
         os._exit(code)
 
 
+def _stop(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)
+
+
 def _main(address: str, told: int, prepare: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is its owner's to handle; the zygote ends with it
-    runpy.run_path(prepare, run_name="__zygote__")
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(address)
-    listener.listen(64)
-    os.write(told, b"ready\n")
-    os.close(told)
-    _serve(listener)
+    for stop in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal, a cancelled job: end its children first
+        signal.signal(stop, _stop)
+    try:
+        runpy.run_path(prepare, run_name="__zygote__")
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        listener.bind(address)
+        listener.listen(64)
+        os.write(told, b"ready\n")
+        os.close(told)
+        _serve(listener)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(address)
+            os.rmdir(os.path.dirname(address))
 
 
 if __name__ == "__main__":
