@@ -42,7 +42,7 @@ def warm() -> Iterator[zygote.Zygote | None]:
         return
     try:
         started = zygote.Zygote(PREPARE)
-    except RuntimeError as failed:
+    except (RuntimeError, OSError) as failed:
         logging.getLogger(__name__).warning("notebook kernels start cold: %s", failed)
         yield None
         return
@@ -57,8 +57,8 @@ class _ForkedProvisioner(LocalProvisioner):
         if warmed is None or cmd[:3] != [sys.executable, "-m", _LAUNCHER] or _own(env) != _own(warmed.environment):
             return await super().launch_kernel(cmd, **kwargs)
         cwd = kwargs.get("cwd") or os.getcwd()
-        # ipykernel read JPY_PARENT_PID when the zygote imported it: the parent to poll is given here, so that the
-        # kernel ends with the zygote, as a cold kernel ends with the process that started it.
+        # ipykernel read JPY_PARENT_PID when the zygote imported it: the parent it polls is given here (the zygote,
+        # whose end also kills it, PR_SET_PDEATHSIG).
         argv = [*cmd[3:], f"--IPKernelApp.parent_handle={warmed.pid}"]
         try:
             self.process = warmed.spawn(_LAUNCHER, argv, env, cwd)
@@ -69,9 +69,9 @@ class _ForkedProvisioner(LocalProvisioner):
         return self.connection_info
 
     async def send_signal(self, signum: int) -> None:
-        # The zygote reaps a kernel as it ends, so its pid (and group) may be another's already: Popen's zombie
-        # kept it until reaped.
-        if self.process is not None and self.process.poll() is None:
+        # The zygote reaps a forked kernel as it ends, so its pid (and group) may be another's already: Popen's
+        # zombie keeps a cold one's until it is reaped.
+        if not isinstance(self.process, zygote.Forked) or self.process.poll() is None:
             await super().send_signal(signum)
 
 

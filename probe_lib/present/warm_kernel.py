@@ -33,6 +33,9 @@ finally:
     del builtins.get_ipython
 import matplotlib.pyplot  # noqa: E402, F401
 
-# A kernel started cold seeds numpy's global generator afresh, as Python's random is reseeded in a forked child.
+# A kernel started cold seeds numpy's global generator afresh; a kernel forked from here reseeds it (a process the
+# kernel forks itself keeps its state, as a cold kernel's does).
 if "numpy.random" in sys.modules:
-    os.register_at_fork(after_in_child=sys.modules["numpy.random"].seed)
+    zygote = os.getpid()
+    reseed = sys.modules["numpy.random"].seed
+    os.register_at_fork(after_in_child=lambda: os.getppid() == zygote and reseed())

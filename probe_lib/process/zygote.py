@@ -10,14 +10,15 @@ end (as a kernel's), and is tied to whoever asked for it by the connection it wa
 like :class:`subprocess.Popen` (``pid``, ``poll``, ``wait``, signals) from what the zygote says there, and when
 that connection closes first (its asker ended, however) the zygote kills the child's group. The zygote ends, killing
 the children it still has, when the process that started it closes it or ends, or when it is sent SIGTERM or
-SIGHUP; a child can watch for its end itself (a kernel is given the zygote as its parent to poll). It runs in its own
-empty folder, so nothing in its starter's folder changes what it imports, and only its starter's user can ask: the
-socket lies in that folder, which only that user may enter.
+SIGHUP; a child is killed by the kernel as the zygote ends however it ends (``PR_SET_PDEATHSIG``). It runs in its
+own empty folder, so nothing in its starter's folder changes what it imports, and only its starter's user can ask:
+the socket lies in that folder, which only that user may enter.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import json
 import os
 import runpy
@@ -38,7 +39,8 @@ ASK_SECONDS = 10
 
 class Forked:
     """A child of the zygote, seen from the process that asked for it: the parts of :class:`subprocess.Popen`
-    ``jupyter_client`` uses. Its exit code (negative: the signal that ended it) is what the zygote reaped."""
+    ``jupyter_client`` uses. Its exit code (negative: the signal that ended it) is what the zygote reaped, or -9
+    when the zygote ended first (its children are killed with it)."""
 
     stdin = stdout = stderr = None
 
@@ -84,7 +86,7 @@ class Forked:
                 break
             self._said += chunk
         line = self._said.partition(b"\n")[0]
-        # Closed without a word: the zygote was killed. The child (a kernel polling its parent) ends with it.
+        # Closed without a word: the zygote ended, and the kernel killed the child as it did (PR_SET_PDEATHSIG).
         self.returncode = json.loads(line)["exit"] if line else -signal.SIGKILL
         self._connection.close()
 
@@ -184,13 +186,14 @@ def running() -> Zygote | None:
 # The zygote's side.
 
 
-def _serve(listener: socket.socket) -> None:
+def _serve(listener: socket.socket, signalled: int) -> None:
     """Fork a child per request until the owner says so or goes; tell each asker its child's pid, then its exit code;
     kill a child's group when its asker's connection closes first."""
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ, "ask")
     selector.register(sys.stdin.fileno(), selectors.EVENT_READ, "owner")  # a word, or closed by all who hold it
     selector.register(os.pidfd_open(os.getppid()), selectors.EVENT_READ, "owner")  # or the owner is gone
+    selector.register(signalled, selectors.EVENT_READ, "owner")  # or SIGTERM or SIGHUP came
     askers: dict[int, socket.socket] = {}  # child's pid (not reaped yet, so its own) -> the connection it was asked on
     try:
         while True:
@@ -198,14 +201,8 @@ def _serve(listener: socket.socket) -> None:
                 if key.data == "owner":
                     return
                 if key.data == "ask":
-                    connection, _ = listener.accept()
-                    pid = _fork(connection, [listener, *askers.values()], selector)
-                    if pid is None:
-                        connection.close()
-                        continue
-                    askers[pid] = connection
-                    selector.register(os.pidfd_open(pid), selectors.EVENT_READ, ("ended", pid))
-                    selector.register(connection, selectors.EVENT_READ, ("left", pid))
+                    with contextlib.suppress(OSError):  # one request that fails (a full process table) is its own
+                        _ask(listener, askers, selector)
                     continue
                 what, pid = key.data
                 if pid not in askers:  # ended and left at once: reaped already
@@ -215,8 +212,8 @@ def _serve(listener: socket.socket) -> None:
                     _kill_group(pid)
                     continue
                 os.close(key.fd)
-                _, status = os.waitpid(pid, 0)
                 connection = askers.pop(pid)
+                _, status = os.waitpid(pid, 0)
                 with contextlib.suppress(OSError):
                     connection.sendall(json.dumps({"exit": os.waitstatus_to_exitcode(status)}).encode() + b"\n")
                 with contextlib.suppress(KeyError):
@@ -227,6 +224,25 @@ def _serve(listener: socket.socket) -> None:
             _kill_group(pid)
 
 
+def _ask(listener: socket.socket, askers: dict[int, socket.socket], selector: selectors.BaseSelector) -> None:
+    """Take one request: fork its child and watch it and its asker (an asker given no pid starts its own)."""
+    connection, _ = listener.accept()
+    pid = _fork(connection, [listener, *askers.values()], selector)
+    if pid is None:
+        connection.close()
+        return
+    askers[pid] = connection
+    try:
+        selector.register(os.pidfd_open(pid), selectors.EVENT_READ, ("ended", pid))
+    except OSError:
+        del askers[pid]
+        _kill_group(pid)
+        os.waitpid(pid, 0)
+        connection.close()
+        raise
+    selector.register(connection, selectors.EVENT_READ, ("left", pid))
+
+
 def _kill_group(pid: int) -> None:
     """Kill a child (not reaped yet, so its pid is still its own) and the group it leads, if it has made it yet."""
     for kill in (os.killpg, os.kill):
@@ -235,8 +251,10 @@ def _kill_group(pid: int) -> None:
 
 
 def _fork(connection: socket.socket, others: list[socket.socket], selector: selectors.BaseSelector) -> int | None:
-    """Read a request from ``connection`` and fork its child, answering its pid (``None``: no request came); the
-    child never returns. Only the owner's own processes can connect, each sending its request at once."""
+    """Read a request from ``connection`` and fork its child, answering its pid (``None``: no request came, or no
+    process could be made); the child never returns. Only the owner's own processes can connect, each sending its
+    request at once."""
+    zygote = os.getpid()
     try:
         connection.settimeout(ASK_SECONDS)
         said = b""
@@ -244,15 +262,21 @@ def _fork(connection: socket.socket, others: list[socket.socket], selector: sele
             said += chunk
         request = json.loads(said.partition(b"\n")[0])
         connection.settimeout(None)
+        pid = os.fork()
     except (OSError, ValueError):
         return None
-    pid = os.fork()
     if pid:
         with contextlib.suppress(OSError):  # an asker gone already: its connection's end kills the child
             connection.sendall(json.dumps({"pid": pid}).encode() + b"\n")
         return pid
     code = 1
     try:
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # killed as the zygote ends, however it ends
+        if os.getppid() != zygote:  # it ended before that
+            os._exit(code)
+        for stop in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(stop, signal.SIG_DFL)
+        os.close(signal.set_wakeup_fd(-1))
         for key in selector.get_map().values():  # the zygote's own ends
             if isinstance(key.fileobj, int) and key.fd != sys.stdin.fileno():
                 os.close(key.fd)
@@ -264,8 +288,6 @@ def _fork(connection: socket.socket, others: list[socket.socket], selector: sele
         os.close(ended)
         os.close(end)
         os.setsid()
-        for stop in (signal.SIGTERM, signal.SIGHUP):
-            signal.signal(stop, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         os.chdir(request["cwd"])
         os.environ.clear()
@@ -287,14 +309,19 @@ def _fork(connection: socket.socket, others: list[socket.socket], selector: sele
         os._exit(code)
 
 
-def _stop(signum: int, frame: object) -> None:
-    raise SystemExit(128 + signum)
+#: prctl(2)'s option that has the kernel signal a process when its parent ends.
+_PR_SET_PDEATHSIG = 1
 
 
 def _main(address: str, told: int, prepare: str) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is its owner's to handle; the zygote ends with it
-    for stop in (signal.SIGTERM, signal.SIGHUP):  # a closed terminal, a cancelled job: end its children first
-        signal.signal(stop, _stop)
+    # SIGTERM and SIGHUP (a closed terminal, a cancelled job) only write to a pipe the loop watches, which then ends
+    # the children first: no signal lands mid-fork or mid-answer.
+    signalled, told_signalled = os.pipe()
+    os.set_blocking(told_signalled, False)
+    signal.set_wakeup_fd(told_signalled)
+    for stop in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(stop, lambda signum, frame: None)
     try:
         runpy.run_path(prepare, run_name="__zygote__")
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -302,7 +329,7 @@ def _main(address: str, told: int, prepare: str) -> None:
         listener.listen(64)
         os.write(told, b"ready\n")
         os.close(told)
-        _serve(listener)
+        _serve(listener, signalled)
     finally:
         with contextlib.suppress(OSError):
             os.unlink(address)
