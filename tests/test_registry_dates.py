@@ -10,6 +10,7 @@ import json
 import platform
 import sys
 from dataclasses import replace
+from datetime import timedelta
 
 import pytest
 
@@ -18,10 +19,11 @@ from probe_lib.analysis import timeline as tables
 from probe_lib.claims import framework_ranges, ledger
 from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import Verdict
+from probe_lib.core import paths
 from probe_lib.history import framework_sweep, sweep
 from probe_lib.history import timeline as committed
 from probe_lib.install import releases as releases_module
-from probe_lib.install.releases import RESOLUTION, Releases
+from probe_lib.install.releases import RESOLUTION, Releases, parse_time
 
 
 def _releases(*dated: tuple[str, str], framework: str = "ai-sdk") -> list[committed.Release]:
@@ -143,7 +145,8 @@ def test_a_release_dated_after_a_later_release_of_its_line_is_resolved_as_of_tha
 @pytest.mark.node
 def test_an_exact_dependency_the_registry_dates_late_is_named_outright_for_its_dependant_only(private_cache):
     """Measured on the registry: @openai/agents 0.16.1 requires @openai/agents-core at exactly 0.16.1, which the
-    registry dates four days after it, so resolving as of its own day failed ("cannot be resolved as of its day").
+    registry dates nearly four days after it (as docs/frameworks.md says), so resolving as of its own day failed
+    ("cannot be resolved as of its day").
     ai 3.1.0 is dated after 3.1.28 and requires @ai-sdk/provider-utils 0.0.5, dated later still, while the
     @ai-sdk/openai beside it asks for another version: that one is not overridden."""
     agents = frameworks.get("openai-agents-js").pins
@@ -152,6 +155,10 @@ def test_an_exact_dependency_the_registry_dates_late_is_named_outright_for_its_d
     assert "@openai/agents-core@0.16.1" in resolution["named_outright"]
     assert "@openai/agents-core@0.16.1" in json.loads((folder / "package.json").read_text())["overrides"]
     assert _locked(folder)["node_modules/@openai/agents-core"] == "0.16.1"
+    core = Releases("@openai/agents-core", "npm", "openai-agents-core")
+    late = parse_time(core.published("0.16.1")) - parse_time(agents.releases.published("0.16.1"))
+    assert timedelta(days=3.5) <= late < timedelta(days=4), late
+    assert "is dated nearly four days after it" in (paths.ROOT / "docs" / "frameworks.md").read_text(encoding="utf-8")
 
     ai = frameworks.get("ai-sdk").pins
     folder = ai.folder("3.1.0")
@@ -262,7 +269,7 @@ def test_pypi_dates_no_release_of_a_swept_package_after_a_later_release_of_its_l
     """docs/frameworks.md says so of every swept PyPI package (not only the releases measured): held to the committed
     release list, which a sweep writes from the registry's listing."""
     said = "PyPI dates no release of the swept packages after a later release of its line"
-    assert said in " ".join((committed.paths.ROOT / "docs" / "frameworks.md").read_text(encoding="utf-8").split())
+    assert said in " ".join((paths.ROOT / "docs" / "frameworks.md").read_text(encoding="utf-8").split())
     late = committed.backdated(committed.read_releases())
     on_pypi = sorted(key for key in late if framework_sweep.subject(key[0]).registry == "pypi")
     assert not on_pypi, on_pypi
