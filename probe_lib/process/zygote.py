@@ -44,7 +44,7 @@ class Forked:
 
     stdin = stdout = stderr = None
 
-    def __init__(self, connection: socket.socket, pid: int, said: bytes = b"") -> None:
+    def __init__(self, connection: socket.socket, pid: int, said: bytearray) -> None:
         self.pid = pid
         self.returncode: int | None = None
         self._connection = connection
@@ -80,12 +80,7 @@ class Forked:
         self.send_signal(signal.SIGKILL)
 
     def _ended(self, flags: int = 0) -> None:
-        while b"\n" not in self._said:
-            chunk = self._connection.recv(65536, flags)
-            if not chunk:
-                break
-            self._said += chunk
-        line = self._said.partition(b"\n")[0]
+        line = _line(self._connection, self._said, flags)
         # Closed without a word: the zygote ended, and the kernel killed the child as it did (PR_SET_PDEATHSIG).
         self.returncode = json.loads(line)["exit"] if line else -signal.SIGKILL
         self._connection.close()
@@ -133,15 +128,12 @@ class Zygote:
             connection.connect(str(self.address))
             request = {"module": module, "argv": list(argv), "env": dict(env), "cwd": os.fspath(cwd)}
             connection.sendall(json.dumps(request).encode() + b"\n")
-            said = b""
-            while b"\n" not in said:
-                chunk = connection.recv(65536)
-                if not chunk:
-                    raise ConnectionError("the zygote closed the connection without forking")
-                said += chunk
+            said = bytearray()
+            line = _line(connection, said)
+            if not line:
+                raise ConnectionError("the zygote closed the connection without forking")
             connection.settimeout(None)
-            line, _, rest = said.partition(b"\n")
-            return Forked(connection, json.loads(line)["pid"], rest)
+            return Forked(connection, json.loads(line)["pid"], said)
         except BaseException:
             connection.close()
             raise
@@ -181,6 +173,21 @@ _running: Zygote | None = None
 def running() -> Zygote | None:
     """The zygote this process (or the process it was forked from) started and has not closed, if any."""
     return _running
+
+
+def _line(connection: socket.socket, said: bytearray, flags: int = 0) -> bytes:
+    """The next line ``connection`` says (empty: it closed first), taken from ``said`` and what arrives after it;
+    what arrives past the line stays in ``said``, and so does a part line when ``recv`` raises (``MSG_DONTWAIT``
+    with nothing more there: :class:`BlockingIOError`)."""
+    while b"\n" not in said:
+        chunk = connection.recv(65536, flags)
+        if not chunk:
+            said.clear()
+            return b""
+        said += chunk
+    line, _, rest = bytes(said).partition(b"\n")
+    said[:] = rest
+    return line
 
 
 # The zygote's side.
@@ -257,10 +264,7 @@ def _fork(connection: socket.socket, others: list[socket.socket], selector: sele
     zygote = os.getpid()
     try:
         connection.settimeout(ASK_SECONDS)
-        said = b""
-        while b"\n" not in said and (chunk := connection.recv(65536)):
-            said += chunk
-        request = json.loads(said.partition(b"\n")[0])
+        request = json.loads(_line(connection, bytearray()))
         connection.settimeout(None)
         pid = os.fork()
     except (OSError, ValueError):
