@@ -19,6 +19,7 @@ import pytest
 
 from probe_lib.core import paths
 from probe_lib.present import execution, kernels, staleness
+from probe_lib.process import zygote
 
 
 @pytest.fixture(autouse=True)
@@ -214,6 +215,8 @@ def test_a_forked_kernel_ends_with_its_zygote_as_a_cold_one_ends_with_its_starte
 
 
 def test_the_modules_that_start_and_prepare_a_kernel_are_inputs_of_every_notebook(tmp_path):
+    """Named by the code that runs (the modules and the zygote's preparation script), not by a list of paths."""
     values = staleness.declared(notebook(tmp_path, "n", "1"), {})
-    for module in ("present/execution.py", "present/kernels.py", "present/warm_kernel.py", "process/zygote.py"):
-        assert values[f"kit:probe_lib/{module}"] == staleness.sha256(paths.PACKAGE / module), module
+    for module in (Path(execution.__file__), Path(kernels.__file__), kernels.PREPARE, Path(zygote.__file__)):
+        name = f"kit:{module.relative_to(paths.ROOT).as_posix()}"
+        assert values.get(name) == staleness.sha256(module), name
