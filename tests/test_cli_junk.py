@@ -539,7 +539,7 @@ alias_levels = st.tuples(st.integers(0, 9), st.integers(1, 9)).map(
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     aliases=alias_levels,
-    field=st.sampled_from([*scenario_files.FIELDS, "name", "other"]),
+    field=st.sampled_from([*scenario_files.SCHEMA["$defs"]["ScenarioEntry"]["properties"], "other"]),
     value=yaml_nodes | st.integers(0, 9).map(lambda level: f"*d{level}"),
 )
 @pytest.mark.slow

@@ -9,7 +9,7 @@ import pytest
 
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
-from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
+from probe_lib.core.scenarios import Scenario, ToolSpec, json_name, named, tools
 from probe_lib.core.target import baseline
 from probe_lib.frameworks import mastra
 from probe_lib.frameworks.mastra import catalogue
@@ -168,8 +168,19 @@ def test_the_catalogue_round_trips_through_the_format():
 
 def test_every_scenario_field_can_be_written_in_a_file():
     """A field added to Scenario must get a file field too, or files could not say everything a scenario holds."""
-    covered = {attribute for attribute, _ in scenario_files.FIELDS.values()}
-    assert covered == {field.name for field in dataclasses.fields(Scenario)}
+    written = set(scenario_files.SCHEMA["$defs"]["ScenarioEntry"]["properties"])
+    assert written == {json_name(field.name) for field in dataclasses.fields(Scenario)}
+    assert "maxSteps" in written and "max_steps" not in written
+
+
+def test_the_schema_is_the_one_the_reader_checks():
+    """The published schema says what the reader refuses: an editor checking a file against it agrees."""
+    entry = scenario_files.SCHEMA["$defs"]["ScenarioEntry"]
+    assert entry["additionalProperties"] is False and entry["required"] == ["name"]
+    assert entry["properties"]["maxSteps"]["maximum"] == 100
+    assert {"enum": ["auto", "required", "none"], "type": "string"} in entry["properties"]["toolChoice"]["oneOf"]
+    tool = entry["properties"]["tools"]["items"]["oneOf"]
+    assert tool[0]["type"] == "string" and tool[1] == {"$ref": "#/$defs/ToolEntry"}
 
 
 def test_every_field_other_than_defaults_survives_a_round_trip():
@@ -216,7 +227,7 @@ MALFORMED = {
     "wrong type": (
         GOOD + "  - name: second\n    maxSteps: two\n",
         "scenario 'second' (number 2): field 'maxSteps'",
-        "'two' is not of type 'integer'",
+        'Input should be a valid integer, not "two"',
     ),
     "unquoted number key": (
         "scenarios:\n  - name: n\n    tools: [b, 42]\n",
@@ -236,17 +247,21 @@ MALFORMED = {
     "tool without key": (
         "scenarios:\n  - name: t\n    tools: [{id: b}]\n",
         "scenario 't' (number 1): field 'tools[0]'",
-        "'key' is a required property",
+        "'key' is required",
     ),
     "bad toolChoice": (
         GOOD + "    toolChoice: {type: tool, name: a.b}\n",
         "scenario 'first' (number 1): field 'toolChoice",
         "",
     ),
-    "bad method": (GOOD + "    method: call\n", "scenario 'first' (number 1): field 'method'", "'call' is not one of"),
+    "bad method": (
+        GOOD + "    method: call\n",
+        "scenario 'first' (number 1): field 'method'",
+        "Input should be 'generate' or 'stream', not \"call\"",
+    ),
     "bad reply": (
         GOOD + "    replies: [{txt: hi}]\n",
-        "scenario 'first' (number 1): field 'replies'",
+        "scenario 'first' (number 1): field 'replies[0]'",
         'unknown reply kind "txt"',
     ),
     "duplicate name": (
@@ -259,13 +274,13 @@ MALFORMED = {
         "scenario 'first' (number 1): field 'tools' is given twice in one mapping",
         "(line 4)",
     ),
-    "no scenarios": ("description: nothing\n", "'scenarios' is a required property", ""),
+    "no scenarios": ("description: nothing\n", "'scenarios' is required", ""),
     "unknown top field": (GOOD + "senarios: []\n", "field 'senarios'", "unknown field; known: description, scenarios"),
-    "empty name": ("scenarios:\n  - name: ''\n", "field 'name'", "should be non-empty"),
+    "empty name": ("scenarios:\n  - name: ''\n", "field 'name'", "String should have at least 1 character"),
     "toolset named by a number": (
         "scenarios:\n  - name: s\n    toolsets: {1: [x]}\n",
-        "scenario 's' (number 1): field 'toolsets'",
-        "1 is not of type 'string' (quote it",
+        "scenario 's' (number 1): field 'toolsets.1'",
+        "Input should be a valid string, not 1 (quote it",
     ),
     "a list, not a mapping": ("- name: a\n", "the top level must be a mapping with a 'scenarios' list, not list", ""),
     "not YAML": ("scenarios: [\n", "not valid YAML", ""),
@@ -290,7 +305,9 @@ def test_a_malformed_json_file_is_one_line_too(tmp_path):
     path = tmp_path / "mine.json"
     path.write_text('{"scenarios": [{"name": "j", "tools": ["a", 7]}]}', encoding="utf-8")
     with pytest.raises(
-        InputError, match=r"mine\.json: scenario 'j' \(number 1\): field 'tools\[1\]': 7 is not a key string"
+        InputError,
+        match=r"mine\.json: scenario 'j' \(number 1\): field 'tools\[1\]': Input should be a key string or a \{key, "
+        r"id, builtin, hang\} mapping, not 7",
     ):
         scenario_files.load(path)
     path.write_text('{"scenarios": [', encoding="utf-8")

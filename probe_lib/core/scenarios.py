@@ -7,9 +7,9 @@ which builds a real ``Agent`` from it and calls ``generate()`` or ``stream()``.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Any, Literal
 
 from probe_lib.core.errors import InputError
 from probe_lib.wire.replies import Reply
@@ -110,39 +110,57 @@ class Scenario:
     #: 16 concurrent turns were seen to pass 10 s, so the default leaves room (a hang still ends).
     timeout_ms: int = 30_000
 
+    def changed(self, tool: Callable[[ToolSpec], Any] = ToolSpec.to_json) -> dict[str, Any]:
+        """Each field that differs from its default (and ``name``), under its JSON name, in JSON form, each tool as
+        ``tool`` writes it: what a scenario file writes down and the runner reads."""
+        return {
+            json_name(attribute): _as_json(getattr(self, attribute), tool)
+            for attribute, default in DEFAULTS.items()
+            if default is _REQUIRED or getattr(self, attribute) != default
+        }
+
     def to_json(self, url: str) -> dict:
-        """The runner's input line; ``url`` is the capture server's base URL for this scenario."""
-        data: dict = {
-            "id": self.name,
-            "url": url,
-            "tools": [spec.to_json() for spec in self.tools],
-            "method": self.method,
-            "maxSteps": self.max_steps,
-            "instructions": self.instructions,
-            "timeoutMs": self.timeout_ms,
+        """The runner's input line; ``url`` is the capture server's base URL for this scenario. The runner reads the
+        fields it always needs, and the others where they differ from the default; the replies are the capture
+        server's."""
+        always = {
+            json_name(attribute): _as_json(getattr(self, attribute), ToolSpec.to_json) for attribute in _RUNNER_ALWAYS
         }
-        optional = {
-            "agents": [spec.to_json() for spec in self.agents] or None,
-            "workflows": [spec.to_json() for spec in self.workflows] or None,
-            "toolsets": {name: [spec.to_json() for spec in specs] for name, specs in self.toolsets.items()} or None,
-            "clientTools": [spec.to_json() for spec in self.client_tools] or None,
-            "toolChoice": self.tool_choice,
-            "activeTools": list(self.active_tools) if self.active_tools is not None else None,
-            "remedy": self.remedy or None,
-            "allBuiltins": self.all_builtins,
-            "reportPackage": self.report_package or None,
-            "docsSections": list(self.docs_sections) or None,
-            "docsMentions": list(self.docs_mentions) or None,
-            "sharedBy": self.shared_by if self.shared_by > 1 else None,
-            "wire": self.wire if self.wire != "chat" else None,
-            "lookups": list(self.lookups) or None,
-            "mastraTools": [spec.to_json() for spec in self.mastra_tools] or None,
-            "agentKey": self.agent_key,
-            "agentId": self.agent_id,
-            "logs": None if self.logs else False,
-        }
-        data.update({name: value for name, value in optional.items() if value is not None})
-        return data
+        changed = {name: value for name, value in self.changed().items() if name not in ("name", "replies")}
+        return {"id": self.name, "url": url} | always | changed
+
+
+def json_name(attribute: str) -> str:
+    """A ``Scenario`` attribute's name in JSON (scenario files, the runner's input): ``max_steps`` -> ``maxSteps``."""
+    first, *rest = attribute.split("_")
+    return first + "".join(part.capitalize() for part in rest)
+
+
+def _as_json(value: Any, tool: Callable[[ToolSpec], Any]) -> Any:
+    """A field's value in JSON: each tool as ``tool`` writes it, replies in their JSON form, tuples as lists."""
+    if isinstance(value, ToolSpec):
+        return tool(value)
+    if isinstance(value, Reply):
+        return value.to_json()
+    if isinstance(value, tuple):
+        return [_as_json(item, tool) for item in value]
+    if isinstance(value, Mapping):
+        return {name: _as_json(item, tool) for name, item in value.items()}
+    return value
+
+
+_REQUIRED = object()
+#: Each attribute's default (``_REQUIRED`` for ``name``), which neither a file nor the runner's input spells out.
+DEFAULTS = {
+    each.name: each.default
+    if each.default is not MISSING
+    else each.default_factory()
+    if each.default_factory is not MISSING
+    else _REQUIRED
+    for each in fields(Scenario)
+}
+#: What the runner's input holds even at its default.
+_RUNNER_ALWAYS = ("tools", "method", "max_steps", "instructions", "timeout_ms")
 
 
 def for_keys(name: str, keys: Sequence[str], tool_choice: ToolChoice = None, *, logs: bool = True) -> Scenario:

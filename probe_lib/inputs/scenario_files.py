@@ -27,115 +27,134 @@ optional and defaults to what :class:`Scenario` says::
 
 YAML is read as JSON's data model: a date is the text written, and what JSON cannot say (other tags such as
 ``!!binary``, a list or mapping as a key, NaN) is refused, as are nesting past :data:`MAX_DEPTH` levels and aliases
-that expand past :data:`MAX_VALUES` values; an anchor used a few times is fine. :data:`SCHEMA` is the format's JSON
-Schema, checked with ``jsonschema``; replies are read by :func:`probe_lib.wire.replies.reply_from_json`. A bad file
-raises one :class:`InputError` line naming the file, the scenario and the field. The kit's own catalogue
-(``frameworks/mastra/catalogue.yaml``) is written in this format.
+that expand past :data:`MAX_VALUES` values; an anchor used a few times is fine. A file is then checked by the
+pydantic models of the format (:class:`ScenarioFile`), which also make its JSON Schema (:data:`SCHEMA`); a field's
+name is its attribute's JSON name (:func:`~probe_lib.core.scenarios.json_name`), and replies are read by
+:func:`probe_lib.wire.replies.reply_from_json`. A bad file raises one :class:`InputError` line naming the file, the
+scenario and the field. The kit's own catalogue (``frameworks/mastra/catalogue.yaml``) is written in this format.
 """
 
 from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Annotated, Any, Literal, NoReturn
 
-import jsonschema
+import pydantic
 import yaml
+from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag
 
 from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
-from probe_lib.core.scenarios import Scenario, ToolSpec
+from probe_lib.core.scenarios import DEFAULTS, Scenario, ToolSpec, json_name
 from probe_lib.wire.replies import reply_from_json
 
 #: Bigger than any hand-written file (the catalogue is 5 kB): a larger one is most likely the wrong file.
 MAX_FILE_BYTES = 1_000_000
-_DEFAULT = Scenario(name="defaults")
 
-_TOOL = {
-    "x-expected": "a key string or {key, id, builtin, hang}",
-    "oneOf": [
-        {"type": "string", "description": "a probe tool registered under this key, whose id is the key"},
-        {
-            "type": "object",
-            "required": ["key"],
-            "additionalProperties": False,
-            "properties": {
-                "key": {"type": "string", "description": "the key the tool is registered under"},
-                "id": {"type": "string", "description": "the tool's own id (default: the key)"},
-                "builtin": {"type": "string", "description": "a built-in export of @mastra/core/tools (askUserTool …)"},
-                "hang": {"type": "boolean", "description": "execute never returns (the turn ends by its timeout)"},
-            },
-        },
-    ],
-}
-_TOOLS = {"type": "array", "items": _TOOL}
 
-#: One scenario's fields: file name -> (``Scenario`` attribute, JSON Schema of the value).
-FIELDS: Mapping[str, tuple[str, dict]] = {
-    "name": ("name", {"type": "string", "minLength": 1}),
-    "tools": ("tools", _TOOLS),
-    "agents": ("agents", _TOOLS),
-    "workflows": ("workflows", _TOOLS),
-    "toolsets": ("toolsets", {"type": "object", "propertyNames": {"type": "string"}, "additionalProperties": _TOOLS}),
-    "clientTools": ("client_tools", _TOOLS),
-    "toolChoice": (
-        "tool_choice",
-        {
-            "x-expected": "auto, required, none or {type: tool, toolName: NAME}",
-            "oneOf": [
-                {"enum": ["auto", "required", "none"]},
-                {
-                    "type": "object",
-                    "required": ["type", "toolName"],
-                    "additionalProperties": False,
-                    "properties": {"type": {"const": "tool"}, "toolName": {"type": "string"}},
-                },
-            ],
-        },
+class _FileMapping(pydantic.BaseModel):
+    """A mapping of a scenario file: its fields under their JSON names, no others, no value converted."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=json_name, frozen=True)
+
+
+class ToolEntry(_FileMapping):
+    """A tool written as a mapping (a bare key string is the other form)."""
+
+    key: str = Field(description="the key the tool is registered under")
+    id: str | None = Field(None, description="the tool's own id (default: the key)")
+    builtin: str | None = Field(None, description="a built-in export of @mastra/core/tools (askUserTool …)")
+    hang: bool = Field(False, description="execute never returns (the turn ends by its timeout)")
+
+
+class ForcedTool(_FileMapping):
+    """A ``toolChoice`` that forces one tool by name (``auto``, ``required`` and ``none`` are the other form)."""
+
+    type: Literal["tool"]
+    tool_name: str
+
+
+def _form(plain: type) -> Callable[[Any], str | None]:
+    """Which form a value is written in: ``mapping``, ``plain`` (an instance of ``plain``), or neither (None)."""
+    return lambda value: "mapping" if isinstance(value, dict) else "plain" if isinstance(value, plain) else None
+
+
+#: The error a tool that is neither a key string nor a mapping gets.
+_NOT_A_TOOL = "tool_form"
+
+
+def _spec(value: str | ToolEntry) -> ToolSpec:
+    return ToolSpec(value) if isinstance(value, str) else ToolSpec(**value.model_dump())
+
+
+_Tool = Annotated[
+    Annotated[str, Tag("plain"), Field(description="a probe tool registered under this key, whose id is the key")]
+    | Annotated[ToolEntry, Tag("mapping")],
+    Discriminator(
+        _form(str),
+        custom_error_type=_NOT_A_TOOL,
+        custom_error_message="Input should be a key string or a {key, id, builtin, hang} mapping",
     ),
-    "activeTools": ("active_tools", {"type": "array", "items": {"type": "string"}}),
-    "method": ("method", {"enum": ["generate", "stream"]}),
-    "replies": ("replies", {"type": "array", "items": {"type": "object"}}),
-    "maxSteps": ("max_steps", {"type": "integer", "minimum": 1, "maximum": 100}),
-    "remedy": ("remedy", {"type": "boolean"}),
-    "instructions": ("instructions", {"type": "string"}),
-    "timeoutMs": ("timeout_ms", {"type": "integer", "minimum": 1, "maximum": 600_000}),
-    "allBuiltins": ("all_builtins", {"enum": ["export", "id"]}),
-    "reportPackage": ("report_package", {"type": "boolean"}),
-    "docsSections": ("docs_sections", {"type": "array", "items": {"type": "string"}}),
-    "docsMentions": ("docs_mentions", {"type": "array", "items": {"type": "string", "minLength": 1}}),
-    "sharedBy": ("shared_by", {"type": "integer", "minimum": 1, "maximum": 16}),
-    "wire": ("wire", {"enum": ["chat", "responses", "messages"]}),
-    "lookups": ("lookups", {"type": "array", "items": {"type": "string"}}),
-    "mastraTools": ("mastra_tools", _TOOLS),
-    "agentKey": ("agent_key", {"type": "string"}),
-    "agentId": ("agent_id", {"type": "string", "minLength": 1}),
-    "logs": ("logs", {"type": "boolean"}),
-}
+    AfterValidator(_spec),
+]
+_Tools = Annotated[list[_Tool], AfterValidator(tuple)]
+_Texts = Annotated[list[str], AfterValidator(tuple)]
+_Reply = Annotated[dict[str, Any], AfterValidator(reply_from_json)]
+_ToolChoice = Annotated[
+    Annotated[Literal["auto", "required", "none"], Tag("plain")]
+    | Annotated[ForcedTool, AfterValidator(lambda forced: forced.model_dump(by_alias=True)), Tag("mapping")],
+    Discriminator(
+        _form(str),
+        custom_error_type="tool_choice",
+        custom_error_message="Input should be auto, required, none or {type: tool, toolName: NAME}",
+    ),
+]
 
-SCHEMA: dict = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "title": "probe-lib scenario file",
-    "type": "object",
-    "required": ["scenarios"],
-    "additionalProperties": False,
-    "properties": {
-        "description": {"type": "string"},
-        "scenarios": {
-            "type": "array",
-            "minItems": 1,
-            "items": {
-                "type": "object",
-                "required": ["name"],
-                "additionalProperties": False,
-                "properties": {field: schema for field, (_, schema) in FIELDS.items()},
-            },
-        },
-    },
-}
-_VALIDATOR = jsonschema.Draft202012Validator(SCHEMA)
+
+class ScenarioEntry(_FileMapping):
+    """One scenario: the fields of :class:`Scenario`, each optional but ``name``, with its defaults."""
+
+    name: str = Field(min_length=1)
+    tools: _Tools = DEFAULTS["tools"]
+    agents: _Tools = DEFAULTS["agents"]
+    workflows: _Tools = DEFAULTS["workflows"]
+    toolsets: dict[str, _Tools] = DEFAULTS["toolsets"]
+    client_tools: _Tools = DEFAULTS["client_tools"]
+    tool_choice: _ToolChoice = DEFAULTS["tool_choice"]
+    active_tools: _Texts = DEFAULTS["active_tools"]
+    method: Literal["generate", "stream"] = DEFAULTS["method"]
+    replies: Annotated[list[_Reply], AfterValidator(tuple)] = DEFAULTS["replies"]
+    max_steps: int = Field(DEFAULTS["max_steps"], ge=1, le=100)
+    remedy: bool = DEFAULTS["remedy"]
+    all_builtins: Literal["export", "id"] = DEFAULTS["all_builtins"]
+    report_package: bool = DEFAULTS["report_package"]
+    docs_sections: _Texts = DEFAULTS["docs_sections"]
+    docs_mentions: Annotated[list[Annotated[str, Field(min_length=1)]], AfterValidator(tuple)] = DEFAULTS[
+        "docs_mentions"
+    ]
+    shared_by: int = Field(DEFAULTS["shared_by"], ge=1, le=16)
+    instructions: str = DEFAULTS["instructions"]
+    wire: Literal["chat", "responses", "messages"] = DEFAULTS["wire"]
+    lookups: _Texts = DEFAULTS["lookups"]
+    mastra_tools: _Tools = DEFAULTS["mastra_tools"]
+    agent_key: str = DEFAULTS["agent_key"]
+    agent_id: str = Field(DEFAULTS["agent_id"], min_length=1)
+    logs: bool = DEFAULTS["logs"]
+    timeout_ms: int = Field(DEFAULTS["timeout_ms"], ge=1, le=600_000)
+
+
+class ScenarioFile(_FileMapping):
+    """A whole file: an optional description and at least one scenario."""
+
+    description: str = None
+    scenarios: list[ScenarioEntry] = Field(min_length=1)
+
+
+#: The format's JSON Schema (what an editor can check a file against), made from the models that read it.
+SCHEMA: dict = ScenarioFile.model_json_schema(by_alias=True) | {"title": "probe-lib scenario file"}
 
 
 #: The YAML tags a scenario file may hold, explicit or implied: what JSON can say. Everything else PyYAML's safe
@@ -148,7 +167,7 @@ _TAGS_OF = {
     yaml.MappingNode: {"tag:yaml.org,2002:map"},
 }
 #: Deeper than any scenario needs (a reply's tool-call arguments start at level 7), and shallow enough that no
-#: reader of the document (PyYAML's composer, jsonschema, json.dumps) nears Python's recursion limit.
+#: reader of the document (PyYAML's composer, pydantic, json.dumps) nears Python's recursion limit.
 MAX_DEPTH = 64
 #: As many values as the biggest file allowed could spell out (each takes at least two bytes): aliases may share
 #: parts of a file, but never make it cost more to read than that.
@@ -296,70 +315,59 @@ def _where(label: str, path: Sequence[Any], name: str | None = None) -> str:
     return f"{label}: field {_field_path(path)!r}" if path else label
 
 
-def _name(document: Any, path: Sequence[Any]) -> str | None:
+def _located(document: Any, loc: Sequence[Any]) -> list[Any]:
+    """The path of pydantic's ``loc`` in ``document``: a step the document has no place for (``[key]``, or the name
+    of a form: ``plain``, ``mapping``) is not a field, and is left out."""
+    path, value = [], document
+    for step in loc:
+        if isinstance(value, list) and isinstance(step, int):
+            path.append(step)
+        elif isinstance(value, dict) and step in value:
+            path.append(str(step))  # a key YAML read as a number is still a name, not a position
+        else:
+            continue
+        value = value[step]
+    return path
+
+
+def _fault(label: str, document: Any, error: pydantic.ValidationError) -> InputError:
+    """The first thing wrong with ``document`` as one line naming the file, the scenario and the field."""
+    first = error.errors(include_url=False)[0]
+    path, kind, value = _located(document, first["loc"]), first["type"], first["input"]
+    shown = json.dumps(value, ensure_ascii=False)[:60]
+    if kind == "extra_forbidden":
+        known = ", ".join(sorted(field.alias for field in _model_at(path[:-1]).model_fields.values()))
+        message = f"unknown field; known: {known}"
+    elif kind == "missing":
+        message = f"{first['loc'][-1]!r} is required"
+    elif kind == "value_error":  # a reply form: reply_from_json says what is wrong with it
+        message = str(first["ctx"]["error"])
+    elif kind == "model_type":
+        message = f"the top level must be a mapping with a 'scenarios' list, not {type(value).__name__}"
+        message = message if not path else f"{shown} is not a mapping"
+    elif kind in ("too_short", "too_long"):  # pydantic's message gives the length found
+        message = first["msg"]
+    else:
+        message = f"{first['msg']}, not {shown}"
+    if kind in ("string_type", _NOT_A_TOOL) and isinstance(value, int | float | bool):
+        message += " (quote it: YAML reads 42, 1.5, yes and no as numbers and booleans)"
+    return InputError(f"{_where(label, path, _scenario_name(document, path))}: {message[:200]}")
+
+
+def _model_at(path: Sequence[Any]) -> type[pydantic.BaseModel]:
+    """The model of the mapping at ``path``: the file, a scenario, a tool or a forced ``toolChoice``."""
+    if len(path) < 3:
+        return ScenarioFile if not path else ScenarioEntry
+    return ForcedTool if path[2] == "toolChoice" else ToolEntry
+
+
+def _scenario_name(document: Any, path: Sequence[Any]) -> str | None:
     """The name of the scenario ``path`` leads into, if it has a text one."""
-    if len(path) < 2 or path[0] != "scenarios" or not isinstance(path[1], int):
+    if len(path) < 2 or path[0] != "scenarios":
         return None
     item = document["scenarios"][path[1]]
     name = item.get("name") if isinstance(item, dict) else None
     return name if isinstance(name, str) else None
-
-
-def _schema_error(label: str, document: Any) -> InputError | None:
-    """The most telling schema violation of ``document`` as one line, or ``None`` when it is valid."""
-    error = jsonschema.exceptions.best_match(_VALIDATOR.iter_errors(document))
-    return None if error is None else _schema_error_of(label, document, error)
-
-
-def _schema_error_of(label: str, document: Any, error: jsonschema.ValidationError) -> InputError:
-    path = list(error.absolute_path)
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        known = sorted(error.schema.get("properties", {}))
-        unknown = sorted(set(error.instance) - set(known), key=str)
-        return InputError(
-            f"{_where(label, path + [unknown[0]], _name(document, path))}: unknown field; known: {', '.join(known)}"
-        )
-    message = error.message
-    if error.validator == "oneOf":  # say what the alternatives are; for a tool object, what is wrong inside it
-        objects = [n for n, branch in enumerate(error.validator_value) if branch.get("type") == "object"]
-        inner = [e for e in error.context if isinstance(error.instance, dict) and e.relative_schema_path[0] in objects]
-        if inner:
-            return _schema_error_of(label, document, jsonschema.exceptions.best_match(inner))
-        message = f"{json.dumps(error.instance, ensure_ascii=False)[:60]} is not {error.schema['x-expected']}"
-    if not path and error.validator == "type":
-        message = f"the top level must be a mapping with a 'scenarios' list, not {type(error.instance).__name__}"
-    expected = str(error.validator_value) if error.validator == "type" else error.schema.get("x-expected", "")
-    if isinstance(error.instance, (int, float, bool)) and "string" in expected:
-        message += " (quote it: YAML reads 42, 1.5, yes and no as numbers and booleans)"
-    return InputError(f"{_where(label, path, _name(document, path))}: {message[:200]}")
-
-
-def _tool(value: str | dict) -> ToolSpec:
-    return ToolSpec(value) if isinstance(value, str) else ToolSpec(**value)
-
-
-def _value(field: str, value: Any) -> Any:
-    """The ``Scenario`` attribute value of a (schema-valid) file field."""
-    if field in ("tools", "agents", "workflows", "clientTools", "mastraTools"):
-        return tuple(map(_tool, value))
-    if field == "toolsets":
-        return {name: tuple(map(_tool, specs)) for name, specs in value.items()}
-    if field in ("activeTools", "lookups", "docsSections", "docsMentions"):
-        return tuple(value)
-    if field == "replies":
-        return tuple(map(reply_from_json, value))
-    return value
-
-
-def _scenario(label: str, document: dict, number: int) -> Scenario:
-    entry = document["scenarios"][number]
-    attributes = {}
-    for field, value in entry.items():
-        try:
-            attributes[FIELDS[field][0]] = _value(field, value)
-        except InputError as error:  # a reply form; reply_from_json names what is wrong with it
-            raise InputError(f"{_where(label, ['scenarios', number, field], entry['name'])}: {error}") from None
-    return Scenario(**attributes)
 
 
 def parse(text: str, label: str = "<scenarios>", *, is_json: bool = False) -> list[Scenario]:
@@ -377,10 +385,11 @@ def parse(text: str, label: str = "<scenarios>", *, is_json: bool = False) -> li
         raise InputError(
             f"{label}: the file is empty; it needs a 'scenarios' list (see probe_lib.inputs.scenario_files)"
         )
-    fault = _schema_error(label, document)
-    if fault is not None:
-        raise fault
-    scenarios = [_scenario(label, document, number) for number in range(len(document["scenarios"]))]
+    try:
+        entries = ScenarioFile.model_validate(document).scenarios
+    except pydantic.ValidationError as error:
+        raise _fault(label, document, error) from None
+    scenarios = [Scenario(**{field: getattr(entry, field) for field in entry.model_fields_set}) for entry in entries]
     first: dict[str, int] = {}
     for number, scenario in enumerate(scenarios):
         if scenario.name in first:
@@ -415,33 +424,13 @@ def load(path: str | Path) -> list[Scenario]:
 
 
 def _tool_json(spec: ToolSpec) -> str | dict:
-    data = spec.to_json()
-    return spec.key if data == {"key": spec.key} else data
-
-
-def _field_json(field: str, value: Any) -> Any:
-    if field in ("tools", "agents", "workflows", "clientTools", "mastraTools"):
-        return [_tool_json(spec) for spec in value]
-    if field == "toolsets":
-        return {name: [_tool_json(spec) for spec in specs] for name, specs in value.items()}
-    if field in ("activeTools", "lookups", "docsSections", "docsMentions"):
-        return list(value)
-    if field == "replies":
-        return [reply.to_json() for reply in value]
-    return dict(value) if isinstance(value, Mapping) else value
+    """A tool as a file writes it: a probe tool whose id is its key as the key alone."""
+    return spec.key if spec == ToolSpec(spec.key) else spec.to_json()
 
 
 def to_document(scenarios: Sequence[Scenario], description: str | None = None) -> dict:
-    """The file form of ``scenarios``: each field that differs from :class:`Scenario`'s default, in ``FIELDS`` order."""
-    entries = []
-    for scenario in scenarios:
-        entries.append(
-            {
-                field: _field_json(field, getattr(scenario, attribute))
-                for field, (attribute, _) in FIELDS.items()
-                if field == "name" or getattr(scenario, attribute) != getattr(_DEFAULT, attribute)
-            }
-        )
+    """The file form of ``scenarios``: each field that differs from :class:`Scenario`'s default."""
+    entries = [scenario.changed(_tool_json) for scenario in scenarios]
     return ({"description": description} if description else {}) | {"scenarios": entries}
 
 
