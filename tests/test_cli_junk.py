@@ -342,7 +342,7 @@ def test_the_real_run_refuses_each_yaml_construct_in_one_line(construct, tmp_pat
 
 
 #: Nine levels of nine aliases each: 49 lines that PyYAML, which shares an alias's node, reads in an instant, and
-#: that any walk copying each alias where it is used (jsonschema, json.dumps, an error message) expands to 9**9.
+#: that any walk copying each alias where it is used (a validator, json.dumps, an error message) expands to 9**9.
 BILLION_LAUGHS = (
     "l0: &l0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"
     + "".join(f"l{n}: &l{n} [{', '.join([f'*l{n - 1}'] * 9)}]\n" for n in range(1, 9))

@@ -5,7 +5,9 @@ from __future__ import annotations
 import dataclasses
 import json
 
+import jsonschema
 import pytest
+import yaml
 
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
@@ -173,16 +175,6 @@ def test_every_scenario_field_can_be_written_in_a_file():
     assert "maxSteps" in written and "max_steps" not in written
 
 
-def test_the_schema_is_the_one_the_reader_checks():
-    """The published schema says what the reader refuses: an editor checking a file against it agrees."""
-    entry = scenario_files.SCHEMA["$defs"]["ScenarioEntry"]
-    assert entry["additionalProperties"] is False and entry["required"] == ["name"]
-    assert entry["properties"]["maxSteps"]["maximum"] == 100
-    assert {"enum": ["auto", "required", "none"], "type": "string"} in entry["properties"]["toolChoice"]["oneOf"]
-    tool = entry["properties"]["tools"]["items"]["oneOf"]
-    assert tool[0]["type"] == "string" and tool[1] == {"$ref": "#/$defs/ToolEntry"}
-
-
 def test_every_field_other_than_defaults_survives_a_round_trip():
     scenario = Scenario(
         "all-fields",
@@ -269,6 +261,16 @@ MALFORMED = {
         "scenario 'first' (number 3): field 'name'",
         "duplicate name, scenario number 1 has it already",
     ),
+    "a number for a field name, beside one named like a form": (
+        "scenarios:\n  - name: t\n    tools: [{key: k, 0: x, mapping: []}]\n",
+        "scenario 't' (number 1): field 'tools[0].0'",
+        "a field name must be text, not 0; known: builtin, hang, id, key",
+    ),
+    "a Python-style field name": (
+        GOOD + "    tool_choice: auto\n",
+        "scenario 'first' (number 1): field 'tool_choice'",
+        "toolChoice, tools, toolsets, wire, workflows",  # the whole list, to its end
+    ),
     "field given twice": (
         GOOD + "    tools: [c]\n",
         "scenario 'first' (number 1): field 'tools' is given twice in one mapping",
@@ -299,6 +301,23 @@ def test_a_malformed_file_is_one_line_naming_file_scenario_and_field(case, tmp_p
     assert "\n" not in message
     assert message.startswith(f"{path}: ")
     assert where in message and what in message, message
+
+
+#: Malformed files whose fault a JSON Schema cannot see: a reply's form, a duplicate name, YAML itself, a key
+#: that JSON could not hold.
+_BEYOND_A_SCHEMA = {"bad reply", "duplicate name", "field given twice", "not YAML", "toolset named by a number"}
+
+
+def test_an_editor_checking_against_the_published_schema_agrees_with_the_reader():
+    """The schema published for editors accepts the kit's own files and refuses each malformed file above that a
+    schema can judge."""
+    validator = jsonschema.Draft202012Validator(scenario_files.SCHEMA)
+    validator.check_schema(scenario_files.SCHEMA)
+    assert validator.is_valid(scenario_files.to_document(catalogue.scenarios()))
+    assert validator.is_valid(yaml.safe_load((paths.DATA / "scenarios" / "example.yaml").read_text(encoding="utf-8")))
+    judged = [case for case in MALFORMED if case not in _BEYOND_A_SCHEMA]
+    accepted = [case for case in judged if validator.is_valid(yaml.safe_load(MALFORMED[case][0]))]
+    assert not accepted and len(judged) == len(MALFORMED) - len(_BEYOND_A_SCHEMA)
 
 
 def test_a_malformed_json_file_is_one_line_too(tmp_path):

@@ -14,7 +14,14 @@ from typing import Any, Literal
 from probe_lib.core.errors import InputError
 from probe_lib.wire.replies import Reply
 
-ToolChoice = Literal["auto", "required", "none"] | Mapping[str, str] | None
+#: A ``toolChoice`` that forces no one tool.
+ChoiceMode = Literal["auto", "required", "none"]
+ToolChoice = ChoiceMode | Mapping[str, str] | None
+Method = Literal["generate", "stream"]
+#: The provider paths (see ``Scenario.wire``).
+Wire = Literal["chat", "responses", "messages"]
+#: How every built-in tool is registered: under its export name or its id.
+AllBuiltins = Literal["export", "id"]
 
 
 @dataclass(frozen=True)
@@ -70,7 +77,7 @@ class Scenario:
     client_tools: tuple[ToolSpec, ...] = ()
     tool_choice: ToolChoice = None
     active_tools: tuple[str, ...] | None = None
-    method: Literal["generate", "stream"] = "generate"
+    method: Method = "generate"
     #: Replies the capture server gives, one per request; then the article's 400 "captured".
     replies: tuple[Reply, ...] = ()
     max_steps: int = 1
@@ -78,7 +85,7 @@ class Scenario:
     remedy: bool = False
     #: Also register every built-in tool the package exports, under its export name or its id (the runner reads
     #: them from the installed package and reports them in ``Outcome.package``).
-    all_builtins: Literal["export", "id"] | None = None
+    all_builtins: AllBuiltins | None = None
     #: Report what the package says of itself (built-ins, ``formatTools``' source) in ``Outcome.package``.
     report_package: bool = False
     #: Report the sections of the docs the installed package ships (its README and ``dist/docs``) headed by these
@@ -93,7 +100,7 @@ class Scenario:
     #: The provider path the model speaks: ``chat`` (an OpenAI-compatible Chat Completions model, the default), or
     #: the model router's own providers, ``responses`` (``openai/...``: the OpenAI Responses API) and ``messages``
     #: (``anthropic/...``: Anthropic Messages), each of which may name tools in its own way.
-    wire: Literal["chat", "responses", "messages"] = "chat"
+    wire: Wire = "chat"
     #: Mastra's own lookup surfaces (``Outcome.surfaces``): the agent is registered on a ``Mastra`` instance under
     #: ``agent_key`` (default: its id), with ``mastra_tools`` registered on that instance, and every lookup method
     #: of both is asked for each string of ``lookups`` before the turn runs.
@@ -137,12 +144,12 @@ def json_name(attribute: str) -> str:
 
 
 def _as_json(value: Any, tool: Callable[[ToolSpec], Any]) -> Any:
-    """A field's value in JSON: each tool as ``tool`` writes it, replies in their JSON form, tuples as lists."""
+    """A field's value in JSON: each tool as ``tool`` writes it, replies in their JSON form, sequences as lists."""
     if isinstance(value, ToolSpec):
         return tool(value)
     if isinstance(value, Reply):
         return value.to_json()
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):
         return [_as_json(item, tool) for item in value]
     if isinstance(value, Mapping):
         return {name: _as_json(item, tool) for name, item in value.items()}
@@ -150,7 +157,8 @@ def _as_json(value: Any, tool: Callable[[ToolSpec], Any]) -> Any:
 
 
 _REQUIRED = object()
-#: Each attribute's default (``_REQUIRED`` for ``name``), which neither a file nor the runner's input spells out.
+#: Each attribute's default (``_REQUIRED`` for ``name``): a file leaves a field at its default out, and the runner's
+#: input every field but those of ``_RUNNER_ALWAYS``.
 DEFAULTS = {
     each.name: each.default
     if each.default is not MISSING

@@ -38,17 +38,18 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any, Literal, NoReturn
 
 import pydantic
 import yaml
-from pydantic import AfterValidator, ConfigDict, Discriminator, Field, Tag
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Discriminator, Field, Tag
+from pydantic_core import PydanticCustomError
 
 from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
-from probe_lib.core.scenarios import DEFAULTS, Scenario, ToolSpec, json_name
+from probe_lib.core.scenarios import DEFAULTS, AllBuiltins, ChoiceMode, Method, Scenario, ToolSpec, Wire, json_name
 from probe_lib.wire.replies import reply_from_json
 
 #: Bigger than any hand-written file (the catalogue is 5 kB): a larger one is most likely the wrong file.
@@ -56,58 +57,60 @@ MAX_FILE_BYTES = 1_000_000
 
 
 class _FileMapping(pydantic.BaseModel):
-    """A mapping of a scenario file: its fields under their JSON names, no others, no value converted."""
+    """A mapping of a scenario file: its fields under their JSON names and no others, each value of its own JSON
+    type (no number read from text, no text from a number)."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, alias_generator=json_name, frozen=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        alias_generator=json_name,
+        field_title_generator=lambda name, _: json_name(name),
+        frozen=True,
+    )
 
 
 class ToolEntry(_FileMapping):
-    """A tool written as a mapping (a bare key string is the other form)."""
+    """A tool written as a mapping; a key string alone is a probe tool whose id is the key."""
 
     key: str = Field(description="the key the tool is registered under")
-    id: str | None = Field(None, description="the tool's own id (default: the key)")
-    builtin: str | None = Field(None, description="a built-in export of @mastra/core/tools (askUserTool …)")
+    id: str = Field(None, description="the tool's own id (default: the key)")
+    builtin: str = Field(None, description="a built-in export of @mastra/core/tools (askUserTool …)")
     hang: bool = Field(False, description="execute never returns (the turn ends by its timeout)")
 
 
 class ForcedTool(_FileMapping):
-    """A ``toolChoice`` that forces one tool by name (``auto``, ``required`` and ``none`` are the other form)."""
+    """A toolChoice that forces one tool by name."""
 
     type: Literal["tool"]
     tool_name: str
 
 
-def _form(plain: type) -> Callable[[Any], str | None]:
-    """Which form a value is written in: ``mapping``, ``plain`` (an instance of ``plain``), or neither (None)."""
-    return lambda value: "mapping" if isinstance(value, dict) else "plain" if isinstance(value, plain) else None
+def _key_alone(value: Any) -> Any:
+    """A tool written as its key alone is ``{key: KEY}``; neither form is refused here."""
+    if isinstance(value, str):
+        return {"key": value}
+    if not isinstance(value, dict):
+        raise PydanticCustomError(_NOT_A_TOOL, "Input should be a key string or a {key, id, builtin, hang} mapping")
+    return value
 
 
 #: The error a tool that is neither a key string nor a mapping gets.
 _NOT_A_TOOL = "tool_form"
 
-
-def _spec(value: str | ToolEntry) -> ToolSpec:
-    return ToolSpec(value) if isinstance(value, str) else ToolSpec(**value.model_dump())
-
-
 _Tool = Annotated[
-    Annotated[str, Tag("plain"), Field(description="a probe tool registered under this key, whose id is the key")]
-    | Annotated[ToolEntry, Tag("mapping")],
-    Discriminator(
-        _form(str),
-        custom_error_type=_NOT_A_TOOL,
-        custom_error_message="Input should be a key string or a {key, id, builtin, hang} mapping",
-    ),
-    AfterValidator(_spec),
+    ToolEntry,
+    BeforeValidator(_key_alone, json_schema_input_type=str | ToolEntry),
+    AfterValidator(lambda entry: ToolSpec(**entry.model_dump())),
 ]
 _Tools = Annotated[list[_Tool], AfterValidator(tuple)]
 _Texts = Annotated[list[str], AfterValidator(tuple)]
 _Reply = Annotated[dict[str, Any], AfterValidator(reply_from_json)]
+#: pydantic names the form an error was found in after the field (``toolChoice.mapping.toolName``).
 _ToolChoice = Annotated[
-    Annotated[Literal["auto", "required", "none"], Tag("plain")]
+    Annotated[ChoiceMode, Tag("plain")]
     | Annotated[ForcedTool, AfterValidator(lambda forced: forced.model_dump(by_alias=True)), Tag("mapping")],
     Discriminator(
-        _form(str),
+        lambda value: "mapping" if isinstance(value, dict) else "plain" if isinstance(value, str) else None,
         custom_error_type="tool_choice",
         custom_error_message="Input should be auto, required, none or {type: tool, toolName: NAME}",
     ),
@@ -115,7 +118,7 @@ _ToolChoice = Annotated[
 
 
 class ScenarioEntry(_FileMapping):
-    """One scenario: the fields of :class:`Scenario`, each optional but ``name``, with its defaults."""
+    """One scenario: each field optional but name, with the default an agent turn has."""
 
     name: str = Field(min_length=1)
     tools: _Tools = DEFAULTS["tools"]
@@ -125,11 +128,11 @@ class ScenarioEntry(_FileMapping):
     client_tools: _Tools = DEFAULTS["client_tools"]
     tool_choice: _ToolChoice = DEFAULTS["tool_choice"]
     active_tools: _Texts = DEFAULTS["active_tools"]
-    method: Literal["generate", "stream"] = DEFAULTS["method"]
+    method: Method = DEFAULTS["method"]
     replies: Annotated[list[_Reply], AfterValidator(tuple)] = DEFAULTS["replies"]
     max_steps: int = Field(DEFAULTS["max_steps"], ge=1, le=100)
     remedy: bool = DEFAULTS["remedy"]
-    all_builtins: Literal["export", "id"] = DEFAULTS["all_builtins"]
+    all_builtins: AllBuiltins = DEFAULTS["all_builtins"]
     report_package: bool = DEFAULTS["report_package"]
     docs_sections: _Texts = DEFAULTS["docs_sections"]
     docs_mentions: Annotated[list[Annotated[str, Field(min_length=1)]], AfterValidator(tuple)] = DEFAULTS[
@@ -137,7 +140,7 @@ class ScenarioEntry(_FileMapping):
     ]
     shared_by: int = Field(DEFAULTS["shared_by"], ge=1, le=16)
     instructions: str = DEFAULTS["instructions"]
-    wire: Literal["chat", "responses", "messages"] = DEFAULTS["wire"]
+    wire: Wire = DEFAULTS["wire"]
     lookups: _Texts = DEFAULTS["lookups"]
     mastra_tools: _Tools = DEFAULTS["mastra_tools"]
     agent_key: str = DEFAULTS["agent_key"]
@@ -147,14 +150,25 @@ class ScenarioEntry(_FileMapping):
 
 
 class ScenarioFile(_FileMapping):
-    """A whole file: an optional description and at least one scenario."""
+    """A scenario file: an optional description and at least one scenario."""
 
     description: str = None
     scenarios: list[ScenarioEntry] = Field(min_length=1)
 
 
+def _without_null_defaults(schema: Any) -> Any:
+    """``schema`` without ``"default": null``: an absent field takes the default, and null is refused."""
+    if isinstance(schema, dict):
+        return {
+            key: _without_null_defaults(value) for key, value in schema.items() if (key, value) != ("default", None)
+        }
+    return [_without_null_defaults(item) for item in schema] if isinstance(schema, list) else schema
+
+
 #: The format's JSON Schema (what an editor can check a file against), made from the models that read it.
-SCHEMA: dict = ScenarioFile.model_json_schema(by_alias=True) | {"title": "probe-lib scenario file"}
+SCHEMA: dict = {"$schema": "https://json-schema.org/draft/2020-12/schema"} | _without_null_defaults(
+    ScenarioFile.model_json_schema(by_alias=True) | {"title": "probe-lib scenario file"}
+)
 
 
 #: The YAML tags a scenario file may hold, explicit or implied: what JSON can say. Everything else PyYAML's safe
@@ -316,16 +330,19 @@ def _where(label: str, path: Sequence[Any], name: str | None = None) -> str:
 
 
 def _located(document: Any, loc: Sequence[Any]) -> list[Any]:
-    """The path of pydantic's ``loc`` in ``document``: a step the document has no place for (``[key]``, or the name
-    of a form: ``plain``, ``mapping``) is not a field, and is left out."""
+    """The path in ``document`` of pydantic's ``loc``, up to the first step the document has no place for; the
+    form a ``toolChoice`` was read in (the step after it) and ``[key]`` (the key just named is at fault) are not
+    fields."""
     path, value = [], document
-    for step in loc:
-        if isinstance(value, list) and isinstance(step, int):
+    for number, step in enumerate(loc):
+        if step == "[key]" or number == 3 and loc[2] == "toolChoice":
+            continue
+        if isinstance(value, list) and isinstance(step, int) and 0 <= step < len(value):
             path.append(step)
         elif isinstance(value, dict) and step in value:
             path.append(str(step))  # a key YAML read as a number is still a name, not a position
         else:
-            continue
+            break
         value = value[step]
     return path
 
@@ -335,23 +352,28 @@ def _fault(label: str, document: Any, error: pydantic.ValidationError) -> InputE
     first = error.errors(include_url=False)[0]
     path, kind, value = _located(document, first["loc"]), first["type"], first["input"]
     shown = json.dumps(value, ensure_ascii=False)[:60]
-    if kind == "extra_forbidden":
+    if kind in ("extra_forbidden", "invalid_key"):
         known = ", ".join(sorted(field.alias for field in _model_at(path[:-1]).model_fields.values()))
-        message = f"unknown field; known: {known}"
+        message = (
+            f"unknown field; known: {known}"
+            if kind == "extra_forbidden"
+            else f"a field name must be text, not {shown}; known: {known}"
+        )
     elif kind == "missing":
         message = f"{first['loc'][-1]!r} is required"
     elif kind == "value_error":  # a reply form: reply_from_json says what is wrong with it
         message = str(first["ctx"]["error"])
-    elif kind == "model_type":
+    elif kind in ("model_type", "dict_type") and not path:
         message = f"the top level must be a mapping with a 'scenarios' list, not {type(value).__name__}"
-        message = message if not path else f"{shown} is not a mapping"
-    elif kind in ("too_short", "too_long"):  # pydantic's message gives the length found
-        message = first["msg"]
+    elif kind in ("model_type", "dict_type"):
+        message = f"Input should be a mapping, not {shown}"
+    elif kind == "too_short":  # only the scenarios list has a least length
+        message = "at least one scenario is needed"
     else:
         message = f"{first['msg']}, not {shown}"
     if kind in ("string_type", _NOT_A_TOOL) and isinstance(value, int | float | bool):
         message += " (quote it: YAML reads 42, 1.5, yes and no as numbers and booleans)"
-    return InputError(f"{_where(label, path, _scenario_name(document, path))}: {message[:200]}")
+    return InputError(f"{_where(label, path, _scenario_name(document, path))}: {message}")
 
 
 def _model_at(path: Sequence[Any]) -> type[pydantic.BaseModel]:
