@@ -117,24 +117,22 @@ class Scenario:
     #: 16 concurrent turns were seen to pass 10 s, so the default leaves room (a hang still ends).
     timeout_ms: int = 30_000
 
-    def changed(self, tool: Callable[[ToolSpec], Any] = ToolSpec.to_json) -> dict[str, Any]:
-        """Each field that differs from its default (and ``name``), under its JSON name, in JSON form, each tool as
-        ``tool`` writes it: what a scenario file writes down and the runner reads."""
+    def changed(self, tool: Callable[[ToolSpec], Any] = ToolSpec.to_json, keep: Sequence[str] = ()) -> dict[str, Any]:
+        """Each field that differs from its default (and ``name``, and those named in ``keep``), under its JSON
+        name, in JSON form, each tool as ``tool`` writes it: what a scenario file writes down and the runner reads."""
         return {
             json_name(attribute): _as_json(getattr(self, attribute), tool)
             for attribute, default in DEFAULTS.items()
-            if default is _REQUIRED or getattr(self, attribute) != default
+            if default is _REQUIRED or attribute in keep or getattr(self, attribute) != default
         }
 
     def to_json(self, url: str) -> dict:
         """The runner's input line; ``url`` is the capture server's base URL for this scenario. The runner reads the
         fields it always needs, and the others where they differ from the default; the replies are the capture
         server's."""
-        always = {
-            json_name(attribute): _as_json(getattr(self, attribute), ToolSpec.to_json) for attribute in _RUNNER_ALWAYS
-        }
-        changed = {name: value for name, value in self.changed().items() if name not in ("name", "replies")}
-        return {"id": self.name, "url": url} | always | changed
+        fields = self.changed(keep=_RUNNER_ALWAYS)
+        fields.pop("replies", None)
+        return {"id": fields.pop("name"), "url": url} | fields
 
 
 def json_name(attribute: str) -> str:
