@@ -12,6 +12,7 @@ from probe_lib.frameworks import mastra
 from probe_lib.measure import measurement, sources
 from probe_lib.measure.provenance import Provenance
 from probe_lib.report import build as report
+from probe_lib.report import pages
 
 
 def test_recordings_asked_for_are_not_blamed_on_node():
@@ -45,3 +46,14 @@ def test_every_ledger_row_of_a_recorded_report_names_the_runtime_and_day_it_was_
         ).made
         assert row.source == f"recorded, {target}, {noted.runtime}, {noted.on}", row
     assert not table["source"].str.contains("runtime and date not noted").any()  # measurement.Made.text's words
+
+
+@pytest.mark.slow
+def test_a_recorded_report_s_notebooks_leave_the_reason_to_its_landing_page(recorded_report):
+    """Its notebooks read measurement files that say they were copied from the recordings, not why: their banner
+    points to the landing page instead of blaming Node.js (present here: the reader asked for the recordings)."""
+    shown = {path.name: path.read_text(encoding="utf-8") for path in (recorded_report / pages.PAGES).glob("*.html")}
+    bannered = [name for name, text in shown.items() if "RECORDED, NOT LIVE" in text]
+    assert len(bannered) >= 10, sorted(shown)
+    assert all("landing page says why" in shown[name] for name in bannered)
+    assert not [name for name, text in shown.items() if "Node.js was missing" in text or "is missing here" in text]
