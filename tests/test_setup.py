@@ -28,7 +28,7 @@ BROKEN = "a-unserved-openai"
 def test_setup_all_frameworks_goes_on_past_a_failed_install(tmp_path, monkeypatch):
     harness = tmp_path / "harness"
     shutil.copytree(paths.PACKAGE / "frameworks" / "openai" / "harness", harness)
-    [pin] = [folder for folder in harness.iterdir() if folder.is_dir()]
+    [pin] = [folder for folder in harness.iterdir() if (folder / pyvenv.LOCK).exists()]  # not a __pycache__
     lock = (pin / pyvenv.LOCK).read_text(encoding="utf-8")
     assert "\nopenai==" in lock
     broken = pin.rename(harness / f"{BROKEN}-{UNSERVED}")
