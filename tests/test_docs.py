@@ -335,3 +335,19 @@ def test_the_readme_route_minutes_follow_the_notebooks_as_they_are_now():
     assert "are under a minute and a half each on the route" in " ".join(readme.split())
     total = sum(int(minutes) for minutes, _ in route)
     assert f"That is {total} minutes, leaving {90 - total} for questions." in readme
+
+
+def _reading_order(text: str) -> dict[str, str]:
+    """A reading-order table's rows: each notebook's name (link, code span or note around it dropped) to its purpose."""
+    rows = re.findall(r"^\| \d+ \| (.+?) \| (.+?) \|$", text, flags=re.MULTILINE)
+    return {re.search(r"\d\d-[\w-]+", name).group(): purpose for name, purpose in rows}
+
+
+def test_the_teachers_reading_order_is_the_overviews():
+    """docs/teaching.md restates the overview notebook's reading-order table for a teacher who has not opened it:
+    the same notebooks, in the same order, each for the same purpose."""
+    overview = nbformat.read(paths.NOTEBOOKS / "00-overview.ipynb", as_version=4)
+    table = next(cell.source for cell in overview.cells if "| # | notebook |" in cell.source)
+    taught = _reading_order((paths.ROOT / "docs" / "teaching.md").read_text(encoding="utf-8"))
+    assert len(taught) == 17
+    assert list(taught.items()) == list(_reading_order(table).items())
