@@ -124,11 +124,19 @@ def rebuild(earlier: Path, tmp_path: Path, notebooks: list[Path] | None = None) 
     return {run.notebook: None if run.reused else run.because for run in runs}
 
 
+def readers_of_each(folder: Path) -> dict[str, set[str]]:
+    """Each recorded input's name to the notebooks that read it, those never reused aside."""
+    skipped = never_reused(folder)
+    found: dict[str, set[str]] = {}
+    for notebook, entry in entries(folder).items():
+        for name in entry.inputs.values if notebook not in skipped else ():
+            found.setdefault(name, set()).add(notebook)
+    return found
+
+
 def readers(folder: Path, name: str) -> set[str]:
     """The notebooks whose recorded inputs include ``name``, those never reused aside."""
-    return {notebook for notebook, entry in entries(folder).items() if name in entry.inputs.values} - never_reused(
-        folder
-    )
+    return readers_of_each(folder).get(name, set())
 
 
 def with_input(folder: Path, tmp_path: Path, name: str, value: str) -> Path:
@@ -147,13 +155,9 @@ def with_input(folder: Path, tmp_path: Path, name: str, value: str) -> Path:
 
 
 def least_read(folder: Path, prefix: str) -> str:
-    """The input named ``prefix…`` that the fewest notebooks read."""
-    return min(
-        (len(readers(folder, name)), name)
-        for entry in entries(folder).values()
-        for name in entry.inputs.values
-        if name.startswith(prefix) and readers(folder, name)
-    )[1]
+    """The input named ``prefix…`` that the fewest notebooks read (the readers of each found in one pass: the record
+    holds some 4,500 inputs, and asking for each one's readers apart took 30 s of CPU)."""
+    return min((len(read_by), name) for name, read_by in readers_of_each(folder).items() if name.startswith(prefix))[1]
 
 
 def test_a_measurement_that_differs_re_executes_its_readers_only(recorded_report, tmp_path):
