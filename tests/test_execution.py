@@ -220,3 +220,10 @@ def test_the_modules_that_start_and_prepare_a_kernel_are_inputs_of_every_noteboo
     for module in (Path(execution.__file__), Path(kernels.__file__), kernels.PREPARE, Path(zygote.__file__)):
         name = f"kit:{module.relative_to(paths.ROOT).as_posix()}"
         assert values.get(name) == staleness.sha256(module), name
+
+
+def test_a_rebuild_that_keeps_every_notebook_starts_no_kernel(tmp_path, monkeypatch):
+    """Nothing stale, nothing started: a second ``reproduce`` that reuses every notebook spent 2.2 s starting a zygote
+    no notebook used."""
+    monkeypatch.setattr(kernels, "warm", lambda: pytest.fail("a zygote started with no notebook to execute"))
+    assert execution.execute_all([], tmp_path, "1.67.0", None, lambda name: pytest.fail(name)) == ()

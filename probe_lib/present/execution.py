@@ -220,6 +220,8 @@ def execute_all(
     forever (seen here), and a cell that overruns NOTEBOOK_CELL_SECONDS fails its notebook, not the run. The workers
     are forked with papermill imported, and their kernels from one zygote (:func:`probe_lib.present.kernels.warm`).
     """
+    if not work:
+        return ()  # every notebook kept: no zygote to start, no papermill to import
     import papermill  # noqa: F401 (imported once here, not by every worker)
 
     from probe_lib.present import kernels
