@@ -14,7 +14,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     index.html                           what was found, how it was measured, then the ledger (open it first)
     pages/NN-slug.html                   one page per notebook with its charts, then pages/glossary.html, with
                                          contents, previous/next and pages/search.html (:mod:`probe_lib.report.pages`)
-    sections/NN-slug-<digest>.html       each notebook's rendered body, kept for the next rebuild to copy
+    sections/NN-slug-<digest>.html       each notebook's rendered body and search words, kept for the next rebuild
     solved/NN-slug.ipynb                 with --solutions: each notebook with its exercises answered, as executed
 
 Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run. The folder
