@@ -999,6 +999,14 @@ def test_a_notebook_stops_on_a_refuted_claim_unless_its_refutation_is_registered
         ledger.assert_claims(table)
 
 
+def test_a_failed_check_stops_the_notebook_even_for_a_claim_expected_refuted():
+    """An expected refutation excuses a refutation only: the check of such a claim that failed to run is no verdict."""
+    table = pd.DataFrame([{"claim": "A04", "status": "failed", "evidence": "KeyError: 'emoji-key'"}])
+    assert registry.checks()["A04"].refuted_as_measured
+    with pytest.raises(AssertionError, match="claims did not hold: A04 failed: KeyError"):
+        ledger.assert_claims(table)
+
+
 def test_the_refutations_the_notebooks_expect_are_measured_ones(recorded):
     """``refuted_as_measured`` excuses exactly the article claims refuted on the recordings of some pinned version:
     one that held again everywhere would stop being excused by a stale reason, and one refuted anew is not

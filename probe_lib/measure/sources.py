@@ -208,8 +208,9 @@ class Folder(Source):
         if Provenance.RECORDED in made:
             notebook.banner(
                 "RECORDED, NOT LIVE:",
-                "this report's measurement was copied from the recordings in data/captures/, not measured live; its "
-                "landing page says why (asked for with `reproduce --recorded`, or Node.js missing when it was made).",
+                "this report's measurement was copied from the recordings in data/captures/, not measured live; "
+                "its landing page says why (asked for with `reproduce --recorded`, or Node.js or a pinned "
+                "@mastra/core missing when it was made).",
             )
         return []
 
