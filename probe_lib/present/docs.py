@@ -1,5 +1,5 @@
-"""The tables of measured behaviour in ``README.md`` and ``docs/``, filled from the recordings and timelines, so no
-such table is typed by hand beside the data it describes.
+"""The tables of measured behaviour in ``README.md`` and ``docs/``, filled from the recordings and timelines (and the
+class's reading order, from the overview notebook), so no such table is typed by hand beside what it describes.
 
 A generated block sits between ``<!-- generated: NAME -->`` and ``<!-- /generated -->``; :func:`blocks` names the
 function that renders each. ``probe-lib docs`` rewrites the blocks in place (the prose around them is kept as
@@ -10,6 +10,7 @@ files to it.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -189,6 +190,20 @@ def mastra_ranges(table: pd.DataFrame) -> str:
     return markdown(timeline.range_claims(table))
 
 
+#: The notebook whose reading-order table ``docs/teaching.md`` shows.
+OVERVIEW = paths.NOTEBOOKS / "00-overview.ipynb"
+
+
+def reading_order(overview: Path = OVERVIEW) -> str:
+    """The overview notebook's reading-order table (the route a class takes), each notebook named in a code span
+    instead of the notebook's link or note: the table is written once, in the notebook a learner opens."""
+    sources = ("".join(cell["source"]) for cell in json.loads(overview.read_text(encoding="utf-8"))["cells"])
+    table = next(text for text in sources if "| # | notebook |" in text)
+    rows = [line for line in table.splitlines() if line.startswith("|")]
+    named = (re.sub(r"^(\| \d+ \| )[^|]*?(\d\d-[\w-]+)[^|]*( \|)", r"\1`\2`\3", row) for row in rows[2:])
+    return "\n".join([*rows[:2], *named])
+
+
 def blocks() -> dict[str, Callable[[], str]]:
     """Each block's name and the function that renders it from the data, for one pass over the documents: each data
     file is read once, on first use, however many blocks and documents show it."""
@@ -201,6 +216,7 @@ def blocks() -> dict[str, Callable[[], str]]:
         "framework-changes": lambda: framework_changes(sweeps()[0]),
         "registry-dates": lambda: registry_dates(*sweeps()),
         "mastra-ranges": lambda: mastra_ranges(mastra()),
+        "reading-order": reading_order,
     }
 
 
