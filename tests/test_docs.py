@@ -352,3 +352,12 @@ def test_a_changed_overview_row_changes_the_teachers_table(tmp_path):
         "tools, edited |" in table
     )
     assert "| 2 | `00-overview` |" in table[3]
+
+
+def test_an_overview_without_its_reading_order_is_named_in_one_line(tmp_path):
+    overview = json.loads(docs.OVERVIEW.read_text(encoding="utf-8"))
+    overview["cells"] = [cell for cell in overview["cells"] if "| # | notebook |" not in "".join(cell["source"])]
+    edited = tmp_path / docs.OVERVIEW.name
+    edited.write_text(json.dumps(overview), encoding="utf-8")
+    with pytest.raises(InputError, match=r"^00-overview.ipynb has no reading-order table"):
+        docs.reading_order(edited)

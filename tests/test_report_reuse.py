@@ -5,6 +5,7 @@ it and no other. Every test starts from the one recorded report the run shares (
 
 from __future__ import annotations
 
+import hashlib
 import math
 import platform
 import shutil
@@ -268,3 +269,13 @@ def test_a_rebuild_renders_again_only_the_sections_whose_executed_notebook_chang
         "only the changed and the edited are rendered"
     )
     assert "Executed again since." in page and "planted" not in page
+
+
+def test_a_kept_section_whose_body_holds_a_carriage_return_is_copied_as_written(tmp_path):
+    """A body is kept as its bytes: reading it back with newline translation made every such section fail its digest
+    and be rendered again on each rebuild."""
+    body, words = "<pre>a\r\nb\rc</pre>", "a b c"
+    rest = f"{words}\n{body}"
+    kept = tmp_path / "section.html"
+    kept.write_bytes((hashlib.sha256(rest.encode("utf-8")).hexdigest() + "\n" + rest).encode("utf-8"))
+    assert pages._kept_section(kept) == (body, words)

@@ -198,7 +198,9 @@ def reading_order(overview: Path = OVERVIEW) -> str:
     """The overview notebook's reading-order table (the route a class takes), each notebook named in a code span
     instead of the notebook's link or note: the table is written once, in the notebook a learner opens."""
     sources = ("".join(cell["source"]) for cell in json.loads(overview.read_text(encoding="utf-8"))["cells"])
-    table = next(text for text in sources if "| # | notebook |" in text)
+    table = next((text for text in sources if "| # | notebook |" in text), None)
+    if table is None:
+        raise InputError(f"{overview.name} has no reading-order table (a cell with '| # | notebook |')")
     rows = [line for line in table.splitlines() if line.startswith("|")]
     named = (re.sub(r"^(\| \d+ \| )[^|]*?(\d\d-[\w-]+)[^|]*( \|)", r"\1`\2`\3", row) for row in rows[2:])
     return "\n".join([*rows[:2], *named])

@@ -496,7 +496,8 @@ def _kept_section(kept: Path) -> tuple[str, str] | None:
     """The body and its words in the file ``kept`` of an earlier report, or ``None`` when there is none or it was
     edited."""
     try:
-        digest, _, rest = kept.read_text(encoding="utf-8").partition("\n")
+        # Bytes, not read_text: its newline translation would turn a body's \r\n into \n, and the digest refuse it.
+        digest, _, rest = kept.read_bytes().decode("utf-8").partition("\n")
     except OSError:  # not rendered by the earlier report, or not this way
         return None
     if digest != hashlib.sha256(rest.encode("utf-8")).hexdigest():
