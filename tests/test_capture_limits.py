@@ -86,7 +86,10 @@ def test_a_connection_that_sends_nothing_is_closed_at_the_idle_timeout():
 def test_connections_over_the_cap_are_answered_503_and_closed():
     with CaptureServer(max_connections=2) as server:
         held = [connect(server), connect(server)]
-        time.sleep(0.2)  # let the server accept both
+        deadline = time.monotonic() + 5  # a fixed pause lost the race on a loaded machine: the third took a slot
+        while server.connections < 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert server.connections == 2
         with connect(server) as extra:
             extra.settimeout(5)
             assert extra.recv(1024).startswith(b"HTTP/1.1 503")

@@ -296,7 +296,7 @@ class CaptureServer(RecordStore):
                     self._pause_accepting(error)
                     return
                 continue
-            if len(self._guards) + len(self._opening) >= self._max_connections:
+            if self.connections >= self._max_connections:
                 _refuse(connection, _unavailable(f"{self._max_connections} connections open, the most it serves"))
                 continue
             self._accept_trouble = False
@@ -393,6 +393,11 @@ class CaptureServer(RecordStore):
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+    @property
+    def connections(self) -> int:
+        """The connections served now: accepted, whether their transport is made yet or not."""
+        return len(self._guards) + len(self._opening)
 
     @property
     def max_connections(self) -> int:
