@@ -218,6 +218,14 @@ def test_v06_counts_the_betas_it_names(beta, measured):
     assert verdict.status == "refuted" and "14 betas measured" in verdict.evidence, verdict
 
 
+def test_v03_names_1_0_4_the_one_stable_1_0_release_swept(measured):
+    """V03 says 1.0.4 is the one stable 1.0 release swept: a second one in the timeline, behaving as 1.0.4 does,
+    refutes it."""
+    second = measured.table[measured.table["version"] == "1.0.4"].assign(version="1.0.5")
+    verdict = judge("V03", replace(measured, table=pd.concat([measured.table, second], ignore_index=True)))
+    assert verdict.status == "refuted" and "['1.0.4', '1.0.5'], not 1.0.4 alone" in verdict.evidence, verdict
+
+
 def test_a_boundary_the_timeline_did_not_measure_is_not_testable(measured):
     table = measured.table[measured.table["version"] != "0.13.2"]
     verdict = judge("V01", replace(measured, table=table, prereleases=None))

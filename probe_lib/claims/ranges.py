@@ -80,6 +80,9 @@ def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
         at = version_key(version)
         return version_key("0.20.0") <= at <= version_key("0.24.9") or at >= version_key("1.1.0")
 
+    stable_1_0 = sorted((v for v in versions(timeline.table) if version_key(v)[:2] == (1, 0)), key=version_key)
+    if stable_1_0 != ["1.0.4"]:
+        return "refuted", f"the stable 1.0 releases swept are {stable_1_0}, not 1.0.4 alone"
     wrong = [line.version for line in lines if honours_active_tools(line.behaviour) != stated(line.version)]
     found = "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(timeline.table)) or "no version"
     if wrong:

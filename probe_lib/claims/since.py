@@ -142,7 +142,7 @@ def changed_at(
     on: frozenset[str] = tables.WIRE_FIELDS,
 ) -> RangeCheck:
     """The claim "``scenario`` did ``was`` on every release that ran from ``since`` (default: the oldest that ran)
-    up to ``last_before``, and ``became`` from ``first_with``, the next release served, on every release that ran
+    up to ``last_before``, and ``became`` from ``first_with``, the next release that ran, on every release that ran
     since, the newest measured one included, which does what ``first_with`` does on the wire" (without ``lasting``,
     a change that a later one overtook: the claim then says nothing of the releases after ``first_with``).
     ``oldest_ran``: ``since`` for a claim that names it as the oldest release that ran, which it must be. ``on``:
@@ -185,12 +185,13 @@ def changed_at(
                 f"the newest measured release, {newest.version}, behaves otherwise: "
                 f"{tables.describe(newest.behaviour, newest.error_kind)}"
             )
-        skipped = f"; between them only releases that could not run: {', '.join(unran)}" if unran else ""
-        still = f", as do the {len(from_on) - 1} measured after it, the newest {newest.version}" if lasting else ""
+        unran_words = f" ({', '.join(unran)}, between them, could not)" if unran else ""
+        next_one = f"the next release {'that ran' if unran else 'served'}{unran_words}"
         before, after = (tables.describe(lines[v].behaviour, lines[v].error_kind) for v in (last_before, first_with))
         return "confirmed", (
-            f"{last_before} {was[1]} ({before}), as do the {len(up_to) - 1} measured before it from {up_to[0]}; "
-            f"{first_with}, the next release served, {became[1]} ({after}){still}{skipped}"
+            f"{_stretch(up_to)} {was[1]} ({last_before}: {before}); "
+            f"{_stretch(from_on, first=next_one, last='the newest')} {became[1]} "
+            f"({first_with}: {after})"
         )
 
     return check
@@ -296,6 +297,18 @@ def raises(text: str) -> Holds:
     )
 
 
+def _stretch(versions: list[str], *, first: str = "", last: str = "") -> str:
+    """The subject of a claim's bare verb (``send ...``) for the releases measured ``versions``: "the 11 releases
+    measured from 0.0.7 to 0.3.7", or "0.3.7 is measured to" for one; ``first`` and ``last`` describe the first
+    and the last release ("the next release served")."""
+    start = f"{versions[0]}, {first}," if first else versions[0]
+    if len(versions) == 1:
+        return f"{start} is measured to"
+    return f"the {len(versions)} releases measured from {start} to " + (
+        f"{last}, {versions[-1]}," if last else versions[-1]
+    )
+
+
 def forces(name: str) -> Holds:
     """Sends a request whose tool_choice forces the function ``name``."""
     return (lambda b, kind: wire.forced_by(b.tool_choice) == name), f"force {name}"
@@ -327,7 +340,7 @@ def failed_as(kind: str) -> Holds:
     """Sends nothing: fails with outcome kind ``kind`` (``rejected``, ``collision``, ``crash``), or the kit's runner
     declares the release unable (``not applicable``: nothing is tried)."""
     unable = kind == "not applicable"
-    words = "be declared unable by the kit's runner, nothing tried" if unable else "fail before sending"
+    words = "get declared unable by the kit's runner, nothing tried" if unable else "fail before sending"
     return (lambda b, k: k == kind and not b.sent), f"{words} ({kind})"
 
 
