@@ -23,9 +23,10 @@ from probe_lib.analysis import matrix, permissions, traffic
 from probe_lib.capture import CaptureServer
 from probe_lib.core.errors import StateError
 from probe_lib.core.scenarios import for_keys
-from probe_lib.measure import permission_runs
+from probe_lib.measure import measurement, permission_runs
 from probe_lib.measure.collection import LISTS
-from probe_lib.measure.sources import LIVE
+from probe_lib.measure.provenance import Provenance
+from probe_lib.present.execution import MEASUREMENTS
 from probe_lib.process.lines import LinesChild
 from probe_lib.wire.replies import ToolCall, ToolCallsReply
 
@@ -77,11 +78,15 @@ def test_a_dotted_key_goes_out_prefixed_and_rewritten_and_a_call_of_that_name_ru
     }
 
 
-@pytest.mark.slow
-def test_the_list_probes_measured_live_agree_with_the_recording(recorded_lists):
+@pytest.mark.node
+def test_the_list_probes_measured_live_agree_with_the_recording(recorded_lists, live_report):
+    """The list probes as the live report measured them (``reproduce`` measures them live) against the recording."""
     _installed()
+    file = measurement.path(live_report.folder / MEASUREMENTS, LISTS.name, LISTS.targets()[0])
+    measured = measurement.read(file)
+    assert measured.made.how is Provenance.LIVE, measured.made
     columns = ["list", "spelling", "offered", "offers the tool", "search.web ran"]
-    live = permissions.table(LIVE.measurement(LISTS, LISTS.targets()[0]).outcomes)
+    live = permissions.table(measured.outcomes)
     recorded = permissions.table(recorded_lists)
     assert live[columns].equals(recorded[columns]), live[columns].compare(recorded[columns])
     assert (

@@ -6,8 +6,9 @@ import difflib
 import json
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
+import pandas as pd
 import pytest
 
 from probe_lib import frameworks
@@ -18,6 +19,7 @@ from probe_lib.frameworks import mastra
 from probe_lib.measure import matrix_runs, measurement, sources
 from probe_lib.measure.collection import CATALOGUE
 from probe_lib.measure.provenance import Provenance
+from probe_lib.present.execution import MEASUREMENTS
 from probe_lib.report import build as report
 
 VERSIONS = mastra.ADAPTER.versions()
@@ -27,13 +29,19 @@ def _pretty(entry: dict) -> list[str]:
     return json.dumps(entry, indent=1, sort_keys=True, ensure_ascii=False).splitlines()
 
 
-@pytest.mark.slow
+def _live_report_s(live_report, target: Target) -> measurement.Measurement:
+    """The catalogue on ``target`` as the live report measured it: ``reproduce`` measures every pin live."""
+    measured = measurement.read(measurement.path(live_report.folder / MEASUREMENTS, CATALOGUE.name, target))
+    assert measured.made.how is Provenance.LIVE, measured.made
+    return measured
+
+
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
-def test_live_catalogue_equals_its_recording(version, node_modules, recorded_catalogue):
+def test_live_catalogue_equals_its_recording(version, live_report, recorded_catalogue):
     recorded = [measurement.outcome_to_json(outcome) for outcome in recorded_catalogue[version].values()]
     target = Target(mastra.ADAPTER.name, version)
-    live = [measurement.outcome_to_json(outcome) for outcome in sources.LIVE.measurement(CATALOGUE, target).outcomes]
+    live = [measurement.outcome_to_json(outcome) for outcome in _live_report_s(live_report, target).outcomes]
     assert [entry["scenario"] for entry in live] == [entry["scenario"] for entry in recorded], (
         "the catalogue and the recording list different scenarios: run `probe-lib record`"
     )
@@ -108,18 +116,19 @@ def test_a_report_from_the_recordings_keeps_the_node_and_day_each_was_measured_w
         assert said == f"recorded, {m.target}, {noted.runtime}, {noted.on}" == m.source
 
 
-@pytest.mark.slow
 @pytest.mark.node
-def test_a_live_measurement_file_names_node_and_the_day(tmp_path, node_modules):
-    """A report measured live writes each pin's file with the Node.js that ran it and the UTC day; the ledger's
-    source for that pin says both."""
+def test_a_live_measurement_file_names_node_and_the_day(live_report):
+    """A report measured live writes each pin's file with the Node.js that ran it and the UTC day (this run's, which
+    began at most a day ago); the ledger's source for that pin says both."""
     node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=True, timeout=10).stdout
-    days = {datetime.now(UTC).date().isoformat()}
-    written = report.measure_all(tmp_path, sources.LIVE)
-    days.add(datetime.now(UTC).date().isoformat())  # a run across midnight may name either day
-    for m in written:
-        said = measurement.read(measurement.path(tmp_path, CATALOGUE.name, m.target)).source
-        assert said in {f"live, {m.target}, Node.js {node.strip()}, {day}" for day in days}
+    today = datetime.now(UTC).date()
+    days = {today.isoformat(), (today - timedelta(days=1)).isoformat()}  # a run across midnight names either
+    ledger = pd.read_csv(live_report.folder / "ledger.csv")
+    for version in VERSIONS:
+        target = Target(mastra.ADAPTER.name, version)
+        said = _live_report_s(live_report, target).source
+        assert said in {f"live, {target}, Node.js {node.strip()}, {day}" for day in days}
+        assert set(ledger.loc[ledger["version"] == version, "source"]) == {said}
 
 
 @pytest.mark.slow
