@@ -182,9 +182,9 @@ _DROPPED_BY_THEM = {
 }
 _BETA = "1.0.0-beta."
 _AGAINST = "1.0.4"
-#: V06's counts: the betas the sweep measured (every one the registry serves), those after beta.9, those sending
-#: search_web.
-_BETAS_SERVED, _BETAS_LATER, _BETAS_SENDING = 15, 9, 13
+#: V06's counts: the betas the sweep measured (every one the registry served at the last sweep), those after beta.9,
+#: those sending search_web.
+_BETAS_SERVED, _BETAS_LATER, _BETAS_SENDING = 16, 10, 14
 
 
 @claim("V06", on="timeline")

@@ -38,7 +38,7 @@ class Timeline:
 
     framework: str
     table: pd.DataFrame
-    #: As the ledger's version column shows it (e.g. ``0.1.0..1.71.0 (141 versions; 44 prereleases apart)``).
+    #: As the ledger's version column shows it (e.g. ``0.1.0..1.71.0 (142 versions; 45 prereleases apart)``).
     span: str
     releases: tuple[str, ...] = ()
     prereleases: pd.DataFrame | None = None
