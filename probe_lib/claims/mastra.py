@@ -222,7 +222,7 @@ def _builtins(e: Evidence) -> tuple[Status, str]:
 @claim(
     "A04",
     quantified=("rewrite-rules", "unicode-keys"),
-    refuted_as_measured="an emoji becomes two underscores, one per UTF-16 unit (F01)",
+    refuted_as_measured="a character outside the BMP (an emoji such as 😀) is two UTF-16 units, two underscores (F01)",
 )
 def _substitution(e: Evidence) -> tuple[Status, str]:
     # Each key only the substitution touches (first character a letter or underscore, at most 63 UTF-16 units),

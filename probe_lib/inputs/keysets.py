@@ -177,7 +177,8 @@ def unicode_sets() -> list[KeySet]:
         ),
         KeySet(
             "unicode-astral",
-            "astral characters (two UTF-16 units each): emoji, ZWJ family, flag, skin tone, math bold, CJK ext B",
+            "astral characters (two UTF-16 units each): emoji, ZWJ family, flag, skin tone, math bold, CJK ext B; "
+            "and a heart with its emoji selector, two BMP code points",
             (
                 "\U0001f600",
                 "tool\U0001f600",

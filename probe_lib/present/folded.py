@@ -1,7 +1,7 @@
 """A long table as a reader can take it in: a summary in view, every row one click away.
 
-A table of hundreds of rows (the change points of every swept version) buries the page it stands on. :func:`folded` shows
-one row per group (the releases where a behaviour changed, with how many rows changed there and which) and the
+A table of hundreds of rows (every swept version's change points) buries the page it stands on. :func:`folded`
+shows one row per group (the releases where a behaviour changed, with how many rows changed there and which) and the
 whole table in a collapsible block below it, in a scroll box of its own: a plain HTML ``<details>``, so JupyterLab
 and the report show it alike, and no row is cut.
 """
