@@ -105,9 +105,12 @@ WHOLE_REPORTS = ("live_report", "recorded_report")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests reading a whole report first, each report's tests together, the rest in their order."""
+    """The tests reading a whole report first, each report's tests together, the rest in their order. A test reading
+    one must be marked slow: the quick loop (``-m "not slow"``) builds no report."""
     first = {name: [item for item in items if name in getattr(item, "fixturenames", ())] for name in WHOLE_REPORTS}
     moved = {id(item) for group in first.values() for item in group}
+    if quick := [item.nodeid for item in items if id(item) in moved and item.get_closest_marker("slow") is None]:
+        raise pytest.UsageError(f"a test reading a whole report is not marked slow: {', '.join(quick)}")
     items[:] = [item for group in first.values() for item in group] + [i for i in items if id(i) not in moved]
 
 

@@ -78,6 +78,7 @@ def test_a_dotted_key_goes_out_prefixed_and_rewritten_and_a_call_of_that_name_ru
     }
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_the_list_probes_measured_live_agree_with_the_recording(recorded_lists, live_report):
     """The list probes as the live report measured them (``reproduce`` measures them live) against the recording."""

@@ -36,6 +36,7 @@ def _live_report_s(live_report, target: Target) -> measurement.Measurement:
     return measured
 
 
+@pytest.mark.slow
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
 def test_live_catalogue_equals_its_recording(version, live_report, recorded_catalogue):
@@ -116,6 +117,7 @@ def test_a_report_from_the_recordings_keeps_the_node_and_day_each_was_measured_w
         assert said == f"recorded, {m.target}, {noted.runtime}, {noted.on}" == m.source
 
 
+@pytest.mark.slow
 @pytest.mark.node
 def test_a_live_measurement_file_names_node_and_the_day(live_report):
     """A report measured live writes each pin's file with the Node.js that ran it and the UTC day (this run's, which
