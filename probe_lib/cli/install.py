@@ -93,7 +93,9 @@ def cmd_versions(args: argparse.Namespace) -> int:
 
 def add_versions(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
-        "versions", help="the releases a framework's registry serves (any can be probed, installed on first use)"
+        "versions",
+        help="the releases a framework's registry serves (any its runner supports can be probed, installed on first "
+        "use; an older one is refused in one line)",
     )
     parser.add_argument(
         "--framework",

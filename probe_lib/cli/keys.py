@@ -170,8 +170,8 @@ def add_probe(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--version",
         metavar="V",
-        help="its version: pinned, or any its registry serves, installed on first use (`probe-lib versions "
-        "--framework NAME` lists them; default: mastra's article version, else the newest pin)",
+        help="its version: pinned, or any its registry serves that its runner supports, installed on first use "
+        "(`probe-lib versions --framework NAME` lists them; default: mastra's article version, else the newest pin)",
     )
     parser.add_argument(
         "--mastra",

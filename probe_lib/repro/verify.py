@@ -236,7 +236,7 @@ def frame(framework: str) -> pd.DataFrame:
 
 def targeted_table(table: pd.DataFrame) -> pd.DataFrame:
     """Each targeted scenario (rows) on each release (columns): consistent before, then after (``no -> yes``;
-    ``-``: the release has no such path, so nothing was sent)."""
+    ``-``: the turn sent no request: the release has no such path, or it fails before sending)."""
     aimed = table[table["targeted"] == "yes"]
     cells = aimed.assign(change=aimed["consistent_before"] + " -> " + aimed["consistent_after"])
     order = sorted(set(aimed["version"]), key=version_key)
