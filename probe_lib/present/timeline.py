@@ -94,7 +94,7 @@ def timeline(
     if highlight in grid.columns:
         handles.append(Patch(facecolor="white", edgecolor="red", label=f"your version ({highlight})"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8, frameon=False)
-    ax.set_title(title, loc="left")
+    ax.set_title(title, loc="left", pad=14 if marked else 6)  # above the prereleases' marks
     return fig
 
 
