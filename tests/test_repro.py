@@ -46,7 +46,10 @@ def run_main(*args: str) -> tuple[int, str, str]:
     [
         ("V01", "version-range claim"),
         ("A20", "docs a package ships"),
+        ("F19", "docs a package ships"),
         ("A02", "no one-turn reproduction"),
+        ("A01", "no one-turn reproduction"),  # the docs' examples, measured on the wire
+        ("F07", "no one-turn reproduction"),
         ("Z99", "no claim 'Z99'"),
     ],
 )

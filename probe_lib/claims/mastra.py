@@ -646,6 +646,8 @@ def _prompt_names_absent_tool(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "; ".join(said)
 
 
+#: The claims judged on the docs a package ships (the checks below read its files), not on a request it sends.
+ON_SHIPPED_DOCS = frozenset({"A20", "A21", "A24", "F19"})
 #: The two docs sections the article quotes, by their headings, as the ``docs-shipped`` scenario asks for them.
 _KEY_RULE_SECTION, _BUILTINS_SECTION = catalogue.by_name()["docs-shipped"].docs_sections
 #: The article's quotes of the docs (verbatim in the article), compared with the shipped text without Markdown marks.
