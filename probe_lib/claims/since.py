@@ -57,13 +57,15 @@ class Timeline:
         apart: the range claims name stable releases, and a prerelease (a ``0.0.0-…`` snapshot sorts before 0.1.0
         though it was built from a later branch) is no point on that line; only a claim about the prereleases
         themselves (V06) reads them. With ``releases`` (every release of the swept range, of which some were
-        measured), every measured line, prereleases included, named by the range and how many were measured.
+        measured), every measured line, prereleases included, named by the range, how many were swept and how many ran.
         """
         (framework,) = table["framework"].unique()
         resolved = _resolved(framework)
         dated = _backdated(framework, resolved)
         if releases:
-            span = f"{releases[0]}..{releases[-1]} ({len(releases)} releases, {len(versions(table))} measured)"
+            ran = versions(table[table["error_kind"] != tables.COULD_NOT_RUN])
+            swept = f"{len(releases)} releases, {len(versions(table))} swept, {len(ran)} ran"
+            span = f"{releases[0]}..{releases[-1]} ({swept})"
             return cls(framework, table, span, tuple(releases), source=source, backdated=dated, resolved=resolved)
         left_out = prereleases(table)
         apart = table[table["version"].isin(left_out)].reset_index(drop=True) if left_out else None
