@@ -194,6 +194,12 @@ def _assert_found(done: subprocess.CompletedProcess, out: Path, package: str, ve
     assert (out / "fix.patch").read_text(encoding="utf-8").startswith(f"Fix for {package} {version}")
 
 
+def _assert_titled_not_reproduced(out: Path, package: str, version: str) -> None:
+    """A report of a run that did not reproduce the finding says so in its title, not the finding."""
+    title = (out / "ISSUE.md").read_text(encoding="utf-8").splitlines()[0]
+    assert title.startswith(f"# Not reproduced on {package} {version}: "), title
+
+
 # A claim the kit has a fix for runs with --fixed: its unpatched run is the reproduction, then the patched one.
 @pytest.mark.slow
 @pytest.mark.parametrize(
@@ -213,6 +219,7 @@ def test_mastra_reproduction_runs_without_the_kit(tmp_path, claim, with_finding,
     done, out = _reproduce(tmp_path, claim, without)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("NOT REPRODUCED: ")
+    _assert_titled_not_reproduced(out, "@mastra/core", without)
 
 
 @pytest.mark.slow
@@ -239,6 +246,7 @@ def test_other_frameworks_reproductions_run_without_the_kit(
     done, out = _reproduce(tmp_path, claim, without, wheels=wheels)
     assert done.returncode == 0, done.stdout + done.stderr
     assert done.stdout.startswith("NOT REPRODUCED: ")
+    _assert_titled_not_reproduced(out, package, without)
 
 
 # -- the fix ------------------------------------------------------------------------------------------------

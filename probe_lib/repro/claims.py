@@ -50,7 +50,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "F09",
             "mastra",
             "active-tools",
-            "activeTools naming a tool by its registered key sends no tools at all, silently",
+            "activeTools naming a tool by its registered key sends no tools at all",
             "the request offers the tool activeTools names (under the name it is sent as)",
             fixed=True,
         ),

@@ -162,12 +162,18 @@ def _why_it_matters(kind: str) -> str:
             "registered under the legal key `search_web` is another tool: refusing the pair, rather than sending "
             "them under two distinct names, makes a key unusable beside the legal key it happens to rewrite to."
         )
+    if kind == "round-trip":
+        return (
+            f"OpenAI's Chat Completions API {name_rule}, so a framework renames a tool to fit it; the model then calls "
+            "the tool by the name the request offered. A framework that renames a tool must find it again by that "
+            "name, or the model's call runs nothing."
+        )
     return (
-        "OpenAI's Chat Completions API forces a tool by naming one of the request's own functions in `tool_choice` "
-        "(the openai Python SDK's `ChatCompletionNamedToolChoiceParam`: \"Specifies a tool the model should use. Use "
-        f'to force the model to call a specific function."), and {name_rule}. A framework that renames a tool to '
-        "fit that rule must use the new name everywhere it names the tool, or the request (and the call that comes "
-        "back) no longer agree with the tools it offers."
+        "OpenAI's APIs force a tool by naming one of the request's own functions in `tool_choice` (on Chat "
+        "Completions, the openai Python SDK's `ChatCompletionNamedToolChoiceParam`: \"Specifies a tool the model "
+        f'should use. Use to force the model to call a specific function."), and Chat Completions {name_rule} (the '
+        "Responses API documents no name rule of its own). A framework that renames a tool to fit that rule must use "
+        "the new name everywhere it names the tool, or the request no longer agrees with the tools it offers."
     )
 
 
@@ -188,7 +194,9 @@ def issue(
     bodies = "\n".join(json.dumps(_trimmed(body), indent=2, ensure_ascii=False) for body in captured[:1])
     lock = "requirements.txt" if language == "python" else "package-lock.json"
     install = "a fresh venv and `pip install`" if language == "python" else "`npm ci`"
-    return f"""# {rep.title}
+    # A run that did not reproduce it says so first, rather than asserting the finding on this release.
+    title = rep.title if result.code == 1 else f"Not reproduced on {package} {version}: {rep.title}"
+    return f"""# {title}
 
 **Versions**: {package} {version} (every dependency locked in `{lock}`), {_runtime(script_name)},
 {platform.system()} {platform.release()} ({platform.machine()}).
@@ -198,7 +206,7 @@ def issue(
 Run `./run.sh` in this folder: it installs the locked packages ({install}), then runs `{script_name}`,
 which starts a stand-in for the provider on 127.0.0.1, runs one turn of the code below against it and compares
 the request it captured with what is expected. No API key is
-needed and nothing leaves the machine.
+needed, and the turn talks only to the stand-in (the install fetches the locked packages from the registry).
 
 {_fenced(_user_code(script, language), language)}
 
