@@ -270,6 +270,9 @@ def test_report_exports_every_outcome_with_this_runs_measurement_first(live_repo
     assert not table["recording"].str.startswith("data/captures/catalogue/").any(), (
         "a recording shadowed this run's measurement"
     )
+    # This run measured its files live; every other row is read from a recording.
+    own = table["recording"].str.startswith("measurements/")
+    assert set(table.loc[own, "source"]) == {"live"} and set(table.loc[~own, "source"]) == {"recorded"}
     # The sweep and the MCP corpus beside it, counted from their sources by hand.
     tool_sets = json.loads((paths.CAPTURES / "mcp-mastra.json").read_text(encoding="utf-8"))["tool sets"]
     assert len(export.read_csv(folder / "mcp_corpus.csv")) == sum(

@@ -42,6 +42,7 @@ from probe_lib.frameworks import mastra
 from probe_lib.frameworks.mastra import mcp
 from probe_lib.history import framework_sweep, sweep, timeline
 from probe_lib.measure import measurement
+from probe_lib.measure.provenance import Provenance
 from probe_lib.tables import tidy, tidy_mcp, tidy_sweep
 
 OUTCOMES = "outcomes"
@@ -86,6 +87,7 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
     replaced: set[tuple[str, str, str, str]] = set()
     outcomes: list[Outcome] = []
     files: list[str] = []
+    made: list[str] = []
     read: list[Path] = []
     skipped: list[str] = []
     candidates = [
@@ -111,7 +113,9 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
                 continue
             outcomes.append(outcome)
             files.append(str(path.relative_to(primary.parent)) if is_primary else measurement.shown(path))
-    return tidy.frame(outcomes, ["recorded"] * len(outcomes), files), read, skipped
+            # A run's own file says whether that run measured it live; a file of data/captures is a recording.
+            made.append(str(found.made.how) if is_primary else str(Provenance.RECORDED))
+    return tidy.frame(outcomes, made, files), read, skipped
 
 
 def gather_sweep(summary: Path = timeline.TIMELINE_PATH, cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:

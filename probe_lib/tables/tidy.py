@@ -37,8 +37,8 @@ COLUMNS: Columns = (
     (
         "source",
         "string",
-        "live: measured on the real package in this session; "
-        "recorded: read from the measurement file named in recording",
+        "live: measured on the real package in this session, or (an export) by the live run that wrote the file "
+        "named in recording; recorded: read from a recording",
     ),
     ("method", "string", "generate or stream"),
     (
