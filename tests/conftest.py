@@ -21,7 +21,7 @@ from probe_lib.measure import collection, sources  # noqa: E402
 def node_modules() -> dict[str, Path]:
     """The installed pinned versions. Missing Node fails the run (set PROBE_LIB_ALLOW_NO_NODE=1 to skip)."""
     if not all(map(mastra.ADAPTER.is_installed, mastra.ADAPTER.versions())):
-        message = "the real @mastra/core is not installed: run `probe-lib setup` (needs Node.js 20+ and npm)"
+        message = "the real @mastra/core is not installed: run `probe-lib setup` (needs Node.js and npm)"
         if os.environ.get("PROBE_LIB_ALLOW_NO_NODE") == "1":
             pytest.skip(message)
         pytest.fail(message)

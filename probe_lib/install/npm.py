@@ -18,9 +18,9 @@ from probe_lib.core.errors import NodeMissing
 from probe_lib.install import cache, linkstore
 
 NODE_HELP = (
-    "Node.js 20+ and npm are needed to run the real frameworks: install them (e.g. `apt-get install nodejs npm` "
-    'or from nodejs.org), or read recorded captures instead (the notebooks\' `measurements = "recorded"`, '
-    "`reproduce --recorded`)"
+    "Node.js (the kit is measured on 20) and npm are needed to run the Node.js frameworks: install them (e.g. "
+    "`apt-get install nodejs npm` or from nodejs.org), or read recorded captures instead (the notebooks' "
+    '`measurements = "recorded"`, `reproduce --recorded`)'
 )
 #: npm writes this last, so its presence marks a complete ``node_modules``.
 _COMPLETE_MARK = ".package-lock.json"

@@ -37,8 +37,8 @@ from probe_lib.measure.provenance import Provenance
 
 #: How a notebook reader gets a live run, or chooses recordings on purpose (the notebook's own parameter).
 _LIVE_HELP = (
-    "To measure live, install Node.js 20+ and run `probe-lib setup`, then run the notebook again; to choose "
-    'the recordings on purpose, set measurements = "recorded" in its parameters cell.'
+    "To measure live, install Node.js (the kit is measured on 20) and run `probe-lib setup`, then run the notebook "
+    'again; to choose the recordings on purpose, set measurements = "recorded" in its parameters cell.'
 )
 
 

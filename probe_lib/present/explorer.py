@@ -58,7 +58,7 @@ class ExplorerMeasurement:
 #: The package each framework is published as, by adapter name (how source labels name it).
 PACKAGES = {"mastra": "@mastra/core"}
 #: What live runs need, by adapter name (said when a live source cannot run here).
-LIVE_NEEDS = {"mastra": "Node.js 20+ and `probe-lib setup`"}
+LIVE_NEEDS = {"mastra": "Node.js (the kit is measured on 20) and `probe-lib setup`"}
 
 
 @dataclass(frozen=True)

@@ -263,7 +263,7 @@ def open_view(
             "in JupyterLab with measurements='live' to run the real package)"
         )
     else:
-        why = " (Node.js 20+ and `probe-lib setup` are needed for a live source)"
+        why = " (Node.js and `probe-lib setup` are needed for a live source)"
     listed = "\n".join(f"  {s.label}" for s in explorer.sources())  # one a line: a name is never split
     print(f"Explorer opens on {source.label}{why}.\nSources, any of them chosen in the selector:\n{listed}")
     view = ExplorerView(keys, source)
