@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 import subprocess
 import sys
 from datetime import UTC, datetime, timedelta
@@ -17,7 +18,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.target import Target
 from probe_lib.frameworks import mastra
 from probe_lib.measure import matrix_runs, measurement, sources
-from probe_lib.measure.collection import CATALOGUE
+from probe_lib.measure.collection import CATALOGUE, MATRIX
 from probe_lib.measure.provenance import Provenance
 from probe_lib.present.execution import MEASUREMENTS
 from probe_lib.report import build as report
@@ -54,6 +55,32 @@ def test_live_catalogue_equals_its_recording(version, live_report, recorded_cata
     assert not diffs, f"{len(diffs)} scenarios changed on {version} (`probe-lib record` if intended):\n" + "\n".join(
         diffs
     )
+
+
+#: What the Claude Code CLI writes into its system prompt of the machine and the day (this machine's kernel build,
+#: today's date): they move with the machine and the calendar, not with the framework.
+_MACHINE_AND_DAY = re.compile(r"OS Version: [^\\]*|Today's date is \d{4}-\d{2}-\d{2}")
+
+
+def _as_compared(outcome) -> str:
+    return _MACHINE_AND_DAY.sub("-", json.dumps(measurement.outcome_to_json(outcome), sort_keys=True))
+
+
+@pytest.mark.slow
+@pytest.mark.node
+def test_every_matrix_recording_is_what_the_live_report_measured(live_report, recorded_matrix):
+    """Each target's recording of the matrix equals, field for field, what the live report's own run measured (one
+    whose runner changed what it records is recorded again: `probe-lib record --frameworks`), but for the machine and
+    the day the Claude Code CLI writes into its requests."""
+    recorded = matrix_runs.by_target(recorded_matrix)
+    for target in MATRIX.targets():
+        measured = measurement.read(measurement.path(live_report.folder / MEASUREMENTS, MATRIX.name, target))
+        assert measured.made.how is Provenance.LIVE, target
+        for outcome in measured.outcomes:
+            kept = recorded[str(target)][outcome.scenario.name]
+            assert _as_compared(outcome) == _as_compared(kept), (
+                f"{target} {outcome.scenario.name}: the recording is not what the framework does today"
+            )
 
 
 def test_recordings_load_without_node():
