@@ -37,6 +37,18 @@ OLD_FILES = (
 )
 
 
+#: The files measured again since the conversion, each with why: Mastra's matrix targets, whose recordings predated
+#: the runner recording each error link's code (test_recordings holds every matrix recording to a live run).
+MEASURED_AGAIN = {("matrix", f"mastra@{version}") for version in ("1.0.4", "1.67.0", "1.71.0")}
+
+
+def _without_codes(value):
+    """``value`` without the ``code`` of any error link (JSON as read: dicts, lists, scalars)."""
+    if isinstance(value, dict):
+        return {key: _without_codes(item) for key, item in value.items() if key != "code" or "class" not in value}
+    return [_without_codes(item) for item in value] if isinstance(value, list) else value
+
+
 def _old(path: str) -> dict:
     shown = subprocess.run(
         ["git", "show", f"{BEFORE}:{path}"], cwd=paths.ROOT, capture_output=True, text=True, check=True
@@ -82,8 +94,11 @@ def test_every_old_outcome_reads_back_equal_from_the_new_files(old, new):
     }
     assert len(before) == sum(len(document["outcomes"]) for document in old.values()) == 870
     assert after.keys() == before.keys()
+    again = {key for key in before if (key[3], f"{key[0]}@{key[1]}") in MEASURED_AGAIN}
     unequal = [key for key, entry in before.items() if after[key] != measurement.without_incidentals(entry)]
-    assert not unequal, unequal[:5]
+    assert set(unequal) <= again, sorted(set(unequal) - again)[:5]
+    # Measured again, they differ from the old files in the error links' code alone.
+    assert not [key for key in again if _without_codes(after[key]) != measurement.without_incidentals(before[key])]
 
 
 def test_the_new_files_carry_the_scenarios_the_old_ones_named(old, new):
@@ -116,6 +131,8 @@ def test_the_new_files_note_how_the_old_ones_were_made(old, new):
         if m.collection == "catalogue":
             document = old[f"data/captures/mastra-{m.target.version}.json"]
             assert (m.made.runtime, m.made.on) == (f"Node.js {document['node']}", document["measured_on"])
+        elif (m.collection, str(m.target)) in MEASURED_AGAIN:
+            assert m.made.on > matrix[str(m.target)]["on"]
         elif m.collection in ("matrix", "lists"):
             assert (m.made.runtime, m.made.on) == (matrix[str(m.target)]["runtime"], matrix[str(m.target)]["on"])
         else:
