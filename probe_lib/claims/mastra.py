@@ -646,8 +646,6 @@ def _prompt_names_absent_tool(e: Evidence) -> tuple[Status, str]:
     return "confirmed", "; ".join(said)
 
 
-#: The claims judged on the docs a package ships (the checks below read its files), not on a request it sends.
-ON_SHIPPED_DOCS = frozenset({"A20", "A21", "A24", "F19"})
 #: The two docs sections the article quotes, by their headings, as the ``docs-shipped`` scenario asks for them.
 _KEY_RULE_SECTION, _BUILTINS_SECTION = catalogue.by_name()["docs-shipped"].docs_sections
 #: The article's quotes of the docs (verbatim in the article), compared with the shipped text without Markdown marks.
@@ -718,6 +716,7 @@ def _forms(given: dict[str, list[str]]) -> str:
     "A24",
     quantified=("docs-tool-choice",),
     refuted_as_measured="the shipped docs also give toolChoice 'auto' and 'none', though no example names a tool (F19)",
+    on_shipped_docs=True,
 )
 def _docs_show_only_required(e: Evidence) -> tuple[Status, str]:
     given, _ = _choice_examples(e)
@@ -728,7 +727,7 @@ def _docs_show_only_required(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"the shipped docs give toolChoice only 'required': {_forms(given)}"
 
 
-@claim("F19", quantified=("docs-tool-choice",))
+@claim("F19", quantified=("docs-tool-choice",), on_shipped_docs=True)
 def _docs_force_no_named_tool(e: Evidence) -> tuple[Status, str]:
     given, described = _choice_examples(e)
     if "named tool" in given:
@@ -746,7 +745,7 @@ def _docs_force_no_named_tool(e: Evidence) -> tuple[Status, str]:
     return "confirmed", f"no shipped example gives toolChoice a named tool; the values given: {_forms(given)}; {listed}"
 
 
-@claim("A20")
+@claim("A20", on_shipped_docs=True)
 def _docs_key_rule(e: Evidence) -> tuple[Status, str]:
     page = _shipped_section(e, _KEY_RULE_SECTION)
     if page is None:
@@ -772,7 +771,7 @@ def _docs_key_rule(e: Evidence) -> tuple[Status, str]:
     )
 
 
-@claim("A21")
+@claim("A21", on_shipped_docs=True)
 def _docs_builtins(e: Evidence) -> tuple[Status, str]:
     page = _shipped_section(e, _BUILTINS_SECTION)
     if page is None:

@@ -52,6 +52,8 @@ class Registered:
     #: Why the kit measured this article claim otherwise on some pinned version, in a few words (``None``: a
     #: refutation is not expected, and stops the notebook that shows it).
     refuted_as_measured: str | None
+    #: Whether the check reads the docs a package ships rather than a request it sends (no one turn reproduces it).
+    on_shipped_docs: bool = False
 
 
 #: Claim id -> its registered check, filled as the check modules are imported (read it through :func:`checks`).
@@ -74,13 +76,20 @@ def register(
     quantified: Iterable[str] = (),
     every_target: bool = False,
     refuted_as_measured: str | None = None,
+    on_shipped_docs: bool = False,
 ) -> None:
     """Register ``check`` as the one check of ``claim_id``; a second registration of the claim is a defect."""
     if claim_id in CHECKS:
         raise ValueError(f"claim {claim_id} has two checks: {CHECKS[claim_id].check.__name__} and {check.__name__}")
     cases = tuple(quantified)
     CHECKS[claim_id] = Registered(
-        claim_id, check, on, framework, Quantified(cases, every_target) if cases else None, refuted_as_measured
+        claim_id,
+        check,
+        on,
+        framework,
+        Quantified(cases, every_target) if cases else None,
+        refuted_as_measured,
+        on_shipped_docs,
     )
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from probe_lib.claims.ledger import load_claims
-from probe_lib.claims.mastra import ON_SHIPPED_DOCS
+from probe_lib.claims.registry import checks
 from probe_lib.core.errors import InputError
 
 #: What the turn does and what its script compares: a tool forced by its registered key (is the forced name among
@@ -99,7 +99,7 @@ def reproduction(claim_id: str) -> Reproduction:
         return REPRODUCTIONS[claim_id]
     if claim_id.startswith("V"):
         why = "it is a version-range claim, about many releases at once; reproduce a finding on one release instead"
-    elif claim_id in ON_SHIPPED_DOCS:
+    elif checks()[claim_id].on_shipped_docs:
         why = "it is about the docs a package ships, not about a request on the wire"
     else:
         why = "the kit has no one-turn reproduction of it"
