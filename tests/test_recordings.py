@@ -59,7 +59,7 @@ def test_live_catalogue_equals_its_recording(version, live_report, recorded_cata
 
 #: What the Claude Code CLI writes into its system prompt of the machine and the day (this machine's kernel build,
 #: today's date): they move with the machine and the calendar, not with the framework.
-_MACHINE_AND_DAY = re.compile(r"OS Version: [^\\]*|Today's date is \d{4}-\d{2}-\d{2}")
+_MACHINE_AND_DAY = re.compile(r"OS Version: [^\\\"]*|Today's date is \d{4}-\d{2}-\d{2}")
 
 
 def _as_compared(outcome) -> str:
@@ -76,6 +76,7 @@ def test_every_matrix_recording_is_what_the_live_report_measured(live_report, re
     for target in MATRIX.targets():
         measured = measurement.read(measurement.path(live_report.folder / MEASUREMENTS, MATRIX.name, target))
         assert measured.made.how is Provenance.LIVE, target
+        assert [o.scenario.name for o in measured.outcomes] == list(recorded[str(target)]), target
         for outcome in measured.outcomes:
             kept = recorded[str(target)][outcome.scenario.name]
             assert _as_compared(outcome) == _as_compared(kept), (
