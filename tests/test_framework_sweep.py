@@ -369,17 +369,20 @@ def test_up_to_means_every_release_that_ran_before_the_change_point(framework_ti
     status, evidence = check(framework_timelines["langchain"])
     assert status == "refuted" and evidence.startswith("0.0.4 did not"), evidence
     status, evidence = _judge("T03", framework_timelines["langchain"])
-    assert status == "confirmed" and evidence.startswith("the 11 releases measured from 0.0.7 to 0.3.7 send"), evidence
+    assert status == "confirmed" and evidence.startswith("the 11 releases that ran from 0.0.7 to 0.3.7 send"), evidence
 
 
 def test_a_change_point_s_evidence_names_the_releases_between_its_ends_that_could_not_run(framework_timelines):
     """0.3.8 lies between T03's ends and could not run: 0.3.9 is the next release that ran, not the next served; T05
-    has none between, and its second stretch ends at the newest release measured."""
+    has none between, and its second stretch ends at the newest release that ran."""
     evidence = _judge("T03", framework_timelines["langchain"])[1]
-    assert "from 0.3.9, the next release that ran (0.3.8, between them, could not), to the newest, 1.7.4," in evidence
+    between = "from 0.3.9, the next release that ran (0.3.8, between them, could not), to the newest that ran, 1.7.4,"
+    assert between in evidence
     assert "next release served" not in evidence
     evidence = _judge("T05", framework_timelines["ai-sdk"])[1]
-    assert "the 13 releases measured from 3.1.16, the next release served, to the newest, 7.0.173, send" in evidence
+    assert "the 13 releases that ran from 3.1.16, the next release served, to the newest that ran, 7.0.173, send" in (
+        evidence
+    )
 
 
 def test_a_claim_on_the_tools_sent_alone_is_blind_to_how_often_the_request_went_out(framework_timelines):

@@ -107,7 +107,7 @@ def _resolved(framework: str) -> dict[str, str]:
 def _backdated(framework: str, resolved: Mapping[str, str]) -> dict[str, committed.Backdated]:
     """The releases of ``framework`` that the registry dates after a later release of their own line and whose
     committed lines say they were resolved as of a date after that release came out. A pin (installed from its
-    committed lock) and Mastra's served releases (resolved as of the day they are first installed) note no such date."""
+    committed lock) notes no such date; Mastra's served releases note the day they were first installed, if any."""
     if not (committed.RELEASES_PATH.exists() and committed.TIMELINE_PATH.exists()):
         return {}
     own = [release for release in committed.read_releases() if release.framework == framework]
@@ -192,7 +192,7 @@ def changed_at(
         before, after = (tables.describe(lines[v].behaviour, lines[v].error_kind) for v in (last_before, first_with))
         return "confirmed", (
             f"{_stretch(up_to)} {was[1]} ({last_before}: {before}); "
-            f"{_stretch(from_on, first=next_one, last='the newest')} {became[1]} "
+            f"{_stretch(from_on, first=next_one, last='the newest that ran')} {became[1]} "
             f"({first_with}: {after})"
         )
 
@@ -300,13 +300,13 @@ def raises(text: str) -> Holds:
 
 
 def _stretch(versions: list[str], *, first: str = "", last: str = "") -> str:
-    """The subject of a claim's bare verb (``send ...``) for the releases measured ``versions``: "the 11 releases
-    measured from 0.0.7 to 0.3.7", or "0.3.7 is measured to" for one; ``first`` and ``last`` describe the first
+    """The subject of a claim's bare verb (``send ...``) for the releases that ran ``versions``: "the 11 releases
+    that ran from 0.0.7 to 0.3.7", or "0.3.7 is measured to" for one; ``first`` and ``last`` describe the first
     and the last release ("the next release served")."""
     start = f"{versions[0]}, {first}," if first else versions[0]
     if len(versions) == 1:
         return f"{start} is measured to"
-    return f"the {len(versions)} releases measured from {start} to " + (
+    return f"the {len(versions)} releases that ran from {start} to " + (
         f"{last}, {versions[-1]}," if last else versions[-1]
     )
 
