@@ -80,7 +80,7 @@ def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
         at = version_key(version)
         return version_key("0.20.0") <= at <= version_key("0.24.9") or at >= version_key("1.1.0")
 
-    stable_1_0 = sorted((v for v in versions(timeline.table) if version_key(v)[:2] == (1, 0)), key=version_key)
+    stable_1_0 = [v for v in versions(timeline.table) if version_key(v)[:2] == (1, 0)]
     if stable_1_0 != ["1.0.4"]:
         return "refuted", f"the stable 1.0 releases swept are {stable_1_0}, not 1.0.4 alone"
     wrong = [line.version for line in lines if honours_active_tools(line.behaviour) != stated(line.version)]
@@ -93,8 +93,8 @@ def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
     return (
         "confirmed",
         f"activeTools ['search.web'] leaves plain out on {found}; plain is sent on the other "
-        f"{sum(not stated(line.version) for line in lines)} measured versions"
-        f"{crashed_note(timeline, 'active-tools-by-key')}",
+        f"{sum(not stated(line.version) for line in lines)} measured versions, 1.0.4 the one stable 1.0 release "
+        f"among them{crashed_note(timeline, 'active-tools-by-key')}",
     )
 
 
