@@ -27,7 +27,7 @@ from probe_lib.frameworks import base
 from probe_lib.frameworks.mastra import versions as mastra_versions
 from probe_lib.install import npm, pyvenv
 from probe_lib.install.releases import refuse_unsupported
-from probe_lib.providers.name_rules import get_rule
+from probe_lib.providers.name_rules import get_rule, rules
 from probe_lib.repro import patches, templates
 from probe_lib.repro.claims import REPRODUCTIONS, Reproduction, reproduction
 
@@ -150,31 +150,28 @@ def _user_code(script: str, language: str) -> str:
 
 
 def _why_it_matters(kind: str) -> str:
-    """The provider rule the finding runs into, with its public source (``data/provider_rules.csv``)."""
+    """The provider rule the finding runs into, with its public source (``data/provider_rules.csv``), and why the
+    finding's kind of turn breaks against it."""
     rule = get_rule("openai", "documented")
+    documented = {r.provider for r in rules() if r.variant == "documented"}
+    responses = "" if "openai-responses" in documented else " (the Responses API documents no name rule of its own)"
     name_rule = (
-        f"takes as a function name only `{rule.pattern.pattern}` up to {rule.max_length} characters ({rule.source}: "
-        f"{rule.note})"
+        f"OpenAI's Chat Completions API takes as a function name only `{rule.pattern.pattern}` up to "
+        f"{rule.max_length} characters ({rule.source}: {rule.note}){responses}, so a framework renames a tool to fit it"
     )
-    if kind == "collision":
-        return (
-            f"OpenAI's Chat Completions API {name_rule}, so a framework rewrites `search.web` to `search_web`. A tool "
-            "registered under the legal key `search_web` is another tool: refusing the pair, rather than sending "
-            "them under two distinct names, makes a key unusable beside the legal key it happens to rewrite to."
-        )
-    if kind == "round-trip":
-        return (
-            f"OpenAI's Chat Completions API {name_rule}, so a framework renames a tool to fit it; the model then calls "
-            "the tool by the name the request offered. A framework that renames a tool must find it again by that "
-            "name, or the model's call runs nothing."
-        )
-    return (
-        "OpenAI's APIs force a tool by naming one of the request's own functions in `tool_choice` (on Chat "
-        "Completions, the openai Python SDK's `ChatCompletionNamedToolChoiceParam`: \"Specifies a tool the model "
-        f'should use. Use to force the model to call a specific function."), and Chat Completions {name_rule} (the '
-        "Responses API documents no name rule of its own). A framework that renames a tool to fit that rule must use "
-        "the new name everywhere it names the tool, or the request no longer agrees with the tools it offers."
-    )
+    consequence = {
+        "collision": "; a tool registered under the legal key `search_web` is another tool: refusing the pair, "
+        "rather than sending them under two distinct names, makes a key unusable beside the legal key it happens to "
+        "rewrite to.",
+        "round-trip": "; the model then calls the tool by the name the request offered, and a framework that renames "
+        "a tool must find it again by that name, or the model's call runs nothing.",
+        "active-tools": "; a list of the tools a turn may use must name them as renamed, or it selects none of them.",
+        "forced": ". A tool is forced by naming one of the request's own functions in `tool_choice` (the openai "
+        "Python SDK's `ChatCompletionNamedToolChoiceParam`: \"Specifies a tool the model should use. Use to force the "
+        'model to call a specific function."), so the forced name must be the new one, or the request no longer agrees '
+        "with the tools it offers.",
+    }
+    return name_rule + consequence[kind]
 
 
 def issue(
