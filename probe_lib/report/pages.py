@@ -482,7 +482,8 @@ def _bodies(pages: list[Page], folder: Path, earlier: Path | None, exporter) -> 
     for at, name in enumerate(names):
         body, words = made[at]
         rest = f"{words}\n{body}"  # the words are one line: _words collapses every white space
-        (folder / name).write_text(hashlib.sha256(rest.encode("utf-8")).hexdigest() + "\n" + rest, encoding="utf-8")
+        text = rest.encode("utf-8")  # bytes, as _kept_section reads them: no newline translation either way
+        (folder / name).write_bytes(hashlib.sha256(text).hexdigest().encode() + b"\n" + text)
     return [made[at] for at in range(len(pages))]
 
 
