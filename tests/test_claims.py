@@ -635,9 +635,23 @@ FURTHER = {
     "F03 a TypeError from elsewhere": (
         "F03",
         VERSION,
-        {"empty-key": fields(error=({"name": "TypeError", "message": "x is not a function", "id": None},))},
+        {
+            "empty-key": fields(
+                error=(
+                    {"name": "MastraError", "message": "failed", "id": "AGENT_GENERATE_FAILED"},
+                    {"name": "TypeError", "message": "x is not a function", "id": None},
+                )
+            )
+        },
         "refuted",
         "is not formatTools' key[0].match",
+    ),
+    "F03 the TypeError thrown bare": (
+        "F03",
+        VERSION,
+        {"empty-key": fields(error=({"name": "TypeError", "message": "reading 'match'", "id": None},))},
+        "refuted",
+        "did not fail with AGENT_GENERATE_FAILED",
     ),
     "F13 another offered tool forced": (
         "F13",
@@ -794,6 +808,20 @@ FURTHER = {
         {"call-by-key": fields(error=())},
         "refuted",
         "neither a 'not found' reply nor an error",
+    ),
+    "F08 1.0.4 answering the key's call instead of throwing": (
+        "F08",
+        OLDEST,
+        {"call-by-key": like(VERSION, "call-by-key")},
+        "refuted",
+        "the statement says throw, but the model was told",
+    ),
+    "F08 a pin from 1.67.0 on throwing on the key's call": (
+        "F08",
+        VERSION,
+        {"call-by-key": like(OLDEST, "call-by-key")},
+        "refuted",
+        "the statement says reply, but generate() threw",
     ),
     "A09 every single rewrite sent": (
         "A09",

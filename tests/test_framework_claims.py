@@ -210,6 +210,13 @@ def test_x27_counts_the_turns_it_names(by_target):
     assert frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=14)(claude)[0]
     holds, text = frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=13)(claude)
     assert not holds and text == "the matrix has 14 plain turns, not 13"
+    tunnelled = dict(claude.outcomes)
+    first = tunnelled[probes[0]]
+    tunnelled[probes[0]] = replace(first, unrouted=tuple({**entry, "status": 200} for entry in first.unrouted))
+    holds, text = frameworks.resends_and_tunnels("api.anthropic.com:443", *probes, turns=14)(
+        Evidence("claude", tunnelled, by_target)
+    )
+    assert not holds and "not only its refusal (403)" in text
 
 
 def test_the_notebooks_framework_ledger_says_how_and_when_each_target_was_measured():

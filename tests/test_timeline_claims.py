@@ -79,6 +79,27 @@ COUNTERFACTUALS = {
         "search.web is among the tools sent",
     ),
     "V03 honoured on 1.0.4": ("V03", "1.0.4", "active-tools-by-key", {"names": ["search_web"]}, "1.0.4"),
+    "V03 the key selecting its tool": (
+        "V03",
+        "1.20.0",
+        "active-tools-by-key",
+        {"names": ["search_web"]},
+        "where honoured, active-tools-by-key did not send [] on 1.20.0",
+    ),
+    "V03 the wire name selecting nothing": (
+        "V03",
+        "0.21.0",
+        "active-tools-by-wire-name",
+        {"names": []},
+        "where honoured, active-tools-by-wire-name did not send ['search_web'] on 0.21.0",
+    ),
+    "V03 the wire name filtering where activeTools is ignored": (
+        "V03",
+        "1.0.4",
+        "active-tools-by-wire-name",
+        {"names": ["search_web"]},
+        "active-tools-by-wire-name left plain out on 1.0.4",
+    ),
     "V04 tools again on 1.20.0": (
         "V04",
         "1.20.0",

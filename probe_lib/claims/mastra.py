@@ -29,7 +29,10 @@ from probe_lib.tables.evidence import CheckError, Evidence
 ARTICLE_VERSION = baseline("mastra").version
 
 #: The served version that stands in for the article's 1.0.0, and why (the registry's version list, read 2026-11-30).
-STAND_IN = ("1.0.4", "the npm registry serves no 1.0.0, only its betas; 1.0.4 is the oldest 1.x release it serves")
+STAND_IN = (
+    "1.0.4",
+    "the npm registry serves no 1.0.0, only its betas; 1.0.4 is the oldest stable 1.x release it serves",
+)
 #: The article's allowed set, as a regular expression over one character (code point).
 _ALLOWED = re.compile(r"[a-zA-Z0-9_-]")
 _LEVELS_THAT_SPEAK = ("warn", "error", "exception")
@@ -831,8 +834,8 @@ def _empty_key(e: Evidence) -> tuple[Status, str]:
     if outcome.requests:
         return "refuted", f"a request went out: {_names(outcome)}"
     innermost = outcome.error[-1] if outcome.error else {}
-    if innermost.get("name") != "TypeError":
-        return "refuted", f"generate() did not fail with a TypeError: {_error_text(outcome)}"
+    if outcome.error_ids[:1] != ["AGENT_GENERATE_FAILED"] or innermost.get("name") != "TypeError":
+        return "refuted", f"generate() did not fail with AGENT_GENERATE_FAILED from a TypeError: {_error_text(outcome)}"
     facts = e["package-facts"].package
     if facts is None:
         raise CheckError("package-facts carries no source text: re-record with `probe-lib record`")
@@ -928,19 +931,21 @@ def _ids_route_keys_do_not(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the model called the key search.web and the tool ran: {by_key.executions}"
     messages = [m["content"] for m in by_key.tool_replies]
     if messages and "not found" in messages[0]:
-        return (
-            "confirmed",
-            f"id get-weather ran the tool; key search.web did not, the model was told: {quoted(messages[0], 90)}",
-        )
-    if not by_key.own_errors:
+        told, how = "reply", f"the model was told: {quoted(messages[0], 90)}"
+    elif by_key.own_errors:
+        told, how = "throw", f"generate() threw: {_error_text(by_key)}"
+    else:
         return (
             "refuted",
             "the model called the key search.web: no tool ran, and neither a 'not found' reply nor an error",
         )
-    return (
-        "confirmed",
-        f"id get-weather ran the tool; key search.web did not, and generate() threw: {_error_text(by_key)}",
-    )
+    if _KEY_CALL_TOLD.get(e.version, told) != told:
+        return "refuted", f"on {e.version} the statement says {_KEY_CALL_TOLD[e.version]}, but {how}"
+    return "confirmed", f"id get-weather ran the tool; key search.web did not, {how}"
+
+
+#: How F08's statement says each pin answers a model's call by the key: a "not found" reply, or generate() throwing.
+_KEY_CALL_TOLD = {"1.0.4": "throw", "1.67.0": "reply", "1.71.0": "reply"}
 
 
 #: The 1.0 series, which ignores activeTools (V03 measures it on every swept version): from the first, before the
@@ -1217,6 +1222,8 @@ def _imported_set_collides(e: Evidence) -> tuple[Status, str]:
     keys = outcome.registered_keys
     if not all(re.fullmatch(r"[a-zA-Z_][a-zA-Z0-9_-]*", key) for key in keys):
         raise CheckError("mcp-set-cut-collision holds keys with characters the rules substitute")
+    if len(keys) != 38:
+        raise CheckError(f"mcp-set-cut-collision registers {len(keys)} tools; F18 speaks of the server's 38")
     sharing: dict[str, list[str]] = {}
     for key in keys:
         sharing.setdefault(key[:63], []).append(key)

@@ -72,7 +72,7 @@ def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
     )
 
 
-@claim("V03", on="timeline")
+@claim("V03", on="timeline", quantified=("active-tools-by-key", "active-tools-by-wire-name"))
 def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
     lines = scenario_lines(timeline, "active-tools-by-key")
 
@@ -90,9 +90,19 @@ def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
             "refuted",
             f"activeTools ['search.web'] leaves plain out on {found}; otherwise than stated on {', '.join(wrong[:5])}",
         )
+    # Where honoured, as a filter: by the key it selects nothing, by the wire name that tool alone; elsewhere the
+    # wire name leaves plain in too.
+    selected = {"active-tools-by-key": (), "active-tools-by-wire-name": ("search_web",)}
+    for scenario, names in selected.items():
+        for line in scenario_lines(timeline, scenario):
+            if stated(line.version) and line.behaviour.names != names:
+                return "refuted", f"where honoured, {scenario} did not send {list(names)} on {line.version}"
+            if not stated(line.version) and honours_active_tools(line.behaviour):
+                return "refuted", f"{scenario} left plain out on {line.version}, where activeTools is ignored"
     return (
         "confirmed",
-        f"activeTools ['search.web'] leaves plain out on {found}; plain is sent on the other "
+        f"activeTools ['search.web'] leaves plain out on {found}, sending no tool there (by the wire name "
+        f"search_web alone, on every one of those versions that ran it); plain is sent on the other "
         f"{sum(not stated(line.version) for line in lines)} measured versions, 1.0.4 the one stable 1.0 release "
         f"among them{crashed_note(timeline, 'active-tools-by-key')}",
     )
