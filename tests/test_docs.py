@@ -94,6 +94,14 @@ def test_a_block_is_filled_afresh_and_an_unknown_one_refused():
         docs.render(text, {})
 
 
+def test_docs_prose_lists_every_kind_of_generated_block():
+    """docs/prose.md says it lists each kind of generated block: its table names every block ``probe-lib docs``
+    fills, and no other."""
+    page = (paths.ROOT / "docs" / "prose.md").read_text(encoding="utf-8")
+    listed = set(re.findall(r"^\| `([a-z-]+)` \|", page, flags=re.MULTILINE))
+    assert listed == set(docs.blocks())
+
+
 def test_the_readme_is_read_in_five_minutes():
     assert len(README.read_text(encoding="utf-8").splitlines()) <= 200
 
