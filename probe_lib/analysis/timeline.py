@@ -115,6 +115,11 @@ def stable(table: pd.DataFrame) -> pd.DataFrame:
     return table[~table["version"].isin(prereleases(table))].reset_index(drop=True)
 
 
+def ran(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` without the lines of releases that could not run (no behaviour to compare)."""
+    return table[table["error_kind"] != COULD_NOT_RUN]
+
+
 def versions(table: pd.DataFrame) -> list[str]:
     """The measured versions of a :func:`frame`, oldest first (its ``rank``: the registry's order)."""
     return list(table.sort_values("rank")["version"].unique())
@@ -178,7 +183,7 @@ def change_points(table: pd.DataFrame, *, wire_only: bool = False) -> pd.DataFra
     point).
     """
     if wire_only:
-        table = table[table["error_kind"] != COULD_NOT_RUN]
+        table = ran(table)
     changes = []
     for (framework, scenario), lines in table.groupby(["framework", "scenario"], sort=True):
         previous = None

@@ -63,7 +63,7 @@ class Timeline:
         resolved = _resolved(framework)
         dated = _backdated(framework, resolved)
         if releases:
-            ran = versions(table[table["error_kind"] != tables.COULD_NOT_RUN])
+            ran = versions(tables.ran(table))
             swept = f"{len(releases)} releases, {len(versions(table))} swept, {len(ran)} ran"
             span = f"{releases[0]}..{releases[-1]} ({swept})"
             return cls(framework, table, span, tuple(releases), source=source, backdated=dated, resolved=resolved)
@@ -244,7 +244,7 @@ def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, me
     behaves alike on the wire, and each probe of ``holds`` does what it states on each of them"."""
 
     def check(timeline: Timeline) -> tuple[Status, str]:
-        table = timeline.table[timeline.table["error_kind"] != tables.COULD_NOT_RUN]
+        table = tables.ran(timeline.table)
         runs = tables.versions(table)
         if not runs:
             raise CheckError(f"no {timeline.framework} release in the timeline ran")
