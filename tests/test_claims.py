@@ -900,6 +900,16 @@ def test_a_check_whose_evidence_is_missing_is_reported_as_failed_with_the_reason
     assert verdict.status == "failed" and "'choice-by-key' was not measured" in verdict.evidence
 
 
+def test_f18_stops_on_a_tool_set_that_is_not_the_servers_38(recorded):
+    """F18 speaks of the awslabs server's 38 tools: a scenario registering another number is a broken input, judged
+    failed with the count, not a verdict on Mastra."""
+    outcome = recorded[VERSION]["mcp-set-cut-collision"]
+    fewer = dataclasses.replace(outcome.scenario, tools=outcome.scenario.tools[1:])
+    edited = {**recorded[VERSION], "mcp-set-cut-collision": dataclasses.replace(outcome, scenario=fewer)}
+    verdict = judge("F18", VERSION, {**recorded, VERSION: edited})
+    assert verdict.status == "failed" and "registers 37 tools; F18 speaks of the server's 38" in verdict.evidence
+
+
 def test_a_check_that_breaks_for_another_reason_raises(recorded):
     """Only a lack of evidence becomes "failed"; a defect in a check is not hidden in the ledger."""
     outcome = recorded[VERSION]["call-by-wire-name"]

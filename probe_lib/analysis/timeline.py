@@ -361,7 +361,10 @@ def range_claims(table: pd.DataFrame) -> pd.DataFrame:
             "toolChoice 'none' changed between",
             "; ".join(f"{c.before} -> {c.after}" for c in none_changes.itertuples()) or None,
         ),
-        ("toolChoice by key names a sent tool (passthrough fixed) on", ", ".join(fixed) or None),
+        (
+            "versions that rewrite search.web and force it by key as search_web (passthrough fixed)",
+            ", ".join(fixed) or None,
+        ),
     ]
     return pd.DataFrame(
         [
