@@ -26,7 +26,7 @@ WRONG: dict[str, tuple[object, str]] = {
         {"my.tool": "my_tool", "3d-view": "3d-view", "café": "cafe", "rocket🚀": "rocket_", "ok": "ok"},
         "3 of 5 wrong",
     ),
-    "key_mastra_cuts": ("a" * 63, "sends 'aaaaaaaaaa"),
+    "key_mastra_cuts": ("a" * 63, "sends it whole (63 characters)"),
     "predict_wire_order": (["b", "x_y", "_10", "a", "_2"], "['b', 'a', '_2', '_10', 'x_y']"),
     "colliding_key": ("search-web", "no collision"),
     "fix_tool_choice": ("get-weather", "forces 'get-weather' but tools offers only ['search_web']"),
@@ -62,6 +62,30 @@ def test_a_wrong_answer_fails_its_check_and_says_why(name, node_modules):
     checked = exercises.EXERCISES[name][1](answer, exercises.ARTICLE, sources.LIVE)
     assert checked.state == "wrong", str(checked)
     assert phrase in checked.why, str(checked)
+
+
+#: Answers whose verdict must say what the real package did with them, not what the key would suggest: (exercise,
+#: answer, right or wrong, a phrase of the reason).
+SAID_AS_SENT = [
+    ("colliding_key", "__proto__", "wrong", "'__proto__' did not reach the wire"),  # F06
+    ("colliding_key", "..proto..", "right", "a name Object.prototype already holds"),  # F04, not search.web's name
+    ("key_mastra_cuts", "9lives", "wrong", "sends '_9lives' (7 characters)"),
+    ("key_mastra_cuts", "1" + "a" * 63, "right", "lost 'aa' to the cut at 63, after putting _ in front"),
+    ("safe_names", {"search.web": "s", "search web": "s", "weather😀": "w", "9lives": "n"}, "wrong", "would be lost"),
+    (
+        "safe_names",
+        {"search.web": "search-web", "search web": "search_web", "weather😀": "weather", "9lives": "nine"},
+        "wrong",
+        "'search-web' by cohere/documented",
+    ),
+]
+
+
+@pytest.mark.node
+@pytest.mark.parametrize(("name", "answer", "state", "phrase"), SAID_AS_SENT)
+def test_a_verdict_says_what_the_package_did_with_the_answer(name, answer, state, phrase, node_modules):
+    checked = exercises.EXERCISES[name][1](answer, exercises.ARTICLE, sources.LIVE)
+    assert checked.state == state and phrase in checked.why, str(checked)
 
 
 @pytest.mark.parametrize("name", NAMES)

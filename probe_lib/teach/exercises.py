@@ -1,6 +1,6 @@
 """Checked exercises: one small function per exercise, telling a learner whether an answer is right and why.
 
-Each notebook ends with exercises whose cells read::
+Each notebook from 00-primer to 10 ends with an exercise whose cell reads::
 
     answer = None  # your answer: ...
     exercises.<name>(answer, mastra_version, measurements)
@@ -211,14 +211,19 @@ def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source
         )
         return _verdict(exercise, False, why, "data/provider_rules.csv")
     result, source = _wire_names([answer], version, measurements)
-    sent = (result.get("names") or [answer])[0]
+    if not result.get("names"):
+        return _verdict(exercise, False, f"Mastra sent nothing for it: {result.get('error')}", source)
+    sent = result["names"][0]
     if len(sent) < len(answer):
+        row = normaliser.normalise([answer]).rows[0]
+        prefixed = ", after putting _ in front" if row.prefixed else ""
         why = (
             f"OpenAI accepts its {len(answer)} characters, yet Mastra sends {len(sent)}: "
-            f"it lost {answer[len(sent) :]!r} to the cut at 63"
+            f"it lost {row.lost!r} to the cut at 63{prefixed}"
         )
         return _verdict(exercise, True, why, source)
-    why = f"Mastra sends {answer!r} whole ({len(answer)} characters): only keys over 63 characters are cut"
+    sends = "it whole" if sent == answer else f"{sent!r}"
+    why = f"Mastra sends {sends} ({len(sent)} characters), no shorter: only names over 63 characters are cut"
     return _verdict(exercise, False, why, source)
 
 
@@ -262,12 +267,18 @@ def colliding_key(answer: object, version: str = ARTICLE, measurements: Source =
     result, source = _wire_names(["search.web", answer], version, measurements)
     error = result.get("error") or {}
     if error.get("kind") == "collision":
-        return _verdict(exercise, True, f"Mastra refused to run: both keys resolve to {error['name']!r}", source)
-    why = (
-        f"no collision: the request went out with tools {result.get('names')} "
-        f"({_why_rewritten(answer) if answer else ''})"
-    )
-    return _verdict(exercise, False, why, source)
+        if error["name"] == _pairs(["search.web"])["search.web"]:
+            why = f"Mastra refused to run: both keys resolve to {error['name']!r}"
+        else:  # a name every JavaScript object already carries (F04), not search.web's
+            why = (
+                f"Mastra refused to run, but not for meeting search.web: {answer!r} resolves to {error['name']!r}, "
+                "a name Object.prototype already holds"
+            )
+        return _verdict(exercise, True, why, source)
+    sent = result.get("names") or []
+    expected = _pairs([answer])[answer]
+    went = _why_rewritten(answer) if expected in sent else f"{answer!r} did not reach the wire, and nothing was raised"
+    return _verdict(exercise, False, f"no collision: the request went out with tools {sent} ({went})", source)
 
 
 def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
@@ -361,7 +372,7 @@ SAFE_NAME_KEYS = ("search.web", "search web", "weather😀", "9lives")
 
 def safe_names(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
     """09. A dict ``{key: name}`` for :data:`SAFE_NAME_KEYS` whose names are distinct, accepted by every
-    documented provider rule with a length limit, and left alone by formatTools. Checked against
+    provider's current documented rule (the ``documented`` rows), and left alone by formatTools. Checked against
     ``data/provider_rules.csv`` and by registering the names on the real package (the model without Node.js)."""
     exercise = "safe_names"
     if answer is None:
@@ -369,19 +380,25 @@ def safe_names(answer: object, version: str = ARTICLE, measurements: Source = LI
     if not isinstance(answer, Mapping) or set(answer) != set(SAFE_NAME_KEYS):
         return _verdict(exercise, False, f"answer a dict with exactly these keys: {list(SAFE_NAME_KEYS)}", "")
     names = [str(answer[key]) for key in SAFE_NAME_KEYS]
-    if len(set(names)) != len(names) or "" in names:
-        return _verdict(exercise, False, "two keys got the same name (or one is empty): Mastra would refuse to run", "")
+    if "" in names:
+        return _verdict(exercise, False, "a name is empty: the empty key crashes generate() (notebook 05, F03)", "")
+    if repeated := sorted({name for name in names if names.count(name) > 1}):
+        why = (
+            f"two keys got the name {repeated[0]!r}: a tools record holds each name once, so registered under "
+            "these names one of the two tools would be lost"
+        )
+        return _verdict(exercise, False, why, "")
     refused = {
         f"{name!r} by {rule.label}: {'; '.join(rule.reasons(name))}"
         for name in names
         for rule in name_rules.rules()
-        if rule.variant == "documented" and rule.max_length and not rule.accepts(name)
+        if rule.variant == "documented" and not rule.accepts(name)
     }
     if refused:
         return _verdict(exercise, False, "refused: " + " | ".join(sorted(refused)), "data/provider_rules.csv")
     result, source = _wire_names(names, version, measurements)
     if sorted(result.get("names") or []) == sorted(names):
-        why = f"every documented provider accepts {names}, and Mastra sends them unchanged"
+        why = f"every provider's current documented rule accepts {names}, and Mastra sends them unchanged"
         return _verdict(exercise, True, why, source)
     return _verdict(exercise, False, f"Mastra still changes them: {result}", source)
 

@@ -15,7 +15,7 @@ import nbformat
 from probe_lib.frameworks.mastra import remedy
 from probe_lib.teach import exercises
 
-#: One right answer per exercise (each is tested against its check, live, in tests/test_exercises.py).
+#: One right answer per exercise (each is checked live in the solved live report: tests/test_report.py).
 SOLUTIONS: dict[str, object] = {
     "name_the_model_sees": "orders",
     "key_for_the_id": "get-weather",
