@@ -284,6 +284,9 @@ CATALOGUE = [
     (["reproduce", "--jobs", "0"], b"", "out of range"),
     (["record", "--mastra", "1.67"], b"", "is not MAJOR.MINOR.PATCH"),
     (["setup", "--frobnicate"], b"", "unrecognized"),
+    (["normalise", "--jsn", "a"], b"", "unrecognized arguments: --jsn (see probe-lib normalise --help)"),
+    (["run", str(Path(__file__).parent)], b"", "tests' is a folder: give a scenario file"),
+    (["run", "no-such-scenarios"], b"", "'no-such-scenarios' does not exist: give a scenario file"),
     (["normalise", "--json", b"a\xffb"], b"", "is not UTF-8"),  # refused as stdin refuses it, not rewritten
     (["probe", "--tool-choice", b"\xfe", "a"], b"", "is not UTF-8"),
 ]

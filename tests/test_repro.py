@@ -50,7 +50,8 @@ def run_main(*args: str) -> tuple[int, str, str]:
         ("A02", "no one-turn reproduction"),
         ("A01", "no one-turn reproduction"),  # the docs' examples, measured on the wire
         ("F07", "no one-turn reproduction"),
-        ("Z99", "no claim 'Z99'"),
+        ("Z99", "no claim 'Z99' in data/claims.csv (reproducible: A10,"),
+        ("a10", "no claim 'a10' in data/claims.csv; ids are upper-case: A10"),
     ],
 )
 def test_a_claim_without_a_one_release_reproduction_is_refused_in_one_line(tmp_path, claim, why):

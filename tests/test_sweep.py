@@ -161,6 +161,12 @@ def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(nod
     assert boundary.installs <= boundary.probes
 
 
+def test_bisect_refuses_a_misspelled_scenario_before_measuring_and_names_the_nearest():
+    said = r"^no scenario 'choice-by-kee' among mastra's \d+ swept scenarios; did you mean 'choice-by-key'"
+    with pytest.raises(InputError, match=said):
+        bisect.bisect("choice-by-kee", ["0.12.1", "0.13.2"], subject=framework_sweep.subject("mastra"))
+
+
 def test_the_store_shares_identical_files_and_keeps_different_ones_apart(tmp_path):
     store = tmp_path / "store"
     for tree, text in (("a", "same"), ("b", "same"), ("c", "other")):

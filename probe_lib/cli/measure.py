@@ -9,7 +9,7 @@ from pathlib import Path
 
 from probe_lib.cli.shell import bounded, fail, mastra_version
 from probe_lib.core import paths
-from probe_lib.core.errors import FolderRefused, ProbeError
+from probe_lib.core.errors import FolderRefused, InputError, ProbeError
 from probe_lib.core.target import baseline
 from probe_lib.frameworks import mastra
 
@@ -143,6 +143,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     from probe_lib.measure.measurement import Measurement
     from probe_lib.tables import api, export
 
+    if not Path(args.file).is_file():
+        what = "is a folder" if Path(args.file).is_dir() else "does not exist"
+        raise InputError(
+            f"{str(args.file)!r} {what}: give a scenario file (.yaml or .json, e.g. data/scenarios/example.yaml)"
+        )
+
     def announce(target, count: int) -> None:
         print(f"probe-lib run: {count} scenario(s) on {target} …", file=sys.stderr, flush=True)
 
@@ -196,7 +202,8 @@ def add_run(sub: argparse._SubParsersAction) -> None:
         "--mastra",
         action="append",
         metavar="VERSION",
-        help=f"a pinned @mastra/core version, repeatable ({', '.join(mastra.ADAPTER.versions())})",
+        help=f"a @mastra/core version (pinned or served, installed on first use), repeatable (pinned: "
+        f"{', '.join(mastra.ADAPTER.versions())})",
     )
     parser.add_argument(
         "--framework",

@@ -140,7 +140,7 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
     """Parse ``argv`` and run its subcommand's handler: every ``ProbeError`` one line and exit 2, a lost stdout or a
     file the machine refused one line and exit 1, a warning one line, Ctrl-C 130, a reader that went away 141."""
     try:
-        args = parser.parse_args(argv)
+        args, extras = parser.parse_known_args(argv)
     except SystemExit as exit:  # --help printed (a usage error was told on stderr)
         if exit.code or sys.stdout is None:
             raise
@@ -151,6 +151,9 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         raise
     handler: Handler = args.handler
     prog = f"probe-lib {handler.__name__.removeprefix('cmd_')}"
+    if extras:  # the subcommand's own help, which lists what it takes
+        fail(prog, f"unrecognized arguments: {' '.join(extras)} (see {prog} --help)")
+        return 2
     if sys.stdout is None:
         fail(prog, "stdout is closed; give it a file, or /dev/null to discard what the command prints")
         return 2

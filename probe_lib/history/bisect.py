@@ -12,6 +12,7 @@ that changed and changed back between probes is not seen (the full sweep sees it
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 from collections.abc import Sequence
@@ -154,9 +155,13 @@ def bisect(
             tuple(sorted(unrunnable, key=lambda r: chosen.index(r.version))),
         )
 
-    if scenario != ALL and scenario not in subject.scenario_names():
-        known = ", ".join(subject.scenario_names())
-        raise InputError(f"no scenario {scenario!r} among {subject.framework}'s swept scenarios; choose one of {known}")
+    if scenario != ALL and scenario not in (names := subject.scenario_names()):
+        close = difflib.get_close_matches(scenario, names, n=3)
+        hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+        raise InputError(
+            f"no scenario {scenario!r} among {subject.framework}'s {len(names)} swept scenarios; {hint}"
+            f"choose one of {', '.join(names)}"
+        )
     first = _runnable_end(probe, candidates, 0)
     last = _runnable_end(probe, candidates, -1)
     if first is None or last is None or first.version == last.version:

@@ -94,7 +94,8 @@ def reproduction(claim_id: str) -> Reproduction:
     """The reproduction of ``claim_id``; ``InputError`` in one line saying why there is none."""
     claims = {claim.id: claim for claim in load_claims()}
     if claim_id not in claims:
-        raise InputError(f"no claim {claim_id!r} in data/claims.csv")
+        hint = f"; ids are upper-case: {claim_id.upper()}" if claim_id.upper() in claims else ""
+        raise InputError(f"no claim {claim_id!r} in data/claims.csv{hint} (reproducible: {', '.join(REPRODUCTIONS)})")
     if claim_id in REPRODUCTIONS:
         return REPRODUCTIONS[claim_id]
     if claim_id.startswith("V"):
