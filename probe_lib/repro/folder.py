@@ -37,9 +37,14 @@ RUN_SECONDS = 900
 _KIT_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_PATH", "PROBE_LIB_CACHE")
 
 
+#: ``run.sh``'s exit codes, which ``probe-lib repro`` passes on: the finding shown, not shown, the run itself failed.
+REPRODUCED, NOT_REPRODUCED, FAILED = 1, 0, 2
+
+
 @dataclass(frozen=True)
 class ReproResult:
-    """What the reproduction printed, and the exit code that goes with it (1 REPRODUCED, 0 NOT, 2 failed)."""
+    """What the reproduction printed, and the exit code that goes with it (:data:`REPRODUCED`,
+    :data:`NOT_REPRODUCED` or :data:`FAILED`)."""
 
     folder: Path
     line: str
@@ -120,15 +125,15 @@ def run(folder: Path, *, fixed: bool = False) -> ReproResult:
             command, cwd=folder, env=_clean_environment(), capture_output=True, text=True, timeout=RUN_SECONDS
         )
     except subprocess.TimeoutExpired:
-        return ReproResult(folder, f"FAILED: run.sh took over {RUN_SECONDS} s", 2)
+        return ReproResult(folder, f"FAILED: run.sh took over {RUN_SECONDS} s", FAILED)
     said = [line for line in done.stdout.splitlines() if line.startswith(("REPRODUCED", "NOT REPRODUCED", "FAILED"))]
     line = (
         said[-1]
         if said
         else f"FAILED: run.sh printed no verdict ({(done.stderr.strip().splitlines() or ['no output'])[-1]})"
     )
-    code = done.returncode if done.returncode in (0, 1, 2) else 2
-    return ReproResult(folder, line, code if said else 2)
+    code = done.returncode if done.returncode in (REPRODUCED, NOT_REPRODUCED, FAILED) else FAILED
+    return ReproResult(folder, line, code if said else FAILED)
 
 
 def _trimmed(body: dict) -> dict:
@@ -192,7 +197,7 @@ def issue(
     lock = "requirements.txt" if language == "python" else "package-lock.json"
     install = "a fresh venv and `pip install`" if language == "python" else "`npm ci`"
     # A run that did not reproduce it says so first, rather than asserting the finding on this release.
-    title = rep.title if result.code == 1 else f"Not reproduced on {package} {version}: {rep.title}"
+    title = rep.title if result.code == REPRODUCED else f"Not reproduced on {package} {version}: {rep.title}"
     return f"""# {title}
 
 **Versions**: {package} {version} (every dependency locked in `{lock}`), {_runtime(script_name)},
@@ -298,7 +303,7 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
         result = run(staging)
         after = run(staging, fixed=True) if fixed else None
         for each in (result, after):
-            if each is not None and each.code == 2:
+            if each is not None and each.code == FAILED:
                 raise ProbeError(
                     f"the reproduction of {claim} on {version} failed ({out} was left as it was): {each.line}"
                 )
