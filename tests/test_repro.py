@@ -114,6 +114,22 @@ def test_mastra_scripts_build_the_model_of_their_era():
     assert "createOpenAI" not in newest and "{ id: 'openai/gpt-4o-mini', url, apiKey" in newest
 
 
+def test_the_report_shows_a_request_with_the_fields_it_had_and_the_versions_that_built_it(tmp_path):
+    """A request without ``tools`` is not shown with an empty list; the Python packages the script imports are named
+    beside the framework's; a Node package's declared Node.js range is quoted beside the run's Node.js."""
+    from probe_lib.repro import folder
+
+    assert folder._trimmed({"model": "m", "messages": []}) == {}
+    assert folder._trimmed({"tools": [], "tool_choice": "auto"}) == {"tools": [], "tool_choice": "auto"}
+    (tmp_path / "requirements.txt").write_text("llama-index-core==0.14.25\nllama-index-llms-openai==0.8.3\nopenai==2\n")
+    script = "    from llama_index.core.tools import FunctionTool\n    from llama_index.llms.openai import OpenAI\n"
+    assert folder._imported_pins(script, tmp_path, "llama-index-core") == ", with llama-index-llms-openai 0.8.3"
+    (tmp_path / "node_modules" / "@mastra" / "core").mkdir(parents=True)
+    (tmp_path / "node_modules" / "@mastra" / "core" / "package.json").write_text('{"engines": {"node": ">=22.13.0"}}')
+    assert folder._declared_node(tmp_path, "@mastra/core") == " (the package declares node >=22.13.0)"
+    assert folder._declared_node(tmp_path, "ai") == ""
+
+
 @pytest.mark.parametrize("line", ["FAILED: `search.web` is not a tool", "REPRODUCED: ```", "`x`` <b>|</b>", "plain"])
 def test_a_printed_line_is_one_code_span_of_the_report_whatever_backticks_it_holds(line):
     from markdown_it import MarkdownIt  # a CommonMark parser, as trackers render the report
@@ -279,6 +295,23 @@ def test_the_committed_verification_shows_the_fix_consistent_and_nothing_else_ch
             assert row.consistent_after == "yes" or row.consistent_before == row.consistent_after == "-", row
         else:
             assert row.before == row.after, row
+
+
+def test_the_verdict_counts_only_a_turn_made_consistent_and_names_one_the_patch_silenced():
+    """A targeted turn that sends no request once patched is not 'made consistent': a patch that breaks the turn
+    must show in the verdict line."""
+    from probe_lib.repro.verify import FixRow, verdict
+
+    def row(scenario, targeted, before, after, was="", became=""):
+        return FixRow("mastra", "9.9.9", scenario, targeted, before, after, was, became, "", "")
+
+    fixed = [row("choice-by-key", "yes", "a", "b", "no", "yes"), row("plain", "no", "c", "c")]
+    assert verdict(fixed) == "9.9.9: 1 of 1 targeted scenarios made consistent; every other scenario unchanged"
+    silenced = [row("choice-by-key", "yes", "a", "b", "no", "-"), row("plain", "no", "c", "c")]
+    assert verdict(silenced) == (
+        "9.9.9: 0 of 1 targeted scenarios made consistent, sending no request once patched: choice-by-key; "
+        "every other scenario unchanged"
+    )
 
 
 def test_the_verification_readme_lists_the_releases_the_file_holds_and_those_it_does_not():

@@ -137,14 +137,54 @@ def run(folder: Path, *, fixed: bool = False) -> ReproResult:
 
 
 def _trimmed(body: dict) -> dict:
-    """A request body with only what the finding is about: each tool's type and name, and ``tool_choice``."""
-    tools = []
-    for tool in body.get("tools", []):
-        if "function" in tool:
-            tools.append({"type": tool.get("type"), "function": {"name": tool["function"].get("name")}})
-        else:
-            tools.append({"type": tool.get("type"), "name": tool.get("name")})
-    return {"tools": tools, **({"tool_choice": body["tool_choice"]} if "tool_choice" in body else {})}
+    """A request body with only what the finding is about: each tool's type and name, and ``tool_choice``; a field
+    the body lacks stays absent (no ``tools`` is not ``"tools": []``)."""
+    trimmed = {}
+    if "tools" in body:
+        trimmed["tools"] = [
+            {"type": tool.get("type"), "function": {"name": tool["function"].get("name")}}
+            if "function" in tool
+            else {"type": tool.get("type"), "name": tool.get("name")}
+            for tool in body["tools"]
+        ]
+    return trimmed | ({"tool_choice": body["tool_choice"]} if "tool_choice" in body else {})
+
+
+#: What the script does with the turn, by kind: how it reaches its verdict.
+_HOW_CHECKED = {
+    "forced": "compares the request it captured with what is expected",
+    "active-tools": "compares the request it captured with what is expected",
+    "collision": "checks whether the turn was refused before any request, or what the request offered",
+    "round-trip": "answers the first request with a call of the first tool it offers, by the name it offers it "
+    "under, and checks whether the tool ran",
+}
+
+
+def _declared_node(folder: Path, package: str) -> str:
+    """What ``package`` (installed in ``folder``) declares of Node.js in its ``engines``, in words, or nothing."""
+    manifest = folder / "node_modules" / package / "package.json"
+    try:
+        wanted = json.loads(manifest.read_text(encoding="utf-8")).get("engines", {}).get("node")
+    except (OSError, ValueError):
+        return ""
+    return f" (the package declares node {wanted})" if wanted else ""
+
+
+def _imported_pins(script: str, folder: Path, package: str) -> str:
+    """The locked distributions beside ``package`` that a Python ``script`` imports (``llama_index.llms.openai``:
+    ``llama-index-llms-openai``), as ``, with NAME VERSION``, or nothing."""
+    requirements = folder / "requirements.txt"
+    if not requirements.exists():
+        return ""
+    pinned = dict(line.split("==", 1) for line in requirements.read_text(encoding="utf-8").splitlines() if "==" in line)
+    imports = re.findall(r"^\s*from\s+([\w.]+)", script, re.MULTILINE)
+    modules = {module.replace(".", "-").replace("_", "-").lower() for module in imports}
+    imported = [
+        name
+        for name in pinned
+        if name != package and any(module == name or module.startswith(name + "-") for module in modules)
+    ]
+    return "".join(f", with {name} {pinned[name]}" for name in sorted(imported))
 
 
 def _user_code(script: str, language: str) -> str:
@@ -194,20 +234,26 @@ def issue(
     statement = {claim.id: claim.statement for claim in load_claims()}[rep.claim]
     captured = json.loads((result.folder / "request.json").read_text(encoding="utf-8"))
     bodies = "\n".join(json.dumps(_trimmed(body), indent=2, ensure_ascii=False) for body in captured[:1])
+    no_tools = "\n\nIt has no `tools` field." if captured and "tools" not in captured[0] else ""
+    if language == "python":
+        versions = f"{package} {version}{_imported_pins(script, result.folder, package)}"
+        runtime = _runtime(script_name)
+    else:
+        versions, runtime = f"{package} {version}", _runtime(script_name) + _declared_node(result.folder, package)
     lock = "requirements.txt" if language == "python" else "package-lock.json"
     install = "a fresh venv and `pip install`" if language == "python" else "`npm ci`"
     # A run that did not reproduce it says so first, rather than asserting the finding on this release.
     title = rep.title if result.code == REPRODUCED else f"Not reproduced on {package} {version}: {rep.title}"
     return f"""# {title}
 
-**Versions**: {package} {version} (every dependency locked in `{lock}`), {_runtime(script_name)},
+**Versions**: {versions} (every dependency locked in `{lock}`), {runtime},
 {platform.system()} {platform.release()} ({platform.machine()}).
 
 ## Steps to reproduce
 
 Run `./run.sh` in this folder: it installs the locked packages ({install}), then runs `{script_name}`,
-which starts a stand-in for the provider on 127.0.0.1, runs one turn of the code below against it and compares
-the request it captured with what is expected. No API key is
+which starts a stand-in for the provider on 127.0.0.1, runs one turn of the code below against it and
+{_HOW_CHECKED[rep.kind]}. No API key is
 needed, and the turn talks only to the stand-in (the install fetches the locked packages from the registry).
 
 {_fenced(_user_code(script, language), language)}
@@ -223,7 +269,7 @@ needed, and the turn talks only to the stand-in (the install fetches the locked 
 The first request as sent (trimmed to the tools' names and `tool_choice`; the whole bodies are in `request.json`
 after a run):
 
-{_fenced(bodies or "(no request was sent)", "json")}
+{_fenced(bodies or "(no request was sent)", "json")}{no_tools}
 
 {_fixed_section(fixed)}## Why it matters
 

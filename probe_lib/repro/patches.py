@@ -197,7 +197,7 @@ def fix_patch(framework: str, version: str) -> str:
     else:
         raise ProbeError(f"the kit has no fix for {framework}")
     header = [
-        f"Fix for {package} (probe-lib, issue 39): {FIXES[framework]}.",
+        f"Fix for {package}: {FIXES[framework]}.",
         "Hand-written against the shipped files (not built from the framework's source by the kit); apply with",
         f"`patch -p1 -d {where} < fix.patch`.",
         source,

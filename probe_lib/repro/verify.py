@@ -139,14 +139,15 @@ def _rows(
 ) -> list[FixRow]:
     """One row per scenario both runs made, unpatched and patched (a round trip exists only where its plain run
     sent a request, so one run can lack one the other made; the caller names those). A turn that timed out in
-    either run is not compared (a loaded machine's, not the framework's), and is named on stderr."""
+    either run is not compared, and is named on stderr (under the load of the recorded runs, a turn timed out in one
+    run and not the other)."""
     patched = {outcome.scenario.name: outcome for outcome in after}
     rows, timed_out = [], []
     for old in before:
         if (new := patched.get(old.scenario.name)) is None:
             continue
         if any(o.failure is not None and "timed out" in o.failure.message for o in (old, new)):
-            timed_out.append(old.scenario.name)  # the machine's load, not the framework: measured again later
+            timed_out.append(old.scenario.name)
             continue
         scenario = old.scenario
         old_row, new_row = sweep.row(old), sweep.row(new)
@@ -175,11 +176,13 @@ def verdict(rows: Iterable[FixRow]) -> str:
     """One line per release: the targeted scenarios made consistent, and every other one unchanged (or which not)."""
     rows = list(rows)
     aimed = [row for row in rows if row.targeted == "yes"]
-    fixed = [row for row in aimed if row.consistent_after in ("yes", "-") and row.consistent_before == "no"]
+    fixed = [row for row in aimed if row.consistent_before == "no" and row.consistent_after == "yes"]
+    silenced = [row.scenario for row in aimed if row.consistent_before == "no" and row.consistent_after == "-"]
     moved = [row.scenario for row in rows if row.targeted == "no" and row.before != row.after]
     still = [row.scenario for row in aimed if row.consistent_after == "no"]
     text = f"{rows[0].version}: {len(fixed)} of {len(aimed)} targeted scenarios made consistent"
     text += f", still inconsistent: {', '.join(still)}" if still else ""
+    text += f", sending no request once patched: {', '.join(silenced)}" if silenced else ""
     return text + (f"; other scenarios changed: {', '.join(moved)}" if moved else "; every other scenario unchanged")
 
 
