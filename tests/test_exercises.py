@@ -26,7 +26,7 @@ WRONG: dict[str, tuple[object, str]] = {
         {"my.tool": "my_tool", "3d-view": "3d-view", "café": "cafe", "rocket🚀": "rocket_", "ok": "ok"},
         "3 of 5 wrong",
     ),
-    "key_mastra_cuts": ("a" * 63, "sends it whole (63 characters)"),
+    "key_mastra_cuts": ("a" * 63, "sends it whole (63 characters), nothing cut"),
     "predict_wire_order": (["b", "x_y", "_10", "a", "_2"], "['b', 'a', '_2', '_10', 'x_y']"),
     "colliding_key": ("search-web", "no collision"),
     "fix_tool_choice": ("get-weather", "forces 'get-weather' but tools offers only ['search_web']"),
@@ -69,8 +69,21 @@ def test_a_wrong_answer_fails_its_check_and_says_why(name, node_modules):
 SAID_AS_SENT = [
     ("colliding_key", "__proto__", "wrong", "'__proto__' did not reach the wire"),  # F06
     ("colliding_key", "..proto..", "right", "a name Object.prototype already holds"),  # F04, not search.web's name
-    ("key_mastra_cuts", "9lives", "wrong", "sends '_9lives' (7 characters)"),
-    ("key_mastra_cuts", "1" + "a" * 63, "right", "lost 'aa' to the cut at 63, after putting _ in front"),
+    ("key_mastra_cuts", "9lives", "wrong", "sends '_9lives' (7 characters), nothing cut"),
+    (
+        "key_mastra_cuts",
+        "1" + "a" * 63,
+        "right",
+        "cuts the name it sends at 63: it lost 'aa', after putting _ in front",
+    ),
+    ("key_mastra_cuts", "9" + "a" * 62, "right", "it lost 'a', after putting _ in front"),  # 63 sent of 63, yet cut
+    ("key_mastra_cuts", "__proto__", "wrong", "'__proto__' never reached the wire"),
+    (
+        "safe_names",
+        {"search.web": "a", "search web": "b", "weather😀": "c", "9lives": "__proto__"},
+        "wrong",
+        "['__proto__'] as given",
+    ),
     ("safe_names", {"search.web": "s", "search web": "s", "weather😀": "w", "9lives": "n"}, "wrong", "would be lost"),
     (
         "safe_names",

@@ -211,19 +211,21 @@ def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source
         )
         return _verdict(exercise, False, why, "data/provider_rules.csv")
     result, source = _wire_names([answer], version, measurements)
-    if not result.get("names"):
-        return _verdict(exercise, False, f"Mastra sent nothing for it: {result.get('error')}", source)
-    sent = result["names"][0]
-    if len(sent) < len(answer):
-        row = normaliser.normalise([answer]).rows[0]
+    if "error" in result:
+        return _verdict(exercise, False, f"Mastra refused it: {result['error']}", source)
+    if not result["names"]:
+        why = f"{answer!r} never reached the wire, and nothing was raised (notebook 05): pick another key"
+        return _verdict(exercise, False, why, source)
+    sent, row = result["names"][0], normaliser.normalise([answer]).rows[0]
+    if len(sent) < len(answer) or (row.truncated and sent == row.name):  # the _ prefix can pay for the cut
         prefixed = ", after putting _ in front" if row.prefixed else ""
         why = (
-            f"OpenAI accepts its {len(answer)} characters, yet Mastra sends {len(sent)}: "
-            f"it lost {row.lost!r} to the cut at 63{prefixed}"
+            f"OpenAI accepts its {len(answer)} characters, yet Mastra cuts the name it sends at 63: "
+            f"it lost {row.lost!r}{prefixed}"
         )
         return _verdict(exercise, True, why, source)
     sends = "it whole" if sent == answer else f"{sent!r}"
-    why = f"Mastra sends {sends} ({len(sent)} characters), no shorter: only names over 63 characters are cut"
+    why = f"Mastra sends {sends} ({len(sent)} characters), nothing cut: only names over 63 characters are cut"
     return _verdict(exercise, False, why, source)
 
 
@@ -400,7 +402,11 @@ def safe_names(answer: object, version: str = ARTICLE, measurements: Source = LI
     if sorted(result.get("names") or []) == sorted(names):
         why = f"every provider's current documented rule accepts {names}, and Mastra sends them unchanged"
         return _verdict(exercise, True, why, source)
-    return _verdict(exercise, False, f"Mastra still changes them: {result}", source)
+    if "error" in result:
+        return _verdict(exercise, False, f"Mastra refused them: {result['error']}", source)
+    missing = [name for name in names if name not in result["names"]]
+    why = f"Mastra did not send {missing} as given (it sent {result['names']}): each name must go out unchanged"
+    return _verdict(exercise, False, why, source)
 
 
 def mcp_server_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
