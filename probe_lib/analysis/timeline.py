@@ -346,24 +346,52 @@ def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:
     return fixed
 
 
+def _silent_within(table: pd.DataFrame, scenario: str, stretches: Sequence[tuple[str, str]]) -> str:
+    """The versions inside ``stretches`` that sent nothing on ``scenario`` (gaps the stretches pass over), said."""
+    order = {version: rank for rank, version in enumerate(versions(table))}
+    silent = [
+        line.version
+        for line in table[table["scenario"] == scenario].itertuples()
+        if sent_nothing(line) and any(order[a] < order[line.version] < order[b] for a, b in stretches)
+    ]
+    return f" ({', '.join(silent)} sent nothing)" if silent else ""
+
+
 def range_claims(table: pd.DataFrame) -> pd.DataFrame:
-    """The ledger's version-range questions, each answered from ``table`` (one line each, measured values)."""
+    """The ledger's version-range questions, each answered from ``table`` (one line each, measured values); a
+    stretch passes over the versions that sent nothing, and says which."""
     measured = versions(table)
     span = f"{measured[0]}..{measured[-1]}" if measured else "nothing measured"
     none_changes = tool_choice_none_changes(table)
     fixed = passthrough_fixed_in(table)
+    rewriting = [
+        line.version
+        for line in sent(table[table["scenario"] == "choice-by-key"]).itertuples()
+        if "search_web" in (line.behaviour.names or ())
+    ]
+    honoured = active_tools_honoured(table)
     answers = [
         ("first version with the normaliser (search.web sent as search_web)", first_with_normaliser(table)),
         ("first version whose built-in tools are sent", first_with_builtins(table)),
         ("first version honouring activeTools", first_honouring_active_tools(table)),
-        ("versions honouring activeTools", "; ".join(f"{a}..{b}" for a, b in active_tools_honoured(table)) or None),
+        (
+            "versions honouring activeTools",
+            "; ".join(f"{a}..{b}" for a, b in honoured) + _silent_within(table, "active-tools-by-key", honoured)
+            if honoured
+            else None,
+        ),
         (
             "toolChoice 'none' changed between",
             "; ".join(f"{c.before} -> {c.after}" for c in none_changes.itertuples()) or None,
         ),
         (
             "versions that rewrite search.web and force it by key as search_web (passthrough fixed)",
-            ", ".join(fixed) or None,
+            ", ".join(fixed)
+            or (
+                f"none of the {len(rewriting)} that send search_web ({rewriting[0]}..{rewriting[-1]})"
+                if rewriting
+                else None
+            ),
         ),
     ]
     return pd.DataFrame(
