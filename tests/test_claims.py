@@ -776,6 +776,13 @@ FURTHER = {
         "refuted",
         "Mastra did not refuse",
     ),
+    "F19 another string form given": (
+        "F19",
+        VERSION,
+        {"docs-tool-choice": docs_example(" toolChoice: 'any',")},
+        "refuted",
+        "the shipped docs give toolChoice other values: 'any'",
+    ),
     "F18 the imported set sent": (
         "F18",
         VERSION,
@@ -898,6 +905,16 @@ def test_a_check_whose_evidence_is_missing_is_reported_as_failed_with_the_reason
     outcomes = {name: outcome for name, outcome in recorded[VERSION].items() if name != "choice-by-key"}
     verdict = judge("A10", VERSION, {**recorded, VERSION: outcomes})
     assert verdict.status == "failed" and "'choice-by-key' was not measured" in verdict.evidence
+
+
+def test_f17_stops_when_its_two_scenarios_register_their_keys_in_one_order(recorded):
+    """F17 says 'whichever of the two is registered first': its two scenarios must register the keys in opposite
+    orders, or the clause rests on nothing the check read."""
+    outcome = recorded[VERSION]["collision-onto-legal-key-first"]
+    same = recorded[VERSION]["collision-onto-legal-key"].scenario
+    edited = {**recorded[VERSION], "collision-onto-legal-key-first": dataclasses.replace(outcome, scenario=same)}
+    verdict = judge("F17", VERSION, {**recorded, VERSION: edited})
+    assert verdict.status == "failed" and "must register their keys in opposite orders" in verdict.evidence
 
 
 def test_f18_stops_on_a_tool_set_that_is_not_the_servers_38(recorded):

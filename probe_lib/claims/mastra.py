@@ -737,6 +737,8 @@ def _docs_force_no_named_tool(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"a shipped example gives toolChoice an object: {', '.join(given['named tool'])}"
     if not given:
         return "not testable", f"the docs @mastra/core {e.version} ships give toolChoice no value"
+    if other := set(given) - {"required", "auto", "none"}:
+        return "refuted", f"the shipped docs give toolChoice other values: {_forms({k: given[k] for k in other})}"
     if in_code := [where for where in described if where.endswith("(in code)")]:
         return "refuted", f"the named form is written out in a code block: {', '.join(in_code)}"
     listed = (
@@ -1213,6 +1215,11 @@ def _one_rewrite_collides(e: Evidence) -> tuple[Status, str]:
         if why := _not_refused_on(e[scenario], name, f"{scenario}: keys {keys}"):
             return "refuted", why
         said.append(f"{keys} refused on {name}")
+    orders = [
+        e[scenario].registered_keys for scenario in ("collision-onto-legal-key", "collision-onto-legal-key-first")
+    ]
+    if orders[0] != orders[1][::-1]:  # "whichever of the two is registered first"
+        raise CheckError(f"the two onto-legal-key scenarios must register their keys in opposite orders: {orders}")
     return "confirmed", "one rewritten key each, no request sent: " + "; ".join(said)
 
 
