@@ -107,6 +107,13 @@ def _pairs(keys: Sequence[str]) -> dict[str, str]:
     return {row.key: row.name for row in normaliser.normalise(keys).rows}
 
 
+def _no_request(error: Mapping) -> str:
+    """A turn that sent no request (``result_json()``'s error), in words: refused on a collision, or what failed."""
+    if error.get("kind") == "collision":
+        return f"Mastra refused to run: two tools would go out as {error['name']!r}"
+    return f"Mastra sent no request ({error.get('kind')}): {error.get('message')}"
+
+
 def _why_rewritten(key: str) -> str:
     """Which rules turned ``key`` into its name, in words."""
     row = normaliser.normalise([key]).rows[0]
@@ -212,7 +219,7 @@ def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source
         return _verdict(exercise, False, why, "data/provider_rules.csv")
     result, source = _wire_names([answer], version, measurements)
     if "error" in result:
-        return _verdict(exercise, False, f"Mastra refused it: {result['error']}", source)
+        return _verdict(exercise, False, _no_request(result["error"]), source)
     if not result["names"]:
         why = f"{answer!r} never reached the wire, and nothing was raised (notebook 05): pick another key"
         return _verdict(exercise, False, why, source)
@@ -225,7 +232,7 @@ def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source
         )
         return _verdict(exercise, True, why, source)
     sends = "it whole" if sent == answer else f"{sent!r}"
-    why = f"Mastra sends {sends} ({len(sent)} characters), nothing cut: only names over 63 characters are cut"
+    why = f"Mastra sends {sends} ({len(sent)} characters), nothing cut (from 0.13.2 on it cuts names over 63)"
     return _verdict(exercise, False, why, source)
 
 
@@ -277,9 +284,15 @@ def colliding_key(answer: object, version: str = ARTICLE, measurements: Source =
                 "a name Object.prototype already holds"
             )
         return _verdict(exercise, True, why, source)
-    sent = result.get("names") or []
-    expected = _pairs([answer])[answer]
-    went = _why_rewritten(answer) if expected in sent else f"{answer!r} did not reach the wire, and nothing was raised"
+    if error:
+        return _verdict(exercise, False, f"no collision: {_no_request(error)}", source)
+    sent = result["names"]
+    if _pairs([answer])[answer] in sent:
+        went = _why_rewritten(answer)
+    elif answer in sent:
+        went = f"{answer!r} went out as registered: this version does not rewrite it"
+    else:
+        went = f"{answer!r} did not reach the wire, and nothing was raised"
     return _verdict(exercise, False, f"no collision: the request went out with tools {sent} ({went})", source)
 
 
@@ -403,7 +416,7 @@ def safe_names(answer: object, version: str = ARTICLE, measurements: Source = LI
         why = f"every provider's current documented rule accepts {names}, and Mastra sends them unchanged"
         return _verdict(exercise, True, why, source)
     if "error" in result:
-        return _verdict(exercise, False, f"Mastra refused them: {result['error']}", source)
+        return _verdict(exercise, False, _no_request(result["error"]), source)
     missing = [name for name in names if name not in result["names"]]
     why = f"Mastra did not send {missing} as given (it sent {result['names']}): each name must go out unchanged"
     return _verdict(exercise, False, why, source)
