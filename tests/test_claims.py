@@ -27,6 +27,7 @@ from probe_lib.claims.verdict import MASTRA, STATUSES, Verdict
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Failure
+from probe_lib.core.scenarios import ToolSpec
 from probe_lib.core.target import Target, baseline
 from probe_lib.frameworks import mastra
 from probe_lib.install import npm
@@ -915,6 +916,14 @@ def test_f17_stops_when_its_two_scenarios_register_their_keys_in_one_order(recor
     edited = {**recorded[VERSION], "collision-onto-legal-key-first": dataclasses.replace(outcome, scenario=same)}
     verdict = judge("F17", VERSION, {**recorded, VERSION: edited})
     assert verdict.status == "failed" and "must register their keys in opposite orders" in verdict.evidence
+
+
+def test_f17_stops_when_proto_is_not_registered_alone(recorded):
+    outcome = recorded[VERSION]["collision-proto"]
+    beside = dataclasses.replace(outcome.scenario, tools=(*outcome.scenario.tools, ToolSpec("plain")))
+    edited = {**recorded[VERSION], "collision-proto": dataclasses.replace(outcome, scenario=beside)}
+    verdict = judge("F17", VERSION, {**recorded, VERSION: edited})
+    assert verdict.status == "failed" and "must register ..proto.. alone" in verdict.evidence
 
 
 def test_f18_stops_on_a_tool_set_that_is_not_the_servers_38(recorded):

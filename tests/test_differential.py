@@ -60,8 +60,11 @@ def test_model_equals_the_wire(version, node_modules, capture_server):
 @pytest.mark.node
 @pytest.mark.parametrize("version", VERSIONS)
 def test_model_equals_format_tools(version, node_modules):
-    records = adversarial_records(seed=100 + VERSIONS.index(version), count=20_000)
-    real = [as_sent(result) for result in mastra.format_records(records, version)]
+    records = [*adversarial_records(seed=100 + VERSIONS.index(version), count=20_000), ["__proto__", "plain"]]
+    returned = mastra.format_records(records, version)
+    # formatTools itself keeps the legal key __proto__; the request loses it later (notebook 05, F06)
+    assert "__proto__" in returned[-1].get("names", ()), returned[-1]
+    real = [as_sent(result) for result in returned]
     disagreements = _disagreements(records, real)
     assert not disagreements, _describe(disagreements)
 

@@ -121,6 +121,16 @@ def test_the_tool_choice_exercise_takes_the_object_its_question_shows(node_modul
     assert formless.state == "wrong" and "the toolName alone, a string" in formless.why, str(formless)
 
 
+def test_a_version_that_sent_no_request_judges_no_answer_but_a_collision_is_wrong():
+    """On a release that crashes before sending (0.20.2, 1.57.0 on most turns) an answer is neither right nor wrong;
+    a refusal on a collision is the package's answer, and judged."""
+    crashed = exercises._no_request("colliding_key", {"kind": "crash", "message": "boom"}, "1.57.0", "live")
+    assert crashed.state == "not judged" and not crashed.right
+    assert str(crashed).startswith("⚠️ NOT JUDGED [colliding_key] 1.57.0 sent no request (crash: boom)")
+    refused = exercises._no_request("safe_names", {"kind": "collision", "name": "a_b"}, "1.67.0", "live")
+    assert refused.state == "wrong" and "two tools would go out as 'a_b'" in refused.why
+
+
 def test_the_verdict_renders_in_words():
     checked = exercises.colliding_key(None)
     assert str(checked).startswith("✏️ NOT ANSWERED YET [colliding_key]")

@@ -1215,6 +1215,8 @@ def _one_rewrite_collides(e: Evidence) -> tuple[Status, str]:
         if why := _not_refused_on(e[scenario], name, f"{scenario}: keys {keys}"):
             return "refuted", why
         said.append(f"{keys} refused on {name}")
+    if (alone := e["collision-proto"].registered_keys) != ["..proto.."]:  # "..proto.. alone"
+        raise CheckError(f"collision-proto must register ..proto.. alone: {alone}")
     orders = [
         e[scenario].registered_keys for scenario in ("collision-onto-legal-key", "collision-onto-legal-key-first")
     ]

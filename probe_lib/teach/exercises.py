@@ -31,13 +31,19 @@ from probe_lib.providers import name_rules
 #: The version a check measures when a notebook does not name one: the article's.
 ARTICLE = baseline("mastra").version
 
-State = Literal["right", "wrong", "not answered yet"]
-_MARKS = {"right": "✅ RIGHT", "wrong": "❌ WRONG", "not answered yet": "✏️ NOT ANSWERED YET"}
+State = Literal["right", "wrong", "not answered yet", "not judged"]
+_MARKS = {
+    "right": "✅ RIGHT",
+    "wrong": "❌ WRONG",
+    "not answered yet": "✏️ NOT ANSWERED YET",
+    "not judged": "⚠️ NOT JUDGED",  # the version measured failed before the turn could show anything
+}
 
 
 @dataclass(frozen=True)
 class Checked:
-    """A check's verdict on one answer: right, wrong or not answered yet; why; and what it was measured on."""
+    """A check's verdict on one answer: right, wrong, not answered yet, or not judged (the version measured sent
+    no request, so the answer cannot be told right or wrong on it); why; and what it was measured on."""
 
     exercise: str
     state: State
@@ -107,11 +113,17 @@ def _pairs(keys: Sequence[str]) -> dict[str, str]:
     return {row.key: row.name for row in normaliser.normalise(keys).rows}
 
 
-def _no_request(error: Mapping) -> str:
-    """A turn that sent no request (``result_json()``'s error), in words: refused on a collision, or what failed."""
+def _no_request(exercise: str, error: Mapping, version: str, source: str) -> Checked:
+    """A turn that sent no request (``result_json()``'s error): wrong when Mastra refused it on a collision; else not
+    judged, as the version failed before the turn could show anything (0.20.2 and 1.57.0 crash on most turns)."""
     if error.get("kind") == "collision":
-        return f"Mastra refused to run: two tools would go out as {error['name']!r}"
-    return f"Mastra sent no request ({error.get('kind')}): {error.get('message')}"
+        why = f"Mastra refused to run: two tools would go out as {error['name']!r}"
+        return _verdict(exercise, False, why, source)
+    why = (
+        f"{version} sent no request ({error.get('kind')}: {error.get('message')}), so it cannot judge this answer: "
+        f"run the notebook on a pinned version ({', '.join(mastra.ADAPTER.versions())})"
+    )
+    return Checked(exercise, "not judged", why, source)
 
 
 def _why_rewritten(key: str) -> str:
@@ -219,7 +231,7 @@ def key_mastra_cuts(answer: object, version: str = ARTICLE, measurements: Source
         return _verdict(exercise, False, why, "data/provider_rules.csv")
     result, source = _wire_names([answer], version, measurements)
     if "error" in result:
-        return _verdict(exercise, False, _no_request(result["error"]), source)
+        return _no_request(exercise, result["error"], version, source)
     if not result["names"]:
         why = f"{answer!r} never reached the wire, and nothing was raised (notebook 05): pick another key"
         return _verdict(exercise, False, why, source)
@@ -285,7 +297,7 @@ def colliding_key(answer: object, version: str = ARTICLE, measurements: Source =
             )
         return _verdict(exercise, True, why, source)
     if error:
-        return _verdict(exercise, False, f"no collision: {_no_request(error)}", source)
+        return _no_request(exercise, error, version, source)
     sent = result["names"]
     if _pairs([answer])[answer] in sent:
         went = _why_rewritten(answer)
@@ -416,7 +428,7 @@ def safe_names(answer: object, version: str = ARTICLE, measurements: Source = LI
         why = f"every provider's current documented rule accepts {names}, and Mastra sends them unchanged"
         return _verdict(exercise, True, why, source)
     if "error" in result:
-        return _verdict(exercise, False, _no_request(result["error"]), source)
+        return _no_request(exercise, result["error"], version, source)
     missing = [name for name in names if name not in result["names"]]
     why = f"Mastra did not send {missing} as given (it sent {result['names']}): each name must go out unchanged"
     return _verdict(exercise, False, why, source)
