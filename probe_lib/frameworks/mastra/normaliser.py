@@ -12,9 +12,9 @@ reproduces each:
 * **Property lookup walks the prototype.** The collision test is ``if (tools[newKey])``, so a rewrite onto a
   name that ``Object.prototype`` carries (``__proto__``, ``__defineGetter__`` …) is a collision with no second tool.
 * **An empty key crashes.** ``key[0]`` is ``undefined`` and ``undefined.match`` throws a ``TypeError``.
-* **``__proto__`` vanishes.** A key ``__proto__`` is legal, so formatTools keeps it (``tests/test_differential.py``
-  checks its output), but the tool never reaches the wire (measured on every pinned version). The likely cause, not
-  measured: a copy made by assignment, where ``copy["__proto__"] = tool`` sets a prototype instead of a key.
+* **``__proto__`` vanishes.** A key ``__proto__`` is legal, so formatTools keeps it, but the record is later
+  copied by assignment, where ``copy["__proto__"] = tool`` sets a prototype instead of a key: the tool never
+  reaches the wire (measured on every pinned version).
 
 The model agreed with the real package on 21,000 adversarial records per pinned version (``tests/test_differential.py``:
 1,000 real requests, 20,000 direct ``formatTools()`` calls); if they ever disagree, the model is wrong.
