@@ -777,6 +777,13 @@ FURTHER = {
         "refuted",
         "Mastra did not refuse",
     ),
+    "F11 generate() forcing otherwise than stream()": (
+        "F11",
+        VERSION,
+        {"choice-by-key": set_choice("plain")},
+        "refuted",
+        "generate() ",
+    ),
     "F19 another string form given": (
         "F19",
         VERSION,

@@ -205,7 +205,8 @@ def test_reads_a_har_export(tmp_path: Path) -> None:
     [
         ("", "is empty"),
         ("\n  \n", "is empty"),
-        ("hello", "is not JSON"),
+        ("hello", "is not a JSON object or array"),
+        ('"a string"', "is not a JSON object or array \\(it starts with '\"'\\)"),
         ('{"model": "x",\n "tools": [', "is not JSON"),
         ('{"model": "x"}\n{"model": \n', "line 2 is not JSON"),
         ('{"hello": "world"}', "no request bodies"),

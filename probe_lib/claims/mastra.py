@@ -1093,7 +1093,15 @@ def _other_sources(e: Evidence) -> tuple[Status, str]:
 
 @claim("F11")
 def _stream_mismatch(e: Evidence) -> tuple[Status, str]:
-    return _forces_absent_tool(e["choice-by-key-stream"], "search.web", "stream(): ")
+    streamed, generated = e["choice-by-key-stream"], e["choice-by-key"]
+    status, evidence = _forces_absent_tool(streamed, "search.web", "stream(): ")
+    sent = [(o.tool_choice, o.wire_names) for o in (streamed, generated)]
+    if status == "confirmed" and sent[0] != sent[1]:  # "the same ... as generate()"
+        return (
+            "refuted",
+            f"stream() sent tool_choice {sent[0][0]} with {sent[0][1]}, generate() {sent[1][0]} with {sent[1][1]}",
+        )
+    return status, evidence
 
 
 @claim("F12")

@@ -327,7 +327,8 @@ def integer_sets() -> list[KeySet]:
 
 def prototype_sets() -> list[KeySet]:
     """Legal keys named like ``Object.prototype`` properties: formatTools keeps them all, yet ``__proto__``
-    never reaches the wire (the record is copied by assignment, which sets a prototype instead of a key).
+    never reaches the wire (likely, not measured: the record is copied by assignment, which sets a prototype instead
+    of a key).
     """
     return [
         KeySet(

@@ -262,7 +262,9 @@ def _read_documents(handle: TextIO, path: Path) -> Iterator[tuple[int, dict[str,
         raise InputError(f"{path}: is empty; give a request body, a JSON array, JSON lines or a HAR export")
     start = first.lstrip()[:1]
     if start not in ("{", "["):
-        raise InputError(f"{path}: is not JSON (it starts with {start!r}); give a request body, JSON lines or HAR")
+        raise InputError(
+            f"{path}: is not a JSON object or array (it starts with {start!r}); give a request body, JSON lines or HAR"
+        )
     document = _loads(first) if start == "{" else None
     if document is None:
         # Not one object on the first line: the whole file is one JSON document (an array, a HAR, a pretty body).

@@ -120,8 +120,8 @@ def _no_request(exercise: str, error: Mapping, version: str, source: str) -> Che
         why = f"Mastra refused to run: two tools would go out as {error['name']!r}"
         return _verdict(exercise, False, why, source)
     why = (
-        f"{version} sent no request ({error.get('kind')}: {error.get('message')}), so it cannot judge this answer: "
-        f"run the notebook on a pinned version ({', '.join(mastra.ADAPTER.versions())})"
+        f"{version} sent no request ({error.get('kind')}: {error.get('message')}), and this check judges an answer "
+        f"by the request: run the notebook on a pinned version ({', '.join(mastra.ADAPTER.versions())})"
     )
     return Checked(exercise, "not judged", why, source)
 
