@@ -1057,7 +1057,11 @@ def test_a_live_source_names_the_node_and_the_day_it_measures_on(node_modules):
 def test_a_notebook_stops_on_a_refuted_claim_unless_its_refutation_is_registered_as_expected(capsys):
     table = pd.DataFrame(
         [
-            {"claim": "A04", "status": "refuted", "evidence": "an emoji became two underscores"},
+            {
+                "claim": "A04",
+                "status": "refuted",
+                "evidence": "one underscore per UTF-16 code unit, so a character outside the BMP becomes two: x",
+            },
             {"claim": "A05", "status": "confirmed", "evidence": "prefixed, then cut"},
         ]
     )
@@ -1068,6 +1072,24 @@ def test_a_notebook_stops_on_a_refuted_claim_unless_its_refutation_is_registered
     table.loc[1, "status"] = "refuted"
     with pytest.raises(AssertionError, match="claims did not hold: A05 refuted: prefixed, then cut$"):
         ledger.assert_claims(table)
+
+
+@pytest.mark.parametrize(
+    ("claim_id", "evidence"),
+    [("A04", "not one underscore per character (nor per UTF-16 unit)"), ("A08", "Mastra did not refuse")],
+)
+def test_an_expected_refutation_for_another_reason_stops_the_notebook(claim_id, evidence):
+    """A claim registered as refuted as measured is excused only when its evidence is the refutation registered: a
+    release that refutes it otherwise (the collision's wording changed, say) stops the notebook."""
+    table = pd.DataFrame([{"claim": claim_id, "status": "refuted", "evidence": evidence}])
+    with pytest.raises(AssertionError, match=f"claims did not hold: {claim_id} refuted: "):
+        ledger.assert_claims(table)
+
+
+def test_an_expected_refutation_needs_the_pattern_of_its_evidence():
+    with pytest.raises(ValueError, match="needs both its reason and its evidence's pattern"):
+        registry.register("Z98", lambda e: ("confirmed", ""), refuted_as_measured="a reason")
+    assert "Z98" not in registry.CHECKS
 
 
 def test_a_failed_check_stops_the_notebook_even_for_a_claim_expected_refuted():

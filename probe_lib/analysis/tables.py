@@ -148,7 +148,9 @@ def _rewrite_rows(set_name: str, keys: tuple[str, ...], rule: NameRule) -> list[
 
 
 def rewrites(keysets: KeySets, rule: NameRule | None = None) -> pd.DataFrame:
-    """One row per key of each set, in registration order: its wire name, the rules that fired, its positions."""
+    """One row per key of each set, in registration order: the name the rule (default: the Python model of
+    formatTools) gives it, in the ``wire_name`` column, the rules that fired, its positions. A prediction, not a
+    measurement: it is filled for a set that collides and sends nothing, and for ``__proto__``, which never goes out."""
     rule = rule or default_rule()
     rows = [row for keyset in _as_list(keysets) for row in _rewrite_rows(keyset.name, keyset.keys, rule)]
     return _frame(rows, REWRITES_COLUMNS)

@@ -13,6 +13,7 @@ timeline). A check reads its evidence (live or recorded) and returns a
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
@@ -194,13 +195,19 @@ def verdicts(evidence: Evidence | Timeline, notebook: str) -> pd.DataFrame:
 
 def assert_claims(table: pd.DataFrame) -> None:
     """Stop the notebook if a claim's check failed, or a claim was refuted unless its refutation is expected
-    (registered with ``refuted_as_measured``, the reason); else say in words what was checked."""
-    expected = {
-        claim_id: entry.refuted_as_measured
-        for claim_id, entry in registry.checks().items()
-        if entry.refuted_as_measured
-    }
-    unexpected = (table["status"] == "refuted") & ~table["claim"].isin(list(expected))
+    (registered with ``refuted_as_measured``, the reason, and its evidence matches ``refuted_when``); else say in
+    words what was checked."""
+    registered = registry.checks()
+    expected = {claim_id: entry.refuted_as_measured for claim_id, entry in registered.items() if entry.refuted_when}
+    unexpected = pd.Series(
+        [
+            row.status == "refuted"
+            and (row.claim not in expected or not re.search(registered[row.claim].refuted_when, row.evidence))
+            for row in table.itertuples()
+        ],
+        index=table.index,
+        dtype=bool,
+    )
     broken = table[(table["status"] == "failed") | unexpected]
     if not broken.empty:
         lines = "; ".join(f"{row.claim} {row.status}: {row.evidence}" for row in broken.itertuples())

@@ -137,7 +137,12 @@ def _legal_keys_are_names(e: Evidence) -> tuple[Status, str]:
 _VALID_KEYS = ("docs-key-examples", "docs-legal-keys", "choice-legal-key", "legal-keys-interleaved", "proto-key")
 
 
-@claim("A22", quantified=_VALID_KEYS, refuted_as_measured="the valid key __proto__ is never offered (F06)")
+@claim(
+    "A22",
+    quantified=_VALID_KEYS,
+    refuted_as_measured="the valid key __proto__ is never offered (F06)",
+    refuted_when=r"valid keys were offered as themselves, but not __proto__ \(proto-key, which sent \['plain'\]\)$",
+)
 def _valid_keys_are_offered(e: Evidence) -> tuple[Status, str]:
     offered, missing = [], []
     for scenario in _VALID_KEYS:
@@ -226,6 +231,7 @@ def _builtins(e: Evidence) -> tuple[Status, str]:
     "A04",
     quantified=("rewrite-rules", "unicode-keys"),
     refuted_as_measured="a character outside the BMP (an emoji such as 😀) is two UTF-16 units, two underscores (F01)",
+    refuted_when=r"^one underscore per UTF-16 code unit, so a character outside the BMP becomes two: ",
 )
 def _substitution(e: Evidence) -> tuple[Status, str]:
     # Each key only the substitution touches (first character a letter or underscore, at most 63 UTF-16 units),
@@ -339,6 +345,7 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
     "A08",
     refuted_as_measured="1.0.4 also logs the collision at error level; elsewhere it is refined: the caller finds the "
     "id only as its cause's code (F05)",
+    refuted_when=r", but also logged at error level: not thrown rather than logged$",
 )
 def _collision(e: Evidence) -> tuple[Status, str]:
     found = []
@@ -413,6 +420,7 @@ _ONE_REWRITE = {
     "A09",
     quantified=("single-rewrite", *_ONE_REWRITE),
     refuted_as_measured="one rewritten key is refused beside a legal key it lands on, or alone on __proto__ (F17, F04)",
+    refuted_when=r"; but one rewritten key was refused before any request: ",
 )
 def _single_rewrite_silent(e: Evidence) -> tuple[Status, str]:
     outcome = e["single-rewrite"]
@@ -719,6 +727,7 @@ def _forms(given: dict[str, list[str]]) -> str:
     "A24",
     quantified=("docs-tool-choice",),
     refuted_as_measured="the shipped docs also give toolChoice 'auto' and 'none', though no example names a tool (F19)",
+    refuted_when=r"^the shipped docs give toolChoice \d+ forms: 'auto' in .*; 'none' in .*; 'required' in ",
     on_shipped_docs=True,
 )
 def _docs_show_only_required(e: Evidence) -> tuple[Status, str]:

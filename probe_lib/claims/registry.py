@@ -52,6 +52,9 @@ class Registered:
     #: Why the kit measured this article claim otherwise on some pinned version, in a few words (``None``: a
     #: refutation is not expected, and stops the notebook that shows it).
     refuted_as_measured: str | None
+    #: A regular expression the evidence of that expected refutation matches (searched): a refutation for another
+    #: reason is not excused.
+    refuted_when: str | None = None
     #: Whether the check reads the docs a package ships rather than a request it sends (no one turn reproduces it).
     on_shipped_docs: bool = False
 
@@ -76,11 +79,15 @@ def register(
     quantified: Iterable[str] = (),
     every_target: bool = False,
     refuted_as_measured: str | None = None,
+    refuted_when: str | None = None,
     on_shipped_docs: bool = False,
 ) -> None:
-    """Register ``check`` as the one check of ``claim_id``; a second registration of the claim is a defect."""
+    """Register ``check`` as the one check of ``claim_id``; a second registration of the claim is a defect, and so is
+    an expected refutation without the pattern of its evidence (or the reverse)."""
     if claim_id in CHECKS:
         raise ValueError(f"claim {claim_id} has two checks: {CHECKS[claim_id].check.__name__} and {check.__name__}")
+    if (refuted_as_measured is None) != (refuted_when is None):
+        raise ValueError(f"claim {claim_id}: an expected refutation needs both its reason and its evidence's pattern")
     cases = tuple(quantified)
     CHECKS[claim_id] = Registered(
         claim_id,
@@ -89,6 +96,7 @@ def register(
         framework,
         Quantified(cases, every_target) if cases else None,
         refuted_as_measured,
+        refuted_when,
         on_shipped_docs,
     )
 

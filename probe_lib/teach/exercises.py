@@ -115,7 +115,7 @@ def _pairs(keys: Sequence[str]) -> dict[str, str]:
 
 def _no_request(exercise: str, error: Mapping, version: str, source: str) -> Checked:
     """A turn that sent no request (``result_json()``'s error): wrong when Mastra refused it on a collision; else not
-    judged, as the version failed before the turn could show anything (0.20.2 and 1.57.0 crash on most turns)."""
+    judged, as each check judges an answer by the request (0.20.2 and 1.57.0 crash on most turns)."""
     if error.get("kind") == "collision":
         why = f"Mastra refused to run: two tools would go out as {error['name']!r}"
         return _verdict(exercise, False, why, source)
