@@ -552,6 +552,35 @@ FURTHER = {
         "refuted",
         "carries AGENT_TOOL_NAME_COLLISION as its code",
     ),
+    "F05 the code deeper than the direct cause": (
+        "F05",
+        VERSION,
+        {
+            "collision-dot-space": lambda o: dataclasses.replace(
+                o, error=(o.error[0], {**o.error[1], "code": None}, {**o.error[1], "message": "deeper"})
+            )
+        },
+        "refuted",
+        "is not the code of the direct cause alone, a plain Error with no id",
+    ),
+    "F05 the cause carrying an id": (
+        "F05",
+        VERSION,
+        {"collision-dot-space": lambda o: dataclasses.replace(o, error=(o.error[0], {**o.error[1], "id": "SOME_ID"}))},
+        "refuted",
+        "is not the code of the direct cause alone",
+    ),
+    "F05 the cause a TypeError": (
+        "F05",
+        VERSION,
+        {
+            "collision-dot-space": lambda o: dataclasses.replace(
+                o, error=(o.error[0], {**o.error[1], "class": "TypeError"})
+            )
+        },
+        "refuted",
+        "is not the code of the direct cause alone",
+    ),
     "A08 1.0.4 with no id in the caller's chain": (
         "A08",
         OLDEST,

@@ -884,6 +884,9 @@ def _wrapped_id(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the error generate() rejects with carries {COLLISION_ID} as its code: {chain}"
     if not coded or any(link.get("class") == "MastraError" for link in coded):
         return "refuted", f"no plain Error in the cause chain carries {COLLISION_ID} as its code: {chain}"
+    cause = outcome.error[1]  # "only as the code of its cause, a plain Error (no MastraError, no id)"
+    if coded != [cause] or cause.get("class") != "Error" or cause.get("id"):
+        return "refuted", f"{COLLISION_ID} is not the code of the direct cause alone, a plain Error with no id: {chain}"
     return (
         "confirmed",
         f"the error generate() rejects with has id {outcome.error_ids[0]}; {COLLISION_ID} is only the code of its "
