@@ -385,6 +385,19 @@ def test_a_change_point_s_evidence_names_the_releases_between_its_ends_that_coul
     )
 
 
+def test_a_claim_naming_the_next_release_served_is_refuted_by_one_between_that_could_not_run(framework_timelines):
+    """T03's ends have 0.3.8 between them, which could not run: judged as a claim that says 0.3.9 is the next release
+    served (``next_served``), the same change point is refuted; T03 does not say so, and holds."""
+    was = since.sends_choice({"function": {"name": "missing"}, "type": "function"})
+    became = since.sends_choice("missing")
+    check = since.changed_at(
+        "unregistered-choice+forced", "0.3.7", "0.3.9", was, became, since="0.0.7", next_served=True
+    )
+    status, evidence = check(framework_timelines["langchain"])
+    assert status == "refuted" and evidence == "0.3.9 is not the next release served: 0.3.8 (could not run) lie between"
+    assert _judge("T03", framework_timelines["langchain"])[0] == "confirmed"
+
+
 def test_a_claim_on_the_tools_sent_alone_is_blind_to_how_often_the_request_went_out(framework_timelines):
     """The Claude Code CLI sends the refused request once on 0.2.83 and three times on 0.3.334: T16 judged on every
     wire field is refuted by that; on the tools sent (``TOOLS_SENT``) it is not, whatever the count."""

@@ -63,6 +63,7 @@ AGENTS_JS_CHECKS_A_FORCED_KEY = changed_at(
     "0.6.0",
     both(names(["search_web", "plain"]), forces("search.web")),
     raises('modelSettings.toolChoice="search.web" does not match any available tool'),
+    next_served=True,
 )
 
 
@@ -71,7 +72,7 @@ def every_call_runs_from(before: str, after: str, **observed) -> RangeCheck:
     point that is not about names."""
     return each(
         *(
-            changed_at(probe, before, after, runs_the_call(False), runs_the_call(True), **observed)
+            changed_at(probe, before, after, runs_the_call(False), runs_the_call(True), next_served=True, **observed)
             for probe in ("dot+round-trip", "legal+round-trip")
         )
     )
@@ -115,6 +116,7 @@ register(
         raises("was specified, but the only provided tool was plain"),
         sends_choice({"function": {"name": "missing"}, "type": "function"}),
         lasting=False,
+        next_served=True,
     ),
     on="timeline",
     framework="langchain",
@@ -122,7 +124,9 @@ register(
 register("T07", AGENTS_JS_CHECKS_A_FORCED_KEY, on="timeline", framework="openai-agents-js")
 register(
     "T08",
-    changed_at("collision", "0.14.2", "0.14.3", names(["search_web", "search_web"]), names(["search_web"])),
+    changed_at(
+        "collision", "0.14.2", "0.14.3", names(["search_web", "search_web"]), names(["search_web"]), next_served=True
+    ),
     on="timeline",
     framework="openai-agents-js",
 )
@@ -135,13 +139,22 @@ register(
         both(names(["search.web", "plain"]), forces("search.web")),
         both(names(["search_web", "plain"]), forces("search.web")),
         oldest_ran="0.11.5",
+        next_served=True,
     ),
     on="timeline",
     framework="llama-index",
 )
 register(
     "T10",
-    changed_at("dot+round-trip", "0.14.10", "0.14.12", runs_the_call(True), runs_the_call(False), oldest_ran="0.11.5"),
+    changed_at(
+        "dot+round-trip",
+        "0.14.10",
+        "0.14.12",
+        runs_the_call(True),
+        runs_the_call(False),
+        oldest_ran="0.11.5",
+        next_served=True,
+    ),
     on="timeline",
     framework="llama-index",
 )
@@ -166,6 +179,7 @@ register(
         failed_as("not applicable"),
         both(names(["search.web", "plain"]), forces("search.web")),
         since="0.0.12",
+        next_served=True,
     ),
     on="timeline",
     framework="pydantic-ai",
@@ -193,6 +207,7 @@ register(
         names(["search_web", "search_web"]),
         names(["search_web", "search_web_2"]),
         oldest_ran="1.9.3",
+        next_served=True,
     ),
     on="timeline",
     framework="crewai",
@@ -206,6 +221,7 @@ register(
         names(["b" * 64, "plain"]),
         names(["b" * 55 + "_b9444034", "plain"]),
         oldest_ran="1.9.3",
+        next_served=True,
     ),
     on="timeline",
     framework="crewai",
@@ -219,6 +235,7 @@ register(
         names(["mcp__probe__search_web", "mcp__probe__plain"]),
         names(["mcp__probe__plain", "mcp__probe__search_web"]),
         on=TOOLS_SENT,
+        next_served=True,
     ),
     on="timeline",
     framework="claude-agent-sdk",
@@ -232,6 +249,7 @@ register(
         names(["mcp__probe__search_web", "mcp__probe__search_web"]),
         names(["mcp__probe__search_web"]),
         on=TOOLS_SENT,
+        next_served=True,
     ),
     on="timeline",
     framework="claude-agent-sdk",

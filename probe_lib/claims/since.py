@@ -142,6 +142,7 @@ def changed_at(
     oldest_ran: str | None = None,
     lasting: bool = True,
     on: frozenset[str] = tables.WIRE_FIELDS,
+    next_served: bool = False,
 ) -> RangeCheck:
     """The claim "``scenario`` did ``was`` on every release that ran from ``since`` (default: the oldest that ran)
     up to ``last_before``, and ``became`` from ``first_with``, the next release that ran, on every release that ran
@@ -149,7 +150,8 @@ def changed_at(
     a change that a later one overtook: the claim then says nothing of the releases after ``first_with``).
     ``oldest_ran``: ``since`` for a claim that names it as the oldest release that ran, which it must be. ``on``:
     the wire fields compared between releases, for a claim about some of them (the tools sent) on a framework whose
-    other fields move on their own (how often it sends the refused request again)."""
+    other fields move on their own (how often it sends the refused request again). ``next_served``: the claim says
+    ``first_with`` is the next release served, so none may lie between, not even one that could not run."""
 
     def check(timeline: Timeline) -> tuple[Status, str]:
         lines = {line.version: line for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()}
@@ -166,6 +168,11 @@ def changed_at(
         unran = [v for v in between if v in lines and lines[v].error_kind == tables.COULD_NOT_RUN]
         if unmeasured := [v for v in between if v not in unran]:
             return "refuted", f"{len(unmeasured)} releases lie between {last_before} and {first_with}: {unmeasured[:5]}"
+        if next_served and unran:
+            return (
+                "refuted",
+                f"{first_with} is not the next release served: {', '.join(unran)} (could not run) lie between",
+            )
         ran = [v for v in tables.versions(timeline.table) if v in lines and lines[v].error_kind != tables.COULD_NOT_RUN]
         if oldest_ran is not None and ran[0] != oldest_ran:
             return "refuted", f"the oldest release that ran {scenario} is {ran[0]}, not {oldest_ran}"
