@@ -331,19 +331,24 @@ def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
     return changes[(changes["scenario"] == "choice-none") & request & on_the_wire].reset_index(drop=True)
 
 
+def forced_by_rewritten_key(table: pd.DataFrame) -> list:
+    """The lines of ``choice-by-key`` (forcing ``search.web`` by its key) whose request sent the tool rewritten, as
+    ``search_web``: the versions the passthrough question is asked of (V02, :func:`passthrough_fixed_in`)."""
+    lines = sent(table[table["scenario"] == "choice-by-key"]).itertuples()
+    return [line for line in lines if "search_web" in (line.behaviour.names or ())]
+
+
 def passthrough_fixed_in(table: pd.DataFrame) -> list[str]:
     """Versions that rewrite the key ``search.web`` *and* force it as ``search_web``, the name they send (empty: never).
 
     Before the normaliser the key went out verbatim, so ``tool_choice`` matched ``tools`` only because neither was
     rewritten (and a provider refuses both); that is not a fix and is not counted.
     """
-    fixed = []
-    for line in table[table["scenario"] == "choice-by-key"].itertuples():
-        choice, names = line.behaviour.tool_choice, line.behaviour.names or ()
-        forced = wire.forced_by(choice)
-        if forced == "search_web" and forced in names:
-            fixed.append(line.version)
-    return fixed
+    return [
+        line.version
+        for line in forced_by_rewritten_key(table)
+        if wire.forced_by(line.behaviour.tool_choice) == "search_web"
+    ]
 
 
 def _silent_within(table: pd.DataFrame, scenario: str, stretches: Sequence[tuple[str, str]]) -> str:
@@ -364,11 +369,7 @@ def range_claims(table: pd.DataFrame) -> pd.DataFrame:
     span = f"{measured[0]}..{measured[-1]}" if measured else "nothing measured"
     none_changes = tool_choice_none_changes(table)
     fixed = passthrough_fixed_in(table)
-    rewriting = [
-        line.version
-        for line in sent(table[table["scenario"] == "choice-by-key"]).itertuples()
-        if "search_web" in (line.behaviour.names or ())
-    ]
+    rewriting = [line.version for line in forced_by_rewritten_key(table)]
     honoured = active_tools_honoured(table)
     answers = [
         ("first version with the normaliser (search.web sent as search_web)", first_with_normaliser(table)),

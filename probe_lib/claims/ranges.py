@@ -18,6 +18,7 @@ from probe_lib import wire
 from probe_lib.analysis.timeline import (
     NOT_APPLICABLE,
     active_tools_honoured,
+    forced_by_rewritten_key,
     honours_active_tools,
     laid_over_source,
     laid_over_summary,
@@ -56,7 +57,7 @@ def _normaliser_arrives(timeline: Timeline) -> tuple[Status, str]:
 
 @claim("V02", on="timeline", quantified=("choice-by-key",))
 def _passthrough_never_fixed(timeline: Timeline) -> tuple[Status, str]:
-    lines = [line for line in scenario_lines(timeline, "choice-by-key") if "search_web" in (line.behaviour.names or ())]
+    lines = forced_by_rewritten_key(timeline.table)
     if not lines:
         return "not testable", "no measured version both rewrites search.web and runs choice-by-key"
     for line in lines:
