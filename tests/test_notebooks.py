@@ -121,3 +121,12 @@ def test_one_import_reaches_every_module_a_notebook_uses():
         assert getattr(pl, name) is importlib.import_module(module)
     with pytest.raises(AttributeError, match="no attribute 'nothing_here'"):
         pl.nothing_here  # noqa: B018
+
+
+def test_notebook_12_counts_the_probes_that_force_a_tool_as_the_matrix_has_them():
+    """Notebook 12's opening types how many of the matrix's probes also run forcing a tool: held to ``PROBES``."""
+    from probe_lib.measure.matrix_runs import PROBES
+
+    notebook = nbformat.read(pl.paths.NOTEBOOKS / "12-framework-matrix.ipynb", as_version=4)
+    forcing = sum(probe.forced is not None for probe in PROBES)
+    assert f"in {forcing} of the {len(PROBES)}, once forcing a key" in notebook.cells[0].source
