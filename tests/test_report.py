@@ -281,3 +281,17 @@ def test_report_exports_every_outcome_with_this_runs_measurement_first(live_repo
     lines = pd.read_csv(paths.DATA / "timeline.csv", dtype=str)
     swept = lines.loc[lines["framework"] == "mastra", "version"]
     assert set(export.read_csv(folder / "version_sweep.csv")["version"]) >= set(swept)
+
+
+def test_the_reproduce_docs_name_the_notebooks_that_read_the_catalogue(live_report):
+    """docs/reproduce.md types which notebooks read the catalogue measurement: held to what each executed notebook of
+    the live report recorded reading."""
+    entries = staleness.read(live_report.folder)
+    reading = sorted(
+        name.removesuffix(".ipynb")[:2]
+        for name, entry in entries.items()
+        if any(read.startswith("report:measurements/catalogue/") for read in entry.inputs.values)
+    )
+    assert reading == ["00", "00", *(f"{n:02}" for n in range(1, 11)), "13", "14"], reading
+    said = (paths.ROOT / "docs" / "reproduce.md").read_text(encoding="utf-8")
+    assert "the ledger and the Mastra notebooks (00 to 10, 13 and 14) read" in said
