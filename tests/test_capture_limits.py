@@ -21,6 +21,7 @@ from collections import Counter
 import pytest
 
 from probe_lib.capture import CaptureServer
+from probe_lib.capture import server as server_module
 from probe_lib.capture.server import MAX_JSON_DEPTH
 
 
@@ -87,9 +88,9 @@ def test_connections_over_the_cap_are_answered_503_and_closed():
     with CaptureServer(max_connections=2) as server:
         held = [connect(server), connect(server)]
         deadline = time.monotonic() + 5  # a fixed pause lost the race on a loaded machine: the third took a slot
-        while server.connections < 2 and time.monotonic() < deadline:
+        while (open_now := server.connections) < 2 and time.monotonic() < deadline:
             time.sleep(0.02)
-        assert server.connections == 2
+        assert open_now == 2  # not more: a connection being opened was once counted twice, refusing the second
         with connect(server) as extra:
             extra.settimeout(5)
             assert extra.recv(1024).startswith(b"HTTP/1.1 503")
@@ -100,6 +101,29 @@ def test_connections_over_the_cap_are_answered_503_and_closed():
             again.sendall(b"GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
             again.settimeout(5)
             assert again.recv(1024).startswith(b"HTTP/1.1 404")
+
+
+def test_a_connection_is_counted_once_while_its_transport_is_made(monkeypatch):
+    """The moment aiohttp's handler takes the connection, before the task that made it ends, the count is the
+    connections open: a sum of the two once counted that one twice and refused a connection under the cap."""
+    seen = []
+    made = server_module._Guard.connection_made
+
+    def counted_when_made(guard, transport):
+        made(guard, transport)
+        seen.append(server.connections)
+
+    monkeypatch.setattr(server_module._Guard, "connection_made", counted_when_made)
+    with CaptureServer() as server:
+        held = []
+        for expected in (1, 2):
+            held.append(connect(server))
+            deadline = time.monotonic() + 5
+            while len(seen) < expected and time.monotonic() < deadline:
+                time.sleep(0.01)
+        for sock in held:
+            sock.close()
+    assert seen == [1, 2]
 
 
 def test_without_keep_records_every_record_goes_to_on_record_and_none_is_kept():
@@ -289,6 +313,7 @@ def test_under_a_low_descriptor_limit_the_cap_follows_it_and_every_connection_is
 _STARVED_SERVER = """
 import os, sys
 from probe_lib.capture import CaptureServer
+from probe_lib.capture import server as server_module
 with CaptureServer() as server:
     taken = []
     try:

@@ -29,6 +29,7 @@ import base64
 import binascii
 import contextlib
 import errno
+import functools
 import ipaddress
 import json
 import logging
@@ -230,6 +231,9 @@ class CaptureServer(RecordStore):
         self._max_connections = max_connections
         #: Open connections, by aiohttp's handler (what ``request.protocol`` is), to their guard.
         self._guards: dict[object, _Guard] = {}
+        #: Every connection served, from its accept to its close: the one count the cap is held to (a connection
+        #: whose transport is being made is in ``_guards`` and still opening for a moment, so a sum counted it twice).
+        self._served: set[_Guard] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self._runner: web.AppRunner | None = None
@@ -301,9 +305,11 @@ class CaptureServer(RecordStore):
                 continue
             self._accept_trouble = False
             connection.setblocking(False)
-            opening = loop.create_task(loop.connect_accepted_socket(self._guard, connection))
+            guard = _Guard(self._runner.server, self._guards, self._served, self._header_seconds)
+            self._served.add(guard)
+            opening = loop.create_task(loop.connect_accepted_socket(lambda guard=guard: guard, connection))
             self._opening.add(opening)
-            opening.add_done_callback(self._opening.discard)
+            opening.add_done_callback(functools.partial(self._opened, guard))
 
     def _refuse_with_spare(self) -> bool:
         """With no descriptor free, free the spare to accept one connection and answer it 503; False if it could
@@ -344,10 +350,11 @@ class CaptureServer(RecordStore):
             self._accept_trouble = True
             _log.warning("%s", line)
 
-    def _guard(self) -> _Guard:
-        """A new connection's protocol: a ``_Guard``, handing it to aiohttp's handler (its public ``web.Server``
-        is the protocol factory)."""
-        return _Guard(self._runner.server, self._guards, self._header_seconds)
+    def _opened(self, guard: _Guard, opening: asyncio.Task) -> None:
+        """An accepted connection's transport is made, or could not be: then it is no longer served."""
+        self._opening.discard(opening)
+        if opening.cancelled() or opening.exception() is not None:
+            self._served.discard(guard)
 
     def _stop_accepting(self) -> None:
         """Close the listening socket (new connections are refused by the system); open ones stay served."""
@@ -396,8 +403,8 @@ class CaptureServer(RecordStore):
 
     @property
     def connections(self) -> int:
-        """The connections served now: accepted, whether their transport is made yet or not."""
-        return len(self._guards) + len(self._opening)
+        """The connections served now: accepted and not yet closed, whether their transport is made yet or not."""
+        return len(self._served)
 
     @property
     def max_connections(self) -> int:
@@ -557,8 +564,10 @@ class _Guard(asyncio.Protocol):
     unless the head arrived whole (the ``_busy`` middleware says so).
     """
 
-    def __init__(self, handler: Callable[[], asyncio.Protocol], guards: dict, header_seconds: float) -> None:
-        self._handler, self._guards, self._header_seconds = handler, guards, header_seconds
+    def __init__(
+        self, handler: Callable[[], asyncio.Protocol], guards: dict, served: set, header_seconds: float
+    ) -> None:
+        self._handler, self._guards, self._served, self._header_seconds = handler, guards, served, header_seconds
         self._inner: asyncio.Protocol | None = None  # aiohttp's handler, once the connection is made
         self._transport: asyncio.Transport | None = None
         self._deadline: asyncio.TimerHandle | None = None
@@ -581,6 +590,7 @@ class _Guard(asyncio.Protocol):
     def connection_lost(self, exc: Exception | None) -> None:
         self._disarm()
         self._guards.pop(self._inner, None)
+        self._served.discard(self)
         self._inner.connection_lost(exc)
 
     def pause_writing(self) -> None:
