@@ -138,6 +138,9 @@ def test_the_framework_ledger_judges_the_list_claims_on_the_list_probes_it_is_gi
 #: Claims whose check now reads every probe its words range over: one probe's run swapped for another framework's
 #: (the same keys, measured) refutes the claim, naming that probe. (claim, framework, probe, the swapped-in framework)
 ONE_PROBE_SWAPPED = [
+    ("X01", "ai-sdk", "space+forced", "llama-index"),
+    ("X01", "ai-sdk", "colon-slash+round-trip", "llama-index"),
+    ("X01", "ai-sdk", "accent+round-trip", "llama-index"),
     ("X03", "openai", "empty", "llama-index"),
     ("X03", "openai", "space+forced", "llama-index"),
     ("X08", "llama-index", "space", "openai"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -396,6 +397,22 @@ def test_a_claim_naming_the_next_release_served_is_refuted_by_one_between_that_c
     status, evidence = check(framework_timelines["langchain"])
     assert status == "refuted" and evidence == "0.3.9 is not the next release served: 0.3.8 (could not run) lie between"
     assert _judge("T03", framework_timelines["langchain"])[0] == "confirmed"
+
+
+def test_a_claim_that_says_no_release_lies_between_its_ends_is_checked_so():
+    """ "the release before it" and "the next release served" say no release lies between a change point's ends, not
+    even one that could not run: such a claim's check refutes one there (``next_served``, whose effect the test above
+    shows), and a claim that does not say it leaves the flag off (T01 and T05 said it and were checked without)."""
+    says = {
+        claim.id
+        for claim in ledger.load_claims()
+        if re.search(r"the (release before it|next release served)", claim.statement)
+    }
+    flagged = {
+        claim_id for claim_id, registered in registry.CHECKS.items() if getattr(registered.check, "next_served", False)
+    }
+    assert says == flagged
+    assert {"T01", "T05"} <= says
 
 
 def test_a_claim_on_the_tools_sent_alone_is_blind_to_how_often_the_request_went_out(framework_timelines):

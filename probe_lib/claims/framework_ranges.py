@@ -90,6 +90,7 @@ register(
         "0.6.2",
         raises("unexpected keyword argument 'tool_choice'"),
         raises("tool_choice references 'missing' but it's not in the provided tools"),
+        next_served=True,
     ),
     on="timeline",
     framework="autogen",
@@ -276,7 +277,9 @@ register(
 )
 register(
     "T05",
-    changed_at("dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"), oldest_ran="3.1.0"),
+    changed_at(
+        "dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"), oldest_ran="3.1.0", next_served=True
+    ),
     on="timeline",
     framework="ai-sdk",
 )

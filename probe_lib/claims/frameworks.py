@@ -399,7 +399,7 @@ _SUBAGENT_TOOLS = list_acts(
 )
 
 on_target(
-    "X01", "ai-sdk", sends_as_given(*_KEY_FAMILIES), forces("dot", "accent", absent=False), round_trip("dot", "emoji")
+    "X01", "ai-sdk", sends_as_given(*_KEY_FAMILIES), forces(*_KEY_FAMILIES, absent=False), round_trip(*_KEY_FAMILIES)
 )
 on_target("X02", "ai-sdk", sends({"integer-order": ["42", "b", "x.y"]}))
 on_target(

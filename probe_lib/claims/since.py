@@ -203,6 +203,7 @@ def changed_at(
             f"({first_with}: {after})"
         )
 
+    check.next_served = next_served  # what the claim says of the releases between (held to its words by a test)
     return check
 
 
@@ -234,6 +235,7 @@ def each(*checks: RangeCheck) -> RangeCheck:
             evidence.append(text)
         return "confirmed", "; ".join(evidence)
 
+    check.next_served = any(getattr(one, "next_served", False) for one in checks)
     return check
 
 
