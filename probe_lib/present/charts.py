@@ -260,7 +260,8 @@ CHOICE_COLOURS = {
 
 
 def _emptied(outcome: Outcome) -> bool:
-    """The request offers no tools although the caller registered some and did not ask for ``toolChoice: 'none'``."""
+    """The request offers no tools (an empty list or no field at all) although the caller registered some and did
+    not ask for ``toolChoice: 'none'``."""
     return outcome.wire_names == [] and bool(outcome.scenario.tools) and outcome.scenario.tool_choice != "none"
 
 
@@ -298,7 +299,7 @@ def choice_grid(ev: Evidence, scenario_names: Sequence[str], provider: str = "op
         index=list(scenario_names),
     )
     empty = categories["lint"] == "no tools to offer"  # the linter sees no mismatch; the turn can call nothing
-    labels.loc[empty, "lint"] = "tools is empty:\nthe turn can call nothing"
+    labels.loc[empty, "lint"] = "no tools sent:\nthe turn can call nothing"
     return categories, labels
 
 
