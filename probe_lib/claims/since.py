@@ -292,9 +292,10 @@ def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, me
         skipped = f"; could not run: {', '.join(unrunnable)}" if unrunnable else ""
         skipped += f"; {earlier} measured before {first} could not run" if earlier else ""
         return "confirmed", (
-            f"{table['scenario'].nunique()} probes alike on the wire on the {ran} releases that ran of the "
-            f"{measured} measured from {first} to {last} (the newest of each of its {len(newest)} minor series among "
-            f"them; {len(timeline.releases)} served in all); {said}{skipped}"
+            f"{table['scenario'].nunique()} scenarios (the probes' plain, forced and round-trip runs) alike on the "
+            f"wire on the {ran} releases that ran of the {measured} measured from {first} to {last} (the newest of "
+            f"each of its {len(newest)} minor series among them; {len(timeline.releases)} served in all); "
+            f"{said}{skipped}"
         )
 
     return check
