@@ -106,6 +106,44 @@ def test_each_script_is_a_short_valid_program_naming_no_part_of_the_kit(tmp_path
     assert done.returncode == 0, done.stderr
 
 
+_REFUSED = (
+    'Two or more tools resolve to the same name "search_web". Please rename one of the tools to avoid this collision.'
+)
+
+
+def _tools(*names: str) -> dict:
+    """A request body offering ``names`` as Chat Completions functions."""
+    return {"tools": [{"type": "function", "function": {"name": name}} for name in names]}
+
+
+@pytest.mark.parametrize(
+    ("sent", "thrown", "code", "said"),
+    [
+        (None, {"id": "AGENT_GENERATE_FAILED", "message": _REFUSED}, 1, "REPRODUCED: one rewritten key"),
+        (None, {"message": 'Keys "search.web" and "search_web" resolve to one name'}, 0, "NOT REPRODUCED: the refusal"),
+        (_tools("search_web", "search_web_2"), None, 0, "NOT REPRODUCED: the request offers both tools"),
+        (_tools("search_web"), None, 2, "FAILED: neither the collision nor what is expected: the request offers"),
+        (None, {"message": "socket hang up"}, 2, "FAILED: neither the collision nor what is expected: no request"),
+    ],
+)
+def test_the_collision_check_tells_the_finding_from_what_is_expected_and_from_neither(
+    tmp_path, sent, thrown, code, said
+):
+    """F17's Expected allows a refusal naming both keys, which is no collision found; one tool of two sent silently
+    is neither the finding nor what is expected, and exits 2 rather than pass for fixed. The script's own check,
+    run in Node on each outcome."""
+    check = (templates.TEMPLATES / "check-collision.mjs.tmpl").read_text(encoding="utf-8")
+    program = tmp_path / "check.mjs"
+    program.write_text(
+        "function verdict(line, code) { console.log(line); process.exit(code); }\n"
+        f"function judge(sent, thrown) {{\n{check}}}\n"
+        f"judge({json.dumps(sent)}, {json.dumps(thrown)});\n",
+        encoding="utf-8",
+    )
+    done = subprocess.run(["node", str(program)], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.startswith(said)) == (code, True), done.stdout + done.stderr
+
+
 def test_mastra_scripts_build_the_model_of_their_era():
     rep = claims.REPRODUCTIONS["A10"]
     assert "createOpenAI" in templates.script(rep, "0.13.2", "s")[1]  # AI SDK 4, no model router

@@ -37,7 +37,8 @@ RUN_SECONDS = 900
 _KIT_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_PATH", "PROBE_LIB_CACHE")
 
 
-#: ``run.sh``'s exit codes, which ``probe-lib repro`` passes on: the finding shown, not shown, the run itself failed.
+#: ``run.sh``'s exit codes, which ``probe-lib repro`` passes on: the finding shown, not shown, neither (the run
+#: failed, or the turn came to something else).
 REPRODUCED, NOT_REPRODUCED, FAILED = 1, 0, 2
 
 

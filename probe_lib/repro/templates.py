@@ -106,7 +106,8 @@ def run_sh(reproduction: Reproduction, version: str, package: str, script_name: 
     head = [
         "#!/bin/sh",
         f"# Reproduces {reproduction.claim} on {package} {version} from an empty folder: installs the locked packages,",
-        "# then runs the script. Exit 1: REPRODUCED, 0: NOT REPRODUCED, 2: the run itself failed.",
+        "# then runs the script. Exit 1: REPRODUCED, 0: NOT REPRODUCED, 2: neither (the run failed, or the turn",
+        "# came to something else).",
     ]
     if patched:
         head.append("# ./run.sh --fixed applies fix.patch to the installed package first.")
