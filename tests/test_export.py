@@ -52,6 +52,7 @@ def test_every_table_is_written_as_csv_and_parquet_that_agree_and_the_dictionary
         assert dict(parquet.dtypes.astype(str)) == dict(zip(described["column"], described["type"])), name
         assert len(parquet) == len(table) > 0, name
         pd.testing.assert_frame_equal(export.read_csv(folder / f"{name}.csv"), parquet, obj=name)
+        pd.testing.assert_frame_equal(export.read_csv(str(folder / f"{name}.csv")), parquet, obj=name)  # as docs say
         # Every column says something in some row (no column is always empty).
         assert parquet.notna().any().all(), f"{name}: always empty: {list(parquet.columns[~parquet.notna().any()])}"
 

@@ -198,13 +198,14 @@ def write_tables(tables: Mapping[str, pd.DataFrame] | pd.DataFrame, folder: Path
     return written
 
 
-def read_csv(path: Path, table: str | None = None) -> pd.DataFrame:
+def read_csv(path: str | Path, table: str | None = None) -> pd.DataFrame:
     """An exported table's CSV read back with its types, and empty strings kept apart from missing values.
 
-    ``table``: which table it is (default: the file's name, ``version_sweep.csv`` -> ``version_sweep``; a name that
-    is no table's is read as the outcomes table, which ``probe-lib run --out`` writes).
+    ``path``: the file, as a path or a string. ``table``: which table it is (default: the file's name,
+    ``version_sweep.csv`` -> ``version_sweep``; a name that is no table's is read as the outcomes table, which
+    ``probe-lib run --out`` writes).
     """
-    dtypes = {name: dtype for name, dtype, _ in TABLES.get(table or path.stem, TABLES[OUTCOMES])}
+    dtypes = {name: dtype for name, dtype, _ in TABLES.get(table or Path(path).stem, TABLES[OUTCOMES])}
     frame = pd.read_csv(path, keep_default_na=False, na_values=[CSV_MISSING], dtype=str)
     for column in frame.columns:
         dtype = dtypes.get(column, "string")
