@@ -140,6 +140,8 @@ def test_a_cache_that_is_a_file_is_one_line_and_exit_2(tmp_path, monkeypatch):
     monkeypatch.setenv("PROBE_LIB_CACHE", str(cache))
     _assert_one_line_naming(_in_process("setup"), cache)
     _assert_one_line_naming(_in_process("probe", "--mastra", VERSION, "--json", "a"), cache)
+    _assert_one_line_naming(_in_process("probe", "a.b"), cache)  # the pins: not "run probe-lib setup"
+    _assert_one_line_naming(_in_process("cache"), cache)  # not an empty cache of 0 B
     assert cache.read_text() == "not a folder\n", "the user's file is untouched"
 
 

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import platformdirs
 
+from probe_lib.core.errors import CacheUnusable
+
 PACKAGE = Path(__file__).resolve().parent.parent
 ROOT = PACKAGE.parent
 
@@ -27,6 +29,12 @@ REPORT = Path(os.environ.get("PROBE_LIB_REPORT", ROOT / "report"))
 def cache() -> Path:
     """The kit's cache folder (installed frameworks, the sweep's results), outside the source tree: read at each
     call, so a ``PROBE_LIB_CACHE`` set after import counts. ``PROBE_LIB_CACHE`` when set, else the platform's user
-    cache folder (``$XDG_CACHE_HOME/probe_lib``, by default ``~/.cache/probe_lib`` on Linux)."""
+    cache folder (``$XDG_CACHE_HOME/probe_lib``, by default ``~/.cache/probe_lib`` on Linux). A file there is
+    :class:`~probe_lib.core.errors.CacheUnusable`."""
     chosen = os.environ.get("PROBE_LIB_CACHE")
-    return Path(chosen).expanduser().absolute() if chosen else Path(platformdirs.user_cache_dir("probe_lib", False))
+    folder = Path(chosen).expanduser().absolute() if chosen else Path(platformdirs.user_cache_dir("probe_lib", False))
+    if folder.exists() and not folder.is_dir():  # read as an empty cache, it sent users to a setup that cannot help
+        raise CacheUnusable(
+            f"{folder} is a file where the kit keeps its cache folder: move it away, or set PROBE_LIB_CACHE to a folder"
+        )
+    return folder
