@@ -270,6 +270,18 @@ def test_lint_json_prints_a_lone_surrogate_name_escaped(tmp_path):
     assert json.loads(stdout)["findings"][0]["name"] == "a\ud800"
 
 
+@pytest.mark.parametrize(
+    "argv", [["export"], ["reproduce"], ["run", "scenarios.yaml"], ["repro", "A10", "--version", "1.67.0"]], ids=str
+)
+def test_an_empty_out_is_refused_in_one_line_and_nothing_is_written(argv, tmp_path, monkeypatch):
+    """``--out ''`` once wrote an export into the working folder."""
+    monkeypatch.chdir(tmp_path)
+    code, stdout, stderr = run_main([*argv, "--out", ""])
+    assert_input_error(code, stdout, stderr)
+    assert "argument --out: is empty; give a folder" in stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 # -- the catalogue, as a user meets it: the real process ------------------------------------------------------
 
 CATALOGUE = [

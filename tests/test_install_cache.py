@@ -145,6 +145,12 @@ def test_a_cache_that_is_a_file_is_one_line_and_exit_2(tmp_path, monkeypatch):
     assert cache.read_text() == "not a folder\n", "the user's file is untouched"
 
 
+def test_cache_names_a_framework_given_twice_once(tmp_path, monkeypatch):
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
+    done = _in_process("cache", "--framework", "mastra", "--framework", "mastra")
+    assert done.returncode == 0 and [line.split(":")[0] for line in done.stdout.splitlines()] == ["mastra", "together"]
+
+
 def test_a_read_only_cache_is_one_line_and_exit_2(tmp_path):
     """A cache that holds its folders already (so only writing a lock fails) on a read-only mount. Root writes
     through ``chmod``, so the mount is a real read-only bind, in a mount namespace of the CLI's own."""

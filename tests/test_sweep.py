@@ -15,6 +15,7 @@ import pytest
 from test_cli_junk import run_main
 
 from probe_lib.analysis import timeline
+from probe_lib.cli import shell
 from probe_lib.core import paths
 from probe_lib.core.errors import InputError, InstallFailed, NodeMissing
 from probe_lib.frameworks import mastra
@@ -163,8 +164,10 @@ def test_bisect_finds_the_normaliser_between_two_consecutive_served_versions(nod
 
 def test_bisect_refuses_a_misspelled_scenario_before_measuring_and_names_the_nearest():
     said = r"^no scenario 'choice-by-kee' among mastra's \d+ swept scenarios; did you mean 'choice-by-key'"
-    with pytest.raises(InputError, match=said):
+    with pytest.raises(InputError, match=said) as refused:
         bisect.bisect("choice-by-kee", ["0.12.1", "0.13.2"], subject=framework_sweep.subject("mastra"))
+    message = str(refused.value)  # whole within the error line's length, where the list of 57 was cut mid-name
+    assert len(message) < shell.MESSAGE_CHARS and message.endswith(" more (see probe-lib bisect --help)"), message
 
 
 def test_the_store_shares_identical_files_and_keeps_different_ones_apart(tmp_path):

@@ -182,7 +182,9 @@ def _auto_by_default(e: Evidence) -> tuple[Status, str]:
                 with_tools[str(outcome.wire)] += 1
             else:
                 without += 1
-    formats = ", ".join(f"{count} requests on {wire}" for wire, count in sorted(with_tools.items()))
+    formats = ", ".join(
+        f"{count} request{'' if count == 1 else 's'} on {wire}" for wire, count in sorted(with_tools.items())
+    )
     return "confirmed", (
         f"{len(_NO_TOOL_CHOICE)} scenarios set no toolChoice: every request offering tools carried auto "
         f"({formats}), the {without} offering none no tool_choice; {silent} scenarios sent nothing"

@@ -111,7 +111,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     from probe_lib import frameworks
     from probe_lib.install import cache, disk_usage
 
-    names = [frameworks.get(name).name for name in args.framework] if args.framework else frameworks.names()
+    names = list(dict.fromkeys(frameworks.get(name).name for name in args.framework or ())) or frameworks.names()
     together: dict[tuple[int, int], int] = {}  # every file's bytes, walked once: the frameworks' installs merged
     for name in names:
         with cache.listing():

@@ -7,7 +7,7 @@ import json
 import sys
 from pathlib import Path
 
-from probe_lib.cli.shell import bounded, fail, mastra_version
+from probe_lib.cli.shell import bounded, fail, folder, mastra_version
 from probe_lib.core import paths
 from probe_lib.core.errors import FolderRefused, InputError, ProbeError
 from probe_lib.core.target import baseline
@@ -90,7 +90,7 @@ def add_reproduce(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=folder,
         default=paths.REPORT,
         help="report folder: new, empty, or an earlier report, which is replaced whole once the new one is complete "
         f"(default {paths.REPORT})",
@@ -226,7 +226,7 @@ def add_run(sub: argparse._SubParsersAction) -> None:
     )
     output.add_argument(
         "--out",
-        type=Path,
+        type=folder,
         metavar="DIR",
         help="write measurement files and the tidy table (CSV, Parquet, dictionary) into DIR: new, empty, or an "
         "earlier run's, which is replaced whole",
@@ -260,7 +260,7 @@ def add_export(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument(
         "--out",
-        type=Path,
+        type=folder,
         default=paths.ROOT / "export",
         help=f"folder: new, empty, or an earlier export, which is replaced whole (default {paths.ROOT / 'export'})",
     )

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
+
+from probe_lib.cli import shell
 
 
 def cmd_repro(args: argparse.Namespace) -> int:
@@ -19,6 +20,8 @@ def add_repro(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("repro", help="a folder that reproduces one finding on one release without probe_lib")
     parser.add_argument("claim", metavar="CLAIM", help="a ledger claim about one release's wire (A10, F09, T07 ...)")
     parser.add_argument("--version", required=True, help="a served release of the claim's framework")
-    parser.add_argument("--out", type=Path, help="a new or empty folder (default repro/CLAIM-framework-VERSION/)")
+    parser.add_argument(
+        "--out", type=shell.folder, help="a new or empty folder (default repro/CLAIM-framework-VERSION/)"
+    )
     parser.add_argument("--fixed", action="store_true", help="run it on the release with the kit's fix applied")
     parser.set_defaults(handler=cmd_repro)

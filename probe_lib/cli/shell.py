@@ -18,6 +18,7 @@ import threading
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import NoReturn
 
 from probe_lib.core import json_input
@@ -71,6 +72,13 @@ def utf8_text(text: str) -> str:
     if any("\udc80" <= char <= "\udcff" for char in text):
         raise argparse.ArgumentTypeError(f"{json_input.quote(text)} is not UTF-8 text")
     return text
+
+
+def folder(text: str) -> Path:
+    """An argparse type: a folder's path, not empty (``--out ''`` would write into the working folder)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("is empty; give a folder")
+    return Path(text)
 
 
 def mastra_version(text: str) -> str:

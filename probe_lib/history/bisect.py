@@ -82,6 +82,8 @@ class Boundary:
 
 #: The "scenario" that is every scenario of a release together (a scenario file's): it changes when any does.
 ALL = "*all*"
+#: An unknown scenario's error names this many of the known ones: the rest would pass the error line's length.
+_NAMES_SHOWN = 8
 
 
 def scenario_row(rows: Sequence[sweep.Row], scenario: str) -> sweep.Row:
@@ -158,9 +160,13 @@ def bisect(
     if scenario != ALL and scenario not in (names := subject.scenario_names()):
         close = difflib.get_close_matches(scenario, names, n=3)
         hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+        shown = ", ".join(names[:_NAMES_SHOWN])
+        more = (
+            f" and {len(names) - _NAMES_SHOWN} more (see probe-lib bisect --help)" if len(names) > _NAMES_SHOWN else ""
+        )
         raise InputError(
             f"no scenario {scenario!r} among {subject.framework}'s {len(names)} swept scenarios; {hint}"
-            f"choose one of {', '.join(names)}"
+            f"choose one of {shown}{more}"
         )
     first = _runnable_end(probe, candidates, 0)
     last = _runnable_end(probe, candidates, -1)

@@ -52,7 +52,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.scenarios import DEFAULTS, AllBuiltins, ChoiceMode, Method, Scenario, ToolSpec, Wire, json_name
 from probe_lib.wire.replies import reply_from_json
 
-#: Bigger than any hand-written file (the catalogue is 5 kB): a larger one is most likely the wrong file.
+#: Bigger than any hand-written file (the catalogue is about 12 kB): a larger one is most likely the wrong file.
 MAX_FILE_BYTES = 1_000_000
 
 
