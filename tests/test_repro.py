@@ -96,7 +96,7 @@ def test_fixed_is_refused_for_a_framework_the_kit_has_no_fix_for(tmp_path):
 @pytest.mark.parametrize("version", ["0.13.2", "0.20.1", "1.67.0"])
 def test_each_script_is_a_short_valid_program_naming_no_part_of_the_kit(tmp_path, claim, version):
     rep = claims.REPRODUCTIONS[claim]
-    name, text = templates.script(rep, version, "the claim's statement")
+    name, text = templates.script(rep, version)
     assert len(text.splitlines()) <= 95, "a reproduction is read top to bottom"
     assert "probe_lib" not in text and "probe-lib" not in text
     path = tmp_path / name
@@ -146,9 +146,9 @@ def test_the_collision_check_tells_the_finding_from_what_is_expected_and_from_ne
 
 def test_mastra_scripts_build_the_model_of_their_era():
     rep = claims.REPRODUCTIONS["A10"]
-    assert "createOpenAI" in templates.script(rep, "0.13.2", "s")[1]  # AI SDK 4, no model router
-    assert "`${url}/chat/completions`" in templates.script(rep, "0.20.1", "s")[1]  # the first router's endpoint
-    newest = templates.script(rep, "1.67.0", "s")[1]
+    assert "createOpenAI" in templates.script(rep, "0.13.2")[1]  # AI SDK 4, no model router
+    assert "`${url}/chat/completions`" in templates.script(rep, "0.20.1")[1]  # the first router's endpoint
+    newest = templates.script(rep, "1.67.0")[1]
     assert "createOpenAI" not in newest and "{ id: 'openai/gpt-4o-mini', url, apiKey" in newest
 
 

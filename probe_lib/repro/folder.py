@@ -335,8 +335,7 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
         )
     out = folders.check_replaceable(out or default_folder(claim, rep.framework, version))  # refused before any work
     harness = _harness(rep.framework, version)
-    statement = {each.id: each.statement for each in load_claims()}[claim]
-    script_name, script = templates.script(rep, version, statement)
+    script_name, script = templates.script(rep, version)
     with folders.replacing(out) as staging:
         if script_name.endswith(".py"):
             _requirements(harness, adapter.package, version, staging / "requirements.txt")

@@ -75,8 +75,9 @@ def _mastra_model(version: str) -> tuple[str, str]:
     return f"{{ id: 'openai/gpt-4o-mini', {endpoint}, apiKey: 'sk-not-a-secret' }}", ""
 
 
-def script(reproduction: Reproduction, version: str, statement: str) -> tuple[str, str]:
-    """The reproduction script of ``reproduction`` on ``version``: its file name and its text."""
+def script(reproduction: Reproduction, version: str) -> tuple[str, str]:
+    """The reproduction script of ``reproduction`` on ``version``: its file name and its text, headed by what it
+    checks (the report's title; the claim's whole statement, which may range wider, is in ISSUE.md)."""
     name, template = SCRIPTS[reproduction.framework]
     language = Path(name).suffix
     values = {}  # in order of filling: the fragments first, as they hold placeholders too
@@ -84,7 +85,7 @@ def script(reproduction: Reproduction, version: str, statement: str) -> tuple[st
         values["NODE_SERVER"] = _read("node_server.mjs").rstrip("\n")
         values["NODE_VERDICT"] = _read("node_verdict.mjs").rstrip("\n")
     values["CHECK"] = _read(f"check-{reproduction.kind}{language}").rstrip("\n")
-    values |= {"CLAIM": reproduction.claim, "VERSION": version, "STATEMENT": statement}
+    values |= {"CLAIM": reproduction.claim, "VERSION": version, "TITLE": reproduction.title}
     if reproduction.framework == "mastra":
         tools, options, note = _MASTRA_TURNS[reproduction.kind]
         model, model_import = _mastra_model(version)
