@@ -130,8 +130,8 @@ def _choice_none_changes(timeline: Timeline) -> tuple[Status, str]:
     if (with_tools[-1], without[0]) != ("1.18.0", "1.19.0"):
         return "refuted", f"the switch is between {with_tools[-1]} and {without[0]}, not 1.18.0 and 1.19.0"
     return "confirmed", (
-        f"tools with tool_choice 'none' on {len(with_tools)} versions up to {with_tools[-1]}; "
-        f"no tools and no tool_choice on {len(without)} versions from {without[0]}"
+        f"tools with tool_choice 'none' on the {len(with_tools)} versions from {with_tools[0]} to {with_tools[-1]}; "
+        f"no tools and no tool_choice on the {len(without)} from {without[0]} to {without[-1]}"
         f"{crashed_note(timeline, 'choice-none')}"
     )
 

@@ -380,13 +380,14 @@ def scenario_lines(timeline: Timeline, scenario: str, *, expressible_only: bool 
 
 
 def crashed_note(timeline: Timeline, scenario: str) -> str:
-    """Which versions crashed before sending anything on ``scenario`` (left out of the claim), or nothing."""
-    crashed = [
-        line.version
-        for line in timeline.table[timeline.table["scenario"] == scenario].itertuples()
-        if tables.crashed_before_sending(line)
-    ]
-    return f"; left out, crashed before any request: {', '.join(crashed)}" if crashed else ""
+    """Which versions could not express ``scenario`` or crashed before sending anything on it (left out of the
+    claim), or nothing."""
+    lines = list(timeline.table[timeline.table["scenario"] == scenario].itertuples())
+    left_out = (
+        ("could not express it", [line.version for line in lines if line.error_kind == tables.NOT_APPLICABLE]),
+        ("crashed before any request", [line.version for line in lines if tables.crashed_before_sending(line)]),
+    )
+    return "".join(f"; left out, {why}: {', '.join(versions)}" for why, versions in left_out if versions)
 
 
 def begins_at(scenario: str, stated: str, holds: Holds, *, expressible_only: bool = True) -> RangeCheck:
