@@ -343,8 +343,9 @@ def both(first: Holds, second: Holds) -> Holds:
 
 
 def runs_the_call(ran: bool) -> Holds:
-    """Sends its request, and the tool the scripted reply calls runs (``ran``) or nothing runs."""
-    words = "run the tool the model called" if ran else "run nothing of what the model called"
+    """Sends its request, and a tool runs on the scripted reply's call (``ran``: the timeline counts the tools run, not
+    which) or nothing runs."""
+    words = "run a tool on the model's call (how many, not which)" if ran else "run nothing of what the model called"
     return (lambda b, kind: b.sent and ((b.executions or 0) > 0) == ran), words
 
 
