@@ -14,7 +14,7 @@ import pytest
 from probe_lib.measure import sources
 from probe_lib.measure.provenance import Provenance
 from probe_lib.report import build as report
-from probe_lib.teach import exercises, solutions
+from probe_lib.teach import exercises, primer, solutions
 
 NAMES = list(exercises.EXERCISES)
 
@@ -129,6 +129,44 @@ def test_a_version_that_sent_no_request_judges_no_answer_but_a_collision_is_wron
     assert str(crashed).startswith("⚠️ NOT JUDGED [colliding_key] 1.57.0 sent no request (crash: boom)")
     refused = exercises._no_request("safe_names", {"kind": "collision", "name": "a_b"}, "1.67.0", "live")
     assert refused.state == "wrong" and "two tools would go out as 'a_b'" in refused.why
+
+
+#: A served release that crashes before sending on every exercise's turn (docs/sweeps.md: on all but four scenarios
+#: of the catalogue), and one from before the normaliser, which sends every key as registered (V01).
+CRASHES, VERBATIM = "1.57.0", "0.12.1"
+
+
+@pytest.mark.slow
+@pytest.mark.node
+@pytest.mark.parametrize("name", [name for name in NAMES if name != "first_version_honouring_active_tools"])
+def test_on_a_release_that_sends_nothing_each_exercise_judges_no_answer(name, release_cache):
+    """Each check but 08's (judged on the pins) measures its answer on the version the notebook is run on; on one
+    that crashes before any request, the solution is neither right nor wrong, and the verdict says why: four checks
+    once called it wrong ("the model is offered None"), two raised a TypeError."""
+    checked = exercises.EXERCISES[name][1](solutions.SOLUTIONS[name], CRASHES, sources.LIVE)
+    assert checked.state == "not judged" and f"{CRASHES} sent no request" in checked.why, str(checked)
+    assert "live" in checked.measured_on, str(checked)
+
+
+@pytest.mark.slow
+@pytest.mark.node
+def test_before_the_normaliser_names_sent_as_registered_are_the_right_prediction(release_cache):
+    """On a release that rewrites no key, predicting every key as its own name is right, and the check says why;
+    it once called that answer wrong and asked the learner to report it."""
+    as_registered = {key: key for key in exercises.PREDICT_KEYS}
+    checked = exercises.predict_wire_names(as_registered, VERBATIM, sources.LIVE)
+    assert checked.right and "went out as registered" in checked.why, str(checked)
+    rewritten = exercises.predict_wire_names(solutions.SOLUTIONS["predict_wire_names"], VERBATIM, sources.LIVE)
+    assert rewritten.state == "wrong" and "report" not in rewritten.why, str(rewritten)
+
+
+@pytest.mark.slow
+@pytest.mark.node
+def test_the_primer_shows_what_stopped_a_turn_that_sent_no_request(release_cache):
+    """The primer prints the example's request body; on a release that sent none it says what stopped the turn (it
+    raised an IndexError)."""
+    shown = primer.request_json(primer.example(CRASHES, sources.LIVE))
+    assert shown.startswith("(no request was sent: crash: ") and shown.endswith(")"), shown
 
 
 def test_the_verdict_renders_in_words():

@@ -141,6 +141,11 @@ def _why_rewritten(key: str) -> str:
     return f"{key!r} -> {row.name!r}: " + ("; ".join(rules) if rules else "already legal, sent as it is")
 
 
+def _as_registered(key: str) -> str:
+    """Why ``key`` kept its name on a release before the normaliser, in words."""
+    return f"{key!r} went out as registered (this release rewrites no key: 0.13.2 began to, V01)"
+
+
 # -- the exercises -----------------------------------------------------------------------------------------------
 
 #: 00-primer: the tool the primer's exercise registers.
@@ -153,15 +158,21 @@ def name_the_model_sees(answer: object, version: str = ARTICLE, measurements: So
     exercise = "name_the_model_sees"
     if answer is None:
         return _placeholder(exercise, "the name, as a string")
+    if not isinstance(answer, str):
+        return _verdict(exercise, False, "a name is a string", "")
     if _live(measurements, version):
-        sent, source = _one_turn(Scenario("exercise", tools=(PRIMER_TOOL,)), version).wire_names[0], _real(version)
+        result, source = _one_turn(Scenario("exercise", tools=(PRIMER_TOOL,)), version).result_json(), _real(version)
     else:
-        sent, source = normaliser.rewrite(PRIMER_TOOL.key), _MODEL
+        result, source = normaliser.normalise([PRIMER_TOOL.key]).to_json(), _MODEL
+    if "error" in result:
+        return _no_request(exercise, result["error"], version, source)
+    [sent] = result["names"]
     if answer == sent:
         why = f"the model is offered {sent!r}: the key, not the id {PRIMER_TOOL.id!r}"
         return _verdict(exercise, True, why, source)
     hint = " That is the tool's id; Mastra names a tool after its key." if answer == PRIMER_TOOL.id else ""
-    return _verdict(exercise, False, f"the request's tools list offers {sent!r}, not {answer!r}.{hint}", source)
+    offers = "formatTools() gives" if source == _MODEL else "the request's tools list offers"
+    return _verdict(exercise, False, f"{offers} {sent!r}, not {answer!r}.{hint}", source)
 
 
 def key_for_the_id(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
@@ -173,7 +184,9 @@ def key_for_the_id(answer: object, version: str = ARTICLE, measurements: Source 
     if not isinstance(answer, str) or not answer:
         return _verdict(exercise, False, "a key is a non-empty string", "")
     result, source = _wire_names([answer], version, measurements)
-    sent = (result.get("names") or [None])[0]
+    if "error" in result:
+        return _no_request(exercise, result["error"], version, source)
+    sent = (result["names"] or [None])[0]
     if sent == wanted:
         why = (
             f"registered under {answer!r}, the tool goes out as {sent!r}: the key is the "
@@ -200,16 +213,21 @@ def predict_wire_names(answer: object, version: str = ARTICLE, measurements: Sou
     if not isinstance(answer, Mapping) or set(answer) != set(PREDICT_KEYS):
         return _verdict(exercise, False, f"answer a dict with exactly these keys: {list(PREDICT_KEYS)}", "")
     result, source = _wire_names(PREDICT_KEYS, version, measurements)
-    pairs = _pairs(PREDICT_KEYS)
-    if sorted(result.get("names") or []) != sorted(pairs.values()):
+    if "error" in result:
+        return _no_request(exercise, result["error"], version, source)
+    pairs, why_named = _pairs(PREDICT_KEYS), _why_rewritten
+    if sorted(result["names"]) == sorted(PREDICT_KEYS):  # a release before the normaliser (V01)
+        pairs, why_named = {key: key for key in PREDICT_KEYS}, _as_registered
+    elif sorted(result["names"]) != sorted(pairs.values()):
         why = f"the package sent {result} where the model predicts {pairs}: report this"
         return _verdict(exercise, False, why, source)
+    sent = "what was sent" if source != _MODEL else "what formatTools gives"
     wrong = [key for key in PREDICT_KEYS if answer[key] != pairs[key]]
     if not wrong:
-        why = "every name matches what was sent: " + "; ".join(map(_why_rewritten, PREDICT_KEYS))
+        why = f"every name matches {sent}: " + "; ".join(map(why_named, PREDICT_KEYS))
         return _verdict(exercise, True, why, source)
     why = f"{len(wrong)} of {len(PREDICT_KEYS)} wrong: " + "; ".join(
-        f"you said {answer[key]!r}, but {_why_rewritten(key)}" for key in wrong
+        f"you said {answer[key]!r}, but {why_named(key)}" for key in wrong
     )
     return _verdict(exercise, False, why, source)
 
@@ -259,7 +277,9 @@ def predict_wire_order(answer: object, version: str = ARTICLE, measurements: Sou
     if answer is None:
         return _placeholder(exercise, "the list of names in the order the request sends them")
     result, source = _wire_names(ORDER_KEYS, version, measurements)
-    sent = result.get("names")
+    if "error" in result:
+        return _no_request(exercise, result["error"], version, source)
+    sent = result["names"]
     if isinstance(answer, (list, tuple)) and list(answer) == sent:
         why = (
             f"the request lists {sent}: legal keys keep their order and come first; "
@@ -326,6 +346,8 @@ def fix_tool_choice(answer: object, version: str = ARTICLE, measurements: Source
         answer = answer["toolName"]
     if _live(measurements, version):
         outcome = _one_turn(Scenario("exercise", tools=(catalogue.WEATHER,), tool_choice=named(str(answer))), version)
+        if "error" in (result := outcome.result_json()):
+            return _no_request(exercise, result["error"], version, _real(version))
         offered, forced, source = outcome.wire_names, outcome.forced_name, _real(version)
     else:
         offered, forced, source = normaliser.normalise([catalogue.WEATHER.key]).names, str(answer), _MODEL
@@ -351,13 +373,14 @@ def names_that_run(answer: object, version: str = ARTICLE, measurements: Source 
         return _placeholder(exercise, f"a list of the names among {list(CALLABLE_NAMES)} that run the tool")
     if _live(measurements, version):
         outcomes = run_live([catalogue.by_name()[name] for name in _ROUND_TRIPS.values()], version)
-        ran, source = {o.scenario.name for o in outcomes if o.executions}, _real(version)
+        source = _real(version)
     else:
         recorded = RECORDED.measurement(CATALOGUE, Target(mastra.ADAPTER.name, version)).by_name()
-        ran, source = (
-            {name for name in _ROUND_TRIPS.values() if recorded[name].executions},
-            f"the recordings of {version}",
-        )
+        outcomes, source = [recorded[name] for name in _ROUND_TRIPS.values()], f"the recordings of {version}"
+    for outcome in outcomes:  # a call the model never got to make says nothing of which names run
+        if "error" in (result := outcome.result_json()):
+            return _no_request(exercise, result["error"], version, source)
+    ran = {o.scenario.name for o in outcomes if o.executions}
     truth = {called for called, scenario in _ROUND_TRIPS.items() if scenario in ran}
     given = set(answer) if isinstance(answer, (list, tuple, set)) else {answer}
     if given == truth:
@@ -458,8 +481,13 @@ def mcp_server_mastra_cuts(answer: object, version: str = ARTICLE, measurements:
             f"Mastra refuses its {len(keys)} tools outright: two of them, cut at 63, both resolve to {error['name']!r}"
         )
         return _verdict(exercise, True, why, source)
+    if error:
+        return _no_request(exercise, error, version, source)
+    if sorted(result["names"]) == sorted(keys) != sorted(row.name for row in normaliser.normalise(keys).rows):
+        why = f"this release sends all {len(keys)} names of {answer!r} as registered: it rewrites no key (V01)"
+        return _verdict(exercise, False, why, source)
     rows = normaliser.normalise(keys).rows
-    if sorted(result.get("names") or []) != sorted(row.name for row in rows):
+    if sorted(result["names"]) != sorted(row.name for row in rows):
         return _verdict(exercise, False, "the package and the model disagree on this set: report it", source)
     cut = [row for row in rows if row.truncated]
     if cut:

@@ -47,7 +47,11 @@ def example(version: str, measurements: Source) -> Outcome:
 
 
 def request_json(outcome: Outcome) -> str:
-    """The first request body the capture server recorded, as JSON, with each tool's parameter schema elided."""
+    """The first request body the capture server recorded, as JSON, with each tool's parameter schema elided; or
+    what stopped the turn, on a release that sent no request."""
+    if not outcome.requests:
+        error = outcome.result_json().get("error", {})
+        return f"(no request was sent: {error.get('kind')}: {error.get('message') or error.get('name')})"
     body = copy.deepcopy(outcome.requests[0])
     for tool in body.get("tools") or []:
         tool["function"]["parameters"] = "… (the tool's JSON schema)"
