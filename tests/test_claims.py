@@ -662,6 +662,13 @@ FURTHER = {
         "refuted",
         "the rewritten ones did not follow in registration order",
     ),
+    "A07 integer-like keys in registration order among the rewritten": (
+        "A07",
+        VERSION,
+        {"integer-keys": set_tool_names(["b", "_42", "_7", "x_y"])},
+        "refuted",
+        "the integer-like keys did not come first",
+    ),
     "F03 a TypeError from elsewhere": (
         "F03",
         VERSION,

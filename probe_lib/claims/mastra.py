@@ -336,10 +336,14 @@ def _rewritten_move_last(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"the legal keys {legal} did not go out first in their relative order: {mixed}"
     if mixed[len(legal) :] != rewritten:
         return "refuted", f"after the legal keys, the rewritten ones did not follow in registration order: {mixed}"
+    integers = _names(e["integer-keys"])  # registered b, 42, 7, x.y (F02)
+    if integers != ["b", "_7", "_42", "x_y"]:
+        return "refuted", f"registered b, 42, 7, x.y, sent {integers}: the integer-like keys did not come first"
     return (
         "confirmed",
         f"weather-EU registered 3rd of {len(keys)}, went out 1st; the {len(names) - 1} rewritten keys follow in "
-        f"registration order; with four legal keys between four rewritten ones: {mixed}",
+        f"registration order; with four legal keys between four rewritten ones: {mixed}; registered b, 42, 7, "
+        f"x.y, sent {integers}",
     )
 
 
