@@ -155,7 +155,7 @@ def test_recorded_study_of_the_catalogue_equals_the_export_rows(exported, capsys
 
 def test_a_scenario_without_a_recording_says_to_measure_it_live():
     with pytest.raises(
-        InputError, match="scenario 'article-rewrites' has no recording on mastra@1.71.0 .* measure it live"
+        InputError, match="scenario 'article-rewrites' has no recording on mastra@1.71.0 .* measure it live.* --out DIR"
     ):
         api.study(keysets.by_name("article-rewrites", normaliser), "1.71.0", measurements=sources.RECORDED)
     changed = [s for s in catalogue.scenarios() if s.name == "choice-auto"][0]
@@ -174,6 +174,26 @@ def test_study_inputs_are_checked():
         api.study(EXAMPLE, "1.71.0", measurements="/no/such/folder")
     with pytest.raises(InputError, match="'search.web' is not a scenario file: study takes .* a plain list of keys"):
         api.study("search.web", "1.71.0", measurements=sources.RECORDED)
+
+
+@pytest.mark.parametrize(
+    ("scenarios", "targets", "measurements", "said"),
+    [
+        ({"name": "mine", "tools": ["search.web"]}, "1.71.0", "recorded", "^cannot study a dict: write a scenario"),
+        (b"search.web", "1.71.0", "recorded", "^cannot study bytes b'search.web': keys are text"),
+        (EXAMPLE, 42, "recorded", "^targets is a target or a list of them .*, not 42$"),
+        (EXAMPLE, None, "recorded", "^targets is a target or a list of them .*, not None$"),
+        (EXAMPLE, [1.67], "recorded", "^a target is 'framework@version' text or a Target, not float 1.67$"),
+        (EXAMPLE, "1.71.0", 42, "^measurements is 'live', 'recorded', .* not 42$"),
+        (EXAMPLE, "1.71.0", None, "^measurements is 'live', 'recorded', .* not None$"),
+        (EXAMPLE, "1.71.0", "", "^measurements is 'live', 'recorded', .* not ''$"),  # it read the working folder
+    ],
+)
+def test_study_refuses_junk_naming_the_argument(scenarios, targets, measurements, said):
+    """Each wrong type is one InputError naming what was wrong: a dict was studied as a turn registering its field
+    names, and a wrong-typed target or source ended in Python's own TypeError or AttributeError."""
+    with pytest.raises(InputError, match=said):
+        api.study(scenarios, targets, measurements=measurements)
 
 
 def test_the_package_top_gives_the_study_function_and_keeps_the_subpackage():

@@ -261,7 +261,8 @@ def find(scenarios: Iterable[Scenario], target: Target, folder: Path = paths.CAP
             why = "differs from the recorded one" if outcome else "has no recording"
             raise InputError(
                 f"scenario {scenario.name!r} {why} on {target} under {folder}; "
-                f"measure it live (measurements='live', or `probe-lib run FILE --out {folder}`)"
+                "measure it live (measurements='live'), or record it into a folder of your own with "
+                "`probe-lib run FILE --out DIR` and read that (measurements='DIR')"
             )
         found.append((outcome, file))
     return found

@@ -225,6 +225,8 @@ def parse(text: str | os.PathLike | Source) -> Source:
     ``probe-lib reproduce`` wrote (a source given again is returned as it is, so a rerun cell parses nothing)."""
     if isinstance(text, Source):
         return text
+    if not isinstance(text, (str, os.PathLike)) or not str(text).strip():
+        raise InputError(f"measurements is 'live', 'recorded', a folder of measurement files or a Source, not {text!r}")
     named = _NAMED.get(str(text))
     if named is not None:
         return named

@@ -17,7 +17,7 @@ back to its recording, with a warning, and the rows say ``recorded``), the measu
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -77,6 +77,8 @@ def as_target(target: TargetLike) -> Target:
     """``Target``, ``"mastra@1.67.0"`` or a bare version of the default framework, checked against the registry."""
     if isinstance(target, str):
         target = Target.parse(target) if "@" in target else _bare(target)
+    if not isinstance(target, Target):
+        raise InputError(f"a target is 'framework@version' text or a Target, not {type(target).__name__} {target!r}")
     frameworks.check_target(target)
     return target
 
@@ -126,6 +128,13 @@ def as_scenarios(source: ScenarioSource | Iterable[ScenarioSource]) -> list[Scen
         return [source]
     if isinstance(source, KeySet):
         return [for_keys(source.name, source.keys)]
+    if isinstance(source, Mapping):  # iterating it would register its field names as keys
+        raise InputError(
+            "cannot study a dict: write a scenario as a scenario file, or as Scenario(...) "
+            f"(probe_lib.core.scenarios); {TAKES}"
+        )
+    if isinstance(source, (bytes, bytearray)):
+        raise InputError(f"cannot study bytes {bytes(source)[:40]!r}: keys are text (str); {TAKES}")
     if not isinstance(source, Iterable):
         raise InputError(f"cannot study {type(source).__name__} {source!r}: {TAKES}")
     source = list(source)
@@ -158,6 +167,8 @@ def study(
     chosen = as_scenarios(scenarios)
     if not chosen:
         raise InputError("no scenarios to study: give a scenario file, key sets or Scenario objects")
+    if not isinstance(targets, (str, Target, Iterable)):
+        raise InputError(f"targets is a target or a list of them (e.g. 'mastra@1.71.0'), not {targets!r}")
     wanted = [as_target(targets)] if isinstance(targets, (str, Target)) else [as_target(t) for t in targets]
     if not wanted:
         raise InputError("no targets to study: give e.g. 'mastra@1.71.0'")
