@@ -15,7 +15,8 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     pages/NN-slug.html                   one page per notebook with its charts, then pages/glossary.html, with
                                          contents, previous/next and pages/search.html (:mod:`probe_lib.report.pages`)
     sections/NN-slug-<digest>.html       each notebook's rendered body and search words, kept for the next rebuild
-    solved/NN-slug.ipynb                 with --solutions: each notebook with its exercises answered, as executed
+    solved/NN-slug.ipynb                 with --solutions: each notebook with its exercises answered, the copy
+                                         executed (no outputs; the executed one is in notebooks/)
 
 Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run. The folder
 is built beside the target and swapped in whole (:mod:`probe_lib.core.folders`): Ctrl-C or a failure leaves an
