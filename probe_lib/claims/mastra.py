@@ -714,7 +714,7 @@ def _choice_examples(e: Evidence) -> tuple[dict[str, list[str]], list[str]]:
     given: dict[str, list[str]] = {}
     described = []
     for line in package["mentions"]["toolChoice"]:
-        where = f"{line['file'].rsplit('/', 1)[-1]}:{line['line']}"
+        where = f"{'/'.join(line['file'].rsplit('/', 2)[-2:])}:{line['line']}"  # folder too: pages share names
         for string, _ in _CHOICE_GIVEN.findall(line["text"]):
             given.setdefault(string or "named tool", []).append(where)
         if _NAMED_FORM in line["text"]:
