@@ -169,6 +169,13 @@ def test_the_primer_shows_what_stopped_a_turn_that_sent_no_request(release_cache
     assert shown.startswith("(no request was sent: crash: ") and shown.endswith(")"), shown
 
 
+def test_a_dict_answer_with_other_keys_is_told_which():
+    """A key typed in another Unicode form looks like the one asked for: the verdict spells both with escapes."""
+    answer = {key: key for key in exercises.PREDICT_KEYS if key != "café"} | {"cafe\u0301": "cafe_"}
+    checked = exercises.predict_wire_names(answer, exercises.ARTICLE, sources.RECORDED)
+    assert checked.state == "wrong" and "(missing 'caf\\xe9'; not asked 'cafe\\u0301')" in checked.why, str(checked)
+
+
 def test_the_verdict_renders_in_words():
     checked = exercises.colliding_key(None)
     assert str(checked).startswith("✏️ NOT ANSWERED YET [colliding_key]")

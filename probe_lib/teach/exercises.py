@@ -141,6 +141,16 @@ def _why_rewritten(key: str) -> str:
     return f"{key!r} -> {row.name!r}: " + ("; ".join(rules) if rules else "already legal, sent as it is")
 
 
+def _keys_wanted(answer: object, keys: Sequence[str]) -> str:
+    """What a dict answer lacks or has too many of (a key typed in another Unicode form looks the same)."""
+    said = f"answer a dict with exactly these keys: {list(keys)}"
+    if not isinstance(answer, Mapping):
+        return said
+    missing, extra = [k for k in keys if k not in answer], [k for k in answer if k not in keys]
+    spelled = ", ".join(map(ascii, missing)), ", ".join(map(ascii, extra))  # escapes tell a\u0301 from \xe1
+    return f"{said} (missing {spelled[0] or 'none'}; not asked {spelled[1] or 'none'})"
+
+
 def _as_registered(key: str) -> str:
     """Why ``key`` kept its name on a release before the normaliser, in words."""
     return f"{key!r} went out as registered (this release rewrites no key: 0.13.2 began to, V01)"
@@ -211,7 +221,7 @@ def predict_wire_names(answer: object, version: str = ARTICLE, measurements: Sou
     if answer is None:
         return _placeholder(exercise, "a dict {key: name} for every key")
     if not isinstance(answer, Mapping) or set(answer) != set(PREDICT_KEYS):
-        return _verdict(exercise, False, f"answer a dict with exactly these keys: {list(PREDICT_KEYS)}", "")
+        return _verdict(exercise, False, _keys_wanted(answer, PREDICT_KEYS), "")
     result, source = _wire_names(PREDICT_KEYS, version, measurements)
     if "error" in result:
         return _no_request(exercise, result["error"], version, source)
@@ -428,7 +438,7 @@ def safe_names(answer: object, version: str = ARTICLE, measurements: Source = LI
     if answer is None:
         return _placeholder(exercise, "a dict {key: safe name} for every key")
     if not isinstance(answer, Mapping) or set(answer) != set(SAFE_NAME_KEYS):
-        return _verdict(exercise, False, f"answer a dict with exactly these keys: {list(SAFE_NAME_KEYS)}", "")
+        return _verdict(exercise, False, _keys_wanted(answer, SAFE_NAME_KEYS), "")
     names = [str(answer[key]) for key in SAFE_NAME_KEYS]
     if "" in names:
         return _verdict(exercise, False, "a name is empty: the empty key crashes generate() (notebook 05, F03)", "")
