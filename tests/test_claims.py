@@ -662,6 +662,24 @@ FURTHER = {
         "refuted",
         "the rewritten ones did not follow in registration order",
     ),
+    "A05 a recorded key starting with a hyphen": (
+        "A05",
+        VERSION,
+        {
+            "proto-key": lambda outcome: dataclasses.replace(
+                outcome, scenario=dataclasses.replace(outcome.scenario, tools=(ToolSpec("-lead"),))
+            )
+        },
+        "refuted",
+        "a recorded key starts with a hyphen: ['-lead']",
+    ),
+    "A19 the tool sent unrenamed": (
+        "A19",
+        VERSION,
+        {"instructions-name-key": set_tool_names(["search_web_2"])},
+        "refuted",
+        "not the renamed tool search_web alone",
+    ),
     "A07 integer-like keys in registration order among the rewritten": (
         "A07",
         VERSION,

@@ -116,7 +116,8 @@ def sends_as_given(*probes: str) -> Clause:
                 sent = "nothing: " + _error(outcome) if outcome.wire_names is None else outcome.wire_names
                 return False, f"{probe}: keys {_keys(outcome)} went out as {sent}"
         firsts = ", ".join(repr(letter_run(key)) for probe in probes for key in _keys(e[probe])[:1])
-        return True, f"the keys of {len(probes)} probes went out as given (first keys {quoted(firsts, 200)})"
+        counted = f"{len(probes)} probe{'' if len(probes) == 1 else 's'}"
+        return True, f"the keys of {counted} went out as given (first keys {quoted(firsts, 200)})"
 
     return clause
 
@@ -181,7 +182,8 @@ def round_trip(*probes: str, ran: str | None = None, runs: bool = True, raising:
             if raising is not None and raising not in [link.get("name") for link in outcome.error]:
                 return False, f"{probe}: a call of {name!r} raised {_error(outcome)!r}, no {raising}"
             said.append(
-                f"a call of {letter_run(name)!r} (sent for {letter_run(key)!r}) ran {_shape(executed) or 'nothing'}"
+                f"{probe}: a call of {letter_run(name)!r} (sent for {letter_run(key)!r}) ran "
+                f"{_shape(executed) or 'nothing'}"
                 + ("" if executed == [key] else f" ({quoted(_error(outcome), 80)})")
                 + (f", raising {raising}" if raising is not None else "")
             )
@@ -422,8 +424,8 @@ on_target(
 on_target(
     "X05",
     "langchain",
-    sends_as_given(*_KEY_FAMILIES, "integer-order"),
-    forces("dot", absent=False),
+    sends_as_given(*_ILLEGAL_KEYS),
+    forces(*_ILLEGAL_FORCED, absent=False),
     sends({"empty": ["probe", "plain"]}),
     round_trip("dot"),
 )
@@ -437,8 +439,8 @@ on_target(
 on_target(
     "X07",
     "pydantic-ai",
-    sends_as_given(*_KEY_FAMILIES),
-    forces("dot", absent=False),
+    sends_as_given(*_ILLEGAL_KEYS),
+    forces(*_ILLEGAL_FORCED, absent=False),
     refuses({"unregistered-choice+forced": "Invalid tool names in `tool_choice`: {'missing'}"}),
 )
 on_target(
@@ -528,7 +530,13 @@ on_target(
 on_target(
     "X18",
     "openai-agents-js",
-    refuses({"dot+forced": 'modelSettings.toolChoice="search.web" does not match any available tool'}),
+    refuses(
+        {
+            probe.name + FORCED: f'modelSettings.toolChoice="{probe.forced}" does not match any available tool'
+            for probe in PROBES
+            if probe.name in _ILLEGAL_FORCED
+        }
+    ),
 )
 on_target(
     "X19",

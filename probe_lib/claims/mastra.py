@@ -287,9 +287,12 @@ def _prefix_before_cut(e: Evidence) -> tuple[Status, str]:
             f"the 63-char key {digit_63[:4]}... went out as {[(n[:4] + '...', len(n)) for n in cut]}, "
             "not prefixed then cut to 63",
         )
+    recorded = {key for outcome in e.outcomes.values() for key in outcome.registered_keys}
+    if hyphened := sorted(key for key in recorded if key.startswith("-")):
+        return "refuted", f"a recorded key starts with a hyphen: {hyphened[:3]}"
     return "confirmed", (
         "9lives -> _9lives, 7 -> _7, 42 -> _42; the 63-char key 1a...a gained '_' and was cut to 63, "
-        "losing its last 'a'"
+        f"losing its last 'a'; none of the {len(recorded)} keys recorded on {e.version} starts with a hyphen"
     )
 
 
@@ -659,6 +662,8 @@ def _prompt_names_absent_tool(e: Evidence) -> tuple[Status, str]:
             return "refuted", f"{scenario}: the instructions {instructions!r} went out as system messages {system}"
         if named in names:
             return "refuted", f"{scenario}: the prompt names {named}, and the request offers it: tools {names}"
+        if names != ["search_web"]:  # "while the tool is renamed ... (it offers search_web)"
+            return "refuted", f"{scenario}: the request offers {names}, not the renamed tool search_web alone"
         said.append(f"{scenario}: system prompt {instructions!r} sent as written, tools {names}")
     return "confirmed", "; ".join(said)
 
