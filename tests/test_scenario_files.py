@@ -276,6 +276,26 @@ MALFORMED = {
         "scenario 'first' (number 1): field 'tools' is given twice in one mapping",
         "(line 4)",
     ),
+    "a builtin with hang": (
+        "scenarios:\n  - name: b\n    tools: [{key: ask, builtin: askUserTool, hang: true}]\n",
+        "scenario 'b' (number 1): field 'tools[0]'",
+        "a builtin tool takes no id or hang",  # it ran at once, and was recorded as hanging
+    ),
+    "a builtin with its own id": (
+        "scenarios:\n  - name: b\n    tools: [{key: ask, builtin: askUserTool, id: mine}]\n",
+        "scenario 'b' (number 1): field 'tools[0]'",
+        "a builtin tool takes no id or hang",
+    ),
+    "an empty builtin": (
+        "scenarios:\n  - name: b\n    tools: [{key: ask, builtin: ''}]\n",
+        "scenario 'b' (number 1): field 'tools[0].builtin'",
+        "String should have at least 1 character",  # it ran as a plain probe tool
+    ),
+    "a key registered twice": (
+        "scenarios:\n  - name: k\n    tools: [search.web, plain, search.web]\n",
+        "scenario 'k' (number 1): field 'tools'",
+        "key 'search.web' is registered twice",  # the first tool vanished
+    ),
     "no scenarios": ("description: nothing\n", "'scenarios' is required", ""),
     "unknown top field": (GOOD + "senarios: []\n", "field 'senarios'", "unknown field; known: description, scenarios"),
     "empty name": ("scenarios:\n  - name: ''\n", "field 'name'", "String should have at least 1 character"),
@@ -305,7 +325,16 @@ def test_a_malformed_file_is_one_line_naming_file_scenario_and_field(case, tmp_p
 
 #: Malformed files whose fault a JSON Schema cannot see: a reply's form, a duplicate name, YAML itself, a key
 #: that JSON could not hold.
-_BEYOND_A_SCHEMA = {"bad reply", "duplicate name", "field given twice", "not YAML", "toolset named by a number"}
+_BEYOND_A_SCHEMA = {
+    "bad reply",
+    "duplicate name",
+    "field given twice",
+    "not YAML",
+    "toolset named by a number",
+    "a builtin with hang",
+    "a builtin with its own id",
+    "a key registered twice",
+}
 
 
 def test_an_editor_checking_against_the_published_schema_agrees_with_the_reader():
@@ -329,6 +358,9 @@ def test_a_malformed_json_file_is_one_line_too(tmp_path):
         r"id, builtin, hang\} mapping, not 7",
     ):
         scenario_files.load(path)
+    path.write_text('{"scenarios": [{"name": "j", "tools": ["a"], "tools": ["b"]}]}', encoding="utf-8")
+    with pytest.raises(InputError, match=r'mine\.json writes the field "tools" twice in one object; keep one'):
+        scenario_files.load(path)  # as the same file in YAML is; JSON alone would keep the last
     path.write_text('{"scenarios": [', encoding="utf-8")
     with pytest.raises(InputError, match=r"mine\.json is not JSON \(Expecting value at line 1"):
         scenario_files.load(path)

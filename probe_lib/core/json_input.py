@@ -34,10 +34,15 @@ def _finite(text: str) -> float:
     return value
 
 
-def loads(text: str | bytes, what: str) -> Any:
-    """The JSON value in ``text``; ``what`` names the input in the error (e.g. ``"stdin"``, a file name)."""
+def loads(text: str | bytes, what: str, *, distinct_fields: bool = False) -> Any:
+    """The JSON value in ``text``; ``what`` names the input in the error (e.g. ``"stdin"``, a file name).
+    ``distinct_fields``: refuse an object with a field written twice (JSON keeps the last; a file the kit reads as
+    YAML would be refused for it)."""
+    hook = _distinct if distinct_fields else None
     try:
-        return json.loads(text, parse_constant=_refuse, parse_float=_finite)
+        return json.loads(text, parse_constant=_refuse, parse_float=_finite, object_pairs_hook=hook)
+    except _Repeated as error:
+        raise InputError(f"{what} writes the field {quote(str(error))} twice in one object; keep one") from None
     except _NotFinite as error:
         number = quote(str(error)).strip('"')
         raise InputError(f"{what} holds {number}, which is not a JSON number; write a number or null") from None
@@ -53,6 +58,19 @@ def loads(text: str | bytes, what: str) -> Any:
         raise InputError(
             f"{what} holds a number the kit cannot read ({str(error).split(';')[0]}); quote it as a string"
         ) from None
+
+
+class _Repeated(ValueError):
+    """A field written twice in one JSON object."""
+
+
+def _distinct(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    for name, value in pairs:
+        if name in fields:
+            raise _Repeated(name)
+        fields[name] = value
+    return fields
 
 
 def read_text(data: bytes, what: str) -> str:

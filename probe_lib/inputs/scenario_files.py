@@ -44,7 +44,7 @@ from typing import Annotated, Any, Literal, NoReturn
 
 import pydantic
 import yaml
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, Discriminator, Field, Tag
+from pydantic import AfterValidator, BeforeValidator, ConfigDict, Discriminator, Field, Tag, model_validator
 from pydantic_core import PydanticCustomError
 
 from probe_lib.core import json_input
@@ -74,8 +74,18 @@ class ToolEntry(_FileMapping):
 
     key: str = Field(description="the key the tool is registered under")
     id: str = Field(None, description="the tool's own id (default: the key)")
-    builtin: str = Field(None, description="a built-in export of @mastra/core/tools (askUserTool …)")
+    builtin: str = Field(None, min_length=1, description="a built-in export of @mastra/core/tools (askUserTool …)")
     hang: bool = Field(False, description="execute never returns (the turn ends by its timeout)")
+
+    @model_validator(mode="after")
+    def _builtin_as_exported(self) -> ToolEntry:
+        """A built-in is registered as the package exports it: an id or hang given with it would be recorded
+        but not run."""
+        if self.builtin is not None and ({"id", "hang"} & self.model_fields_set):
+            raise PydanticCustomError(
+                "builtin_alone", "a builtin tool takes no id or hang: the package's export is registered as it is"
+            )
+        return self
 
 
 class ForcedTool(_FileMapping):
@@ -102,7 +112,23 @@ _Tool = Annotated[
     BeforeValidator(_key_alone, json_schema_input_type=str | ToolEntry),
     AfterValidator(lambda entry: ToolSpec(**entry.model_dump())),
 ]
-_Tools = Annotated[list[_Tool], AfterValidator(tuple)]
+
+
+def _distinct_keys(specs: list[ToolSpec]) -> tuple[ToolSpec, ...]:
+    """The tools, each under a key of its own: a record holds a key once, so a second would drop the first."""
+    seen: set[str] = set()
+    for spec in specs:
+        if spec.key in seen:
+            raise PydanticCustomError(
+                "duplicate_key",
+                "key {key} is registered twice: the tools record would keep one",
+                {"key": repr(spec.key)},
+            )
+        seen.add(spec.key)
+    return tuple(specs)
+
+
+_Tools = Annotated[list[_Tool], AfterValidator(_distinct_keys)]
 _Texts = Annotated[list[str], AfterValidator(tuple)]
 _Reply = Annotated[dict[str, Any], AfterValidator(reply_from_json)]
 #: pydantic names the form an error was found in after the field (``toolChoice.mapping.toolName``).
@@ -395,7 +421,7 @@ def _scenario_name(document: Any, path: Sequence[Any]) -> str | None:
 def parse(text: str, label: str = "<scenarios>", *, is_json: bool = False) -> list[Scenario]:
     """The scenarios a file's ``text`` holds; ``label`` names the file in errors."""
     try:
-        document = json_input.loads(text, label) if is_json else yaml.load(text, Loader=_Loader)
+        document = json_input.loads(text, label, distinct_fields=True) if is_json else yaml.load(text, Loader=_Loader)
     except _Refused as refused:
         raise InputError(f"{_where(label, refused.path, refused.name)}: {refused}") from None
     except yaml.YAMLError as error:
