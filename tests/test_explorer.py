@@ -241,6 +241,26 @@ def test_keys_given_as_a_sequence_are_checked_like_typed_ones():
         explorer.explore(["a", 2])
 
 
+@pytest.mark.parametrize(
+    ("given", "said"),
+    [
+        ({"keys": {"search.web": 1}}, "explore's keys is text, one key per line, or a list of strings, not dict"),
+        ({"keys": b"search.web"}, "explore's keys is text, one key per line, or a list of strings, not bytes"),
+        ({"keys": ["a"], "source": 1.67}, "explore's source is a label or FRAMEWORK@VERSION, not float 1.67"),
+        ({"keys": ["a"], "tool_choice": 7}, "explore's tool_choice is a tool name, not int 7"),
+        (
+            {"keys": ["a"], "active_tools": 5},
+            "explore's active_tools is names, one per line, or a list of them, not int",
+        ),
+        ({"keys": ["a"], "provider": None}, "explore's provider is a provider/variant label, not NoneType None"),
+    ],
+)
+def test_a_wrong_type_is_one_error_naming_the_argument(given, said):
+    """A dict's keys or bytes' integers were read as keys, and other types ended in Python's own errors."""
+    with pytest.raises(explorer.InputError, match=re.escape(said)):
+        explorer.explore(**given)
+
+
 def test_a_collision_leaves_every_key_unsent_and_says_what_each_would_have_become(view):
     view.keys.value = "search.web\nsearch web\nok"
     view.settle()

@@ -286,6 +286,39 @@ def _rules_of(
     return tuple(fired)
 
 
+def _check_types(keys: object, source: object, tool_choice: object, active_tools: object, provider: object) -> None:
+    """``InputError`` naming the first argument of :func:`explore` given a type it does not take (a dict's keys or
+    bytes' integers would be read as keys)."""
+
+    def listed(value: object) -> bool:
+        return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
+
+    wrong = [
+        (name, value, takes)
+        for name, value, fits, takes in (
+            ("keys", keys, isinstance(keys, str) or listed(keys), "text, one key per line, or a list of strings"),
+            (
+                "source",
+                source,
+                source is None or isinstance(source, (str, ExplorerSource)),
+                "a label or FRAMEWORK@VERSION",
+            ),
+            ("tool_choice", tool_choice, tool_choice is None or isinstance(tool_choice, str), "a tool name"),
+            (
+                "active_tools",
+                active_tools,
+                active_tools is None or isinstance(active_tools, str) or listed(active_tools),
+                "names, one per line, or a list of them",
+            ),
+            ("provider", provider, isinstance(provider, str), "a provider/variant label"),
+        )
+        if not fits
+    ]
+    if wrong:
+        name, value, takes = wrong[0]
+        raise InputError(f"explore's {name} is {takes}, not {type(value).__name__} {shown(repr(value))[:80]}")
+
+
 def explore(
     keys: str | Sequence[str],
     source: ExplorerSource | str | None = None,
@@ -304,6 +337,7 @@ def explore(
     live source that cannot run here, and ``HarnessError`` when a live run fails.
     """
     started = time.perf_counter()
+    _check_types(keys, source, tool_choice, active_tools, provider)
     given = parse_keys(keys) if isinstance(keys, str) else checked_keys(list(enumerate(keys, start=1)))
     if not isinstance(source, ExplorerSource):
         source = ExplorerSource(MASTRA, None) if source is None else source_named(source)
