@@ -241,6 +241,13 @@ def test_keys_given_as_a_sequence_are_checked_like_typed_ones():
         explorer.explore(["a", 2])
 
 
+def test_a_cleared_box_asks_for_keys_and_an_unknown_source_is_quoted_short():
+    assert explorer.explore("").notes == ("type or paste keys, one per line",)  # not "1 empty line(s) skipped"
+    with pytest.raises(explorer.InputError) as refused:
+        explorer.explore(["a"], "x" * 100_000)
+    assert len(str(refused.value)) < 1_000 and "(100,002 characters)" in str(refused.value)
+
+
 @pytest.mark.parametrize(
     ("given", "said"),
     [

@@ -359,6 +359,10 @@ def test_a_malformed_json_file_is_one_line_too(tmp_path):
     ):
         scenario_files.load(path)
     path.write_text('{"scenarios": [{"name": "j", "tools": ["a"], "tools": ["b"]}]}', encoding="utf-8")
+    path.write_text('{"scenarios": [{"name": "j", "toolChoice": {"type": "tool", "toolName": 5}}]}', encoding="utf-8")
+    with pytest.raises(InputError, match=r"toolName': Input should be a valid string, not 5$"):
+        scenario_files.load(path)  # no word of YAML's numbers in a JSON file
+    path.write_text('{"scenarios": [{"name": "j", "tools": ["a"], "tools": ["b"]}]}', encoding="utf-8")
     with pytest.raises(InputError, match=r'mine\.json writes the field "tools" twice in one object; keep one'):
         scenario_files.load(path)  # as the same file in YAML is; JSON alone would keep the last
     path.write_text('{"scenarios": [', encoding="utf-8")

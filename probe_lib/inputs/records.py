@@ -88,7 +88,7 @@ def parse_keys(text: str) -> KeyInput:
             )
         raw = [line.removesuffix("\r") for line in raw]
         lines = [(number, line) for number, line in enumerate(raw, start=1) if line != ""]
-        empty = len(raw) - len(lines) - (1 if text.endswith("\n") else 0)
+        empty = len(raw) - len(lines) - (1 if text.endswith("\n") or not text else 0)  # a cleared box: no line
         if empty > 0:
             notes.append(
                 f"{empty} empty line(s) skipped; to register the empty key (it crashes formatTools), "

@@ -373,7 +373,7 @@ def _located(document: Any, loc: Sequence[Any]) -> list[Any]:
     return path
 
 
-def _fault(label: str, document: Any, error: pydantic.ValidationError) -> InputError:
+def _fault(label: str, document: Any, error: pydantic.ValidationError, *, is_json: bool = False) -> InputError:
     """The first thing wrong with ``document`` as one line naming the file, the scenario and the field."""
     first = error.errors(include_url=False)[0]
     path, kind, value = _located(document, first["loc"]), first["type"], first["input"]
@@ -397,7 +397,7 @@ def _fault(label: str, document: Any, error: pydantic.ValidationError) -> InputE
         message = "at least one scenario is needed"
     else:
         message = f"{first['msg']}, not {shown}"
-    if kind in ("string_type", _NOT_A_TOOL) and isinstance(value, int | float | bool):
+    if kind in ("string_type", _NOT_A_TOOL) and isinstance(value, int | float | bool) and not is_json:
         message += " (quote it: YAML reads 42, 1.5, yes and no as numbers and booleans)"
     return InputError(f"{_where(label, path, _scenario_name(document, path))}: {message}")
 
@@ -436,7 +436,7 @@ def parse(text: str, label: str = "<scenarios>", *, is_json: bool = False) -> li
     try:
         entries = ScenarioFile.model_validate(document).scenarios
     except pydantic.ValidationError as error:
-        raise _fault(label, document, error) from None
+        raise _fault(label, document, error, is_json=is_json) from None
     scenarios = [Scenario(**{field: getattr(entry, field) for field in entry.model_fields_set}) for entry in entries]
     first: dict[str, int] = {}
     for number, scenario in enumerate(scenarios):

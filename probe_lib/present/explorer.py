@@ -21,6 +21,7 @@ from itertools import groupby
 from probe_lib import wire
 from probe_lib.core import scenarios
 from probe_lib.core.errors import InputError
+from probe_lib.core.json_input import quote
 from probe_lib.core.naming import Collision, NameRule
 from probe_lib.core.outcome import wire_names_by_key
 from probe_lib.core.target import Target
@@ -120,7 +121,7 @@ def source_named(label: str) -> ExplorerSource:
         target = registry.check_target(Target(framework, version))
         return ExplorerSource(target.framework, target.version)
     raise InputError(
-        f"no source {label!r}; choose one of: {', '.join(s.label for s in sources())}, or FRAMEWORK@VERSION"
+        f"no source {quote(label)}; choose one of: {', '.join(s.label for s in sources())}, or FRAMEWORK@VERSION"
     )
 
 

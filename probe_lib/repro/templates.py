@@ -1,4 +1,4 @@
-"""The text of a reproduction's script and ``run.sh``, rendered from the files of ``templates/``.
+"""The text of a reproduction's script, rendered from the files of ``templates/``, and of its ``run.sh``, composed here.
 
 A script is its framework's template (the user's code: one agent, one turn) with the stand-in provider and the
 verdict of the Node or Python fragment, and the check of the claim's kind (``check-<kind>.mjs``, ``.py``). Each
