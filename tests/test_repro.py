@@ -21,7 +21,7 @@ import pytest
 
 from probe_lib import cli
 from probe_lib.core.target import version_key
-from probe_lib.repro import claims, templates
+from probe_lib.repro import claims, folder, templates
 
 
 def run_cli(*args: str, timeout: float = 1200, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -97,7 +97,7 @@ def test_fixed_is_refused_for_a_framework_the_kit_has_no_fix_for(tmp_path):
 def test_each_script_is_a_short_valid_program_naming_no_part_of_the_kit(tmp_path, claim, version):
     rep = claims.REPRODUCTIONS[claim]
     name, text = templates.script(rep, version)
-    assert len(text.splitlines()) <= 95, "a reproduction is read top to bottom"
+    assert len(text.splitlines()) <= 100, "a reproduction is read top to bottom"  # its verdict tells three outcomes
     assert "probe_lib" not in text and "probe-lib" not in text
     path = tmp_path / name
     path.write_text(text, encoding="utf-8")
@@ -144,6 +144,70 @@ def test_the_collision_check_tells_the_finding_from_what_is_expected_and_from_ne
     assert (done.returncode, done.stdout.startswith(said)) == (code, True), done.stdout + done.stderr
 
 
+def _forced(name: str | None, *offered: str) -> dict:
+    """A request body offering ``offered`` and forcing ``name`` (none: no tool_choice)."""
+    return _tools(*offered) | ({"tool_choice": {"type": "function", "function": {"name": name}}} if name else {})
+
+
+_REFUSAL = 'modelSettings.toolChoice="search.web" does not match any available tool'
+
+#: Each check of a kind, the outcomes it can meet and what it must say of each: (check, sent, what was thrown,
+#: whether a tool ran, exit code, the verdict's start). Exit 0 is the Expected alone; whatever is neither exits 2.
+CHECK_OUTCOMES = [
+    ("forced.mjs", _forced("search.web", "search_web"), None, False, 1, "REPRODUCED"),
+    ("forced.mjs", _forced("search_web", "search_web"), None, False, 0, "NOT REPRODUCED: tool_choice forces"),
+    ("forced.mjs", None, _REFUSAL, False, 0, "NOT REPRODUCED: refused before sending, naming the forced tool"),
+    ("forced.mjs", None, "generate is not a function", False, 2, "FAILED: neither the bug nor what is expected"),
+    ("forced.mjs", _forced(None, "search_web"), None, False, 2, "FAILED: neither the bug nor what is expected"),
+    ("forced.py", _forced("search.web", "search_web"), None, False, 1, "REPRODUCED"),
+    ("forced.py", _forced("search_web", "search_web"), None, False, 0, "NOT REPRODUCED: tool_choice forces"),
+    ("forced.py", None, "unknown tool search.web", False, 0, "NOT REPRODUCED: refused before sending"),
+    ("forced.py", None, "connection reset", False, 2, "FAILED: neither the bug nor what is expected"),
+    ("forced.py", _forced(None, "search_web"), None, False, 2, "FAILED: neither the bug nor what is expected"),
+    ("active-tools.mjs", _tools(), None, False, 1, "REPRODUCED"),
+    ("active-tools.mjs", _tools("search_web"), None, False, 0, "NOT REPRODUCED"),
+    ("active-tools.mjs", _tools("plain"), None, False, 2, "FAILED: neither the bug nor what is expected"),
+    ("active-tools.mjs", None, "boom", False, 2, "FAILED: neither the bug nor what is expected"),
+    ("round-trip.py", _tools("search_web"), "KeyError", False, 1, "REPRODUCED"),
+    ("round-trip.py", _tools("search_web"), None, True, 0, "NOT REPRODUCED"),
+    ("round-trip.py", _tools("search_web"), "JSONDecodeError", False, 2, "FAILED: neither the bug nor"),
+    ("round-trip.py", None, "connection reset", False, 2, "FAILED: neither the bug nor what is expected"),
+    ("round-trip.py", {"messages": []}, None, False, 2, "FAILED: neither the bug nor what is expected: the request"),
+]
+
+
+def _check_program(check: str, sent: dict | None, thrown: str | None, ran: bool) -> tuple[str, str]:
+    """A program running the check template ``check`` on one outcome: its file name and text."""
+    text = (templates.TEMPLATES / f"check-{check}.tmpl").read_text(encoding="utf-8")
+    if check.endswith(".mjs"):
+        error = "null" if thrown is None else json.dumps({"message": thrown})
+        return "check.mjs", (
+            "function verdict(line, code) { console.log(line); process.exit(code); }\n"
+            f"function judge(sent, thrown) {{\n{text}}}\n"
+            f"judge({json.dumps(sent)}, {error});\n"
+        )
+    error = {None: "None", "KeyError": "KeyError('search_web')", "JSONDecodeError": "ValueError('Expecting value')"}
+    raised = error.get(thrown, f"RuntimeError({thrown!r})")
+    return "check.py", (
+        "import json\nimport sys\n\n\ndef verdict(line, code):\n    print(line)\n    sys.exit(code)\n\n\n"
+        f"def main():\n    sent, thrown, ran = {sent!r}, {raised}, {[1] if ran else []!r}\n{text}\n\nmain()\n"
+    )
+
+
+@pytest.mark.parametrize(("check", "sent", "thrown", "ran", "code", "said"), CHECK_OUTCOMES)
+def test_each_check_tells_the_finding_from_what_is_expected_and_from_neither(
+    tmp_path, check, sent, thrown, ran, code, said
+):
+    """A crash, a refusal for another reason or a request changed otherwise is neither the finding nor what is
+    expected: it exits 2, where it once passed for fixed (exit 0). The scripts' own checks, run on each outcome."""
+    name, text = _check_program(check, sent, thrown, ran)
+    program = tmp_path / name
+    program.write_text(text, encoding="utf-8")
+    command = ["node", str(program)] if name.endswith(".mjs") else [sys.executable, str(program)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.startswith(said)) == (code, True), done.stdout + done.stderr
+
+
 def test_mastra_scripts_build_the_model_of_their_era():
     rep = claims.REPRODUCTIONS["A10"]
     assert "createOpenAI" in templates.script(rep, "0.13.2")[1]  # AI SDK 4, no model router
@@ -155,8 +219,6 @@ def test_mastra_scripts_build_the_model_of_their_era():
 def test_the_report_shows_a_request_with_the_fields_it_had_and_the_versions_that_built_it(tmp_path):
     """A request without ``tools`` is not shown with an empty list; the Python packages the script imports are named
     beside the framework's; a Node package's declared Node.js range is quoted beside the run's Node.js."""
-    from probe_lib.repro import folder
-
     assert folder._trimmed({"model": "m", "messages": []}) == {}
     assert folder._trimmed({"tools": [], "tool_choice": "auto"}) == {"tools": [], "tool_choice": "auto"}
     (tmp_path / "requirements.txt").write_text("llama-index-core==0.14.25\nllama-index-llms-openai==0.8.3\nopenai==2\n")
@@ -171,8 +233,6 @@ def test_the_report_shows_a_request_with_the_fields_it_had_and_the_versions_that
 @pytest.mark.parametrize("line", ["FAILED: `search.web` is not a tool", "REPRODUCED: ```", "`x`` <b>|</b>", "plain"])
 def test_a_printed_line_is_one_code_span_of_the_report_whatever_backticks_it_holds(line):
     from markdown_it import MarkdownIt  # a CommonMark parser, as trackers render the report
-
-    from probe_lib.repro import folder
 
     parser = MarkdownIt("commonmark")
     tokens = parser.parseInline(folder._inline(line))[0].children
@@ -247,6 +307,12 @@ def _assert_found(done: subprocess.CompletedProcess, out: Path, package: str, ve
     assert done.stdout.startswith("NOT REPRODUCED: ") and fixed in done.stdout
     assert "`REPRODUCED: " in report and "## With the proposed fix" in report  # the unpatched run, then the fix
     assert (out / "fix.patch").read_text(encoding="utf-8").startswith(f"Fix for {package} {version}")
+    # The request shown under Actual is the unpatched run's (it was the patched one's); the patched ones lie beside.
+    unpatched, patched = (
+        json.loads((out / name).read_text(encoding="utf-8")) for name in ("request.json", folder.FIXED_REQUESTS)
+    )
+    assert unpatched[0]["tool_choice"] != patched[0]["tool_choice"]
+    assert json.dumps(unpatched[0]["tool_choice"]["function"]["name"]) in report.split("## With the proposed fix")[0]
 
 
 def _assert_titled_not_reproduced(out: Path, package: str, version: str) -> None:

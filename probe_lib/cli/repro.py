@@ -23,5 +23,9 @@ def add_repro(sub: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out", type=shell.folder, help="a new or empty folder (default repro/CLAIM-framework-VERSION/)"
     )
-    parser.add_argument("--fixed", action="store_true", help="run it on the release with the kit's fix applied")
+    parser.add_argument(
+        "--fixed",
+        action="store_true",
+        help="run it again with the kit's fix applied; print that run's verdict (ISSUE.md holds both)",
+    )
     parser.set_defaults(handler=cmd_repro)

@@ -40,6 +40,8 @@ _KIT_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_PATH", "PROBE
 #: ``run.sh``'s exit codes, which ``probe-lib repro`` passes on: the finding shown, not shown, neither (the run
 #: failed, or the turn came to something else).
 REPRODUCED, NOT_REPRODUCED, FAILED = 1, 0, 2
+#: Where ``probe-lib repro --fixed`` keeps the patched run's requests (``request.json`` keeps the unpatched run's).
+FIXED_REQUESTS = "request-fixed.json"
 
 
 @dataclass(frozen=True)
@@ -305,7 +307,7 @@ def _fixed_section(fixed: ReproResult | None) -> str:
     return (
         "## With the proposed fix\n\n"
         "`fix.patch` (its header says what it changes) applied to the installed package, `./run.sh --fixed` prints:"
-        f"\n\n{_inline(fixed.line)}\n\n"
+        f"\n\n{_inline(fixed.line)}\n\n(The patched run's requests are in `{FIXED_REQUESTS}`.)\n\n"
     )
 
 
@@ -347,7 +349,13 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
         (staging / "run.sh").write_text(run_sh, encoding="utf-8")
         (staging / "run.sh").chmod(0o755)
         result = run(staging)
-        after = run(staging, fixed=True) if fixed else None
+        after = None
+        if fixed:  # the patched run writes request.json too: kept apart, so ISSUE.md shows the unpatched request
+            unpatched = (staging / "request.json").read_bytes() if (staging / "request.json").exists() else None
+            after = run(staging, fixed=True)
+            if unpatched is not None and (staging / "request.json").exists():
+                (staging / "request.json").replace(staging / FIXED_REQUESTS)
+                (staging / "request.json").write_bytes(unpatched)
         for each in (result, after):
             if each is not None and each.code == FAILED:
                 raise ProbeError(
