@@ -145,6 +145,8 @@ ONE_PROBE_SWAPPED = [
     ("X06", "openai-agents", "colon-slash+forced", "llama-index"),
     ("X06", "openai-agents", "emoji+round-trip", "llama-index"),
     ("X05", "langchain", "collision", "llama-index"),
+    ("X04", "langchain-js", "colon-slash+forced", "llama-index"),
+    ("X04", "langchain-js", "emoji+round-trip", "llama-index"),
     ("X07", "pydantic-ai", "emoji+forced", "llama-index"),
     ("X18", "openai-agents-js", "accent+forced", "llama-index"),
     ("X03", "openai", "empty", "llama-index"),

@@ -418,8 +418,8 @@ on_target(
     "X04",
     "langchain-js",
     sends_as_given(*_KEY_FAMILIES, "integer-order"),
-    forces("dot", absent=False),
-    round_trip("dot"),
+    forces(*_KEY_FAMILIES, absent=False),
+    round_trip(*_KEY_FAMILIES),
 )
 on_target(
     "X05",

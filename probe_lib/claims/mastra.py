@@ -1094,9 +1094,10 @@ def _active_tools(e: Evidence) -> tuple[Status, str]:
             return "refuted", f"activeTools ['search.web'] sent no tools, with an error: {by_key.own_errors[0]}"
         if said := _spoken(by_key):
             return "refuted", f"activeTools ['search.web'] sent no tools, but not silently: {said}"
+        shape = "no tools field" if "tools" not in by_key.requests[0] else "an empty tools list"
         return (
             "confirmed",
-            "activeTools ['search.web'] sent tools [] with no error and no warning logged; "
+            f"activeTools ['search.web'] sent {shape}, with no error and no warning logged; "
             "['search_web'] sent ['search_web']",
         )
     return "refuted", f"by key: {_names(by_key)}; by wire name: {_names(by_name)}"
