@@ -76,7 +76,7 @@ def record_of(frame: pd.DataFrame) -> pd.Series:
 
     The README warns that one server label can name two implementations, so the repo is part of an MCP record.
     Composio is a registry, not a server: a user loads a toolkit, which is the slug's first ``_``-separated part
-    (``GITHUB_CREATE_ISSUE`` is in ``GITHUB``), an approximation that can only merge toolkits, never split one.
+    (``GITHUB_CREATE_AN_ISSUE`` is in ``GITHUB``), an approximation that can only merge toolkits, never split one.
     """
     toolkit = frame["tool"].str.split("_", n=1).str[0]
     mcp_record = frame["server"] + " " + frame["source_repo"]
