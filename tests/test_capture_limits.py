@@ -313,7 +313,6 @@ def test_under_a_low_descriptor_limit_the_cap_follows_it_and_every_connection_is
 _STARVED_SERVER = """
 import os, sys
 from probe_lib.capture import CaptureServer
-from probe_lib.capture import server as server_module
 with CaptureServer() as server:
     taken = []
     try:

@@ -294,7 +294,7 @@ MALFORMED = {
     "a key registered twice": (
         "scenarios:\n  - name: k\n    tools: [search.web, plain, search.web]\n",
         "scenario 'k' (number 1): field 'tools'",
-        "key 'search.web' is registered twice",  # the first tool vanished
+        'the list: key "search.web" appears twice; a tools record holds each key once',  # the first tool vanished
     ),
     "no scenarios": ("description: nothing\n", "'scenarios' is required", ""),
     "unknown top field": (GOOD + "senarios: []\n", "field 'senarios'", "unknown field; known: description, scenarios"),
@@ -358,7 +358,6 @@ def test_a_malformed_json_file_is_one_line_too(tmp_path):
         r"id, builtin, hang\} mapping, not 7",
     ):
         scenario_files.load(path)
-    path.write_text('{"scenarios": [{"name": "j", "tools": ["a"], "tools": ["b"]}]}', encoding="utf-8")
     path.write_text('{"scenarios": [{"name": "j", "toolChoice": {"type": "tool", "toolName": 5}}]}', encoding="utf-8")
     with pytest.raises(InputError, match=r"toolName': Input should be a valid string, not 5$"):
         scenario_files.load(path)  # no word of YAML's numbers in a JSON file

@@ -183,7 +183,12 @@ def test_study_inputs_are_checked():
         (b"search.web", "1.71.0", "recorded", "^cannot study bytes b'search.web': keys are text"),
         (EXAMPLE, 42, "recorded", "^targets is a target or a list of them .*, not 42$"),
         (EXAMPLE, None, "recorded", "^targets is a target or a list of them .*, not None$"),
-        (EXAMPLE, [1.67], "recorded", "^a target is 'framework@version' text or a Target, not float 1.67$"),
+        (
+            EXAMPLE,
+            [1.67],
+            "recorded",
+            "^a target is 'framework@version' text, a bare Mastra version or a Target, not float 1.67$",
+        ),
         (EXAMPLE, "1.71.0", 42, "^measurements is 'live', 'recorded', .* not 42$"),
         (EXAMPLE, "1.71.0", None, "^measurements is 'live', 'recorded', .* not None$"),
         (EXAMPLE, "1.71.0", "", "^measurements is 'live', 'recorded', .* not ''$"),  # it read the working folder

@@ -50,6 +50,7 @@ from pydantic_core import PydanticCustomError
 from probe_lib.core import json_input
 from probe_lib.core.errors import InputError
 from probe_lib.core.scenarios import DEFAULTS, AllBuiltins, ChoiceMode, Method, Scenario, ToolSpec, Wire, json_name
+from probe_lib.inputs import records
 from probe_lib.wire.replies import reply_from_json
 
 #: Bigger than any hand-written file (the catalogue is about 12 kB): a larger one is most likely the wrong file.
@@ -116,15 +117,10 @@ _Tool = Annotated[
 
 def _distinct_keys(specs: list[ToolSpec]) -> tuple[ToolSpec, ...]:
     """The tools, each under a key of its own: a record holds a key once, so a second would drop the first."""
-    seen: set[str] = set()
-    for spec in specs:
-        if spec.key in seen:
-            raise PydanticCustomError(
-                "duplicate_key",
-                "key {key} is registered twice: the tools record would keep one",
-                {"key": repr(spec.key)},
-            )
-        seen.add(spec.key)
+    try:
+        records.check_record([spec.key for spec in specs], "the list")
+    except InputError as repeated:
+        raise PydanticCustomError("duplicate_key", "{message}", {"message": str(repeated)}) from None
     return tuple(specs)
 
 

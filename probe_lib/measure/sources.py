@@ -18,6 +18,7 @@ made, and any scenarios' outcomes on a target (:meth:`Source.outcomes`).
 from __future__ import annotations
 
 import os
+import reprlib
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -226,7 +227,9 @@ def parse(text: str | os.PathLike | Source) -> Source:
     if isinstance(text, Source):
         return text
     if not isinstance(text, (str, os.PathLike)) or not str(text).strip():
-        raise InputError(f"measurements is 'live', 'recorded', a folder of measurement files or a Source, not {text!r}")
+        raise InputError(
+            f"measurements is 'live', 'recorded', a folder of measurement files or a Source, not {reprlib.repr(text)}"
+        )
     named = _NAMED.get(str(text))
     if named is not None:
         return named

@@ -12,6 +12,7 @@ draw it, so tests drive this module directly.
 
 from __future__ import annotations
 
+import reprlib
 import time
 from collections.abc import Sequence
 from contextlib import closing, nullcontext
@@ -317,7 +318,7 @@ def _check_types(keys: object, source: object, tool_choice: object, active_tools
     ]
     if wrong:
         name, value, takes = wrong[0]
-        raise InputError(f"explore's {name} is {takes}, not {type(value).__name__} {shown(repr(value))[:80]}")
+        raise InputError(f"explore's {name} is {takes}, not {type(value).__name__} {reprlib.repr(value)}")
 
 
 def explore(

@@ -40,6 +40,8 @@ _KIT_VARIABLES = ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "NODE_PATH", "PROBE
 #: ``run.sh``'s exit codes, which ``probe-lib repro`` passes on: the finding shown, not shown, neither (the run
 #: failed, or the turn came to something else).
 REPRODUCED, NOT_REPRODUCED, FAILED = 1, 0, 2
+#: How a script's verdict line starts when the turn came to neither the finding nor what is expected (exit 2).
+NEITHER = "NEITHER"
 #: Where ``probe-lib repro --fixed`` keeps the patched run's requests (``request.json`` keeps the unpatched run's).
 FIXED_REQUESTS = "request-fixed.json"
 
@@ -129,7 +131,11 @@ def run(folder: Path, *, fixed: bool = False) -> ReproResult:
         )
     except subprocess.TimeoutExpired:
         return ReproResult(folder, f"FAILED: run.sh took over {RUN_SECONDS} s", FAILED)
-    said = [line for line in done.stdout.splitlines() if line.startswith(("REPRODUCED", "NOT REPRODUCED", "FAILED"))]
+    said = [
+        line
+        for line in done.stdout.splitlines()
+        if line.startswith(("REPRODUCED", "NOT REPRODUCED", NEITHER, "FAILED"))
+    ]
     line = (
         said[-1]
         if said
@@ -356,8 +362,8 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
             if unpatched is not None and (staging / "request.json").exists():
                 (staging / "request.json").replace(staging / FIXED_REQUESTS)
                 (staging / "request.json").write_bytes(unpatched)
-        for each in (result, after):
-            if each is not None and each.code == FAILED:
+        for each in (result, after):  # a turn that came to neither is reported, with what it sent; a failed run is not
+            if each is not None and each.code == FAILED and not each.line.startswith(NEITHER):
                 raise ProbeError(
                     f"the reproduction of {claim} on {version} failed ({out} was left as it was): {each.line}"
                 )

@@ -17,6 +17,7 @@ back to its recording, with a warning, and the rows say ``recorded``), the measu
 
 from __future__ import annotations
 
+import reprlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -78,7 +79,10 @@ def as_target(target: TargetLike) -> Target:
     if isinstance(target, str):
         target = Target.parse(target) if "@" in target else _bare(target)
     if not isinstance(target, Target):
-        raise InputError(f"a target is 'framework@version' text or a Target, not {type(target).__name__} {target!r}")
+        raise InputError(
+            "a target is 'framework@version' text, a bare Mastra version or a Target, "
+            f"not {type(target).__name__} {reprlib.repr(target)}"
+        )
     frameworks.check_target(target)
     return target
 
@@ -168,7 +172,7 @@ def study(
     if not chosen:
         raise InputError("no scenarios to study: give a scenario file, key sets or Scenario objects")
     if not isinstance(targets, (str, Target, Iterable)):
-        raise InputError(f"targets is a target or a list of them (e.g. 'mastra@1.71.0'), not {targets!r}")
+        raise InputError(f"targets is a target or a list of them (e.g. 'mastra@1.71.0'), not {reprlib.repr(targets)}")
     wanted = [as_target(targets)] if isinstance(targets, (str, Target)) else [as_target(t) for t in targets]
     if not wanted:
         raise InputError("no targets to study: give e.g. 'mastra@1.71.0'")
