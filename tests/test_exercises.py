@@ -158,6 +158,8 @@ def test_before_the_normaliser_names_sent_as_registered_are_the_right_prediction
     assert checked.right and "went out as registered" in checked.why, str(checked)
     rewritten = exercises.predict_wire_names(solutions.SOLUTIONS["predict_wire_names"], VERBATIM, sources.LIVE)
     assert rewritten.state == "wrong" and "report" not in rewritten.why, str(rewritten)
+    cut_later = exercises.mcp_server_mastra_cuts(solutions.SOLUTIONS["mcp_server_mastra_cuts"], VERBATIM, sources.LIVE)
+    assert cut_later.state == "wrong" and "as registered: it rewrites no key" in cut_later.why, str(cut_later)
 
 
 @pytest.mark.slow

@@ -241,6 +241,11 @@ def test_keys_given_as_a_sequence_are_checked_like_typed_ones():
         explorer.explore(["a", 2])
 
 
+def test_keys_are_taken_from_any_iterable_as_study_takes_them():
+    assert explorer.explore({"a.b"}).keys == ("a.b",)
+    assert explorer.explore(key for key in ["a.b", "c"]).keys == ("a.b", "c")
+
+
 def test_a_cleared_box_asks_for_keys_and_an_unknown_source_is_quoted_short():
     assert explorer.explore("").notes == ("type or paste keys, one per line",)  # not "1 empty line(s) skipped"
     with pytest.raises(explorer.InputError) as refused:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import reprlib
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from contextlib import closing, nullcontext
 from dataclasses import dataclass
 from itertools import groupby
@@ -292,8 +292,8 @@ def _check_types(keys: object, source: object, tool_choice: object, active_tools
     """``InputError`` naming the first argument of :func:`explore` given a type it does not take (a dict's keys or
     bytes' integers would be read as keys)."""
 
-    def listed(value: object) -> bool:
-        return isinstance(value, Sequence) and not isinstance(value, (str, bytes, bytearray))
+    def listed(value: object) -> bool:  # what study() takes as keys too: any iterable but text, bytes and a mapping
+        return isinstance(value, Iterable) and not isinstance(value, (str, bytes, bytearray, Mapping))
 
     wrong = [
         (name, value, takes)
