@@ -54,7 +54,7 @@ REPRODUCTIONS: dict[str, Reproduction] = {
             "mastra",
             "active-tools",
             "activeTools naming a tool by its registered key sends no tools at all",
-            "the request offers the tool activeTools names (under the name it is sent as)",
+            "the request offers the tool activeTools names, and no other (under the name it is sent as)",
             fixed=True,
         ),
         Reproduction(
