@@ -41,7 +41,7 @@ class Reproduction:
 _FORCED_TITLE = "A tool forced by its registered name is sent unrewritten while the tool itself is renamed"
 _FORCED_EXPECTED = (
     "tool_choice names a function of the request's own tools (the name the tool was sent under), or the turn is "
-    "refused before sending, naming the forced tool"
+    "refused before sending by an error about the tool choice that names the forced tool"
 )
 _ROUND_TRIP_TITLE = "A model calling a renamed tool by the name the request offered runs no tool"
 
