@@ -394,6 +394,20 @@ def test_the_mastra_fix_changes_only_the_call_methods_of_the_shipped_chunks(node
         patches.mastra_changes(node_modules["1.67.0"] / "zod")
 
 
+def test_the_targeted_table_says_not_compared_exactly_where_the_verification_has_no_row():
+    """Notebook 16 reads a missing cell as a turn left out of the comparison: the table must say so in words, on
+    each (scenario, release) the committed verification holds no row for, and nowhere else."""
+    from probe_lib.repro import verify
+
+    for framework in sorted({row.framework for row in verify.read()}):
+        rows = [row for row in verify.read() if row.framework == framework and row.targeted == "yes"]
+        held = {(row.scenario, row.version) for row in rows}
+        table = verify.targeted_table(verify.frame(framework))
+        said = {(scenario, version) for scenario in table.index for version in table.columns}
+        missing = {cell for cell in said if table.loc[cell] == verify.NOT_COMPARED}
+        assert missing == said - held and not table.isna().any().any(), framework
+
+
 def test_the_committed_verification_shows_the_fix_consistent_and_nothing_else_changed():
     from probe_lib.repro import verify
 

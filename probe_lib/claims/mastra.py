@@ -1112,7 +1112,8 @@ def _other_sources(e: Evidence) -> tuple[Status, str]:
         return "refuted", f"toolset my.set with tool set.tool went out as {toolsets}"
     if "client_tool" not in client:
         return "refuted", f"client tool client.tool went out as {client}"
-    return "confirmed", f"sub-agent/workflow {agents[1:]}, toolset my.set -> {toolsets}, client tool -> {client[1:]}"
+    agents, client = [n for n in agents if n != "plain"], [n for n in client if n != "plain"]
+    return "confirmed", f"sub-agent/workflow {agents}, toolset my.set -> {toolsets}, client tool -> {client}"
 
 
 @claim("F11")

@@ -237,13 +237,18 @@ def frame(framework: str) -> pd.DataFrame:
     return pd.DataFrame([asdict(row) for row in read() if row.framework == framework])
 
 
+#: A targeted scenario's cell on a release where its turn was left out of the comparison.
+NOT_COMPARED = "not compared"
+
+
 def targeted_table(table: pd.DataFrame) -> pd.DataFrame:
     """Each targeted scenario (rows) on each release (columns): consistent before, then after (``no -> yes``;
-    ``-``: the turn sent no request: the release has no such path, or it fails before sending)."""
+    ``-``: the turn sent no request: the release has no such path, or it fails before sending; :data:`NOT_COMPARED`:
+    the turn was left out of the comparison on that release)."""
     aimed = table[table["targeted"] == "yes"]
     cells = aimed.assign(change=aimed["consistent_before"] + " -> " + aimed["consistent_after"])
     order = sorted(set(aimed["version"]), key=version_key)
-    return cells.pivot(index="scenario", columns="version", values="change")[order]
+    return cells.pivot(index="scenario", columns="version", values="change")[order].fillna(NOT_COMPARED)
 
 
 def per_release(table: pd.DataFrame) -> pd.DataFrame:
