@@ -292,7 +292,7 @@ FRAMEWORK_COUNTERFACTUALS = {
         {"names": ["b" * 55 + "_b9444034", "plain"]},
         "1.10.0 did not",
     ),
-    "T16 0.2.81 sends name order already": (
+    "T16 0.2.81 sends the dot probe the other way round already": (
         "T16",
         "0.2.81",
         "dot",

@@ -150,6 +150,16 @@ def _forced(name: str | None, *offered: str) -> dict:
 
 
 _REFUSAL = 'modelSettings.toolChoice="search.web" does not match any available tool'
+#: What the activeTools check says of a request that ignored activeTools (every tool sent).
+_EVERY_TOOL = (
+    "NEITHER the finding nor what is expected: the request offers [{}], every tool registered, as if activeTools "
+    "were not given"
+)
+#: LangChain's refusal of a choice naming no tool (data/timeline.csv, langchain 0.0.4), written for search.web.
+_LANGCHAIN_REFUSAL = (
+    "Tool choice {'type': 'function', 'function': {'name': 'search.web'}} was specified, but the only provided tool "
+    "was search_web."
+)
 
 #: Each check of a kind, the outcomes it can meet and what it must say of each: (check, sent, what was thrown,
 #: whether a tool ran, exit code, the verdict's start). Exit 0 is the Expected alone; whatever is neither exits 2.
@@ -164,12 +174,15 @@ CHECK_OUTCOMES = [
     ("forced.py", _forced("search_web", "search_web"), None, False, 0, "NOT REPRODUCED: tool_choice forces"),
     ("forced.py", None, "tool_choice names unknown tool search.web", False, 0, "NOT REPRODUCED: refused before"),
     ("forced.py", None, "invalid tool name search.web", False, 2, "NEITHER the finding nor what is expected"),
+    ("forced.py", None, _LANGCHAIN_REFUSAL, False, 0, "NOT REPRODUCED: refused before sending"),
+    ("forced.mjs", None, _LANGCHAIN_REFUSAL, False, 0, "NOT REPRODUCED: refused before sending"),
     ("forced.py", None, "connection reset", False, 2, "NEITHER the finding nor what is expected"),
     ("forced.py", _forced(None, "search_web"), None, False, 2, "NEITHER the finding nor what is expected"),
     ("active-tools.mjs", _tools(), None, False, 1, "REPRODUCED"),
     ("active-tools.mjs", _tools("search_web"), None, False, 0, "NOT REPRODUCED"),
     ("active-tools.mjs", _tools("plain"), None, False, 2, "NEITHER the finding nor what is expected"),
-    ("active-tools.mjs", _tools("plain", "search_web"), None, False, 2, "NEITHER the finding nor what is expected: "),
+    ("active-tools.mjs", _tools("plain", "search_web"), None, False, 2, _EVERY_TOOL.format('"plain","search_web"')),
+    ("active-tools.mjs", _tools("search_web", "plain"), None, False, 2, _EVERY_TOOL.format('"search_web","plain"')),
     ("active-tools.mjs", None, "boom", False, 2, "NEITHER the finding nor what is expected"),
     ("round-trip.py", _tools("search_web"), "KeyError", False, 1, "REPRODUCED"),
     ("round-trip.py", _tools("search_web"), None, True, 0, "NOT REPRODUCED"),
