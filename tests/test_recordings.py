@@ -63,7 +63,12 @@ _MACHINE_AND_DAY = re.compile(r"OS Version: [^\\\"]*|Today's date is \d{4}-\d{2}
 
 
 def _as_compared(outcome) -> str:
-    return _MACHINE_AND_DAY.sub("-", json.dumps(measurement.outcome_to_json(outcome), sort_keys=True))
+    """``outcome`` as JSON, but for the machine and the day, and with each connection it tried past loopback listed
+    once: the Claude Code CLI retries its own refused ``CONNECT api.anthropic.com:443`` in the background as long as
+    it runs, so how often follows the turn's timing (5 in the recording of length-70+round-trip, 6 in one live run)."""
+    data = measurement.outcome_to_json(outcome)
+    data["unrouted"] = sorted({json.dumps(entry, sort_keys=True) for entry in data.get("unrouted", [])})
+    return _MACHINE_AND_DAY.sub("-", json.dumps(data, sort_keys=True))
 
 
 @pytest.mark.slow
@@ -71,7 +76,8 @@ def _as_compared(outcome) -> str:
 def test_every_matrix_recording_is_what_the_live_report_measured(live_report, recorded_matrix):
     """Each target's recording of the matrix equals, field for field, what the live report's own run measured (one
     whose runner changed what it records is recorded again: `probe-lib record --frameworks`), but for the machine and
-    the day the Claude Code CLI writes into its requests."""
+    the day the Claude Code CLI writes into its requests and how often it retried a refused connection
+    (:func:`_as_compared`)."""
     recorded = matrix_runs.by_target(recorded_matrix)
     for target in MATRIX.targets():
         measured = measurement.read(measurement.path(live_report.folder / MEASUREMENTS, MATRIX.name, target))
