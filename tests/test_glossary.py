@@ -81,6 +81,12 @@ def test_every_glossary_link_lands_on_a_term(path):
 
 
 @pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda path: path.stem)
+def test_every_notebook_links_terms_to_the_glossary(path):
+    """What the overview and the glossary say of every notebook."""
+    assert path == pages.GLOSSARY or glossary_links(path), f"{path.name} links no glossary term"
+
+
+@pytest.mark.parametrize("path", ALL_NOTEBOOKS, ids=lambda path: path.stem)
 def test_links_between_notebooks_name_existing_notebooks(path):
     named = {target.split("#", 1)[0] for target in links(path) if re.match(r"[^:#]+\.ipynb", target)}
     missing = sorted(name for name in named if not (paths.NOTEBOOKS / name).exists())

@@ -126,3 +126,15 @@ def test_a_mastra_sweep_writes_through_the_one_timeline_and_never_leaves_it_part
     assert [line.row() for line in after if (line.framework, line.version) == ("mastra", "1.67.0")] == [again]
     untouched = [line for line in before if (line.framework, line.version) != ("mastra", "1.67.0")]
     assert [line for line in after if (line.framework, line.version) != ("mastra", "1.67.0")] == untouched
+
+
+def test_a_cell_is_coloured_by_what_its_request_shows_before_the_capture_server_s_refusal_raised_after_it():
+    """LlamaIndex raises the capture server's 400 after every request; its cell still shows T09's finding (the forced
+    tool absent from the tools sent) and the round trip that ran, and a plain request with the refusal alone reads
+    as sent, then threw."""
+    from probe_lib.analysis import timeline as tables
+
+    grid = tables.categories(tables.frame(timeline.read(["llama-index"])))
+    assert grid.at["dot+forced", "0.14.25"] == "sent; forced tool not in tools"
+    assert grid.at["legal+round-trip", "0.14.25"] == "sent; a tool ran"
+    assert grid.at["dot+forced", "0.14.10"] == "sent, then threw"  # it forced search.web, which it sent

@@ -51,22 +51,24 @@ SPECIAL_COLOURS = {name: BEHAVIOUR_COLOURS[name] for name in (NOT_APPLICABLE, CO
 
 
 def behaviour_kind(behaviour: Behaviour, error_kind: str) -> str:
-    """What one cell of the timeline did, as a key of :data:`BEHAVIOUR_COLOURS`."""
+    """What one cell of the timeline did, as a key of :data:`BEHAVIOUR_COLOURS`: what the request shows (a forced
+    tool it lacks, a tool run from it) before what was raised after it, since a Python client raises the capture
+    server's own refusal (HTTP 400) after every request, which Mastra's lines leave out."""
     if error_kind in SPECIAL_COLOURS:
         return error_kind
     if behaviour.error is not None:
         return "refused: collision" if behaviour.error.kind == "collision" else "threw before sending"
     if not behaviour.sent:
         return "sent nothing"
-    if behaviour.errors:
-        return "sent, then threw"
     choice = behaviour.tool_choice
     forced = wire.forced_by(choice) if isinstance(choice, dict) else None
     if forced and forced not in (behaviour.names or ()):
         return "sent; forced tool not in tools"
-    if not behaviour.names:
-        return "sent without tools"
-    return "sent; a tool ran" if behaviour.executions else "sent as registered or renamed"
+    if behaviour.executions:
+        return "sent; a tool ran"
+    if behaviour.errors:
+        return "sent, then threw"
+    return "sent as registered or renamed" if behaviour.names else "sent without tools"
 
 
 def frame(lines: Sequence[Line]) -> pd.DataFrame:
