@@ -7,6 +7,7 @@ import pytest
 
 from probe_lib.frameworks.mastra import mcp
 from probe_lib.inputs import corpus
+from probe_lib.measure import sources
 
 #: Names chosen to reach every branch: legal, dotted, over 63 with the label, and two that collide once cut.
 LONG = "describe_all_the_things_in_the_account_with_a_very_long_name_"
@@ -53,6 +54,20 @@ def test_naming_reads_the_measurement(measured):
 
 
 def test_the_recording_covers_every_mcp_tool_set_of_the_corpus():
-    recorded = mcp.load(live=False)
+    recorded = sources.mcp_tool_sets(sources.RECORDED)
+    assert recorded.attrs["source"] == (
+        f"read from the recording data/captures/mcp-mastra.json (@mastra/core {mcp.versions()['@mastra/core']}, "
+        f"@mastra/mcp {mcp.versions()['@mastra/mcp']}, zod {mcp.versions()['zod']})"
+    ), "the recording was made with the versions the harness pins"
     assert sorted(recorded["record"]) == sorted(mcp.tool_sets(corpus.load_corpus()))
     assert recorded["client keys"].map(len).sum() == corpus.EXPECTED_MCP_ROWS
+
+
+@pytest.mark.slow
+@pytest.mark.node
+def test_a_live_source_measures_the_mcp_tool_sets_now_and_says_so():
+    measured = sources.mcp_tool_sets(sources.LIVE)
+    assert measured.attrs["source"].startswith("measured live now (@mastra/core ")
+    assert measured[["record", "client keys", "wire names", "failure"]].equals(
+        sources.mcp_tool_sets(sources.RECORDED)[["record", "client keys", "wire names", "failure"]]
+    ), "the live measurement is what was recorded"

@@ -297,3 +297,16 @@ def test_since_when_a_scenario_measured_only_on_the_pins_behaves_alike_stops_at_
         at.at["single-rewrite", "measured on"]
         == f"{len(ran['version'].unique())} of {len(timeline.versions(laid_over))} versions"
     )
+
+
+def test_v05_reads_why_each_version_before_1_42_0_cannot_register_the_built_ins(measured):
+    """V05 says each stable version before 1.42.0 that ran exports none, or no Agent class: one unable for another
+    reason refutes it."""
+    table = measured.table.copy()
+    (at,) = table.index[(table["version"] == "1.30.0") & (table["scenario"] == "builtins-by-export")]
+    behaviour = table.at[at, "behaviour"].to_json()
+    behaviour["error"] = {**behaviour["error"], "message": "@mastra/core <version> cannot load its tools module"}
+    table.at[at, "behaviour"] = Behaviour.from_json(behaviour)
+    verdict = judge("V05", replace(measured, table=table))
+    assert verdict.status == "refuted" and "1.30.0 could not register built-ins for another reason" in verdict.evidence
+    assert "107 versions (0.2.0 to 1.41.0) export no built-in tools" in judge("V05", measured).evidence

@@ -142,7 +142,7 @@ _LATER_BUILTIN = "webFetchTool"
 _BUILTINS_SENT = (lambda b, kind: bool(b.names)), "built-in tools registered by export name are sent"
 
 
-@claim("V05", on="timeline")
+@claim("V05", on="timeline", quantified=("builtins-by-export",))
 def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     # A version that exports no built-in cannot register them: counted as "not sent", not left out.
     first = begins_at("builtins-by-export", "1.42.0", _BUILTINS_SENT, expressible_only=False)(timeline)
@@ -159,6 +159,12 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     early = [line for line in lines if version_key(line.version) < version_key("1.42.0")]
     if expressed := [line.version for line in early if line.error_kind != NOT_APPLICABLE]:
         return "refuted", f"before 1.42.0, {', '.join(expressed[:5])} could register built-ins (not 'not applicable')"
+    lacking = {"exports no built-in tools": [], "exports no Agent class": []}
+    for line in early:
+        why = next((words for words in lacking if words in line.behaviour.error.message), None)
+        if why is None:
+            return "refuted", f"before 1.42.0, {line.version} could not register built-ins for another reason"
+        lacking[why].append(line.version)
     sent = [line for line in lines if line.behaviour.names]
     expected = {line.version: _FIRST_BUILTINS + (version_key(line.version) >= version_key("1.54.0")) for line in sent}
     if miscounted := [
@@ -174,7 +180,12 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
         return "refuted", f"the first {_FIRST_BUILTINS} built-ins were not all sent on {', '.join(lost[:5])}"
     return "confirmed", (
         f"{web_fetch[1].split(', on none of')[0]}; {first[1]}; {_FIRST_BUILTINS} built-ins on each version from "
-        f"1.42.0 ({', '.join(sent[0].behaviour.names)}), {_LATER_BUILTIN} the seventh from 1.54.0"
+        f"1.42.0 ({', '.join(sent[0].behaviour.names)}), {_LATER_BUILTIN} the seventh from 1.54.0; before 1.42.0, "
+        + " and ".join(
+            f"{len(found)} versions ({found[0]} to {found[-1]}) {what.replace('exports', 'export')}"
+            for what, found in lacking.items()
+            if found
+        )
     )
 
 

@@ -380,12 +380,13 @@ def scenario_lines(timeline: Timeline, scenario: str, *, expressible_only: bool 
     return lines
 
 
-def crashed_note(timeline: Timeline, scenario: str) -> str:
-    """Which versions could not express ``scenario`` or crashed before sending anything on it (left out of the
-    claim), or nothing."""
+def crashed_note(timeline: Timeline, scenario: str, *, expressible_only: bool = True) -> str:
+    """Which versions could not express ``scenario`` (unless counted in, ``expressible_only=False``) or crashed
+    before sending anything on it (left out of the claim), or nothing."""
     lines = list(timeline.table[timeline.table["scenario"] == scenario].itertuples())
+    unable = [line.version for line in lines if line.error_kind == tables.NOT_APPLICABLE] if expressible_only else []
     left_out = (
-        ("could not express it", [line.version for line in lines if line.error_kind == tables.NOT_APPLICABLE]),
+        ("could not express it", unable),
         ("crashed before any request", [line.version for line in lines if tables.crashed_before_sending(line)]),
     )
     return "".join(f"; left out, {why}: {', '.join(versions)}" for why, versions in left_out if versions)
@@ -415,10 +416,13 @@ def begins_at(scenario: str, stated: str, holds: Holds, *, expressible_only: boo
                 if part
             )
             return "refuted", f"{what}: {exceptions} ({len(lines)} versions ran {scenario})"
+        unable = sum(line.error_kind == tables.NOT_APPLICABLE for line in lines[: len(before)])
         return "confirmed", (
             f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
-            f"newest), on none of the {len(before)} before it (last: {before[-1]}): "
-            f"{tables.describe(since[0].behaviour, '')}{crashed_note(timeline, scenario)}"
+            f"newest), on none of the {len(before)} before it (last: {before[-1]}"
+            + (f"; {unable} of them could not express it" if unable else "")
+            + f"); on {stated}: {tables.describe(since[0].behaviour, '')}"
+            + crashed_note(timeline, scenario, expressible_only=expressible_only)
         )
 
     return check

@@ -17,12 +17,16 @@ made, and any scenarios' outcomes on a target (:meth:`Source.outcomes`).
 
 from __future__ import annotations
 
+import json
 import os
 import reprlib
+import shutil
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+
+import pandas as pd
 
 from probe_lib import frameworks
 from probe_lib.core import paths
@@ -30,6 +34,7 @@ from probe_lib.core.errors import InputError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
 from probe_lib.core.target import Target
+from probe_lib.frameworks.mastra import mcp
 from probe_lib.install import npm
 from probe_lib.measure import measurement, notebook
 from probe_lib.measure.collection import CATALOGUE, LIVE_WORKERS, Collection
@@ -236,3 +241,17 @@ def parse(text: str | os.PathLike | Source) -> Source:
     if Path(text).is_dir():
         return Folder(Path(text))
     raise InputError(f"measurements {str(text)!r} is not 'live', 'recorded' or a folder of measurement files")
+
+
+def mcp_tool_sets(source: Source) -> pd.DataFrame:
+    """The MCP measurement (:mod:`probe_lib.frameworks.mastra.mcp`) a notebook reading ``source`` shows: measured now
+    where ``source`` runs now and Node.js and the MCP harness are here, else the recording; ``attrs["source"]`` says
+    which, with the package versions it was made with."""
+    if source.runs_now and shutil.which("node") and npm.is_installed(paths.MCP_HARNESS):
+        how, pinned = "measured live now", mcp.versions()
+    else:
+        how = f"read from the recording data/captures/{mcp.RECORDING.name}"
+        pinned = json.loads(mcp.RECORDING.read_text(encoding="utf-8"))["versions"] if mcp.RECORDING.exists() else {}
+    table = mcp.load(live=how == "measured live now")
+    table.attrs["source"] = f"{how} ({', '.join(f'{package} {version}' for package, version in pinned.items())})"
+    return table
