@@ -245,6 +245,35 @@ FRAMEWORK_COUNTERFACTUALS = {
         {**_refusal("Tool choice was specified, but the only provided tool was plain."), "requests": 0},
         "0.0.7 did not",
     ),
+    "T23 0.1.5 already sends the forced dot probe": (
+        "T23",
+        "0.1.5",
+        "dot+forced",
+        {
+            "names": ["search.web", "plain"],
+            "tool_choice": {"type": "function", "function": {"name": "search.web"}},
+            "requests": 1,
+            "error": None,
+        },
+        "0.1.5 did not",
+    ),
+    "T23 0.1.6 refuses a forced probe besides the dot's": (
+        "T23",
+        "0.1.6",
+        "emoji+forced",
+        {
+            **_refusal("When specifying `tool_choice`, you must provide exactly one tool. Received 2 tools."),
+            "requests": 0,
+        },
+        "emoji+forced: 0.1.6 did not",
+    ),
+    "T23 a later release forces a tool it does not send": (
+        "T23",
+        "1.6.0",
+        "legal+forced",
+        {"tool_choice": {"type": "function", "function": {"name": "missing"}}},
+        "legal+forced: 1.6.0 did not",
+    ),
     "T07 0.5.4 forces the wire name": (
         "T07",
         "0.5.4",
@@ -594,11 +623,13 @@ def test_retry_failed_measures_again_a_release_that_crashed_on_a_scenario():
     assert not sweep.to_retry([sent]) and sweep.to_retry([sent, crashed]) and sweep.to_retry([whole])
 
 
-@pytest.mark.parametrize(("claim_id", "oldest"), [("T14", "1.9.3"), ("T09", "0.11.5"), ("T05", "3.1.0")])
+@pytest.mark.parametrize(
+    ("claim_id", "oldest"), [("T14", "1.9.3"), ("T09", "0.11.5"), ("T05", "3.1.0"), ("T23", "0.0.4")]
+)
 def test_a_claim_naming_the_oldest_release_that_ran_is_refuted_when_an_older_one_ran(
     claim_id, oldest, framework_timelines
 ):
-    """T05, T09 and T14 start "from X, the oldest release that ran": a release older than X that ran refutes them.
+    """T05, T09, T14 and T23 start "from X, the oldest release that ran": a release older than X that ran refutes them.
     Here the release named as the oldest is marked as one that could not run, so the next one is the oldest."""
     measured = framework_timelines[registry.checks()[claim_id].framework]
     table = measured.table.copy()

@@ -15,6 +15,7 @@ from probe_lib.claims.registry import register
 from probe_lib.claims.since import (
     TOOLS_RUN,
     TOOLS_SENT,
+    Holds,
     RangeCheck,
     Timeline,
     both,
@@ -22,6 +23,8 @@ from probe_lib.claims.since import (
     each,
     failed_as,
     forces,
+    forces_one_it_sends,
+    likewise,
     names,
     raises,
     resolved_earlier,
@@ -78,6 +81,27 @@ def every_call_runs_from(before: str, after: str, **observed) -> RangeCheck:
     )
 
 
+#: The forced probes of two keys besides the dot probe's, which LangChain refuses alike up to 0.1.5 (T23).
+TWO_KEYS_FORCED = (
+    "accent",
+    "colon-slash",
+    "emoji",
+    "leading-digit",
+    "legal",
+    "length-64",
+    "length-70",
+    "mcp-prefixed",
+    "space",
+)
+
+
+def forced_with_two_tools_from(probe: str, became: Holds) -> RangeCheck:
+    """LangChain's change at 0.1.6 on one forced probe of two keys: refused before sending up to 0.1.5, ``became``
+    from 0.1.6 on."""
+    refused = raises("When specifying `tool_choice`, you must provide exactly one tool. Received 2 tools.")
+    return changed_at(f"{probe}+forced", "0.1.5", "0.1.6", refused, became, oldest_ran="0.0.4", next_served=True)
+
+
 #: The dot probe's keys sent as registered, and forcing one names it as registered: what an unchanged framework does.
 KEYS_AS_REGISTERED = {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}
 
@@ -118,6 +142,15 @@ register(
         sends_choice({"function": {"name": "missing"}, "type": "function"}),
         lasting=False,
         next_served=True,
+    ),
+    on="timeline",
+    framework="langchain",
+)
+register(
+    "T23",
+    likewise(
+        forced_with_two_tools_from("dot", both(names(["search.web", "plain"]), forces("search.web"))),
+        {f"{probe}+forced": forced_with_two_tools_from(probe, forces_one_it_sends()) for probe in TWO_KEYS_FORCED},
     ),
     on="timeline",
     framework="langchain",

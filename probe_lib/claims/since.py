@@ -239,6 +239,24 @@ def each(*checks: RangeCheck) -> RangeCheck:
     return check
 
 
+def likewise(shown: RangeCheck, others: Mapping[str, RangeCheck]) -> RangeCheck:
+    """The claim that ``shown`` and each of ``others`` (by probe) hold: one change seen on many probes, ``shown``'s
+    evidence in full and the others named where :func:`each` would repeat the same evidence once a probe."""
+
+    def check(timeline: Timeline) -> tuple[Status, str]:
+        status, text = shown(timeline)
+        if status != "confirmed":
+            return status, text
+        for probe, one in others.items():
+            status, said = one(timeline)
+            if status != "confirmed":
+                return status, f"{probe}: {said}"
+        return "confirmed", f"{text}; likewise on {', '.join(others)}"
+
+    check.next_served = any(getattr(one, "next_served", False) for one in (shown, *others.values()))
+    return check
+
+
 def _wire(line, on: frozenset[str] = tables.WIRE_FIELDS) -> tuple:
     """What a line did on the wire (the fields ``on``, by default every one of
     :data:`~probe_lib.analysis.timeline.WIRE_FIELDS`, and its outcome kind): the client's wording of the scripted
@@ -335,6 +353,13 @@ def sends_choice(expected: object) -> Holds:
 def names(expected: list[str]) -> Holds:
     """Sends a request whose tools are exactly ``expected``, in order."""
     return (lambda b, kind: b.names == tuple(expected) and b.error is None), f"send {expected}"
+
+
+def forces_one_it_sends() -> Holds:
+    """Sends a request whose tool_choice forces one of the tools it sends."""
+    return (lambda b, kind: b.sent and b.error is None and wire.forced_by(b.tool_choice) in (b.names or ())), (
+        "send the request, forcing a tool it sends"
+    )
 
 
 def both(first: Holds, second: Holds) -> Holds:
