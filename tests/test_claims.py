@@ -1167,3 +1167,15 @@ def test_the_refutations_the_notebooks_expect_are_measured_ones(recorded):
         for version in mastra.ADAPTER.versions()
     }
     assert set().union(*refuted.values()) == {c for c, entry in registry.checks().items() if entry.refuted_as_measured}
+
+
+def test_a_docs_line_passing_toolchoice_on_from_a_variable_is_named_and_writes_no_form(recorded_catalogue):
+    """F19 names a code line giving toolChoice a variable (it writes no value); A24 does not count it as a form."""
+    recorded = {version: dict(outcomes) for version, outcomes in recorded_catalogue.items()}
+    docs, forms = recorded[VERSION]["docs-tool-choice"], judge("A24", VERSION, recorded).evidence
+    lines = {"toolChoice: choiceOf(step),": True, "toolChoice": True, "toolChoice: 'required',": False}
+    for text, named in lines.items():
+        recorded[VERSION]["docs-tool-choice"] = docs_example(text)(docs)
+        f19 = judge("F19", VERSION, recorded)
+        assert f19.status == "confirmed" and ("example.md:1" in f19.evidence.split("pass toolChoice on")[-1]) == named
+        assert (judge("A24", VERSION, recorded).evidence == forms) == named, text

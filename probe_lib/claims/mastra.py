@@ -700,19 +700,29 @@ def _shipped_section(e: Evidence, heading: str) -> tuple[str, str] | None:
 
 
 def _no_section(e: Evidence, heading: str) -> tuple[Status, str]:
-    return "not testable", f"the docs @mastra/core {e.version} ships have no section headed {heading!r}"
+    """A version whose shipped docs were read and lack the section: the check reads that section alone, so whether
+    another page says the same is not known, and the claim is not testable there rather than refuted."""
+    return "not testable", (
+        f"the docs @mastra/core {e.version} ships were read and have no section headed {heading!r}, the page the "
+        "claim reads; other pages were not searched for its words"
+    )
 
 
 #: A docs line giving toolChoice a value: a string form ('required', 'auto', 'none'), or an object (a named tool).
 _CHOICE_GIVEN = re.compile(r"""toolChoice\s*[:=]\s*(?:['"](\w+)['"]|(\{))""")
+#: A code line passing toolChoice on from a variable (``toolChoice,`` in an object, ``toolChoice: choice``): it
+#: writes no value of its own.
+_CHOICE_PASSED = re.compile(r"""\btoolChoice\s*(?:[,}]|$|[:=]\s*(?!['"{])[A-Za-z_$])""")
+#: The form :func:`_choice_examples` gives a code line passing toolChoice on.
+_PASSED_ON = "passed on from a variable"
 #: The named form as the reference's option lists write it.
 _NAMED_FORM = "toolName: string"
 
 
 def _choice_examples(e: Evidence) -> tuple[dict[str, list[str]], list[str]]:
     """What the shipped docs give toolChoice, from every line naming it (``docs-tool-choice``): each form given a
-    value -> the pages and lines giving it (``named tool`` for an object), and the lines writing out the named form
-    (marked when in a code block)."""
+    value -> the pages and lines giving it (``named tool`` for an object; ``passed on`` for a code line giving it a
+    variable, :data:`_CHOICE_PASSED`), and the lines writing out the named form (marked when in a code block)."""
     package = e["docs-tool-choice"].package
     if package is None or "mentions" not in package:
         raise CheckError("docs-tool-choice carries no docs mentions: re-record with `probe-lib record`")
@@ -722,6 +732,8 @@ def _choice_examples(e: Evidence) -> tuple[dict[str, list[str]], list[str]]:
         where = f"{'/'.join(line['file'].rsplit('/', 2)[-2:])}:{line['line']}"  # folder too: pages share names
         for string, _ in _CHOICE_GIVEN.findall(line["text"]):
             given.setdefault(string or "named tool", []).append(where)
+        if line["code"] and _CHOICE_PASSED.search(line["text"]):
+            given.setdefault(_PASSED_ON, []).append(where)
         if _NAMED_FORM in line["text"]:
             described.append(where + (" (in code)" if line["code"] else ""))
     return given, described
@@ -743,6 +755,7 @@ def _forms(given: dict[str, list[str]]) -> str:
 )
 def _docs_show_only_required(e: Evidence) -> tuple[Status, str]:
     given, _ = _choice_examples(e)
+    given.pop(_PASSED_ON, None)  # writes no form
     if not given:
         return "not testable", f"the docs @mastra/core {e.version} ships give toolChoice no value"
     if set(given) != {"required"}:
@@ -753,6 +766,7 @@ def _docs_show_only_required(e: Evidence) -> tuple[Status, str]:
 @claim("F19", quantified=("docs-tool-choice",), on_shipped_docs=True)
 def _docs_force_no_named_tool(e: Evidence) -> tuple[Status, str]:
     given, described = _choice_examples(e)
+    passed = given.pop(_PASSED_ON, [])
     if "named tool" in given:
         return "refuted", f"a shipped example gives toolChoice an object: {', '.join(given['named tool'])}"
     if not given:
@@ -767,7 +781,10 @@ def _docs_force_no_named_tool(e: Evidence) -> tuple[Status, str]:
         if described
         else "no line naming toolChoice writes out the named form"
     )
-    return "confirmed", f"no shipped example gives toolChoice a named tool; the values given: {_forms(given)}; {listed}"
+    passing = f"; {len(passed)} code lines pass toolChoice on from a variable ({', '.join(passed)})" if passed else ""
+    return "confirmed", (
+        f"no shipped example gives toolChoice a named tool; the values written: {_forms(given)}{passing}; {listed}"
+    )
 
 
 @claim("A20", on_shipped_docs=True)
