@@ -502,7 +502,7 @@ def mcp_server_mastra_cuts(answer: object, version: str = ARTICLE, measurements:
     cut = [row for row in rows if row.truncated]
     if cut:
         why = (
-            f"{len(cut)} of its {len(keys)} names are cut, e.g. {cut[0].key!r} goes out "
+            f"{len(cut)} of its {len(keys)} names {'is' if len(cut) == 1 else 'are'} cut, e.g. {cut[0].key!r} goes out "
             f"as {cut[0].name!r}, losing {cut[0].lost!r}"
         )
         return _verdict(exercise, True, why, source)
