@@ -146,6 +146,12 @@ def test_the_sweeps_figures_are_the_summarys():
     unran = {row.version for row in rows if row.version in pre and row.scenario == sweep.WHOLE_VERSION}
     assert f"holds {len(stable) + len(pre)}: {len(stable)} stable" in text
     assert f"and the {len(pre)} prereleases" in text and f"({len(unran)} of them could not run" in text
+    ran = timeline.frame(swept.read(["mastra"]))
+    ran = ran[ran["prerelease"] & ~ran["version"].isin(unran)]
+    silent = {
+        v for v, lines in ran.groupby("version") if all(timeline.sent_nothing(line) for line in lines.itertuples())
+    }
+    assert f"{len(silent)} more sent no request on any scenario" in text
     table = timeline.stable(timeline.frame(swept.read(["mastra"])))
     first = version_key(timeline.first_with_normaliser(table))
     sent = timeline.sent(table[table["scenario"] == "single-rewrite"])
