@@ -648,3 +648,13 @@ def test_the_digest_moves_only_when_it_is_meant_to():
         "mastra": "cb1b6715b86a",
         "openai": "b9f5ec44081b",
     }
+
+
+def test_t23_reads_every_forced_probe_of_two_keys_as_its_statement_counts_them(framework_timelines):
+    """T23 says "each of the ten forced probes that register two keys": the dot probe and the others the matrix
+    has, and a count the matrix's probes keep."""
+    (statement,) = [claim.statement for claim in ledger.load_claims() if claim.id == "T23"]
+    count = {9: "nine", 10: "ten", 11: "eleven"}[1 + len(framework_ranges.TWO_KEYS_FORCED)]
+    assert f"each of the {count} forced probes that register two keys" in statement
+    status, text = _judge("T23", framework_timelines["langchain"])
+    assert status == "confirmed" and text.endswith(", ".join(f"{p}+forced" for p in framework_ranges.TWO_KEYS_FORCED))

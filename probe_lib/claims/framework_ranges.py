@@ -34,6 +34,7 @@ from probe_lib.claims.since import (
 )
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.history import timeline as committed
+from probe_lib.measure.matrix_runs import PROBES
 
 
 def timelines(frameworks: set[str] | None = None) -> dict[str, Timeline]:
@@ -81,17 +82,9 @@ def every_call_runs_from(before: str, after: str, **observed) -> RangeCheck:
     )
 
 
-#: The forced probes of two keys besides the dot probe's, which LangChain refuses alike up to 0.1.5 (T23).
-TWO_KEYS_FORCED = (
-    "accent",
-    "colon-slash",
-    "emoji",
-    "leading-digit",
-    "legal",
-    "length-64",
-    "length-70",
-    "mcp-prefixed",
-    "space",
+#: The matrix's forced probes of two keys besides the dot probe's, which LangChain refuses alike up to 0.1.5 (T23).
+TWO_KEYS_FORCED = tuple(
+    sorted(probe.name for probe in PROBES if probe.forced and len(probe.keys) == 2 and probe.name != "dot")
 )
 
 
