@@ -138,3 +138,12 @@ def test_a_cell_is_coloured_by_what_its_request_shows_before_the_capture_server_
     assert grid.at["dot+forced", "0.14.25"] == "sent; forced tool not in tools"
     assert grid.at["legal+round-trip", "0.14.25"] == "sent; a tool ran"
     assert grid.at["dot+forced", "0.14.10"] == "sent, then threw"  # it forced search.web, which it sent
+
+
+def test_a_bare_string_tool_choice_naming_no_tool_sent_is_coloured_as_the_forced_tool_not_in_tools():
+    """LangChain from 0.3.9 sends the name it forces as a bare string (T03): the chart says so, as notebook 12's."""
+    from probe_lib.analysis import timeline as tables
+
+    grid = tables.categories(tables.frame(timeline.read(["langchain"])))
+    assert grid.at["unregistered-choice+forced", "0.3.9"] == "sent; forced tool not in tools"
+    assert grid.at["unregistered-choice+forced", "0.3.7"] == "sent; forced tool not in tools"  # the object form

@@ -169,3 +169,11 @@ def test_lint_reads_an_anthropic_body_its_illegal_name_and_its_absent_forced_too
 def test_lint_flags_a_body_cut_down_to_its_tools():
     body = {"tools": [{"type": "function", "function": {"name": "search.web"}}]}
     assert [f.code for f in lint.lint_body(body, get_rule("openai"))] == ["refused-name"]
+
+
+def test_a_bare_string_tool_choice_names_a_tool_unless_it_is_a_mode():
+    assert [wire.named_by(choice) for choice in ("auto", "none", "required", "missing", None)] == [
+        *(None, None, None),
+        *("missing", None),
+    ]
+    assert wire.named_by({"type": "function", "function": {"name": "search.web"}}) == "search.web"

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from probe_lib import wire
 from probe_lib.core.outcome import Outcome, called_name, wire_names_by_key
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
 from probe_lib.measure.matrix_runs import PROBES, Probe
@@ -109,8 +110,7 @@ def _forced_verdict(probe: Probe, outcome: Outcome, category: str) -> str | None
         return None
     if not outcome.requests:
         return category
-    choice = outcome.tool_choice
-    if outcome.forced_name is None and not (isinstance(choice, str) and choice not in ("auto", "none", "required")):
+    if wire.named_by(outcome.tool_choice) is None:
         return "not forced"
     rule = name_rules.get_rule("openai")
     absent = any(f.code == "choice-not-in-tools" for f in lint.lint_body(outcome.requests[0], rule))

@@ -60,8 +60,7 @@ def behaviour_kind(behaviour: Behaviour, error_kind: str) -> str:
         return "refused: collision" if behaviour.error.kind == "collision" else "threw before sending"
     if not behaviour.sent:
         return "sent nothing"
-    choice = behaviour.tool_choice
-    forced = wire.forced_by(choice) if isinstance(choice, dict) else None
+    forced = wire.named_by(behaviour.tool_choice)
     if forced and forced not in (behaviour.names or ()):
         return "sent; forced tool not in tools"
     if behaviour.executions:

@@ -42,6 +42,19 @@ def forced_by(tool_choice: object) -> str | None:
     return next((name for wire in FORMATS if (name := wire.forced_name(body)) is not None), None)
 
 
+#: The bare string values of ``tool_choice`` that choose a mode, not a tool.
+MODES = ("auto", "none", "required")
+
+
+def named_by(tool_choice: object) -> str | None:
+    """The function ``tool_choice`` names: the one it forces (:func:`forced_by`), or a bare string other than the
+    :data:`MODES`, which a framework sends meaning a tool's name (LangChain from 0.3.9) though no format reads it
+    as one; ``None`` if it names none."""
+    if isinstance(tool_choice, str):
+        return None if tool_choice in MODES else tool_choice
+    return forced_by(tool_choice)
+
+
 def tool_descriptions(body: Body) -> list[str | None]:
     """Each tool's description, in the request's order (``None`` where it has none), in whichever format's shape:
     Chat Completions nests it under ``function``, Responses and Messages keep it on the tool. What a framework does
