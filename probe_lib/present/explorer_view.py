@@ -259,8 +259,8 @@ def open_view(
         why = ""
     elif not measurements.runs_now:
         why = (
-            f" (measurements={measurements.parameter!r} reads measurements, it runs nothing; open this notebook "
-            "in JupyterLab with measurements='live' to run the real package)"
+            f" (measurements={measurements.parameter!r} reads measurements, so it opens on the model; a live source "
+            "picked in the selector runs that package now)"
         )
     else:
         why = " (Node.js and `probe-lib setup` are needed for a live source)"
