@@ -13,6 +13,7 @@ from __future__ import annotations
 from probe_lib.analysis import timeline as tables
 from probe_lib.claims.registry import register
 from probe_lib.claims.since import (
+    FORCES_ONE_IT_SENDS,
     TOOLS_RUN,
     TOOLS_SENT,
     Holds,
@@ -23,7 +24,6 @@ from probe_lib.claims.since import (
     each,
     failed_as,
     forces,
-    forces_one_it_sends,
     likewise,
     names,
     raises,
@@ -143,7 +143,7 @@ register(
     "T23",
     likewise(
         forced_with_two_tools_from("dot", both(names(["search.web", "plain"]), forces("search.web"))),
-        {f"{probe}+forced": forced_with_two_tools_from(probe, forces_one_it_sends()) for probe in TWO_KEYS_FORCED},
+        {f"{probe}+forced": forced_with_two_tools_from(probe, FORCES_ONE_IT_SENDS) for probe in TWO_KEYS_FORCED},
     ),
     on="timeline",
     framework="langchain",

@@ -159,9 +159,9 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
     early = [line for line in lines if version_key(line.version) < version_key("1.42.0")]
     if expressed := [line.version for line in early if line.error_kind != NOT_APPLICABLE]:
         return "refuted", f"before 1.42.0, {', '.join(expressed[:5])} could register built-ins (not 'not applicable')"
-    lacking = {"exports no built-in tools": [], "exports no Agent class": []}
+    lacking = {"built-in tools": [], "Agent class": []}  # what the error says a version exports no ... of
     for line in early:
-        why = next((words for words in lacking if words in line.behaviour.error.message), None)
+        why = next((what for what in lacking if f"exports no {what}" in line.behaviour.error.message), None)
         if why is None:
             return "refuted", f"before 1.42.0, {line.version} could not register built-ins for another reason"
         lacking[why].append(line.version)
@@ -182,7 +182,7 @@ def _builtins_arrive(timeline: Timeline) -> tuple[Status, str]:
         f"{web_fetch[1].split(', on none of')[0]}; {first[1]}; {_FIRST_BUILTINS} built-ins on each version from "
         f"1.42.0 ({', '.join(sent[0].behaviour.names)}), {_LATER_BUILTIN} the seventh from 1.54.0; before 1.42.0, "
         + " and ".join(
-            f"{len(found)} versions ({found[0]} to {found[-1]}) {what.replace('exports', 'export')}"
+            f"{len(found)} versions ({found[0]} to {found[-1]}) export no {what}"
             for what, found in lacking.items()
             if found
         )

@@ -355,11 +355,11 @@ def names(expected: list[str]) -> Holds:
     return (lambda b, kind: b.names == tuple(expected) and b.error is None), f"send {expected}"
 
 
-def forces_one_it_sends() -> Holds:
-    """Sends a request whose tool_choice forces one of the tools it sends."""
-    return (lambda b, kind: b.sent and b.error is None and wire.forced_by(b.tool_choice) in (b.names or ())), (
-        "send the request, forcing a tool it sends"
-    )
+#: Sends a request whose tool_choice forces one of the tools it sends.
+FORCES_ONE_IT_SENDS: Holds = (
+    lambda b, kind: b.sent and b.error is None and wire.forced_by(b.tool_choice) in (b.names or ()),
+    "send the request, forcing a tool it sends",
+)
 
 
 def both(first: Holds, second: Holds) -> Holds:

@@ -247,11 +247,12 @@ def mcp_tool_sets(source: Source) -> pd.DataFrame:
     """The MCP measurement (:mod:`probe_lib.frameworks.mastra.mcp`) a notebook reading ``source`` shows: measured now
     where ``source`` runs now and Node.js and the MCP harness are here, else the recording; ``attrs["source"]`` says
     which, with the package versions it was made with."""
-    if source.runs_now and shutil.which("node") and npm.is_installed(paths.MCP_HARNESS):
+    live = source.runs_now and shutil.which("node") is not None and npm.is_installed(paths.MCP_HARNESS)
+    table = mcp.load(live=live)  # refuses in one line when there is no recording to read
+    if live:
         how, pinned = "measured live now", mcp.versions()
     else:
         how = f"read from the recording data/captures/{mcp.RECORDING.name}"
-        pinned = json.loads(mcp.RECORDING.read_text(encoding="utf-8"))["versions"] if mcp.RECORDING.exists() else {}
-    table = mcp.load(live=how == "measured live now")
+        pinned = json.loads(mcp.RECORDING.read_text(encoding="utf-8"))["versions"]
     table.attrs["source"] = f"{how} ({', '.join(f'{package} {version}' for package, version in pinned.items())})"
     return table
