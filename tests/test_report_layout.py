@@ -7,6 +7,7 @@ everywhere. Read on the recorded report every test run shares (``recorded_report
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -83,6 +84,24 @@ def test_on_a_phone_the_ledgers_verdicts_are_in_view(browser_page, recorded_repo
         assert right <= PHONE["width"], f"{table}'s verdicts end at {right} px on a {PHONE['width']} px screen"
 
 
+def test_a_key_in_a_notebook_table_shows_every_space_it_has(browser_page, recorded_report):
+    """A key is shown as registered: HTML would fold its runs of spaces into one and drop those at its ends, so two
+    keys told apart by their spaces alone would read alike in a table (set here into a cell of a page's table, a
+    pandas one and a styled one, as a notebook would show them)."""
+    browser_page.set_viewport_size({"width": 1280, "height": 900})
+    browser_page.goto((recorded_report / pages.PAGES / "08-versions.html").as_uri())
+    key = "  srv  tool "
+    shown = browser_page.evaluate(
+        """(key) => ["table.dataframe td", "table[id^='T_'] td"].map((selector) => {
+            const cell = document.querySelector(".output_html " + selector);
+            cell.textContent = key;
+            return cell.innerText;
+        })""",
+        key,
+    )
+    assert shown == [key, key]
+
+
 def test_every_verdict_has_the_colour_its_status_names(browser_page, recorded_report):
     browser_page.set_viewport_size({"width": 1280, "height": 900})
     wrong, seen = {}, 0
@@ -137,6 +156,24 @@ def test_every_link_resolves_to_a_file_and_an_element(recorded_report):
             elif parts.fragment and file.suffix == ".html":
                 if not {parts.fragment, unquote(parts.fragment)} & ids(file):  # as the HTML spec looks an id up
                     broken.append(f"{path.name}: {target} (no element)")
+    assert not broken, broken[:20]
+
+
+def test_every_link_of_an_executed_notebook_opens_a_notebook_beside_it_at_its_cell(recorded_report):
+    """A learner opening the report's ``notebooks/`` in JupyterLab follows a notebook's links there: to another
+    notebook, and to a glossary term's cell (the kit's glossary is copied beside them)."""
+    folder = recorded_report / "notebooks"
+    broken = []
+    for path in sorted(folder.glob("*.ipynb")):
+        for cell in nbformat.read(path, as_version=4).cells:
+            if cell.cell_type != "markdown":
+                continue
+            for target in re.findall(r"\]\(([^)\s:]+\.ipynb)(?:#cell-id=([^)\s]+))?\)", cell.source):
+                linked = folder / target[0]
+                if not linked.is_file():
+                    broken.append(f"{path.name}: {target[0]} (no file)")
+                elif target[1] and target[1] not in {c.id for c in nbformat.read(linked, as_version=4).cells}:
+                    broken.append(f"{path.name}: {target[0]}#cell-id={target[1]} (no cell)")
     assert not broken, broken[:20]
 
 

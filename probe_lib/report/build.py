@@ -9,7 +9,8 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
     ledger.csv                           every claim judged on every pinned version, range claims on the timeline,
                                          each other framework's claims on its matrix runs
     export/                              every measured outcome as tidy CSV and Parquet tables, with dictionary.csv
-    notebooks/NN-slug.ipynb              each notebook executed against those measurements
+    notebooks/NN-slug.ipynb              each notebook executed against those measurements, beside the kit's
+                                         glossary.ipynb, which their term links open
     figures/NN-slug-<n>.png              every chart, named after its notebook
     index.html                           what was found, how it was measured, then the ledger (open it first)
     pages/NN-slug.html                   one page per notebook with its charts, then pages/glossary.html, with
@@ -30,6 +31,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import shutil
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -283,6 +285,7 @@ def _build(
     table.to_csv(folder / "ledger.csv", index=False)
     export.write_all(folder / "export", primary=written)  # every outcome (this run's first), sweep, MCP corpus
     runs = run_notebooks(notebooks(), folder, earlier, version=version, jobs=jobs, stages=stages, solved=solved)
+    shutil.copyfile(pages.GLOSSARY, folder / "notebooks" / pages.GLOSSARY.name)
     with stages.stage("rendering report", 1) as step:
         for run in runs:
             if run.executed.exists():
