@@ -294,3 +294,24 @@ def test_targets_measured_at_once_each_get_their_own_requests(recorded_matrix):
         assert {outcome.scenario.name: outcome_to_json(outcome) for outcome in live.outcomes} == {
             scenario: outcome_to_json(outcome) for scenario, outcome in recorded[str(target)].items()
         }
+
+
+@pytest.mark.parametrize(
+    ("column", "chart"),
+    [("names verdict", "NAME_COLOURS"), ("forced verdict", "FORCED_COLOURS"), ("round trip", "ROUND_TRIP_COLOURS")],
+)
+def test_the_text_above_each_matrix_chart_names_every_verdict_it_draws(recorded_matrix, recorded_lists, column, chart):
+    """A colour a reader sees in notebook 12's chart of ``column`` is explained in the markdown just above it: the
+    verdict named in italics (*rejected*) or, for the forced and round-trip charts, told by its colour word."""
+    import nbformat
+
+    from probe_lib.core import paths
+
+    cells = nbformat.read(paths.NOTEBOOKS / "12-framework-matrix.ipynb", as_version=4).cells
+    at = next(i for i, cell in enumerate(cells) if f"pl.matrix.{chart}, " in cell.source)
+    text = next(cell.source for cell in reversed(cells[:at]) if cell.cell_type == "markdown")
+    drawn = set(matrix.table([*recorded_matrix, *recorded_lists])[column].dropna()) - {"not applicable"}
+    colour_words = {"forced, in tools": "Green:", "not in tools": "Red:", "rejected": "Purple:", "right tool": "Green:",
+                    "not executed": "Orange:", "wrong tool": "Red:"}  # fmt: skip
+    unnamed = sorted(v for v in drawn if f"*{v}*" not in text and colour_words.get(v, "\0") not in text)
+    assert not unnamed, f"the text above the chart of {column!r} does not name {unnamed}"
