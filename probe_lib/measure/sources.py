@@ -17,10 +17,8 @@ made, and any scenarios' outcomes on a target (:meth:`Source.outcomes`).
 
 from __future__ import annotations
 
-import json
 import os
 import reprlib
-import shutil
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -244,15 +242,7 @@ def parse(text: str | os.PathLike | Source) -> Source:
 
 
 def mcp_tool_sets(source: Source) -> pd.DataFrame:
-    """The MCP measurement (:mod:`probe_lib.frameworks.mastra.mcp`) a notebook reading ``source`` shows: measured now
-    where ``source`` runs now and Node.js and the MCP harness are here, else the recording; ``attrs["source"]`` says
-    which, with the package versions it was made with."""
-    live = source.runs_now and shutil.which("node") is not None and npm.is_installed(paths.MCP_HARNESS)
-    table = mcp.load(live=live)  # refuses in one line when there is no recording to read
-    if live:
-        how, pinned = "measured live now", mcp.versions()
-    else:
-        how = f"read from the recording data/captures/{mcp.RECORDING.name}"
-        pinned = json.loads(mcp.RECORDING.read_text(encoding="utf-8"))["versions"]
-    table.attrs["source"] = f"{how} ({', '.join(f'{package} {version}' for package, version in pinned.items())})"
-    return table
+    """The MCP measurement (:func:`probe_lib.frameworks.mastra.mcp.load`) a notebook reading ``source`` shows:
+    measured now where ``source`` runs now and Node.js and the MCP harness are here, else the recording, as its
+    ``attrs["source"]`` says."""
+    return mcp.load(live=source.runs_now)

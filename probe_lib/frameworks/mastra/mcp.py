@@ -113,13 +113,18 @@ def record(frame: pd.DataFrame | None = None) -> Path:
 
 
 def load(live: bool = True) -> pd.DataFrame:
-    """The MCP measurement: measured now when ``live`` (the recording when Node or the MCP harness is missing), else
-    the recording."""
+    """The MCP measurement: measured now when ``live`` and Node.js and the MCP harness are here, else the
+    recording; ``attrs["source"]`` says which, with the package versions it was made with."""
     if live and shutil.which("node") and npm.is_installed(paths.MCP_HARNESS):
-        return measure(corpus.load_corpus())
-    if not RECORDING.exists():
+        table, how, pinned = measure(corpus.load_corpus()), "measured live now", versions()
+    elif not RECORDING.exists():
         raise InputError(f"no MCP recording at {RECORDING.name}: run `probe-lib record` where Node is installed")
-    return pd.DataFrame(json.loads(RECORDING.read_text(encoding="utf-8"))["tool sets"], columns=list(COLUMNS))
+    else:
+        recording = json.loads(RECORDING.read_text(encoding="utf-8"))
+        table = pd.DataFrame(recording["tool sets"], columns=list(COLUMNS))
+        how, pinned = f"read from the recording data/captures/{RECORDING.name}", recording["versions"]
+    table.attrs["source"] = f"{how} ({', '.join(f'{package} {version}' for package, version in pinned.items())})"
+    return table
 
 
 def naming(table: pd.DataFrame) -> pd.DataFrame:

@@ -480,9 +480,7 @@ async function runScenario(scenario) {
     return { id: scenario.id, version, error: describeError(new NotApplicable(unavailable)), executions: [],
       observed: { toolNames: [], resultToolNames: [], streamErrors: [], text: null }, logs: [], elapsedMs: 0 };
   }
-  if (scenario.workflows) workflowsModule ??= (await load('/workflows')) ?? {};
-  // Loaded by the first scenario that registers on it: most never do, and it cost each runner's start ~0.1 s of CPU.
-  if (scenario.lookups && Mastra === undefined) Mastra = ((await load('/mastra')) ?? (await load('')))?.Mastra ?? null;
+  await loadModulesFor(scenario); // loaded already (main), unless loading threw there: then it throws here, as this turn's error
   const log = [];
   const logs = [];
   const observed = { toolNames: [], resultToolNames: [], streamErrors: [], text: null };
@@ -547,6 +545,21 @@ function runFormat(scenario) {
   return { id: scenario.id, version, results, elapsedMs: Number(process.hrtime.bigint() - started) / 1e6 };
 }
 
+// The entries only some scenarios use, loaded by the first that does (most never do, and loading them cost each
+// runner's start ~0.1 s of CPU).
+async function loadModulesFor(scenario) {
+  if (scenario.workflows) workflowsModule ??= (await load('/workflows')) ?? {};
+  if (scenario.lookups && Mastra === undefined) Mastra = ((await load('/mastra')) ?? (await load('')))?.Mastra ?? null;
+}
+
+// Whether `scenario` needs an entry not loaded yet. main() loads it with no turn in flight: a turn may be import()-ing
+// an ES module that the entry's CommonJS build require()s, and Node.js throws when require() meets a module still
+// loading (ERR_INTERNAL_ASSERTION "Cannot require() ES Module ... not yet fully loaded": 1.0.4's /mastra require()s
+// p-map while its agent loop import()s it; seen in a live report, its three lookup scenarios crashed).
+function needsLoading(scenario) {
+  return !unavailable && ((scenario.workflows && workflowsModule === null) || (scenario.lookups && Mastra === undefined));
+}
+
 async function main() {
   const limit = Math.max(1, Number(concurrencyArg ?? 16));
   const running = new Set();
@@ -571,6 +584,10 @@ async function main() {
       continue;
     }
     while (running.size >= limit) await Promise.race(running);
+    if (needsLoading(scenario)) {
+      await Promise.all(running);
+      await loadModulesFor(scenario).catch(() => {}); // a failed load is retried by the turn, and reported as its error
+    }
     const task = runScenario(scenario).then(emit, (error) => emit({ id: scenario.id, version, error: describeError(error) }))
       .finally(() => running.delete(task));
     running.add(task);
