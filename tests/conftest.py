@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 from pathlib import Path
@@ -104,18 +105,65 @@ def exported(tmp_path_factory):
 WHOLE_REPORTS = ("live_report", "recorded_report")
 
 
+#: Each test's seconds (setup, call and teardown) in the runs before, by node id, kept beside the release cache: a
+#: clean clone's run orders its slow tests by them too (:func:`pytest_collection_modifyitems`).
+TEST_SECONDS = "test-seconds.json"
+
+
+def _known_seconds() -> dict[str, float]:
+    """The kept :data:`TEST_SECONDS`; empty where there is none or it cannot be read (it orders tests, nothing
+    else)."""
+    import json
+
+    try:
+        known = json.loads((_kept_release_cache() / TEST_SECONDS).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(known, dict):
+        return {}
+    return {test: float(s) for test, s in known.items() if isinstance(s, int | float) and math.isfinite(s)}
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests reading a whole report first, each report's tests together, then the other slow tests, then the
-    quick ones, each part in its order, for :func:`pytest_xdist_make_scheduler`. A test reading a report must be
-    marked slow: the quick loop (``-m "not slow"``) builds no report."""
+    """The tests reading a whole report first, each report's tests together, then the other slow tests, longest
+    first as the runs before timed them (:data:`TEST_SECONDS`; a test never timed counts as long, in its place),
+    then the quick ones in their order, for :func:`pytest_xdist_make_scheduler`: the long tests start while the
+    reports build, and the run ends on short ones instead of one worker waiting out the other's last long test. A
+    test reading a report must be marked slow: the quick loop (``-m "not slow"``) builds no report."""
     first = {name: [item for item in items if name in getattr(item, "fixturenames", ())] for name in WHOLE_REPORTS}
     moved = {id(item) for group in first.values() for item in group}
     if unmarked := [item.nodeid for item in items if id(item) in moved and item.get_closest_marker("slow") is None]:
         raise pytest.UsageError(f"a test reading a whole report is not marked slow: {', '.join(unmarked)}")
     rest = [item for item in items if id(item) not in moved]
+    known = _known_seconds()
     slow = [item for item in rest if item.get_closest_marker("slow") is not None]
+    slow.sort(key=lambda item: -known.get(item.nodeid, math.inf))  # stable: untimed ones first, in their order
     quick = [item for item in rest if item.get_closest_marker("slow") is None]
     items[:] = [item for group in first.values() for item in group] + slow + quick
+
+
+_timed: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Each test's seconds, added up over its phases, as the process running the session hears them (with
+    pytest-xdist, the controller hears every worker's)."""
+    _timed[report.nodeid] = _timed.get(report.nodeid, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """Keep this run's :data:`TEST_SECONDS` over the runs' before (a test not run keeps its earlier time); written
+    whole or not at all, by the controller alone."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or not _timed:
+        return
+    from probe_lib.core import files
+
+    folder = _kept_release_cache()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        files.write_json(folder / TEST_SECONDS, _known_seconds() | {test: round(s, 2) for test, s in _timed.items()})
+    except OSError:
+        pass  # an unwritable cache costs the order only
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown, and never called, in a run without it
