@@ -138,3 +138,36 @@ def test_a_request_over_the_kits_body_limit_names_that_limit_and_the_flag_raises
         assert (done.returncode, done.stdout) == (2, "")
         assert done.stderr.count("\n") == 1 and "kit's capture limit of 1 MiB" in done.stderr
         assert "--max-body-mb" in done.stderr and "crash" not in done.stderr
+
+
+def test_a_lookup_arriving_while_a_turn_imports_an_es_module_waits_for_it_instead_of_crashing(capture_server):
+    """1.0.4's ``/mastra`` entry require()s p-map, which its agent loop import()s: Node.js throws ("Cannot require()
+    ES Module ... not yet fully loaded") when the require() meets that import in flight, as three lookups of a live
+    report did once. Here p-map loads slowly (tests/esm) and the lookup's line reaches the runner while the first
+    turn's import is pending; the runner loads the entry once no turn is in flight, and both turns run."""
+    from probe_lib.core import paths
+    from probe_lib.frameworks.mastra import catalogue, versions
+    from probe_lib.install import npm
+
+    by_name = {scenario.name: scenario for scenario in catalogue.scenarios()}
+    lines = [
+        json.dumps({**by_name[name].to_json(capture_server.scenario_url(f"esm-{n}")), "id": n})
+        for n, name in enumerate(["key-not-id", "lookup-mastra-tool"])
+    ]
+    hooks = os.path.join(os.path.dirname(__file__), "esm", "register_slow_p_map.mjs")
+    modules = versions.modules_dir("1.0.4")
+    command = [npm.node_executable(), f"--import={hooks}", str(paths.HARNESS / "runner.cjs"), str(modules)]
+    with subprocess.Popen([*command, "1.0.4", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as node:
+        assert '"ready":true' in node.stdout.readline()
+        for line in lines:
+            node.stdin.write(line + "\n")
+            node.stdin.flush()
+            time.sleep(0.5)  # the first turn is inside its agent loop, importing p-map, when the lookup arrives
+        node.stdin.close()
+        results = {}
+        for _ in lines:
+            line = node.stdout.readline()
+            result = json.loads(line[line.index("{") :])
+            results[result["id"]] = result
+    assert "p-map" not in json.dumps(results[1].get("error")), results[1]["error"]
+    assert results[1]["surfaces"], results[1]
