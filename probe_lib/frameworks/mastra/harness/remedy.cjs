@@ -2,8 +2,8 @@
 /**
  * A boundary normaliser: give every tool key a provider-legal, unique name before it reaches Mastra.
  *
- * The same algorithm as probe_lib/frameworks/mastra/remedy.py (whose docstring states it in full); a Python test runs both on the
- * same keys and requires identical mappings. No dependencies, so it can be copied into an app as it is.
+ * The same algorithm as probe_lib/frameworks/mastra/remedy.py (whose docstring states it in full); a Python test runs
+ * both on the same keys and requires identical mappings. No dependencies, so it can be copied into an app as it is.
  *
  *   const { renameTools, applyToToolChoice, applyToActiveTools } = require('./remedy.cjs');
  *   const { tools, mapping } = renameTools({ 'search.web': searchTool });

@@ -480,7 +480,7 @@ async function runScenario(scenario) {
     return { id: scenario.id, version, error: describeError(new NotApplicable(unavailable)), executions: [],
       observed: { toolNames: [], resultToolNames: [], streamErrors: [], text: null }, logs: [], elapsedMs: 0 };
   }
-  await loadModulesFor(scenario); // loaded already (main), unless loading threw there: then it throws here, as this turn's error
+  await loadModulesFor(scenario); // done by main(); a load that threw there throws here, as this turn's error
   const log = [];
   const logs = [];
   const observed = { toolNames: [], resultToolNames: [], streamErrors: [], text: null };
