@@ -271,13 +271,10 @@ def _reproduce(
 ) -> tuple[subprocess.CompletedProcess, Path]:
     """``probe-lib repro`` run for real; ``wheels``: the folder ``run.sh``'s pip installs from (:func:`wheelhouse`),
     without compiling every installed module to bytecode first (``PIP_COMPILE``: the script imports each module once,
-    and Python compiles what it imports; 11.6 s of user CPU a venv with it, 4.0 s without, on this machine). npm
-    ci takes the locked tarballs from npm's cache without asking the registry whether each is still current
-    (``prefer-offline``: one install of @mastra/core 0.13.1 took 23.0 s of CPU without it, 19.8 s with, and 16.4 s of
-    wall clock against 13.7 s, on this machine)."""
+    and Python compiles what it imports; 11.6 s of user CPU a venv with it, 4.0 s without, on this machine)."""
     out = tmp_path / f"{claim}-{version}"
     pip = {"PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels), "PIP_COMPILE": "false"} if wheels else {}
-    env = {**os.environ, "npm_config_prefer_offline": "true", **pip}
+    env = {**os.environ, **pip} if pip else None
     done = run_cli(claim, "--version", version, "--out", str(out), *extra, env=env)
     return done, out
 
