@@ -111,20 +111,25 @@ TEST_SECONDS = "test-seconds.json"
 
 
 def _known_seconds() -> dict[str, float]:
-    """The kept :data:`TEST_SECONDS`; empty where there is none or it cannot be read (it orders tests, nothing
-    else)."""
+    """The kept :data:`TEST_SECONDS`; empty where there is none or it cannot be read or makes no sense (it orders
+    tests, nothing else, so no fault of it may stop a run)."""
     import json
 
     try:
         known = json.loads((_kept_release_cache() / TEST_SECONDS).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        return {test: float(s) for test, s in known.items() if isinstance(s, int | float) and math.isfinite(s)}
+    except Exception:  # unreadable, not JSON, not a mapping, a number too large for a float, an unusable cache
         return {}
-    if not isinstance(known, dict):
-        return {}
-    return {test: float(s) for test, s in known.items() if isinstance(s, int | float) and math.isfinite(s)}
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist, as below
+def pytest_configure_node(node) -> None:
+    """Each worker orders its tests by the record the controller read once: pytest-xdist stops a run whose workers
+    collected different orders, which two reads could give if another run rewrote the record between them."""
+    node.workerinput[TEST_SECONDS] = _known_seconds()
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """The tests reading a whole report first, each report's tests together, then the other slow tests, longest
     first as the runs before timed them (:data:`TEST_SECONDS`; a test never timed counts as long, in its place),
     then the quick ones in their order, for :func:`pytest_xdist_make_scheduler`: the long tests start while the
@@ -135,7 +140,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     if unmarked := [item.nodeid for item in items if id(item) in moved and item.get_closest_marker("slow") is None]:
         raise pytest.UsageError(f"a test reading a whole report is not marked slow: {', '.join(unmarked)}")
     rest = [item for item in items if id(item) not in moved]
-    known = _known_seconds()
+    worker = getattr(config, "workerinput", None)  # a pytest-xdist worker: the controller's record
+    known = worker[TEST_SECONDS] if worker is not None else _known_seconds()
     slow = [item for item in rest if item.get_closest_marker("slow") is not None]
     slow.sort(key=lambda item: -known.get(item.nodeid, math.inf))  # stable: untimed ones first, in their order
     quick = [item for item in rest if item.get_closest_marker("slow") is None]
