@@ -101,6 +101,20 @@ def test_a_verdict_says_what_the_package_did_with_the_answer(name, answer, state
     assert checked.state == state and phrase in checked.why, str(checked)
 
 
+def test_the_primer_names_the_notebooks_whose_checks_fall_back_to_the_recordings():
+    """The primer's sentence on fallbacks, held to what each check measured on without Node.js."""
+    from probe_lib.core import paths
+
+    on_recordings = sorted(
+        notebook[:2]
+        for name, (notebook, check) in exercises.EXERCISES.items()
+        if check(solutions.SOLUTIONS[name], exercises.ARTICLE, sources.RECORDED).measured_on != exercises._MODEL
+    )
+    cells = nbformat.read(paths.NOTEBOOKS / "00-primer.ipynb", as_version=4).cells
+    primer = " ".join(" ".join(cell.source for cell in cells if cell.cell_type == "markdown").split())
+    assert f"the exercises of notebooks {' and '.join(on_recordings)} on the recorded turns" in primer, on_recordings
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_without_node_the_check_says_what_it_fell_back_to(name):
     """The primer's promise: the Python model, except for the exercises of notebooks 07 and 08, which read the

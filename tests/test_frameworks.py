@@ -311,7 +311,11 @@ def test_the_text_above_each_matrix_chart_names_every_verdict_it_draws(recorded_
     at = next(i for i, cell in enumerate(cells) if f"pl.matrix.{chart}, " in cell.source)
     text = next(cell.source for cell in reversed(cells[:at]) if cell.cell_type == "markdown")
     drawn = set(matrix.table([*recorded_matrix, *recorded_lists])[column].dropna()) - {"not applicable"}
-    colour_words = {"forced, in tools": "Green:", "not in tools": "Red:", "rejected": "Purple:", "right tool": "Green:",
-                    "not executed": "Orange:", "wrong tool": "Red:"}  # fmt: skip
+    colour_words = {"forced, in tools": "Green:", "not in tools": "Red:", "rejected": "Light purple:",
+                    "right tool": "Green:", "not executed": "Light orange:", "wrong tool": "Red:"}  # fmt: skip
     unnamed = sorted(v for v in drawn if f"*{v}*" not in text and colour_words.get(v, "\0") not in text)
     assert not unnamed, f"the text above the chart of {column!r} does not name {unnamed}"
+    hexes = {"Green:": "#a6dba0", "Red:": "#d7191c", "Light purple:": "#b2abd2", "Light orange:": "#fdb863"}
+    palette = getattr(matrix, chart)
+    miscoloured = [v for v in drawn if colour_words.get(v, "\0") in text and palette[v] != hexes[colour_words[v]]]
+    assert not miscoloured, f"the colour the text gives {miscoloured} is not the one drawn"

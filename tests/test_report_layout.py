@@ -159,10 +159,8 @@ def test_every_link_resolves_to_a_file_and_an_element(recorded_report):
     assert not broken, broken[:20]
 
 
-def test_every_link_of_an_executed_notebook_opens_a_notebook_beside_it_at_its_cell(recorded_report):
-    """A learner opening the report's ``notebooks/`` in JupyterLab follows a notebook's links there: to another
-    notebook, and to a glossary term's cell (the kit's glossary is copied beside them)."""
-    folder = recorded_report / "notebooks"
+def broken_notebook_links(folder: Path) -> list[str]:
+    """Each markdown link of ``folder``'s notebooks to a notebook that is not beside them, or to a cell id it lacks."""
     broken = []
     for path in sorted(folder.glob("*.ipynb")):
         for cell in nbformat.read(path, as_version=4).cells:
@@ -174,7 +172,21 @@ def test_every_link_of_an_executed_notebook_opens_a_notebook_beside_it_at_its_ce
                     broken.append(f"{path.name}: {target[0]} (no file)")
                 elif target[1] and target[1] not in {c.id for c in nbformat.read(linked, as_version=4).cells}:
                     broken.append(f"{path.name}: {target[0]}#cell-id={target[1]} (no cell)")
-    assert not broken, broken[:20]
+    return broken
+
+
+def test_every_link_of_an_executed_notebook_opens_a_notebook_beside_it_at_its_cell(recorded_report):
+    """A learner opening the report's ``notebooks/`` in JupyterLab follows a notebook's links there: to another
+    notebook, and to a glossary term's cell (the kit's glossary is copied beside them)."""
+    assert not (broken := broken_notebook_links(recorded_report / "notebooks")), broken[:20]
+
+
+@pytest.mark.node
+def test_every_link_of_a_teachers_solved_notebook_opens_a_notebook_beside_it(live_report):
+    """The same of a teacher's report's ``solved/`` copies, which a teacher opens in JupyterLab too."""
+    solved = live_report.folder / "solved"
+    assert len(list(solved.glob("[0-9][0-9]-*.ipynb"))) == len(report.notebooks())
+    assert not (broken := broken_notebook_links(solved)), broken[:20]
 
 
 def test_the_contents_and_previous_next_lead_through_every_page_in_reading_order(recorded_report):

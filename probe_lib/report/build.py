@@ -17,7 +17,7 @@ Layout of the generated folder (git-ignored; ``paths.REPORT`` by default):
                                          contents, previous/next and pages/search.html (:mod:`probe_lib.report.pages`)
     sections/NN-slug-<digest>.html       each notebook's rendered body and search words, kept for the next rebuild
     solved/NN-slug.ipynb                 with --solutions: each notebook with its exercises answered, the copy
-                                         executed (no outputs; the executed one is in notebooks/)
+                                         executed (no outputs; the executed one is in notebooks/), and the glossary
 
 Every notebook reads the same measurement folder, so the ledger and the notebooks judge one run. The folder
 is built beside the target and swapped in whole (:mod:`probe_lib.core.folders`): Ctrl-C or a failure leaves an
@@ -285,7 +285,8 @@ def _build(
     table.to_csv(folder / "ledger.csv", index=False)
     export.write_all(folder / "export", primary=written)  # every outcome (this run's first), sweep, MCP corpus
     runs = run_notebooks(notebooks(), folder, earlier, version=version, jobs=jobs, stages=stages, solved=solved)
-    shutil.copyfile(pages.GLOSSARY, folder / "notebooks" / pages.GLOSSARY.name)
+    for beside in ("notebooks", "solved") if solved else ("notebooks",):  # where the notebooks' term links point
+        shutil.copyfile(pages.GLOSSARY, folder / beside / pages.GLOSSARY.name)
     with stages.stage("rendering report", 1) as step:
         for run in runs:
             if run.executed.exists():

@@ -28,7 +28,7 @@ const { z } = requireFrom('zod');
 // What this version offers, filled in by loadEra() before the first scenario (each era differs; see below).
 let Agent = null;
 // The Mastra class (the registry an app builds its agents and tools into), or null where the version has none;
-// undefined until the first scenario with lookups loads it (runScenario).
+// undefined until main() loads it for the first scenario with lookups (loadModulesFor).
 let Mastra;
 let mastraTools = {};
 let createTool = null;
