@@ -319,3 +319,16 @@ def test_the_text_above_each_matrix_chart_names_every_verdict_it_draws(recorded_
     palette = getattr(matrix, chart)
     miscoloured = [v for v in drawn if colour_words.get(v, "\0") in text and palette[v] != hexes[colour_words[v]]]
     assert not miscoloured, f"the colour the text gives {miscoloured} is not the one drawn"
+
+
+def test_notebook_12_counts_the_probes_and_those_forcing_a_key_as_the_matrix_has_them():
+    """Notebook 12's opening says how many probes register keys and how many of them also force one."""
+    import nbformat
+
+    from probe_lib.core import paths
+    from probe_lib.measure.matrix_runs import PROBES
+
+    cells = nbformat.read(paths.NOTEBOOKS / "12-framework-matrix.ipynb", as_version=4).cells
+    opening = " ".join(next(cell.source for cell in cells if cell.cell_type == "markdown").split())
+    forcing = sum(bool(probe.forced) for probe in PROBES)
+    assert f"in {forcing} of the {len(PROBES)}, once forcing a key" in opening
