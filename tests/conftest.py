@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -192,7 +194,12 @@ def _built_once(tmp_path_factory, name: str, build):
     pytest-xdist workers: the first to come builds it under a file lock, the others wait for it and read what it
     returned (pickled beside the folder, as :class:`~probe_lib.report.build.Report` is plain data). Tests copy the
     folder before changing anything. The folder is alone in its parent, so a test can check nothing was left
-    beside it."""
+    beside it.
+
+    The build starts from the report the last run kept (:func:`_kept_report`), as ``reproduce`` into an earlier
+    report does: every measurement is taken again, and a notebook is executed again unless each of its inputs (its
+    source, the measurements it read, the kit's modules, the packages) is unchanged. That a kept notebook is what an
+    execution writes is held by ``test_report``'s forced rebuild, which executes every notebook afresh."""
     import fcntl
     import pickle
 
@@ -204,9 +211,38 @@ def _built_once(tmp_path_factory, name: str, build):
     with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not returned.exists():
-            built = build(parent / "report")
+            with _kept_report(name, parent / "report"):
+                built = build(parent / "report")
             returned.write_bytes(pickle.dumps(built))
         return pickle.loads(returned.read_bytes())
+
+
+@contextlib.contextmanager
+def _kept_report(name: str, folder: Path) -> Iterator[None]:
+    """Copies the report named ``name`` that an earlier run kept (in :func:`_kept_release_cache`) into ``folder``,
+    then, once the block has built ``folder`` without raising, keeps a copy of it in its place for the next run.
+    The kept copy is swapped in whole, under a lock that runs sharing the cache take in turn; a run killed while
+    keeping one leaves a ``.new`` or ``.old`` folder that the next keeping removes."""
+    import fcntl
+    import shutil
+
+    kept = _kept_release_cache() / "reports" / name
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    with open(kept.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if kept.is_dir():
+            shutil.copytree(kept, folder, symlinks=True)
+    yield
+    with open(kept.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        for left in [*kept.parent.glob(f"{name}.*.new"), *kept.parent.glob(f"{name}.*.old")]:
+            shutil.rmtree(left)
+        new, old = kept.with_name(f"{name}.{os.getpid()}.new"), kept.with_name(f"{name}.{os.getpid()}.old")
+        shutil.copytree(folder, new, symlinks=True)
+        if kept.is_dir():
+            kept.rename(old)
+        new.rename(kept)
+        shutil.rmtree(old, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
