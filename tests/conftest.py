@@ -219,32 +219,55 @@ def _built_once(tmp_path_factory, name: str, build):
         return pickle.loads(returned.read_bytes())
 
 
+#: The modules that write a report's folder and decide what of an earlier report is kept, relative to the package:
+#: a report kept by other such code than this run's is not built over (an earlier folder format could be refused).
+REPORT_WRITERS = ("report", "core/folders.py", "present/staleness.py")
+
+
+def _report_writers() -> str:
+    """The digest of :data:`REPORT_WRITERS`' sources."""
+    import hashlib
+
+    from probe_lib.core import paths
+
+    hasher = hashlib.sha256()
+    for part in map(paths.PACKAGE.joinpath, REPORT_WRITERS):
+        for file in sorted(part.rglob("*.py")) if part.is_dir() else [part]:
+            hasher.update(file.relative_to(paths.PACKAGE).as_posix().encode() + b"\0" + file.read_bytes())
+    return hasher.hexdigest()[:12]
+
+
 @contextlib.contextmanager
 def _kept_report(name: str, folder: Path) -> Iterator[None]:
-    """Copies the report named ``name`` that an earlier run kept (in :func:`_kept_release_cache`) into ``folder``,
-    then, once the block has built ``folder`` without raising, keeps a copy of it in its place for the next run.
-    The kept copy is swapped in whole, under a lock that runs sharing the cache take in turn; a run killed while
-    keeping one leaves a ``.new`` or ``.old`` folder that the next keeping removes."""
+    """Copies the report named ``name`` that an earlier run kept (in :func:`_kept_release_cache`, under the digest of
+    :data:`REPORT_WRITERS`) into ``folder``, then, once the block has built ``folder`` without raising, keeps a copy
+    of it in its place for the next run and removes those kept under another digest. The kept copy is swapped in
+    whole, under a lock that runs sharing the cache take in turn; a run killed while keeping one leaves a ``.new``
+    or ``.old`` folder that the next keeping removes."""
     import fcntl
     import shutil
 
-    kept = _kept_release_cache() / "reports" / name
+    kept = _kept_release_cache() / "reports" / f"{name}-{_report_writers()}"
     kept.parent.mkdir(parents=True, exist_ok=True)
-    with open(kept.with_suffix(".lock"), "w") as lock:
+    lock_path = kept.parent / f"{name}.lock"
+    with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if kept.is_dir():
             shutil.copytree(kept, folder, symlinks=True)
     yield
-    with open(kept.with_suffix(".lock"), "w") as lock:
+    with open(lock_path, "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        for left in [*kept.parent.glob(f"{name}.*.new"), *kept.parent.glob(f"{name}.*.old")]:
-            shutil.rmtree(left)
-        new, old = kept.with_name(f"{name}.{os.getpid()}.new"), kept.with_name(f"{name}.{os.getpid()}.old")
+        for left in kept.parent.glob(f"{name}-*"):
+            if left != kept and left.is_dir():
+                shutil.rmtree(left)
+        new, old = kept.with_name(f"{kept.name}.{os.getpid()}.new"), kept.with_name(f"{kept.name}.{os.getpid()}.old")
         shutil.copytree(folder, new, symlinks=True)
-        if kept.is_dir():
+        replaced = kept.is_dir()
+        if replaced:
             kept.rename(old)
         new.rename(kept)
-        shutil.rmtree(old, ignore_errors=True)
+        if replaced:
+            shutil.rmtree(old)
 
 
 @pytest.fixture(scope="session")
