@@ -199,9 +199,7 @@ def _built_once(tmp_path_factory, name: str, build):
     The build starts from the report the last run kept (:func:`_kept_report`), as ``reproduce`` into an earlier
     report does: every measurement is taken again, and a notebook is executed again unless each of its inputs (its
     source, the measurements it read, the kit's modules, the packages) is unchanged. That a kept notebook is what an
-    execution writes is held by ``test_report``'s rebuild without Node (every notebook whose inputs changed executes
-    there again, compared with the recorded report's) and by ``test_report_reuse`` (notebook 12 executed afresh).
-    With ``reports/`` of that cache emptied, a run builds every report from nothing."""
+    execution writes is held by ``test_report``'s forced rebuild, which executes every notebook afresh."""
     import fcntl
     import pickle
 

@@ -149,67 +149,53 @@ def test_report_shows_each_claim_beside_its_measurement_and_no_machine_path(live
     assert not leaks, f"absolute paths of this machine in {leaks}"
 
 
-def test_without_node_a_rebuild_runs_from_recordings_says_so_and_writes_the_bytes_kept(recorded_report, tmp_path):
-    """With Node.js really absent from PATH, ``reproduce`` executes every notebook from the recordings and says so.
-    Every notebook reads Node's version (``absent`` here), so over a copy of the run's recorded report, built with
-    Node, each one executes afresh. The Python frameworks need no Node and are measured live, so the notebook
-    reading their matrix files (12) may differ; every other notebook read the same inputs but Node's version and is
-    the same bytes the recorded report kept: an execution writes what a kept notebook holds (notebook 12 is held to
-    that in test_report_reuse, executed alone).
-
-    The rebuild starts from the no-Node report the last run kept (``conftest._kept_report``), where there is one, and
-    keeps this one only if every check passes: a notebook whose every input is unchanged since it executed there
-    without Node is kept, as ``reproduce`` keeps it, and one whose input changed (a module it read, a measurement,
-    its source) executes again and is compared."""
-    from conftest import _kept_report
-
+def test_without_node_a_forced_rebuild_runs_from_recordings_says_so_and_writes_the_bytes_kept(
+    recorded_report, tmp_path
+):
+    """With Node.js really absent from PATH, ``reproduce --force`` over a copy of the run's recorded report executes
+    every notebook again, from the recordings, and says so. The Python frameworks need no Node and are measured live,
+    so the notebook reading their matrix files (12) may differ; every other notebook read the same inputs but Node's
+    version and is the same bytes the recorded report kept: a forced execution writes what a kept notebook holds
+    (notebook 12 is held to that in test_report_reuse, executed alone)."""
     out = tmp_path / "report"
+    shutil.copytree(recorded_report, out)
     bin_without_node = os.path.dirname(sys.executable)
     environment = {**os.environ, "PATH": bin_without_node}
-    with _kept_report("no-node-report", out):
-        if not out.exists():
-            shutil.copytree(recorded_report, out)
-        done = subprocess.run(
-            [sys.executable, "-m", "probe_lib", "reproduce", "--out", str(out)],
-            env=environment,
-            capture_output=True,
-            text=True,
-            timeout=1800,  # a whole build: 391 s at load 12 on 2 cores, and past 600 s when the machine is busier
-        )
-        assert done.returncode == 0, done.stdout + done.stderr
-        assert "NODE MISSING" in done.stdout
-        counted = re.search(r"notebooks: (\d+) reused, (\d+) executed", done.stdout)
-        assert counted and sum(map(int, counted.groups())) == len(report.notebooks()), done.stdout
-        page = (out / pages.INDEX).read_text(encoding="utf-8")
-        assert "RECORDED, NOT LIVE" in page and report.NODE_MISSING in page
-        shown = "".join(path.read_text(encoding="utf-8") for path in (out / pages.PAGES).glob("*.html"))
-        assert shown.count("NOT ANSWERED YET") >= 11, (
-            "the learner's notebooks run with every exercise awaiting an answer"
-        )
-        assert all(entry.inputs.values["program:node"] == staleness.ABSENT for entry in staleness.read(out).values())
+    done = subprocess.run(
+        [sys.executable, "-m", "probe_lib", "reproduce", "--force", "--out", str(out)],
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=1800,  # a whole build: 391 s at load 12 on 2 cores, and past 600 s when the machine is busier
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "NODE MISSING" in done.stdout
+    assert f"notebooks: 0 reused, {len(report.notebooks())} executed" in done.stdout
+    page = (out / pages.INDEX).read_text(encoding="utf-8")
+    assert "RECORDED, NOT LIVE" in page and report.NODE_MISSING in page
+    shown = "".join(path.read_text(encoding="utf-8") for path in (out / pages.PAGES).glob("*.html"))
+    assert shown.count("NOT ANSWERED YET") >= 11, "the learner's notebooks run with every exercise awaiting an answer"
 
-        kept, rebuilt = staleness.read(recorded_report), staleness.read(out)
-        assert sorted(kept) == sorted(rebuilt)
-        read_otherwise = {
-            name: {
-                input
-                for input in kept[name].inputs.values.keys() | rebuilt[name].inputs.values.keys()
-                if kept[name].inputs.values.get(input) != rebuilt[name].inputs.values.get(input)
-            }
-            - {"program:node"}
-            for name in kept
+    kept, forced = staleness.read(recorded_report), staleness.read(out)
+    assert sorted(kept) == sorted(forced)
+    read_otherwise = {
+        name: {
+            input
+            for input in kept[name].inputs.values.keys() | forced[name].inputs.values.keys()
+            if kept[name].inputs.values.get(input) != forced[name].inputs.values.get(input)
         }
-        changed = {name for name, inputs in read_otherwise.items() if inputs}
-        assert changed == {"12-framework-matrix.ipynb"}, read_otherwise
-        assert all(
-            input.startswith("report:measurements/matrix/") for input in read_otherwise["12-framework-matrix.ipynb"]
-        )
-        differ = [
-            name
-            for name in sorted(kept.keys() - changed)
-            if (out / "notebooks" / name).read_bytes() != (recorded_report / "notebooks" / name).read_bytes()
-        ]
-        assert not differ, f"a kept notebook is not what an execution without Node writes: {differ}"
+        - {"program:node"}
+        for name in kept
+    }
+    changed = {name for name, inputs in read_otherwise.items() if inputs}
+    assert changed == {"12-framework-matrix.ipynb"}, read_otherwise
+    assert all(input.startswith("report:measurements/matrix/") for input in read_otherwise["12-framework-matrix.ipynb"])
+    differ = [
+        name
+        for name in sorted(kept.keys() - changed)
+        if (out / "notebooks" / name).read_bytes() != (recorded_report / "notebooks" / name).read_bytes()
+    ]
+    assert not differ, f"a kept notebook is not what a forced execution writes: {differ}"
 
 
 @pytest.mark.node

@@ -69,7 +69,7 @@ def test_a_rebuild_reuses_every_unchanged_notebook_and_a_forced_execution_gives_
     recorded_report, tmp_path
 ):
     """A rebuild over the recorded report reuses every notebook, and the matrix's notebook executed afresh is the
-    same bytes as the one kept; every other notebook is held to that by test_report's rebuild without Node
+    same bytes as the one kept; every other notebook is held to that by test_report's forced rebuild without Node
     (where the matrix's Python frameworks are measured live, so notebook 12 may differ)."""
     cached_folder = tmp_path / "cached"
     shutil.copytree(recorded_report, cached_folder)
