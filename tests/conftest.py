@@ -159,10 +159,16 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     _timed[report.nodeid] = _timed.get(report.nodeid, 0.0) + report.duration
 
 
-def pytest_sessionfinish(session: pytest.Session) -> None:
-    """Keep this run's :data:`TEST_SECONDS` over the runs' before (a test not run keeps its earlier time); written
-    whole or not at all, by the controller alone."""
-    if os.environ.get("PYTEST_XDIST_WORKER") or not _timed:
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """In the controller alone: keep this run's whole reports for the next, or drop those it used
+    (:func:`_keep_reports`), and keep this run's :data:`TEST_SECONDS` over the runs' before (a test not run keeps
+    its earlier time), written whole or not at all."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    factory = getattr(session.config, "_tmp_path_factory", None)
+    if factory is not None:
+        _keep_reports(factory.getbasetemp(), exitstatus)
+    if not _timed:
         return
     from probe_lib.core import files
 
@@ -196,10 +202,11 @@ def _built_once(tmp_path_factory, name: str, build):
     folder before changing anything. The folder is alone in its parent, so a test can check nothing was left
     beside it.
 
-    The build starts from the report the last run kept (:func:`_kept_report`), as ``reproduce`` into an earlier
-    report does: every measurement is taken again, and a notebook is executed again unless each of its inputs (its
-    source, the measurements it read, the kit's modules, the packages) is unchanged. That a kept notebook is what an
-    execution writes is held by ``test_report``'s forced rebuild, which executes every notebook afresh."""
+    The build starts from the report the last passing run kept (:func:`_restore_report`), as ``reproduce`` into an
+    earlier report does: every measurement is taken again, and a notebook is executed again unless each of its
+    recorded inputs (its source, the measurements it read, the kit's modules, the packages) is unchanged. That a
+    kept notebook is what an execution writes is held every run by ``test_report``'s forced rebuild without Node,
+    which executes every notebook afresh and compares it with the recorded report's."""
     import fcntl
     import pickle
 
@@ -211,12 +218,18 @@ def _built_once(tmp_path_factory, name: str, build):
     with open(shared / f"{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not returned.exists():
-            with _kept_report(name, parent / "report"):
-                built = build(parent / "report")
+            folder = parent / "report"
+            if not folder.exists():  # else a build that failed left the report it started from
+                _restore_report(name, folder)
+            built = build(folder)
             returned.write_bytes(pickle.dumps(built))
         return pickle.loads(returned.read_bytes())
 
 
+#: The reports :func:`_built_once` builds, kept between runs.
+KEPT_REPORTS = ("live-report", "recorded-report")
+#: Where they are kept, named as the suite starts (a module's own ``PROBE_LIB_CACHE`` does not move it).
+KEPT_REPORTS_FOLDER = _kept_release_cache() / "reports"
 #: The modules that write a report's folder and decide what of an earlier report is kept, relative to the package:
 #: a report kept by other such code than this run's is not built over (an earlier folder format could be refused).
 REPORT_WRITERS = ("report", "core/folders.py", "present/staleness.py")
@@ -236,36 +249,54 @@ def _report_writers() -> str:
 
 
 @contextlib.contextmanager
-def _kept_report(name: str, folder: Path) -> Iterator[None]:
-    """Copies the report named ``name`` that an earlier run kept (in :func:`_kept_release_cache`, under the digest of
-    :data:`REPORT_WRITERS`) into ``folder``, then, once the block has built ``folder`` without raising, keeps a copy
-    of it in its place for the next run and removes those kept under another digest. The kept copy is swapped in
-    whole, under a lock that runs sharing the cache take in turn; a run killed while keeping one leaves a ``.new``
-    or ``.old`` folder that the next keeping removes."""
+def _kept_lock(name: str) -> Iterator[Path]:
+    """The kept copy of the report ``name`` (under the digest of :data:`REPORT_WRITERS`), held under a lock that
+    runs sharing the cache take in turn."""
     import fcntl
+
+    KEPT_REPORTS_FOLDER.mkdir(parents=True, exist_ok=True)
+    with open(KEPT_REPORTS_FOLDER / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield KEPT_REPORTS_FOLDER / f"{name}-{_report_writers()}"
+
+
+def _restore_report(name: str, folder: Path) -> None:
+    """A copy of the report ``name`` the last passing run kept, into ``folder``, if there is one."""
     import shutil
 
-    kept = _kept_release_cache() / "reports" / f"{name}-{_report_writers()}"
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    lock_path = kept.parent / f"{name}.lock"
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with _kept_lock(name) as kept:
         if kept.is_dir():
             shutil.copytree(kept, folder, symlinks=True)
-    yield
-    with open(lock_path, "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        for left in kept.parent.glob(f"{name}-*"):
-            if left != kept and left.is_dir():
-                shutil.rmtree(left)
-        new, old = kept.with_name(f"{kept.name}.{os.getpid()}.new"), kept.with_name(f"{kept.name}.{os.getpid()}.old")
-        shutil.copytree(folder, new, symlinks=True)
-        replaced = kept.is_dir()
-        if replaced:
-            kept.rename(old)
-        new.rename(kept)
-        if replaced:
-            shutil.rmtree(old)
+
+
+def _keep_reports(shared: Path, exitstatus: int) -> None:
+    """After a run that built reports in ``shared``: when it passed, a copy of each is kept for the next run in
+    place of the one kept before (swapped in whole); when a test failed, the copies kept of those it built are
+    dropped, so the next run builds them from nothing (a kept report may be why); an interrupted run leaves them as
+    they were. What a killed keeping left (``.new``, ``.old``) and copies kept by other report-writing code go."""
+    import shutil
+
+    if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+        return
+    for name in KEPT_REPORTS:
+        if not (shared / f"{name}.pickle").exists():
+            continue  # not built in this run
+        with _kept_lock(name) as kept:
+            for left in KEPT_REPORTS_FOLDER.glob(f"{name}-*"):
+                if left != kept and left.is_dir():
+                    shutil.rmtree(left)
+            if exitstatus != pytest.ExitCode.OK:
+                shutil.rmtree(kept, ignore_errors=True)
+                continue
+            new = kept.with_name(f"{kept.name}.{os.getpid()}.new")
+            old = kept.with_name(f"{kept.name}.{os.getpid()}.old")
+            shutil.copytree(shared / name / "report", new, symlinks=True)
+            replaced = kept.is_dir()
+            if replaced:
+                kept.rename(old)
+            new.rename(kept)
+            if replaced:
+                shutil.rmtree(old)
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,6 @@
-"""The whole reports a run keeps for the next (``conftest._kept_report``): restored before the build, kept only
-after a build that did not raise, swapped in whole, and what a killed run or other report-writing code left
-removed."""
+"""The whole reports a run keeps for the next (``conftest._restore_report``, ``conftest._keep_reports``): restored
+before the build; after the run, kept when it passed (swapped in whole), dropped when a test failed, left as they
+were when it was interrupted; what a killed keeping or other report-writing code left removed."""
 
 from __future__ import annotations
 
@@ -10,48 +10,64 @@ import pytest
 
 @pytest.fixture
 def kept(monkeypatch, tmp_path):
-    monkeypatch.setattr(conftest, "_kept_release_cache", lambda: tmp_path / "cache")
-    return tmp_path / "cache" / "reports" / f"a-report-{conftest._report_writers()}"
+    """The kept copy of the report ``live-report``, in a folder of this test's own."""
+    monkeypatch.setattr(conftest, "KEPT_REPORTS_FOLDER", tmp_path / "cache" / "reports")
+    return tmp_path / "cache" / "reports" / f"live-report-{conftest._report_writers()}"
 
 
-def test_a_build_starts_from_the_report_kept_and_leaves_its_own_in_its_place(kept, tmp_path):
+def _built(shared, text: str) -> None:
+    """A run's built ``live-report`` in ``shared``, as ``conftest._built_once`` leaves it."""
+    (shared / "live-report" / "report").mkdir(parents=True)
+    (shared / "live-report" / "report" / "index.html").write_text(text)
+    (shared / "live-report.pickle").write_bytes(b"")
+
+
+def _names(kept) -> list[str]:
+    return sorted(path.name for path in kept.parent.iterdir())
+
+
+def test_a_build_starts_from_the_report_kept(kept, tmp_path):
     (kept / "notebooks").mkdir(parents=True)
     (kept / "notebooks" / "01.ipynb").write_text("earlier")
-    folder = tmp_path / "run" / "report"
-    with conftest._kept_report("a-report", folder):
-        assert (folder / "notebooks" / "01.ipynb").read_text() == "earlier"
-        (folder / "notebooks" / "01.ipynb").write_text("built now")
-    assert (kept / "notebooks" / "01.ipynb").read_text() == "built now"
-    assert sorted(path.name for path in kept.parent.iterdir()) == sorted([kept.name, "a-report.lock"])
+    conftest._restore_report("live-report", tmp_path / "run" / "report")
+    assert (tmp_path / "run" / "report" / "notebooks" / "01.ipynb").read_text() == "earlier"
+    conftest._restore_report("recorded-report", tmp_path / "other" / "report")
+    assert not (tmp_path / "other").exists(), "none kept: nothing restored"
 
 
-def test_a_build_that_raises_keeps_nothing(kept, tmp_path):
-    folder = tmp_path / "run" / "report"
-    with pytest.raises(RuntimeError), conftest._kept_report("a-report", folder):
-        folder.mkdir(parents=True)
-        (folder / "half.ipynb").write_text("half")
-        raise RuntimeError("a notebook failed")
+def test_a_passing_run_keeps_its_report_in_place_of_the_one_before(kept, tmp_path):
+    kept.mkdir(parents=True)
+    (kept / "index.html").write_text("earlier")
+    _built(tmp_path / "run", "built now")
+    conftest._keep_reports(tmp_path / "run", pytest.ExitCode.OK)
+    assert (kept / "index.html").read_text() == "built now"
+    assert _names(kept) == sorted([kept.name, "live-report.lock"])
+
+
+def test_a_run_with_a_failed_test_drops_the_report_it_built_and_an_interrupted_one_leaves_it(kept, tmp_path):
+    kept.mkdir(parents=True)
+    (kept / "index.html").write_text("earlier")
+    _built(tmp_path / "run", "built now")
+    conftest._keep_reports(tmp_path / "run", pytest.ExitCode.INTERRUPTED)
+    assert (kept / "index.html").read_text() == "earlier"
+    conftest._keep_reports(tmp_path / "run", pytest.ExitCode.TESTS_FAILED)
     assert not kept.exists()
 
 
-def test_a_report_kept_by_other_report_writing_code_is_not_built_over_and_goes(kept, tmp_path):
-    other = kept.with_name("a-report-000000000000")
-    other.mkdir(parents=True)
-    (other / "index.html").write_text("an earlier format")
-    folder = tmp_path / "run" / "report"
-    with conftest._kept_report("a-report", folder):
-        assert not folder.exists()
-        folder.mkdir(parents=True)
-        (folder / "index.html").write_text("whole")
-    assert sorted(path.name for path in kept.parent.iterdir()) == sorted([kept.name, "a-report.lock"])
+def test_a_run_that_built_no_report_leaves_the_kept_one(kept, tmp_path):
+    kept.mkdir(parents=True)
+    (kept / "index.html").write_text("earlier")
+    (tmp_path / "run").mkdir()
+    conftest._keep_reports(tmp_path / "run", pytest.ExitCode.TESTS_FAILED)
+    assert (kept / "index.html").read_text() == "earlier"
 
 
-def test_what_a_killed_keeping_left_is_removed_by_the_next(kept, tmp_path):
-    for left in (f"{kept.name}.123.new", f"{kept.name}.123.old"):
+def test_what_a_killed_keeping_and_other_report_writing_code_left_is_removed(kept, tmp_path):
+    for left in (f"{kept.name}.123.new", f"{kept.name}.123.old", "live-report-000000000000"):
         (kept.parent / left).mkdir(parents=True)
-    folder = tmp_path / "run" / "report"
-    with conftest._kept_report("a-report", folder):
-        folder.mkdir(parents=True)
-        (folder / "index.html").write_text("whole")
-    assert sorted(path.name for path in kept.parent.iterdir()) == sorted([kept.name, "a-report.lock"])
+    conftest._restore_report("live-report", tmp_path / "run" / "report")
+    assert not (tmp_path / "run" / "report").exists(), "a report kept by other code is not built over"
+    _built(tmp_path / "run", "whole")
+    conftest._keep_reports(tmp_path / "run", pytest.ExitCode.OK)
+    assert _names(kept) == sorted([kept.name, "live-report.lock"])
     assert (kept / "index.html").read_text() == "whole"
