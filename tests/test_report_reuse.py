@@ -279,3 +279,18 @@ def test_a_kept_section_whose_body_holds_a_carriage_return_is_copied_as_written(
     kept = tmp_path / "section.html"
     kept.write_bytes((hashlib.sha256(rest.encode("utf-8")).hexdigest() + "\n" + rest).encode("utf-8"))
     assert pages._kept_section(kept) == (body, words)
+
+
+@pytest.mark.parametrize("package", ["nbconvert", "jinja2", "mistune", "pygments", "beautifulsoup4"])
+def test_a_section_is_rendered_again_under_another_version_of_a_package_that_renders_it(monkeypatch, package):
+    """A kept section is named after what rendered it: another nbconvert, template engine, Markdown parser, code
+    highlighter or HTML parser gives another name, so the next rebuild renders it again instead of copying it."""
+    notebook = report.notebooks()[0]
+    before = pages._rendering_key(notebook)
+    version_of = staleness.version_of
+    monkeypatch.setattr(staleness, "version_of", lambda name: "0.0.0-other" if name == package else version_of(name))
+    pages._rendering.cache_clear()
+    try:
+        assert pages._rendering_key(notebook) != before
+    finally:
+        pages._rendering.cache_clear()

@@ -448,9 +448,10 @@ def readable(page: str, descriptions: dict[str, str], files: dict[str, str] | No
 @functools.cache
 def _rendering() -> bytes:
     """What every body is made by besides its notebook: this module's code, the widget type it drops, and the
-    versions of nbconvert (with its templates) and the HTML parser."""
+    versions of nbconvert (with its templates), its code highlighter and the HTML parser."""
     packages = " ".join(
-        f"{name} {staleness.version_of(name)}" for name in ("nbconvert", "jinja2", "mistune", "beautifulsoup4")
+        f"{name} {staleness.version_of(name)}"
+        for name in ("nbconvert", "jinja2", "mistune", "pygments", "beautifulsoup4")
     )
     return Path(__file__).read_bytes() + f"{WIDGET_VIEW} {packages}".encode()
 
