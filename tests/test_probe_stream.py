@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import os
+import platform
 import subprocess
 import sys
 import tarfile
@@ -25,6 +26,7 @@ from probe_lib.core import files, paths, scenarios
 from probe_lib.frameworks import mastra
 from probe_lib.frameworks.mastra import runner
 from probe_lib.inputs.keysets import adversarial_records
+from probe_lib.present import staleness
 
 VERSION = "1.67.0"
 #: main just before ``probe`` streamed: it held every outcome and printed them all at the end.
@@ -59,13 +61,15 @@ def kit_before_streaming(into: Path) -> Path:
 
 
 def printed_before_streaming(records: Path, into: Path) -> bytes:
-    """What the kit at ``BEFORE_STREAMING`` printed for ``records`` on ``VERSION``: that kit, one commit on
-    one release, prints the same bytes for the same input on every run, so the suite's first run keeps them (in
-    ``conftest._kept_release_cache``, under the digest of the input) and later runs read them."""
+    """What the kit at ``BEFORE_STREAMING`` printed for ``records`` on ``VERSION``. That kit installs the release
+    from its own lock, so under one Node and one Python it prints the same bytes for the same input: the suite's
+    first run keeps them (in ``conftest._kept_release_cache``, under all four and the digest of the input) and later
+    runs read them."""
     from conftest import _kept_release_cache
 
     digest = hashlib.sha256(records.read_bytes()).hexdigest()[:16]
-    kept = _kept_release_cache() / "printed-before-streaming" / f"{BEFORE_STREAMING}-{VERSION}-{digest}.json"
+    under = f"node-{staleness.node_version()}-python-{platform.python_version()}"
+    kept = _kept_release_cache() / "printed-before-streaming" / f"{BEFORE_STREAMING}-{VERSION}-{under}-{digest}.json"
     if kept.is_file():
         return kept.read_bytes()
     before = probe(records, source=kit_before_streaming(into))
