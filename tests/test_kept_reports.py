@@ -15,6 +15,14 @@ def kept(monkeypatch, tmp_path):
     return tmp_path / "cache" / "reports" / f"live-report-{conftest._report_writers()}"
 
 
+@pytest.fixture
+def earlier(kept):
+    """A ``live-report`` kept by an earlier run: its landing page says ``earlier``."""
+    kept.mkdir(parents=True)
+    (kept / "index.html").write_text("earlier")
+    return kept
+
+
 def _built(shared, text: str) -> None:
     """A run's built ``live-report`` in ``shared``, as ``conftest._built_once`` leaves it."""
     (shared / "live-report" / "report").mkdir(parents=True)
@@ -35,18 +43,16 @@ def test_a_build_starts_from_the_report_kept(kept, tmp_path):
     assert not (tmp_path / "other").exists(), "none kept: nothing restored"
 
 
-def test_a_passing_run_keeps_its_report_in_place_of_the_one_before(kept, tmp_path):
-    kept.mkdir(parents=True)
-    (kept / "index.html").write_text("earlier")
+def test_a_passing_run_keeps_its_report_in_place_of_the_one_before(earlier, tmp_path):
+    kept = earlier
     _built(tmp_path / "run", "built now")
     conftest._keep_reports(tmp_path / "run", pytest.ExitCode.OK)
     assert (kept / "index.html").read_text() == "built now"
     assert _names(kept) == sorted([kept.name, "live-report.lock"])
 
 
-def test_a_run_with_a_failed_test_drops_the_report_it_built_and_an_interrupted_one_leaves_it(kept, tmp_path):
-    kept.mkdir(parents=True)
-    (kept / "index.html").write_text("earlier")
+def test_a_run_with_a_failed_test_drops_the_report_it_built_and_an_interrupted_one_leaves_it(earlier, tmp_path):
+    kept = earlier
     _built(tmp_path / "run", "built now")
     conftest._keep_reports(tmp_path / "run", pytest.ExitCode.INTERRUPTED)
     assert (kept / "index.html").read_text() == "earlier"
@@ -54,9 +60,8 @@ def test_a_run_with_a_failed_test_drops_the_report_it_built_and_an_interrupted_o
     assert not kept.exists()
 
 
-def test_a_run_that_built_no_report_leaves_the_kept_one(kept, tmp_path):
-    kept.mkdir(parents=True)
-    (kept / "index.html").write_text("earlier")
+def test_a_run_that_built_no_report_leaves_the_kept_one(earlier, tmp_path):
+    kept = earlier
     (tmp_path / "run").mkdir()
     conftest._keep_reports(tmp_path / "run", pytest.ExitCode.TESTS_FAILED)
     assert (kept / "index.html").read_text() == "earlier"
