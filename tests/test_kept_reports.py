@@ -60,6 +60,12 @@ def test_a_run_with_a_failed_test_drops_the_report_it_built_and_an_interrupted_o
     assert not kept.exists()
 
 
+def test_a_build_that_failed_drops_the_report_it_started_from(earlier, tmp_path):
+    (tmp_path / "run" / "live-report").mkdir(parents=True)  # as _built_once left it: no report returned
+    conftest._keep_reports(tmp_path / "run", pytest.ExitCode.TESTS_FAILED)
+    assert not earlier.exists()
+
+
 def test_a_run_that_built_no_report_leaves_the_kept_one(earlier, tmp_path):
     kept = earlier
     (tmp_path / "run").mkdir()
