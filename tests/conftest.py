@@ -271,11 +271,13 @@ def _restore_report(name: str, folder: Path) -> None:
 
 def _keep_reports(shared: Path, exitstatus: int) -> None:
     """After a run that built reports in ``shared``: when it passed, a copy of each is kept for the next run in
-    place of the one kept before (swapped in whole); when a test or a build failed, the copies kept of those it
-    built are dropped, so the next run builds them from nothing (a kept report may be why); an interrupted run
-    leaves them as they were. What a killed keeping left (``.new``, ``.old``) and copies kept by other
-    report-writing code go."""
+    place of the one kept before, swapped in whole (:func:`probe_lib.core.folders.replacing`, as a report is); when
+    a test or a build failed, the copies kept of those it built are dropped, so the next run builds them from
+    nothing (a kept report may be why); an interrupted run leaves them as they were. What a killed keeping left
+    (hidden ``.partial`` and ``.old`` folders) and copies kept by other report-writing code go."""
     import shutil
+
+    from probe_lib.core import folders
 
     if exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
         return
@@ -283,21 +285,14 @@ def _keep_reports(shared: Path, exitstatus: int) -> None:
         if not (shared / name).is_dir():
             continue  # not asked for in this run
         with _kept_lock(name) as kept:
-            for left in KEPT_REPORTS_FOLDER.glob(f"{name}-*"):
+            for left in [*KEPT_REPORTS_FOLDER.glob(f"{name}-*"), *KEPT_REPORTS_FOLDER.glob(f".{name}-*")]:
                 if left != kept and left.is_dir():
                     shutil.rmtree(left)
             if exitstatus != pytest.ExitCode.OK or not (shared / f"{name}.pickle").exists():
                 shutil.rmtree(kept, ignore_errors=True)  # its build failed, or a test did
                 continue
-            new = kept.with_name(f"{kept.name}.{os.getpid()}.new")
-            old = kept.with_name(f"{kept.name}.{os.getpid()}.old")
-            shutil.copytree(shared / name / "report", new, symlinks=True)
-            replaced = kept.is_dir()
-            if replaced:
-                kept.rename(old)
-            new.rename(kept)
-            if replaced:
-                shutil.rmtree(old)
+            with folders.replacing(kept) as staging:
+                shutil.copytree(shared / name / "report", staging, symlinks=True, dirs_exist_ok=True)
 
 
 @pytest.fixture(scope="session")

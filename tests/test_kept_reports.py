@@ -7,6 +7,8 @@ from __future__ import annotations
 import conftest
 import pytest
 
+from probe_lib.core import folders
+
 
 @pytest.fixture
 def kept(monkeypatch, tmp_path):
@@ -18,8 +20,8 @@ def kept(monkeypatch, tmp_path):
 @pytest.fixture
 def earlier(kept):
     """A ``live-report`` kept by an earlier run: its landing page says ``earlier``."""
-    kept.mkdir(parents=True)
-    (kept / "index.html").write_text("earlier")
+    with folders.replacing(kept) as staging:
+        (staging / "index.html").write_text("earlier")
     return kept
 
 
@@ -74,7 +76,7 @@ def test_a_run_that_built_no_report_leaves_the_kept_one(earlier, tmp_path):
 
 
 def test_what_a_killed_keeping_and_other_report_writing_code_left_is_removed(kept, tmp_path):
-    for left in (f"{kept.name}.123.new", f"{kept.name}.123.old", "live-report-000000000000"):
+    for left in (f".{kept.name}.partial-1234", f".{kept.name}.old-1234", "live-report-000000000000"):
         (kept.parent / left).mkdir(parents=True)
     conftest._restore_report("live-report", tmp_path / "run" / "report")
     assert not (tmp_path / "run" / "report").exists(), "a report kept by other code is not built over"
