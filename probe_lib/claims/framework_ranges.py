@@ -24,7 +24,6 @@ from probe_lib.claims.since import (
     each,
     failed_as,
     forces,
-    likewise,
     names,
     raises,
     resolved_earlier,
@@ -38,25 +37,22 @@ from probe_lib.measure.matrix_runs import PROBES
 
 
 def timelines(frameworks: set[str] | None = None) -> dict[str, Timeline]:
-    """Each other framework's committed timeline, with every release of its swept range and :func:`source` (those of
-    ``frameworks`` only, when given; none before the first ``probe-lib sweep --framework NAME --write``). Mastra's,
-    with its pinned versions laid over it, is :func:`probe_lib.claims.ranges.timeline`."""
+    """Each other framework's committed timeline, with every release of its swept range and what it is judged on, as
+    the ledger's ``source`` column says it (those of ``frameworks`` only, when given; none before the first
+    ``probe-lib sweep --framework NAME --write``). Mastra's, with its pinned versions laid over it, is
+    :func:`probe_lib.claims.ranges.timeline`."""
     if not committed.TIMELINE_PATH.exists():
         return {}
     lines = committed.read(frameworks)
     releases = committed.read_releases()
+    path = committed.TIMELINE_PATH.relative_to(committed.paths.ROOT).as_posix()
+    source = f"recorded, the committed {path} (measured live by `probe-lib sweep --framework NAME --write`)"
     found = {}
     for framework in sorted({line.framework for line in lines} - {MASTRA}):
         own = [line for line in lines if line.framework == framework]
         served = tuple(r.version for r in releases if r.framework == framework)
-        found[framework] = Timeline.of(tables.frame(own), releases=served, source=source())
+        found[framework] = Timeline.of(tables.frame(own), releases=served, source=source)
     return found
-
-
-def source() -> str:
-    """What these claims are judged on, as the ledger's ``source`` column says it."""
-    path = committed.TIMELINE_PATH.relative_to(committed.paths.ROOT).as_posix()
-    return f"recorded, the committed {path} (measured live by `probe-lib sweep --framework NAME --write`)"
 
 
 #: The OpenAI Agents JS SDK forced a key it sent rewritten up to 0.5.4 and refuses it from 0.6.0: one change, judged
@@ -98,214 +94,176 @@ def forced_with_two_tools_from(probe: str, became: Holds) -> RangeCheck:
 #: The dot probe's keys sent as registered, and forcing one names it as registered: what an unchanged framework does.
 KEYS_AS_REGISTERED = {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}
 
-# Each claim id of data/claims.csv, the framework whose committed timeline judges it, and its check.
-register(
-    "T01",
-    changed_at(
-        "unregistered-choice+forced",
-        "0.6.1",
-        "0.6.2",
-        raises("unexpected keyword argument 'tool_choice'"),
-        raises("tool_choice references 'missing' but it's not in the provided tools"),
-        next_served=True,
+#: Each claim id of data/claims.csv -> the framework whose committed timeline judges it, and its check.
+_CLAIMS: dict[str, tuple[str, RangeCheck]] = {
+    "T01": (
+        "autogen",
+        changed_at(
+            "unregistered-choice+forced",
+            "0.6.1",
+            "0.6.2",
+            raises("unexpected keyword argument 'tool_choice'"),
+            raises("tool_choice references 'missing' but it's not in the provided tools"),
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="autogen",
-)
-register(
-    "T03",
-    changed_at(
-        "unregistered-choice+forced",
-        "0.3.7",
-        "0.3.9",
-        sends_choice({"function": {"name": "missing"}, "type": "function"}),
-        sends_choice("missing"),
-        since="0.0.7",  # before it, refused (T06)
+    "T03": (
+        "langchain",
+        changed_at(
+            "unregistered-choice+forced",
+            "0.3.7",
+            "0.3.9",
+            sends_choice({"function": {"name": "missing"}, "type": "function"}),
+            sends_choice("missing"),
+            since="0.0.7",  # before it, refused (T06)
+        ),
     ),
-    on="timeline",
-    framework="langchain",
-)
-register(
-    "T06",
-    changed_at(
-        "unregistered-choice+forced",
-        "0.0.6",
-        "0.0.7",
-        raises("was specified, but the only provided tool was plain"),
-        sends_choice({"function": {"name": "missing"}, "type": "function"}),
-        lasting=False,
-        next_served=True,
+    "T06": (
+        "langchain",
+        changed_at(
+            "unregistered-choice+forced",
+            "0.0.6",
+            "0.0.7",
+            raises("was specified, but the only provided tool was plain"),
+            sends_choice({"function": {"name": "missing"}, "type": "function"}),
+            lasting=False,
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="langchain",
-)
-register(
-    "T23",
-    likewise(
-        forced_with_two_tools_from("dot", both(names(["search.web", "plain"]), forces("search.web"))),
-        {f"{probe}+forced": forced_with_two_tools_from(probe, FORCES_ONE_IT_SENDS) for probe in TWO_KEYS_FORCED},
+    "T23": (
+        "langchain",
+        each(
+            forced_with_two_tools_from("dot", both(names(["search.web", "plain"]), forces("search.web"))),
+            likewise={
+                f"{probe}+forced": forced_with_two_tools_from(probe, FORCES_ONE_IT_SENDS) for probe in TWO_KEYS_FORCED
+            },
+        ),
     ),
-    on="timeline",
-    framework="langchain",
-)
-register("T07", AGENTS_JS_CHECKS_A_FORCED_KEY, on="timeline", framework="openai-agents-js")
-register(
-    "T08",
-    changed_at(
-        "collision", "0.14.2", "0.14.3", names(["search_web", "search_web"]), names(["search_web"]), next_served=True
+    "T07": ("openai-agents-js", AGENTS_JS_CHECKS_A_FORCED_KEY),
+    "T08": (
+        "openai-agents-js",
+        changed_at(
+            "collision",
+            "0.14.2",
+            "0.14.3",
+            names(["search_web", "search_web"]),
+            names(["search_web"]),
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="openai-agents-js",
-)
-register(
-    "T09",
-    changed_at(
-        "dot+forced",
-        "0.14.10",
-        "0.14.12",
-        both(names(["search.web", "plain"]), forces("search.web")),
-        both(names(["search_web", "plain"]), forces("search.web")),
-        oldest_ran="0.11.5",
-        next_served=True,
+    "T09": (
+        "llama-index",
+        changed_at(
+            "dot+forced",
+            "0.14.10",
+            "0.14.12",
+            both(names(["search.web", "plain"]), forces("search.web")),
+            both(names(["search_web", "plain"]), forces("search.web")),
+            oldest_ran="0.11.5",
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="llama-index",
-)
-register(
-    "T10",
-    changed_at(
-        "dot+round-trip",
-        "0.14.10",
-        "0.14.12",
-        runs_the_call(True),
-        runs_the_call(False),
-        oldest_ran="0.11.5",
-        next_served=True,
+    "T10": (
+        "llama-index",
+        changed_at(
+            "dot+round-trip",
+            "0.14.10",
+            "0.14.12",
+            runs_the_call(True),
+            runs_the_call(False),
+            oldest_ran="0.11.5",
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="llama-index",
-)
-register(
-    "T02",
-    unchanged("0.0.2", "0.24.0", KEYS_AS_REGISTERED, ran=26, measured=26),
-    on="timeline",
-    framework="openai-agents",
-)
-register(
-    "T04", unchanged("0.0.1", "1.6.0", KEYS_AS_REGISTERED, ran=15, measured=15), on="timeline", framework="langchain-js"
-)
-register(
-    "T11", unchanged("0.27.0", "3.57.0", KEYS_AS_REGISTERED, ran=223, measured=225), on="timeline", framework="openai"
-)
-register(
-    "T12",
-    changed_at(
-        "dot+forced",
-        "1.92.0",
-        "1.93.0",
-        failed_as("not applicable"),
-        both(names(["search.web", "plain"]), forces("search.web")),
-        since="0.0.12",
-        next_served=True,
+    "T02": ("openai-agents", unchanged("0.0.2", "0.24.0", KEYS_AS_REGISTERED, ran=26, measured=26)),
+    "T04": ("langchain-js", unchanged("0.0.1", "1.6.0", KEYS_AS_REGISTERED, ran=15, measured=15)),
+    "T11": ("openai", unchanged("0.27.0", "3.57.0", KEYS_AS_REGISTERED, ran=223, measured=225)),
+    "T12": (
+        "pydantic-ai",
+        changed_at(
+            "dot+forced",
+            "1.92.0",
+            "1.93.0",
+            failed_as("not applicable"),
+            both(names(["search.web", "plain"]), forces("search.web")),
+            since="0.0.12",
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="pydantic-ai",
-)
-register(
-    "T13",
-    changed_at(
-        "unregistered-choice+forced",
-        "1.92.0",
-        "1.93.0",
-        failed_as("not applicable"),
-        raises("Invalid tool names in `tool_choice`: {'missing'}"),
-        since="0.0.12",
-        lasting=False,
+    "T13": (
+        "pydantic-ai",
+        changed_at(
+            "unregistered-choice+forced",
+            "1.92.0",
+            "1.93.0",
+            failed_as("not applicable"),
+            raises("Invalid tool names in `tool_choice`: {'missing'}"),
+            since="0.0.12",
+            lasting=False,
+        ),
     ),
-    on="timeline",
-    framework="pydantic-ai",
-)
-register(
-    "T14",
-    changed_at(
-        "collision",
-        "1.10.0",
-        "1.10.1",
-        names(["search_web", "search_web"]),
-        names(["search_web", "search_web_2"]),
-        oldest_ran="1.9.3",
-        next_served=True,
+    "T14": (
+        "crewai",
+        changed_at(
+            "collision",
+            "1.10.0",
+            "1.10.1",
+            names(["search_web", "search_web"]),
+            names(["search_web", "search_web_2"]),
+            oldest_ran="1.9.3",
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="crewai",
-)
-register(
-    "T15",
-    changed_at(
-        "length-70",
-        "1.10.0",
-        "1.10.1",
-        names(["b" * 64, "plain"]),
-        names(["b" * 55 + "_b9444034", "plain"]),
-        oldest_ran="1.9.3",
-        next_served=True,
+    "T15": (
+        "crewai",
+        changed_at(
+            "length-70",
+            "1.10.0",
+            "1.10.1",
+            names(["b" * 64, "plain"]),
+            names(["b" * 55 + "_b9444034", "plain"]),
+            oldest_ran="1.9.3",
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="crewai",
-)
-register(
-    "T16",
-    changed_at(
-        "dot",
-        "0.2.81",
-        "0.2.83",
-        names(["mcp__probe__search_web", "mcp__probe__plain"]),
-        names(["mcp__probe__plain", "mcp__probe__search_web"]),
-        on=TOOLS_SENT,
-        next_served=True,
+    "T16": (
+        "claude-agent-sdk",
+        changed_at(
+            "dot",
+            "0.2.81",
+            "0.2.83",
+            names(["mcp__probe__search_web", "mcp__probe__plain"]),
+            names(["mcp__probe__plain", "mcp__probe__search_web"]),
+            on=TOOLS_SENT,
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="claude-agent-sdk",
-)
-register(
-    "T17",
-    changed_at(
-        "collision",
-        "0.2.49",
-        "0.2.50",
-        names(["mcp__probe__search_web", "mcp__probe__search_web"]),
-        names(["mcp__probe__search_web"]),
-        on=TOOLS_SENT,
-        next_served=True,
+    "T17": (
+        "claude-agent-sdk",
+        changed_at(
+            "collision",
+            "0.2.49",
+            "0.2.50",
+            names(["mcp__probe__search_web", "mcp__probe__search_web"]),
+            names(["mcp__probe__search_web"]),
+            on=TOOLS_SENT,
+            next_served=True,
+        ),
     ),
-    on="timeline",
-    framework="claude-agent-sdk",
-)
-register(
-    "T18",
-    each(every_call_runs_from("0.0.4", "0.1.0", on=TOOLS_RUN), resolved_earlier("0.1.0", "0.0.4")),
-    on="timeline",
-    framework="claude-agent-sdk",
-)
-register(
-    "T19",
-    unchanged("0.0.2", "0.24.0", KEYS_AS_REGISTERED, ran=26, measured=26),
-    on="timeline",
-    framework="openai-agents-chat",
-)
-register("T20", AGENTS_JS_CHECKS_A_FORCED_KEY, on="timeline", framework="openai-agents-js-chat")
-register("T21", every_call_runs_from("0.0.2", "0.0.3"), on="timeline", framework="openai-agents-js-chat")
-register(
-    "T22",
-    unchanged("1.66.0", "3.57.0", KEYS_AS_REGISTERED, ran=156, measured=156),
-    on="timeline",
-    framework="openai-responses",
-)
-register(
-    "T05",
-    changed_at(
-        "dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"), oldest_ran="3.1.0", next_served=True
+    "T18": (
+        "claude-agent-sdk",
+        each(every_call_runs_from("0.0.4", "0.1.0", on=TOOLS_RUN), resolved_earlier("0.1.0", "0.0.4")),
     ),
-    on="timeline",
-    framework="ai-sdk",
-)
+    "T19": ("openai-agents-chat", unchanged("0.0.2", "0.24.0", KEYS_AS_REGISTERED, ran=26, measured=26)),
+    "T20": ("openai-agents-js-chat", AGENTS_JS_CHECKS_A_FORCED_KEY),
+    "T21": ("openai-agents-js-chat", every_call_runs_from("0.0.2", "0.0.3")),
+    "T22": ("openai-responses", unchanged("1.66.0", "3.57.0", KEYS_AS_REGISTERED, ran=156, measured=156)),
+    "T05": (
+        "ai-sdk",
+        changed_at(
+            "dot", "3.1.15", "3.1.16", sends_choice(None), sends_choice("auto"), oldest_ran="3.1.0", next_served=True
+        ),
+    ),
+}
+for claim_id, (framework, check) in _CLAIMS.items():
+    register(claim_id, check, on="timeline", framework=framework)

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from probe_lib.analysis import permissions
 from probe_lib.analysis.measured import letter_run
-from probe_lib.claims.registry import register
+from probe_lib.claims.registry import check_factory, register
 from probe_lib.claims.verdict import MASTRA, Status
 from probe_lib.core.outcome import Outcome, called_name, quoted, wire_names_by_key
 from probe_lib.core.scenarios import FORCED, ROUND_TRIP
@@ -75,121 +75,105 @@ def _shape(names: Sequence[str]) -> list[str]:
     return [letter_run(name) for name in names]
 
 
-def sends(expected: Mapping[str, Sequence[str]]) -> Clause:
+@check_factory
+def sends(e: Evidence, expected: Mapping[str, Sequence[str]]) -> tuple[bool, str]:
     """Each probe's request offers exactly these names, in this order."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        said = []
-        for probe, names in expected.items():
-            outcome = e[probe]
-            if outcome.wire_names is None:
-                return False, f"{probe}: keys {_keys(outcome)} sent no request: {_error(outcome)}"
-            if outcome.wire_names != list(names):
-                return False, f"{probe}: keys {_keys(outcome)} went out as {outcome.wire_names}, not {list(names)}"
-            said.append(f"{_shape(_keys(outcome))} sent as {_shape(outcome.wire_names)}")
-        return True, "; ".join(said)
-
-    return clause
+    said = []
+    for probe, names in expected.items():
+        outcome = e[probe]
+        if outcome.wire_names is None:
+            return False, f"{probe}: keys {_keys(outcome)} sent no request: {_error(outcome)}"
+        if outcome.wire_names != list(names):
+            return False, f"{probe}: keys {_keys(outcome)} went out as {outcome.wire_names}, not {list(names)}"
+        said.append(f"{_shape(_keys(outcome))} sent as {_shape(outcome.wire_names)}")
+    return True, "; ".join(said)
 
 
-def keeps(probe: str, key: str) -> Clause:
+@check_factory
+def keeps(e: Evidence, probe: str, key: str) -> tuple[bool, str]:
     """Of the probe's keys, ``key``'s tool alone is sent: read from the tools' descriptions, which name their key
     whatever the framework did to the name (:func:`~probe_lib.core.outcome.wire_names_by_key`)."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        outcome = e[probe]
-        kept = sorted(wire_names_by_key(_keys(outcome), outcome))
-        if kept != [key]:
-            return False, f"{probe}: the tools sent are those of {kept}, not {key!r} alone"
-        return True, f"{probe}: the one tool sent is {key!r}'s (its description names that key)"
-
-    return clause
+    outcome = e[probe]
+    kept = sorted(wire_names_by_key(_keys(outcome), outcome))
+    if kept != [key]:
+        return False, f"{probe}: the tools sent are those of {kept}, not {key!r} alone"
+    return True, f"{probe}: the one tool sent is {key!r}'s (its description names that key)"
 
 
-def sends_as_given(*probes: str) -> Clause:
+@check_factory
+def sends_as_given(e: Evidence, *probes: str) -> tuple[bool, str]:
     """Each probe's keys go out exactly as registered (names and order)."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        for probe in probes:
-            outcome = e[probe]
-            if outcome.wire_names != _keys(outcome):
-                sent = "nothing: " + _error(outcome) if outcome.wire_names is None else outcome.wire_names
-                return False, f"{probe}: keys {_keys(outcome)} went out as {sent}"
-        firsts = ", ".join(repr(letter_run(key)) for probe in probes for key in _keys(e[probe])[:1])
-        counted = f"{len(probes)} probe{'' if len(probes) == 1 else 's'}"
-        return True, f"the keys of {counted} went out as given (first keys {quoted(firsts, 200)})"
-
-    return clause
+    for probe in probes:
+        outcome = e[probe]
+        if outcome.wire_names != _keys(outcome):
+            sent = "nothing: " + _error(outcome) if outcome.wire_names is None else outcome.wire_names
+            return False, f"{probe}: keys {_keys(outcome)} went out as {sent}"
+    firsts = ", ".join(repr(letter_run(key)) for probe in probes for key in _keys(e[probe])[:1])
+    counted = f"{len(probes)} probe{'' if len(probes) == 1 else 's'}"
+    return True, f"the keys of {counted} went out as given (first keys {quoted(firsts, 200)})"
 
 
-def refuses(expected: Mapping[str, str]) -> Clause:
+@check_factory
+def refuses(e: Evidence, expected: Mapping[str, str]) -> tuple[bool, str]:
     """Each run sends no request and raises an error containing the text."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        said = []
-        for run, text in expected.items():
-            outcome = e[run]
-            if outcome.requests:
-                return False, f"{run}: sent a request offering {outcome.wire_names} instead of refusing"
-            if text not in _error(outcome):
-                return False, f"{run}: refused, but with {quoted(_error(outcome), 160)!r}, not {text!r}"
-            said.append(f"{run}: no request, raised {quoted(_error(outcome), 120)!r}")
-        return True, "; ".join(said)
-
-    return clause
+    said = []
+    for run, text in expected.items():
+        outcome = e[run]
+        if outcome.requests:
+            return False, f"{run}: sent a request offering {outcome.wire_names} instead of refusing"
+        if text not in _error(outcome):
+            return False, f"{run}: refused, but with {quoted(_error(outcome), 160)!r}, not {text!r}"
+        said.append(f"{run}: no request, raised {quoted(_error(outcome), 120)!r}")
+    return True, "; ".join(said)
 
 
-def forces(*probes: str, absent: bool) -> Clause:
+@check_factory
+def forces(e: Evidence, *probes: str, absent: bool) -> tuple[bool, str]:
     """Forcing each probe's key sends ``tool_choice`` naming the key unchanged, and that name is (``absent``: is not)
     among the request's own tools."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        said = []
-        for probe in probes:
-            outcome = e[probe + FORCED]
-            key = outcome.scenario.tool_choice["toolName"]
-            if outcome.wire_names is None:
-                return False, f"{probe}: forcing {key!r} sent no request: {quoted(_error(outcome), 160)}"
-            if outcome.forced_name != key:
-                return False, f"{probe}: forcing {key!r} sent tool_choice {outcome.tool_choice}, not the key"
-            if (key in outcome.wire_names) == absent:
-                where = "is among" if absent else "is not among"
-                return False, f"{probe}: tool_choice names {key!r}, which {where} tools {outcome.wire_names}"
-            said.append(f"tool_choice {letter_run(key)!r} with tools {_shape(outcome.wire_names)}")
-        return True, "; ".join(said)
-
-    return clause
+    said = []
+    for probe in probes:
+        outcome = e[probe + FORCED]
+        key = outcome.scenario.tool_choice["toolName"]
+        if outcome.wire_names is None:
+            return False, f"{probe}: forcing {key!r} sent no request: {quoted(_error(outcome), 160)}"
+        if outcome.forced_name != key:
+            return False, f"{probe}: forcing {key!r} sent tool_choice {outcome.tool_choice}, not the key"
+        if (key in outcome.wire_names) == absent:
+            where = "is among" if absent else "is not among"
+            return False, f"{probe}: tool_choice names {key!r}, which {where} tools {outcome.wire_names}"
+        said.append(f"tool_choice {letter_run(key)!r} with tools {_shape(outcome.wire_names)}")
+    return True, "; ".join(said)
 
 
-def round_trip(*probes: str, ran: str | None = None, runs: bool = True, raising: str | None = None) -> Clause:
+@check_factory
+def round_trip(
+    e: Evidence, *probes: str, ran: str | None = None, runs: bool = True, raising: str | None = None
+) -> tuple[bool, str]:
     """A model calling the first key by the name the plain run sent for it runs that key's tool (``runs``), or runs
     no tool registered under the key (``runs=False``; then the tool registered under ``ran``, if given), the turn
     raising an error of class ``raising`` if given."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        said = []
-        for probe in probes:
-            outcome = e[probe + ROUND_TRIP]
-            key, name = _keys(outcome)[0], called_name(outcome)
-            executed = [execution["key"] for execution in outcome.executions]
-            expected = [key] if runs else ([ran] if ran is not None else [])
-            if executed != expected:
-                return (
-                    False,
-                    f"{probe}: a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}, "
-                    f"not {expected or 'nothing'}",
-                )
-            if raising is not None and raising not in [link.get("name") for link in outcome.error]:
-                return False, f"{probe}: a call of {name!r} raised {_error(outcome)!r}, no {raising}"
-            said.append(
-                f"{probe}: a call of {letter_run(name)!r} (sent for {letter_run(key)!r}) ran "
-                f"{_shape(executed) or 'nothing'}"
-                + ("" if executed == [key] else f" ({quoted(_error(outcome), 80)})")
-                + (f", raising {raising}" if raising is not None else "")
+    said = []
+    for probe in probes:
+        outcome = e[probe + ROUND_TRIP]
+        key, name = _keys(outcome)[0], called_name(outcome)
+        executed = [execution["key"] for execution in outcome.executions]
+        expected = [key] if runs else ([ran] if ran is not None else [])
+        if executed != expected:
+            return (
+                False,
+                f"{probe}: a call of {name!r} (sent for {key!r}) ran {executed or 'nothing'}, "
+                f"not {expected or 'nothing'}",
             )
-        return True, "; ".join(said)
-
-    return clause
+        if raising is not None and raising not in [link.get("name") for link in outcome.error]:
+            return False, f"{probe}: a call of {name!r} raised {_error(outcome)!r}, no {raising}"
+        said.append(
+            f"{probe}: a call of {letter_run(name)!r} (sent for {letter_run(key)!r}) ran "
+            f"{_shape(executed) or 'nothing'}"
+            + ("" if executed == [key] else f" ({quoted(_error(outcome), 80)})")
+            + (f", raising {raising}" if raising is not None else "")
+        )
+    return True, "; ".join(said)
 
 
 def served(*names: str) -> list[str]:
@@ -198,110 +182,94 @@ def served(*names: str) -> list[str]:
     return [f"mcp__probe__{name}" for name in names]
 
 
-def no_own_error(*probes: str) -> Clause:
+@check_factory
+def no_own_error(e: Evidence, *probes: str) -> tuple[bool, str]:
     """Each probe's run raised nothing but the capture server's scripted refusal."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        for probe in probes:
-            if e[probe].own_errors:
-                return False, f"{probe}: raised {quoted(e[probe].own_errors[0], 160)!r}"
-        return True, f"{', '.join(probes)}: no error of its own"
-
-    return clause
+    for probe in probes:
+        if e[probe].own_errors:
+            return False, f"{probe}: raised {quoted(e[probe].own_errors[0], 160)!r}"
+    return True, f"{', '.join(probes)}: no error of its own"
 
 
-def raises_only_as(reference: str, *probes: str) -> Clause:
+@check_factory
+def raises_only_as(e: Evidence, reference: str, *probes: str) -> tuple[bool, str]:
     """Each probe's run raised exactly what the ``reference`` probe's run of the same target raised (the capture
     server's scripted refusal, in that framework's wording): nothing of its own, whatever the framework wraps it in."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        expected = _error(e[reference])
-        for probe in probes:
-            if _error(e[probe]) != expected:
-                return (
-                    False,
-                    f"{probe}: raised {quoted(_error(e[probe]), 160)!r}, where {reference} raised {expected!r}",
-                )
-        return True, f"{', '.join(probes)}: raised only what {reference} raised ({quoted(expected, 60)!r})"
-
-    return clause
+    expected = _error(e[reference])
+    for probe in probes:
+        if _error(e[probe]) != expected:
+            return False, f"{probe}: raised {quoted(_error(e[probe]), 160)!r}, where {reference} raised {expected!r}"
+    return True, f"{', '.join(probes)}: raised only what {reference} raised ({quoted(expected, 60)!r})"
 
 
-def longer_than(provider: str, variant: str, limit: int, *probes: str) -> Clause:
+@check_factory
+def longer_than(e: Evidence, provider: str, variant: str, limit: int, *probes: str) -> tuple[bool, str]:
     """``provider``'s ``variant`` tool-name rule (``data/provider_rules.csv``) caps names at ``limit`` characters, as
     the claim states, and each probe's first key went out under a name longer than that."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        rule = name_rules.get_rule(provider, variant)
-        if rule.max_length != limit:
-            return False, f"{provider}'s {variant} rule caps names at {rule.max_length}, not {limit}"
-        said = []
-        for probe in probes:
-            names = e[probe].wire_names or []
-            if not names or len(names[0]) <= limit:
-                return False, f"{probe}: its first tool went out as {names[:1]}, not longer than {limit}"
-            said.append(f"{probe}: {len(names[0])} characters")
-        return True, f"{provider}'s {variant} rule caps names at {limit}; " + ", ".join(said)
-
-    return clause
+    rule = name_rules.get_rule(provider, variant)
+    if rule.max_length != limit:
+        return False, f"{provider}'s {variant} rule caps names at {rule.max_length}, not {limit}"
+    said = []
+    for probe in probes:
+        names = e[probe].wire_names or []
+        if not names or len(names[0]) <= limit:
+            return False, f"{probe}: its first tool went out as {names[:1]}, not longer than {limit}"
+        said.append(f"{probe}: {len(names[0])} characters")
+    return True, f"{provider}'s {variant} rule caps names at {limit}; " + ", ".join(said)
 
 
-def resends_and_tunnels(host: str, *probes: str, turns: int) -> Clause:
+@check_factory
+def resends_and_tunnels(e: Evidence, host: str, *probes: str, turns: int) -> tuple[bool, str]:
     """Each probe's turn re-sent its first request with the same tools after the capture server's refusal, and
     asked the kit's proxy for at least one tunnel, every one to ``host`` and refused (403); the probes are the
     ``turns`` the claim counts."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        if len(probes) != turns:
-            return False, f"the matrix has {len(probes)} plain turns, not {turns}"
-        counts = set()
-        for probe in probes:
-            outcome = e[probe]
-            if len(outcome.requests) < 2:
-                return False, f"{probe}: sent {len(outcome.requests)} request(s), no second"
-            tools = {tuple(outcome._format.tool_names(request)) for request in outcome.requests}
-            if len(tools) != 1:
-                return False, f"{probe}: its requests offered different tools: {sorted(tools)}"
-            tunnels = [(entry["method"], entry["path"]) for entry in outcome.unrouted]
-            if not tunnels or set(tunnels) != {("CONNECT", host)}:
-                return False, f"{probe}: other traffic was {tunnels or 'none'}, not CONNECT {host} only"
-            if answered := {entry["status"] for entry in outcome.unrouted} - {403}:
-                return False, f"{probe}: the proxy answered a tunnel {sorted(answered)}, not only its refusal (403)"
-            counts.add((len(outcome.requests), len(tunnels)))
-        said = ", ".join(f"{requests} requests and {tunnels} tunnels" for requests, tunnels in sorted(counts))
-        return True, f"{len(probes)} turns, each sending {said} to {host}, the same tools every time"
-
-    return clause
+    if len(probes) != turns:
+        return False, f"the matrix has {len(probes)} plain turns, not {turns}"
+    counts = set()
+    for probe in probes:
+        outcome = e[probe]
+        if len(outcome.requests) < 2:
+            return False, f"{probe}: sent {len(outcome.requests)} request(s), no second"
+        tools = {tuple(outcome._format.tool_names(request)) for request in outcome.requests}
+        if len(tools) != 1:
+            return False, f"{probe}: its requests offered different tools: {sorted(tools)}"
+        tunnels = [(entry["method"], entry["path"]) for entry in outcome.unrouted]
+        if not tunnels or set(tunnels) != {("CONNECT", host)}:
+            return False, f"{probe}: other traffic was {tunnels or 'none'}, not CONNECT {host} only"
+        if answered := {entry["status"] for entry in outcome.unrouted} - {403}:
+            return False, f"{probe}: the proxy answered a tunnel {sorted(answered)}, not only its refusal (403)"
+        counts.add((len(outcome.requests), len(tunnels)))
+    said = ", ".join(f"{requests} requests and {tunnels} tunnels" for requests, tunnels in sorted(counts))
+    return True, f"{len(probes)} turns, each sending {said} to {host}, the same tools every time"
 
 
+@check_factory
 def list_acts(
-    list_name: str, *, offers: Mapping[str, bool | None], runs: Mapping[str, bool], answer: Mapping[str, str]
-) -> Clause:
+    e: Evidence,
+    list_name: str,
+    *,
+    offers: Mapping[str, bool | None],
+    runs: Mapping[str, bool],
+    answer: Mapping[str, str],
+) -> tuple[bool, str]:
     """The Claude Agent SDK's list probes for ``list_name`` (:mod:`probe_lib.measure.permission_runs`, read through
     :mod:`probe_lib.analysis.permissions`): for each spelling, whether the request the list governs offers the tool
     (``None``: that request was never sent), whether the tool ran, and a text the model was told of its call."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        said = []
-        for spelling in SPELLINGS:
-            outcome = e[f"{list_name}={spelling}"]
-            offered = permissions.offered(outcome)
-            has = None if offered is None else WIRE_NAME in offered
-            ran, told = permissions.ran(outcome), permissions.answer(outcome) or ""
-            named = SPELLINGS[spelling]
-            if has != offers[spelling]:
-                return False, f"{list_name} [{named!r}]: the request offered {offered}"
-            if ran != runs[spelling]:
-                return False, f"{list_name} [{named!r}]: search.web {'ran' if ran else 'did not run'}"
-            if answer[spelling] not in told:
-                return (
-                    False,
-                    f"{list_name} [{named!r}]: the model was told {quoted(told, 160)!r}, not {answer[spelling]!r}",
-                )
-            said.append(f"{named!r}: {'ran' if ran else 'nothing ran'} ({quoted(told, 70)})")
-        return True, f"{list_name}: " + "; ".join(said)
-
-    return clause
+    said = []
+    for spelling in SPELLINGS:
+        outcome = e[f"{list_name}={spelling}"]
+        offered = permissions.offered(outcome)
+        has = None if offered is None else WIRE_NAME in offered
+        ran, told = permissions.ran(outcome), permissions.answer(outcome) or ""
+        named = SPELLINGS[spelling]
+        if has != offers[spelling]:
+            return False, f"{list_name} [{named!r}]: the request offered {offered}"
+        if ran != runs[spelling]:
+            return False, f"{list_name} [{named!r}]: search.web {'ran' if ran else 'did not run'}"
+        if answer[spelling] not in told:
+            return False, f"{list_name} [{named!r}]: the model was told {quoted(told, 160)!r}, not {answer[spelling]!r}"
+        said.append(f"{named!r}: {'ran' if ran else 'nothing ran'} ({quoted(told, 70)})")
+    return True, f"{list_name}: " + "; ".join(said)
 
 
 def mastra_forces_by_key(e: Evidence) -> tuple[bool, str]:
@@ -338,21 +306,18 @@ def forcing_absent_frameworks(e: Evidence) -> set[str]:
     return found
 
 
-def alone_forces_absent(framework: str) -> Clause:
+@check_factory
+def alone_forces_absent(e: Evidence, framework: str) -> tuple[bool, str]:
     """Of the matrix's frameworks other than Mastra, ``framework`` is the only one forcing a tool absent from its
     tools."""
-
-    def clause(e: Evidence) -> tuple[bool, str]:
-        others = sorted({target.partition("@")[0] for target in e.by_version} - {MASTRA})
-        found = sorted(forcing_absent_frameworks(e) - {MASTRA})
-        if found != [framework]:
-            return (
-                False,
-                f"of {len(others)} adapters besides Mastra, {found or 'none'} forced a tool absent from its tools",
-            )
-        return True, f"of {len(others)} adapters besides Mastra ({', '.join(others)}), only {framework} did"
-
-    return clause
+    others = sorted({target.partition("@")[0] for target in e.by_version} - {MASTRA})
+    found = sorted(forcing_absent_frameworks(e) - {MASTRA})
+    if found != [framework]:
+        return (
+            False,
+            f"of {len(others)} adapters besides Mastra, {found or 'none'} forced a tool absent from its tools",
+        )
+    return True, f"of {len(others)} adapters besides Mastra ({', '.join(others)}), only {framework} did"
 
 
 def on_target(

@@ -15,7 +15,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Literal
 
 import pandas as pd
@@ -31,6 +31,11 @@ from probe_lib.measure.measurement import Measurement
 from probe_lib.tables.evidence import CheckError, Evidence
 
 CLAIMS_PATH = paths.DATA / "claims.csv"
+#: The ledger's columns, in order: the claim, the framework it is about, where it comes from, what it was judged on
+#: and the verdict.
+_COLUMNS = "claim framework origin section statement notebook version source status evidence".split()
+#: Those that the other frameworks' ledgers show.
+_FRAMEWORK_COLUMNS = ["claim", "framework", "version", "source", "statement", "status", "evidence"]
 
 
 @dataclass(frozen=True)
@@ -68,11 +73,6 @@ def judge(claim: Claim, evidence: Evidence | Timeline) -> Verdict:
         text += evidence.dates_caveat(text)
     version = evidence.span if registered.kind == "timeline" else evidence.version
     return Verdict(claim.id, version, status, text)
-
-
-def claims_of(framework: str) -> list[Claim]:
-    """The claims whose checks read ``framework``'s outcomes."""
-    return [claim for claim in load_claims() if registry.checks()[claim.id].framework == framework]
 
 
 def ledger(
@@ -115,20 +115,8 @@ def ledger(
                     judged.append((Evidence(version, outcomes, by_target, source), source))
         for evidence, source in judged:
             verdict = judge(claim, evidence)
-            rows.append(
-                {
-                    "claim": claim.id,
-                    "framework": framework,
-                    "origin": claim.origin,
-                    "section": claim.section,
-                    "statement": claim.statement,
-                    "notebook": claim.notebook,
-                    "version": verdict.version,
-                    "source": source,
-                    "status": verdict.status,
-                    "evidence": verdict.evidence,
-                }
-            )
+            row = {**asdict(claim), **asdict(verdict), "framework": framework, "source": source}
+            rows.append({column: row[column] for column in _COLUMNS})
     return pd.DataFrame(rows)
 
 
@@ -138,14 +126,14 @@ def framework_ledger(measured: Sequence[Measurement]) -> pd.DataFrame:
     framework, source (how the target's matrix measurement was made), verdict and evidence."""
     sources = {str(m.target): m.source for m in measured if m.collection == MATRIX.name}
     table = ledger({}, by_target=by_target(o for m in measured for o in m.outcomes), sources=sources)
-    return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
+    return table[_FRAMEWORK_COLUMNS]
 
 
 def framework_range_ledger(timelines: Mapping[str, Timeline]) -> pd.DataFrame:
     """The other frameworks' release-range claims, each judged on its framework's committed timeline (one row each,
     with its framework, span, source, verdict and evidence)."""
     table = ledger({}, timelines)
-    return table[["claim", "framework", "version", "source", "statement", "status", "evidence"]]
+    return table[_FRAMEWORK_COLUMNS]
 
 
 def status_matrix(table: pd.DataFrame) -> pd.DataFrame:

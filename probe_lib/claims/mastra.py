@@ -18,6 +18,7 @@ from probe_lib import providers
 from probe_lib.analysis import measured
 from probe_lib.claims.registry import claim
 from probe_lib.claims.verdict import Status
+from probe_lib.core.naming import js_length
 from probe_lib.core.outcome import CAPTURED, Outcome, quoted, wire_names_by_key
 from probe_lib.core.target import baseline, version_key
 from probe_lib.frameworks.mastra import catalogue, versions
@@ -95,11 +96,6 @@ def _substituted(key: str, *, units: bool) -> str:
 
 
 _COLLISION_START = "Two or more tools resolve to the same name"
-
-
-def _collision_text(name: str) -> str:
-    """The collision error's full text as the article quotes it, for ``name``."""
-    return f'{_COLLISION_START} "{name}". Please rename one of the tools to avoid this collision.'
 
 
 def _forces_absent_tool(outcome: Outcome, forced_as: str, context: str = "") -> tuple[Status, str]:
@@ -246,7 +242,7 @@ def _substitution(e: Evidence) -> tuple[Status, str]:
         sent |= {
             key: by_key.get(key)
             for key in outcome.registered_keys
-            if re.fullmatch(r"[a-zA-Z_]", key[:1]) and _js_length(key) <= 63 and _substituted(key, units=False) != key
+            if re.fullmatch(r"[a-zA-Z_]", key[:1]) and js_length(key) <= 63 and _substituted(key, units=False) != key
         }
     per_character = {key: _substituted(key, units=False) for key in sent}
     split = {key: _substituted(key, units=True) for key, name in per_character.items() if sent[key] != name}
@@ -265,10 +261,6 @@ def _substitution(e: Evidence) -> tuple[Status, str]:
             f"inside it, one per character: {shown}",
         )
     return "confirmed", shown
-
-
-def _js_length(key: str) -> int:
-    return sum(2 if ord(c) > 0xFFFF else 1 for c in key)
 
 
 @claim("A05")
@@ -366,7 +358,7 @@ def _collision(e: Evidence) -> tuple[Status, str]:
         if not outcome.error:
             return "refuted", f"{scenario}: generate() raised nothing"
         texts = {link["message"] for link in outcome.error}
-        if texts != {_collision_text(name)}:
+        if texts != {f'{_COLLISION_START} "{name}". Please rename one of the tools to avoid this collision.'}:
             return "refuted", f"{scenario}: the error text is not the article's, in full: {sorted(texts)}"
         tracked = [link for record in outcome.log_records("exception") for link in record["error"]]
         where = [("caller's chain", link) for link in outcome.error] + [
@@ -1242,7 +1234,7 @@ def _paths_force_absent_tool(e: Evidence) -> tuple[Status, str]:
 def _needs_rewrite(key: str) -> bool:
     """Whether the article's rules rewrite ``key``: a character outside the allowed set, a first character that is
     no letter or underscore, or more than 63 UTF-16 units."""
-    return _substituted(key, units=True) != key or not re.fullmatch(r"[a-zA-Z_]", key[:1]) or _js_length(key) > 63
+    return _substituted(key, units=True) != key or not re.fullmatch(r"[a-zA-Z_]", key[:1]) or js_length(key) > 63
 
 
 def _not_refused_on(outcome: Outcome, name: str, what: str) -> str | None:

@@ -109,15 +109,11 @@ def _active_tools_stretches(timeline: Timeline) -> tuple[Status, str]:
     )
 
 
-def _choice(line) -> object:
-    return line.behaviour.tool_choice
-
-
 @claim("V04", on="timeline")
 def _choice_none_changes(timeline: Timeline) -> tuple[Status, str]:
     lines = scenario_lines(timeline, "choice-none")
-    with_tools = [line.version for line in lines if line.behaviour.names and _choice(line) == "none"]
-    without = [line.version for line in lines if not line.behaviour.names and _choice(line) is None]
+    with_tools = [line.version for line in lines if line.behaviour.names and line.behaviour.tool_choice == "none"]
+    without = [line.version for line in lines if not line.behaviour.names and line.behaviour.tool_choice is None]
     other = [line.version for line in lines if line.version not in with_tools and line.version not in without]
     if other:
         return "refuted", f"toolChoice 'none' sent something else on {', '.join(other[:5])}"

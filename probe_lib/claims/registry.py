@@ -9,9 +9,10 @@ why its refutation is expected. :func:`checks` is the whole registry (it imports
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar
+from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
 
 from probe_lib.claims.verdict import MASTRA, Status
 
@@ -22,6 +23,9 @@ Kind = Literal["version", "target", "timeline"]
 #: A check: what it is judged on (as its :data:`Kind` says) in, a status and one line of evidence out.
 Check = Callable[[Any], tuple[Status, str]]
 C = TypeVar("C", bound=Check)
+E = TypeVar("E")
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -109,6 +113,18 @@ def claim(claim_id: str, **declared: Any) -> Callable[[C], C]:
         return check
 
     return decorate
+
+
+def check_factory(judge: Callable[Concatenate[E, P], R]) -> Callable[P, Callable[[E], R]]:
+    """A check factory from ``judge``, written with the evidence first and what the claim states after: decorated,
+    ``judge(*stated)`` is the check (or one clause of a check) that judges each evidence as
+    ``judge(evidence, *stated)`` would."""
+
+    @functools.wraps(judge)
+    def stated(*args: P.args, **kwargs: P.kwargs) -> Callable[[E], R]:
+        return lambda evidence: judge(evidence, *args, **kwargs)
+
+    return stated
 
 
 def ids(kind: Kind | None = None, framework: str | None = None) -> set[str]:

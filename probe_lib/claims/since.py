@@ -22,6 +22,7 @@ import pandas as pd
 from probe_lib import wire
 from probe_lib.analysis import timeline as tables
 from probe_lib.analysis.timeline import prereleases, stable, versions
+from probe_lib.claims.registry import check_factory
 from probe_lib.claims.verdict import Status
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.target import version_key
@@ -207,24 +208,23 @@ def changed_at(
     return check
 
 
-def resolved_earlier(first_with: str, last_before: str) -> RangeCheck:
+@check_factory
+def resolved_earlier(timeline: Timeline, first_with: str, last_before: str) -> tuple[Status, str]:
     """The claim that ``first_with`` was measured with dependencies resolved as of an earlier date than those of
     ``last_before``, the release before it: a change between them may be the environment's, not the release's."""
-
-    def check(timeline: Timeline) -> tuple[Status, str]:
-        dates = [timeline.resolved.get(version) for version in (first_with, last_before)]
-        if None in dates:
-            return "not testable", f"the timeline notes no resolution date of {first_with} or {last_before}"
-        if dates[0] >= dates[1]:  # both ISO 8601 UTC
-            return "refuted", f"{first_with} was resolved as of {dates[0]}, not before {last_before} ({dates[1]})"
-        return "confirmed", f"{first_with} was resolved as of {dates[0]}, before {last_before} ({dates[1]})"
-
-    return check
+    dates = [timeline.resolved.get(version) for version in (first_with, last_before)]
+    if None in dates:
+        return "not testable", f"the timeline notes no resolution date of {first_with} or {last_before}"
+    if dates[0] >= dates[1]:  # both ISO 8601 UTC
+        return "refuted", f"{first_with} was resolved as of {dates[0]}, not before {last_before} ({dates[1]})"
+    return "confirmed", f"{first_with} was resolved as of {dates[0]}, before {last_before} ({dates[1]})"
 
 
-def each(*checks: RangeCheck) -> RangeCheck:
-    """The claim that every one of ``checks`` holds (one change seen on several probes): the first verdict that is
-    not confirmed, else each one's evidence."""
+def each(*checks: RangeCheck, likewise: Mapping[str, RangeCheck] | None = None) -> RangeCheck:
+    """The claim that every one of ``checks`` holds (one change seen on several probes), and each of ``likewise`` (by
+    probe) too: the first verdict that is not confirmed (a probe of ``likewise`` named before it), else each one's
+    evidence, the probes of ``likewise`` only named where their evidence would repeat the same once a probe."""
+    others = likewise or {}
 
     def check(timeline: Timeline) -> tuple[Status, str]:
         evidence = []
@@ -233,27 +233,15 @@ def each(*checks: RangeCheck) -> RangeCheck:
             if status != "confirmed":
                 return status, text
             evidence.append(text)
+        for probe, one in others.items():
+            status, text = one(timeline)
+            if status != "confirmed":
+                return status, f"{probe}: {text}"
+        if others:
+            evidence.append(f"likewise on {', '.join(others)}")
         return "confirmed", "; ".join(evidence)
 
-    check.next_served = any(getattr(one, "next_served", False) for one in checks)
-    return check
-
-
-def likewise(shown: RangeCheck, others: Mapping[str, RangeCheck]) -> RangeCheck:
-    """The claim that ``shown`` and each of ``others`` (by probe) hold: one change seen on many probes, ``shown``'s
-    evidence in full and the others named where :func:`each` would repeat the same evidence once a probe."""
-
-    def check(timeline: Timeline) -> tuple[Status, str]:
-        status, text = shown(timeline)
-        if status != "confirmed":
-            return status, text
-        for probe, one in others.items():
-            status, said = one(timeline)
-            if status != "confirmed":
-                return status, f"{probe}: {said}"
-        return "confirmed", f"{text}; likewise on {', '.join(others)}"
-
-    check.next_served = any(getattr(one, "next_served", False) for one in (shown, *others.values()))
+    check.next_served = any(getattr(one, "next_served", False) for one in (*checks, *others.values()))
     return check
 
 
@@ -265,58 +253,56 @@ def _wire(line, on: frozenset[str] = tables.WIRE_FIELDS) -> tuple:
     return line.error_kind, json.dumps({k: stored.get(k) for k in sorted(on)}, sort_keys=True)
 
 
-def unchanged(first: str, last: str, holds: Mapping[str, Holds], *, ran: int, measured: int) -> RangeCheck:
+@check_factory
+def unchanged(
+    timeline: Timeline, first: str, last: str, holds: Mapping[str, Holds], *, ran: int, measured: int
+) -> tuple[Status, str]:
     """The claim "on the ``ran`` releases that ran of the ``measured`` measured from ``first`` (the first the harness
     runs) to ``last`` (the newest), which include the newest of each minor series served between them, every probe
     behaves alike on the wire, and each probe of ``holds`` does what it states on each of them"."""
-
-    def check(timeline: Timeline) -> tuple[Status, str]:
-        table = tables.ran(timeline.table)
-        runs = tables.versions(table)
-        if not runs:
-            raise CheckError(f"no {timeline.framework} release in the timeline ran")
-        if (runs[0], runs[-1]) != (first, last):
-            return "refuted", f"the releases that ran span {runs[0]} to {runs[-1]}, not {first} to {last}"
-        span = timeline.releases[timeline.releases.index(first) : timeline.releases.index(last) + 1]
-        measured_versions = set(timeline.table["version"])
-        in_span = [version for version in span if version in measured_versions]
-        if (len(runs), len(in_span)) != (ran, measured):
-            return "refuted", (
-                f"{len(runs)} releases ran of the {len(in_span)} measured from {first} to {last}, not {ran} of "
-                f"{measured}"
-            )
-        series = framework_sweep.subject(timeline.framework).series
-        newest = {series(version): version for version in span}
-        if unsampled := [version for version in newest.values() if version not in in_span]:
-            return "refuted", f"the newest of a minor series was not measured: {', '.join(unsampled[:5])}"
-        for scenario, rows in table.groupby("scenario"):
-            states = {_wire(line) for line in rows.itertuples()}
-            if len(states) > 1:
-                seen = [line.version for line in rows.itertuples()]
-                return "refuted", f"{scenario} changes on the wire between {seen[0]} and {seen[-1]}"
-        for scenario, (test, words) in holds.items():
-            lines = list(table[table["scenario"] == scenario].itertuples())
-            if not lines:
-                raise CheckError(f"no {timeline.framework} release ran {scenario!r}")
-            if wrong := [line.version for line in lines if not test(line.behaviour, line.error_kind)]:
-                return "refuted", f"{scenario} did not {words} on {', '.join(wrong[:5])}"
-        unrunnable = [version for version in in_span if version not in runs]
-        earlier = len([v for v in measured_versions - set(runs) if v not in span])
-        first_lines = {scenario: next(table[table["scenario"] == scenario].itertuples()) for scenario in holds}
-        said = "; ".join(
-            f"{scenario} {words} ({tables.describe(first_lines[scenario].behaviour, '')})"
-            for scenario, (_, words) in holds.items()
+    table = tables.ran(timeline.table)
+    runs = tables.versions(table)
+    if not runs:
+        raise CheckError(f"no {timeline.framework} release in the timeline ran")
+    if (runs[0], runs[-1]) != (first, last):
+        return "refuted", f"the releases that ran span {runs[0]} to {runs[-1]}, not {first} to {last}"
+    span = timeline.releases[timeline.releases.index(first) : timeline.releases.index(last) + 1]
+    measured_versions = set(timeline.table["version"])
+    in_span = [version for version in span if version in measured_versions]
+    if (len(runs), len(in_span)) != (ran, measured):
+        return "refuted", (
+            f"{len(runs)} releases ran of the {len(in_span)} measured from {first} to {last}, not {ran} of {measured}"
         )
-        skipped = f"; could not run: {', '.join(unrunnable)}" if unrunnable else ""
-        skipped += f"; {earlier} measured before {first} could not run" if earlier else ""
-        return "confirmed", (
-            f"{table['scenario'].nunique()} scenarios (the probes' plain, forced and round-trip runs) alike on the "
-            f"wire on the {ran} releases that ran of the {measured} measured from {first} to {last} (the newest of "
-            f"each of its {len(newest)} minor series among them; {len(timeline.releases)} served in all); "
-            f"{said}{skipped}"
-        )
-
-    return check
+    series = framework_sweep.subject(timeline.framework).series
+    newest = {series(version): version for version in span}
+    if unsampled := [version for version in newest.values() if version not in in_span]:
+        return "refuted", f"the newest of a minor series was not measured: {', '.join(unsampled[:5])}"
+    for scenario, rows in table.groupby("scenario"):
+        states = {_wire(line) for line in rows.itertuples()}
+        if len(states) > 1:
+            seen = [line.version for line in rows.itertuples()]
+            return "refuted", f"{scenario} changes on the wire between {seen[0]} and {seen[-1]}"
+    for scenario, (test, words) in holds.items():
+        lines = list(table[table["scenario"] == scenario].itertuples())
+        if not lines:
+            raise CheckError(f"no {timeline.framework} release ran {scenario!r}")
+        if wrong := [line.version for line in lines if not test(line.behaviour, line.error_kind)]:
+            return "refuted", f"{scenario} did not {words} on {', '.join(wrong[:5])}"
+    unrunnable = [version for version in in_span if version not in runs]
+    earlier = len([v for v in measured_versions - set(runs) if v not in span])
+    first_lines = {scenario: next(table[table["scenario"] == scenario].itertuples()) for scenario in holds}
+    said = "; ".join(
+        f"{scenario} {words} ({tables.describe(first_lines[scenario].behaviour, '')})"
+        for scenario, (_, words) in holds.items()
+    )
+    skipped = f"; could not run: {', '.join(unrunnable)}" if unrunnable else ""
+    skipped += f"; {earlier} measured before {first} could not run" if earlier else ""
+    return "confirmed", (
+        f"{table['scenario'].nunique()} scenarios (the probes' plain, forced and round-trip runs) alike on the "
+        f"wire on the {ran} releases that ran of the {measured} measured from {first} to {last} (the newest of "
+        f"each of its {len(newest)} minor series among them; {len(timeline.releases)} served in all); "
+        f"{said}{skipped}"
+    )
 
 
 def raises(text: str) -> Holds:
@@ -417,37 +403,36 @@ def crashed_note(timeline: Timeline, scenario: str, *, expressible_only: bool = 
     return "".join(f"; left out, {why}: {', '.join(versions)}" for why, versions in left_out if versions)
 
 
-def begins_at(scenario: str, stated: str, holds: Holds, *, expressible_only: bool = True) -> RangeCheck:
+@check_factory
+def begins_at(
+    timeline: Timeline, scenario: str, stated: str, holds: Holds, *, expressible_only: bool = True
+) -> tuple[Status, str]:
     """The claim "``holds`` from ``stated`` on, on every measured version, and on no version before it" (on a
     timeline of every served version, in semver order): refuted by any measured exception. ``expressible_only``
     as :func:`scenario_lines`."""
     test, what = holds
-
-    def check(timeline: Timeline) -> tuple[Status, str]:
-        lines = scenario_lines(timeline, scenario, expressible_only=expressible_only)
-        before = [line.version for line in lines if version_key(line.version) < version_key(stated)]
-        since = [line for line in lines if version_key(line.version) >= version_key(stated)]
-        if not before or not since or since[0].version != stated:
-            return "not testable", f"{scenario} was not measured on {stated} and a version before it"
-        early = [line.version for line in lines[: len(before)] if test(line.behaviour, line.error_kind)]
-        late = [line.version for line in since if not test(line.behaviour, line.error_kind)]
-        if early or late:
-            exceptions = "; ".join(
-                part
-                for part in (
-                    f"already on {', '.join(early[:5])}" if early else "",
-                    f"not on {', '.join(late[:5])}" if late else "",
-                )
-                if part
+    lines = scenario_lines(timeline, scenario, expressible_only=expressible_only)
+    before = [line.version for line in lines if version_key(line.version) < version_key(stated)]
+    since = [line for line in lines if version_key(line.version) >= version_key(stated)]
+    if not before or not since or since[0].version != stated:
+        return "not testable", f"{scenario} was not measured on {stated} and a version before it"
+    early = [line.version for line in lines[: len(before)] if test(line.behaviour, line.error_kind)]
+    late = [line.version for line in since if not test(line.behaviour, line.error_kind)]
+    if early or late:
+        exceptions = "; ".join(
+            part
+            for part in (
+                f"already on {', '.join(early[:5])}" if early else "",
+                f"not on {', '.join(late[:5])}" if late else "",
             )
-            return "refuted", f"{what}: {exceptions} ({len(lines)} versions ran {scenario})"
-        unable = sum(line.error_kind == tables.NOT_APPLICABLE for line in lines[: len(before)])
-        return "confirmed", (
-            f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
-            f"newest), on none of the {len(before)} before it (last: {before[-1]}"
-            + (f"; {unable} of them could not express it" if unable else "")
-            + f"); on {stated}: {tables.describe(since[0].behaviour, '')}"
-            + crashed_note(timeline, scenario, expressible_only=expressible_only)
+            if part
         )
-
-    return check
+        return "refuted", f"{what}: {exceptions} ({len(lines)} versions ran {scenario})"
+    unable = sum(line.error_kind == tables.NOT_APPLICABLE for line in lines[: len(before)])
+    return "confirmed", (
+        f"{what} on all {len(since)} measured versions from {stated} ({since[-1].version} the "
+        f"newest), on none of the {len(before)} before it (last: {before[-1]}"
+        + (f"; {unable} of them could not express it" if unable else "")
+        + f"); on {stated}: {tables.describe(since[0].behaviour, '')}"
+        + crashed_note(timeline, scenario, expressible_only=expressible_only)
+    )
