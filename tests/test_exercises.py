@@ -139,13 +139,15 @@ def test_the_tool_choice_exercise_takes_the_object_its_question_shows(node_modul
     assert formless.state == "wrong" and "the toolName alone, a string" in formless.why, str(formless)
 
 
-def test_a_version_that_sent_no_request_judges_no_answer_but_a_collision_is_wrong():
+def test_a_version_that_sent_no_request_judges_no_answer_but_a_collision_is_wrong(monkeypatch):
     """On a release that crashes before sending (0.20.2, 1.57.0 on most turns) an answer is neither right nor wrong;
     a refusal on a collision is the package's answer, and judged."""
-    crashed = exercises._no_request("colliding_key", {"kind": "crash", "message": "boom"}, "1.57.0", "live")
+    monkeypatch.setattr(exercises, "_wire_names", lambda *_: ({"error": {"kind": "crash", "message": "boom"}}, "live"))
+    crashed = exercises.colliding_key("search-web", "1.57.0", sources.LIVE)
     assert crashed.state == "not judged" and not crashed.right
     assert str(crashed).startswith("⚠️ NOT JUDGED [colliding_key] 1.57.0 sent no request (crash: boom)")
-    refused = exercises._no_request("safe_names", {"kind": "collision", "name": "a_b"}, "1.67.0", "live")
+    monkeypatch.setattr(exercises, "_wire_names", lambda *_: ({"error": {"kind": "collision", "name": "a_b"}}, "live"))
+    refused = exercises.safe_names(solutions.SOLUTIONS["safe_names"], "1.67.0", sources.LIVE)
     assert refused.state == "wrong" and "two tools would go out as 'a_b'" in refused.why
 
 

@@ -13,6 +13,7 @@ import textwrap
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch, Rectangle
 
@@ -34,6 +35,12 @@ class Chart(Figure):
 
     def __repr__(self) -> str:
         return describe(self)
+
+    @classmethod
+    def of_size(cls, width: float, height: float) -> tuple[Chart, Axes]:
+        """A chart of ``width`` by ``height`` inches (constrained layout) and its one axes."""
+        figure = cls(figsize=(width, height), layout="constrained")
+        return figure, figure.add_subplot()
 
 
 def describe(figure: Figure) -> str:
@@ -95,16 +102,14 @@ def rules_fired(summary: pd.DataFrame) -> Figure:
     One bar per set and rule, so ``3 * len(summary)`` bars.
     """
     count = len(summary)
-    fig = Chart(figsize=(8, 1.2 + 0.32 * max(count, 1)), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = Chart.of_size(8, 1.2 + 0.32 * max(count, 1))
     height = 0.8 / len(RULES)
     for offset, (rule, colour) in enumerate(RULES):
         positions = [row + (offset - 1) * height for row in range(count)]
         ax.barh(positions, summary[rule].to_numpy(), height=height, color=colour, label=rule)
     ax.set_yticks(range(count), summary["set"].tolist())
     ax.invert_yaxis()
-    ax.set_xlabel("keys")
-    ax.set_title("Rules fired per key set (Python model)")
+    ax.set(xlabel="keys", title="Rules fired per key set (Python model)")
     ax.legend(loc="lower right")
     return fig
 
@@ -116,8 +121,7 @@ def lengths(rewrites: pd.DataFrame, rule: NameRule | None = None) -> Figure:
     ``rule`` is the one the table was computed with (default: the default framework's).
     """
     rule = rule or t.default_rule()
-    fig = Chart(figsize=(6, 5), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = Chart.of_size(6, 5)
     truncated = rewrites["truncated"].to_numpy(dtype=bool)
     for label, mask, colour in (("kept whole", ~truncated, "tab:blue"), ("truncated", truncated, "tab:red")):
         ax.scatter(rewrites["key_length"][mask], rewrites["name_length"][mask], s=14, color=colour, label=label)
@@ -126,9 +130,8 @@ def lengths(rewrites: pd.DataFrame, rule: NameRule | None = None) -> Figure:
     ax.axhline(rule.MAX_NAME_LENGTH, color="tab:red", linewidth=1, label=f"cut ({rule.MAX_NAME_LENGTH})")
     ax.axhline(PROVIDER_NAME_LIMIT, color="black", linewidth=1, linestyle="--",
                label=f"OpenAI's documented limit ({PROVIDER_NAME_LIMIT})")  # fmt: skip
-    ax.set_xlabel("key length (UTF-16 units)")
-    ax.set_ylabel("wire name length")
-    ax.set_title(f"Key length before and after {rule.LABEL}() (Python model)")
+    title = f"Key length before and after {rule.LABEL}() (Python model)"
+    ax.set(xlabel="key length (UTF-16 units)", ylabel="wire name length", title=title)
     ax.legend(loc="upper left")
     return fig
 
@@ -144,8 +147,7 @@ def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
         raise ValueError(f"the table holds no key set {keyset!r}")
     if (rows["position_after"].isna() & ~rows["vanished"]).any():
         raise ValueError(f"key set {keyset!r} makes formatTools raise, so it has no wire order")
-    fig = Chart(figsize=(7, 1 + 0.3 * len(rows)), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = Chart.of_size(7, 1 + 0.3 * len(rows))
     for row in rows.itertuples(index=False):
         before, key = row.position_before, key_label(row.key)
         ax.annotate(key, (0, before), xytext=(-6, 0), textcoords="offset points", ha="right", va="center", fontsize=8)
@@ -156,12 +158,9 @@ def ordering_slope(rewrites: pd.DataFrame, keyset: str) -> Figure:
         ax.plot([0, 1], [before, after], marker="o", color="tab:orange" if row.rewritten else "grey")
         ax.annotate(key_label(row.wire_name), (1, after), xytext=(6, 0), textcoords="offset points",
                     ha="left", va="center", fontsize=8)  # fmt: skip
-    ax.set_xlim(-0.05, 1.05)
-    ax.set_xticks([0, 1], ["registered", "on the wire"])
-    ax.set_yticks([])
+    ax.set(xlim=(-0.05, 1.05), xticks=[0, 1], xticklabels=["registered", "on the wire"], yticks=[])
     ax.invert_yaxis()
-    for side in ("left", "right", "top"):
-        ax.spines[side].set_visible(False)
+    ax.spines[["left", "right", "top"]].set_visible(False)
     ax.set_title(f"Tool order: {keyset} (Python model)", pad=12)
     return fig
 
@@ -179,17 +178,14 @@ STATUS_COLOURS = {
 def ledger_statuses(ledger: pd.DataFrame) -> Figure:
     """Stacked bars: how many claims each status has, per version (a ``ledger.ledger`` table)."""
     counts = ledger.groupby(["version", "status"]).size().unstack(fill_value=0)
-    figure = Chart(figsize=(7, 2.6), layout="constrained")
-    axes = figure.subplots()
+    figure, axes = Chart.of_size(7, 2.6)
     left = pd.Series(0, index=counts.index)
     for status, colour in STATUS_COLOURS.items():
         if status in counts:
             axes.barh(counts.index, counts[status], left=left, color=colour, label=status)
             left = left + counts[status]
-    axes.set_xlabel("claims")
-    axes.set_ylabel("@mastra/core")
+    axes.set(xlabel="claims", ylabel="@mastra/core", title="Claims ledger: status per version")
     axes.legend(loc="upper center", bbox_to_anchor=(0.5, -0.35), ncols=len(STATUS_COLOURS), frameon=False)
-    axes.set_title("Claims ledger: status per version")
     return figure
 
 
@@ -435,8 +431,7 @@ def category_grid(
     text = text.map(lambda value: _cell_text(value) if isinstance(value, str) or not pd.isna(value) else value)
     height = max((str(value).count("\n") + 1 for value in text.to_numpy().ravel()), default=1)
     rows, columns = len(categories.index), len(categories.columns)
-    fig = Chart(figsize=(2.4 + 2.1 * columns, 1.6 + 0.26 * height * max(rows, 1)), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = Chart.of_size(2.4 + 2.1 * columns, 1.6 + 0.26 * height * max(rows, 1))
     present = set()
     for row in range(rows):
         for column in range(columns):
@@ -447,14 +442,12 @@ def category_grid(
             value = text.iat[row, column]
             if isinstance(value, str) or not pd.isna(value):
                 ax.text(column + 0.5, row + 0.5, value, ha="center", va="center", fontsize=8)
-    ax.set_xlim(0, columns)
-    ax.set_ylim(rows, 0)
+    ax.set(xlim=(0, columns), ylim=(rows, 0))
     ax.xaxis.tick_top()
     ax.set_xticks([column + 0.5 for column in range(columns)], [str(name) for name in categories.columns], fontsize=9)
     ax.set_yticks([row + 0.5 for row in range(rows)], [key_label(str(name)) for name in categories.index], fontsize=9)
     ax.tick_params(length=0)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
+    ax.spines[:].set_visible(False)
     handles = [Patch(facecolor=colour, label=name) for name, colour in colours.items() if name in present]
     if handles:
         ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, 0), ncols=min(len(handles), 3),
@@ -484,8 +477,7 @@ def name_lengths(
     """
     rule = rule or t.default_rule()
     limits = ((rule.MAX_NAME_LENGTH, "cut of " + rule.LABEL, "tab:red", "-"), *LENGTH_LIMITS)
-    fig = Chart(figsize=(8, 4), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = Chart.of_size(8, 4)
     longest = max(int(names["length"].max()) if len(names) else 0, LENGTH_LIMITS[-1][0]) + 2
     groups = [names.loc[names["subset"] == subset, "length"].to_numpy() for subset, _colour in CORPUS_SUBSETS]
     ax.hist(
@@ -499,10 +491,7 @@ def name_lengths(
         over = int((names["length"] > limit).sum())
         label = f"{what} ({limit}): {over:,} longer"
         ax.axvline(limit + 0.5, color=colour, linestyle=style, linewidth=1.2, label=label)  # between limit and limit+1
-    ax.set_yscale("log")
-    ax.set_xlabel("name length (UTF-16 units)")
-    ax.set_ylabel("names (log scale)")
-    ax.set_title(title)
+    ax.set(yscale="log", xlabel="name length (UTF-16 units)", ylabel="names (log scale)", title=title)
     ax.legend(loc="upper right", fontsize=8)
     return fig
 
@@ -516,8 +505,7 @@ def rewrites_per_record(per_record: pd.DataFrame, top: int = 15, title: str | No
     rewritten name are left out, so fewer than ``top`` bars can be drawn.
     """
     shown = per_record[per_record["rewritten"] > 0].nlargest(top, "rewritten").reset_index(drop=True)
-    fig = Chart(figsize=(8, 1.2 + 0.32 * max(len(shown), 1)), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = Chart.of_size(8, 1.2 + 0.32 * max(len(shown), 1))
     rows = range(len(shown))
     kept = (shown["truncated"] - shown["suffix_lost"]).to_numpy()
     lost = shown["suffix_lost"].to_numpy()
@@ -533,7 +521,7 @@ def rewrites_per_record(per_record: pd.DataFrame, top: int = 15, title: str | No
     ax.set_yticks(list(rows), labels, fontsize=8)
     ax.invert_yaxis()
     ax.set_xlim(0, max(int(shown["rewritten"].max()) if len(shown) else 0, 1) * 1.18)  # room for the labels
-    ax.set_xlabel("rewritten names in the tool set")
-    ax.set_title(title or f"The {len(shown)} tool sets with the most rewritten names (Python model)")
+    title = title or f"The {len(shown)} tool sets with the most rewritten names (Python model)"
+    ax.set(xlabel="rewritten names in the tool set", title=title)
     ax.legend(loc="lower right", fontsize=8)
     return fig

@@ -58,11 +58,6 @@ def others(lines: Sequence, releases: Sequence) -> tuple[list, list]:
     return [line for line in lines if line.framework != MASTRA], [r for r in releases if r.framework != MASTRA]
 
 
-def mastra_timeline(lines: Sequence) -> pd.DataFrame:
-    """The committed sweep of every stable ``@mastra/core`` version, as the range claims read it."""
-    return timeline.stable(timeline.frame([line for line in lines if line.framework == MASTRA]))
-
-
 #: A forced run's verdict (:mod:`probe_lib.analysis.matrix`) as the README's table words it.
 _FATES = {
     "not in tools": "sent, absent from its tools",
@@ -116,12 +111,6 @@ def dot_probe(table: pd.DataFrame) -> str:
         }
     )
     return markdown(frame)
-
-
-def framework_sweeps(lines: Sequence, releases: Sequence) -> str:
-    """Each framework's swept range: releases served, measured (samples and bisection probes) and those that could
-    not run (its change points are :func:`framework_changes`)."""
-    return markdown(timeline.framework_summary(lines, releases).drop(columns="wire change points"))
 
 
 def framework_changes(lines: Sequence) -> str:
@@ -185,11 +174,6 @@ def registry_dates(lines: Sequence, releases: Sequence) -> str:
     return markdown(pd.DataFrame(rows, columns=columns))
 
 
-def mastra_ranges(table: pd.DataFrame) -> str:
-    """The version-range questions of the ledger, each answered on every swept stable version."""
-    return markdown(timeline.range_claims(table))
-
-
 #: The notebook whose reading-order table ``docs/teaching.md`` shows.
 OVERVIEW = paths.NOTEBOOKS / "00-overview.ipynb"
 
@@ -210,14 +194,18 @@ def blocks() -> dict[str, Callable[[], str]]:
     """Each block's name and the function that renders it from the data, for one pass over the documents: each data
     file is read once, on first use, however many blocks and documents show it."""
     matrix_data, every = functools.cache(matrix_table), functools.cache(timelines)
-    sweeps, mastra = functools.cache(lambda: others(*every())), functools.cache(lambda: mastra_timeline(every()[0]))
+    sweeps = functools.cache(lambda: others(*every()))
+    mastra = functools.cache(lambda: timeline.frame([line for line in every()[0] if line.framework == MASTRA]))
     return {
         "forced-absent": lambda: forced_absent(matrix_data()),
         "matrix-dot": lambda: dot_probe(matrix_data()),
-        "framework-sweeps": lambda: framework_sweeps(*sweeps()),
+        # each framework's swept range: releases served, measured and those that could not run (its change points
+        # are the next block's)
+        "framework-sweeps": lambda: markdown(timeline.framework_summary(*sweeps()).drop(columns="wire change points")),
         "framework-changes": lambda: framework_changes(sweeps()[0]),
         "registry-dates": lambda: registry_dates(*sweeps()),
-        "mastra-ranges": lambda: mastra_ranges(mastra()),
+        # the ledger's version-range questions, each answered on every swept stable @mastra/core version
+        "mastra-ranges": lambda: markdown(timeline.range_claims(timeline.stable(mastra()))),
         "reading-order": reading_order,
     }
 

@@ -56,7 +56,7 @@ _HELD_WIDGET = re.compile(r"IPY_MODEL_([0-9a-f]{32})")
 #: Where an object lay in memory, as its default repr ends: `` at 0x7fc4d6722bd0>``.
 _ADDRESS = re.compile(r" at 0x[0-9a-f]+>")
 #: The tag (and, here, the id) of the cell papermill adds with the parameters.
-_INJECTED = "injected-parameters"
+INJECTED = "injected-parameters"
 
 
 @dataclass(frozen=True)
@@ -148,8 +148,8 @@ def _without_run_details(executed: Path, source: Path) -> None:
         for field in _RUN_TIMES:
             kept.pop(field, None)
     for cell in document.cells:  # papermill gives the cell it adds a random id
-        if _INJECTED in cell.metadata.get("tags", []):
-            cell.id = _INJECTED
+        if INJECTED in cell.metadata.get("tags", []):
+            cell.id = INJECTED
     _number_styled_tables(document, executed.stem)
     executed.write_text(_numbered_widgets(document), encoding="utf-8")
 

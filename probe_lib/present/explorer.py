@@ -31,7 +31,7 @@ from probe_lib.frameworks.base import Adapter
 from probe_lib.frameworks.mastra.runner import FRAMEWORK as MASTRA
 from probe_lib.frameworks.session_pool import SessionPool
 from probe_lib.inputs.records import checked_keys, parse_keys, shown
-from probe_lib.providers import get_rule, lint, rules
+from probe_lib.providers import get_rule, lint
 from probe_lib.wire.replies import TextReply
 
 #: What the explorer opens on: the article's awkward keys, with a legal key in the middle.
@@ -126,11 +126,6 @@ def source_named(label: str) -> ExplorerSource:
     )
 
 
-def provider_labels() -> list[str]:
-    """``provider/variant`` of every rule the linter knows, in file order."""
-    return [rule.label for rule in rules()]
-
-
 def _model(rule: NameRule, keys: tuple[str, ...], tool_choice: str | None) -> ExplorerMeasurement:
     """The name rule's prediction, with a sketch of the request (tools and tool_choice only)."""
     result = rule.normalise(keys)
@@ -214,8 +209,6 @@ class ExplorerResult:
     notes: tuple[str, ...]
     rows: tuple[KeyRow, ...]
     measurement: ExplorerMeasurement
-    tool_choice: str | None
-    active_tools: tuple[str, ...] | None
     provider: str
     findings: tuple[lint.LintFinding, ...]
     elapsed_s: float
@@ -272,18 +265,16 @@ def _merge(pieces: list[Piece]) -> tuple[Piece, ...]:
 
 
 def _rules_of(
-    key: str, name: str | None, moved: bool, sent: bool, active: tuple[str, ...] | None, rule: NameRule | None
+    key: str, name: str | None, modelled: str, moved: bool, sent: bool, restricted: bool, rule: NameRule | None
 ) -> tuple[str, ...]:
-    """The rules that fired on ``key`` (in the name rule's words), its move, and why it was not sent."""
+    """The rules that fired on ``key`` (in the name rule's words), its move, why it was not sent (``restricted``:
+    activeTools was given), and whether the name sent differs from ``modelled``, the name ``rule`` gives it."""
     fired = list(rule.explain(key)) if rule is not None else []
     if moved:
         fired.append("moved to the end (rewritten keys are re-added)")
     if sent and name is None:
-        fired.append(
-            "not sent (activeTools does not name it)" if active is not None else "not sent (never reaches the wire)"
-        )
-    modelled = rule.normalise((key,)).rows[0].name if rule is not None and key else None
-    if name is not None and modelled is not None and name != modelled:
+        fired.append("not sent (activeTools does not name it)" if restricted else "not sent (never reaches the wire)")
+    if name is not None and rule is not None and key and name != modelled:
         fired.append(f"differs from the Python model, which predicts {shown(modelled)!r}")
     return tuple(fired)
 
@@ -366,14 +357,14 @@ def explore(
         measurement = _model(name_rule, given.keys, choice)
     after = {key: position for position, key in enumerate(measurement.wire_keys or ())}
     names = dict(zip(measurement.wire_keys or (), measurement.wire_names or ()))
-    rows = []
+    rows, sent = [], measurement.wire_names is not None
     for before, key in enumerate(given.keys):
         name = names.get(key)
         would_be = name_rule.normalise((key,)).rows[0].name if name_rule is not None else key
         key_pieces, name_pieces = _pieces(key, would_be if name is None else name, name_rule)
         position = after.get(key)
         moved = position is not None and name != key and position != before  # not when the order held
-        fired = _rules_of(key, name, moved, measurement.wire_names is not None, active, name_rule)
+        fired = _rules_of(key, name, would_be, moved, sent, active is not None, name_rule)
         rows.append(KeyRow(key, name, fired, before, position, key_pieces, name_pieces))
     body = measurement.body
     findings = tuple(lint.lint_body(body, provider_rule, name_rule=name_rule)) if body is not None else ()
@@ -383,8 +374,6 @@ def explore(
         tuple(notes),
         tuple(rows),
         measurement,
-        choice,
-        active,
         provider_rule.label,
         findings,
         time.perf_counter() - started,

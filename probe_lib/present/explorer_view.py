@@ -27,6 +27,7 @@ from probe_lib.inputs.records import keys_as_text, shown
 from probe_lib.measure import sources
 from probe_lib.present import explorer, explorer_html
 from probe_lib.present.explorer import ExplorerResult, ExplorerSource
+from probe_lib.providers import rules
 
 #: The picker's first entry: whatever is in the text box.
 CUSTOM = "(your own keys, typed below)"
@@ -102,7 +103,7 @@ class ExplorerView:
             layout=widgets.Layout(width="50%"),
         )
         self.provider = widgets.Dropdown(
-            options=explorer.provider_labels(),
+            options=[rule.label for rule in rules()],  # every rule the linter knows, in file order
             value=provider,
             description="provider",
             layout=widgets.Layout(width="50%"),

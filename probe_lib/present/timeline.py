@@ -44,8 +44,7 @@ def timeline(
     patch per cell took seconds to draw."""
     rows, columns = grid.shape
     # The cells get room of their own beside the labels and the legend, however few releases there are.
-    fig = Chart(figsize=(3.2 + max(_CELL_W * columns, _MIN_CELLS_W), 1.8 + _CELL_H * rows), layout="constrained")
-    ax = fig.add_subplot()
+    fig, ax = Chart.of_size(3.2 + max(_CELL_W * columns, _MIN_CELLS_W), 1.8 + _CELL_H * rows)
     values = grid.to_numpy()
     cells = np.array(
         [
@@ -62,8 +61,7 @@ def timeline(
     if highlight in grid.columns:
         at = list(grid.columns).index(highlight)
         ax.add_patch(Rectangle((at, 0), 1, rows, fill=False, edgecolor="red", linewidth=1.5))
-    ax.set_xlim(0, columns)
-    ax.set_ylim(rows, 0)
+    ax.set(xlim=(0, columns), ylim=(rows, 0))
     ax.set_xticks([c + 0.5 for c in range(columns)], list(grid.columns), rotation=90, fontsize=6)
     marked = [c for c, version in enumerate(grid.columns) if version in prereleases]
     for c in marked:
@@ -82,8 +80,7 @@ def timeline(
         )
     ax.set_yticks([r + 0.5 for r in range(rows)], list(grid.index), fontsize=8)
     ax.tick_params(length=0)
-    for spine in ax.spines.values():
-        spine.set_visible(False)
+    ax.spines[:].set_visible(False)
     present = {c for c in grid.to_numpy().ravel() if isinstance(c, str)}
     handles = [Patch(facecolor=colour, label=name) for name, colour in colours.items() if name in present]
     if any(not isinstance(c, str) for c in grid.to_numpy().ravel()):

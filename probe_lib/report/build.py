@@ -207,16 +207,11 @@ def _stale_because(
     return None
 
 
-def extract_figures(executed: Path, figures: Path) -> list[Path]:
-    """Save every PNG a notebook displayed as ``<notebook-stem>-<n>.png`` (:func:`pages.figure_name`), the file its
-    page shows."""
+def extract_figures(executed: Path, figures: Path) -> None:
+    """Save every PNG a notebook displayed as the file its page shows (:func:`pages.figures`)."""
     figures.mkdir(parents=True, exist_ok=True)
-    written = []
-    for number, png in enumerate(pages.pngs(nbformat.read(executed, as_version=4)), start=1):
-        path = figures / pages.figure_name(executed.stem, number)
-        path.write_bytes(base64.b64decode(png))
-        written.append(path)
-    return written
+    for data, name, _ in pages.figures(nbformat.read(executed, as_version=4), executed.stem):
+        (figures / name).write_bytes(base64.b64decode(data))
 
 
 def reproduce(

@@ -31,7 +31,7 @@ from probe_lib.core import paths
 from probe_lib.core.target import baseline
 from probe_lib.present import no_value, staleness
 from probe_lib.present.charts import STATUS_COLOURS
-from probe_lib.present.execution import WIDGET_VIEW
+from probe_lib.present.execution import INJECTED, WIDGET_VIEW
 from probe_lib.process import forked
 
 if TYPE_CHECKING:
@@ -61,8 +61,6 @@ HEADLINES = ("F15", "F09", "A06", "A08", "X09", "F13")
 #: A table with more rows than this scrolls in a box of its own instead of running down the page.
 TALL_TABLE_ROWS = 30
 _GENERIC_FIGURE = re.compile(r"^<Figure size [0-9.]+x[0-9.]+ with \d+ Axes>$")
-#: The tag of the cell papermill adds with the parameters it was given (the notebook's own cell above says them).
-_INJECTED = "injected-parameters"
 _WIDGET_NOTE = "(An interactive widget: open the notebook in JupyterLab and run it to use it.)"
 #: The packages whose versions the report names (with Python and Node.js): those that measure, compute and draw.
 KEY_PACKAGES = (
@@ -93,11 +91,14 @@ class Page:
         return f"{self.stem}.html"
 
 
-@functools.cache
-def _environment() -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
-    )
+_JINJA = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True, undefined=jinja2.StrictUndefined
+)
+
+
+def _render(template: str, **context: object) -> str:
+    """The file ``template`` of :data:`TEMPLATES` rendered with ``context``."""
+    return _JINJA.get_template(template).render(**context)
 
 
 def write(report: Report, version: str, earlier: Path | None) -> list[Path]:
@@ -114,28 +115,16 @@ def write(report: Report, version: str, earlier: Path | None) -> list[Path]:
     (folder / PAGES).mkdir(parents=True, exist_ok=True)
     for at, (page, (body, words)) in enumerate(zip(pages, _bodies(pages, folder, earlier, exporter))):
         around = {"previous": pages[at - 1] if at else None, "next": pages[at + 1] if at + 1 < len(pages) else None}
-        text = (
-            _environment()
-            .get_template("notebook.html.j2")
-            .render(css=css, pages=pages, page=page, body=Markup(body), home="../", **around)
-        )
+        text = _render("notebook.html.j2", css=css, pages=pages, page=page, body=Markup(body), home="../", **around)
         written.append(_write(folder / PAGES / page.href, text))
         searched.append({"href": page.href, "title": page.title, "text": words})
     landing = landing_page(report, version)
     # The line saying which notebooks this build reused is left out: the search finds the same in any rebuild.
     found = _words(landing, leaving_out=REBUILT)
     searched.insert(0, {"href": f"../{INDEX}", "title": "What was found, and the ledger", "text": found})
-    written.append(
-        _write(
-            folder / INDEX,
-            _environment()
-            .get_template("index.html.j2")
-            .render(css=css, pages=pages, body=Markup(landing), home="", previous=None, next=pages[0]),
-        )
-    )
-    search = (
-        _environment().get_template("search.html.j2").render(css=css, pages=pages, home="../", previous=None, next=None)
-    )
+    index = _render("index.html.j2", css=css, pages=pages, body=Markup(landing), home="", previous=None, next=pages[0])
+    written.append(_write(folder / INDEX, index))
+    search = _render("search.html.j2", css=css, pages=pages, home="../", previous=None, next=None)
     written.append(_write(folder / PAGES / SEARCH, search))
     index = json.dumps(searched, ensure_ascii=False).replace("</", "<\\/")
     written.append(_write(folder / PAGES / SEARCH_INDEX, f"window.SEARCH_PAGES = {index};\n"))
@@ -175,38 +164,35 @@ def landing_page(report: Report, version: str) -> str:
     counted per version and how it was all measured; then the ledger."""
     table = report.ledger
     mastra_rows = table[table["framework"] == MASTRA]
-    return (
-        _environment()
-        .get_template("landing.html.j2")
-        .render(
-            live=report.recorded_because is None and str(report.source) == "live",
-            recorded_because=report.recorded_because,
-            central=_finding(mastra_rows, CENTRAL),
-            headlines=[_finding(table, claim) for claim in HEADLINES if (table["claim"] == claim).any()],
-            counts=_counts(table),
-            statuses=STATUSES,
-            measured=report.measured,
-            built_with=built_with(),
-            rebuilt=rebuilt_line(report),
-            rebuilt_id=REBUILT,
-            failed=report.failed,
-            version=version,
-            article_version=baseline("mastra").version,
-            ledger=Markup(readable(_ledger_html(table), {})),
-            evidence=Markup(
-                readable(
-                    no_value.frame_html(
-                        mastra_rows[["claim", "version", "status", "evidence"]],
-                        index=False,
-                        escape=True,
-                        table_id="evidence",
-                    ),
-                    {},
-                )
-            ),
-            frameworks=_framework_rows(table),
-            colours=STATUS_COLOURS,
-        )
+    return _render(
+        "landing.html.j2",
+        live=report.recorded_because is None and str(report.source) == "live",
+        recorded_because=report.recorded_because,
+        central=_finding(mastra_rows, CENTRAL),
+        headlines=[_finding(table, claim) for claim in HEADLINES if (table["claim"] == claim).any()],
+        counts=_counts(table),
+        statuses=STATUSES,
+        measured=report.measured,
+        built_with=built_with(),
+        rebuilt=rebuilt_line(report),
+        rebuilt_id=REBUILT,
+        failed=report.failed,
+        version=version,
+        article_version=baseline("mastra").version,
+        ledger=Markup(readable(_ledger_html(table), {})),
+        evidence=Markup(
+            readable(
+                no_value.frame_html(
+                    mastra_rows[["claim", "version", "status", "evidence"]],
+                    index=False,
+                    escape=True,
+                    table_id="evidence",
+                ),
+                {},
+            )
+        ),
+        frameworks=_framework_rows(table),
+        colours=STATUS_COLOURS,
     )
 
 
@@ -260,18 +246,15 @@ def _counts(table: pd.DataFrame) -> list[tuple[str, list[int]]]:
 def _ledger_html(table: pd.DataFrame) -> str:
     """Every Mastra claim beside what was measured, its status on each version in its colour."""
     matrix = ledger.status_matrix(table)
-    return (
-        _environment()
-        .get_template("ledger.html.j2")
-        .render(
-            versions=list(matrix.columns),
-            rows=[
-                (claim, _side_by_side(table[table["claim"] == claim]), list(statuses))
-                for claim, statuses in matrix.iterrows()
-            ],
-            colours=STATUS_COLOURS,
-            article_version=baseline("mastra").version,
-        )
+    return _render(
+        "ledger.html.j2",
+        versions=list(matrix.columns),
+        rows=[
+            (claim, _side_by_side(table[table["claim"] == claim]), list(statuses))
+            for claim, statuses in matrix.iterrows()
+        ],
+        colours=STATUS_COLOURS,
+        article_version=baseline("mastra").version,
     )
 
 
@@ -338,7 +321,8 @@ def section(notebook: Path, exporter) -> str:
         return ""
     document = for_reading(nbformat.read(notebook, as_version=4))
     body = exporter.from_notebook_node(document)[0]
-    return readable(page_links(body), figure_descriptions(document), figure_files(document, notebook.stem))
+    shown = figures(document, notebook.stem)
+    return readable(page_links(body), {data: alt for data, _, alt in shown}, {data: file for data, file, _ in shown})
 
 
 def page_links(body: str) -> str:
@@ -356,7 +340,7 @@ def for_reading(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     the widget works takes its place.
     """
     notebook.metadata.pop("widgets", None)
-    notebook.cells = [cell for cell in notebook.cells if _INJECTED not in cell.metadata.get("tags", [])]
+    notebook.cells = [cell for cell in notebook.cells if INJECTED not in cell.metadata.get("tags", [])]
     for cell in notebook.cells:
         if cell.cell_type != "code":
             continue
@@ -374,42 +358,22 @@ def for_reading(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return notebook
 
 
-def pngs(notebook: nbformat.NotebookNode) -> list[str]:
-    """Every PNG the notebook displayed, base64 as stored, in order."""
-    return [
-        "".join(output["data"]["image/png"].split())
-        for cell in notebook.cells
-        for output in cell.get("outputs", [])
-        if output.get("data", {}).get("image/png")
-    ]
-
-
-def figure_name(stem: str, number: int) -> str:
-    """The file of the ``number``-th chart (from 1) of notebook ``stem`` in ``figures/``."""
-    return f"{stem}-{number}.png"
-
-
-def figure_files(notebook: nbformat.NotebookNode, stem: str) -> dict[str, str]:
-    """Each PNG's file in ``figures/`` (as the build extracts them), by its base64 data."""
-    return {data: figure_name(stem, number) for number, data in enumerate(pngs(notebook), start=1)}
-
-
-def figure_descriptions(notebook: nbformat.NotebookNode) -> dict[str, str]:
-    """Alt text for every PNG a notebook displayed, by its base64 data: the figure's own description (the kit's
-    charts describe themselves in their ``text/plain``, :class:`probe_lib.present.charts.Chart`), else the text of
-    the markdown cell before it."""
-    described, caption = {}, ""
+def figures(notebook: nbformat.NotebookNode, stem: str) -> list[tuple[str, str, str]]:
+    """Every PNG the notebook displayed, in order: its base64 data, its file in ``figures/`` (``<stem>-<n>.png``) and
+    its alt text: the figure's own description (the kit's charts describe themselves in their ``text/plain``,
+    :class:`probe_lib.present.charts.Chart`), else the text of the markdown cell before it."""
+    found, caption = [], ""
     for cell in notebook.cells:
         if cell.cell_type == "markdown":
             caption = re.sub(r"[*_`#>\[\]]|\(glossary[^)]*\)", "", cell.source).strip().split("\n")[0][:300]
-            continue
         for output in cell.get("outputs", []):
             data = output.get("data", {})
-            if "image/png" in data:
+            if data.get("image/png"):
                 plain = str(data.get("text/plain", "")).strip()
                 own = plain if plain and not _GENERIC_FIGURE.match(plain) else ""
-                described["".join(data["image/png"].split())] = own or (f"Chart: {caption}" if caption else "A chart")
-    return described
+                alt = own or (f"Chart: {caption}" if caption else "A chart")
+                found.append(("".join(data["image/png"].split()), f"{stem}-{len(found) + 1}.png", alt))
+    return found
 
 
 def _png_width(data: str) -> int:
