@@ -52,6 +52,17 @@ def _tool_choice_sent(outcome: Outcome) -> str:
     return f"function {name}" if name else json.dumps(outcome.tool_choice)
 
 
+def _given_and_sent(outcome: Outcome) -> tuple[dict[str, object], dict[str, object]]:
+    """The columns :func:`choice_table` and :func:`remedy_table` share: what the caller gave (keys, option), and what
+    the first request sent (``tools``, ``tool_choice``; ``"no request"`` when the turn stopped before one)."""
+    given = {"keys registered": outcome.registered_keys, "option given": _option_given(outcome.scenario)}
+    sent = {
+        "tools sent": outcome.wire_names if outcome.requests else NO_REQUEST,
+        "tool_choice sent": _tool_choice_sent(outcome),
+    }
+    return given, sent
+
+
 #: The shortest run of one repeated character that :func:`letter_run` writes as ``"a × 64"``.
 _RUN = re.compile(r"(.)\1{7,}")
 
@@ -69,9 +80,10 @@ def letter_run(name: str) -> str:
     return " + ".join(parts) if len(parts) > 1 or (parts and parts[0] != name) else name
 
 
-def _per_scenario(rows: list[dict], scenario_names: Sequence[str], columns: list[str]) -> pd.DataFrame:
-    """One row per scenario, indexed by name; object columns, so a missing value reads ``None`` as measured."""
-    return pd.DataFrame(rows, index=list(scenario_names), columns=columns, dtype=object)
+def _per_scenario(rows: list[dict], scenario_names: Sequence[str]) -> pd.DataFrame:
+    """One row per scenario, indexed by name, its columns the rows' keys in order; object columns, so a missing value
+    reads ``None`` as measured."""
+    return pd.DataFrame(rows, index=list(scenario_names), dtype=object)
 
 
 # -- which name the model sees -----------------------------------------------------------------------------------
@@ -149,20 +161,11 @@ def choice_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     ``tools`` and ``tool_choice``, and whether the tool it forces is among those ``tools`` (``None``: none forced)."""
     rows = []
     for name in scenario_names:
-        outcome, scenario = ev[name], ev[name].scenario
-        name_forced = outcome.forced_name
-        rows.append(
-            {
-                "method": scenario.method,
-                "keys registered": outcome.registered_keys,
-                "option given": _option_given(scenario),
-                "tools sent": outcome.wire_names if outcome.requests else NO_REQUEST,
-                "tool_choice sent": _tool_choice_sent(outcome),
-                "forced tool is in tools": None if name_forced is None else name_forced in outcome.wire_names,
-            }
-        )
-    columns = ["method", "keys registered", "option given", "tools sent", "tool_choice sent", "forced tool is in tools"]
-    return _per_scenario(rows, scenario_names, columns)
+        outcome, forced = ev[name], ev[name].forced_name
+        given, sent = _given_and_sent(outcome)
+        in_tools = None if forced is None else forced in outcome.wire_names
+        rows.append({"method": outcome.scenario.method, **given, **sent, "forced tool is in tools": in_tools})
+    return _per_scenario(rows, scenario_names)
 
 
 def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.DataFrame:
@@ -181,18 +184,11 @@ def lint_findings(ev: Evidence, scenario_names: Sequence[str], provider: str = "
 def remedy_table(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
     """Per scenario: keys, the option given, the boundary normaliser's mapping (``None``: not applied), and the
     ``tools`` and ``tool_choice`` sent (``"no request"`` when the turn stopped before one)."""
-    rows = [
-        {
-            "keys registered": ev[name].registered_keys,
-            "option given": _option_given(ev[name].scenario),
-            "mapping applied": ev[name].mapping,
-            "tools sent": ev[name].wire_names if ev[name].requests else NO_REQUEST,
-            "tool_choice sent": _tool_choice_sent(ev[name]),
-        }
-        for name in scenario_names
-    ]
-    columns = ["keys registered", "option given", "mapping applied", "tools sent", "tool_choice sent"]
-    return _per_scenario(rows, scenario_names, columns)
+    rows = []
+    for name in scenario_names:
+        given, sent = _given_and_sent(ev[name])
+        rows.append({**given, "mapping applied": ev[name].mapping, **sent})
+    return _per_scenario(rows, scenario_names)
 
 
 def remedy_outcomes(ev: Evidence, scenario_names: Sequence[str], provider: str = "openai") -> pd.Series:
@@ -241,19 +237,7 @@ def round_trip(ev: Evidence, scenario_names: Sequence[str]) -> pd.DataFrame:
                 "toolName reported": ", ".join(outcome.tool_names) or "none",
             }
         )
-    return _per_scenario(
-        rows,
-        scenario_names,
-        [
-            "method",
-            "model called",
-            "execute ran with",
-            "requests",
-            "model got back",
-            "under tool_call_id",
-            "toolName reported",
-        ],
-    )
+    return _per_scenario(rows, scenario_names)
 
 
 #: The lookup scenarios, by where the weather tool is registered.

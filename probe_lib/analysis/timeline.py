@@ -307,19 +307,6 @@ def first_with_normaliser(table: pd.DataFrame) -> str | None:
     return _first(table, "single-rewrite", lambda b, kind: b.names == ("search_web",))
 
 
-def first_with_builtins(table: pd.DataFrame) -> str | None:
-    """The first version whose built-in tools can be registered (not "not applicable") and are sent."""
-    return _first(table, "builtins-by-export", lambda b, kind: kind not in SPECIAL_COLOURS and bool(b.names))
-
-
-def first_honouring_active_tools(table: pd.DataFrame) -> str | None:
-    """The first version where ``activeTools: ['search.web']`` leaves the other tool (``plain``) out of the request.
-
-    (Honoured as a filter: whether the key itself then survives is the rewrite's business, measured elsewhere.)
-    """
-    return _first(table, "active-tools-by-key", honours_active_tools)
-
-
 def tool_choice_none_changes(table: pd.DataFrame) -> pd.DataFrame:
     """Where ``toolChoice: 'none'`` changed what is sent (e.g. tools with ``"none"``, then no tools at all).
 
@@ -374,8 +361,12 @@ def range_claims(table: pd.DataFrame) -> pd.DataFrame:
     honoured = active_tools_honoured(table)
     answers = [
         ("first version with the normaliser (search.web sent as search_web)", first_with_normaliser(table)),
-        ("first version whose built-in tools are sent", first_with_builtins(table)),
-        ("first version honouring activeTools", first_honouring_active_tools(table)),
+        (
+            "first version whose built-in tools are sent",  # and can be registered (not "not applicable")
+            _first(table, "builtins-by-export", lambda b, kind: kind not in SPECIAL_COLOURS and bool(b.names)),
+        ),
+        # honoured as a filter: whether the key itself then survives is the rewrite's business, measured elsewhere
+        ("first version honouring activeTools", _first(table, "active-tools-by-key", honours_active_tools)),
         (
             "versions honouring activeTools",
             "; ".join(f"{a}..{b}" for a, b in honoured) + _silent_within(table, "active-tools-by-key", honoured)

@@ -1,13 +1,13 @@
 """The first release where one scenario's behaviour changed, found by bisection over the sweep's cache.
 
-A probe of a release is a sweep of that one release (:func:`probe_lib.history.sweep.sweep`) under a
-:class:`~probe_lib.history.sweep.Subject` (Mastra's catalogue, a framework's matrix probes, a scenario file), so it is
-cached and shared with later sweeps, and a release already measured costs no install. Within each interval the probe
-prefers a release already measured or installed near the middle (the middle half of the interval), else the
-midpoint, so a bisection over ~140 releases needs about seven installs. A release that cannot run (unsupported by
-the harness, its install failed) is no behaviour: it is set aside and the bisection goes on over the others, so the
-two releases it ends on are the nearest that ran. Bisection assumes one change between the two ends: a behaviour
-that changed and changed back between probes is not seen (the full sweep sees it).
+A probe of a release is a sweep of that one release (:func:`probe_lib.history.sweep.sweep`) of a subject
+(:class:`~probe_lib.history.framework_sweep.ScenarioSweep`: Mastra's catalogue, a framework's matrix probes, a scenario
+file), so it is cached and shared with later sweeps, and a release already measured costs no install. Within each
+interval the probe prefers a release already measured or installed near the middle (the middle half of the interval),
+else the midpoint, so a bisection over ~140 releases needs about seven installs. A release that cannot run (unsupported
+by the harness, its install failed) is no behaviour: it is set aside and the bisection goes on over the others, so the
+two releases it ends on are the nearest that ran. Bisection assumes one change between the two ends: a behaviour that
+changed and changed back between probes is not seen (the full sweep sees it).
 """
 
 from __future__ import annotations

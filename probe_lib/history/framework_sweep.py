@@ -1,6 +1,6 @@
 """What a sweep measures on any framework's releases: its own scenarios, or the scenarios of a file.
 
-:func:`subject` picks the :class:`~probe_lib.history.sweep.Subject` for ``probe-lib sweep --framework NAME``: for
+:func:`subject` picks the :class:`ScenarioSweep` for ``probe-lib sweep --framework NAME``: for
 Mastra its scenario catalogue (:func:`probe_lib.frameworks.mastra.catalogue.scenarios`, the article's scenarios), for
 every other framework the matrix's probes (:mod:`probe_lib.measure.matrix_runs`: the names sent, the forced tool,
 the round trip, the collisions), each run as the matrix runs them, one warm session per release. :func:`from_file`
@@ -47,6 +47,7 @@ class ScenarioSweep:
     trips after them (each calls the first key by the name the plain run sent)."""
 
     def __init__(self, framework: str, scenarios: Sequence[Scenario], *, round_trips: bool = False) -> None:
+        #: The framework (an adapter's name), the registry package whose releases are swept, and its registry.
         self.framework = framework
         self.adapter: Adapter = frameworks.get(framework)
         self.package: str = self.adapter.package
@@ -56,27 +57,34 @@ class ScenarioSweep:
         self.round_trips = round_trips
 
     def served(self) -> tuple[str, ...]:
+        """Every release the registry serves, oldest first, prereleases included."""
         return self.adapter.served()
 
     def is_prerelease(self, version: str) -> bool:
         return self._releases.is_prerelease(version)
 
     def sort_key(self, version: str) -> tuple:
+        """Oldest first, as the registry orders its versions (semver on npm, PEP 440 on PyPI)."""
         return self._releases.sort_key(version)
 
     def series(self, version: str) -> tuple:
+        """The minor series ``version`` belongs to (its major and minor numbers)."""
         return self._releases.series(version)
 
     def published(self, version: str) -> str:
+        """When the registry published ``version`` (ISO 8601 UTC)."""
         return self.adapter.published(version)
 
     def resolved_before(self, version: str) -> str | None:
+        """The date ``version``'s dependencies were resolved as of (``None``: not noted)."""
         return self.adapter.resolved_before(version)
 
     def check(self, version: str) -> str:
+        """``version`` if it can be swept (served or pinned), else ``InputError`` saying how to list them."""
         return self.adapter.check_version(version)
 
     def scenario_names(self) -> tuple[str, ...]:
+        """The scenarios each release's rows are named by (what ``bisect`` accepts)."""
         names = [scenario.name for scenario in self.scenarios]
         return tuple(names + [name + ROUND_TRIP for name in self._round_tripped()])
 
@@ -90,8 +98,9 @@ class ScenarioSweep:
         return sweep.digest(self.scenarios, self._harness())
 
     def digest(self) -> str:
-        """Taken once, from the code this run started with: an edit to the adapter during a sweep would otherwise
-        file the later releases' results under another digest than the earlier ones'."""
+        """What the cached results were measured under (:func:`~probe_lib.history.sweep.digest`): another digest's
+        are not reused. Taken once, from the code this run started with: an edit to the adapter during a sweep would
+        otherwise file the later releases' results under another digest than the earlier ones'."""
         return self._digest
 
     def _harness(self) -> Iterator[bytes]:
@@ -109,15 +118,18 @@ class ScenarioSweep:
             yield path.read_bytes()
 
     def runs(self, version: str) -> bool:
+        """False for a release the harness refuses before installing it (older than every API era it supports)."""
         return self.adapter.unsupported(version) is None
 
     def is_installed(self, version: str) -> bool:
         return self.adapter.is_installed(version)
 
     def install(self, version: str) -> None:
+        """Install ``version`` into the kit's cache (a no-op when it is there)."""
         self.adapter.install(version)
 
     def rows(self, version: str, server: CaptureServer) -> list[sweep.Row]:
+        """The scenarios on installed ``version``, one row each (a scenario it refuses or crashes on too)."""
         with self.adapter.session(version) as session:
             probed = _without_stalls(session, self.scenarios, server)
             trips = matrix_runs.round_trips(probed) if self.round_trips else []
@@ -125,11 +137,13 @@ class ScenarioSweep:
         rows = [sweep.row(outcome) for outcome in outcomes]
         made = {outcome.scenario.name for outcome in outcomes}
         missing = [name + ROUND_TRIP for name in self._round_tripped() if name + ROUND_TRIP not in made]
-        return rows + [_no_round_trip(version, name) for name in missing]
+        unsent = "the plain run sent no tool for the first key"
+        return rows + [_error_row(version, name, NO_ROUND_TRIP, unsent) for name in missing]
 
     def failed(self, version: str, error: ProbeError) -> sweep.Row:
+        """The one row of ``version`` when it could not be installed or run (``error`` says why)."""
         if isinstance(error, ReleaseUnsupported):
-            return _whole_release(version, UNSUPPORTED, str(error))
+            return _error_row(version, sweep.WHOLE_VERSION, UNSUPPORTED, str(error))
         return sweep.failed_row(version, error)
 
 
@@ -151,18 +165,10 @@ def _crashed_unsent(outcome: Outcome) -> bool:
     return outcome.failure is not None and outcome.failure.kind == "crash" and not outcome.requests
 
 
-def _whole_release(version: str, kind: str, message: str) -> sweep.Row:
+def _error_row(version: str, scenario: str, kind: str, message: str) -> sweep.Row:
+    """A row holding only an error of ``kind``, digested as :func:`~probe_lib.history.sweep.failed_row` does."""
     text = json.dumps({"error": {"kind": kind, "message": message}}, ensure_ascii=False)
-    return sweep.Row(version, sweep.WHOLE_VERSION, _digest(text), kind, text)
-
-
-def _no_round_trip(version: str, scenario: str) -> sweep.Row:
-    text = json.dumps({"error": {"kind": NO_ROUND_TRIP, "message": "the plain run sent no tool for the first key"}})
-    return sweep.Row(version, scenario, _digest(text), NO_ROUND_TRIP, text)
-
-
-def _digest(text: str) -> str:
-    return hashlib.sha256(text.encode()).hexdigest()[:10]
+    return sweep.Row(version, scenario, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 
 
 def subject(framework: str) -> ScenarioSweep:
@@ -172,12 +178,12 @@ def subject(framework: str) -> ScenarioSweep:
     return ScenarioSweep(framework, matrix_runs.scenarios(), round_trips=True)
 
 
-def from_file(framework: str, path: str | Path) -> sweep.Subject:
+def from_file(framework: str, path: str | Path) -> ScenarioSweep:
     """The scenarios of the file at ``path`` (``scenario_files`` YAML or JSON) on ``framework``'s releases."""
     return ScenarioSweep(framework, scenario_files.load(path))
 
 
-def for_bisect(framework: str, scenario: str) -> tuple[sweep.Subject, str]:
+def for_bisect(framework: str, scenario: str) -> tuple[ScenarioSweep, str]:
     """What ``probe-lib bisect SCENARIO --framework NAME`` probes, and the scenario it follows: a scenario file's
     scenarios together (:data:`~probe_lib.history.bisect.ALL`) when ``scenario`` names a ``.yaml``/``.yml``/``.json``
     file, else that scenario of the framework's own subject (Mastra's catalogue, the matrix's probes)."""

@@ -1,6 +1,6 @@
-"""A set of scenarios on many releases of one framework (a :class:`Subject`): each release measured once, its results
-cached on disk. :mod:`probe_lib.history.framework_sweep` makes the subjects (Mastra's scenario catalogue, the
-matrix's probes on any other framework, a scenario file).
+"""A set of scenarios on many releases of one framework (a subject): each release measured once, its results cached
+on disk. :mod:`probe_lib.history.framework_sweep` makes the subjects (its ``ScenarioSweep``: Mastra's scenario
+catalogue, the matrix's probes on any other framework, a scenario file).
 
 A release's results are kept in ``<cache>/sweep/<subject digest>/<version>.json``; the digest covers the scenarios,
 the framework's harness and the reduction (``Outcome.behaviour`` and the masking below), so changing any of them
@@ -23,9 +23,10 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import nullcontext
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING
 
 from probe_lib.capture import CaptureServer
 from probe_lib.core import files, paths
@@ -36,11 +37,14 @@ from probe_lib.core.progress import QUIET, Stages
 from probe_lib.core.scenarios import Scenario
 from probe_lib.install import cache, releases
 
+if TYPE_CHECKING:  # the one kind of subject: Mastra's catalogue, a framework's matrix probes, a scenario file
+    from probe_lib.history.framework_sweep import ScenarioSweep as Subject
+
 #: The scenario name of the one row a version that failed to install or run gets.
 WHOLE_VERSION = "*"
 _PORT = re.compile(r"127\.0\.0\.1:\d+")
 #: Installs running ahead of the measuring: the registry and the disk, not the CPU, bound them.
-DEFAULT_INSTALLERS = 3
+INSTALLERS = 3
 
 
 @dataclass(frozen=True)
@@ -52,55 +56,6 @@ class Row:
     outcome: str
     error_kind: str
     behaviour: str
-
-
-class Subject(Protocol):
-    """What a sweep measures on each release of one framework: its scenarios, run through the framework's adapter."""
-
-    #: The framework (an adapter's name), the registry package whose releases are swept, and its registry.
-    framework: str
-    package: str
-    registry: str
-
-    def served(self) -> tuple[str, ...]:
-        """Every release the registry serves, oldest first, prereleases included."""
-
-    def is_prerelease(self, version: str) -> bool: ...
-
-    def sort_key(self, version: str) -> tuple:
-        """Oldest first, as the registry orders its versions (semver on npm, PEP 440 on PyPI)."""
-
-    def series(self, version: str) -> tuple:
-        """The minor series ``version`` belongs to (its major and minor numbers)."""
-
-    def published(self, version: str) -> str:
-        """When the registry published ``version`` (ISO 8601 UTC)."""
-
-    def resolved_before(self, version: str) -> str | None:
-        """The date ``version``'s dependencies were resolved as of (``None``: not noted)."""
-
-    def check(self, version: str) -> str:
-        """``version`` if it can be swept (served or pinned), else ``InputError`` saying how to list them."""
-
-    def scenario_names(self) -> tuple[str, ...]:
-        """The scenarios each release's rows are named by (what ``bisect`` accepts)."""
-
-    def digest(self) -> str:
-        """What the cached results were measured under (:func:`digest`): another digest's are not reused."""
-
-    def runs(self, version: str) -> bool:
-        """False for a release the harness refuses before installing it (older than every API era it supports)."""
-
-    def is_installed(self, version: str) -> bool: ...
-
-    def install(self, version: str) -> object:
-        """Install ``version`` into the kit's cache (a no-op when it is there)."""
-
-    def rows(self, version: str, server: CaptureServer) -> list[Row]:
-        """The scenarios on installed ``version``, one row each (a scenario it refuses or crashes on too)."""
-
-    def failed(self, version: str, error: ProbeError) -> Row:
-        """The one row of ``version`` when it could not be installed or run (``error`` says why)."""
 
 
 def digest(scenarios: Iterable[Scenario], harness: Iterable[bytes]) -> str:
@@ -240,34 +195,23 @@ def sweep(
     retry_failed: bool = False,
     stages: Stages = QUIET,
     server: CaptureServer | None = None,
-    installers: int = DEFAULT_INSTALLERS,
     measured: Callable[[str, list[Row]], None] = lambda version, rows: None,
 ) -> list[Row]:
     """Rows of ``subject`` on every version in ``chosen`` (semver order), measuring only versions not cached;
     ``measured`` is told of each version this call measured (not those read from the cache).
 
-    Versions run one at a time, while ``installers`` threads install the next ones ahead: an install waits mostly on
-    the registry and the disk, so it overlaps with the previous version's scenarios instead of following it.
+    Versions run one at a time, while :data:`INSTALLERS` threads install the next ones ahead: an install waits mostly
+    on the registry and the disk, so it overlaps with the previous version's scenarios instead of following it.
     """
     chosen = sorted(dict.fromkeys(subject.check(v) for v in chosen), key=subject.sort_key)
-    if server is None:
-        with CaptureServer() as own:
-            return sweep(
-                chosen,
-                subject=subject,
-                retry_failed=retry_failed,
-                stages=stages,
-                server=own,
-                installers=installers,
-                measured=measured,
-            )
     found = {version: cached(version, subject) for version in chosen}
     to_measure = [v for v in chosen if found[v] is None or (retry_failed and to_retry(found[v]))]
     rows: list[Row] = []
     started = time.monotonic()
     with (
+        nullcontext(server) if server is not None else CaptureServer() as server,
         stages.stage(f"sweeping {subject.package}", len(chosen)) as step,
-        ThreadPoolExecutor(max_workers=max(1, installers), thread_name_prefix="install") as pool,
+        ThreadPoolExecutor(max_workers=INSTALLERS, thread_name_prefix="install") as pool,
     ):
         installs = {version: pool.submit(subject.install, version) for version in to_measure}
         try:

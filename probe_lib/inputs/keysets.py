@@ -444,8 +444,8 @@ def _random_key(rng: random.Random, weights: dict[str, int], lengths: tuple[int,
     return "".join(chars)
 
 
-def random_sets(rule: NameRule, seed: int = 0, size: int = 12) -> list[KeySet]:
-    """Seeded random records of ``size`` keys each, drawn from :data:`ALPHABETS`.
+def random_sets(rule: NameRule, seed: int = 0) -> list[KeySet]:
+    """Seeded random records of 12 keys each, drawn from :data:`ALPHABETS`.
 
     Each recipe gets its own ``random.Random``, seeded from ``seed`` and its name, so adding a recipe never
     changes another's keys. A draw is rejected when it, or its rewrite, equals a key or name already in the
@@ -457,7 +457,7 @@ def random_sets(rule: NameRule, seed: int = 0, size: int = 12) -> list[KeySet]:
         rng = random.Random(f"{seed}:{name}")
         keys: list[str] = []
         taken = set(rule.INHERITED_NAMES)
-        while len(keys) < size:
+        while len(keys) < 12:
             key = _random_key(rng, weights, lengths)
             name_on_wire = rule.rewrite(key)
             if key in taken or name_on_wire in taken:
@@ -490,9 +490,9 @@ def catalogue(rule: NameRule, seed: int = 0) -> list[KeySet]:
     return [keyset for family in _FIXED for keyset in family()] + random_sets(rule, seed)
 
 
-def by_name(name: str, rule: NameRule, seed: int = 0) -> KeySet:
-    """The catalogue's set called ``name`` (random sets drawn with ``seed``); ``KeyError`` lists the names."""
-    sets = {keyset.name: keyset for keyset in catalogue(rule, seed)}
+def by_name(name: str, rule: NameRule) -> KeySet:
+    """The catalogue's set called ``name`` (random sets drawn with seed 0); ``KeyError`` lists the names."""
+    sets = {keyset.name: keyset for keyset in catalogue(rule)}
     try:
         return sets[name]
     except KeyError:
@@ -550,12 +550,12 @@ def near_duplicate(rng: random.Random, key: str) -> str:
     return key.replace("_", rng.choice(". :/"))
 
 
-def adversarial_records(seed: int, count: int, max_keys: int = 20) -> list[list[str]]:
-    """``count`` records of distinct keys; about a third carry near-duplicates meant to collide."""
+def adversarial_records(seed: int, count: int) -> list[list[str]]:
+    """``count`` records of distinct keys (1 to 20 drawn); about a third carry near-duplicates meant to collide."""
     rng = random.Random(seed)
     records = []
     for _ in range(count):
-        size = rng.randint(1, max_keys)
+        size = rng.randint(1, 20)
         keys = [adversarial_key(rng) for _ in range(size)]
         if rng.random() < 0.33:
             keys += [near_duplicate(rng, rng.choice(keys)) for _ in range(rng.randint(1, 3))]

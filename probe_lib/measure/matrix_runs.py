@@ -79,10 +79,9 @@ def round_trips(outcomes: Iterable[Outcome]) -> list[Scenario]:
     return [scenario for scenario in made if scenario is not None]
 
 
-def targets(named: Iterable[str] | None = None) -> list[tuple[str, str]]:
-    """``(framework, version)`` for every pin of the ``named`` (default: every registered) framework."""
-    names = list(named) if named is not None else frameworks.names()
-    return [(name, version) for name in names for version in frameworks.get(name).versions()]
+def targets() -> list[tuple[str, str]]:
+    """``(framework, version)`` for every pin of every registered framework."""
+    return [(name, version) for name in frameworks.names() for version in frameworks.get(name).versions()]
 
 
 def by_target(outcomes: Iterable[Outcome]) -> dict[str, dict[str, Outcome]]:

@@ -100,12 +100,12 @@ def _bare(text: str) -> Target:
     )
 
 
-def versus(version: str, framework: str = DEFAULT_FRAMEWORK) -> list[Target]:
-    """``version`` and the pinned version furthest from it (the oldest; the newest when ``version`` is the oldest)."""
-    adapter = frameworks.get(framework)
+def versus(version: str) -> list[Target]:
+    """Mastra's ``version`` and its pin furthest from it (the oldest; the newest when ``version`` is the oldest)."""
+    adapter = frameworks.get(DEFAULT_FRAMEWORK)
     pinned = adapter.versions()
     other = pinned[0] if adapter.check_version(version) != pinned[0] else pinned[-1]
-    return sorted({Target(framework, version), Target(framework, other)}, key=lambda t: release_key(t.version))
+    return sorted({Target(DEFAULT_FRAMEWORK, v) for v in (version, other)}, key=lambda t: release_key(t.version))
 
 
 #: The suffixes a scenario file has (``scenario_files.load`` reads YAML and JSON).

@@ -16,7 +16,6 @@ import pandas as pd
 
 from probe_lib.core.target import Target
 from probe_lib.frameworks import mastra
-from probe_lib.frameworks.mastra import Outcome
 from probe_lib.measure import notebook
 from probe_lib.measure.collection import CATALOGUE
 from probe_lib.measure.measurement import Measurement
@@ -76,11 +75,6 @@ def measured(source: Source = LIVE, versions: Iterable[str] | None = None) -> li
     if live:
         notebook.announce(f"Measured live in {time.perf_counter() - started:.0f} s.")
     return measurements
-
-
-def measure_all(source: Source = LIVE, versions: Iterable[str] | None = None) -> dict[str, dict[str, Outcome]]:
-    """:func:`measured`'s outcomes by version, then by scenario name."""
-    return {m.target.version: m.by_name() for m in measured(source, versions)}
 
 
 def gather(version: str, source: Source = LIVE, versions: Iterable[str] | None = None) -> Evidence:

@@ -29,7 +29,7 @@ and a folder holding a file the kit did not write is refused, whatever that file
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -57,10 +57,15 @@ TABLES: dict[str, tidy.Columns] = {
 DICTIONARY = "dictionary.csv"
 
 
-#: What ``probe-lib export`` and ``reproduce`` write: each table's CSV and Parquet, then the dictionary.
-FILES = (*(f"{name}.{suffix}" for name in TABLES for suffix in ("csv", "parquet")), DICTIONARY)
 #: How the CSV writes a missing value: not as an empty cell, which an empty key (the catalogue's empty-key) is.
 CSV_MISSING = "<NA>"
+#: How each table is written, by the suffix of its file.
+WRITERS: dict[str, Callable[[pd.DataFrame, Path], object]] = {
+    "csv": lambda frame, path: frame.to_csv(path, index=False, na_rep=CSV_MISSING),
+    "parquet": lambda frame, path: frame.to_parquet(path, index=False),
+}
+#: What ``probe-lib export`` and ``reproduce`` write: each table's CSV and Parquet, then the dictionary.
+FILES = (*(f"{name}.{suffix}" for name in TABLES for suffix in WRITERS), DICTIONARY)
 
 
 @dataclass(frozen=True)
@@ -118,10 +123,10 @@ def gather(primary: Path | None = None, captures: Path = paths.CAPTURES) -> tupl
     return tidy.frame(outcomes, made, files), read, skipped
 
 
-def gather_sweep(summary: Path = timeline.TIMELINE_PATH, cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:
-    """The version sweep table: Mastra's lines of the timeline ``summary`` with the ``cached`` rows laid over it
+def gather_sweep(cached: Sequence[sweep.Row] | None = None) -> pd.DataFrame:
+    """The version sweep table: Mastra's lines of the committed timeline with the ``cached`` rows laid over it
     (default: this machine's cache)."""
-    subject = framework_sweep.subject(mastra.ADAPTER.name)
+    subject, summary = framework_sweep.subject(mastra.ADAPTER.name), timeline.TIMELINE_PATH
     rows = timeline.rows(subject.framework, path=summary) if summary.exists() else []
     cached = sweep.all_cached(subject) if cached is None else cached
     return tidy_sweep.frame(rows, cached, sweep.cache_dir(subject), measurement.shown(summary))
@@ -130,16 +135,14 @@ def gather_sweep(summary: Path = timeline.TIMELINE_PATH, cached: Sequence[sweep.
 def gather_all(primary: Path | None = None) -> tuple[dict[str, pd.DataFrame], list[Path], list[str]]:
     """Every table (see the module docstring), the measurement files read and what was skipped, and why."""
     outcomes, read, skipped = gather(primary)
-    if not timeline.TIMELINE_PATH.exists():
-        skipped.append(
-            f"{measurement.shown(timeline.TIMELINE_PATH)} is missing: {VERSION_SWEEP} holds only this "
-            "machine's sweep cache (`probe-lib sweep --write` makes it)"
-        )
-    if not mcp.RECORDING.exists():
-        skipped.append(
-            f"{measurement.shown(mcp.RECORDING)} is missing: {MCP_CORPUS} is empty "
-            "(`probe-lib record` makes it where Node.js is installed)"
-        )
+    inputs = (
+        (
+            timeline.TIMELINE_PATH,
+            f"{VERSION_SWEEP} holds only this machine's sweep cache (`probe-lib sweep --write` makes it)",
+        ),
+        (mcp.RECORDING, f"{MCP_CORPUS} is empty (`probe-lib record` makes it where Node.js is installed)"),
+    )
+    skipped += [f"{measurement.shown(path)} is missing: {without}" for path, without in inputs if not path.exists()]
     corpus = tidy_mcp.frame(mcp.RECORDING) if mcp.RECORDING.exists() else tidy.typed_frame([], tidy_mcp.COLUMNS)
     return {OUTCOMES: outcomes, VERSION_SWEEP: gather_sweep(), MCP_CORPUS: corpus}, read, skipped
 
@@ -180,18 +183,11 @@ def write_tables(tables: Mapping[str, pd.DataFrame] | pd.DataFrame, folder: Path
     tables = {OUTCOMES: tables} if isinstance(tables, pd.DataFrame) else tables
     tables = {name: _utf8(frame) for name, frame in tables.items()}
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, frame in tables.items():
-        written.append(
-            files.write_atomically(
-                folder / f"{name}.csv", lambda path, frame=frame: frame.to_csv(path, index=False, na_rep=CSV_MISSING)
-            )
-        )
-        written.append(
-            files.write_atomically(
-                folder / f"{name}.parquet", lambda path, frame=frame: frame.to_parquet(path, index=False)
-            )
-        )
+    written = [
+        files.write_atomically(folder / f"{name}.{suffix}", lambda path, frame=frame, write=write: write(frame, path))
+        for name, frame in tables.items()
+        for suffix, write in WRITERS.items()
+    ]
     written.append(
         files.write_atomically(folder / DICTIONARY, lambda path: dictionary(tables).to_csv(path, index=False))
     )

@@ -138,8 +138,17 @@ def _find(candidate: str, wire: Sequence[str], taken: set[int]) -> int | None:
     return None
 
 
-def _json(value: object) -> str | None:
+def json_text(value: object) -> str | None:
+    """``value`` as the tables write JSON (keys sorted, text unescaped); ``None`` stays missing."""
     return None if value is None else json.dumps(value, ensure_ascii=False, sort_keys=True)
+
+
+def rule_columns(rule: NameRule, key: str) -> dict[str, object]:
+    """What ``rule`` makes of ``key`` registered alone: the name it predicts, which rewrites fired (a flag each) and
+    those joined by ``+`` (``none``: no rewrite)."""
+    alone = rule.normalise([key]).rows[0]
+    flags = {"substituted": alone.substituted, "prefixed": alone.prefixed, "truncated": alone.truncated}
+    return flags | {"predicted_name": alone.name, "rules_fired": "+".join(f for f, on in flags.items() if on) or "none"}
 
 
 def rows(outcome: Outcome, source: str) -> list[dict]:
@@ -154,8 +163,8 @@ def rows(outcome: Outcome, source: str) -> list[dict]:
         "version": outcome.version,
         "source": source,
         "method": scenario.method,
-        "tool_choice_given": _json(scenario.tool_choice),
-        "tool_choice_sent": _json(outcome.tool_choice) if outcome.requests else None,
+        "tool_choice_given": json_text(scenario.tool_choice),
+        "tool_choice_sent": json_text(outcome.tool_choice) if outcome.requests else None,
         "forced_tool": forced,
         "forced_in_tools": (forced in wire) if forced is not None else None,
         "requests": len(outcome.requests),
@@ -174,16 +183,9 @@ def rows(outcome: Outcome, source: str) -> list[dict]:
             "position_before": position,
             "executions": sum(1 for run in outcome.executions if run.get("key") == spec.key),
         }
-        predicted = None
         if rule is not None:
-            alone = rule.normalise([spec.key]).rows[0]
-            predicted = alone.name
-            flags = {"substituted": alone.substituted, "prefixed": alone.prefixed, "truncated": alone.truncated}
-            row |= flags | {
-                "predicted_name": predicted,
-                "rules_fired": "+".join(f for f, on in flags.items() if on) or "none",
-            }
-        candidates = [(outcome.mapping or {}).get(spec.key), predicted, spec.key]
+            row |= rule_columns(rule, spec.key)
+        candidates = [(outcome.mapping or {}).get(spec.key), row.get("predicted_name"), spec.key]
         index = next((i for c in candidates if c is not None and (i := _find(c, wire, taken)) is not None), None)
         if index is not None:
             taken.add(index)

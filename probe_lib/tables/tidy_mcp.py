@@ -113,18 +113,15 @@ def rows(tool_set: dict, versions: dict[str, str], recording: str) -> list[dict]
     }
     table = []
     for position, (tool, key) in enumerate(zip(served, keys, strict=True)):
-        alone = normaliser.normalise([key]).rows[0]
-        flags = {"substituted": alone.substituted, "prefixed": alone.prefixed, "truncated": alone.truncated}
+        modelled = tidy.rule_columns(normaliser, key)
         row = (
             common
-            | flags
+            | modelled
             | {
                 "position_served": position,
                 "tool": tool,
                 "key": key,
-                "predicted_name": alone.name,
-                "rules_fired": "+".join(flag for flag, on in flags.items() if on) or NONE,
-                "in_collision": alone.name == collision,
+                "in_collision": modelled["predicted_name"] == collision,
                 "providers_refusing_key": _refusing(key),
                 "on_wire": False,
             }

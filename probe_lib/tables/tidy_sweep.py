@@ -134,7 +134,7 @@ def rows(row: Row, source: str, recording: str, pinned: bool) -> list[dict]:
         "executions": None if whole else behaviour.executions or 0,
         "errors_raised": None if raised is None else json.dumps(list(raised), ensure_ascii=False),
         "tools_sent": None if names is None else len(names),
-        "tool_choice_sent": None if choice is None else json.dumps(choice, ensure_ascii=False, sort_keys=True),
+        "tool_choice_sent": tidy.json_text(choice),
         "forced_tool": forced,
         "forced_in_tools": None if forced is None else forced in (names or []),
     }
