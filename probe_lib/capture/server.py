@@ -463,37 +463,35 @@ class CaptureServer(RecordStore):
         self, request: web.Request, scenario: str, wire_format: wire.WireFormat | None
     ) -> web.StreamResponse:
         """Record ``request`` and answer it: with the scenario's next reply, or a refusal saying what was wrong."""
+
+        def refuse(status: int, message: str, body: object | None = None, raw: str | None = None) -> web.Response:
+            self._commit(request, scenario, body, raw, status, wire_format)
+            return _refusal(wire_format, status, message)
+
         try:
             async with asyncio.timeout(self._body_seconds):  # no task of its own per request, as wait_for makes
                 data = await request.read()
         except web.HTTPRequestEntityTooLarge:
-            self._commit(request, scenario, None, None, 413, wire_format)
-            message = f"body exceeds {self._max_body_bytes} bytes; raise the capture server's max_body_bytes"
-            return _refusal(wire_format, 413, message)
+            return refuse(413, f"body exceeds {self._max_body_bytes} bytes; raise the capture server's max_body_bytes")
         except TimeoutError:
-            self._commit(request, scenario, None, None, 408, wire_format)
-            return _refusal(wire_format, 408, f"body not sent within {self._body_seconds:g} s")
+            return refuse(408, f"body not sent within {self._body_seconds:g} s")
         except ConnectionResetError:  # the client closed its side before the whole body came: nobody to answer
-            self._commit(request, scenario, None, None, CLIENT_CLOSED, wire_format)
-            return _refusal(wire_format, CLIENT_CLOSED, "the client closed the connection before its body was sent")
+            return refuse(CLIENT_CLOSED, "the client closed the connection before its body was sent")
         except web.RequestPayloadError as error:  # a body aiohttp could not decode (a broken gzip, a bad chunk)
-            self._commit(request, scenario, None, None, 400, wire_format)
-            return _refusal(wire_format, 400, f"body could not be read: {' '.join(str(error).split())}")
+            return refuse(400, f"body could not be read: {' '.join(str(error).split())}")
         body: object | None = None
         if data or wire_format:
             try:
                 body = _parse_json(data)
             except ValueError as error:
-                self._commit(request, scenario, None, _as_text(data), 400, wire_format)
-                return _refusal(wire_format, 400, str(error))
+                return refuse(400, str(error), raw=_as_text(data))
         if wire_format is None:
-            self._commit(request, scenario, body, None, 404, None)
             routes = ", ".join(known.route for known in wire.FORMATS)
-            message = f"no route for {request.method} {request.path}; the capture server answers POST to {routes}"
-            return _refusal(None, 404, message)
+            return refuse(
+                404, f"no route for {request.method} {request.path}; the capture server answers POST to {routes}", body
+            )
         if not isinstance(body, dict):
-            self._commit(request, scenario, body, None, 400, wire_format)
-            return _refusal(wire_format, 400, "a model call's body must be a JSON object")
+            return refuse(400, "a model call's body must be a JSON object", body)
         _, reply, number = self._commit(request, scenario, body, None, None, wire_format)
         answer = wire_format.answer(reply, body, number)
         if isinstance(answer, StreamAnswer):

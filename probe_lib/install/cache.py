@@ -16,6 +16,7 @@ read-only folder) is one ``CacheUnusable`` naming it.
 from __future__ import annotations
 
 import contextvars
+import hashlib
 import json
 import os
 import re
@@ -26,6 +27,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
+from dataclasses import dataclass
 from pathlib import Path
 
 from filelock import FileLock
@@ -224,3 +226,32 @@ def install_failure(
             "PROBE_LIB_CACHE to a folder on another disk"
         )
     return InstallFailed(f"{tool} failed for {name}: {said}")
+
+
+@dataclass(frozen=True)
+class Installer:
+    """How a harness folder installs into the cache: as ``<cache>/<kind>/<folder name>-<hash of its lock file>/``, one
+    entry per lock, so a changed lock installs afresh beside the old entry. ``build(folder, staging, quiet)`` fills a
+    staging folder and writes ``mark`` (a path in it) last: an entry is complete once it holds that and is
+    :func:`intact`."""
+
+    kind: str
+    lock: str
+    mark: str
+    build: Callable[[Path, Path, bool], None]
+
+    def install_dir(self, folder: Path) -> Path:
+        """Where the harness package in ``folder`` is (or would be) installed."""
+        digest = hashlib.sha256((folder / self.lock).read_bytes()).hexdigest()[:16]
+        return paths.cache() / self.kind / f"{folder.name}-{digest}"
+
+    def is_complete(self, entry: Path) -> bool:
+        return (entry / self.mark).exists() and intact(entry)
+
+    def is_installed(self, folder: Path) -> bool:
+        return self.is_complete(self.install_dir(folder))
+
+    def install(self, folder: Path, *, quiet: bool = True) -> Path:
+        """The entry of ``folder``, built unless that exact lock is installed (:func:`publish`: one process installs,
+        any others wait)."""
+        return publish(self.install_dir(folder), self.is_complete, lambda staging: self.build(folder, staging, quiet))

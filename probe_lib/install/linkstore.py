@@ -38,32 +38,30 @@ def default_store() -> Path:
     return paths.cache() / "store"
 
 
-def _link_to_store(path: Path, entry: Path, inode: int) -> bool:
-    """Make ``path`` a link of ``entry``, storing ``path`` as ``entry`` when there is none; True when it reused one."""
+def _link_to_store(path: Path, entry: Path, inode: int) -> None:
+    """Make ``path`` a link of ``entry``, storing ``path`` as ``entry`` when there is none."""
     while True:
         if not entry.exists():
             entry.parent.mkdir(parents=True, exist_ok=True)
             try:
                 os.link(path, entry)
-                return False
+                return
             except FileExistsError:  # another install stored the same file just now: link to theirs
                 pass
         try:
             if entry.stat().st_ino == inode:
-                return False
+                return
             temporary = path.with_name(path.name + ".link-tmp")
             os.link(entry, temporary)
         except FileNotFoundError:  # collected meanwhile: store this copy instead
             continue
         os.replace(temporary, path)
-        return True
+        return
 
 
-def share(tree: Path, store: Path | None = None) -> tuple[int, int]:
-    """Hard-link every regular file under ``tree`` into ``store`` (the kit's by default); return (files linked to an
-    existing entry, bytes saved)."""
+def share(tree: Path, store: Path | None = None) -> None:
+    """Hard-link every regular file under ``tree`` into ``store`` (the kit's by default)."""
     store = store or default_store()
-    reused = saved = 0
     for folder, _, files in os.walk(tree):
         for name in files:
             path = Path(folder, name)
@@ -71,24 +69,17 @@ def share(tree: Path, store: Path | None = None) -> tuple[int, int]:
             if not stat.S_ISREG(info.st_mode) or info.st_size == 0:
                 continue
             digest = _digest(path, info.st_mode)
-            if _link_to_store(path, store / digest[:2] / digest[2:], info.st_ino):
-                reused += 1
-                saved += info.st_size
-    return reused, saved
+            _link_to_store(path, store / digest[:2] / digest[2:], info.st_ino)
 
 
-def prune(tree: Path) -> int:
-    """Delete source maps and type declarations under ``tree`` (an install the kit made); return the bytes freed."""
-    freed = 0
+def prune(tree: Path) -> None:
+    """Delete source maps and type declarations under ``tree`` (an install the kit made)."""
     for folder, _, files in os.walk(tree):
         for name in files:
             if name.endswith(UNREAD_SUFFIXES):
                 path = Path(folder, name)
-                info = path.lstat()
-                if stat.S_ISREG(info.st_mode):
-                    freed += info.st_size if info.st_nlink == 1 else 0
+                if stat.S_ISREG(path.lstat().st_mode):
                     path.unlink()
-    return freed
 
 
 def collect(store: Path | None = None) -> int:

@@ -8,12 +8,11 @@ and identical files of all entries are hard links into one store (:mod:`probe_li
 
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 from pathlib import Path
+from typing import Literal
 
-from probe_lib.core import paths
 from probe_lib.core.errors import NodeMissing
 from probe_lib.install import cache, linkstore
 
@@ -22,16 +21,19 @@ NODE_HELP = (
     "`apt-get install nodejs npm` or from nodejs.org), or read recorded captures instead (the notebooks' "
     '`measurements = "recorded"`, `reproduce --recorded`)'
 )
-#: npm writes this last, so its presence marks a complete ``node_modules``.
-_COMPLETE_MARK = ".package-lock.json"
+
+
+def executable(program: Literal["node", "npm"]) -> str:
+    """``program`` on PATH, or ``NodeMissing`` saying how to get Node.js."""
+    found = shutil.which(program)
+    if found is None:
+        raise NodeMissing(f"{program} was not found on PATH. {NODE_HELP}")
+    return found
 
 
 def node_executable() -> str:
     """The ``node`` on PATH, or ``NodeMissing``."""
-    node = shutil.which("node")
-    if node is None:
-        raise NodeMissing(f"node was not found on PATH. {NODE_HELP}")
-    return node
+    return executable("node")
 
 
 #: How long ``node --version`` may take before the kit gives up on naming the version.
@@ -52,33 +54,11 @@ def node_version() -> str:
     return done.stdout.strip()
 
 
-def npm_executable() -> str:
-    """The ``npm`` on PATH, or ``NodeMissing``."""
-    found = shutil.which("npm")
-    if found is None:
-        raise NodeMissing(f"npm was not found on PATH. {NODE_HELP}")
-    return found
-
-
-def install_dir(harness: Path) -> Path:
-    """Where ``npm ci`` installs the harness package in folder ``harness``."""
-    digest = hashlib.sha256((harness / "package-lock.json").read_bytes()).hexdigest()[:16]
-    return paths.cache() / "node" / f"{harness.name}-{digest}"
-
-
-def _is_complete(target: Path) -> bool:
-    return (target / "node_modules" / _COMPLETE_MARK).exists() and cache.intact(target)
-
-
-def is_installed(harness: Path) -> bool:
-    return _is_complete(install_dir(harness))
-
-
 def modules_dir(harness: Path, help_text: str) -> Path:
     """The installed ``node_modules`` of ``harness``, or ``NodeMissing`` carrying ``help_text``."""
     node_executable()
     target = install_dir(harness)
-    if not _is_complete(target):
+    if not INSTALLER.is_complete(target):
         raise NodeMissing(f"{help_text} is not installed in {target / 'node_modules'}: run `probe-lib setup`")
     return target / "node_modules"
 
@@ -86,8 +66,7 @@ def modules_dir(harness: Path, help_text: str) -> Path:
 def install(harness: Path, *, quiet: bool = True) -> Path:
     """Run ``npm ci`` for ``harness`` unless that exact lockfile is installed; return its ``node_modules``.
     Safe to run in several processes at once (:mod:`probe_lib.install.cache`): one installs, the others wait."""
-    target = cache.publish(install_dir(harness), _is_complete, lambda staging: _npm_ci(harness, staging, quiet))
-    return target / "node_modules"
+    return INSTALLER.install(harness, quiet=quiet) / "node_modules"
 
 
 def error_reason(stderr: str | None) -> str:
@@ -109,8 +88,15 @@ def _npm_ci(harness: Path, staging: Path, quiet: bool) -> None:
     # cached copy lacking the locked version failed 1.1.0's install ("No matching version found for
     # pkce-challenge@5.0.2", measured) where the registry's own serves it.
     command = ["ci", "--no-audit", "--no-fund", "--engine-strict=false", "--ignore-scripts"]
-    completed = subprocess.run([npm_executable(), *command], cwd=staging, capture_output=quiet, text=True, timeout=900)
+    completed = subprocess.run([executable("npm"), *command], cwd=staging, capture_output=quiet, text=True, timeout=900)
     if completed.returncode != 0:
         raise cache.install_failure("`npm ci`", harness.name, completed, error_reason(completed.stderr))
     linkstore.prune(staging / "node_modules")  # source maps and type declarations: never read by a runner
     linkstore.share(staging / "node_modules")  # unchanged dependencies cost no new bytes across versions
+
+
+#: ``npm ci`` of a harness folder; npm writes ``node_modules/.package-lock.json`` last, so it marks a whole tree.
+INSTALLER = cache.Installer("node", "package-lock.json", "node_modules/.package-lock.json", _npm_ci)
+#: Where ``npm ci`` installs the harness package in a folder; :func:`modules_dir` looks it up here (a test's seam).
+install_dir = INSTALLER.install_dir
+is_installed = INSTALLER.is_installed

@@ -23,6 +23,7 @@ from probe_lib.core import paths
 from probe_lib.core.errors import InputError, InstallFailed, NodeMissing, SetupError
 from probe_lib.core.paths import SHARED_HARNESS
 from probe_lib.install import npm, pyvenv
+from probe_lib.install.cache import Installer
 from probe_lib.install.releases import Registry, Releases, Unsupported, refuse_unsupported
 
 Runtime = Literal["node", "python"]
@@ -58,8 +59,8 @@ class Pins:
     lacks: Lacks | None = None
 
     @property
-    def _lock(self) -> str:
-        return "package-lock.json" if self.runtime == "node" else pyvenv.LOCK
+    def _installer(self) -> Installer:
+        return npm.INSTALLER if self.runtime == "node" else pyvenv.INSTALLER
 
     @property
     def registry(self) -> Registry:
@@ -75,7 +76,7 @@ class Pins:
         found = (
             folder.name.removeprefix(prefix)
             for folder in self.harness.iterdir()
-            if folder.name.startswith(prefix) and (folder / self._lock).exists()
+            if folder.name.startswith(prefix) and (folder / self._installer.lock).exists()
         )
         return tuple(sorted(found, key=self.releases.sort_key))
 
@@ -136,7 +137,7 @@ class Pins:
         folder = self._existing_folder(version)
         if folder is None:
             return None
-        return pyvenv.install_dir(folder) if self.runtime == "python" else npm.install_dir(folder)
+        return self._installer.install_dir(folder)
 
     def known(self) -> tuple[str, ...]:
         """The pinned releases and the served ones generated in the cache."""
@@ -147,12 +148,12 @@ class Pins:
         if folder is None:
             return False
         if self.runtime == "python":
-            return self._completed(folder)
+            return self._installer.is_installed(folder)
         try:
             npm.node_executable()
         except NodeMissing:
             return False
-        return self._completed(folder) and self._lacking(version, folder) is None
+        return self._installer.is_installed(folder) and self._lacking(version, folder) is None
 
     def _lacking(self, version: str, folder: Path) -> str | None:
         """What the completed Node install of ``version`` in ``folder`` lacks (:attr:`lacks`), or ``None``."""
@@ -171,7 +172,7 @@ class Pins:
         if self.is_installed(version):
             return
         folder = self._existing_folder(version)
-        if folder is None or not self._completed(folder):
+        if folder is None or not self._installer.is_installed(folder):
             if version not in self.versions():
                 print(
                     f"installing {self.package} {version} (resolved as of {self.resolved_before(version)}) into "
@@ -180,14 +181,10 @@ class Pins:
                     flush=True,
                 )
             folder = self.folder(version)
-            (pyvenv.install if self.runtime == "python" else npm.install)(folder)
+            self._installer.install(folder)
         if self.runtime == "node" and (lacking := self._lacking(version, folder)) is not None:
             published = self.releases.published(version)
             raise InstallFailed(f"{self.package} {version} {lacking} ({published}): it cannot be measured")
-
-    def _completed(self, folder: Path) -> bool:
-        """Whether the installer finished the install of ``folder`` (:attr:`lacks` aside)."""
-        return pyvenv.is_installed(folder) if self.runtime == "python" else npm.is_installed(folder)
 
     def command(self, version: str) -> list[str]:
         """The command line that starts this framework's runner on ``version``: a pin must be set up, a served
@@ -199,7 +196,7 @@ class Pins:
         if self.runtime == "node":
             modules = npm.modules_dir(folder, f"{self.label} {version}")
             return [npm.node_executable(), str(self.harness / "runner.mjs"), str(modules), version]
-        if not pyvenv.is_installed(folder):
+        if not self._installer.is_installed(folder):
             raise SetupError(f"{self.label} {version} is not installed: run `probe-lib setup --framework {self.label}`")
         python = pyvenv.python_executable(folder)
         return [str(python), "-I", str(self.harness / "runner.py"), str(SHARED_HARNESS), version]

@@ -11,7 +11,6 @@ measures it beside pip).
 
 from __future__ import annotations
 
-import hashlib
 import subprocess
 import sys
 from pathlib import Path
@@ -37,29 +36,8 @@ def uv_cache() -> Path:
     return paths.cache() / "uv"
 
 
-def install_dir(pin: Path) -> Path:
-    """Where the environment for pin folder ``pin`` lives."""
-    digest = hashlib.sha256((pin / LOCK).read_bytes()).hexdigest()[:16]
-    return paths.cache() / "python" / f"{pin.name}-{digest}"
-
-
 def python_executable(pin: Path) -> Path:
     return install_dir(pin) / "bin" / "python"
-
-
-def _is_complete(target: Path) -> bool:
-    return (target / _COMPLETE_MARK).exists() and cache.intact(target)
-
-
-def is_installed(pin: Path) -> bool:
-    return _is_complete(install_dir(pin))
-
-
-def install(pin: Path, *, quiet: bool = True) -> Path:
-    """Create the environment of ``pin`` unless that exact lock is installed; return its Python. Safe to run in
-    several processes at once (:mod:`probe_lib.install.cache`): one installs, the others wait."""
-    cache.publish(install_dir(pin), _is_complete, lambda staging: _create(pin, staging, quiet))
-    return python_executable(pin)
 
 
 def _create(pin: Path, staging: Path, quiet: bool) -> None:
@@ -78,3 +56,9 @@ def _create(pin: Path, staging: Path, quiet: bool) -> None:
             tail = (completed.stderr or "").strip().splitlines()[-1:] or ["see its output above"]
             raise cache.install_failure(f"`uv {' '.join(command[1:3])}`", pin.name, completed, tail[0])
     (staging / _COMPLETE_MARK).write_text(pin.name + "\n", encoding="utf-8")
+
+
+#: One environment per lock, made by uv.
+INSTALLER = cache.Installer("python", LOCK, _COMPLETE_MARK, _create)
+#: Where the environment for a pin folder lives.
+install_dir = INSTALLER.install_dir

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterator, Mapping, Set
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 from urllib.parse import quote
 
 from packaging.version import InvalidVersion, Version
@@ -210,8 +210,7 @@ class Releases:
 
     def _fetch_npm(self) -> dict[str, str]:
         npm.node_executable()
-        doing = f"`npm view {self.package} versions time`"
-        data = json.loads(run_npm(["view", self.package, "versions", "time", "--json"], doing, timeout=LIST_SECONDS))
+        data = _npm_view(self.package, ["versions", "time"], {})
         versions = data["versions"] if isinstance(data["versions"], list) else [data["versions"]]
         return {v: iso_utc(parse_time(data["time"][v])) for v in versions if v in data["time"]}
 
@@ -230,13 +229,7 @@ class Releases:
 
     def declared(self, version: str) -> dict[str, str]:
         """The npm ranges ``version`` itself declares for its dependencies and peers (peers win), from the registry."""
-        doing = f"`npm view {self.package}@{version} dependencies peerDependencies`"
-        text = run_npm(
-            ["view", f"{self.package}@{version}", "dependencies", "peerDependencies", "--json"],
-            doing,
-            timeout=LIST_SECONDS,
-        )
-        data = json.loads(text) if text.strip() else {}
+        data = _npm_view(f"{self.package}@{version}", ["dependencies", "peerDependencies"], {})
         return {**data.get("dependencies", {}), **data.get("peerDependencies", {})}
 
     # -- generated harness folders ----------------------------------------------------------------------------
@@ -382,7 +375,15 @@ def run_tool(
 
 def run_npm(arguments: list[str], doing: str, *, timeout: int, cwd: Path | None = None) -> str:
     """What ``npm <arguments>`` prints; ``InstallFailed`` saying what it was ``doing`` when it fails or times out."""
-    return run_tool([npm.npm_executable(), *arguments], doing, "the npm registry", timeout=timeout, cwd=cwd)
+    return run_tool([npm.executable("npm"), *arguments], doing, "the npm registry", timeout=timeout, cwd=cwd)
+
+
+def _npm_view(spec: str, fields: list[str], empty: object, doing: str | None = None) -> Any:
+    """What ``npm view <spec> <fields> --json`` prints, parsed (``empty`` when it prints nothing: no version matched);
+    ``InstallFailed`` saying what it was ``doing`` (by default, that view) when it fails or times out."""
+    doing = doing or f"`npm view {spec} {' '.join(fields)}`"
+    text = run_npm(["view", spec, *fields, "--json"], doing, timeout=LIST_SECONDS)
+    return json.loads(text) if text.strip() else empty
 
 
 def resolve_npm_harness(
@@ -463,8 +464,7 @@ def _job_companions(lockfile: Path, job: str, seen: Set[str], doing: str) -> lis
         asked = f"{package}@{spec}"
         if asked in seen or not _is_exact(spec):
             continue
-        command = ["view", asked, "os", "cpu", "libc", "time", "dist.tarball", "--json"]
-        facts = json.loads(run_npm(command, doing, timeout=LIST_SECONDS) or "{}")
+        facts = _npm_view(asked, ["os", "cpu", "libc", "time", "dist.tarball"], {}, doing)
         dated = (facts.get("time") or {}).get(spec)
         job_companion = _fits_here(facts) and dated is not None and iso_utc(parse_time(dated)) <= latest
         found.append((asked, facts["dist.tarball"] if job_companion else None))
@@ -499,8 +499,7 @@ def _is_exact(spec: str) -> bool:
 def _tarball(package: str, spec: str, doing: str) -> str:
     """The tarball of ``package`` at ``spec``: the version it names, or, for a range, the oldest stable version the
     range allows (the one most surely published by the time of a dependant asking for the range)."""
-    command = ["view", f"{package}@{spec}", "version", "dist.tarball", "--json"]
-    found = json.loads(run_npm(command, doing, timeout=LIST_SECONDS) or "[]")
+    found = _npm_view(f"{package}@{spec}", ["version", "dist.tarball"], [], doing)
     versions = [found] if isinstance(found, dict) else found  # one object for one version, else a list of them
     if not versions:
         raise InstallFailed(f"{doing} failed: the registry serves no {package} version in {spec}")

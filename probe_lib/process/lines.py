@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import collections
 import json
-import os
 import queue
 import signal
 import subprocess
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from contextlib import suppress
 
 from probe_lib.core.errors import HarnessError, StateError
@@ -35,12 +34,9 @@ class LinesChild:
     ``label`` names the child in error messages (``"@mastra/core 1.67.0"``, ``"openai 1.2.3"``).
     """
 
-    def __init__(
-        self, command: Sequence[str], label: str, *, env: Mapping[str, str] | None = None, ready_timeout: float = 120.0
-    ) -> None:
+    def __init__(self, command: Sequence[str], label: str, *, ready_timeout: float = 120.0) -> None:
         self.command = list(command)
         self.label = label
-        self.env = dict(env or {})
         self.ready_timeout = ready_timeout
         self.ready: dict = {}
         #: Every result received, by id; still readable after the child failed, so a batch keeps them.
@@ -72,7 +68,6 @@ class LinesChild:
             encoding="utf-8",
             errors="surrogateescape",
             bufsize=1,
-            env={**os.environ, **self.env},
         )
         threading.Thread(target=self._read_results, daemon=True).start()
         threading.Thread(target=self._drain_stderr, daemon=True).start()
