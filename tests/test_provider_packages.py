@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime
 import importlib.metadata
+import re
 import shutil
 import subprocess
 import sys
@@ -98,6 +99,17 @@ def test_the_prose_reader_refuses_text_it_does_not_know(text: str) -> None:
         package_rules.rule_from_prose(text, "edited")
 
 
+#: Any wording that states a rule for a name: prose ("Must be ...", "maximum length"), or a regex or pattern.
+_STATES_A_RULE = re.compile(
+    r"\bmust (?:be|match|start|contain)\b|\bregex|\bpattern\b|maximum length|\^\[", re.IGNORECASE
+)
+
+
+def states_a_rule(text: str) -> bool:
+    """True when ``text`` states anything of a name rule."""
+    return _STATES_A_RULE.search(" ".join(text.split())) is not None
+
+
 def test_the_packages_that_state_no_rule_still_state_none() -> None:
     """Anthropic's and OpenAI Responses' SDK types state no name rule; the table's rows say so (their sources are
     docs and error texts). If either package starts stating one, this fails and the rule should be read there."""
@@ -106,11 +118,11 @@ def test_the_packages_that_state_no_rule_still_state_none() -> None:
         "openai.types.responses.function_tool_param", "FunctionToolParam", "name"
     )
     chat, _ = package_rules.attribute_docstring("openai.types.shared.function_definition", "FunctionDefinition", "name")
-    assert not package_rules.states_a_rule(anthropic)
-    assert not package_rules.states_a_rule(responses)
-    assert package_rules.states_a_rule(chat)  # the detector does see a rule where one is stated
+    assert not states_a_rule(anthropic)
+    assert not states_a_rule(responses)
+    assert states_a_rule(chat)  # the detector does see a rule where one is stated
     # ... and in the wording of Anthropic's docs, were its SDK to carry it.
-    assert package_rules.states_a_rule("The name of the tool. Must match the regex ^[a-zA-Z0-9_-]{1,64}$.")
+    assert states_a_rule("The name of the tool. Must match the regex ^[a-zA-Z0-9_-]{1,64}$.")
 
 
 def test_refresh_rewrites_only_what_changed_and_keeps_typed_rows(tmp_path: Path) -> None:

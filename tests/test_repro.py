@@ -257,6 +257,34 @@ def test_a_printed_line_is_one_code_span_of_the_report_whatever_backticks_it_hol
     assert [(token.info, token.content) for token in block] == [("json", f"a\n{line}\n```\n")]
 
 
+@pytest.mark.parametrize(
+    ("claim", "with_fix"),
+    [(claim, fix) for claim, rep in claims.REPRODUCTIONS.items() for fix in ((False, True) if rep.fixed else (False,))],
+)
+@pytest.mark.parametrize("code", [folder.REPRODUCED, folder.NOT_REPRODUCED])
+def test_each_report_and_run_sh_is_rendered_whole(tmp_path, monkeypatch, claim, with_fix, code):
+    """``ISSUE.md`` and ``run.sh`` of each claim, reproduced or not, with its fix or without: nothing of a template
+    left in them, each section of the report once and in order, the fix's section and ``--fixed`` only with a fix."""
+    monkeypatch.setattr(folder, "_runtime", lambda script_name: "Runtime 1.0")  # no python3 or node run for it
+    rep = claims.REPRODUCTIONS[claim]
+    (tmp_path / "request.json").write_text(json.dumps([_tools("search_web")]), encoding="utf-8")
+    name, script = templates.script(rep, "1.67.0")
+    result = folder.ReproResult(tmp_path, "REPRODUCED: x" if code == folder.REPRODUCED else "NOT REPRODUCED: y", code)
+    after = folder.ReproResult(tmp_path, "NOT REPRODUCED: fixed", folder.NOT_REPRODUCED) if with_fix else None
+    report = folder.issue(rep, "pkg", "1.67.0", name, script, result, after)
+    run_sh = templates.run_sh(rep, "1.67.0", "pkg", name, patched=with_fix)
+    for text in (report, run_sh):
+        assert not re.search(r"\{[{%#]", text) and text.endswith("\n") and not text.endswith("\n\n")
+    fix = ["## With the proposed fix"] if with_fix else []
+    sections = ["## Steps to reproduce", "## Expected", "## Actual", *fix, "## Why it matters"]
+    assert [line for line in report.splitlines() if line.startswith("## ")] == sections
+    title = f"# {rep.title}" if code == folder.REPRODUCED else f"# Not reproduced on pkg 1.67.0: {rep.title}"
+    assert report.splitlines()[0] == title and f"`{result.line}`" in report and f"ledger claim {claim}: " in report
+    assert f"{rep.expected}." in report and '"name": "search_web"' in report
+    assert run_sh.startswith("#!/bin/sh\n# Reproduces ") and run_sh.endswith(f" {name}\n")
+    assert ("--fixed" in run_sh) == with_fix and ("`fix.patch`" in report) == with_fix
+
+
 # -- run for real ------------------------------------------------------------------------------------------
 
 

@@ -34,10 +34,6 @@ def _read_keys(args: argparse.Namespace) -> tuple[list[list[str]], bool]:
     return parse_records(json_input.read_text(data, "stdin"))
 
 
-def _emit(results: list[dict], is_batch: bool) -> None:
-    print(json.dumps(results if is_batch else results[0], ensure_ascii=False))
-
-
 def _print_rows(result) -> None:
     """A readable table of one record: key, wire name, rules that fired, positions."""
     header = f"{'before':>6} {'after':>5}  {'rules':<9} {'key':<32} wire name"
@@ -56,7 +52,8 @@ def cmd_normalise(args: argparse.Namespace) -> int:
     records, is_batch = _read_keys(args)
     results = [normalise(keys) for keys in records]
     if args.json:
-        _emit([result.to_json() for result in results], is_batch)
+        shown = [result.to_json() for result in results]
+        print(json.dumps(shown if is_batch else shown[0], ensure_ascii=False))
     else:
         for number, result in enumerate(results):
             if is_batch:

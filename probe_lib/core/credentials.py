@@ -18,38 +18,15 @@ MARK = "<redacted>"
 #: ``x-api-key`` (Anthropic), ``api-key`` (Azure OpenAI), ``x-goog-api-key`` (Gemini), ``ocp-apim-subscription-key``
 #: (Azure API Management), ``x-amz-security-token`` (AWS session credentials), cookies, and the OpenAI account ids.
 HEADERS = frozenset(
-    {
-        "authorization",
-        "proxy-authorization",
-        "api-key",
-        "x-api-key",
-        "x-goog-api-key",
-        "ocp-apim-subscription-key",
-        "x-amz-security-token",
-        "cookie",
-        "set-cookie",
-        "openai-organization",
-        "openai-project",
-    }
+    "authorization proxy-authorization api-key x-api-key x-goog-api-key ocp-apim-subscription-key x-amz-security-token "
+    "cookie set-cookie openai-organization openai-project".split()
 )
 
 #: Query parameters that carry a credential: ``key`` (Google's API keys), ``api_key``/``api-key``/``apikey``,
 #: ``access_token``/``token`` (OAuth), and the signature parts of an AWS presigned or Azure SAS URL.
 QUERY = frozenset(
-    {
-        "key",
-        "api_key",
-        "api-key",
-        "apikey",
-        "x-goog-api-key",
-        "access_token",
-        "token",
-        "x-amz-credential",
-        "x-amz-signature",
-        "x-amz-security-token",
-        "sig",
-        "signature",
-    }
+    "key api_key api-key apikey x-goog-api-key access_token token x-amz-credential x-amz-signature "
+    "x-amz-security-token sig signature".split()
 )
 
 _QUERY_VALUE = re.compile(

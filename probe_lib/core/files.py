@@ -7,10 +7,11 @@ once complete (a rename within one folder is atomic); a failed write removes its
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 
@@ -37,3 +38,15 @@ def write_json(path: Path, document: object) -> Path:
         "utf-8", "backslashreplace"
     )
     return write_atomically(path, lambda partial: partial.write_bytes(data))
+
+
+def write_csv(path: Path, columns: Sequence[str], rows: Iterable[Mapping[str, object]]) -> Path:
+    """``rows`` as UTF-8 CSV under a header of ``columns``, each line ended by ``\\n``, written atomically."""
+
+    def write(partial: Path) -> None:
+        with partial.open("w", newline="", encoding="utf-8") as handle:
+            writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(rows)
+
+    return write_atomically(path, write)

@@ -185,10 +185,8 @@ class KeySets(Sequence[Scenario]):
     logged exceptions its judgement reads), each scenario built when it is read: a batch holds
     its keys, not a ``Scenario`` per set (16 MiB for 10,000 sets of about 11 keys)."""
 
-    def __init__(
-        self, key_sets: Sequence[Sequence[str]], tool_choice: ToolChoice = None, prefix: str = "probe"
-    ) -> None:
-        self._key_sets, self._tool_choice, self._prefix = key_sets, tool_choice, prefix
+    def __init__(self, key_sets: Sequence[Sequence[str]], tool_choice: ToolChoice = None) -> None:
+        self._key_sets, self._tool_choice = key_sets, tool_choice
 
     def __len__(self) -> int:
         return len(self._key_sets)
@@ -197,4 +195,4 @@ class KeySets(Sequence[Scenario]):
         if not isinstance(index, int):
             raise TypeError(f"KeySets is read by position, not by {type(index).__name__}")
         number = range(len(self))[index]  # IndexError past the end, as a list; a negative index counts from it
-        return for_keys(f"{self._prefix}-{number}", self._key_sets[number], self._tool_choice, logs=False)
+        return for_keys(f"probe-{number}", self._key_sets[number], self._tool_choice, logs=False)

@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import datetime
 import functools
-import io
 import re
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -110,12 +109,7 @@ def load_rows(path: Path = RULES_PATH) -> list[dict[str, str]]:
 
 def write_rows(rows: list[dict[str, str]], path: Path = RULES_PATH) -> None:
     """Write ``rows`` as a rules file (``package_rules.refresh``), whole, by rename."""
-    buffer = io.StringIO()
-    writer = csv.DictWriter(buffer, fieldnames=COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    writer.writerows(rows)
-    text = buffer.getvalue()
-    files.write_atomically(path, lambda partial: partial.write_text(text, encoding="utf-8"))
+    files.write_csv(path, COLUMNS, rows)
 
 
 def load_rules(path: Path = RULES_PATH) -> tuple[Rule, ...]:

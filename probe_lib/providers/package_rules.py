@@ -166,17 +166,6 @@ def rule_from_prose(text: str, where: str) -> StatedRule:
     )
 
 
-#: Any wording that states a rule for a name: prose ("Must be ...", "maximum length"), or a regex or pattern.
-_STATES_A_RULE = re.compile(
-    r"\bmust (?:be|match|start|contain)\b|\bregex|\bpattern\b|maximum length|\^\[", re.IGNORECASE
-)
-
-
-def states_a_rule(text: str) -> bool:
-    """True when ``text`` states anything of a name rule: a package whose text says nothing is not read."""
-    return _STATES_A_RULE.search(" ".join(text.split())) is not None
-
-
 def attribute_docstring(module: str, cls: str, attribute: str) -> tuple[str, str]:
     """The docstring under ``attribute`` in class ``cls`` of the installed ``module`` (read from its source file,
     as Python keeps no attribute docstrings), and the file's path inside the package."""

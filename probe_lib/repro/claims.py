@@ -44,6 +44,7 @@ _FORCED_EXPECTED = (
     "refused before sending by an error about the tool choice that names the forced tool"
 )
 _ROUND_TRIP_TITLE = "A model calling a renamed tool by the name the request offered runs no tool"
+_ROUND_TRIP_EXPECTED = "the tool runs: a call by the name the request offered finds the tool offered under it"
 
 REPRODUCTIONS: dict[str, Reproduction] = {
     each.claim: each
@@ -67,27 +68,16 @@ REPRODUCTIONS: dict[str, Reproduction] = {
         Reproduction(
             "T07", "openai-agents-js", "forced", f"modelSettings.toolChoice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED
         ),
-        Reproduction(
-            "T09", "llama-index", "forced", f"tool_choice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED, fixed=True
+        # A LlamaIndex finding of the framework matrix (X) and its since-when claim (T): one turn shows both.
+        *(
+            Reproduction(
+                claim, "llama-index", "forced", f"tool_choice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED, fixed=True
+            )
+            for claim in ("T09", "X09")
         ),
-        Reproduction(
-            "X09", "llama-index", "forced", f"tool_choice: {_FORCED_TITLE.lower()}", _FORCED_EXPECTED, fixed=True
-        ),
-        Reproduction(
-            "T10",
-            "llama-index",
-            "round-trip",
-            _ROUND_TRIP_TITLE,
-            "the tool runs: a call by the name the request offered finds the tool offered under it",
-            fixed=True,
-        ),
-        Reproduction(
-            "X10",
-            "llama-index",
-            "round-trip",
-            _ROUND_TRIP_TITLE,
-            "the tool runs: a call by the name the request offered finds the tool offered under it",
-            fixed=True,
+        *(
+            Reproduction(claim, "llama-index", "round-trip", _ROUND_TRIP_TITLE, _ROUND_TRIP_EXPECTED, fixed=True)
+            for claim in ("T10", "X10")
         ),
     )
 }

@@ -56,10 +56,6 @@ class ReproResult:
     code: int
 
 
-def default_folder(claim: str, framework: str, version: str) -> Path:
-    return Path("repro") / f"{claim}-{framework}-{version}"
-
-
 def _harness(framework: str, version: str) -> Path:
     """The kit's harness folder of ``version`` (its committed pin, or the one it resolved in its cache)."""
     if framework == "mastra":
@@ -159,16 +155,6 @@ def _trimmed(body: dict) -> dict:
     return trimmed | ({"tool_choice": body["tool_choice"]} if "tool_choice" in body else {})
 
 
-#: What the script does with the turn, by kind: how it reaches its verdict.
-_HOW_CHECKED = {
-    "forced": "compares the request it captured with what is expected",
-    "active-tools": "compares the request it captured with what is expected",
-    "collision": "checks whether the turn was refused before any request, or what the request offered",
-    "round-trip": "answers the first request with a call of the first tool it offers, by the name it offers it "
-    "under, and checks whether the tool ran",
-}
-
-
 def _declared_node(folder: Path, package: str) -> str:
     """What ``package`` (installed in ``folder``) declares of Node.js in its ``engines``, in words, or nothing."""
     manifest = folder / "node_modules" / package / "package.json"
@@ -203,31 +189,6 @@ def _user_code(script: str, language: str) -> str:
     return script[start:end].rstrip() + ("" if language == "python" else "\n}")
 
 
-def _why_it_matters(kind: str) -> str:
-    """The provider rule the finding runs into, with its public source (``data/provider_rules.csv``), and why the
-    finding's kind of turn breaks against it."""
-    rule = get_rule("openai", "documented")
-    documented = {r.provider for r in rules() if r.variant == "documented"}
-    responses = "" if "openai-responses" in documented else " (the Responses API documents no name rule of its own)"
-    name_rule = (
-        f"OpenAI's Chat Completions API takes as a function name only `{rule.pattern.pattern}` up to "
-        f"{rule.max_length} characters ({rule.source}: {rule.note}){responses}, so a framework renames a tool to fit it"
-    )
-    consequence = {
-        "collision": "; a tool registered under the legal key `search_web` is another tool: refusing the pair, "
-        "rather than sending them under two distinct names, makes a key unusable beside the legal key it happens to "
-        "rewrite to.",
-        "round-trip": "; the model then calls the tool by the name the request offered, and a framework that renames "
-        "a tool must find it again by that name, or the model's call runs nothing.",
-        "active-tools": "; a list of the tools a turn may use must name them as renamed, or it selects none of them.",
-        "forced": ". A tool is forced by naming one of the request's own functions in `tool_choice` (the openai "
-        "Python SDK's `ChatCompletionNamedToolChoiceParam`: \"Specifies a tool the model should use. Use to force the "
-        'model to call a specific function."), so the forced name must be the new one, or the request no longer agrees '
-        "with the tools it offers.",
-    }
-    return name_rule + consequence[kind]
-
-
 def issue(
     rep: Reproduction,
     package: str,
@@ -238,54 +199,32 @@ def issue(
     fixed: ReproResult | None = None,
 ) -> str:
     """``ISSUE.md``: a report ready to paste into the framework's tracker (with what the fixed run printed, when
-    there was one)."""
+    there was one), citing the provider rule the finding runs into from ``data/provider_rules.csv``."""
     language = "python" if script_name.endswith(".py") else "js"
-    statement = {claim.id: claim.statement for claim in load_claims()}[rep.claim]
     captured = json.loads((result.folder / "request.json").read_text(encoding="utf-8"))
-    bodies = "\n".join(json.dumps(_trimmed(body), indent=2, ensure_ascii=False) for body in captured[:1])
-    no_tools = "\n\nIt has no `tools` field." if captured and "tools" not in captured[0] else ""
-    if language == "python":
-        versions = f"{package} {version}{_imported_pins(script, result.folder, package)}"
-        runtime = _runtime(script_name)
-    else:
-        versions, runtime = f"{package} {version}", _runtime(script_name) + _declared_node(result.folder, package)
-    lock = "requirements.txt" if language == "python" else "package-lock.json"
-    install = "a fresh venv and `pip install`" if language == "python" else "`npm ci`"
-    # A run that did not reproduce it says so first, rather than asserting the finding on this release.
-    title = rep.title if result.code == REPRODUCED else f"Not reproduced on {package} {version}: {rep.title}"
-    return f"""# {title}
-
-**Versions**: {versions} (every dependency locked in `{lock}`), {runtime},
-{platform.system()} {platform.release()} ({platform.machine()}).
-
-## Steps to reproduce
-
-Run `./run.sh` in this folder: it installs the locked packages ({install}), then runs `{script_name}`,
-which starts a stand-in for the provider on 127.0.0.1, runs one turn of the code below against it and
-{_HOW_CHECKED[rep.kind]}. No API key is
-needed, and the turn talks only to the stand-in (the install fetches the locked packages from the registry).
-
-{_fenced(_user_code(script, language), language)}
-
-## Expected
-
-{rep.expected}.
-
-## Actual
-
-{_inline(result.line)}
-
-The first request as sent (trimmed to the tools' names and `tool_choice`; the whole bodies are in `request.json`
-after a run):
-
-{_fenced(bodies or "(no request was sent)", "json")}{no_tools}
-
-{_fixed_section(fixed)}## Why it matters
-
-{_why_it_matters(rep.kind)}
-
-Found and measured with probe-lib's ledger claim {rep.claim}: {statement}
-"""
+    pins = _imported_pins(script, result.folder, package) if language == "python" else ""
+    return templates.render(
+        "ISSUE.md",
+        rep=rep,
+        # A run that did not reproduce it says so first, rather than asserting the finding on this release.
+        title=rep.title if result.code == REPRODUCED else f"Not reproduced on {package} {version}: {rep.title}",
+        versions=f"{package} {version}{pins}",
+        runtime=_runtime(script_name) + ("" if language == "python" else _declared_node(result.folder, package)),
+        system=f"{platform.system()} {platform.release()} ({platform.machine()})",
+        language=language,
+        script_name=script_name,
+        user_code=_user_code(script, language),
+        result=result,
+        bodies="\n".join(json.dumps(_trimmed(body), indent=2, ensure_ascii=False) for body in captured[:1]),
+        no_tools=bool(captured) and "tools" not in captured[0],
+        fixed=fixed,
+        fixed_requests=FIXED_REQUESTS,
+        rule=get_rule("openai", "documented"),
+        responses_documented=any(r.provider == "openai-responses" and r.variant == "documented" for r in rules()),
+        statement={claim.id: claim.statement for claim in load_claims()}[rep.claim],
+        inline=_inline,
+        fenced=_fenced,
+    )
 
 
 def _fence(text: str, least: int) -> str:
@@ -307,21 +246,11 @@ def _fenced(text: str, language: str) -> str:
     return f"{fence}{language}\n{text}\n{fence}"
 
 
-def _fixed_section(fixed: ReproResult | None) -> str:
-    if fixed is None:
-        return ""
-    return (
-        "## With the proposed fix\n\n"
-        "`fix.patch` (its header says what it changes) applied to the installed package, `./run.sh --fixed` prints:"
-        f"\n\n{_inline(fixed.line)}\n\n(The patched run's requests are in `{FIXED_REQUESTS}`.)\n\n"
-    )
-
-
 def _write_patch(rep: Reproduction, version: str, to: Path, *, required: bool) -> bool:
     """Write the fix for ``version`` into ``to``; ``False`` when it does not apply to that release (a release
     without the finding's rename), which ``--fixed`` (``required``) refuses in one line."""
     try:
-        patches.write_patch(rep.framework, version, to)
+        to.write_text(patches.fix_patch(rep.framework, version), encoding="utf-8")
     except patches.PatchDoesNotApply as error:
         if required:
             raise InputError(f"--fixed: the fix does not apply to {rep.framework} {version}: {error}") from None
@@ -341,7 +270,7 @@ def write(claim: str, version: str, out: Path | None = None, *, fixed: bool = Fa
             f"--fixed: the kit has no fix for {claim} ({rep.framework}); it has for "
             + ", ".join(each.claim for each in REPRODUCTIONS.values() if each.fixed)
         )
-    out = folders.check_replaceable(out or default_folder(claim, rep.framework, version))  # refused before any work
+    out = folders.check_replaceable(out or Path("repro") / f"{claim}-{rep.framework}-{version}")  # refused first
     harness = _harness(rep.framework, version)
     script_name, script = templates.script(rep, version)
     with folders.replacing(out) as staging:

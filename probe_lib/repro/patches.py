@@ -218,11 +218,6 @@ def fix_patch(framework: str, version: str) -> str:
     return "\n".join(header) + "".join(diffs)
 
 
-def write_patch(framework: str, version: str, to: Path) -> None:
-    """Write ``framework``'s fix for ``version`` into ``to`` (the reproduction folder's ``fix.patch``)."""
-    to.write_text(fix_patch(framework, version), encoding="utf-8")
-
-
 def _digest() -> str:
     return hashlib.sha256((MASTRA_HELPER + CALL_METHOD.pattern).encode()).hexdigest()[:16]
 

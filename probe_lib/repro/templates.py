@@ -1,15 +1,17 @@
-"""The text of a reproduction's script, rendered from the files of ``templates/``, and of its ``run.sh``, composed here.
+"""The text of a reproduction's files, rendered with Jinja from the templates of ``templates/``: its script, its
+``run.sh`` and its ``ISSUE.md``.
 
-A script is its framework's template (the user's code: one agent, one turn) with the stand-in provider and the
-verdict of the Node or Python fragment, and the check of the claim's kind (``check-<kind>.mjs``, ``.py``). Each
-placeholder is ``{{NAME}}``; a placeholder left unfilled is a defect of the kit and raises. The files end in
-``.tmpl``, so no linter reads a fragment as a program.
+A script is its framework's template (the user's code: one agent, one turn) including the stand-in provider and the
+verdict of the Node or Python fragment, and the check of the claim's kind (``check-<kind>.mjs``, ``.py``). A value a
+template names but is not given is a defect of the kit and raises (``StrictUndefined``). The files end in ``.tmpl``,
+so no linter reads a fragment as a program.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+import jinja2
 
 from probe_lib.core.target import version_key
 from probe_lib.repro.claims import Reproduction
@@ -52,16 +54,14 @@ _MASTRA_TURNS = {
 }
 
 
-def _read(name: str) -> str:
-    return (TEMPLATES / f"{name}.tmpl").read_text(encoding="utf-8")
+#: The templates are code and Markdown: nothing is escaped (Jinja's default).
+_JINJA = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), undefined=jinja2.StrictUndefined)
 
 
-def _fill(text: str, values: dict[str, str]) -> str:
-    for name, value in values.items():
-        text = text.replace("{{" + name + "}}", value)
-    if left := re.findall(r"\{\{[A-Z_]+\}\}", text):
-        raise AssertionError(f"unfilled placeholders in a reproduction script: {sorted(set(left))}")
-    return text
+def render(name: str, **values: object) -> str:
+    """The template ``name`` (without ``.tmpl``) rendered with ``values``. Jinja drops each file's last newline, so a
+    fragment ends where the line including it goes on; the whole text gets its own back."""
+    return _JINJA.get_template(f"{name}.tmpl").render(values) + "\n"
 
 
 def _mastra_model(version: str) -> tuple[str, str]:
@@ -79,13 +79,8 @@ def script(reproduction: Reproduction, version: str) -> tuple[str, str]:
     """The reproduction script of ``reproduction`` on ``version``: its file name and its text, headed by what it
     checks (the report's title; the claim's whole statement, which may range wider, is in ISSUE.md)."""
     name, template = SCRIPTS[reproduction.framework]
-    language = Path(name).suffix
-    values = {}  # in order of filling: the fragments first, as they hold placeholders too
-    if language == ".mjs":
-        values["NODE_SERVER"] = _read("node_server.mjs").rstrip("\n")
-        values["NODE_VERDICT"] = _read("node_verdict.mjs").rstrip("\n")
-    values["CHECK"] = _read(f"check-{reproduction.kind}{language}").rstrip("\n")
-    values |= {"CLAIM": reproduction.claim, "VERSION": version, "TITLE": reproduction.title}
+    check = f"check-{reproduction.kind}{Path(name).suffix}.tmpl"
+    values = {"CLAIM": reproduction.claim, "VERSION": version, "TITLE": reproduction.title, "CHECK": check}
     if reproduction.framework == "mastra":
         tools, options, note = _MASTRA_TURNS[reproduction.kind]
         model, model_import = _mastra_model(version)
@@ -97,36 +92,19 @@ def script(reproduction: Reproduction, version: str) -> tuple[str, str]:
             "OPTIONS": ', tool_choice="search.web"' if forced else "",
             "TOOLS_NOTE": ", forced by that name" if forced else "; the model calls it back by the name it was sent as",
         }
-    return name, _fill(_read(template), values)
+    return name, render(template, **values)
 
 
 def run_sh(reproduction: Reproduction, version: str, package: str, script_name: str, *, patched: bool) -> str:
     """``run.sh``: the whole run from an empty folder (the locked install, then the script); with ``patched`` (the
     folder has a ``fix.patch``), ``./run.sh --fixed`` applies it to the installed package first. An install that
     fails exits 2, as the script's own failure."""
-    head = [
-        "#!/bin/sh",
-        f"# Reproduces {reproduction.claim} on {package} {version} from an empty folder: installs the locked packages,",
-        "# then runs the script. Exit 1: REPRODUCED, 0: NOT REPRODUCED, 2: neither (the run failed, or the turn",
-        "# came to something else).",
-    ]
-    if patched:
-        head.append("# ./run.sh --fixed applies fix.patch to the installed package first.")
-    head.append('cd "$(dirname "$0")" || exit 2')
-    if script_name.endswith(".py"):
-        install = [
-            # A fresh venv each run, as npm ci's fresh node_modules: a plain run after --fixed runs the release as
-            # shipped. pip through the venv's python: its scripts name the folder the venv was made in.
-            'python3 -m venv --clear .venv || { echo "FAILED: python3 -m venv .venv"; exit 2; }',
-            ".venv/bin/python -m pip install --quiet --no-deps -r requirements.txt"
-            + ' || { echo "FAILED: pip install"; exit 2; }',
-        ]
-        run = f"exec .venv/bin/python {script_name}"
-    else:
-        install = ['npm ci --no-audit --no-fund --ignore-scripts || { echo "FAILED: npm ci"; exit 2; }']
-        run = f"exec node {script_name}"
-    if patched:
-        folder = PATCHED[reproduction.framework]
-        patch = f'patch -s -p1 -d {folder} < fix.patch || {{ echo "FAILED: patch"; exit 2; }}'
-        install.append(f'if [ "$1" = "--fixed" ]; then {patch}; fi')
-    return "\n".join([*head, *install, run]) + "\n"
+    return render(
+        "run.sh",
+        rep=reproduction,
+        package=package,
+        version=version,
+        script_name=script_name,
+        language="python" if script_name.endswith(".py") else "js",
+        patch_folder=PATCHED[reproduction.framework] if patched else None,
+    )

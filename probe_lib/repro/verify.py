@@ -21,7 +21,6 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import closing
 from dataclasses import asdict, dataclass, fields
-from pathlib import Path
 
 import pandas as pd
 
@@ -118,10 +117,10 @@ def compare_llama_index(version: str) -> list[FixRow]:
     return _rows("llama-index", version, before, after, llama_index_targeted)
 
 
-def compare(version: str, scenarios: Sequence[Scenario] | None = None) -> list[FixRow]:
-    """The catalogue (or ``scenarios``) on ``version``, unpatched then patched; :class:`PatchDoesNotApply` when the
-    release's shipped files lack what the fix changes."""
-    scenarios = list(scenarios or catalogue.scenarios())
+def compare(version: str) -> list[FixRow]:
+    """The catalogue on ``version``, unpatched then patched; :class:`PatchDoesNotApply` when the release's shipped
+    files lack what the fix changes."""
+    scenarios = catalogue.scenarios()
     mastra_versions.install(version)
     modules = patches.patched_copy(version)
     with CaptureServer() as server:
@@ -186,28 +185,20 @@ def verdict(rows: Iterable[FixRow]) -> str:
     return text + (f"; other scenarios changed: {', '.join(moved)}" if moved else "; every other scenario unchanged")
 
 
-def read(path: Path = CSV_PATH) -> list[FixRow]:
-    if not path.exists():
+def read() -> list[FixRow]:
+    if not CSV_PATH.exists():
         return []
-    with path.open(newline="", encoding="utf-8") as handle:
+    with CSV_PATH.open(newline="", encoding="utf-8") as handle:
         return [FixRow(**record) for record in csv.DictReader(handle)]
 
 
-def write(rows: Sequence[FixRow], path: Path = CSV_PATH) -> None:
-    """Merge ``rows`` into ``path``: their releases' earlier rows replaced, every other release's kept."""
+def write(rows: Sequence[FixRow]) -> None:
+    """Merge ``rows`` into :data:`CSV_PATH`: their releases' earlier rows replaced, every other release's kept."""
     measured = {(row.framework, row.version) for row in rows}
-    names = [field.name for field in fields(FixRow)]
-    with cache.rewriting(path):  # two verifications at once take turns, so neither loses the other's rows
-        kept = [row for row in read(path) if (row.framework, row.version) not in measured]
+    with cache.rewriting(CSV_PATH):  # two verifications at once take turns, so neither loses the other's rows
+        kept = [row for row in read() if (row.framework, row.version) not in measured]
         merged = sorted([*kept, *rows], key=lambda row: (row.framework, version_key(row.version), row.scenario))
-
-        def fill(partial: Path) -> None:
-            with partial.open("w", newline="", encoding="utf-8") as handle:
-                writer = csv.DictWriter(handle, fieldnames=names, lineterminator="\n")
-                writer.writeheader()
-                writer.writerows(asdict(row) for row in merged)
-
-        files.write_atomically(path, fill)
+        files.write_csv(CSV_PATH, [field.name for field in fields(FixRow)], map(asdict, merged))
 
 
 def affected(framework: str) -> list[str]:
