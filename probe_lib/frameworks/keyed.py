@@ -2,8 +2,8 @@
 
 The same steps as Mastra's runner, for every other framework: script the capture server for each scenario, send
 the batch to the framework's runner child (:mod:`probe_lib.process.lines`), and join each report with the model
-calls the server captured for that scenario. A framework adapter is then a :class:`KeyedAdapter` with its pins, the
-wire format it speaks by default and the texts of its own collision errors: small, and alike.
+calls the server captured for that scenario. A framework adapter is then a :class:`KeyedAdapter` with its pins and
+the wire format it speaks by default: small, and alike.
 
 Each request line a runner receives is ``{"id", "url", "keys", "toolChoice" (a key or null), "timeoutMs"}``; each
 result is ``{"id", "error": [{"name", "message"}…] | null, "executions": [{"key", "args"}…], "timedOut"}``. A
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from dataclasses import dataclass, field
+from contextlib import closing
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from probe_lib.capture import Capture, CaptureServer
@@ -66,10 +66,8 @@ class KeyedAdapter:
 
     name: str
     pins: Pins
-    #: The wire format the adapter configures the framework to speak (``chat-completions`` …).
-    wire: str
-    #: Patterns matching the framework's own "two tools have one name" errors; group ``name`` names it if it can.
-    collisions: Sequence[re.Pattern[str]] = ()
+    #: The wire format the adapter configures the framework to speak.
+    wire: str = "chat-completions"
     #: Why the framework cannot be probed here at all (``None``: it can); every run is then "not applicable".
     unavailable: str | None = None
     #: Why the framework cannot force a tool (``None``: it can); a scenario forcing one is then "not applicable".
@@ -152,30 +150,22 @@ class KeyedAdapter:
         of Node runners, ``workers`` and ``node_heap_mib``, do not apply)."""
         yield from self.run(scenarios, version, server=server)
 
-    @contextmanager
-    def session(self, version: str) -> Iterator[KeyedSession]:
+    def session(self, version: str) -> closing[KeyedSession]:
         """One runner child for several runs (its start, loading the framework, is most of a small run's cost);
         ``ReleaseUnsupported`` at once for a release the harness cannot run."""
         session = KeyedSession(self, self.check_version(version))
         if self.unavailable is None:
             refuse_unsupported(self.pins.unsupported, version)
-        try:
-            yield session
-        finally:
-            session.close()
+        return closing(session)
 
     def cannot_force_on(self, version: str) -> str | None:
         """Why ``version`` cannot force a tool (the framework never can, or this release cannot), or ``None``."""
         return self.cannot_force or (self.forcing(version) if self.forcing is not None else None)
 
     def classify(self, error: Sequence[dict], sent: bool, timed_out: bool) -> Failure | None:
-        """A collision (by the framework's own error text), a refusal before sending, or a crash."""
+        """A refusal before sending, or a crash."""
         if not error:
             return None if sent else Failure("crash", "no request was sent and no error was raised")
-        for link in error:
-            for pattern in self.collisions:
-                if (match := pattern.search(link["message"])) is not None:
-                    return Failure("collision", link["message"], match.groupdict().get("name"))
         if sent:
             return None  # it sent its request, then stopped on the scripted answer: measured, not failed
         message = error[0]["message"]
@@ -213,21 +203,9 @@ class KeyedAdapter:
         )
 
     def _not_applicable(self, scenario: Scenario, version: str, reason: str) -> Outcome:
-        return Outcome(
-            scenario=scenario,
-            framework=self.name,
-            version=version,
-            requests=(),
-            error=(),
-            executions=(),
-            tool_names=(),
-            result_tool_names=(),
-            keys_after=(),
-            ids_before=(),
-            ids_after=(),
-            failure=Failure("not applicable", reason),
-            wire=self.wire,
-        )
+        """The outcome of a scenario never sent: nothing reported or captured, and ``reason``."""
+        nothing = self._outcome(scenario, version, {}, [])
+        return replace(nothing, failure=Failure("not applicable", reason))
 
 
 class KeyedSession:

@@ -36,6 +36,5 @@ ADAPTER = adapter(
         requires=requires,
         unsupported=since("ai", "3.1.0"),
     ),
-    wire="chat-completions",
     forcing=since("ai", "3.1.16", "has no toolChoice"),
 )

@@ -10,5 +10,4 @@ HARNESS = Path(__file__).resolve().parent / "harness"
 ADAPTER = adapter(
     name="autogen",
     pins=Pins("autogen", HARNESS, "python", package="autogen-agentchat", companions=("autogen-ext[openai]",)),
-    wire="chat-completions",
 )

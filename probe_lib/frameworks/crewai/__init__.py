@@ -13,6 +13,5 @@ ADAPTER = adapter(
     pins=Pins(
         "crewai", Path(__file__).resolve().parent / "harness", "python", package="crewai", companions=("setuptools",)
     ),
-    wire="chat-completions",
     cannot_force="CrewAI has no option to force a tool: its native OpenAI provider always sends tool_choice auto",
 )

@@ -15,5 +15,4 @@ ADAPTER = adapter(
         package="langchain-openai",
         unsupported=since("langchain-openai", "0.0.4", "predates ChatOpenAI.bind_tools"),
     ),
-    wire="chat-completions",
 )

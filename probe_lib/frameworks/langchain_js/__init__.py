@@ -32,5 +32,4 @@ ADAPTER = adapter(
         requires=requires,
         unsupported=since("@langchain/openai", "0.0.1"),
     ),
-    wire="chat-completions",
 )

@@ -23,5 +23,4 @@ ADAPTER = adapter(
         companions=("llama-index-llms-openai",),
         unsupported=since("llama-index-core", "0.11.5"),
     ),
-    wire="chat-completions",
 )

@@ -9,7 +9,6 @@ from probe_lib.frameworks.mastra.runner import (
     NodeHeapExhausted,
     Runner,
     format_records,
-    package_facts,
     run,
     stream,
 )
@@ -23,7 +22,6 @@ __all__ = [
     "Outcome",
     "Runner",
     "format_records",
-    "package_facts",
     "run",
     "stream",
 ]

@@ -3,8 +3,8 @@ them), its runner (streamed) and its name rule on each version."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
+from contextlib import closing
 from pathlib import Path
 
 from probe_lib.capture import CaptureServer
@@ -76,15 +76,10 @@ class Mastra:
     #: Each outcome as its turn ends, from ``workers`` Node runners each capped at ``node_heap_mib``.
     stream = staticmethod(runner.stream)
 
-    @contextmanager
-    def session(self, version: str) -> Iterator[Session]:
+    def session(self, version: str) -> closing[Session]:
         """One warm runner for several runs (each run is sent to it at once; :meth:`run` spreads a big batch over
         workers instead)."""
-        session = Session(self.check_version(version))
-        try:
-            yield session
-        finally:
-            session.close()
+        return closing(Session(self.check_version(version)))
 
 
 class Session:

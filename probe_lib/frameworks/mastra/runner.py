@@ -147,11 +147,6 @@ class Runner(LinesChild):
         )
         return [_format_result(result) for result in reply["format"]["results"]]
 
-    def package_facts(self) -> dict:
-        """What the installed package says of itself: its built-in tools (export -> id) and ``formatTools``' source."""
-        reply = self.exchange([{"op": "package", "id": "package"}], timeout=60)["package"]
-        return {"builtins": reply["builtins"], "formatToolsSource": reply["formatToolsSource"]}
-
     def turns(self, scenarios: Sequence[Scenario], server: CaptureServer) -> list[Outcome]:
         """Scenarios on this started (warm) runner, all sent at once; one outcome each, in order."""
         ids = [_scenario_id(self.version, index) for index in range(len(scenarios))]
@@ -343,12 +338,6 @@ def _format_result(result: dict) -> dict:
     failure = classify(result["error"], sent_requests=False)
     detail = {"name": failure.name} if failure.kind == "collision" else {"message": failure.message}
     return {"error": {"kind": failure.kind, **detail}}
-
-
-def package_facts(version: str) -> dict:
-    """Built-in tool ids and the normaliser's source text, read from the installed ``@mastra/core`` ``version``."""
-    with Runner(version) as runner:
-        return runner.package_facts()
 
 
 def format_records(records: Sequence[Sequence[str]], version: str) -> list[dict]:

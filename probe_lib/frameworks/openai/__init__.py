@@ -21,7 +21,7 @@ PINS = Pins(
         between("openai", "1.0.0a0", "1.1.0", "is the 1.0 client, which has no tools parameter"),
     ),
 )
-ADAPTER = adapter(name="openai", pins=PINS, wire="chat-completions")
+ADAPTER = adapter(name="openai", pins=PINS)
 RESPONSES = adapter(
     name="openai-responses",
     pins=replace(PINS, unsupported=since("openai", "1.66.0", "predates the Responses API")),

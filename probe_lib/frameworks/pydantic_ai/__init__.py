@@ -18,5 +18,4 @@ ADAPTER = adapter(
         extras="[openai]",
         unsupported=since("pydantic-ai-slim", "0.0.12", "predates Tool(function, name=KEY) without takes_ctx"),
     ),
-    wire="chat-completions",
 )

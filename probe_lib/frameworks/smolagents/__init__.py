@@ -8,7 +8,5 @@ from probe_lib.install.pins import Pins
 HARNESS = Path(__file__).resolve().parent / "harness"
 
 ADAPTER = adapter(
-    name="smolagents",
-    pins=Pins("smolagents", HARNESS, "python", package="smolagents", extras="[openai]"),
-    wire="chat-completions",
+    name="smolagents", pins=Pins("smolagents", HARNESS, "python", package="smolagents", extras="[openai]")
 )
