@@ -4,6 +4,7 @@ a sweep interrupted by Ctrl-C and resumed (two runs at once), and the since-when
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import re
@@ -12,6 +13,7 @@ import sys
 import textwrap
 from collections import defaultdict
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from processes import as_at_a_terminal
@@ -22,6 +24,7 @@ from probe_lib.claims.since import Timeline
 from probe_lib.claims.verdict import MASTRA
 from probe_lib.core.behaviour import Behaviour
 from probe_lib.core.errors import ReleaseUnsupported
+from probe_lib.frameworks import base
 from probe_lib.frameworks.mastra import catalogue
 from probe_lib.history import framework_sweep, release_map, sweep
 from probe_lib.history import timeline as committed
@@ -648,6 +651,16 @@ def test_the_digest_moves_only_when_it_is_meant_to():
         "mastra": "dc5314a0552a",
         "openai": "fab3c67d9f5c",
     }
+
+
+@pytest.mark.parametrize("name", sorted(base.names()))
+def test_the_digest_covers_the_code_of_every_class_the_adapter_inherits_from_the_kit(name):
+    """The Claude Agent SDK's adapter subclasses the keyed adapter from another folder: its digest once read only its
+    own folder, so an edit to ``keyed.py`` that changes its outcomes left its cached sweeps in use."""
+    subject = framework_sweep.subject(name)
+    read = set(subject._harness())
+    inherited = [cls for cls in type(subject.adapter).__mro__ if cls.__module__.startswith("probe_lib.")]
+    assert inherited and all(Path(inspect.getfile(cls)).read_bytes() in read for cls in inherited)
 
 
 def test_t23_reads_every_forced_probe_of_two_keys_as_its_statement_counts_them(framework_timelines):
