@@ -654,13 +654,18 @@ def test_the_digest_moves_only_when_it_is_meant_to():
 
 
 @pytest.mark.parametrize("name", sorted(base.names()))
-def test_the_digest_covers_the_code_of_every_class_the_adapter_inherits_from_the_kit(name):
-    """The Claude Agent SDK's adapter subclasses the keyed adapter from another folder: its digest once read only its
-    own folder, so an edit to ``keyed.py`` that changes its outcomes left its cached sweeps in use."""
+def test_the_digest_covers_the_adapter_s_runner_and_every_class_it_inherits_from_the_kit(name):
+    """A digest once read the adapter's own folder, found by the framework's name: the Claude Agent SDK's, which
+    subclasses the keyed adapter from another folder, never read ``keyed.py``, and a variant sharing another
+    framework's runner (``openai-responses``, the ``-chat`` ones) never read that runner, so an edit to either left
+    their cached sweeps in use."""
     subject = framework_sweep.subject(name)
     read = set(subject._harness())
     inherited = [cls for cls in type(subject.adapter).__mro__ if cls.__module__.startswith("probe_lib.")]
     assert inherited and all(Path(inspect.getfile(cls)).read_bytes() in read for cls in inherited)
+    if (pins := getattr(subject.adapter, "pins", None)) is not None:
+        runners = sorted(pins.harness.glob("runner.*"))
+        assert runners and all(runner.read_bytes() in read for runner in runners)
 
 
 def test_t23_reads_every_forced_probe_of_two_keys_as_its_statement_counts_them(framework_timelines):
