@@ -10,6 +10,7 @@ why its refutation is expected. :func:`checks` is the whole registry (it imports
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Concatenate, Literal, ParamSpec, TypeVar
@@ -118,12 +119,19 @@ def claim(claim_id: str, **declared: Any) -> Callable[[C], C]:
 def check_factory(judge: Callable[Concatenate[E, P], R]) -> Callable[P, Callable[[E], R]]:
     """A check factory from ``judge``, written with the evidence first and what the claim states after: decorated,
     ``judge(*stated)`` is the check (or one clause of a check) that judges each evidence as
-    ``judge(evidence, *stated)`` would."""
+    ``judge(evidence, *stated)`` would. What the claim states is bound as the claims are registered, so a wrong
+    argument is a ``TypeError`` at import, not when the ledger first judges the claim."""
+    signature = inspect.signature(judge)
 
     @functools.wraps(judge)
     def stated(*args: P.args, **kwargs: P.kwargs) -> Callable[[E], R]:
+        signature.bind(None, *args, **kwargs)
         return lambda evidence: judge(evidence, *args, **kwargs)
 
+    # help() shows what a claim states: not the evidence the check is later given, nor what judging it returns.
+    stated.__signature__ = signature.replace(  # type: ignore[attr-defined]
+        parameters=list(signature.parameters.values())[1:], return_annotation=inspect.Signature.empty
+    )
     return stated
 
 
