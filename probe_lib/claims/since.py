@@ -222,8 +222,9 @@ def resolved_earlier(timeline: Timeline, first_with: str, last_before: str) -> t
 
 def each(*checks: RangeCheck, likewise: Mapping[str, RangeCheck] | None = None) -> RangeCheck:
     """The claim that every one of ``checks`` holds (one change seen on several probes), and each of ``likewise`` (by
-    probe) too: the first verdict that is not confirmed (a probe of ``likewise`` named before it), else each one's
-    evidence, the probes of ``likewise`` only named where their evidence would repeat the same once a probe."""
+    probe) too. Its verdict is the first that is not confirmed (one of ``likewise`` prefixed with its probe), else
+    the evidence of each of ``checks`` and then "likewise on" the probes of ``likewise``, whose evidence would only
+    repeat the same once a probe."""
     others = likewise or {}
 
     def check(timeline: Timeline) -> tuple[Status, str]:

@@ -97,6 +97,7 @@ def _npm_ci(harness: Path, staging: Path, quiet: bool) -> None:
 
 #: ``npm ci`` of a harness folder; npm writes ``node_modules/.package-lock.json`` last, so it marks a whole tree.
 INSTALLER = cache.Installer("node", "package-lock.json", "node_modules/.package-lock.json", _npm_ci)
-#: Where ``npm ci`` installs the harness package in a folder; :func:`modules_dir` looks it up here (a test's seam).
+#: Where ``npm ci`` installs the harness package in a folder. :func:`modules_dir` looks it up here, so a test that
+#: replaces it moves what runners load; installing goes through :data:`INSTALLER`.
 install_dir = INSTALLER.install_dir
 is_installed = INSTALLER.is_installed

@@ -210,7 +210,9 @@ class Releases:
 
     def _fetch_npm(self) -> dict[str, str]:
         npm.node_executable()
-        data = _npm_view(self.package, ["versions", "time"], {})
+        data = _npm_view(self.package, ["versions", "time"], None)
+        if not data:
+            raise InstallFailed(f"`npm view {self.package} versions time` printed no release of {self.package}")
         versions = data["versions"] if isinstance(data["versions"], list) else [data["versions"]]
         return {v: iso_utc(parse_time(data["time"][v])) for v in versions if v in data["time"]}
 

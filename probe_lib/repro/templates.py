@@ -4,7 +4,8 @@
 A script is its framework's template (the user's code: one agent, one turn) including the stand-in provider and the
 verdict of the Node or Python fragment, and the check of the claim's kind (``check-<kind>.mjs``, ``.py``). A value a
 template names but is not given is a defect of the kit and raises (``StrictUndefined``). The files end in ``.tmpl``,
-so no linter reads a fragment as a program.
+so no linter reads a fragment as a program. Jinja reads all of a script's text: a ``{{``, ``{%`` or ``{#`` that a
+script needs as it is goes in ``{% raw %}``.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ import functools
 import html
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Any, Literal
 
 from probe_lib.core.scenarios import Scenario, ToolSpec, named, tools
 from probe_lib.core.target import Target, baseline
@@ -79,17 +79,17 @@ Check = Callable[[object, str, Source], Checked]
 EXERCISES: dict[str, tuple[str, Check]] = {}
 
 
-def _exercise(notebook: str, expects: str) -> Callable[[Check], Callable[..., Checked]]:
+def _exercise(notebook: str, expects: str) -> Callable[[Check], Check]:
     """Register a check of ``notebook``'s exercise under its function's name, which each verdict it gives names;
     ``None`` is "not answered yet", asking for ``expects``, and measures nothing."""
 
-    def register(check: Check) -> Callable[..., Checked]:
+    def register(check: Check) -> Check:
         @functools.wraps(check)
-        def checked(answer: object, version: str = ARTICLE, measurements: Source = LIVE) -> Checked:
+        def checked(answer: object, *measured_on: Any, **named: Any) -> Checked:
             if answer is None:
                 why = f"replace None with {expects}, then run the cell again"
                 return Checked(check.__name__, "not answered yet", why)
-            return replace(check(answer, version, measurements), exercise=check.__name__)
+            return replace(check(answer, *measured_on, **named), exercise=check.__name__)
 
         EXERCISES[check.__name__] = (notebook, checked)
         return checked
