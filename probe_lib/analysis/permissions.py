@@ -1,5 +1,5 @@
 """The Claude Agent SDK's tool lists tabulated: what each list probe of :mod:`probe_lib.measure.permission_runs` did,
-read off the wire (notebook 12).
+read off the wire, in its format's terms (:mod:`probe_lib.wire`; notebook 12).
 
 For each probe: the tools the request its list governs offers (the subagent's own request, for a subagent's list),
 whether ``search.web`` ran, and what the CLI answered the model's call with.
@@ -12,6 +12,7 @@ from collections.abc import Iterable
 
 import pandas as pd
 
+from probe_lib import wire
 from probe_lib.core.outcome import Outcome
 from probe_lib.measure.permission_runs import SUBAGENT_PROMPT, WIRE_NAME, probe_of
 
@@ -34,10 +35,6 @@ def _is_subagent(request: dict) -> bool:
     return SUBAGENT_PROMPT in json.dumps(request.get("system"), ensure_ascii=False)
 
 
-def _tool_names(request: dict) -> list[str]:
-    return [tool["name"] for tool in request.get("tools", []) if isinstance(tool, dict) and "name" in tool]
-
-
 def _of_subagent_list(outcome: Outcome) -> bool:
     probe = probe_of(outcome)
     return probe is not None and probe.list == "subagent tools"
@@ -46,27 +43,26 @@ def _of_subagent_list(outcome: Outcome) -> bool:
 def offered(outcome: Outcome) -> list[str] | None:
     """The tools of the request whose list was set: the main agent's first, or the subagent's first (``None``: no
     subagent request was sent)."""
+    tool_names = wire.BY_NAME[outcome.wire].tool_names
     if not _of_subagent_list(outcome):
-        return _tool_names(outcome.requests[0]) if outcome.requests else None
+        return tool_names(outcome.requests[0]) if outcome.requests else None
     started = [request for request in outcome.requests if _is_subagent(request)]
-    return _tool_names(started[0]) if started else None
+    return tool_names(started[0]) if started else None
 
 
 def answer(outcome: Outcome) -> str | None:
     """What the CLI told the model of its call by ``search.web``'s wire name: the first tool result a later request
     of that conversation carries (the subagent's when one started, else the main agent's; ``None``: none)."""
     subagent = _of_subagent_list(outcome) and any(_is_subagent(r) for r in outcome.requests)
+    tool_results = wire.BY_NAME[outcome.wire].tool_results
     for request in outcome.requests[1:]:
         if subagent and not _is_subagent(request):
             continue
-        for message in request.get("messages", []):
-            content = message.get("content") if isinstance(message, dict) else None
-            for block in content if isinstance(content, list) else []:
-                if isinstance(block, dict) and block.get("type") == "tool_result":
-                    text = block.get("content")
-                    if isinstance(text, list):
-                        text = " ".join(part.get("text", "") for part in text if isinstance(part, dict))
-                    return str(text)
+        for result in tool_results(request):
+            text = result.get("content")
+            if isinstance(text, list):
+                text = " ".join(part.get("text", "") for part in text if isinstance(part, dict))
+            return str(text)
     return None
 
 
