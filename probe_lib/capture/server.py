@@ -59,6 +59,8 @@ _SHUTDOWN_SECONDS = 2.0
 HEADER_SECONDS = 10.0
 BODY_SECONDS = 60.0
 IDLE_SECONDS = 60.0
+#: The body limit by default, 8 MiB (a request of 30,000 keys is about 9 MiB).
+MAX_BODY_BYTES = 8 * 2**20
 #: A body nested deeper than this is recorded as text and refused: Python walks JSON recursively (``json``, the
 #: kit's readers), and its recursion limit is about 1,000 frames in all.
 MAX_JSON_DEPTH = 256
@@ -210,7 +212,7 @@ class CaptureServer(RecordStore):
         self,
         host: str = "127.0.0.1",
         port: int = 0,
-        max_body_bytes: int = 8 * 1024 * 1024,
+        max_body_bytes: int = MAX_BODY_BYTES,
         *,
         on_record: Callable[[Capture], None] | None = None,
         keep_records: bool = True,

@@ -8,8 +8,10 @@ and identical files of all entries are hard links into one store (:mod:`probe_li
 
 from __future__ import annotations
 
+import platform
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +23,12 @@ NODE_HELP = (
     "`apt-get install nodejs npm` or from nodejs.org), or read recorded captures instead (the notebooks' "
     '`measurements = "recorded"`, `reproduce --recorded`)'
 )
+
+#: npm's names of architectures (a package's ``cpu`` field) where Python's ``platform.machine()`` differs.
+_NPM_CPUS = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "armv7l": "arm", "i686": "ia32"}
+#: This machine as npm names it in a package's ``os`` and ``cpu`` fields (``linux``, ``x64`` …).
+OS = sys.platform
+CPU = _NPM_CPUS.get(platform.machine().lower(), platform.machine().lower())
 
 
 def executable(program: Literal["node", "npm"]) -> str:

@@ -476,8 +476,7 @@ def _job_companions(lockfile: Path, job: str, seen: Set[str], doing: str) -> lis
 def _fits_here(manifest: Mapping[str, object]) -> bool:
     """Whether a package's ``os``, ``cpu`` and ``libc`` fields admit this machine, as npm reads them: a ``!value``
     entry excludes it, and entries without ``!`` (if any) must name it; ``libc`` counts on Linux alone."""
-    machine = {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64", "armv7l": "arm", "i686": "ia32"}
-    here = {"os": sys.platform, "cpu": machine.get(platform.machine().lower(), platform.machine().lower())}
+    here = {"os": npm.OS, "cpu": npm.CPU}
     if sys.platform == "linux":
         here["libc"] = "glibc" if platform.libc_ver()[0] == "glibc" else "musl"
     for field, value in here.items():

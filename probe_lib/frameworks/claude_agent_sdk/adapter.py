@@ -10,8 +10,6 @@ CLIs of 0.1.10, 0.1.21 and 0.1.77 were measured sending before, between and afte
 from __future__ import annotations
 
 import json
-import platform
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,14 +18,12 @@ from probe_lib.core.errors import StateError
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario
 from probe_lib.frameworks.keyed import KeyedAdapter
+from probe_lib.install import npm
 
 PACKAGE = "@anthropic-ai/claude-agent-sdk"
 #: The package of the Claude Code CLI binary for this machine, which SDKs from 0.2.x list as an optional
 #: dependency (``@anthropic-ai/claude-agent-sdk-linux-x64`` …) instead of shipping the CLI in their own package.
-NATIVE_CLI = "@anthropic-ai/claude-agent-sdk-{}-{}".format(
-    {"win32": "win32", "darwin": "darwin"}.get(sys.platform, "linux"),
-    {"x86_64": "x64", "amd64": "x64", "aarch64": "arm64"}.get(platform.machine().lower(), platform.machine().lower()),
-)
+NATIVE_CLI = f"@anthropic-ai/claude-agent-sdk-{npm.OS}-{npm.CPU}"
 
 
 def lacks_its_cli(version: str, modules: Path) -> str | None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from probe_lib import wire
 from probe_lib.capture import Capture, CaptureServer
+from probe_lib.capture.server import MAX_BODY_BYTES
 from probe_lib.core import paths
 from probe_lib.core.errors import HarnessError, InputError
 from probe_lib.core.outcome import Failure, Outcome, readable
@@ -27,8 +28,6 @@ FRAMEWORK = "mastra"
 COLLISION_ID = "AGENT_TOOL_NAME_COLLISION"
 #: The refusal's text, which 0.21-0.24 throw as a plain Error whose message is "Error: ", the text and its stack.
 _COLLISION_TEXT = re.compile(r'(?:Error: )?Two or more tools resolve to the same name "(?P<name>[^"]*)"')
-#: The capture server's body limit when ``run`` starts its own server; 30,000 keys make a ~9 MiB request.
-DEFAULT_MAX_BODY_BYTES = 8 * 2**20
 #: Watchdog: a runner that sends no result for this long past the longest scenario timeout is hung.
 STALL_SLACK_SECONDS = 30.0
 #: V8's old-space cap for the runners ``run`` starts, in MiB, before the allowance for the largest tool set.
@@ -181,7 +180,7 @@ def run(
     server: CaptureServer | None = None,
     workers: int = 1,
     concurrency: int = 16,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_body_bytes: int = MAX_BODY_BYTES,
     node_heap_mib: int | None = None,
     modules: Path | None = None,
 ) -> list[Outcome]:
@@ -221,7 +220,7 @@ def stream(
     server: CaptureServer | None = None,
     workers: int = 1,
     concurrency: int = 16,
-    max_body_bytes: int = DEFAULT_MAX_BODY_BYTES,
+    max_body_bytes: int = MAX_BODY_BYTES,
     node_heap_mib: int | None = None,
     modules: Path | None = None,
 ) -> Iterator[Outcome | None]:
