@@ -98,10 +98,7 @@ def test_the_contract_holds_and_catches_an_import_from_a_layer_above(tmp_path):
 
 def test_no_two_classes_of_the_package_share_a_name():
     """A class's name says which it is without its module: two ``Report`` classes (the lint's and the built
-    report's) read alike in a traceback and a docstring. Two pairs stay, because the source naming them is part of
-    every sweep digest, so a rename would orphan each machine's cached sweeps: the adapter seam's ``Session``
-    protocol and Mastra's implementation of it (the adapter's folder), and the sweep's ``Row`` beside the naming
-    rule's (``sweep.row``, which names its class, is part of the reduction the digest covers)."""
+    report's) read alike in a traceback and a docstring."""
     import ast
 
     defined: dict[str, list[str]] = {}
@@ -110,7 +107,4 @@ def test_no_two_classes_of_the_package_share_a_name():
             if isinstance(node, ast.ClassDef):
                 defined.setdefault(node.name, []).append(module.relative_to(paths.ROOT).as_posix())
     shared = {name: modules for name, modules in defined.items() if len(modules) > 1}
-    assert shared == {
-        "Row": ["probe_lib/core/naming.py", "probe_lib/history/sweep.py"],
-        "Session": ["probe_lib/frameworks/base.py", "probe_lib/frameworks/mastra/adapter.py"],
-    }, shared
+    assert shared == {}, shared

@@ -24,7 +24,7 @@ def js_length(text: str) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class Row:
+class KeyRewrite:
     """How one registered key became (or would have become) a wire name, and which rules did it."""
 
     key: str
@@ -100,11 +100,11 @@ class Result:
     _wire_order: tuple[int, ...] = field(repr=False)
 
     @cached_property
-    def rows(self) -> tuple[Row, ...]:
+    def rows(self) -> tuple[KeyRewrite, ...]:
         """One row per key, in registration order (rows after an error describe the rewrite that would have run)."""
         position_after = {before: after for after, before in enumerate(self._wire_order)}
         return tuple(
-            Row(key, *rules, before, position_after.get(before))
+            KeyRewrite(key, *rules, before, position_after.get(before))
             for before, (key, rules) in enumerate(zip(self.keys, self._rules))
         )
 

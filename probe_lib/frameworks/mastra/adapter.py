@@ -76,13 +76,13 @@ class Mastra:
     #: Each outcome as its turn ends, from ``workers`` Node runners each capped at ``node_heap_mib``.
     stream = staticmethod(runner.stream)
 
-    def session(self, version: str) -> closing[Session]:
+    def session(self, version: str) -> closing[MastraSession]:
         """One warm runner for several runs (each run is sent to it at once; :meth:`run` spreads a big batch over
         workers instead)."""
-        return closing(Session(self.check_version(version)))
+        return closing(MastraSession(self.check_version(version)))
 
 
-class Session:
+class MastraSession:
     """Runs on one ``@mastra/core`` version through one runner, started at the first run with the heap cap that
     run needs (:func:`runner.heap_cap`), and started again for a run that needs more."""
 
