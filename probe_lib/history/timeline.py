@@ -199,14 +199,8 @@ def _merge(path: Path, kind: type, subject: sweep.Subject, new: Sequence, measur
         return (order[item.framework], subject.sort_key(item.version) if item.framework == subject.framework else ())
 
     ordered = sorted([*kept, *added], key=place)
-
-    def write_csv(partial: Path) -> None:
-        with partial.open("w", newline="", encoding="utf-8") as handle:
-            writer = csv.writer(handle, lineterminator="\n")
-            writer.writerow([field.name for field in fields(kind)])
-            writer.writerows(astuple(item) for item in ordered)
-
-    return files.write_atomically(path, write_csv)
+    columns = [field.name for field in fields(kind)]
+    return files.write_csv(path, columns, (dict(zip(columns, astuple(item))) for item in ordered))
 
 
 def _read(path: Path, kind: type) -> list:
