@@ -66,30 +66,37 @@ def _kept_release_cache() -> Path:
     return own.with_name(f"{own.name}-tests")
 
 
-@pytest.fixture(scope="module")
-def release_cache() -> Path:
-    """:func:`_kept_release_cache` as this module's ``PROBE_LIB_CACHE``."""
+@pytest.fixture
+def release_cache(monkeypatch) -> Path:
+    """:func:`_kept_release_cache` as ``PROBE_LIB_CACHE`` for the test that asks for it, and that test alone: set for
+    a whole module, it stayed in force over the module's other tests that ran between its users (tests run longest
+    first), and one of them, measuring the pinned 1.67.0 live, found it missing there and fell back to the model."""
     folder = _kept_release_cache()
     folder.mkdir(parents=True, exist_ok=True)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PROBE_LIB_CACHE", str(folder))
-        yield folder
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(folder))
+    return folder
 
 
 @pytest.fixture(scope="module")
-def private_cache(tmp_path_factory) -> Path:
-    """A kit cache of this test module's own (``PROBE_LIB_CACHE``), so the releases it installs start cold (listed,
-    resolved as of their day and installed on first use, every run) and never meet another test's. Only uv's
-    download cache is shared, with :func:`release_cache`'s: a wheel downloaded once is the same wheel."""
+def _private_cache_folder(tmp_path_factory) -> Path:
+    """The folder of :func:`private_cache`, one per test module: what its tests install stays for the module's others.
+    Only uv's download cache is shared, with :func:`release_cache`'s: a wheel downloaded once is the same wheel."""
     from probe_lib.install import pyvenv
 
     folder = tmp_path_factory.mktemp("cache")
     downloads = _kept_release_cache() / pyvenv.uv_cache().name
     downloads.mkdir(parents=True, exist_ok=True)
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("PROBE_LIB_CACHE", str(folder))
-        pyvenv.uv_cache().symlink_to(downloads, target_is_directory=True)
-        yield folder
+    (folder / downloads.name).symlink_to(downloads, target_is_directory=True)
+    return folder
+
+
+@pytest.fixture
+def private_cache(_private_cache_folder, monkeypatch) -> Path:
+    """A kit cache of this test module's own as ``PROBE_LIB_CACHE`` for the test that asks for it (as
+    :func:`release_cache`, that test alone), so the releases it installs start cold (listed, resolved as of their day
+    and installed on first use, every run) and never meet another test's."""
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(_private_cache_folder))
+    return _private_cache_folder
 
 
 @pytest.fixture(scope="session")
