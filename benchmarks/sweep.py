@@ -17,7 +17,7 @@ import subprocess
 import time
 
 from probe_lib.capture import CaptureServer
-from probe_lib.frameworks.mastra import versions
+from probe_lib.frameworks.mastra.versions import PINS
 from probe_lib.history import bisect, sweep
 from probe_lib.install import linkstore
 
@@ -46,8 +46,8 @@ def unique_mb(folder, others) -> float:
 def _served_installs() -> list[str]:
     return [
         v
-        for v in versions.served()
-        if versions.is_stable(v) and versions.is_installed(v) and v not in versions.pinned()
+        for v in PINS.releases.served()
+        if not PINS.releases.is_prerelease(v) and PINS.is_installed(v) and v not in PINS.versions()
     ]
 
 
@@ -56,7 +56,7 @@ def main() -> None:
     parser.add_argument("--cold", nargs="*", default=[], metavar="VERSION", help="versions to install and measure now")
     parser.add_argument("--bisect", metavar="SCENARIO", help="run one bisection over every stable version")
     args = parser.parse_args()
-    stable = [v for v in versions.served() if versions.is_stable(v)]
+    stable = [v for v in PINS.releases.served() if not PINS.releases.is_prerelease(v)]
     rows = []
     store = linkstore.default_store()
     cold_seconds, cold_mb = [], []
@@ -65,15 +65,15 @@ def main() -> None:
         with CaptureServer() as server:
             sweep.measure(version, server)
         cold_seconds.append(time.perf_counter() - started)
-        others = [versions.install_dir(v) for v in _served_installs()]
-        cold_mb.append(unique_mb(versions.install_dir(version), others))
+        others = [PINS.install_dir(v) for v in _served_installs()]
+        cold_mb.append(unique_mb(PINS.install_dir(version), others))
         print(
             f"cold {version}: {cold_seconds[-1]:.0f} s (install and catalogue), {cold_mb[-1]:.0f} MB of its own on disk"
         )
     installed = _served_installs()
     if installed:
-        shared = disk_mb(*(versions.install_dir(v) for v in installed), store)
-        alone = sum(disk_mb(versions.install_dir(v)) for v in installed)  # each tree as if it stood alone
+        shared = disk_mb(*(PINS.install_dir(v) for v in installed), store)
+        alone = sum(disk_mb(PINS.install_dir(v)) for v in installed)  # each tree as if it stood alone
         rows.append(
             (f"disk per version, shared store ({len(installed)} installed)", shared / len(installed), "MB", "-", "-")
         )

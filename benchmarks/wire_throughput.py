@@ -173,7 +173,7 @@ def article_run(records: list[list[str]], version: str) -> tuple[float, list[lis
     command = [
         npm.node_executable(),
         str(paths.HARNESS / "runner.cjs"),
-        str(versions.modules_dir(version)),
+        str(versions.PINS.modules(version)),
         version,
         "1",
     ]
@@ -279,7 +279,7 @@ def bare_run(records: list[list[str]], version: str) -> Side:
         started = time.perf_counter()
         processes = [
             subprocess.Popen(
-                [npm.node_executable(), str(BARE_TURNS), str(versions.modules_dir(version)), version, str(file), "16"],
+                [npm.node_executable(), str(BARE_TURNS), str(versions.PINS.modules(version)), version, str(file), "16"],
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,

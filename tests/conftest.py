@@ -16,7 +16,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))  # test helpers (strate
 from probe_lib.capture import CaptureServer  # noqa: E402
 from probe_lib.core.outcome import Outcome  # noqa: E402
 from probe_lib.frameworks import mastra  # noqa: E402
-from probe_lib.frameworks.mastra import versions  # noqa: E402
 from probe_lib.measure import collection, sources  # noqa: E402
 
 
@@ -28,7 +27,7 @@ def node_modules() -> dict[str, Path]:
         if os.environ.get("PROBE_LIB_ALLOW_NO_NODE") == "1":
             pytest.skip(message)
         pytest.fail(message)
-    return {version: versions.modules_dir(version) for version in mastra.ADAPTER.versions()}
+    return {version: mastra.ADAPTER.pins.modules(version) for version in mastra.ADAPTER.versions()}
 
 
 @pytest.fixture(scope="session")

@@ -180,7 +180,7 @@ def test_a_probe_lib_cache_set_after_import_is_the_one_used(tmp_path, monkeypatc
     from probe_lib.frameworks.mastra import versions
 
     monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
-    assert VERSION in versions.served()
+    assert VERSION in versions.PINS.releases.served()
     assert (tmp_path / "releases" / "npm" / "%40mastra%2Fcore.json").exists()
 
 

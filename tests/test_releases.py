@@ -164,3 +164,63 @@ def test_a_file_hard_linked_twice_is_counted_once(tmp_path):
     assert disk_usage.size([tmp_path / "a", tmp_path / "b"]) - disk_usage.size([tmp_path / "b"]) < 100_000
     (tmp_path / "b" / "copy").write_bytes(b"x" * 100_000)
     assert disk_usage.size([tmp_path / "a", tmp_path / "b"]) >= one + 100_000
+
+
+def test_a_mastra_folder_generated_before_is_used_as_is_and_one_being_staged_is_not_listed(tmp_path, monkeypatch):
+    """``@mastra/core``'s served releases keep the folders they were generated in (``<cache>/mastra/harness/<v>/``,
+    whole once their lock is written, resolved as of that day): such a folder is used as it is, nothing resolves
+    again, and its install keeps its name; a folder the cache is still staging (a dot name) is no release."""
+    from probe_lib.frameworks.mastra.versions import PINS
+    from probe_lib.install import releases
+
+    def refuse(*arguments, **options):
+        raise AssertionError(f"npm ran: {arguments}")
+
+    monkeypatch.setattr(releases, "run_npm", refuse)
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
+    listing = tmp_path / "releases" / "npm" / "%40mastra%2Fcore.json"
+    listing.parent.mkdir(parents=True)
+    listing.write_text(json.dumps({"0.13.0": "2025-08-05T10:00:00Z", "0.14.0": "2025-08-12T10:00:00Z"}))
+    made = tmp_path / "mastra" / "harness" / "0.13.0"
+    made.mkdir(parents=True)
+    (made / "package.json").write_text('{"dependencies": {"mastra-0.13.0": "npm:@mastra/core@0.13.0"}}\n')
+    (made / "package-lock.json").write_text('{"lockfileVersion": 3}\n')
+    written = parse_time("2025-09-01T08:30:00Z").timestamp()
+    os.utime(made / "package-lock.json", (written, written))
+    staged = made.parent / ".0.14.0.partial-x1y2"
+    staged.mkdir()
+    (staged / "package-lock.json").write_text("{}\n")
+    kept = {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in made.iterdir()}
+
+    assert PINS.releases.generated_versions() == ("0.13.0",)
+    assert PINS.known() == (*PINS.versions(), "0.13.0")
+    assert PINS.folder("0.13.0") == made
+    assert {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in made.iterdir()} == kept
+    assert PINS.resolved_before("0.13.0") == "2025-09-01T08:30:00Z", "the lock's time of writing"
+    assert PINS.resolved_before("0.14.0") is None, "not generated yet"
+    assert PINS.resolved_before(PINS.versions()[0]) is None, "a pin: its committed lock"
+    entry = PINS.install_dir("0.13.0")
+    assert entry.parent == tmp_path / "node" and entry.name.startswith("0.13.0-")
+    assert frameworks.get("ai-sdk").pins.releases.generated("3.1.0") == tmp_path / "ai-sdk/harness/ai-sdk-3.1.0"
+
+
+@pytest.mark.slow
+@pytest.mark.node
+def test_a_served_mastra_release_is_resolved_as_of_the_day_its_folder_is_generated(private_cache):
+    """Its lock is resolved as of now (no ``--before``; no ``resolution.json``), from what its harness names: the
+    release under its alias, the kit's zod and, on 0.x, the AI SDK 4 OpenAI provider."""
+    from probe_lib.frameworks.mastra import versions
+
+    folder = versions.PINS.folder("0.13.0")
+    assert folder == private_cache / "mastra" / "harness" / "0.13.0"
+    assert sorted(path.name for path in folder.iterdir()) == ["package-lock.json", "package.json"]
+    manifest = json.loads((folder / "package.json").read_text())
+    assert (
+        manifest["dependencies"] == versions.dependencies("0.13.0")
+        and "generated on first use" in manifest["description"]
+    )
+    packages = json.loads((folder / "package-lock.json").read_text())["packages"]
+    assert packages["node_modules/mastra-0.13.0"]["version"] == "0.13.0"
+    assert packages["node_modules/zod"]["version"] == versions.ZOD
+    written = parse_time(versions.PINS.resolved_before("0.13.0")).timestamp()
+    assert abs(written - (folder / "package-lock.json").stat().st_mtime) < 1

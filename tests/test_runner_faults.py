@@ -155,7 +155,7 @@ def test_a_lookup_arriving_while_a_turn_imports_an_es_module_waits_for_it_instea
         for n, name in enumerate(["key-not-id", "lookup-mastra-tool"])
     ]
     hooks = os.path.join(os.path.dirname(__file__), "esm", "register_slow_p_map.mjs")
-    modules = versions.modules_dir("1.0.4")
+    modules = versions.PINS.modules("1.0.4")
     command = [npm.node_executable(), f"--import={hooks}", str(paths.HARNESS / "runner.cjs"), str(modules)]
     with subprocess.Popen([*command, "1.0.4", "16"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True) as node:
         assert '"ready":true' in node.stdout.readline()

@@ -32,16 +32,16 @@ ERAS = ("0.12.1", "0.13.2", "1.0.4")
 def test_an_unknown_version_says_how_to_list_the_served_ones():
     with pytest.raises(
         InputError,
-        match=r"'0\.0\.1' is neither pinned .* nor served by npm; list the served ones with `probe-lib versions`",
+        match=r"'0\.0\.1' is neither pinned .* nor served by npm; list the served ones with `probe-lib versions",
     ):
-        versions.check("0.0.1")
+        versions.PINS.check("0.0.1")
 
 
 @pytest.mark.node
 def test_a_served_unpinned_version_is_accepted_and_its_harness_lives_in_the_cache(node_modules):
-    assert "0.13.0" not in versions.pinned()
-    assert versions.check("0.13.0") == "0.13.0"
-    folder = versions.harness("0.13.0")
+    assert "0.13.0" not in versions.PINS.versions()
+    assert versions.PINS.check("0.13.0") == "0.13.0"
+    folder = versions.PINS.folder("0.13.0")
     assert folder.is_relative_to(paths.cache()) and (folder / "package-lock.json").exists()
     assert '"mastra-0.13.0": "npm:@mastra/core@0.13.0"' in (folder / "package.json").read_text()
 
@@ -101,7 +101,7 @@ def test_reduced_sweep_equals_the_committed_summary(version, committed, node_mod
     assert _swept({row.scenario: row for row in rows}, committed) == expected
 
 
-@pytest.mark.parametrize("version", versions.pinned())
+@pytest.mark.parametrize("version", versions.PINS.versions())
 def test_a_pinned_versions_recordings_reduce_to_its_committed_summary_rows(version, committed, recorded_catalogue):
     """The reduction (``Outcome.behaviour``, masked and digested) read off the recordings, without Node.js."""
     recorded = recorded_catalogue[version].values()

@@ -458,7 +458,7 @@ def laid_over_summary(by_version: Mapping[str, Mapping[str, Outcome]]) -> pd.Dat
             lines.pop((outcome.version, WHOLE_VERSION), None)
             row = sweep.row(outcome)
             lines[outcome.version, row.scenario] = committed.Line.of(
-                mastra.ADAPTER.name, row, prerelease=not mastra.versions.is_stable(outcome.version)
+                mastra.ADAPTER.name, row, prerelease=mastra.ADAPTER.pins.releases.is_prerelease(outcome.version)
             )
     return frame(sorted(lines.values(), key=lambda line: version_key(line.version)))
 

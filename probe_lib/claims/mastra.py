@@ -1145,7 +1145,7 @@ def _version_differences(e: Evidence) -> tuple[Status, str]:
     base = e.by_version[ARTICLE_VERSION]
     scenarios = ("choice-none", "active-tools-by-key", "call-by-key")
     differing = [name for name in scenarios if e[name].behaviour() != base[name].behaviour()]
-    if e.version == versions.pinned()[0]:
+    if e.version == versions.PINS.versions()[0]:
         alike = [name for name in scenarios if name not in differing]
         return (
             ("confirmed", f"oldest version: differs from {ARTICLE_VERSION} in every one of {', '.join(scenarios)}")

@@ -17,14 +17,13 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core.outcome import Failure, Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
-from probe_lib.frameworks.base import register
+from probe_lib.frameworks.base import PinnedReleases, register
 from probe_lib.install.pins import Pins
-from probe_lib.install.releases import Registry, Unsupported, refuse_unsupported, unsupported_reason
+from probe_lib.install.releases import Unsupported, refuse_unsupported
 from probe_lib.process.lines import LinesChild
 
 #: Error names that mean the framework could not reach the capture server, not that it refused anything.
@@ -61,7 +60,7 @@ def forced_key(scenario: Scenario) -> str | None:
 
 
 @dataclass
-class KeyedAdapter:
+class KeyedAdapter(PinnedReleases):
     """A framework run by its own runner child on pinned releases, probed by keys."""
 
     name: str
@@ -86,45 +85,9 @@ class KeyedAdapter:
         """None: the kit has no Python model of a keyed framework's renaming."""
         return None
 
-    @property
-    def package(self) -> str:
-        return self.pins.package
-
-    @property
-    def registry(self) -> Registry:
-        return self.pins.registry
-
-    def versions(self) -> tuple[str, ...]:
-        return self.pins.versions()
-
-    def served(self, *, refresh: bool = False) -> tuple[str, ...]:
-        return self.pins.releases.served(refresh=refresh)
-
-    def published(self, version: str) -> str:
-        return self.pins.releases.published(version)
-
-    def resolved_before(self, version: str) -> str | None:
-        return self.pins.resolved_before(version)
-
-    def check_version(self, version: str) -> str:
-        return self.pins.check(version, self.name)
-
     def is_installed(self, version: str) -> bool:
         """True when a run can go ahead here (an unavailable framework's runs need nothing: they are not applicable)."""
         return self.unavailable is not None or self.pins.is_installed(version)
-
-    def installed(self) -> dict[str, Path]:
-        """Every release installed in the cache (pinned or served) and where."""
-        return {
-            version: self.pins.install_dir(version) for version in self.pins.known() if self.pins.is_installed(version)
-        }
-
-    def can_run(self, version: str) -> bool:
-        """Installed, or a served release that installs on first use (its runtime's installer is here)."""
-        return self.is_installed(version) or (version not in self.versions() and self.pins.can_install())
-
-    def unsupported(self, version: str) -> str | None:
-        return unsupported_reason(self.pins.unsupported, version)
 
     def install(self, version: str) -> None:
         if self.unavailable is None:

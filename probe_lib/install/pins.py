@@ -24,7 +24,7 @@ from probe_lib.core.errors import InputError, InstallFailed, NodeMissing, SetupE
 from probe_lib.core.paths import SHARED_HARNESS
 from probe_lib.install import npm, pyvenv
 from probe_lib.install.cache import Installer
-from probe_lib.install.releases import Registry, Releases, Unsupported, refuse_unsupported
+from probe_lib.install.releases import Registry, Releases, Resolution, Unsupported, refuse_unsupported
 
 Runtime = Literal["node", "python"]
 #: What a served release's harness installs: package -> npm range, or distribution (extras included) -> PEP 440
@@ -57,6 +57,9 @@ class Pins:
     #: Node: what an install can lack although npm completed it (a platform binary its day's lock could not
     #: resolve); such a release counts as not installed, and installing it fails (``InstallFailed``).
     lacks: Lacks | None = None
+    #: Where a pinned release's folder is, under :attr:`harness`; its last part names a generated one too.
+    layout: str = "{label}-{version}"
+    resolution: Resolution = "as-of-publication"
 
     @property
     def _installer(self) -> Installer:
@@ -68,15 +71,20 @@ class Pins:
 
     @property
     def releases(self) -> Releases:
-        return Releases(self.package, self.registry, self.label)
+        name = Path(self.layout).name
+        return Releases(self.package, self.registry, self.label, folder_name=name, resolution=self.resolution)
+
+    def _pinned(self, version: str) -> Path:
+        return self.harness / self.layout.format(label=self.label, version=version)
 
     def versions(self) -> tuple[str, ...]:
         """The pinned versions, oldest first."""
-        prefix = self.label + "-"
+        pattern = self.layout.format(label=self.label, version="*")
+        prefix = Path(pattern).name.removesuffix("*")
         found = (
             folder.name.removeprefix(prefix)
-            for folder in self.harness.iterdir()
-            if folder.name.startswith(prefix) and (folder / self._installer.lock).exists()
+            for folder in self.harness.glob(pattern)
+            if not folder.name.startswith(".") and (folder / self._installer.lock).exists()
         )
         return tuple(sorted(found, key=self.releases.sort_key))
 
@@ -109,7 +117,7 @@ class Pins:
             return self.requires(version)
         if self.runtime == "python":
             return {f"{self.package}{self.extras}": f"=={version}", **dict.fromkeys(self.companions, "")}
-        newest = self.harness / f"{self.label}-{self.versions()[-1]}" / "package.json"
+        newest = self._pinned(self.versions()[-1]) / "package.json"
         companions = json.loads(newest.read_text(encoding="utf-8"))["dependencies"]
         declared = self.releases.declared(version)
         return {name: version if name == self.package else declared.get(name, "*") for name in companions}
@@ -117,19 +125,22 @@ class Pins:
     def folder(self, version: str) -> Path:
         """The harness folder of ``version``: its pin, else the one generated in the cache (resolved on first use)."""
         if self.check(version) in self.versions():
-            return self.harness / f"{self.label}-{version}"
+            return self._pinned(version)
         return self.releases.generate(version, self._requires(version))
 
     def resolved_before(self, version: str) -> str | None:
-        """The date the environment of ``version`` was resolved as of (``None``: a pin, its committed lock)."""
+        """The date the environment of ``version`` was resolved as of (``None``: a pin, its committed lock, or a
+        release resolved as of its generation, not generated yet)."""
         if version in self.versions():
             return None
+        if self.resolution == "as-of-generation":
+            return self.releases.generated_at(version)
         return self.releases.resolved_before(version)
 
     def _existing_folder(self, version: str) -> Path | None:
         """The folder of ``version`` if it needs no resolving now (a pin, or a served release generated before)."""
         if version in self.versions():
-            return self.harness / f"{self.label}-{version}"
+            return self._pinned(version)
         return self.releases.generated(version) if self.releases.is_generated(version) else None
 
     def install_dir(self, version: str) -> Path | None:
@@ -173,29 +184,34 @@ class Pins:
             return
         folder = self._existing_folder(version)
         if folder is None or not self._installer.is_installed(folder):
-            if version not in self.versions():
-                print(
-                    f"installing {self.package} {version} (resolved as of {self.resolved_before(version)}) into "
-                    f"{paths.cache()} (first use)",
-                    file=sys.stderr,
-                    flush=True,
-                )
+            if self.check(version) not in self.versions():
+                before = self.resolved_before(version)
+                as_of = f" (resolved as of {before})" if before is not None else ""
+                print(f"installing {self.package} {version}{as_of} into {paths.cache()} (first use)", file=sys.stderr)
             folder = self.folder(version)
             self._installer.install(folder)
         if self.runtime == "node" and (lacking := self._lacking(version, folder)) is not None:
             published = self.releases.published(version)
             raise InstallFailed(f"{self.package} {version} {lacking} ({published}): it cannot be measured")
 
-    def command(self, version: str) -> list[str]:
-        """The command line that starts this framework's runner on ``version``: a pin must be set up, a served
-        release installs now (``ReleaseUnsupported`` when the harness cannot run it)."""
+    def _ready(self, version: str) -> Path:
+        """The folder of ``version``: a pin's as it is, a served release's installed now (``ReleaseUnsupported``
+        when the harness cannot run it)."""
         refuse_unsupported(self.unsupported, version)
         if version not in self.versions():
             self.install(version)
-        folder = self.folder(version)
+        return self.folder(version)
+
+    def modules(self, version: str) -> Path:
+        """The ``node_modules`` of ``version`` (:meth:`_ready`; a pin must be set up)."""
+        return npm.modules_dir(self._ready(version), f"{self.label} {version}")
+
+    def command(self, version: str) -> list[str]:
+        """The command line that starts this framework's runner on ``version`` (:meth:`_ready`; a pin must be set
+        up)."""
         if self.runtime == "node":
-            modules = npm.modules_dir(folder, f"{self.label} {version}")
-            return [npm.node_executable(), str(self.harness / "runner.mjs"), str(modules), version]
+            return [npm.node_executable(), str(self.harness / "runner.mjs"), str(self.modules(version)), version]
+        folder = self._ready(version)
         if not self._installer.is_installed(folder):
             raise SetupError(f"{self.label} {version} is not installed: run `probe-lib setup --framework {self.label}`")
         python = pyvenv.python_executable(folder)

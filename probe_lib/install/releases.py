@@ -50,6 +50,11 @@ from probe_lib.core.target import release_key, version_key
 from probe_lib.install import cache, npm, pyvenv
 
 Registry = Literal["npm", "pypi"]
+#: As of when a generated harness folder is resolved: the release's publication (what a user installing it then
+#: got), or the day the folder is generated (npm only: ``@mastra/core``, whose harness names exact zod and provider
+#: versions an older day's registry did not serve, and whose sweep's releases were installed that way). A folder
+#: resolved as of its generation keeps no ``resolution.json``: it is whole once its lock is written.
+Resolution = Literal["as-of-publication", "as-of-generation"]
 #: How long after its publication a release's dependencies are resolved as of: the companions a monorepo publishes
 #: in the same release job (``ai`` and ``@ai-sdk/openai-compatible``, ``autogen-agentchat`` and ``autogen-ext``).
 RESOLUTION_MARGIN = timedelta(hours=1)
@@ -112,8 +117,15 @@ class Releases:
 
     package: str
     registry: Registry
-    #: The framework's name in the cache (``ai-sdk``): generated folders are ``<label>/harness/<label>-<version>/``.
+    #: The framework's name in the cache (``ai-sdk``): generated folders are ``<label>/harness/<folder_name>/``.
     label: str
+    #: A generated folder's name (Mastra's, older than the others', are named by their version alone).
+    folder_name: str = "{label}-{version}"
+    resolution: Resolution = "as-of-publication"
+
+    def __post_init__(self) -> None:
+        if self.resolution == "as-of-generation" and self.registry != "npm":
+            raise ValueError("only an npm harness is resolved as of its generation")
 
     # -- versions ---------------------------------------------------------------------------------------------
 
@@ -238,21 +250,40 @@ class Releases:
 
     def generated(self, version: str) -> Path:
         """Where the harness folder of served release ``version`` is generated: in the cache, never the source tree."""
-        return paths.cache() / self.label / "harness" / f"{self.label}-{version}"
+        return paths.cache() / self.label / "harness" / self.folder_name.format(label=self.label, version=version)
 
     def generated_versions(self) -> tuple[str, ...]:
-        """The served releases whose harness folder is generated in the cache, oldest first."""
-        prefix = f"{self.label}-"
+        """The served releases whose harness folder is generated in the cache, oldest first (never a hidden folder:
+        the cache stages each one under a dot name)."""
+        prefix = self.folder_name.format(label=self.label, version="")
         folder = paths.cache() / self.label / "harness"
-        found = [p.name.removeprefix(prefix) for p in folder.glob(f"{prefix}*") if self._resolved_as_now(p)]
+        found = [
+            p.name.removeprefix(prefix)
+            for p in folder.glob(f"{prefix}*")
+            if not p.name.startswith(".") and self._is_whole(p)
+        ]
         return tuple(sorted(found, key=self.sort_key))
 
     def is_generated(self, version: str) -> bool:
-        return self._resolved_as_now(self.generated(version))
+        return self._is_whole(self.generated(version))
+
+    def generated_at(self, version: str) -> str | None:
+        """When the folder of ``version``, resolved as of its generation, was (its lock's time of writing;
+        ``None``: not generated yet)."""
+        lock = self.generated(version) / "package-lock.json"
+        return iso_utc(datetime.fromtimestamp(lock.stat().st_mtime, UTC)) if lock.exists() else None
 
     def generate(self, version: str, requires: Mapping[str, str]) -> Path:
         """The harness folder of ``version`` (generated on first use): ``requires`` (package -> npm range, or
-        distribution -> PEP 440 specifier, ``""`` for any) resolved as of :meth:`resolved_before`."""
+        distribution -> PEP 440 specifier, ``""`` for any) resolved as of :attr:`resolution`."""
+        if self.resolution == "as-of-generation":
+            description = f"{self.package} {version} for probe_lib's {self.label} runner, generated on first use."
+            name, what = f"probe-lib-{self.label}-{version}", f"{self.package} {version}"
+            return cache.publish(
+                self.generated(version),
+                self._is_whole,
+                lambda staging: resolve_npm_harness(staging, name, description, requires, what, None),
+            )
         before = self.resolved_before(version)
         resolve = self._resolve_npm if self.registry == "npm" else self._resolve_pypi
 
@@ -262,7 +293,13 @@ class Releases:
             why = {"resolved_before": before, "bound": self.bound(version), "named_outright": outright}
             files.write_json(staging / RESOLUTION, {**note, **why})  # last: marks it whole
 
-        return cache.publish(self.generated(version), self._resolved_as_now, build)
+        return cache.publish(self.generated(version), self._is_whole, build)
+
+    def _is_whole(self, folder: Path) -> bool:
+        """Whether ``folder`` was generated whole (and, resolved as of a publication, as of the date it is now)."""
+        if self.resolution == "as-of-generation":
+            return (folder / "package-lock.json").exists()
+        return self._resolved_as_now(folder)
 
     def _resolved_as_now(self, folder: Path) -> bool:
         """Whether ``folder`` was generated whole, as of the date its release is resolved as of now (a folder a kit

@@ -24,7 +24,6 @@ from probe_lib.claims.ledger import load_claims
 from probe_lib.core import folders
 from probe_lib.core.errors import InputError, ProbeError
 from probe_lib.frameworks import base
-from probe_lib.frameworks.mastra import versions as mastra_versions
 from probe_lib.install import npm, pyvenv
 from probe_lib.install.releases import refuse_unsupported
 from probe_lib.providers.name_rules import get_rule, rules
@@ -58,8 +57,6 @@ class ReproResult:
 
 def _harness(framework: str, version: str) -> Path:
     """The kit's harness folder of ``version`` (its committed pin, or the one it resolved in its cache)."""
-    if framework == "mastra":
-        return mastra_versions.harness(version)
     pins = base.get(framework).pins
     refuse_unsupported(pins.unsupported, version)
     return pins.folder(version)

@@ -160,7 +160,7 @@ def llama_index_changes(site_packages: Path) -> dict[Path, str]:
 
 
 def _installed_package(version: str) -> Path:
-    return mastra_versions.modules_dir(version) / f"mastra-{version}"
+    return mastra_versions.PINS.modules(version) / f"mastra-{version}"
 
 
 def _site_packages(version: str) -> Path:
@@ -226,7 +226,7 @@ def patched_copy(version: str) -> Path:
     """The ``node_modules`` of ``version`` with the fix applied: a cache entry of its own
     (``<cache>/node/mastra-fixed-<version>-<fix digest>/``), its unchanged files hard links into the release's
     install, the changed ones files of their own. The release's own entry is never written."""
-    source = mastra_versions.modules_dir(version)
+    source = mastra_versions.PINS.modules(version)
     entry = paths.cache() / "node" / f"mastra-fixed-{version}-{_digest()}"
 
     def build(staging: Path) -> None:

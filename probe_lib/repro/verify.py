@@ -34,7 +34,6 @@ from probe_lib.core.target import release_key, version_key
 from probe_lib.frameworks.keyed import KeyedSession, forced_key
 from probe_lib.frameworks.mastra import adapter as mastra_adapter
 from probe_lib.frameworks.mastra import catalogue, normaliser, runner
-from probe_lib.frameworks.mastra import versions as mastra_versions
 from probe_lib.history import sweep, timeline
 from probe_lib.install import cache
 from probe_lib.measure import matrix_runs
@@ -121,7 +120,7 @@ def compare(version: str) -> list[FixRow]:
     """The catalogue on ``version``, unpatched then patched; :class:`PatchDoesNotApply` when the release's shipped
     files lack what the fix changes."""
     scenarios = catalogue.scenarios()
-    mastra_versions.install(version)
+    mastra_adapter.ADAPTER.install(version)
     modules = patches.patched_copy(version)
     with CaptureServer() as server:
         before = runner.run(scenarios, version, server=server)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from contextlib import closing
-from pathlib import Path
 
 from probe_lib.capture import CaptureServer
 from probe_lib.core import paths
@@ -13,7 +12,7 @@ from probe_lib.core.naming import NameRule
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
 from probe_lib.core.target import version_key
-from probe_lib.frameworks.base import register
+from probe_lib.frameworks.base import PinnedReleases, register
 from probe_lib.frameworks.mastra import normaliser, runner, versions
 from probe_lib.install import npm
 
@@ -22,47 +21,15 @@ from probe_lib.install import npm
 NORMALISER_SINCE = "0.13.2"
 
 
-class Mastra:
+class Mastra(PinnedReleases):
     name = runner.FRAMEWORK
-    package = versions.PACKAGE
-    registry = "npm"
+    pins = versions.PINS
 
     def name_rule(self, version: str | None = None) -> NameRule | None:
         """The model of 1.x's ``formatTools`` (:mod:`~probe_lib.frameworks.mastra.normaliser`) from
         ``NORMALISER_SINCE`` on; before it, none: those versions send keys verbatim."""
         verbatim = version is not None and version_key(version) < version_key(NORMALISER_SINCE)
         return None if verbatim else normaliser
-
-    def versions(self) -> tuple[str, ...]:
-        return versions.pinned()
-
-    def served(self, *, refresh: bool = False) -> tuple[str, ...]:
-        return versions.served(refresh=refresh)
-
-    def published(self, version: str) -> str:
-        return versions.RELEASES.published(version)
-
-    def resolved_before(self, version: str) -> str | None:
-        return versions.resolved_before(version)
-
-    def check_version(self, version: str) -> str:
-        return versions.check(version)
-
-    def is_installed(self, version: str) -> bool:
-        return versions.is_installed(version)
-
-    def installed(self) -> dict[str, Path]:
-        return versions.installed()
-
-    def can_run(self, version: str) -> bool:
-        """Installed, or served and installable on first use."""
-        return versions.can_run(version)
-
-    def unsupported(self, version: str) -> str | None:
-        return None  # 0.1.x has no Agent, and says so scenario by scenario ("not applicable")
-
-    def install(self, version: str) -> None:
-        npm.install(versions.harness(version))
 
     def install_extras(self, *, quiet: bool = True) -> None:
         """The real ``@mastra/mcp`` client notebook 10 measures, in its own harness (its own pinned core)."""

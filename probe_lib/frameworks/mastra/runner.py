@@ -113,7 +113,7 @@ class Runner(LinesChild):
     def __init__(
         self, version: str, *, concurrency: int = 16, heap_mib: int | None = None, modules: Path | None = None
     ) -> None:
-        self.version = versions.check(version)
+        self.version = versions.PINS.check(version)
         self.concurrency = concurrency
         #: The ``node_modules`` to run (default: the version's install; a patched copy, :mod:`probe_lib.repro`).
         self.modules = modules
@@ -132,7 +132,7 @@ class Runner(LinesChild):
                 else []
             ),
             str(paths.HARNESS / "runner.cjs"),
-            str(self.modules or versions.modules_dir(self.version)),
+            str(self.modules or versions.PINS.modules(self.version)),
             self.version,
             str(self.concurrency),
         ]
@@ -233,7 +233,7 @@ def stream(
     as too large stops the batch with ``BodyTooLarge`` in its scenario's turn, after every earlier outcome. The
     version, the names and the server are checked on the call, before anything runs.
     """
-    versions.check(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
+    versions.PINS.check(version)  # here, not in a worker thread, so a wrong version is the caller's InputError
     scenarios = scenarios if isinstance(scenarios, Sequence) else list(scenarios)  # KeySets stays lazy
     check_unique_names(scenarios)
     count, heap_mib = len(scenarios), node_heap_mib or heap_cap(scenarios)
