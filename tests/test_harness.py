@@ -83,7 +83,7 @@ def test_runner_without_setup_says_to_run_it(monkeypatch, tmp_path):
     if shutil.which("node") is None:
         pytest.skip("needs node on PATH to get past the node check")
     monkeypatch.setattr(npm, "install_dir", lambda harness: tmp_path / "empty")
-    with pytest.raises(NodeMissing, match=r"not installed in .*empty.*: run `probe-lib setup`"):
+    with pytest.raises(NodeMissing, match=r"not installed in .*empty.*: run `probe-lib setup --framework mastra`"):
         with Runner(VERSION):
             pass
 

@@ -224,3 +224,18 @@ def test_a_served_mastra_release_is_resolved_as_of_the_day_its_folder_is_generat
     assert packages["node_modules/zod"]["version"] == versions.ZOD
     written = parse_time(versions.PINS.resolved_before("0.13.0")).timestamp()
     assert abs(written - (folder / "package-lock.json").stat().st_mtime) < 1
+
+
+@pytest.mark.parametrize("name", frameworks.names())
+def test_a_pin_not_set_up_names_the_setup_command_that_installs_it(name, tmp_path, monkeypatch):
+    """Once said "run `probe-lib setup`" for a Node framework, which sets up Mastra alone."""
+    from probe_lib.core.errors import SetupError
+
+    monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
+    pins = frameworks.get(name).pins
+    version = pins.versions()[-1]
+    with pytest.raises(
+        SetupError,
+        match=rf"^{pins.label} {version} is not installed.*: run `probe-lib setup --framework {pins.label}`$",
+    ):
+        pins.modules(version) if pins.runtime == "node" else pins.command(version)

@@ -62,12 +62,13 @@ def node_version() -> str:
     return done.stdout.strip()
 
 
-def modules_dir(harness: Path, help_text: str) -> Path:
-    """The installed ``node_modules`` of ``harness``, or ``NodeMissing`` carrying ``help_text``."""
+def modules_dir(harness: Path, what: str, setup: str = "probe-lib setup") -> Path:
+    """The installed ``node_modules`` of ``harness``, or ``NodeMissing`` naming ``what`` and the ``setup`` command
+    that installs it."""
     node_executable()
     target = install_dir(harness)
     if not INSTALLER.is_complete(target):
-        raise NodeMissing(f"{help_text} is not installed in {target / 'node_modules'}: run `probe-lib setup`")
+        raise NodeMissing(f"{what} is not installed in {target / 'node_modules'}: run `{setup}`")
     return target / "node_modules"
 
 

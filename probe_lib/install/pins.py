@@ -74,6 +74,11 @@ class Pins:
         name = Path(self.layout).name
         return Releases(self.package, self.registry, self.label, folder_name=name, resolution=self.resolution)
 
+    @property
+    def _setup(self) -> str:
+        """The command that installs the pins."""
+        return f"probe-lib setup --framework {self.label}"
+
     def _pinned(self, version: str) -> Path:
         return self.harness / self.layout.format(label=self.label, version=version)
 
@@ -204,7 +209,7 @@ class Pins:
 
     def modules(self, version: str) -> Path:
         """The ``node_modules`` of ``version`` (:meth:`_ready`; a pin must be set up)."""
-        return npm.modules_dir(self._ready(version), f"{self.label} {version}")
+        return npm.modules_dir(self._ready(version), f"{self.label} {version}", self._setup)
 
     def command(self, version: str) -> list[str]:
         """The command line that starts this framework's runner on ``version`` (:meth:`_ready`; a pin must be set
@@ -213,6 +218,6 @@ class Pins:
             return [npm.node_executable(), str(self.harness / "runner.mjs"), str(self.modules(version)), version]
         folder = self._ready(version)
         if not self._installer.is_installed(folder):
-            raise SetupError(f"{self.label} {version} is not installed: run `probe-lib setup --framework {self.label}`")
+            raise SetupError(f"{self.label} {version} is not installed: run `{self._setup}`")
         python = pyvenv.python_executable(folder)
         return [str(python), "-I", str(self.harness / "runner.py"), str(SHARED_HARNESS), version]
