@@ -92,7 +92,7 @@ class Adapter(Protocol):
 
     def install(self, version: str) -> None:
         """Install ``version`` into the kit's cache (a no-op when it is there), a served release on first use (its
-        harness folder generated in the cache, resolved as of its publication); raises
+        harness folder generated in the cache, resolved as its pins say); raises
         :class:`~probe_lib.core.errors.ReleaseUnsupported` for a release the harness cannot run and ``SetupError``
         (``InstallFailed``) if it cannot install."""
 

@@ -1,10 +1,12 @@
-"""A framework's releases as the kit runs them: its pinned folders, ``<adapter folder>/harness/<label>-<version>/``,
-any other served release's folder generated in the cache, and how to start its runner on one.
+"""A framework's releases as the kit runs them: its pinned folders, ``<adapter folder>/harness/<label>-<version>/``
+by default (:attr:`Pins.layout`), any other served release's folder generated in the cache, and how to start its
+runner on one.
 
 A Node folder holds ``package.json`` + ``package-lock.json`` (installed by :mod:`probe_lib.install.npm`); a
 Python folder holds ``requirements.lock`` (installed by :mod:`probe_lib.install.pyvenv`). A served release that is
 not pinned gets its folder generated on first use, its lock resolved as of its publication (or of a later release
-of its line that the registry dates before it: :mod:`probe_lib.install.releases`) from what :attr:`Pins.requires`
+of its line that the registry dates before it; ``@mastra/core``'s as of that day: :mod:`probe_lib.install.releases`)
+from what :attr:`Pins.requires`
 says it needs. The harness folder also holds the framework's runner (``runner.mjs`` or ``runner.py``), which speaks
 :mod:`probe_lib.process.lines` and loads the shared child-side loop from ``probe_lib/frameworks/harness/``.
 """

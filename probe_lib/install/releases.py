@@ -13,6 +13,7 @@ anything). So the folder's lock is resolved with nothing published later than ``
 release job in): ``npm install --package-lock-only --before`` for Node, ``uv pip compile --exclude-newer`` for
 Python (for the Python the kit runs on). The folder then installs as a pin does
 (:mod:`probe_lib.install.npm`, :mod:`probe_lib.install.pyvenv`), and keeps ``resolution.json`` naming the date.
+``@mastra/core`` alone is resolved as of the day its folder is generated (:data:`Resolution`).
 
 A registry's dates do not always follow its versions (on the npm registry this kit reaches, hundreds of releases are
 dated after a later release of their own line). A release dated after a later release of its own minor line was
