@@ -4,11 +4,11 @@ runner on one.
 
 A Node folder holds ``package.json`` + ``package-lock.json`` (installed by :mod:`probe_lib.install.npm`); a
 Python folder holds ``requirements.lock`` (installed by :mod:`probe_lib.install.pyvenv`). A served release that is
-not pinned gets its folder generated on first use, its lock resolved as of its publication (or of a later release
-of its line that the registry dates before it; ``@mastra/core``'s as of that day: :mod:`probe_lib.install.releases`)
-from what :attr:`Pins.requires`
-says it needs. The harness folder also holds the framework's runner (``runner.mjs`` or ``runner.py``), which speaks
-:mod:`probe_lib.process.lines` and loads the shared child-side loop from ``probe_lib/frameworks/harness/``.
+not pinned gets its folder generated on first use from what :attr:`Pins.requires` says it needs, its lock resolved
+as of its publication (or of a later release of its line that the registry dates before it; ``@mastra/core``'s as
+of that day: :mod:`probe_lib.install.releases`). The harness folder also holds the framework's runner
+(``runner.mjs`` or ``runner.py``), which speaks :mod:`probe_lib.process.lines` and loads the shared child-side loop
+from ``probe_lib/frameworks/harness/``.
 """
 
 from __future__ import annotations
