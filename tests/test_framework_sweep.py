@@ -648,8 +648,8 @@ def test_the_digest_moves_only_when_it_is_meant_to():
     reduction, a runner's new behaviour), update these values in its commit and say that the cached sweeps will be
     measured again. Mastra's catalogue and one matrix framework: the reduction and the shared files are in both."""
     assert {name: framework_sweep.subject(name).digest() for name in ("mastra", "openai")} == {
-        "mastra": "6fb8b716edf4",
-        "openai": "7e52d0b42483",
+        "mastra": "60a66bb9a4b4",
+        "openai": "50ca99cb1118",
     }
 
 
@@ -658,11 +658,13 @@ def test_the_digest_covers_the_adapter_s_runner_and_every_class_it_inherits_from
     """A digest once read the adapter's own folder, found by the framework's name: the Claude Agent SDK's, which
     subclasses the keyed adapter from another folder, never read ``keyed.py``, and a variant sharing another
     framework's runner (``openai-responses``, the ``-chat`` ones) never read that runner, so an edit to either left
-    their cached sweeps in use."""
+    their cached sweeps in use. The registry every new framework is added to is not read: read, adding one moved
+    every framework's digest."""
     subject = framework_sweep.subject(name)
     read = set(subject._harness())
     inherited = [cls for cls in type(subject.adapter).__mro__ if cls.__module__.startswith("probe_lib.")]
     assert inherited and all(Path(inspect.getfile(cls)).read_bytes() in read for cls in inherited)
+    assert Path(inspect.getfile(base)).read_bytes() not in read
     if (pins := getattr(subject.adapter, "pins", None)) is not None:
         runners = sorted(pins.harness.glob("runner.*"))
         assert runners and all(runner.read_bytes() in read for runner in runners)

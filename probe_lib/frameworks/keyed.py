@@ -21,7 +21,8 @@ from dataclasses import dataclass, field, replace
 from probe_lib.capture import Capture, CaptureServer
 from probe_lib.core.outcome import Failure, Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
-from probe_lib.frameworks.base import PinnedReleases, register
+from probe_lib.frameworks.base import register
+from probe_lib.frameworks.pinned import PinnedReleases
 from probe_lib.install.pins import Pins
 from probe_lib.install.releases import Unsupported, refuse_unsupported
 from probe_lib.process.lines import LinesChild

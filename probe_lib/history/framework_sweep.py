@@ -105,18 +105,20 @@ class ScenarioSweep:
 
     def _harness(self) -> Iterator[bytes]:
         """What makes this framework's outcomes besides the scenarios: its name, its adapter's code and runner
-        files (the folders of its adapter's class, of every class of the kit it inherits from and of its runner, not
-        its pins' installs), the shared child loop and the round trip."""
+        files (its runner's folder, else its adapter class's, not its pins' installs; and the module of every class
+        of the kit the adapter is or inherits from, not their folders: ``frameworks/`` holds the registry every new
+        framework is added to), the shared child loop and the round trip."""
         yield f"{self.framework} round trips: {self.round_trips}".encode()
         yield inspect.getsource(type(self.adapter)).encode()
         yield inspect.getsource(matrix_runs.Probe).encode()
-        kit = [cls for cls in type(self.adapter).__mro__ if cls.__module__.startswith(f"{paths.PACKAGE.name}.")]
-        folders = {Path(inspect.getfile(cls)).parent for cls in [type(self.adapter), *kit]}
-        if (pins := getattr(self.adapter, "pins", None)) is not None:  # the runner, shared by an adapter's variants
-            folders.add(pins.harness.parent)
-        for root in sorted(folders):  # sorted: a set of paths iterates in a per-process order
-            for path in sorted(p for p in [*root.glob("*.py"), *root.glob("harness/*.*")] if p.is_file()):
-                yield path.read_bytes()
+        pins = getattr(self.adapter, "pins", None)  # its runner, shared by an adapter's variants
+        root = pins.harness.parent if pins is not None else Path(inspect.getfile(type(self.adapter))).parent
+        own = sorted(p for p in [*root.glob("*.py"), *root.glob("harness/*.*")] if p.is_file())
+        kit = {
+            Path(inspect.getfile(cls)) for cls in type(self.adapter).__mro__ if cls.__module__.startswith("probe_lib.")
+        }
+        for path in [*own, *sorted(kit - set(own))]:  # sorted: a set of paths iterates in a per-process order
+            yield path.read_bytes()
         for path in sorted(paths.SHARED_HARNESS.glob("lines.*")):
             yield path.read_bytes()
 

@@ -12,8 +12,9 @@ from probe_lib.core.naming import NameRule
 from probe_lib.core.outcome import Outcome
 from probe_lib.core.scenarios import Scenario, check_unique_names
 from probe_lib.core.target import version_key
-from probe_lib.frameworks.base import PinnedReleases, register
+from probe_lib.frameworks.base import register
 from probe_lib.frameworks.mastra import normaliser, runner, versions
+from probe_lib.frameworks.pinned import PinnedReleases
 from probe_lib.install import npm
 
 #: The first release whose ``formatTools`` rewrites keys (the sweep's ``single-rewrite`` scenario: 0.13.1 sends
