@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 from dataclasses import replace
 
@@ -169,7 +170,8 @@ def test_a_file_hard_linked_twice_is_counted_once(tmp_path):
 def test_a_mastra_folder_generated_before_is_used_as_is_and_one_being_staged_is_not_listed(tmp_path, monkeypatch):
     """``@mastra/core``'s served releases keep the folders they were generated in (``<cache>/mastra/harness/<v>/``,
     whole once their lock is written, resolved as of that day): such a folder is used as it is, nothing resolves
-    again, and its install keeps its name; a folder the cache is still staging (a dot name) is no release."""
+    again, and its install keeps its name; a folder the cache is still staging (a dot name), or one not named by a
+    version, is no release."""
     from probe_lib.frameworks.mastra.versions import PINS
     from probe_lib.install import releases
 
@@ -190,6 +192,7 @@ def test_a_mastra_folder_generated_before_is_used_as_is_and_one_being_staged_is_
     staged = made.parent / ".0.14.0.partial-x1y2"
     staged.mkdir()
     (staged / "package-lock.json").write_text("{}\n")
+    shutil.copytree(made, made.parent / "0.13.0.bak")  # a user's copy: no version, so no release
     kept = {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in made.iterdir()}
 
     assert PINS.releases.generated_versions() == ("0.13.0",)
@@ -197,6 +200,7 @@ def test_a_mastra_folder_generated_before_is_used_as_is_and_one_being_staged_is_
     assert PINS.folder("0.13.0") == made
     assert {path.name: (path.read_bytes(), path.stat().st_mtime_ns) for path in made.iterdir()} == kept
     assert PINS.resolved_before("0.13.0") == "2025-09-01T08:30:00Z", "the lock's time of writing"
+    assert PINS.releases.resolved_before("0.13.0") == "2025-09-01T08:30:00Z", "not its publication and margin"
     assert PINS.resolved_before("0.14.0") is None, "not generated yet"
     assert PINS.resolved_before(PINS.versions()[0]) is None, "a pin: its committed lock"
     entry = PINS.install_dir("0.13.0")
@@ -235,6 +239,8 @@ def test_a_pin_not_set_up_names_the_setup_command_that_installs_it(name, tmp_pat
 
     monkeypatch.setenv("PROBE_LIB_CACHE", str(tmp_path))
     pins = frameworks.get(name).pins
+    if pins.runtime == "node" and shutil.which("node") is None:
+        pytest.skip("needs node on PATH to get past the node check")
     version = pins.versions()[-1]
     with pytest.raises(
         SetupError,

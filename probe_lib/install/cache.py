@@ -232,8 +232,8 @@ def install_failure(
 class Installer:
     """How a harness folder installs into the cache: as ``<cache>/<kind>/<folder name>-<hash of its lock file>/``, one
     entry per lock, so a changed lock installs afresh beside the old entry. ``build(folder, staging, quiet)`` fills a
-    staging folder and writes ``mark`` (a path in it) last: an entry is complete once it holds that and is
-    :func:`intact`."""
+    staging folder, ``mark`` among its paths, which is then renamed whole into place (:func:`publish`): an entry is
+    complete once it holds ``mark`` and is :func:`intact`."""
 
     kind: str
     lock: str

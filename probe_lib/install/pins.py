@@ -30,7 +30,7 @@ from probe_lib.install.releases import Registry, Releases, Resolution, Unsupport
 
 Runtime = Literal["node", "python"]
 #: What a served release's harness installs: package -> npm range, or distribution (extras included) -> PEP 440
-#: specifier (``""``: any), each resolved as of the release's publication.
+#: specifier (``""``: any), each resolved as of :attr:`Pins.resolution`.
 Requires = Callable[[str], Mapping[str, str]]
 #: What an installed Node release lacks that it needs on this machine, given its version and ``node_modules``, in
 #: words ("needs X, which ..."), or ``None``.
@@ -138,11 +138,7 @@ class Pins:
     def resolved_before(self, version: str) -> str | None:
         """The date the environment of ``version`` was resolved as of (``None``: a pin, its committed lock, or a
         release resolved as of its generation, not generated yet)."""
-        if version in self.versions():
-            return None
-        if self.resolution == "as-of-generation":
-            return self.releases.generated_at(version)
-        return self.releases.resolved_before(version)
+        return None if version in self.versions() else self.releases.resolved_before(version)
 
     def _existing_folder(self, version: str) -> Path | None:
         """The folder of ``version`` if it needs no resolving now (a pin, or a served release generated before)."""

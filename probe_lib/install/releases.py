@@ -195,9 +195,13 @@ class Releases:
             raise InputError(f"{self.package} {version!r} is not served by {self.registry}")
         return self.listing()[version]
 
-    def resolved_before(self, version: str) -> str:
+    def resolved_before(self, version: str) -> str | None:
         """The date a generated harness of ``version`` is resolved as of: :data:`RESOLUTION_MARGIN` after it, or, when
-        the registry dates it after a later release of its own line, that release's date (:meth:`bound`)."""
+        the registry dates it after a later release of its own line, that release's date (:meth:`bound`); resolved
+        as of its generation, its lock's time of writing (``None``: not generated yet)."""
+        if self.resolution == "as-of-generation":
+            lock = self.generated(version) / "package-lock.json"
+            return iso_utc(datetime.fromtimestamp(lock.stat().st_mtime, UTC)) if lock.exists() else None
         later = self.dated_before(version)
         if later is not None:
             return self.listing()[later]
@@ -258,21 +262,21 @@ class Releases:
         the cache stages each one under a dot name)."""
         prefix = self.folder_name.format(label=self.label, version="")
         folder = paths.cache() / self.label / "harness"
-        found = [
-            p.name.removeprefix(prefix)
-            for p in folder.glob(f"{prefix}*")
-            if not p.name.startswith(".") and self._is_whole(p)
-        ]
+        named = (p.name.removeprefix(prefix) for p in folder.glob(f"{prefix}*") if not p.name.startswith("."))
+        found = [name for name in named if self._is_version(name) and self._is_whole(self.generated(name))]
         return tuple(sorted(found, key=self.sort_key))
+
+    def _is_version(self, text: str) -> bool:
+        """Whether ``text`` is written as the registry writes versions (a folder a user left beside the generated
+        ones, ``0.13.0.bak``, is none)."""
+        try:
+            self.check_form(text)
+        except InputError:
+            return False
+        return True
 
     def is_generated(self, version: str) -> bool:
         return self._is_whole(self.generated(version))
-
-    def generated_at(self, version: str) -> str | None:
-        """When the folder of ``version``, resolved as of its generation, was (its lock's time of writing;
-        ``None``: not generated yet)."""
-        lock = self.generated(version) / "package-lock.json"
-        return iso_utc(datetime.fromtimestamp(lock.stat().st_mtime, UTC)) if lock.exists() else None
 
     def generate(self, version: str, requires: Mapping[str, str]) -> Path:
         """The harness folder of ``version`` (generated on first use): ``requires`` (package -> npm range, or
