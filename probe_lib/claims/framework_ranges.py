@@ -93,6 +93,8 @@ def forced_with_two_tools_from(probe: str, became: Holds) -> RangeCheck:
 
 #: The dot probe's keys sent as registered, and forcing one names it as registered: what an unchanged framework does.
 KEYS_AS_REGISTERED = {"dot": names(["search.web", "plain"]), "dot+forced": forces("search.web")}
+#: The dot+forced probe's request as registered: its keys sent unchanged, forcing search.web by its key.
+FORCED_AS_REGISTERED = both(names(["search.web", "plain"]), forces("search.web"))
 
 #: Each claim id of data/claims.csv -> the framework whose committed timeline judges it, and its check.
 _CLAIMS: dict[str, tuple[str, RangeCheck]] = {
@@ -133,7 +135,7 @@ _CLAIMS: dict[str, tuple[str, RangeCheck]] = {
     "T23": (
         "langchain",
         each(
-            forced_with_two_tools_from("dot", both(names(["search.web", "plain"]), forces("search.web"))),
+            forced_with_two_tools_from("dot", FORCED_AS_REGISTERED),
             likewise={
                 f"{probe}+forced": forced_with_two_tools_from(probe, FORCES_ONE_IT_SENDS) for probe in TWO_KEYS_FORCED
             },
@@ -157,7 +159,7 @@ _CLAIMS: dict[str, tuple[str, RangeCheck]] = {
             "dot+forced",
             "0.14.10",
             "0.14.12",
-            both(names(["search.web", "plain"]), forces("search.web")),
+            FORCED_AS_REGISTERED,
             both(names(["search_web", "plain"]), forces("search.web")),
             oldest_ran="0.11.5",
             next_served=True,
@@ -185,7 +187,7 @@ _CLAIMS: dict[str, tuple[str, RangeCheck]] = {
             "1.92.0",
             "1.93.0",
             failed_as("not applicable"),
-            both(names(["search.web", "plain"]), forces("search.web")),
+            FORCED_AS_REGISTERED,
             since="0.0.12",
             next_served=True,
         ),

@@ -19,7 +19,7 @@ from __future__ import annotations
 import csv
 import functools
 from collections.abc import Iterable, Sequence
-from dataclasses import astuple, dataclass, fields, replace
+from dataclasses import asdict, dataclass, fields, replace
 from pathlib import Path
 
 from probe_lib.core import files, paths
@@ -200,7 +200,7 @@ def _merge(path: Path, kind: type, subject: sweep.Subject, new: Sequence, measur
 
     ordered = sorted([*kept, *added], key=place)
     columns = [field.name for field in fields(kind)]
-    return files.write_csv(path, columns, (dict(zip(columns, astuple(item))) for item in ordered))
+    return files.write_csv(path, columns, map(asdict, ordered))
 
 
 def _read(path: Path, kind: type) -> list:
