@@ -122,12 +122,14 @@ def write(report: Report, version: str, earlier: Path | None) -> list[Path]:
     # The line saying which notebooks this build reused is left out: the search finds the same in any rebuild.
     found = _words(landing, leaving_out=REBUILT)
     searched.insert(0, {"href": f"../{INDEX}", "title": "What was found, and the ledger", "text": found})
-    index = _render("index.html.j2", css=css, pages=pages, body=Markup(landing), home="", previous=None, next=pages[0])
-    written.append(_write(folder / INDEX, index))
+    index_html = _render(
+        "index.html.j2", css=css, pages=pages, body=Markup(landing), home="", previous=None, next=pages[0]
+    )
+    written.append(_write(folder / INDEX, index_html))
     search = _render("search.html.j2", css=css, pages=pages, home="../", previous=None, next=None)
     written.append(_write(folder / PAGES / SEARCH, search))
-    index = json.dumps(searched, ensure_ascii=False).replace("</", "<\\/")
-    written.append(_write(folder / PAGES / SEARCH_INDEX, f"window.SEARCH_PAGES = {index};\n"))
+    search_pages = json.dumps(searched, ensure_ascii=False).replace("</", "<\\/")
+    written.append(_write(folder / PAGES / SEARCH_INDEX, f"window.SEARCH_PAGES = {search_pages};\n"))
     return written
 
 

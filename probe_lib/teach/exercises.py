@@ -85,11 +85,11 @@ def _exercise(notebook: str, expects: str) -> Callable[[Check], Check]:
 
     def register(check: Check) -> Check:
         @functools.wraps(check)
-        def checked(answer: object, *measured_on: Any, **named: Any) -> Checked:
+        def checked(answer: object, *args: Any, **kwargs: Any) -> Checked:
             if answer is None:
                 why = f"replace None with {expects}, then run the cell again"
                 return Checked(check.__name__, "not answered yet", why)
-            return replace(check(answer, *measured_on, **named), exercise=check.__name__)
+            return replace(check(answer, *args, **kwargs), exercise=check.__name__)
 
         EXERCISES[check.__name__] = (notebook, checked)
         return checked
