@@ -658,8 +658,8 @@ def test_the_digest_covers_the_adapter_s_runner_and_every_class_it_inherits_from
     """A digest once read the adapter's own folder, found by the framework's name: the Claude Agent SDK's, which
     subclasses the keyed adapter from another folder, never read ``keyed.py``, and a variant sharing another
     framework's runner (``openai-responses``, the ``-chat`` ones) never read that runner, so an edit to either left
-    their cached sweeps in use. The registry every new framework is added to is not read: read, adding one moved
-    every framework's digest."""
+    their cached sweeps in use. The registry every new framework is added to is not read: while it was, adding a
+    framework would have moved every framework's digest."""
     subject = framework_sweep.subject(name)
     read = set(subject._harness())
     inherited = [cls for cls in type(subject.adapter).__mro__ if cls.__module__.startswith("probe_lib.")]

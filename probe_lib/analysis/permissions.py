@@ -41,8 +41,9 @@ def _of_subagent_list(outcome: Outcome) -> bool:
 
 
 def offered(outcome: Outcome) -> list[str] | None:
-    """The tools of the request whose list was set: the main agent's first, or the subagent's first (``None``: no
-    subagent request was sent)."""
+    """The function tools (:meth:`~probe_lib.wire.base.WireFormat.tool_names`: a server tool, which has no input
+    schema, is none) of the request whose list was set: the main agent's first, or the subagent's first (``None``:
+    no subagent request was sent). Before 6feaf6e any named tool counted; the recorded requests hold none other."""
     tool_names = wire.BY_NAME[outcome.wire].tool_names
     if not _of_subagent_list(outcome):
         return tool_names(outcome.requests[0]) if outcome.requests else None
