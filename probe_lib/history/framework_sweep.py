@@ -12,9 +12,7 @@ or whose install failed is a row of its own kind, never a behaviour.
 from __future__ import annotations
 
 import functools
-import hashlib
 import inspect
-import json
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -143,12 +141,12 @@ class ScenarioSweep:
         made = {outcome.scenario.name for outcome in outcomes}
         missing = [name + ROUND_TRIP for name in self._round_tripped() if name + ROUND_TRIP not in made]
         unsent = "the plain run sent no tool for the first key"
-        return rows + [_error_row(version, name, NO_ROUND_TRIP, unsent) for name in missing]
+        return rows + [sweep.error_row(version, name, NO_ROUND_TRIP, unsent) for name in missing]
 
     def failed(self, version: str, error: ProbeError) -> sweep.Row:
         """The one row of ``version`` when it could not be installed or run (``error`` says why)."""
         if isinstance(error, ReleaseUnsupported):
-            return _error_row(version, sweep.WHOLE_VERSION, UNSUPPORTED, str(error))
+            return sweep.error_row(version, sweep.WHOLE_VERSION, UNSUPPORTED, str(error))
         return sweep.failed_row(version, error)
 
 
@@ -168,12 +166,6 @@ def _without_stalls(session: Session, scenarios: Sequence[Scenario], server: Cap
 
 def _crashed_unsent(outcome: Outcome) -> bool:
     return outcome.failure is not None and outcome.failure.kind == "crash" and not outcome.requests
-
-
-def _error_row(version: str, scenario: str, kind: str, message: str) -> sweep.Row:
-    """A row holding only an error of ``kind``, digested as :func:`~probe_lib.history.sweep.failed_row` does."""
-    text = json.dumps({"error": {"kind": kind, "message": message}}, ensure_ascii=False)
-    return sweep.Row(version, scenario, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 
 
 def subject(framework: str) -> ScenarioSweep:

@@ -64,7 +64,7 @@ def digest(scenarios: Iterable[Scenario], harness: Iterable[bytes]) -> str:
     hasher = hashlib.sha256()
     reduction = (
         *(_mask, readable, is_capture_reply, Outcome.own_errors.fget, Outcome.behaviour),
-        *(Behaviour, Raised, row, failed_row),
+        *(Behaviour, Raised, row, failed_row, error_row),
     )
     for function in reduction:
         hasher.update(inspect.getsource(function).encode())
@@ -96,8 +96,13 @@ def row(outcome: Outcome) -> Row:
 def failed_row(version: str, error: BaseException) -> Row:
     """The one row of a version that could not be installed or run."""
     kind = "install failed" if isinstance(error, InstallFailed) else "run failed"
-    text = json.dumps({"error": {"kind": kind, "message": _mask(str(error), version)}}, ensure_ascii=False)
-    return Row(version, WHOLE_VERSION, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
+    return error_row(version, WHOLE_VERSION, kind, _mask(str(error), version))
+
+
+def error_row(version: str, scenario: str, kind: str, message: str) -> Row:
+    """A row holding only an error of ``kind``: a version that failed, or a scenario the sweep could not run."""
+    text = json.dumps({"error": {"kind": kind, "message": message}}, ensure_ascii=False)
+    return Row(version, scenario, hashlib.sha256(text.encode()).hexdigest()[:10], kind, text)
 
 
 #: The folder, inside a subject's, of the releases resolved as of a date before their registry date (see
